@@ -1,0 +1,153 @@
+// Package retriever is the engine of runls: it finds the agent files of a run
+// folder, follows them as they grow, indexes every line of them, and answers
+// BM25-ranked searches for evidence (spec §1-§8). The command line and the
+// language server both call it; it knows nothing of either.
+package retriever
+
+import (
+	"fmt"
+
+	"go.uber.org/zap"
+
+	"runls/masking"
+)
+
+// Options configure an Index.
+type Options struct {
+	// Root is the run folder. Its real path is taken (a link is followed).
+	Root string
+	// Interpreter tells what records mean; nil: every record is a note.
+	Interpreter *Interpreter
+	// Masker hides text before it is indexed; nil: masking is off.
+	Masker masking.Masker
+	// Logger receives the WARNs of spec §1 and §5; nil: nothing is logged.
+	Logger *zap.Logger
+	// MaxDiagnosticsPerFile caps each file's diagnostics; 0: DefaultMaxDiagnostics.
+	MaxDiagnosticsPerFile int
+}
+
+// Request is a search request (spec §5). Empty strings and a zero TopK are the
+// same as absent fields.
+type Request struct {
+	TurnMessage  string `json:"turnMessage,omitempty"`
+	Query        string `json:"query,omitempty"`
+	Agent        string `json:"agent,omitempty"`
+	Episode      string `json:"episode,omitempty"`
+	Conversation string `json:"conversation,omitempty"`
+	Scope        string `json:"scope,omitempty"`
+	TopK         int    `json:"topK,omitempty"`
+}
+
+// FieldError rejects a request field, naming the field and its value.
+type FieldError struct {
+	Field  string
+	Value  string
+	Reason string
+}
+
+func (e *FieldError) Error() string {
+	return fmt.Sprintf("invalid %s %q: %s", e.Field, e.Value, e.Reason)
+}
+
+// Result is the answer to a search: the run/search result shape of spec §9.
+type Result struct {
+	Items []Item `json:"items"`
+}
+
+// Reading is what a record means (spec §3).
+type Reading string
+
+const (
+	ReadingNote    Reading = "note"
+	ReadingTold    Reading = "told"
+	ReadingSaid    Reading = "said"
+	ReadingLeftOut Reading = "leftOut"
+)
+
+// Item is one piece of evidence.
+type Item struct {
+	Location     Location `json:"location"`
+	Score        float64  `json:"score"`
+	Text         string   `json:"text"`
+	Agent        string   `json:"agent"`
+	Episode      string   `json:"episode"`
+	Conversation *string  `json:"conversation"`
+	Reading      Reading  `json:"reading"`
+
+	// Path is the file's absolute path, and File its path relative to the run folder.
+	Path string `json:"-"`
+	File string `json:"-"`
+	// ByteStart and ByteEnd are the piece's byte columns in its line (0-based).
+	ByteStart int `json:"-"`
+	ByteEnd   int `json:"-"`
+}
+
+// Location is a file URI and a range in UTF-16 code units, as LSP writes it.
+type Location struct {
+	URI   string `json:"uri"`
+	Range Range  `json:"range"`
+}
+
+// Range is a start and end position.
+type Range struct {
+	Start Position `json:"start"`
+	End   Position `json:"end"`
+}
+
+// Position is a 0-based line and a 0-based UTF-16 character offset.
+type Position struct {
+	Line      int `json:"line"`
+	Character int `json:"character"`
+}
+
+// Info is what the run holds (the run/info result of spec §9).
+type Info struct {
+	Root     string        `json:"root"`
+	Agents   []string      `json:"agents"`
+	Episodes []EpisodeInfo `json:"episodes"`
+	Indexing IndexingInfo  `json:"indexing"`
+}
+
+// EpisodeInfo lists an episode's agents and the conversation ids written in it.
+type EpisodeInfo struct {
+	Episode       string   `json:"episode"`
+	Agents        []string `json:"agents"`
+	Conversations []string `json:"conversations"`
+}
+
+// IndexingInfo tells how far indexing is.
+type IndexingInfo struct {
+	Done  bool  `json:"done"`
+	Files int   `json:"files"`
+	Bytes int64 `json:"bytes"`
+}
+
+// Progress reports indexing progress during Refresh.
+type Progress struct {
+	FilesDone, FilesTotal int
+	BytesDone, BytesTotal int64
+}
+
+// Changes lists the record files (absolute paths) whose diagnostics may have
+// changed in a Refresh, deleted ones included.
+type Changes struct {
+	Files []string
+}
+
+// Diagnostic codes (spec §9).
+const (
+	CodeUnfieldedLine          = "unfielded-line"
+	CodeUnindentedContinuation = "unindented-continuation"
+	CodeMore                   = "more-warnings"
+)
+
+// Diagnostic is a format warning on one line of a record file.
+type Diagnostic struct {
+	Line      int // 0-based
+	StartChar int // UTF-16
+	EndChar   int // UTF-16
+	StartByte int // byte column
+	EndByte   int // byte column
+	Code      string
+	Message   string
+}
