@@ -177,33 +177,47 @@ func Generate(ctx context.Context, dir string, opts Options) (Stats, error) {
 }
 
 // Queries returns n search queries over the vocabulary of opts (its Seed and
-// VocabularySize), deterministic, mixing frequent, middling and rare words and a few
-// domain phrases, for benchmarks that compare query latencies.
+// VocabularySize), deterministic, for benchmarks that compare query latencies. They
+// mix the cases a ranker meets: the most frequent words (which a pruning ranker must
+// not scan in full), common words, domain phrases, middling words and rare words.
 func Queries(opts Options, n int) []string {
 	opts = opts.Defaults()
 	v := NewVocabulary(opts.Seed, opts.VocabularySize)
 	total := len(v.Words)
-	frequent := v.pick(v.EnglishWords, v.EnglishWords+200, 40)
+	stop := v.Words[:20]                 // "the", "of", "and", ...
+	common := v.Words[40:v.EnglishWords] // English words past the function words
+	domain := domainWords                // spread from frequent to rare
 	middling := v.pick(1000, 5000, 40)
 	rare := v.pick(total/2, total, 40)
 	phrases := []string{"deploy database migration", "hotel booking", "rollback staging",
 		"timeout retry connection", "flight itinerary", "exception stack trace"}
-	var out []string
+	out := make([]string, 0, n)
 	for i := 0; len(out) < n; i++ {
-		switch i % 6 {
+		k := i / 10
+		var q string
+		switch i % 10 {
 		case 0:
-			out = append(out, phrases[(i/6)%len(phrases)])
+			q = phrases[k%len(phrases)]
 		case 1:
-			out = append(out, rare[i%len(rare)])
+			q = rare[(k*7)%len(rare)]
 		case 2:
-			out = append(out, frequent[i%len(frequent)]+" "+middling[(i*7)%len(middling)])
+			q = common[(k*5)%len(common)] + " " + middling[(k*3)%len(middling)]
 		case 3:
-			out = append(out, middling[i%len(middling)])
+			q = middling[(k*11+1)%len(middling)]
 		case 4:
-			out = append(out, frequent[(i*3)%len(frequent)]+" "+frequent[(i*5+1)%len(frequent)]+" "+rare[(i*11)%len(rare)])
+			q = stop[k%len(stop)] + " " + common[(k*7+3)%len(common)] + " " + rare[(k*13+5)%len(rare)]
 		case 5:
-			out = append(out, rare[(i*13)%len(rare)]+" "+middling[(i*3)%len(middling)])
+			q = rare[(k*17+9)%len(rare)] + " " + middling[(k*5+7)%len(middling)]
+		case 6:
+			q = common[(k*9+11)%len(common)]
+		case 7:
+			q = domain[(k*37+20)%len(domain)]
+		case 8:
+			q = stop[(k*3+1)%len(stop)] + " " + stop[(k*3+2)%len(stop)] + " " + domain[(k*13)%len(domain)]
+		case 9:
+			q = rare[(k*19+2)%len(rare)] + " " + rare[(k*23+4)%len(rare)]
 		}
+		out = append(out, q)
 	}
 	return out
 }
