@@ -48,11 +48,11 @@ function M.settings(config)
   return out
 end
 
---- Reads an interpreter given as a path to a rules JSON file (as `runls search
---- --interpreter` takes it); a table is taken as the rules object itself.
+--- Checks an interpreter setting: the rules table itself, or the path of a rules JSON
+--- file (absolute, `~/...`, or relative to the run folder, as the server reads it).
 ---@param v any
----@return table|nil, string? error
-local function load_interpreter(v)
+---@return table|string|nil, string? error
+local function check_interpreter(v)
   if v == nil or v == vim.NIL or v == '' or v == false then
     return nil
   end
@@ -60,20 +60,12 @@ local function load_interpreter(v)
     return v
   end
   if type(v) ~= 'string' then
-    return nil, 'interpreter: expected a table or a path to a JSON file, got ' .. type(v)
+    return nil, 'interpreter: expected a rules table or the path of a JSON file, got ' .. type(v)
   end
-  local path = vim.fs.normalize(v)
-  local fd = io.open(path, 'r')
-  if not fd then
-    return nil, 'interpreter: cannot read ' .. path
+  if v:sub(1, 1) == '~' then
+    return vim.fs.normalize(v)
   end
-  local text = fd:read('*a')
-  fd:close()
-  local ok, decoded = pcall(vim.json.decode, text)
-  if not ok or type(decoded) ~= 'table' then
-    return nil, 'interpreter: ' .. path .. ' is not a JSON object: ' .. tostring(decoded)
-  end
-  return decoded
+  return v
 end
 
 --- Checks and merges `opts` into the settings. Returns an error message on a bad value
@@ -84,7 +76,7 @@ local function merge_settings(opts)
   local next_settings = vim.deepcopy(state.settings)
   for k, v in pairs(opts) do
     if k == 'interpreter' then
-      local rules, err = load_interpreter(v)
+      local rules, err = check_interpreter(v)
       if err then
         return err
       end
@@ -314,9 +306,10 @@ end
 -- Commands ------------------------------------------------------------------
 
 --- `run/search` for `query` into the quickfix list (or location list with
---- opts.loclist). Fires `User RunlsSearch` with data {query, items, error} when done.
+--- opts.loclist). opts.params adds request fields (spec §5) over the settings for
+--- this search only. Fires `User RunlsSearch` with data {query, items, error} when done.
 ---@param query string
----@param opts? {loclist?: boolean}
+---@param opts? {loclist?: boolean, params?: table}
 function M.search(query, opts)
   opts = opts or {}
   query = vim.trim(query or '')
@@ -330,7 +323,8 @@ function M.search(query, opts)
     return
   end
   local win = vim.api.nvim_get_current_win()
-  client:request('run/search', { query = query }, function(err, result)
+  local params = vim.tbl_extend('force', opts.params or {}, { query = query })
+  client:request('run/search', params, function(err, result)
     if err then
       notify_error('search', err)
       done('RunlsSearch', { query = query, error = err })

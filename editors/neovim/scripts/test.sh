@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# The Neovim plugin's tests, one entry point for CI:
+#  1. gets a Neovim >= 0.11 (RUNLS_TEST_NVIM if set, else Debian sid's, fetched once
+#     into ${XDG_CACHE_HOME:-$HOME/.cache}/runls-test/nvim-sid by fetch-nvim.sh),
+#  2. builds runls from this repository,
+#  3. runs tests/run.lua headless on a scratch copy of testdata/sample-run,
+# and prints a last line `N passed, N failed`; exits non-zero on any failure.
+set -uo pipefail
+
+here=$(cd "$(dirname "$0")/.." && pwd)
+repo=$(cd "$here/../.." && pwd)
+
+summary_fail() {
+  echo "test.sh: $1" >&2
+  echo "0 passed, 1 failed"
+  exit 1
+}
+
+nvim=${RUNLS_TEST_NVIM:-}
+if [[ -z $nvim ]]; then
+  nvim=$("$here/scripts/fetch-nvim.sh" | tail -1) || summary_fail "could not fetch Neovim"
+fi
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/runls-nvim-test.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+
+(cd "$repo" && go build -o "$tmp/bin/runls" ./cmd/runls) || summary_fail "go build ./cmd/runls failed"
+cp -R "$repo/testdata/sample-run" "$tmp/run" || summary_fail "no testdata/sample-run"
+
+# Nothing from the home folder is read or written.
+mkdir -p "$tmp/xdg/config" "$tmp/xdg/data" "$tmp/xdg/state" "$tmp/xdg/cache" "$tmp/scratch"
+export XDG_CONFIG_HOME=$tmp/xdg/config XDG_DATA_HOME=$tmp/xdg/data XDG_STATE_HOME=$tmp/xdg/state XDG_CACHE_HOME=$tmp/xdg/cache
+export RUNLS_TEST_PLUGIN=$here RUNLS_TEST_BIN=$tmp/bin/runls RUNLS_TEST_RUN=$tmp/run \
+  RUNLS_TEST_INTERPRETER=$repo/testdata/interpreter.json RUNLS_TEST_TMP=$tmp/scratch
+
+"$nvim" --headless -u NONE -i NONE -n --version | head -1
+out=$tmp/out.txt
+timeout "${RUNLS_TEST_TIMEOUT:-240}" "$nvim" --headless -u NONE -i NONE -n \
+  -c "luafile $here/tests/run.lua" >"$out" 2>&1 </dev/null
+code=$?
+cat "$out"
+last=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$out" | tail -1)
+if [[ -z $last ]]; then
+  summary_fail "Neovim exited ($code) without a summary"
+fi
+failed=${last#*, }; failed=${failed%% *}
+if [[ $code -ne 0 || $failed -ne 0 ]]; then
+  exit 1
+fi

@@ -1,0 +1,569 @@
+-- Headless tests of the runls Neovim plugin against the real runls binary.
+-- Run by scripts/test.sh as:
+--   nvim --headless -u NONE -i NONE -n -c 'luafile tests/run.lua'
+-- with RUNLS_TEST_PLUGIN (this plugin's folder), RUNLS_TEST_BIN (the runls binary),
+-- RUNLS_TEST_RUN (a scratch copy of testdata/sample-run), RUNLS_TEST_INTERPRETER
+-- (testdata/interpreter.json) and RUNLS_TEST_TMP (a scratch folder) set.
+-- Prints one line per test and a last line `N passed, N failed`; exits 1 on failure.
+
+local env = vim.env
+local PLUGIN = assert(env.RUNLS_TEST_PLUGIN, 'RUNLS_TEST_PLUGIN unset')
+local BIN = assert(env.RUNLS_TEST_BIN, 'RUNLS_TEST_BIN unset')
+local RUN = assert(vim.uv.fs_realpath(assert(env.RUNLS_TEST_RUN, 'RUNLS_TEST_RUN unset')))
+local INTERPRETER = assert(env.RUNLS_TEST_INTERPRETER, 'RUNLS_TEST_INTERPRETER unset')
+local TMP = assert(env.RUNLS_TEST_TMP, 'RUNLS_TEST_TMP unset')
+local ONLY = env.RUNLS_TEST_ONLY -- run only tests whose name contains this
+local TIMEOUT = 20000
+
+local function out(s)
+  io.stdout:write(s .. '\n')
+  io.stdout:flush()
+end
+
+-- Fixtures added to the scratch run -----------------------------------------
+
+local function write(path, text)
+  vim.fn.mkdir(vim.fs.dirname(path), 'p')
+  local fd = assert(io.open(path, 'wb'))
+  fd:write(text)
+  fd:close()
+end
+
+-- A `said` record whose message follows non-ASCII text (ë: 2 bytes, 1 UTF-16 unit;
+-- 😀: 4 bytes, 2 units), so its piece starts at a byte column unlike its UTF-16 one.
+local DAVE_HISTORY = RUN .. '/episode-2/dave/dave.history'
+write(
+  DAVE_HISTORY,
+  '2026-10-21 18:29:00 [running] [-] Dave has started episode 2.\n'
+    .. '2026-10-21 18:30:00 [running] [conv-1] Zoë😀 said: zebracorn sighting near the quay, über-rare.\n'
+)
+-- A note line longer than 2000 UTF-16 units, emoji first: its second piece starts
+-- near UTF-16 column 2000 and byte column ~3300.
+local DAVE_LONG = RUN .. '/episode-2/dave/long.txt'
+write(DAVE_LONG, 'intro line\n' .. string.rep('😀 ', 700) .. 'quasar finale of the long line\n')
+
+-- Harness ---------------------------------------------------------------------
+
+local tests = {}
+local function test(name, fn)
+  tests[#tests + 1] = { name = name, fn = fn }
+end
+
+local function fail(msg, level)
+  error(msg, (level or 1) + 1)
+end
+
+local function eq(want, got, what)
+  if not vim.deep_equal(want, got) then
+    fail(('%s: want %s, got %s'):format(what or 'value', vim.inspect(want), vim.inspect(got)), 2)
+  end
+end
+
+local function ok(cond, what)
+  if not cond then
+    fail(what or 'assertion failed', 2)
+  end
+end
+
+local notifications = {}
+local real_notify = vim.notify
+vim.notify = function(msg, level, opts)
+  notifications[#notifications + 1] = { msg = msg, level = level or vim.log.levels.INFO }
+  if env.RUNLS_TEST_VERBOSE then
+    real_notify(msg, level, opts)
+  end
+end
+
+--- Runs `fn` and waits for `User <pattern>`; returns the event data.
+local function await_user(pattern, fn)
+  local got
+  local id = vim.api.nvim_create_autocmd('User', {
+    pattern = pattern,
+    once = true,
+    callback = function(ev)
+      got = ev.data or {}
+    end,
+  })
+  fn()
+  local done = vim.wait(TIMEOUT, function()
+    return got ~= nil
+  end, 20)
+  pcall(vim.api.nvim_del_autocmd, id)
+  if not done then
+    fail('timed out waiting for User ' .. pattern, 2)
+  end
+  return got
+end
+
+local function utf16_to_byte(s, units)
+  -- Independent of vim.str_byteindex (which the plugin uses).
+  local i, u = 1, 0
+  while u < units and i <= #s do
+    local c = s:byte(i)
+    local len = c < 0x80 and 1 or c < 0xE0 and 2 or c < 0xF0 and 3 or 4
+    u = u + (len == 4 and 2 or 1)
+    i = i + len
+  end
+  return i - 1
+end
+
+local function file_lines(path)
+  local lines = {}
+  for l in io.lines(path) do
+    lines[#lines + 1] = l
+  end
+  return lines
+end
+
+local function real(path)
+  return vim.uv.fs_realpath(path) or path
+end
+
+--- The quickfix (or location) list as {file, lnum, col} triples.
+local function list_positions(loclist)
+  local items = loclist and vim.fn.getloclist(0) or vim.fn.getqflist()
+  local pos = {}
+  for _, it in ipairs(items) do
+    pos[#pos + 1] = { real(vim.api.nvim_buf_get_name(it.bufnr)), it.lnum, it.col }
+  end
+  return pos
+end
+
+local current = { episode = 'episode-2', conversation = 'conv-1', topK = 10, agent = '' }
+
+--- `runls search` on the command line for the same request as the plugin's settings.
+--- Returns the JSON result converted to {file, lnum, byte col} and the text output's
+--- {file, lnum, col} (columns computed by runls itself), plus the exit code.
+local function cli(query, over)
+  local req = vim.tbl_extend('force', current, over or {})
+  local args = { BIN, 'search', '--episode', req.episode, '--conversation', req.conversation, '--top-k', tostring(req.topK), '--interpreter', INTERPRETER }
+  if req.agent ~= '' then
+    vim.list_extend(args, { '--agent', req.agent })
+  end
+  local json_args = vim.list_extend(vim.deepcopy(args), { '--json', RUN })
+  vim.list_extend(json_args, vim.split(query, ' '))
+  local text_args = vim.list_extend(vim.deepcopy(args), { RUN })
+  vim.list_extend(text_args, vim.split(query, ' '))
+
+  local res = vim.system(json_args, { text = true, cwd = RUN }):wait(TIMEOUT)
+  ok(res.code == 0 or res.code == 1, ('runls search --json exit %s: %s'):format(tostring(res.code), res.stderr))
+  local decoded = vim.json.decode(res.stdout ~= '' and res.stdout or '{"items":[]}')
+  local from_json, cache = {}, {}
+  for _, it in ipairs(decoded.items or {}) do
+    local f = real(vim.uri_to_fname(it.location.uri))
+    cache[f] = cache[f] or file_lines(f)
+    local s = it.location.range.start
+    from_json[#from_json + 1] = { f, s.line + 1, utf16_to_byte(cache[f][s.line + 1], s.character) + 1 }
+  end
+
+  local tres = vim.system(text_args, { text = true, cwd = RUN }):wait(TIMEOUT)
+  eq(res.code, tres.code, 'exit code of text and --json output')
+  local from_text = {}
+  for _, line in ipairs(vim.split(tres.stdout, '\n', { trimempty = true })) do
+    local path, lnum, col = line:match('^(.-):(%d+):(%d+): ')
+    ok(path, 'unparsable runls search line: ' .. line)
+    from_text[#from_text + 1] = { real(RUN .. '/' .. path), tonumber(lnum), tonumber(col) }
+  end
+  return from_json, from_text, res.code, decoded
+end
+
+local function search(query, loclist)
+  local data = await_user('RunlsSearch', function()
+    vim.cmd((loclist and 'Runls lsearch ' or 'Runls search ') .. query)
+  end)
+  return data, list_positions(loclist)
+end
+
+local function runls_client()
+  return vim.lsp.get_clients({ name = 'runls' })[1]
+end
+
+-- Setup -------------------------------------------------------------------------
+
+vim.opt.rtp:prepend(PLUGIN)
+vim.cmd('filetype plugin on')
+vim.cmd('syntax on')
+vim.cmd('runtime! plugin/runls.lua')
+vim.opt.swapfile = false
+
+require('runls').setup({
+  cmd = { BIN, 'serve' },
+  episode = current.episode,
+  conversation = current.conversation,
+  topK = current.topK,
+  interpreter = INTERPRETER,
+})
+
+-- Tests -------------------------------------------------------------------------
+
+test('filetypes: .history and .log below a run, other .log files left alone', function()
+  eq('runls-history', vim.filetype.match({ filename = RUN .. '/episode-2/alice/alice.history' }), '.history')
+  eq('runls-log', vim.filetype.match({ filename = RUN .. '/episode-3/bob/bob.log' }), '.log below episode-N')
+  local other = TMP .. '/other.log'
+  write(other, 'just a line\n')
+  ok(vim.filetype.match({ filename = other }) ~= 'runls-log', 'plain .log outside a run is not runls-log')
+  local rec = TMP .. '/records.log'
+  write(rec, '2026-10-21 18:00:00 INFO  [running] [-] Alice chat started\n')
+  vim.cmd('edit ' .. rec)
+  eq('runls-log', vim.bo.filetype, 'record .log outside a run (by content)')
+  vim.cmd('bwipeout')
+end)
+
+test('root_dir: the run folder from any file below it', function()
+  local root = require('runls.root')
+  eq(RUN, root.find(RUN .. '/episode-2/alice/scratch/todo.txt'), 'deep file')
+  eq(RUN, root.find(RUN .. '/episode-10/alice/alice.history'), 'episode-10')
+  eq(RUN, root.find(RUN .. '/run-notes.txt'), 'file in the run folder')
+  eq(RUN, root.find(RUN .. '/archive/alice/notes.md'), 'folder not named episode-N')
+  eq(nil, root.find(TMP .. '/other.log'), 'outside any run')
+end)
+
+local client
+test('the client attaches to a .history file with the run folder as root', function()
+  vim.cmd('edit ' .. RUN .. '/episode-2/alice/alice.history')
+  eq('runls-history', vim.bo.filetype, 'filetype')
+  local buf = vim.api.nvim_get_current_buf()
+  ok(vim.wait(TIMEOUT, function()
+    local c = vim.lsp.get_clients({ name = 'runls', bufnr = buf })[1]
+    return c ~= nil and c.initialized
+  end, 20), 'no runls client attached')
+  client = runls_client()
+  eq(RUN, real(client.root_dir), 'root_dir')
+  ok(client.server_capabilities.workspaceSymbolProvider, 'server offers workspace/symbol')
+end)
+
+local queries = {
+  'deploy database migration',
+  'hotel booking',
+  'Café crème naïve test',
+  'zebracorn quay',
+  'quasar finale',
+  'migration dry-run failed',
+}
+
+test(':Runls search fills quickfix like runls search (files, lines, byte columns, order)', function()
+  local total = 0
+  for _, q in ipairs(queries) do
+    local data, got = search(q)
+    ok(not data.error, 'search error: ' .. vim.inspect(data.error))
+    local want_json, want_text, code = cli(q)
+    eq(want_json, got, ('quickfix vs runls search --json for %q'):format(q))
+    eq(want_text, got, ('quickfix vs runls search text output for %q'):format(q))
+    eq(#got > 0 and 0 or 1, code, 'CLI exit code for ' .. q)
+    eq('runls: ' .. q, vim.fn.getqflist({ title = 1 }).title, 'quickfix title')
+    total = total + #got
+  end
+  ok(total >= 20, 'too few results over all queries: ' .. total)
+  -- Nothing outside agent folders is searched.
+  local _, got = search('quokka')
+  eq({}, got, 'quokka')
+  local _, _, code = cli('quokka')
+  eq(1, code, 'CLI exit code for quokka')
+end)
+
+test('quickfix text holds the evidence, agent, episode and reading', function()
+  search('zebracorn quay')
+  local items = vim.fn.getqflist()
+  ok(#items > 0, 'no items')
+  local first = items[1]
+  eq(real(DAVE_HISTORY), real(vim.api.nvim_buf_get_name(first.bufnr)), 'best result file')
+  ok(first.text:find('zebracorn sighting near the quay', 1, true), 'text: ' .. first.text)
+  ok(first.text:find('episode-2/dave', 1, true), 'episode/agent in text: ' .. first.text)
+  ok(first.text:find('said', 1, true), 'reading in text: ' .. first.text)
+end)
+
+test(':cc jumps to the evidence line and byte column after non-ASCII text', function()
+  -- Message after "Zoë😀 said: ": UTF-16 column 51, byte column 54.
+  search('zebracorn quay')
+  local items = vim.fn.getqflist()
+  local idx
+  for i, it in ipairs(items) do
+    if real(vim.api.nvim_buf_get_name(it.bufnr)) == real(DAVE_HISTORY) then
+      idx = i
+    end
+  end
+  ok(idx, 'dave.history not in results')
+  vim.cmd('cc ' .. idx)
+  eq(real(DAVE_HISTORY), real(vim.api.nvim_buf_get_name(0)), 'buffer after :cc')
+  local line = vim.api.nvim_get_current_line()
+  local want = line:find('zebracorn', 1, true) - 1
+  eq(54, want, 'fixture byte column')
+  eq({ 2, want }, vim.api.nvim_win_get_cursor(0), 'cursor after :cc')
+
+  -- The second piece of the long emoji line.
+  search('quasar finale')
+  items = vim.fn.getqflist()
+  idx = nil
+  for i, it in ipairs(items) do
+    if real(vim.api.nvim_buf_get_name(it.bufnr)) == real(DAVE_LONG) then
+      idx = i
+    end
+  end
+  ok(idx, 'long.txt not in results')
+  local _, want_text = cli('quasar finale')
+  vim.cmd('cc ' .. idx)
+  eq(real(DAVE_LONG), real(vim.api.nvim_buf_get_name(0)), 'buffer after :cc (long line)')
+  local cur = vim.api.nvim_win_get_cursor(0)
+  eq(2, cur[1], 'line of the long piece')
+  eq(want_text[idx][3] - 1, cur[2], 'byte column of the second piece (as runls prints it)')
+  ok(cur[2] > 3000, 'second piece starts past byte 3000 (UTF-16 ~2000): ' .. cur[2])
+end)
+
+test(':Runls lsearch fills the location list, titled by the query', function()
+  vim.cmd('edit ' .. RUN .. '/episode-2/alice/alice.history')
+  local _, got = search('hotel booking', true)
+  local want = cli('hotel booking')
+  eq(want, got, 'location list vs runls search --json')
+  eq('runls: hotel booking', vim.fn.getloclist(0, { title = 1 }).title, 'location list title')
+end)
+
+test('diagnostics on a .log file with an unindented stack trace', function()
+  local path = RUN .. '/episode-2/bob/bob.log'
+  vim.cmd('edit ' .. path)
+  local buf = vim.api.nvim_get_current_buf()
+  eq('runls-log', vim.bo.filetype, 'filetype')
+  local function unindented()
+    return vim.tbl_filter(function(d)
+      return d.code == 'unindented-continuation'
+    end, vim.diagnostic.get(buf))
+  end
+  ok(vim.wait(TIMEOUT, function()
+    return #unindented() >= 4
+  end, 50), 'no unindented-continuation diagnostics: ' .. vim.inspect(vim.diagnostic.get(buf)))
+  local lines = {}
+  for _, d in ipairs(unindented()) do
+    eq('runls', d.source, 'source')
+    eq(vim.diagnostic.severity.WARN, d.severity, 'severity')
+    lines[#lines + 1] = d.lnum
+  end
+  table.sort(lines)
+  -- 0-based lines 3..6: the exception line and three tab-indented `at` lines.
+  eq({ 3, 4, 5, 6 }, lines, 'diagnosed lines')
+  eq(4, #vim.diagnostic.get(buf), 'no other diagnostics in a fielded file')
+end)
+
+test('diagnostics on an unfielded (pre-0.18.6) history file', function()
+  vim.cmd('edit ' .. RUN .. '/episode-1/alice/alice.history')
+  local buf = vim.api.nvim_get_current_buf()
+  ok(vim.wait(TIMEOUT, function()
+    return #vim.tbl_filter(function(d)
+      return d.code == 'unfielded-line'
+    end, vim.diagnostic.get(buf)) > 0
+  end, 50), 'no unfielded-line diagnostics')
+end)
+
+test('a conversation change takes effect on the next search', function()
+  -- alice.history:5 is a conv-2 record of the current episode (episode-2).
+  local target = { real(RUN .. '/episode-2/alice/alice.history'), 5 }
+  local function has_target(pos)
+    for _, p in ipairs(pos) do
+      if p[1] == target[1] and p[2] == target[2] then
+        return true
+      end
+    end
+    return false
+  end
+  local _, before = search('hotel booking')
+  ok(not has_target(before), 'conv-2 record found while conversation is conv-1')
+  vim.cmd('Runls set conversation=conv-2')
+  current.conversation = 'conv-2'
+  local _, after = search('hotel booking')
+  ok(has_target(after), 'conv-2 record not found after the change: ' .. vim.inspect(after))
+  eq(cli('hotel booking'), after, 'after the change, vs runls search --conversation conv-2')
+  require('runls').set({ conversation = 'conv-1' })
+  current.conversation = 'conv-1'
+  local _, back = search('hotel booking')
+  eq(before, back, 'back to conv-1')
+end)
+
+test(':Runls context picks agent, episode and conversation from run/info', function()
+  local offered = {}
+  local picks = { ['runls agent'] = 'alice', ['runls episode'] = 'episode-2', ['runls conversation'] = 'conv-2' }
+  local real_select = vim.ui.select
+  vim.ui.select = function(items, opts, on_choice)
+    offered[opts.prompt] = items
+    on_choice(picks[opts.prompt])
+  end
+  local picked = await_user('RunlsContext', function()
+    vim.cmd('Runls context')
+  end)
+  vim.ui.select = real_select
+  eq({ agent = 'alice', episode = 'episode-2', conversation = 'conv-2' }, picked, 'picked')
+  eq({ '(all agents)', 'alice', 'bob', 'carol', 'dave' }, offered['runls agent'], 'agents offered')
+  eq({ '(no current episode)', 'episode-1', 'episode-2', 'episode-3', 'episode-10' }, offered['runls episode'], 'episodes offered')
+  eq({ '(no conversation)', 'conv-1', 'conv-2', 'conv-3' }, offered['runls conversation'], 'conversations offered')
+  current.agent, current.conversation = 'alice', 'conv-2'
+  local _, got = search('hotel booking')
+  eq(cli('hotel booking'), got, 'after :Runls context, vs runls search --agent alice --conversation conv-2')
+  for _, it in ipairs(vim.fn.getqflist()) do
+    ok(it.user_data.runls.agent == 'alice', 'result of another agent: ' .. it.text)
+  end
+  require('runls').set({ agent = '', conversation = 'conv-1' })
+  current.agent, current.conversation = '', 'conv-1'
+end)
+
+test('a bad setting or request is rejected with the field named', function()
+  notifications = {}
+  vim.cmd('Runls set topK=abc')
+  ok(notifications[1] and notifications[1].level == vim.log.levels.ERROR and notifications[1].msg:find('topK'), 'no error for topK=abc')
+  -- Out of range in the settings: the server keeps the previous value and says so.
+  notifications = {}
+  require('runls').set({ topK = 5000 })
+  ok(vim.wait(TIMEOUT, function()
+    for _, n in ipairs(notifications) do
+      if n.msg:find('topK') and n.level == vim.log.levels.WARN then
+        return true
+      end
+    end
+  end, 20), 'no warning from the server naming topK: ' .. vim.inspect(notifications))
+  local _, got = search('deploy database migration')
+  eq(cli('deploy database migration'), got, 'previous topK kept')
+  require('runls').set({ topK = current.topK })
+  -- Out of range in a request: JSON-RPC error -32602 naming the field.
+  notifications = {}
+  local data = await_user('RunlsSearch', function()
+    require('runls').search('hotel booking', { params = { topK = 5000 } })
+  end)
+  ok(data.error, 'no error for topK 5000')
+  eq(-32602, data.error.code, 'error code')
+  ok(tostring(data.error.message):find('topK'), 'error does not name topK: ' .. vim.inspect(data.error))
+  ok(#notifications > 0 and notifications[1].level == vim.log.levels.ERROR, 'error not shown')
+end)
+
+test(':Runls symbols lists the operator view through workspace/symbol', function()
+  local data = await_user('RunlsSymbols', function()
+    vim.cmd('Runls symbols migration')
+  end)
+  ok(not data.error, 'symbols error')
+  local items = vim.fn.getqflist()
+  ok(#items > 0, 'no symbols')
+  eq('runls symbols: migration', vim.fn.getqflist({ title = 1 }).title, 'title')
+  for _, it in ipairs(items) do
+    local path = vim.api.nvim_buf_get_name(it.bufnr)
+    local line = file_lines(path)[it.lnum]
+    ok(line and line:sub(it.col):lower():find('migration', 1, true), ('symbol at %s:%d:%d does not hold the term'):format(path, it.lnum, it.col))
+  end
+  -- No episode/conversation filter: an unfielded episode-1 record is among them.
+  local seen
+  for _, it in ipairs(items) do
+    if vim.api.nvim_buf_get_name(it.bufnr):find('/episode%-1/') then
+      seen = true
+    end
+  end
+  ok(seen, 'no episode-1 symbol (the operator view is unfiltered)')
+end)
+
+test(':Runls status reports the client, root and indexing', function()
+  local lines
+  require('runls').status(function(l)
+    lines = l
+  end)
+  ok(vim.wait(TIMEOUT, function()
+    return lines ~= nil
+  end), 'no status')
+  local text = table.concat(lines, '\n')
+  ok(text:find(RUN, 1, true), 'root in status: ' .. text)
+  ok(text:find('indexed: %d+ files') or text:find('indexing: %d+ files'), 'indexing in status: ' .. text)
+end)
+
+test(':checkhealth runls reports OK', function()
+  vim.cmd('edit ' .. RUN .. '/episode-2/alice/alice.history')
+  vim.cmd('checkhealth runls')
+  local text = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), '\n')
+  vim.cmd('bwipeout')
+  ok(not text:find('ERROR') and not text:find('WARNING'), 'health reports a problem:\n' .. text)
+  local oks = select(2, text:gsub('OK', ''))
+  ok(oks >= 4, 'fewer than 4 OK lines:\n' .. text)
+  ok(text:find('runls version', 1, true) or text:find(BIN, 1, true), 'binary not named:\n' .. text)
+  ok(text:find('root found', 1, true), 'root not reported:\n' .. text)
+end)
+
+test('help tags build and :help runls opens the help file', function()
+  local doc = TMP .. '/help/doc'
+  vim.fn.mkdir(doc, 'p')
+  vim.uv.fs_copyfile(PLUGIN .. '/doc/runls.txt', doc .. '/runls.txt')
+  notifications = {}
+  vim.cmd('helptags ' .. doc)
+  local tags = table.concat(file_lines(doc .. '/tags'), '\n')
+  for _, tag in ipairs({ 'runls', ':Runls', 'runls-setup', 'runls-commands', 'runls-mappings', 'runls-health' }) do
+    ok(tags:find('^' .. vim.pesc(tag) .. '\t') or tags:find('\n' .. vim.pesc(tag) .. '\t'), 'missing tag ' .. tag)
+  end
+  vim.opt.rtp:prepend(TMP .. '/help')
+  vim.cmd('help :Runls')
+  ok(vim.api.nvim_buf_get_name(0):find('runls.txt$'), 'help opened ' .. vim.api.nvim_buf_get_name(0))
+  vim.cmd('helpclose')
+end)
+
+test('syntax groups on record lines', function()
+  vim.cmd('edit ' .. RUN .. '/episode-2/bob/bob.log')
+  local line = vim.fn.getline(3) -- 2026-10-21 18:01:02.310 ERROR [running] [conv-1] Bob migration ...
+  local function group(needle)
+    local col = assert(line:find(needle, 1, true), needle)
+    return vim.fn.synIDattr(vim.fn.synID(3, col, 1), 'name')
+  end
+  eq('runlsTimestamp', group('2026-10-21'), 'timestamp')
+  eq('runlsLevelError', group('ERROR'), 'level')
+  eq('runlsState', group('[running]'), 'state')
+  eq('runlsConversation', group('[conv-1]'), 'conversation')
+  eq('runlsAgent', group('Bob'), 'agent')
+  eq('', group('migration'), 'message')
+  vim.cmd('edit ' .. RUN .. '/episode-2/alice/alice.history')
+  eq('runlsReading', vim.fn.synIDattr(vim.fn.synID(3, vim.fn.getline(3):find('said:'), 1), 'name'), 'said:')
+end)
+
+test('completion for subcommands and set keys', function()
+  eq({ 'search', 'set', 'status', 'symbols' }, vim.fn.getcompletion('Runls s', 'cmdline'), 'subcommands')
+  local all = vim.fn.getcompletion('Runls ', 'cmdline')
+  for _, s in ipairs({ 'context', 'lsearch', 'restart', 'search', 'status', 'symbols' }) do
+    ok(vim.list_contains(all, s), 'missing ' .. s)
+  end
+  eq({ 'conversation=' }, vim.fn.getcompletion('Runls set conv', 'cmdline'), 'set keys')
+end)
+
+test('<Plug> mappings exist and no keys are mapped by default', function()
+  for _, m in ipairs({ { 'n', 'search' }, { 'x', 'search' }, { 'n', 'lsearch' }, { 'n', 'symbols' }, { 'n', 'context' }, { 'n', 'status' }, { 'n', 'restart' } }) do
+    ok(vim.fn.maparg('<Plug>(runls-' .. m[2] .. ')', m[1]) ~= '' or vim.fn.maparg('<Plug>(runls-' .. m[2] .. ')', m[1], false, true).callback, 'missing <Plug>(runls-' .. m[2] .. ') in mode ' .. m[1])
+  end
+  for _, mode in ipairs({ 'n', 'x', 'i', 'o' }) do
+    for _, map in ipairs(vim.api.nvim_get_keymap(mode)) do
+      ok(not (map.desc or ''):find('^runls') or map.lhs:find('^<Plug>'), 'default key mapped: ' .. map.lhs)
+    end
+  end
+end)
+
+test(':Runls restart starts a new server on the same buffers', function()
+  vim.cmd('edit ' .. RUN .. '/episode-2/alice/alice.history')
+  local buf = vim.api.nvim_get_current_buf()
+  local old = runls_client()
+  await_user('RunlsRestart', function()
+    vim.cmd('Runls restart')
+  end)
+  ok(old:is_stopped(), 'old client still running')
+  ok(vim.wait(TIMEOUT, function()
+    local c = vim.lsp.get_clients({ name = 'runls', bufnr = buf })[1]
+    return c ~= nil and c.initialized and c.id ~= old.id
+  end, 20), 'no new client attached')
+  local _, got = search('deploy database migration')
+  eq(cli('deploy database migration'), got, 'search after restart (settings kept)')
+end)
+
+-- Run -----------------------------------------------------------------------------
+
+local passed, failed = 0, 0
+for _, t in ipairs(tests) do
+  if not ONLY or t.name:find(ONLY, 1, true) then
+    local okay, err = xpcall(t.fn, debug.traceback)
+    if okay then
+      passed = passed + 1
+      out('ok     ' .. t.name)
+    else
+      failed = failed + 1
+      out('FAILED ' .. t.name .. '\n  ' .. tostring(err):gsub('\n', '\n  '))
+    end
+  end
+end
+for _, c in ipairs(vim.lsp.get_clients({ name = 'runls' })) do
+  c:stop(true)
+end
+out(('%d passed, %d failed'):format(passed, failed))
+vim.cmd((failed == 0 and passed > 0) and 'qall!' or 'cquit! 1')
