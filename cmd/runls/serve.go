@@ -1,0 +1,99 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"runtime/debug"
+
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+
+	"runls/lsp"
+)
+
+// runServe is `runls serve`: the language server on stdin and stdout (spec §9).
+// It returns the process's exit code: 0 after shutdown and exit, 1 when the
+// client ended the connection without shutdown, 2 for bad flags.
+func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Bool("stdio", true, "speak LSP over stdin and stdout (the only transport, and the default)")
+	logFile := fs.String("log-file", "", "append the log to this `file` instead of stderr")
+	logLevel := fs.String("log-level", "info", "log `level`: debug, info, warn or error")
+	usage := func() {
+		fmt.Fprintln(stderr, "usage: runls serve [--stdio] [--log-file FILE] [--log-level debug|info|warn|error]")
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			usage()
+			fs.SetOutput(stderr)
+			fs.PrintDefaults()
+			return 0
+		}
+		fmt.Fprintf(stderr, "runls serve: %v\n", err)
+		usage()
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "runls serve: unexpected argument %q (the run folder is the editor's workspace folder)\n", fs.Arg(0))
+		usage()
+		return 2
+	}
+	level, err := zapcore.ParseLevel(*logLevel)
+	if err != nil || level < zapcore.DebugLevel || level > zapcore.ErrorLevel {
+		fmt.Fprintf(stderr, "runls serve: bad --log-level %q: want debug, info, warn or error\n", *logLevel)
+		usage()
+		return 2
+	}
+
+	logOut := zapcore.AddSync(stderr)
+	if *logFile != "" {
+		f, err := os.OpenFile(*logFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		if err != nil {
+			fmt.Fprintf(stderr, "runls serve: bad --log-file: %v\n", err)
+			usage()
+			return 2
+		}
+		defer f.Close()
+		logOut = zapcore.AddSync(f)
+	}
+	encCfg := zap.NewDevelopmentEncoderConfig()
+	encCfg.EncodeTime = zapcore.ISO8601TimeEncoder
+	logger := zap.New(zapcore.NewCore(zapcore.NewConsoleEncoder(encCfg), zapcore.Lock(logOut), level))
+	defer func() { _ = logger.Sync() }()
+
+	err = lsp.Serve(ctx, stdioConn{in: stdin, out: stdout}, lsp.Options{Logger: logger, Version: buildVersion()})
+	if err != nil {
+		logger.Info("exiting with code 1", zap.Error(err))
+		return 1
+	}
+	return 0
+}
+
+// stdioConn joins stdin and stdout into the connection the server speaks on.
+// Closing it closes stdin, which ends a read blocked on a pipe.
+type stdioConn struct {
+	in  io.Reader
+	out io.Writer
+}
+
+func (c stdioConn) Read(p []byte) (int, error)  { return c.in.Read(p) }
+func (c stdioConn) Write(p []byte) (int, error) { return c.out.Write(p) }
+func (c stdioConn) Close() error {
+	if cl, ok := c.in.(io.Closer); ok {
+		return cl.Close()
+	}
+	return nil
+}
+
+// buildVersion is the module version the binary was built from, if known.
+func buildVersion() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+		return bi.Main.Version
+	}
+	return "devel"
+}

@@ -1,0 +1,166 @@
+package lsp
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+	"go.uber.org/zap"
+
+	"runls/retriever"
+)
+
+// DiagnosticSource is the source of every diagnostic runls publishes.
+const DiagnosticSource = "runls"
+
+// DidOpen publishes the opened file's diagnostics (once indexing allows).
+func (h handlers) DidOpen(ctx context.Context, params *protocol.DidOpenTextDocumentParams) error {
+	path, ok := h.s.pathOf(params.TextDocument.URI)
+	if !ok {
+		return nil
+	}
+	h.s.diagMu.Lock()
+	h.s.opened[path] = true
+	h.s.diagMu.Unlock()
+	g := h.s.acquire()
+	if g == nil || g.engine == nil {
+		g.release()
+		return nil
+	}
+	h.s.goBackground(func() {
+		defer g.release()
+		if g.waitReady(g.ctx) != nil {
+			return
+		}
+		h.s.publishChanges(g, []string{path})
+	})
+	return nil
+}
+
+// DidClose forgets an opened file; its diagnostics stay, as for every record file.
+func (h handlers) DidClose(ctx context.Context, params *protocol.DidCloseTextDocumentParams) error {
+	if path, ok := h.s.pathOf(params.TextDocument.URI); ok {
+		h.s.diagMu.Lock()
+		delete(h.s.opened, path)
+		h.s.diagMu.Unlock()
+	}
+	return nil
+}
+
+// publishAll publishes the diagnostics of every record file of a freshly
+// indexed generation, and clears those published before that it no longer has.
+func (s *server) publishAll(g *generation) {
+	files := g.engine.RecordFiles()
+	s.diagMu.Lock()
+	defer s.diagMu.Unlock()
+	seen := make(map[string]bool, len(files))
+	for _, f := range files {
+		seen[f] = true
+		s.publishLocked(g, f, false)
+	}
+	for f := range s.published {
+		if !seen[f] {
+			s.publishLocked(g, f, true)
+		}
+	}
+	for f := range s.opened {
+		if !seen[f] {
+			s.publishLocked(g, f, true)
+		}
+	}
+}
+
+// publishChanges publishes the diagnostics of files that may have changed,
+// empty ones included (they clear what was shown).
+func (s *server) publishChanges(g *generation, files []string) {
+	s.diagMu.Lock()
+	defer s.diagMu.Unlock()
+	for _, f := range files {
+		if g.ctx.Err() != nil {
+			return
+		}
+		s.publishLocked(g, f, true)
+	}
+}
+
+// publishLocked publishes one file's diagnostics. An empty list is sent only
+// when always is set or when the client shows some for the file.
+func (s *server) publishLocked(g *generation, path string, always bool) {
+	ds := g.engine.Diagnostics(path, 0)
+	if len(ds) == 0 && !always && !s.published[path] {
+		return
+	}
+	out := make([]protocol.Diagnostic, 0, len(ds))
+	for _, d := range ds {
+		out = append(out, toProtocolDiagnostic(d))
+	}
+	err := s.client.PublishDiagnostics(s.ctx, &protocol.PublishDiagnosticsParams{
+		URI:         uri.URI(retriever.FileURI(path)),
+		Diagnostics: out,
+	})
+	if err != nil {
+		s.logger.Debug("textDocument/publishDiagnostics", zap.Error(err))
+		return
+	}
+	if len(out) > 0 {
+		s.published[path] = true
+	} else {
+		delete(s.published, path)
+	}
+}
+
+func toProtocolDiagnostic(d retriever.Diagnostic) protocol.Diagnostic {
+	return protocol.Diagnostic{
+		Range: protocol.Range{
+			Start: protocol.Position{Line: uint32(d.Line), Character: uint32(d.StartChar)},
+			End:   protocol.Position{Line: uint32(d.Line), Character: uint32(d.EndChar)},
+		},
+		Severity: protocol.DiagnosticSeverityWarning,
+		Code:     d.Code,
+		Source:   DiagnosticSource,
+		Message:  d.Message,
+	}
+}
+
+// pathOf turns a document URI into a path under the engine's run folder. It
+// refuses URIs that are not file URIs (uri.URI.Filename panics on them) and
+// paths outside the run folder. A run folder the client names through a
+// symbolic link is mapped to its real path, which is what the engine uses.
+func (s *server) pathOf(u protocol.DocumentURI) (string, bool) {
+	str := string(u)
+	if !strings.HasPrefix(strings.ToLower(str), "file://") {
+		s.logger.Debug("not a file URI", zap.String("uri", str))
+		return "", false
+	}
+	path, err := filenameOf(uri.URI(str))
+	if err != nil {
+		s.logger.Debug("bad file URI", zap.String("uri", str), zap.Error(err))
+		return "", false
+	}
+	s.mu.Lock()
+	root := s.root
+	g := s.gen
+	s.mu.Unlock()
+	if g == nil || g.engine == nil {
+		return path, true
+	}
+	real := g.engine.Root()
+	for _, base := range []string{real, root} {
+		if rel, err := filepath.Rel(base, path); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return filepath.Join(real, rel), true
+		}
+	}
+	return "", false
+}
+
+// filenameOf is uri.URI.Filename without its panic on a URI it cannot parse.
+func filenameOf(u uri.URI) (path string, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = errBadURI
+		}
+	}()
+	return u.Filename(), nil
+}

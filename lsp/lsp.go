@@ -1,0 +1,200 @@
+// Package lsp is the language server of runls (spec §9): it serves an editor the
+// evidence of one run folder through LSP 3.16 — workspace/symbol, the custom
+// requests run/search and run/info, diagnostics of malformed record lines,
+// progress while indexing, and settings from the editor. It holds no search or
+// parsing logic of its own: every answer comes from the engine (runls/retriever).
+//
+// The package is shaped after buf's language server: server holds all state
+// (the engine, settings, the connection), handlers holds only the thin LSP
+// methods, one file per feature.
+package lsp
+
+import (
+	"context"
+	"errors"
+	"io"
+	"sync"
+	"time"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+	"go.uber.org/zap"
+
+	"runls/retriever"
+)
+
+// Options configure Serve.
+type Options struct {
+	// Logger receives the server's log; nil: nothing is logged. It must never
+	// write to the connection's output.
+	Logger *zap.Logger
+	// Version is reported to the client in serverInfo.
+	Version string
+	// Open opens the engine on a run folder; nil: retriever.Open. Tests give
+	// their own to control timing.
+	Open func(context.Context, retriever.Options) (Engine, error)
+	// PollInterval is how often the index is refreshed when the engine cannot
+	// watch the file system; 0: DefaultPollInterval.
+	PollInterval time.Duration
+}
+
+// DefaultPollInterval is the refresh period used when Watch is not available.
+const DefaultPollInterval = 2 * time.Second
+
+// Engine is what the server needs of the engine; *retriever.Index has it.
+type Engine interface {
+	Root() string
+	IsRunFolder() bool
+	Refresh(ctx context.Context, progress func(retriever.Progress)) (retriever.Changes, error)
+	Search(ctx context.Context, req retriever.Request) (retriever.Result, error)
+	Symbols(ctx context.Context, query string, limit int) (retriever.Result, error)
+	Info(ctx context.Context) (retriever.Info, error)
+	RecordFiles() []string
+	Diagnostics(path string, max int) []retriever.Diagnostic
+	Watch(ctx context.Context, onChange func(retriever.Changes)) error
+	Close() error
+}
+
+var _ Engine = (*retriever.Index)(nil)
+
+// ErrExitWithoutShutdown is returned by Serve when the client sent exit before
+// shutdown, or went away without either: the process should exit with code 1.
+var ErrExitWithoutShutdown = errors.New("lsp: the connection ended without a shutdown request")
+
+// Serve speaks LSP over rwc until the client sends exit or closes the
+// connection, or ctx ends. It returns nil after shutdown (then exit, or a
+// closed connection), ErrExitWithoutShutdown otherwise.
+func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) error {
+	s := newServer(ctx, rwc, opts)
+	return s.run()
+}
+
+// state is where the server is in the LSP lifecycle.
+type state int
+
+const (
+	stateCreated     state = iota // waiting for initialize
+	stateInitialized              // initialize answered
+	stateShutdown                 // shutdown answered: only exit is accepted
+)
+
+// server holds everything a connection needs. Its handlers are in handlers.
+type server struct {
+	opts   Options
+	logger *zap.Logger
+	conn   jsonrpc2.Conn
+	stream *stream
+	client protocol.Client
+
+	// ctx ends when the connection ends; background work runs under it.
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup // background goroutines and requests being answered
+
+	mu             sync.Mutex
+	state          state
+	exited         bool
+	root           string // the run folder as the client named it; "" when none
+	noRoot         string // why there is no run folder, when root is ""
+	clientProgress bool   // the client takes window/workDoneProgress/create
+	settings       Settings
+	gen            *generation // the engine serving now
+	shownWhy       bool        // the "not a run folder" message was shown
+
+	cancelMu sync.Mutex
+	inflight map[jsonrpc2.ID]*inflight
+
+	diagMu    sync.Mutex
+	published map[string]bool // record files with diagnostics showing in the client
+	opened    map[string]bool // files open in the editor
+}
+
+func newServer(ctx context.Context, rwc io.ReadWriteCloser, opts Options) *server {
+	if opts.Logger == nil {
+		opts.Logger = zap.NewNop()
+	}
+	if opts.Open == nil {
+		opts.Open = func(ctx context.Context, o retriever.Options) (Engine, error) {
+			ix, err := retriever.Open(ctx, o)
+			if err != nil {
+				return nil, err
+			}
+			return ix, nil
+		}
+	}
+	if opts.PollInterval <= 0 {
+		opts.PollInterval = DefaultPollInterval
+	}
+	s := &server{
+		opts:      opts,
+		logger:    opts.Logger,
+		inflight:  make(map[jsonrpc2.ID]*inflight),
+		published: make(map[string]bool),
+		opened:    make(map[string]bool),
+		settings:  defaultSettings(),
+	}
+	s.ctx, s.cancel = context.WithCancel(ctx)
+	s.stream = newStream(rwc, s.logger.Named("stream"))
+	s.conn = jsonrpc2.NewConn(s.stream)
+	// The client is kept here, not in a context: protocol.WithClient and
+	// protocol.WithLogger use the same context key (two struct{} values), so a
+	// context holding one loses the other.
+	s.client = protocol.ClientDispatcher(s.conn, s.logger.Named("client"))
+	return s
+}
+
+// run serves until the connection ends, then stops all background work.
+func (s *server) run() error {
+	s.conn.Go(s.ctx, s.handle)
+	select {
+	case <-s.conn.Done():
+	case <-s.ctx.Done():
+		_ = s.conn.Close()
+		<-s.conn.Done()
+	}
+	s.cancel()
+	s.cancelAll()
+	s.mu.Lock()
+	gen := s.gen
+	s.gen = nil
+	shutdown := s.state == stateShutdown
+	s.mu.Unlock()
+	gen.retire(s.logger)
+	s.wg.Wait()
+	gen.wait()
+	if err := s.conn.Err(); err != nil && !s.exitedCleanly() {
+		s.logger.Debug("connection ended", zap.Error(err))
+	}
+	if !shutdown {
+		return ErrExitWithoutShutdown
+	}
+	return nil
+}
+
+func (s *server) exitedCleanly() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.exited
+}
+
+// goBackground runs f as background work of the connection.
+func (s *server) goBackground(f func()) {
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		defer s.recoverLog("background work")
+		f()
+	}()
+}
+
+// recoverLog logs a panic instead of letting it end the process: an editor
+// loses its server when it crashes, and every panic here is a bug to report.
+func (s *server) recoverLog(what string) {
+	if p := recover(); p != nil {
+		s.logger.Error("panic", zap.String("in", what), zap.Any("panic", p), zap.Stack("stack"))
+	}
+}
+
+// handlers holds the LSP methods, each thin: look up, call the engine,
+// convert. Methods not served are in unimplemented.go.
+type handlers struct{ s *server }

@@ -1,0 +1,106 @@
+package lsp
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"go.lsp.dev/protocol"
+	"go.uber.org/zap"
+
+	"runls/retriever"
+)
+
+// createTimeout bounds the wait for the client's answer to
+// window/workDoneProgress/create: a client that never answers gets no progress
+// rather than a server that never indexes.
+const createTimeout = 5 * time.Second
+
+// progress is one work-done progress shown by the client. A nil *progress does
+// nothing, so callers need not ask whether the client takes progress.
+type progress struct {
+	s     *server
+	token protocol.ProgressToken
+	last  atomic.Int64 // the last percentage reported
+}
+
+var progressSeq atomic.Int64
+
+// beginProgress creates a progress token with the client and begins it, when
+// the client said it takes window.workDoneProgress; otherwise it returns nil.
+func (s *server) beginProgress(ctx context.Context, title string) *progress {
+	s.mu.Lock()
+	ok := s.clientProgress
+	s.mu.Unlock()
+	if !ok {
+		return nil
+	}
+	token := protocol.NewProgressToken(fmt.Sprintf("runls-%d", progressSeq.Add(1)))
+	cctx, cancel := context.WithTimeout(ctx, createTimeout)
+	defer cancel()
+	if err := s.client.WorkDoneProgressCreate(cctx, &protocol.WorkDoneProgressCreateParams{Token: *token}); err != nil {
+		s.logger.Warn("window/workDoneProgress/create", zap.Error(err))
+		return nil
+	}
+	p := &progress{s: s, token: *token}
+	p.last.Store(-1)
+	p.send(ctx, &protocol.WorkDoneProgressBegin{Kind: protocol.WorkDoneProgressKindBegin, Title: title, Percentage: 0})
+	return p
+}
+
+// fromClient uses a token the client gave with its request (workDoneToken).
+func (s *server) fromClient(ctx context.Context, token *protocol.ProgressToken, title string) *progress {
+	if token == nil {
+		return nil
+	}
+	p := &progress{s: s, token: *token}
+	p.last.Store(-1)
+	p.send(ctx, &protocol.WorkDoneProgressBegin{Kind: protocol.WorkDoneProgressKindBegin, Title: title})
+	return p
+}
+
+// report sends a percentage (0-100) when it grew since the last one sent.
+func (p *progress) report(ctx context.Context, message string, percent int) {
+	if p == nil {
+		return
+	}
+	percent = max(0, min(percent, 100))
+	if old := p.last.Load(); int64(percent) <= old || !p.last.CompareAndSwap(old, int64(percent)) {
+		return
+	}
+	p.send(ctx, &protocol.WorkDoneProgressReport{Kind: protocol.WorkDoneProgressKindReport, Message: message, Percentage: uint32(percent)})
+}
+
+// end ends the progress.
+func (p *progress) end(ctx context.Context, message string) {
+	if p == nil {
+		return
+	}
+	p.send(ctx, &protocol.WorkDoneProgressEnd{Kind: protocol.WorkDoneProgressKindEnd, Message: message})
+}
+
+// refreshReporter turns the engine's indexing progress into reports.
+func (p *progress) refreshReporter(ctx context.Context) func(retriever.Progress) {
+	if p == nil {
+		return func(retriever.Progress) {}
+	}
+	return func(pr retriever.Progress) {
+		pct := 0
+		switch {
+		case pr.BytesTotal > 0:
+			pct = int(pr.BytesDone * 100 / pr.BytesTotal)
+		case pr.FilesTotal > 0:
+			pct = pr.FilesDone * 100 / pr.FilesTotal
+		}
+		p.report(ctx, fmt.Sprintf("%d/%d files", pr.FilesDone, pr.FilesTotal), pct)
+	}
+}
+
+func (p *progress) send(ctx context.Context, value any) {
+	// The end must reach the client even when the work was cancelled.
+	err := p.s.client.Progress(context.WithoutCancel(ctx), &protocol.ProgressParams{Token: p.token, Value: value})
+	if err != nil {
+		p.s.logger.Debug("$/progress", zap.Error(err))
+	}
+}

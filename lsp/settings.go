@@ -1,0 +1,280 @@
+package lsp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"go.lsp.dev/protocol"
+	"go.uber.org/zap"
+
+	"runls/retriever"
+)
+
+// SettingsKey is the key under which the settings are given, in
+// initializationOptions and in workspace/didChangeConfiguration's settings.
+const SettingsKey = "runls"
+
+// Masking settings.
+const (
+	MaskingOff           = "off"
+	MaskingHidingOutside = "hidingOutside"
+)
+
+// Settings are the editor's settings (spec §9). The request fields (agent to
+// topK) are the defaults of run/search; the others shape the index.
+//
+// Each workspace/didChangeConfiguration gives the whole runls section, as VS
+// Code sends it: a field it does not hold goes back to its default. A field
+// with a bad value keeps its previous value, and the client is told which.
+type Settings struct {
+	Agent        string `json:"agent,omitempty"`
+	Episode      string `json:"episode,omitempty"`
+	Conversation string `json:"conversation,omitempty"`
+	Scope        string `json:"scope,omitempty"`
+	TopK         int    `json:"topK,omitempty"`
+	// Masking is "off" (the default) or "hidingOutside".
+	Masking string `json:"masking,omitempty"`
+	// Interpreter is the rules object of spec §3 ({"rules": [...]}), or a
+	// string: the path of a JSON file holding it, absolute or relative to the
+	// run folder. Absent, null or "": every record is a note.
+	Interpreter json.RawMessage `json:"interpreter,omitempty"`
+	// MaxDiagnosticsPerFile caps each file's diagnostics; 0: the engine's default.
+	MaxDiagnosticsPerFile int `json:"maxDiagnosticsPerFile,omitempty"`
+
+	// interpreter is Interpreter loaded, and interpreterSource the rules text
+	// it was loaded from (a file's content is read when the setting is applied).
+	interpreter       *retriever.Interpreter
+	interpreterSource string
+}
+
+func defaultSettings() Settings { return Settings{Masking: MaskingOff} }
+
+// request returns the settings' request fields.
+func (st Settings) request() retriever.Request {
+	return retriever.Request{
+		Agent:        st.Agent,
+		Episode:      st.Episode,
+		Conversation: st.Conversation,
+		Scope:        st.Scope,
+		TopK:         st.TopK,
+	}
+}
+
+// sameIndex reports whether two settings give the same index.
+func (st Settings) sameIndex(o Settings) bool {
+	return st.Masking == o.Masking && st.interpreterSource == o.interpreterSource &&
+		st.MaxDiagnosticsPerFile == o.MaxDiagnosticsPerFile
+}
+
+// parseSettings reads the runls section (raw: the JSON object) on top of
+// defaults, falling back to prev field by field where a value is bad. root is
+// the run folder, for interpreter paths. The errors name each bad field.
+func parseSettings(raw json.RawMessage, prev Settings, root string) (Settings, []error) {
+	st := defaultSettings()
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
+		return st, nil
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &fields); err != nil {
+		return prev, []error{fmt.Errorf("settings %q must be an object: %w", SettingsKey, err)}
+	}
+	var errs []error
+	bad := func(name string, err error) {
+		errs = append(errs, fmt.Errorf("setting %s.%s: %w", SettingsKey, name, err))
+	}
+	str := func(name string, dst *string, old string) {
+		v, ok := fields[name]
+		if !ok || isNull(v) {
+			return
+		}
+		if err := json.Unmarshal(v, dst); err != nil {
+			bad(name, errors.New("must be a string"))
+			*dst = old
+		}
+	}
+	num := func(name string, dst *int, old int) {
+		v, ok := fields[name]
+		if !ok || isNull(v) {
+			return
+		}
+		if err := json.Unmarshal(v, dst); err != nil {
+			bad(name, errors.New("must be an integer"))
+			*dst = old
+		}
+	}
+	str("agent", &st.Agent, prev.Agent)
+	str("episode", &st.Episode, prev.Episode)
+	str("conversation", &st.Conversation, prev.Conversation)
+	str("scope", &st.Scope, prev.Scope)
+	num("topK", &st.TopK, prev.TopK)
+	str("masking", &st.Masking, prev.Masking)
+	num("maxDiagnosticsPerFile", &st.MaxDiagnosticsPerFile, prev.MaxDiagnosticsPerFile)
+
+	// The request fields are checked by the engine's own rules, one at a time
+	// so that each bad one is named and only it falls back.
+	for _, f := range []struct {
+		name string
+		set  func(*retriever.Request)
+		undo func()
+	}{
+		{"agent", func(r *retriever.Request) { r.Agent = st.Agent }, func() { st.Agent = prev.Agent }},
+		{"episode", func(r *retriever.Request) { r.Episode = st.Episode }, func() { st.Episode = prev.Episode }},
+		{"conversation", func(r *retriever.Request) { r.Conversation = st.Conversation }, func() { st.Conversation = prev.Conversation }},
+		{"scope", func(r *retriever.Request) { r.Scope = st.Scope }, func() { st.Scope = prev.Scope }},
+		{"topK", func(r *retriever.Request) { r.TopK = st.TopK }, func() { st.TopK = prev.TopK }},
+	} {
+		var r retriever.Request
+		f.set(&r)
+		if err := r.Validate(); err != nil {
+			bad(f.name, err)
+			f.undo()
+		}
+	}
+	if st.TopK < 0 {
+		bad("topK", fmt.Errorf("%d is out of range", st.TopK))
+		st.TopK = prev.TopK
+	}
+	if st.Masking == "" {
+		st.Masking = MaskingOff
+	}
+	if st.Masking != MaskingOff && st.Masking != MaskingHidingOutside {
+		bad("masking", fmt.Errorf("%q is neither %q nor %q", st.Masking, MaskingOff, MaskingHidingOutside))
+		st.Masking = prev.Masking
+	}
+	if st.MaxDiagnosticsPerFile < 0 {
+		bad("maxDiagnosticsPerFile", fmt.Errorf("%d is negative", st.MaxDiagnosticsPerFile))
+		st.MaxDiagnosticsPerFile = prev.MaxDiagnosticsPerFile
+	}
+
+	if v, ok := fields["interpreter"]; ok && !isNull(v) {
+		interp, source, err := loadInterpreter(v, root)
+		if err != nil {
+			bad("interpreter", err)
+			st.Interpreter, st.interpreter, st.interpreterSource = prev.Interpreter, prev.interpreter, prev.interpreterSource
+		} else {
+			st.Interpreter, st.interpreter, st.interpreterSource = append(json.RawMessage(nil), v...), interp, source
+		}
+	}
+
+	var unknown []string
+	for k := range fields {
+		switch k {
+		case "agent", "episode", "conversation", "scope", "topK", "masking", "interpreter", "maxDiagnosticsPerFile":
+		default:
+			unknown = append(unknown, k)
+		}
+	}
+	if len(unknown) > 0 {
+		sort.Strings(unknown)
+		// Editors put their own keys in the section (VS Code: trace.server).
+		errs = append(errs, ignoredKeys(unknown))
+	}
+	return st, errs
+}
+
+// ignoredKeys is not a user error: it is only logged.
+type ignoredKeys []string
+
+func (k ignoredKeys) Error() string { return "ignored settings: " + strings.Join(k, ", ") }
+
+// loadInterpreter reads the interpreter setting: the rules object, or a path.
+func loadInterpreter(v json.RawMessage, root string) (*retriever.Interpreter, string, error) {
+	var data []byte
+	var path string
+	if json.Unmarshal(v, &path) == nil {
+		if path == "" {
+			return nil, "", nil
+		}
+		if !filepath.IsAbs(path) {
+			if root == "" {
+				return nil, "", fmt.Errorf("relative path %q without a run folder", path)
+			}
+			path = filepath.Join(root, path)
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return nil, "", fmt.Errorf("reading rules: %w", err)
+		}
+		data = b
+	} else {
+		var obj map[string]json.RawMessage
+		if err := json.Unmarshal(v, &obj); err != nil {
+			return nil, "", errors.New("must be a rules object or the path of a JSON file")
+		}
+		data = v
+	}
+	interp, err := retriever.ParseInterpreter(data)
+	if err != nil {
+		return nil, "", err
+	}
+	var compact bytes.Buffer
+	if json.Compact(&compact, data) != nil {
+		compact.Reset()
+		compact.Write(data)
+	}
+	return interp, compact.String(), nil
+}
+
+func isNull(v json.RawMessage) bool { return bytes.Equal(bytes.TrimSpace(v), []byte("null")) }
+
+// sectionOf picks the runls section out of a settings value (any JSON shape).
+func sectionOf(settings any) (json.RawMessage, bool, error) {
+	if settings == nil {
+		return nil, false, nil
+	}
+	raw, err := json.Marshal(settings)
+	if err != nil {
+		return nil, false, fmt.Errorf("encoding settings: %w", err)
+	}
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &top); err != nil {
+		return nil, false, nil // not an object: nothing for runls
+	}
+	sec, ok := top[SettingsKey]
+	return sec, ok, nil
+}
+
+// applySettings makes new settings current, reopening the index when they
+// change it, and tells the client which fields were refused.
+func (s *server) applySettings(ctx context.Context, raw json.RawMessage) {
+	s.mu.Lock()
+	prev := s.settings
+	root := s.root
+	st, errs := parseSettings(raw, prev, root)
+	s.settings = st
+	reopen := s.state == stateInitialized && s.gen != nil && !st.sameIndex(prev)
+	s.mu.Unlock()
+
+	var msgs []string
+	for _, err := range errs {
+		var ik ignoredKeys
+		if errors.As(err, &ik) {
+			s.logger.Debug("settings", zap.Error(err))
+			continue
+		}
+		s.logger.Warn("settings", zap.Error(err))
+		msgs = append(msgs, err.Error())
+	}
+	if len(msgs) > 0 {
+		s.showMessage(ctx, protocol.MessageTypeWarning, "runls: "+strings.Join(msgs, "; ")+" (the previous value is kept)")
+	}
+	if reopen {
+		s.logger.Info("settings change the index: reopening it")
+		s.startGeneration()
+	}
+}
+
+// showMessage tells the user something through window/showMessage.
+func (s *server) showMessage(ctx context.Context, typ protocol.MessageType, msg string) {
+	if err := s.client.ShowMessage(context.WithoutCancel(ctx), &protocol.ShowMessageParams{Type: typ, Message: msg}); err != nil {
+		s.logger.Warn("window/showMessage", zap.Error(err))
+	}
+}

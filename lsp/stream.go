@@ -1,0 +1,217 @@
+package lsp
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"sync"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.uber.org/zap"
+)
+
+// maxContentLength bounds one message's body; a larger Content-Length is
+// taken as a broken header rather than allocated.
+const maxContentLength = 256 << 20
+
+// headerContentLength is matched without regard to case, as HTTP headers are.
+const headerContentLength = "content-length:"
+
+// stream is a jsonrpc2.Stream that survives bad input. jsonrpc2.NewStream's Read
+// returns an error for a malformed body or a broken header, and jsonrpc2.Conn
+// closes the connection on any Read error: one bad message from an editor would
+// end the server. This stream answers a body that is not JSON with a parse error
+// (-32700) and a JSON body that is not a JSON-RPC message with an invalid
+// request error (-32600), then reads on; after a broken header or a wrong
+// Content-Length it finds the next "Content-Length:" header and reads on from
+// there. Only a failure of the underlying reader ends it.
+//
+// Writes go through the package's own framing (jsonrpc2.NewStream); only the
+// error answers to messages jsonrpc2 cannot represent (their id is null) are
+// framed here.
+type stream struct {
+	conn   io.ReadWriteCloser
+	in     *bufio.Reader
+	out    jsonrpc2.Stream
+	logger *zap.Logger
+
+	// writeMu orders the writes of the connection (made under jsonrpc2's own
+	// lock) with the error answers Read writes.
+	writeMu sync.Mutex
+}
+
+func newStream(conn io.ReadWriteCloser, logger *zap.Logger) *stream {
+	return &stream{
+		conn:   conn,
+		in:     bufio.NewReader(conn),
+		out:    jsonrpc2.NewStream(conn),
+		logger: logger,
+	}
+}
+
+// Read returns the next well-formed message, answering and skipping bad ones.
+func (s *stream) Read(ctx context.Context) (jsonrpc2.Message, int64, error) {
+	var total int64
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, total, err
+		}
+		length, n, err := s.readHeader()
+		total += n
+		if err != nil {
+			return nil, total, err
+		}
+		body := make([]byte, length)
+		if _, err := io.ReadFull(s.in, body); err != nil {
+			return nil, total, fmt.Errorf("reading a message body: %w", err)
+		}
+		total += int64(length)
+		msg, err := jsonrpc2.DecodeMessage(body)
+		if err == nil {
+			return msg, total, nil
+		}
+		if !json.Valid(body) {
+			// A Content-Length larger than the body runs into the next
+			// message: give that one back to be read as a message of its own.
+			if i := indexFold(body, headerContentLength); i > 0 {
+				s.unread(body[i:])
+				body = body[:i]
+			}
+		}
+		s.answerBad(body, err)
+	}
+}
+
+// Write sends a message with the package's framing.
+func (s *stream) Write(ctx context.Context, msg jsonrpc2.Message) (int64, error) {
+	s.writeMu.Lock()
+	defer s.writeMu.Unlock()
+	return s.out.Write(ctx, msg)
+}
+
+// Close closes the underlying connection.
+func (s *stream) Close() error { return s.conn.Close() }
+
+// readHeader reads header lines up to the empty line that ends them and returns
+// the Content-Length. Lines that are not headers are skipped with a log line:
+// they are what is left of a message whose Content-Length was wrong, and the
+// next header may follow them on the same line (bodies end without a newline).
+func (s *stream) readHeader() (length int, total int64, err error) {
+	length = -1
+	inHeader := false // a header line has been read since the last resync
+	for {
+		line, err := s.in.ReadString('\n')
+		total += int64(len(line))
+		if err != nil {
+			if errors.Is(err, io.EOF) && strings.TrimSpace(line) == "" && !inHeader {
+				return 0, total, io.EOF
+			}
+			return 0, total, fmt.Errorf("reading a message header: %w", err)
+		}
+		line = strings.TrimRight(line, "\r\n")
+		if line == "" {
+			if length >= 0 {
+				return length, total, nil
+			}
+			if inHeader {
+				s.logger.Warn("message header without a valid Content-Length: looking for the next message")
+				inHeader = false
+			}
+			continue
+		}
+		if i := indexFold([]byte(line), headerContentLength); i >= 0 {
+			if i > 0 {
+				s.logger.Warn("skipped bytes before a message header", zap.Int("bytes", i))
+			}
+			value := strings.TrimSpace(line[i+len(headerContentLength):])
+			n, perr := strconv.Atoi(value)
+			inHeader = true
+			if perr != nil || n <= 0 || n > maxContentLength {
+				s.logger.Warn("bad Content-Length", zap.String("value", value))
+				length = -1
+				continue
+			}
+			length = n
+			continue
+		}
+		if inHeader && isHeaderLine(line) {
+			continue // Content-Type and any other header: nothing to do
+		}
+		s.logger.Warn("skipped a line that is not a message header", zap.Int("bytes", len(line)))
+		inHeader = false
+		length = -1
+	}
+}
+
+// unread puts b back before what is still to be read.
+func (s *stream) unread(b []byte) {
+	rest := append([]byte(nil), b...)
+	s.in = bufio.NewReader(io.MultiReader(bytes.NewReader(rest), s.in))
+}
+
+// answerBad answers a message jsonrpc2 could not decode, as JSON-RPC 2.0
+// prescribes: -32700 with a null id when the body is not JSON, -32600 (with
+// the message's id when it has a usable one) when it is JSON but no message.
+func (s *stream) answerBad(body []byte, cause error) {
+	code, message := jsonrpc2.ParseError, "parse error: the message body is not JSON"
+	id := json.RawMessage("null")
+	if json.Valid(body) {
+		code, message = jsonrpc2.InvalidRequest, "invalid request: "+cause.Error()
+		var probe struct {
+			ID json.RawMessage `json:"id"`
+		}
+		if json.Unmarshal(body, &probe) == nil && len(probe.ID) > 0 &&
+			(probe.ID[0] == '"' || probe.ID[0] == '-' || (probe.ID[0] >= '0' && probe.ID[0] <= '9')) {
+			id = probe.ID
+		}
+	}
+	s.logger.Warn("bad message", zap.Int64("code", int64(code)), zap.Error(cause))
+	data, err := json.Marshal(struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Error   *jsonrpc2.Error `json:"error"`
+	}{"2.0", id, jsonrpc2.NewError(code, message)})
+	if err != nil {
+		s.logger.Error("encoding an error answer", zap.Error(err))
+		return
+	}
+	s.writeMu.Lock()
+	defer s.writeMu.Unlock()
+	if _, err := fmt.Fprintf(s.conn, "Content-Length: %d\r\n\r\n%s", len(data), data); err != nil {
+		s.logger.Warn("writing an error answer", zap.Error(err))
+	}
+}
+
+// isHeaderLine reports whether line looks like "Name: value" with a token name.
+func isHeaderLine(line string) bool {
+	name, _, ok := strings.Cut(line, ":")
+	if !ok || name == "" {
+		return false
+	}
+	for _, r := range name {
+		if !(r == '-' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// indexFold is bytes.Index ignoring ASCII case of needle (given in lower case).
+func indexFold(b []byte, needle string) int {
+	n := len(needle)
+	for i := 0; i+n <= len(b); i++ {
+		if c := b[i]; c != needle[0] && c+('a'-'A') != needle[0] {
+			continue
+		}
+		if strings.EqualFold(string(b[i:i+n]), needle) {
+			return i
+		}
+	}
+	return -1
+}

@@ -1,0 +1,93 @@
+package lsp
+
+import (
+	"context"
+	"path"
+	"strings"
+	"unicode/utf8"
+
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+	"go.uber.org/zap"
+
+	"runls/retriever"
+)
+
+// maxSymbolName is how many characters of a piece a symbol's name shows.
+const maxSymbolName = 100
+
+// Symbols answers workspace/symbol: the query ranked against every indexed
+// piece, without the request filters (spec §9).
+func (h handlers) Symbols(ctx context.Context, params *protocol.WorkspaceSymbolParams) ([]protocol.SymbolInformation, error) {
+	s := h.s
+	g := s.acquire()
+	defer g.release()
+	if g == nil || g.engine == nil {
+		return []protocol.SymbolInformation{}, nil
+	}
+	if !g.isReady() {
+		p := s.fromClient(ctx, params.WorkDoneToken, "runls: waiting for indexing")
+		err := g.waitReady(ctx)
+		p.end(ctx, "")
+		if err != nil {
+			return nil, err
+		}
+	}
+	res, err := g.engine.Symbols(ctx, params.Query, 0)
+	if err != nil {
+		return nil, requestError(err)
+	}
+	out := make([]protocol.SymbolInformation, 0, len(res.Items))
+	for _, it := range res.Items {
+		out = append(out, toSymbol(it))
+	}
+	s.logger.Debug("workspace/symbol", zap.Int("symbols", len(out)))
+	return out, nil
+}
+
+func toSymbol(it retriever.Item) protocol.SymbolInformation {
+	r := it.Location.Range
+	return protocol.SymbolInformation{
+		Name: symbolName(it.Text),
+		Kind: protocol.SymbolKindString,
+		Location: protocol.Location{
+			URI: uri.URI(it.Location.URI),
+			Range: protocol.Range{
+				Start: protocol.Position{Line: uint32(r.Start.Line), Character: uint32(r.Start.Character)},
+				End:   protocol.Position{Line: uint32(r.End.Line), Character: uint32(r.End.Character)},
+			},
+		},
+		ContainerName: containerName(it),
+	}
+}
+
+// symbolName shortens a piece for display: white space runs become one
+// space, and a long text is cut with an ellipsis.
+func symbolName(text string) string {
+	name := strings.Join(strings.Fields(text), " ")
+	if utf8.RuneCountInString(name) > maxSymbolName {
+		runes := []rune(name)
+		name = strings.TrimSpace(string(runes[:maxSymbolName-1])) + "…"
+	}
+	if name == "" {
+		name = "(blank)" // LSP requires a non-empty name
+	}
+	return name
+}
+
+// containerName names episode, agent, the file within the agent's folder and
+// the conversation: "episode-2 · alice · chat.history · conv-7".
+func containerName(it retriever.Item) string {
+	parts := []string{it.Episode, it.Agent}
+	file := it.File
+	if prefix := path.Join(it.Episode, it.Agent) + "/"; strings.HasPrefix(file, prefix) {
+		file = strings.TrimPrefix(file, prefix)
+	}
+	if file != "" {
+		parts = append(parts, file)
+	}
+	if it.Conversation != nil {
+		parts = append(parts, *it.Conversation)
+	}
+	return strings.Join(parts, " · ")
+}
