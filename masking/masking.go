@@ -5,7 +5,20 @@
 // A Masker only finds spans; Apply rewrites a text and keeps the mapping from
 // masked to original positions, so that piece ranges still point at the
 // characters in the file as written.
+//
+// Three maskers are offered: NoOp (masking off), NewPathRedactor (paths only),
+// NewCredentialMasker (credentials only) and HidingOutside, which is both. The
+// placeholders they write (PathPlaceholder, SecretPlaceholder) match no rule,
+// and every masker here is idempotent: masking masked text finds nothing new.
 package masking
+
+import "sort"
+
+// Placeholders shown instead of what is hidden.
+const (
+	PathPlaceholder   = "<path>"
+	SecretPlaceholder = "<secret>"
+)
 
 // Span is a part of a text to hide: bytes [Start, End) are shown as Placeholder.
 type Span struct {
@@ -31,6 +44,27 @@ type noOp struct{}
 
 func (noOp) Mask(string) ([]Span, int) { return nil, -1 }
 
+// HidingOutside returns the masker of spec §8: local paths outside runFolder
+// become PathPlaceholder, credentials SecretPlaceholder.
+func HidingOutside(runFolder string) Masker {
+	return &hidingOutside{paths: NewPathRedactor(runFolder), creds: NewCredentialMasker()}
+}
+
+type hidingOutside struct {
+	paths *PathRedactor
+	creds *CredentialMasker
+}
+
+func (h *hidingOutside) Mask(text string) ([]Span, int) {
+	return stabilise(text, h.find)
+}
+
+func (h *hidingOutside) find(text string, out []Span) ([]Span, int) {
+	out, open := h.creds.find(text, out)
+	out, _ = h.paths.find(text, out)
+	return out, open
+}
+
 // Mapping maps byte offsets of a masked text back to the original text.
 type Mapping struct {
 	// pairs of (masked offset, original offset) at each span boundary, ascending.
@@ -40,7 +74,9 @@ type Mapping struct {
 type mark struct{ masked, original int }
 
 // Apply rewrites text with spans (sorted, not overlapping, within text) and
-// returns the masked text with its mapping to the original.
+// returns the masked text with its mapping to the original. A span that breaks
+// those conditions (out of order, overlapping the one before, out of bounds) is
+// ignored rather than trusted, so a faulty masker cannot crash the engine.
 func Apply(text string, spans []Span) (string, Mapping) {
 	if len(spans) == 0 {
 		return text, Mapping{}
@@ -49,6 +85,9 @@ func Apply(text string, spans []Span) (string, Mapping) {
 	var m Mapping
 	prev := 0
 	for _, s := range spans {
+		if s.Start < prev || s.End < s.Start || s.End > len(text) {
+			continue
+		}
 		out = append(out, text[prev:s.Start]...)
 		m.marks = append(m.marks, mark{len(out), s.Start})
 		out = append(out, s.Placeholder...)
@@ -64,17 +103,122 @@ func Apply(text string, spans []Span) (string, Mapping) {
 // a placeholder to the end of the span, so a range that covers a placeholder
 // covers what it hides.
 func (m Mapping) Original(off int) int {
-	// marks come in (start, end) pairs per span.
-	delta := 0
-	for i := 0; i+1 < len(m.marks); i += 2 {
-		start, end := m.marks[i], m.marks[i+1]
-		if off < start.masked {
+	i, inside := m.find(off)
+	if inside {
+		return m.marks[i].original
+	}
+	return off + m.delta(i)
+}
+
+// OriginalRange maps the masked range [start, end) to the smallest original
+// range that covers it: a start inside a placeholder maps to the start of the
+// span it hides, an end inside one to the end of that span (Original alone
+// would map such an end to the span's start and lose the hidden part).
+func (m Mapping) OriginalRange(start, end int) (int, int) {
+	s := m.Original(start)
+	i, inside := m.find(end)
+	if inside && end > m.marks[i].masked {
+		return s, m.marks[i+1].original
+	}
+	return s, m.Original(end)
+}
+
+// find returns the index of the pair (start mark) of the first span whose
+// placeholder ends after off, and whether off lies in that placeholder
+// (start <= off < end). When off is past every placeholder, i is len(marks).
+func (m Mapping) find(off int) (int, bool) {
+	n := len(m.marks) / 2
+	k := sort.Search(n, func(k int) bool { return m.marks[2*k+1].masked > off })
+	i := 2 * k
+	if k < n && off >= m.marks[i].masked {
+		return i, true
+	}
+	return i, false
+}
+
+// delta is the original-minus-masked shift in effect before the pair at i.
+func (m Mapping) delta(i int) int {
+	if i == 0 {
+		return 0
+	}
+	end := m.marks[i-1]
+	return end.original - end.masked
+}
+
+// finder finds the raw spans of one pass over text, appending to out; they may
+// be unsorted and overlap. open is as in Masker.Mask.
+type finder func(text string, out []Span) ([]Span, int)
+
+// maxPasses bounds stabilise; each pass only grows what is hidden, and in
+// practice the second pass finds nothing.
+const maxPasses = 8
+
+// stabilise runs find, merges its spans, and masks the masked text again until
+// nothing new is found, mapping what the later passes find back onto the
+// original. Hiding one thing can expose another to a rule (text that follows a
+// placeholder starts a new token), so this is what makes masking idempotent
+// whatever the rules are.
+func stabilise(text string, find finder) ([]Span, int) {
+	raw, open := find(text, nil)
+	if len(raw) == 0 {
+		return nil, -1
+	}
+	spans := merge(raw)
+	for pass := 1; pass < maxPasses; pass++ {
+		masked, mp := Apply(text, spans)
+		more, moreOpen := find(masked, nil)
+		if len(more) == 0 {
 			break
 		}
-		if off < end.masked {
-			return start.original
+		for _, s := range more {
+			s.Start, s.End = mp.OriginalRange(s.Start, s.End)
+			spans = append(spans, s)
 		}
-		delta = end.original - end.masked
+		if moreOpen >= 0 {
+			if o := mp.Original(moreOpen); open < 0 || o < open {
+				open = o
+			}
+		}
+		spans = merge(spans)
 	}
-	return off + delta
+	if open >= 0 {
+		// A merge may have widened the open block's span to the left; the engine
+		// must mask again from where that span starts.
+		for _, s := range spans {
+			if s.Start <= open && open < s.End {
+				open = s.Start
+				break
+			}
+		}
+	}
+	return spans, open
+}
+
+// merge sorts spans and joins those that overlap; a joined span shows
+// SecretPlaceholder when any part of it was a secret. Empty spans are dropped.
+func merge(spans []Span) []Span {
+	sort.Slice(spans, func(i, j int) bool {
+		if spans[i].Start != spans[j].Start {
+			return spans[i].Start < spans[j].Start
+		}
+		return spans[i].End > spans[j].End
+	})
+	out := spans[:0]
+	for _, s := range spans {
+		if s.End <= s.Start {
+			continue
+		}
+		if n := len(out); n > 0 && s.Start < out[n-1].End {
+			last := &out[n-1]
+			if s.End > last.End {
+				last.End = s.End
+			}
+			if s.Placeholder == SecretPlaceholder {
+				last.Placeholder = SecretPlaceholder
+			}
+			continue
+		}
+		out = append(out, s)
+	}
+	return out
 }

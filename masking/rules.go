@@ -1,0 +1,397 @@
+package masking
+
+import (
+	"regexp"
+	"strings"
+)
+
+// ruleSpec is one credential rule as written: the table below is the whole
+// credential rule set. The rules are modelled on those of gitleaks
+// (cmd/generate/config/rules) and trufflehog's detectors, trading a few of
+// their checks (entropy, verification) for cheap shape checks.
+type ruleSpec struct {
+	name string
+	// keywords: every match contains one of them. They are the cheap pre-filter:
+	// the regular expression runs only on a line where a keyword occurs.
+	keywords []string
+	// fold: keywords match ASCII case-insensitively.
+	fold bool
+	// pattern is compiled once, when the package is initialised.
+	pattern string
+	// hide lists the submatch groups to hide, the first that took part in the
+	// match; empty: the whole match.
+	hide []int
+	// openGroup, when not 0, is a group that is absent when the match runs to
+	// the end of text because its block is not closed yet (PEM).
+	openGroup int
+	// multiline: a match may run past the keyword's line, to the end of text.
+	multiline bool
+	// accept, when set, vets a match (gitleaks' allowlists and entropy checks);
+	// sub[i] is the text of group i, "" when it took no part.
+	accept func(sub []string) bool
+}
+
+// ruleTable is the credential rule set. Every entry has a test table of
+// positive and negative examples in rules_test.go.
+var ruleTable = []ruleSpec{
+	{
+		name:      "private-key-pem",
+		keywords:  []string{"-----BEGIN"},
+		pattern:   `-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----(?s:.*?)(?:(-----END[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----)|\z)`,
+		openGroup: 1,
+		multiline: true,
+	},
+	{
+		name:     "aws-access-key-id",
+		keywords: []string{"AKIA", "ASIA", "ABIA", "ACCA", "A3T"},
+		pattern:  `\b(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b`,
+	},
+	{
+		name:     "aws-secret-access-key",
+		keywords: []string{"aws"},
+		fold:     true,
+		pattern:  `(?i)aws_?(?:secret_?(?:access_?)?key|sk)(?:\\?["'])?\s*(?:=|:|=>)\s*(?:\\?["'])?([A-Za-z0-9/+=]{40})(?:[^A-Za-z0-9/+=]|$)`,
+		hide:     []int{1},
+	},
+	{
+		name:     "github-token",
+		keywords: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_"},
+		pattern:  `\bgh[pousr]_[A-Za-z0-9]{36,255}\b`,
+	},
+	{
+		name:     "github-fine-grained-pat",
+		keywords: []string{"github_pat_"},
+		pattern:  `\bgithub_pat_[A-Za-z0-9_]{22,255}\b`,
+	},
+	{
+		name:     "gitlab-token",
+		keywords: []string{"glpat-", "glptt-", "gldt-", "glrt-", "glcbt-", "glft-", "glsoat-", "glimt-"},
+		pattern:  `\bgl(?:pat|ptt|dt|rt|cbt|ft|soat|imt)-[A-Za-z0-9_-]{20,}`,
+	},
+	{
+		name:     "npm-token",
+		keywords: []string{"npm_"},
+		pattern:  `\bnpm_[A-Za-z0-9]{36}\b`,
+	},
+	{
+		name:     "slack-token",
+		keywords: []string{"xoxa-", "xoxb-", "xoxp-", "xoxo-", "xoxs-", "xoxr-", "xoxe-", "xoxe.", "xapp-"},
+		pattern:  `\b(?:xox[abposre]|xoxe\.xox[bp]|xapp)-[A-Za-z0-9-]{10,}`,
+		accept:   func(sub []string) bool { return hasDigit(sub[0]) },
+	},
+	{
+		name:     "slack-webhook",
+		keywords: []string{"hooks.slack.com"},
+		pattern:  `hooks\.slack\.com/(?:services|workflows|triggers)/([A-Za-z0-9+/_-]{20,})`,
+		hide:     []int{1},
+	},
+	{
+		name:     "discord-webhook",
+		keywords: []string{"/api/webhooks/"},
+		pattern:  `(?i)discord(?:app)?\.com/api/webhooks/([0-9]{5,}/[A-Za-z0-9_-]{20,})`,
+		hide:     []int{1},
+	},
+	{
+		name:     "telegram-bot-token",
+		keywords: []string{":AA"},
+		pattern:  `\b[0-9]{8,10}:AA[A-Za-z0-9_-]{33}\b`,
+	},
+	{
+		name:     "anthropic-api-key",
+		keywords: []string{"sk-ant-"},
+		pattern:  `\bsk-ant-[A-Za-z0-9_-]{20,}`,
+	},
+	{
+		name:     "openai-api-key",
+		keywords: []string{"sk-"},
+		pattern:  `\bsk-[A-Za-z0-9_-]{20,}`,
+		accept:   func(sub []string) bool { return hasDigit(sub[0][3:]) && classes(sub[0][3:]) >= 2 },
+	},
+	{
+		name:     "google-api-key",
+		keywords: []string{"AIza"},
+		pattern:  `\bAIza[0-9A-Za-z_-]{35}`,
+	},
+	{
+		name:     "huggingface-token",
+		keywords: []string{"hf_"},
+		pattern:  `\bhf_[A-Za-z0-9]{34,}\b`,
+	},
+	{
+		name:     "groq-api-key",
+		keywords: []string{"gsk_"},
+		pattern:  `\bgsk_[A-Za-z0-9]{48,}\b`,
+	},
+	{
+		name:     "xai-api-key",
+		keywords: []string{"xai-"},
+		pattern:  `\bxai-[A-Za-z0-9]{70,}\b`,
+	},
+	{
+		name:     "stripe-secret-key",
+		keywords: []string{"_live_", "_test_"},
+		pattern:  `\b[rs]k_(?:live|test)_[A-Za-z0-9]{20,}\b`,
+	},
+	{
+		name:     "sendgrid-api-key",
+		keywords: []string{"SG."},
+		pattern:  `\bSG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}`,
+	},
+	{
+		name:     "jwt",
+		keywords: []string{"eyJ"},
+		pattern:  `\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]*`,
+	},
+	{
+		name:     "authorization-header",
+		keywords: []string{"authorization"},
+		fold:     true,
+		pattern: `(?i)\bauthorization(?:\\?["'])?\s*[:=]\s*(?:\\?["'])?(?:` +
+			`(?:bearer|basic|token|bot|digest|apikey|sso-key|negotiate)\s+([^\s"'\\,;<>]+)|([^\s"'\\,;<>]+))`,
+		hide: []int{1, 2},
+		accept: func(sub []string) bool {
+			if sub[1] != "" {
+				return true
+			}
+			return !isAuthScheme(sub[2]) && len(sub[2]) >= 8 && classes(sub[2]) >= 2
+		},
+	},
+	{
+		name:     "bearer-token",
+		keywords: []string{"bearer"},
+		fold:     true,
+		pattern:  `(?i)\bbearer\s+([A-Za-z0-9._~+/-]{16,}=*)`,
+		hide:     []int{1},
+		accept:   func(sub []string) bool { return classes(sub[1]) >= 2 },
+	},
+	{
+		name:     "url-password",
+		keywords: []string{"@"},
+		pattern:  `\b[A-Za-z][A-Za-z0-9+.-]*://[^\s/?#@:]*:([^\s/?#<>]+)@`,
+		hide:     []int{1},
+	},
+	{
+		name:     "secret-assignment",
+		keywords: []string{"pass", "pwd", "secret", "token", "key", "auth", "credential"},
+		fold:     true,
+		pattern: `(?i)([a-z0-9_.-]*(?:pass|pwd|secret|token|key|auth|credential)[a-z0-9_.-]*)` +
+			`(?:\\?["'])?[ \t]*(?::=|=>|==?|:)[ \t]*` +
+			`(?:\\?"((?:\\[^"]|[^"\\\r\n])*)|'([^'\r\n]*)'|([^\s"'<>,;&(){}\[\]=][^\s"'<>,;&(){}\[\]]*))`,
+		hide:   []int{2, 3, 4},
+		accept: acceptAssignment,
+	},
+	{
+		name:     "cli-secret-flag",
+		keywords: []string{"-pass", "-pwd", "-token", "-secret", "-key", "-api-key", "-auth"},
+		fold:     true,
+		pattern: `(?i)(?:^|\s)--?(?:[a-z0-9]+-)*(?:password|passwd|pass|pwd|token|secret|api-?key|access-key|auth-token)` +
+			`(?:=|\s+)("[^"]*"|'[^']*'|[^\s"'<>-][^\s"'<>]*)`,
+		hide:   []int{1},
+		accept: func(sub []string) bool { return !isPlaceholderValue(strings.Trim(sub[1], `"'`)) },
+	},
+}
+
+// rule is a compiled ruleSpec.
+type rule struct {
+	ruleSpec
+	re *regexp.Regexp
+}
+
+// compiledRules is built once when the package is initialised and never
+// changed after: every CredentialMasker shares it read-only.
+var compiledRules = compileRules(ruleTable)
+
+func compileRules(specs []ruleSpec) []rule {
+	if len(specs) > maxRules {
+		panic("masking: more rules than maxRules") // a programming error, caught by every test run
+	}
+	rules := make([]rule, len(specs))
+	for i, s := range specs {
+		rules[i] = rule{ruleSpec: s, re: regexp.MustCompile(s.pattern)}
+	}
+	return rules
+}
+
+// acceptAssignment vets a `key = value` match: the key must name a secret (by
+// its words, so that max_tokens and tokenizer do not), and the value must look
+// like one rather than a reference, a null, a number or a word.
+func acceptAssignment(sub []string) bool {
+	value := sub[2] + sub[3] + sub[4]
+	class := secretKeyClass(sub[1])
+	if class == keyNone || isPlaceholderValue(value) {
+		return false
+	}
+	if class == keyPassword {
+		return true
+	}
+	if class == keyPwd && (strings.HasPrefix(value, "/") || strings.HasPrefix(value, "~")) {
+		return false // PWD=/home/x is the working folder (the path rule sees to it)
+	}
+	return len(value) >= 8 && classes(value) >= 2 && !allDigits(value)
+}
+
+type keyClass int
+
+const (
+	keyNone     keyClass = iota
+	keyPassword          // any value is a secret
+	keyPwd               // a password, unless the value is a path (PWD)
+	keyToken             // a secret when the value looks random
+)
+
+// notSecretLast are last key words that say the value is about a secret, not
+// the secret itself (token_type, password_file, api_key_name).
+var notSecretLast = map[string]bool{
+	"url": true, "uri": true, "endpoint": true, "type": true, "expires": true, "expiry": true,
+	"expiration": true, "count": true, "limit": true, "max": true, "min": true, "id": true,
+	"name": true, "file": true, "path": true, "dir": true, "length": true, "len": true,
+	"size": true, "usage": true, "used": true, "enabled": true, "required": true, "method": true,
+	"header": true, "prefix": true, "field": true, "env": true, "var": true, "hint": true,
+	"policy": true, "rotation": true, "ttl": true, "format": true, "mode": true, "set": true,
+}
+
+// secretKeyWords are key words that name a secret on their own; secretKeyPairs
+// are two adjacent words that do (api key, access key).
+var (
+	secretKeyWords = map[string]keyClass{
+		"password": keyPassword, "passwd": keyPassword, "passphrase": keyPassword, "pwd": keyPwd,
+		"secret": keyToken, "secrets": keyToken, "token": keyToken, "auth": keyToken,
+		"credential": keyToken, "credentials": keyToken, "apikey": keyToken, "accesskey": keyToken,
+		"secretkey": keyToken, "privatekey": keyToken, "accountkey": keyToken,
+		"clientsecret": keyToken, "accesstoken": keyToken, "refreshtoken": keyToken,
+		"authtoken": keyToken, "sessiontoken": keyToken, "apitoken": keyToken,
+	}
+	secretKeyPairs = map[[2]string]bool{
+		{"api", "key"}: true, {"access", "key"}: true, {"private", "key"}: true,
+		{"account", "key"}: true, {"session", "key"}: true, {"signing", "key"}: true,
+		{"encryption", "key"}: true, {"master", "key"}: true, {"shared", "key"}: true,
+	}
+)
+
+// secretKeyClass tells whether a key (DB_PASSWORD, apiKey, x-api-key) names a secret.
+func secretKeyClass(key string) keyClass {
+	words := keyWords(key)
+	if len(words) == 0 || notSecretLast[words[len(words)-1]] {
+		return keyNone
+	}
+	best := keyNone
+	for i, w := range words {
+		c, ok := secretKeyWords[w]
+		switch {
+		case ok:
+		case strings.Contains(w, "password") || strings.Contains(w, "passwd"):
+			c = keyPassword // dbpassword, mysqlpasswd
+		case w == "pass" && len(words) > 1:
+			c = keyPassword // db_pass, but not "--- PASS: TestX"
+		case i > 0 && secretKeyPairs[[2]string{words[i-1], w}]:
+			c = keyToken
+		default:
+			continue
+		}
+		if c == keyPwd && len(words) > 1 {
+			c = keyPassword // db_pwd
+		}
+		if best == keyNone || c < best {
+			best = c
+		}
+	}
+	return best
+}
+
+// keyWords splits a key into lower-case words at separators and at case changes
+// (APIKey -> api, key; dbPassword -> db, password).
+func keyWords(key string) []string {
+	var words []string
+	start := -1
+	flush := func(end int) {
+		if start >= 0 && end > start {
+			words = append(words, strings.ToLower(key[start:end]))
+		}
+		start = -1
+	}
+	for i := 0; i < len(key); i++ {
+		b := key[i]
+		if !isAlnum(b) {
+			flush(i)
+			continue
+		}
+		if start < 0 {
+			start = i
+			continue
+		}
+		prev := key[i-1]
+		upper := b >= 'A' && b <= 'Z'
+		if upper && prev >= 'a' && prev <= 'z' ||
+			upper && prev >= 'A' && prev <= 'Z' && i+1 < len(key) && key[i+1] >= 'a' && key[i+1] <= 'z' {
+			flush(i)
+			start = i
+		}
+	}
+	flush(len(key))
+	return words
+}
+
+// isPlaceholderValue reports values that are not secrets but stand for one: empty,
+// null-like, a variable reference, a template, a mask (****), or a placeholder
+// such as <secret> (which keeps masking idempotent).
+func isPlaceholderValue(v string) bool {
+	if v == "" || strings.HasPrefix(v, "<") || strings.HasPrefix(v, "${") || strings.HasPrefix(v, "{{") ||
+		strings.HasPrefix(v, "%(") {
+		return true
+	}
+	switch strings.ToLower(v) {
+	case "null", "none", "nil", "true", "false", "undefined", "empty", "required", "optional", "redacted", "hidden":
+		return true
+	}
+	if v[0] == '$' && len(v) > 1 && isEnvName(v[1:]) {
+		return true
+	}
+	return strings.Count(v, v[:1]) == len(v) && (v[0] == '*' || v[0] == 'x' || v[0] == 'X' || v[0] == '.')
+}
+
+func isEnvName(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if !isAlnum(s[i]) && s[i] != '_' {
+			return false
+		}
+	}
+	return true
+}
+
+func isAuthScheme(v string) bool {
+	switch strings.ToLower(v) {
+	case "bearer", "basic", "token", "bot", "digest", "apikey", "sso-key", "negotiate":
+		return true
+	}
+	return false
+}
+
+// classes counts the character classes (lower, upper, digit, other) in s: a
+// random token has several, a word or a number one.
+func classes(s string) int {
+	var lower, upper, digit, other int
+	for i := 0; i < len(s); i++ {
+		switch b := s[i]; {
+		case b >= 'a' && b <= 'z':
+			lower = 1
+		case b >= 'A' && b <= 'Z':
+			upper = 1
+		case b >= '0' && b <= '9':
+			digit = 1
+		default:
+			other = 1
+		}
+	}
+	return lower + upper + digit + other
+}
+
+func hasDigit(s string) bool { return strings.ContainsAny(s, "0123456789") }
+
+func allDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
