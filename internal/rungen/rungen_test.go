@@ -17,9 +17,10 @@ import (
 	"unicode/utf8"
 )
 
-// goldenHash is the hash of the run of goldenOpts. Benchmark caches and published
-// figures are keyed by seed and size, so a change of the generator's output must be
-// deliberate: when you change it on purpose, put the new hash here.
+// goldenHashValue is the hash of the run of goldenOpts, for the current Version.
+// Cached runs and published figures are keyed by Version, seed and size, so a change
+// of the generator's output must be deliberate: when you change it on purpose, put
+// the new hash here and increase Version.
 const goldenHashValue = "20e7a93810f207c684e95e360e904b9e743dbdefcd791b72f893f42f1ee828e7"
 
 var goldenOpts = Options{Bytes: 256 << 10, Seed: 42, Episodes: 3, Agents: 2}
@@ -98,7 +99,7 @@ func TestGoldenHash(t *testing.T) {
 	if h != goldenHashValue {
 		t.Errorf("the run of %+v changed: hash %s, want %s.\n"+
 			"If the generator changed on purpose, set goldenHashValue to the new hash "+
-			"(and drop cached runs under /tmp/runls-bench).", goldenOpts, h, goldenHashValue)
+			"and increase Version (so cached runs are not reused).", goldenOpts, h, goldenHashValue)
 	}
 }
 
@@ -114,6 +115,9 @@ func TestSizeAndStats(t *testing.T) {
 		if total < size || total > size+size/20+int64(st.Files)*4096 {
 			t.Errorf("size %d: wrote %d bytes", size, total)
 		}
+		if lines := countLines(t, dir); lines != st.Lines {
+			t.Errorf("size %d: Stats.Lines %d, files hold %d", size, st.Lines, lines)
+		}
 		if st.Episodes != 10 || st.Agents != 40 {
 			t.Errorf("size %d: stats %+v, want the default 10 episodes of 4 agents", size, st)
 		}
@@ -121,6 +125,62 @@ func TestSizeAndStats(t *testing.T) {
 		if st.Files != 163 {
 			t.Errorf("size %d: %d files, want 163", size, st.Files)
 		}
+	}
+}
+
+func countLines(t *testing.T, dir string) int64 {
+	t.Helper()
+	var n int64
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		n += int64(bytes.Count(b, []byte("\n")))
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func TestCached(t *testing.T) {
+	cache := t.TempDir()
+	opts := Options{Bytes: 128 << 10, Seed: 9, Episodes: 2, Agents: 2}
+	dir1, err := Cached(context.Background(), cache, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h1, _ := hashRun(t, dir1)
+	// A second call reuses the run: a marker file written into it survives.
+	marker := filepath.Join(dir1, "marker")
+	if err := os.WriteFile(marker, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dir2, err := Cached(context.Background(), cache, opts)
+	if err != nil || dir2 != dir1 {
+		t.Fatalf("second call: %q, %v; want %q", dir2, err, dir1)
+	}
+	if _, err := os.Stat(marker); err != nil {
+		t.Errorf("second call regenerated the run")
+	}
+	os.Remove(marker)
+	// Other options: another run, and the same bytes as Generate writes.
+	opts.Seed = 10
+	dir3, err := Cached(context.Background(), cache, opts)
+	if err != nil || dir3 == dir1 {
+		t.Fatalf("other seed: %q, %v", dir3, err)
+	}
+	dir4, _ := generate(t, opts)
+	h3, _ := hashRun(t, dir3)
+	h4, _ := hashRun(t, dir4)
+	if h3 != h4 || h3 == h1 {
+		t.Errorf("cached run differs from Generate's, or seeds 9 and 10 agree")
+	}
+	entries, _ := os.ReadDir(cache)
+	if len(entries) != 2 {
+		t.Errorf("cache holds %d entries, want the 2 runs (no temporary folders left)", len(entries))
 	}
 }
 
