@@ -3,64 +3,380 @@ package retriever
 import (
 	"context"
 	"errors"
+	"fmt"
+	"hash/maphash"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"go.uber.org/zap"
+
+	"runls/masking"
 )
 
-// Interpreter is a configured record interpreter: rules tried in order (spec §3).
-type Interpreter struct{}
+// Index follows and indexes one run folder. It is safe for concurrent use:
+// searches read a committed state under a read lock, and an update builds
+// outside the lock and commits each file whole under the write lock, so a
+// search never sees half of a file's update.
+type Index struct {
+	root        string // real path
+	fsys        *os.Root
+	interpreter *Interpreter
+	masker      masking.Masker
+	log         *zap.Logger
+	maxDiags    int
+	seed        maphash.Seed
+	workers     int
 
-// ParseInterpreter loads rules from JSON ({"rules": [...]}); a bad rule is an error naming it.
-func ParseInterpreter(data []byte) (*Interpreter, error) { return nil, errNotYet }
+	refreshMu sync.Mutex // one update at a time
 
-// Index follows and indexes one run folder. It is safe for concurrent use.
-type Index struct{ root string }
+	mu       sync.RWMutex
+	files    map[string]*fileState // by slash path relative to the root
+	byID     []*fileState          // by id; nil once removed
+	segments []*segment
+	agents   []string
+	agentIDs map[string]uint32
+	stats    []agentStats    // by agent id
+	episodes map[string]bool // episode folder names, agents or not
+	nextID   uint32
 
-var errNotYet = errors.New("retriever: not built yet")
+	dictMu  sync.RWMutex
+	dict    map[string]uint32
+	convMu  sync.Mutex
+	convs   []string
+	convIDs map[string]uint32
+	indexed atomic.Bool // a first full update has finished
+
+	warnedMu sync.Mutex
+	warned   map[string]bool // links and folders warned about
+
+	subsMu sync.Mutex
+	subs   []func(Changes)
+
+	bytesRead  atomic.Int64 // content bytes read through the engine's reader
+	checkBytes atomic.Int64 // bytes read to tell a rewrite
+}
+
+// agentStats are one agent's BM25 statistics over its indexed pieces.
+type agentStats struct {
+	docs  int64
+	terms int64
+	df    []uint32 // by global term id
+}
 
 // Open resolves the run folder's real path and checks that it is a folder.
 // It reads no file: the first Refresh or Search indexes.
-func Open(ctx context.Context, opts Options) (*Index, error) { return nil, errNotYet }
+func Open(ctx context.Context, opts Options) (*Index, error) {
+	if opts.Root == "" {
+		return nil, errors.New("open run folder: no path given")
+	}
+	real, err := filepath.EvalSymlinks(opts.Root)
+	if err != nil {
+		return nil, fmt.Errorf("open run folder: %w", err)
+	}
+	real, err = filepath.Abs(real)
+	if err != nil {
+		return nil, fmt.Errorf("open run folder: %w", err)
+	}
+	st, err := os.Stat(real)
+	if err != nil {
+		return nil, fmt.Errorf("open run folder: %w", err)
+	}
+	if !st.IsDir() {
+		return nil, fmt.Errorf("open run folder %s: not a folder", opts.Root)
+	}
+	fsys, err := os.OpenRoot(real)
+	if err != nil {
+		return nil, fmt.Errorf("open run folder: %w", err)
+	}
+	ix := &Index{
+		root:        real,
+		fsys:        fsys,
+		interpreter: opts.Interpreter,
+		masker:      opts.Masker,
+		log:         opts.Logger,
+		maxDiags:    opts.MaxDiagnosticsPerFile,
+		seed:        maphash.MakeSeed(),
+		workers:     min(runtime.GOMAXPROCS(0), 8),
+		files:       map[string]*fileState{},
+		agentIDs:    map[string]uint32{},
+		episodes:    map[string]bool{},
+		dict:        map[string]uint32{},
+		convIDs:     map[string]uint32{},
+		warned:      map[string]bool{},
+	}
+	if ix.log == nil {
+		ix.log = zap.NewNop()
+	}
+	if ix.maxDiags <= 0 {
+		ix.maxDiags = DefaultMaxDiagnostics
+	}
+	if ix.masker == masking.NoOp() {
+		ix.masker = nil
+	}
+	ix.convID("-")
+	return ix, nil
+}
 
 // Root is the real path of the run folder.
 func (ix *Index) Root() string { return ix.root }
 
+// Close releases the index's open folder.
+func (ix *Index) Close() error { return ix.fsys.Close() }
+
 // IsRunFolder reports whether the root holds at least one episode-N folder.
-func (ix *Index) IsRunFolder() bool { return false }
+func (ix *Index) IsRunFolder() bool {
+	entries, err := os.ReadDir(ix.root)
+	if err != nil {
+		return false
+	}
+	for _, e := range entries {
+		if _, ok := EpisodeNumber(e.Name()); ok && e.IsDir() {
+			return true
+		}
+	}
+	return false
+}
+
+// BytesRead reports the content bytes the index has read from files, and the
+// bytes it read only to tell whether a file was rewritten.
+func (ix *Index) BytesRead() (content, checks int64) {
+	return ix.bytesRead.Load(), ix.checkBytes.Load()
+}
 
 // Refresh brings the index up to date with the files, reporting progress.
 func (ix *Index) Refresh(ctx context.Context, progress func(Progress)) (Changes, error) {
-	return Changes{}, errNotYet
+	ix.refreshMu.Lock()
+	defer ix.refreshMu.Unlock()
+	found, episodes, err := ix.discover()
+	if err != nil {
+		return Changes{}, err
+	}
+	ix.mu.RLock()
+	known := ix.files
+	ix.mu.RUnlock()
+
+	var tasks []*task
+	var changed []string
+	var total int64
+	for rel, c := range found {
+		old := known[rel]
+		t := ix.plan(old, c)
+		if t == nil {
+			continue
+		}
+		tasks = append(tasks, t)
+		total += t.size - t.from
+	}
+	var removed []*fileState
+	for rel, old := range known {
+		if _, ok := found[rel]; !ok {
+			removed = append(removed, old)
+		}
+	}
+	// Larger files first, so that the workers finish together.
+	slices.SortFunc(tasks, func(a, b *task) int { return int((b.size - b.from) - (a.size - a.from)) })
+
+	var done atomic.Int64
+	var filesDone atomic.Int64
+	report := func() {
+		if progress != nil {
+			progress(Progress{FilesDone: int(filesDone.Load()), FilesTotal: len(tasks), BytesDone: done.Load(), BytesTotal: total})
+		}
+	}
+	report()
+
+	ch := make(chan *task)
+	var wg sync.WaitGroup
+	var commitMu sync.Mutex // serializes commits of workers
+	var changedMu sync.Mutex
+	for w := 0; w < ix.workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			b := newBuilder()
+			var pend []*update
+			flush := func() {
+				if len(pend) == 0 {
+					return
+				}
+				commitMu.Lock()
+				ix.commit(b, pend, nil, episodes)
+				commitMu.Unlock()
+				changedMu.Lock()
+				for _, u := range pend {
+					if u.next != nil && u.next.form.IsRecord() {
+						changed = append(changed, u.next.abs)
+					}
+				}
+				changedMu.Unlock()
+				b = newBuilder()
+				pend = nil
+			}
+			for t := range ch {
+				if ctx.Err() != nil {
+					continue
+				}
+				u := ix.read(t, b)
+				done.Add(t.size - t.from)
+				filesDone.Add(1)
+				if u != nil {
+					pend = append(pend, u)
+				}
+				if b.inputBytes > 32<<20 || len(b.seg.hash) > 1<<20 {
+					flush()
+				}
+				report()
+			}
+			flush()
+		}()
+	}
+	for _, t := range tasks {
+		ch <- t
+	}
+	close(ch)
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return Changes{}, err
+	}
+	commitMu.Lock()
+	ix.commit(nil, nil, removed, episodes)
+	commitMu.Unlock()
+	for _, r := range removed {
+		if r.form.IsRecord() {
+			changed = append(changed, r.abs)
+		}
+	}
+	ix.indexed.Store(true)
+	slices.Sort(changed)
+	ch2 := Changes{Files: changed}
+	ix.notify(ch2)
+	return ch2, nil
 }
 
-// Search refreshes, then answers a request (spec §5, §6).
-func (ix *Index) Search(ctx context.Context, req Request) (Result, error) {
-	return Result{}, errNotYet
+// candidate is an agent file found by discovery.
+type candidate struct {
+	rel, abs, episode, epNum, agent string
+	info                            fs.FileInfo
 }
 
-// Symbols ranks query against every indexed piece with no episode or
-// conversation filter (spec §9 workspace/symbol); at most limit items (0: 100).
-func (ix *Index) Symbols(ctx context.Context, query string, limit int) (Result, error) {
-	return Result{}, errNotYet
+// discover walks the run folder for agent files (spec §1). Links below the run
+// folder are never followed; one that points outside is reported once.
+func (ix *Index) discover() (map[string]candidate, map[string]bool, error) {
+	found := map[string]candidate{}
+	episodes := map[string]bool{}
+	top, err := fs.ReadDir(ix.fsys.FS(), ".")
+	if err != nil {
+		return nil, nil, fmt.Errorf("read run folder %s: %w", ix.root, err)
+	}
+	for _, ep := range top {
+		num, ok := EpisodeNumber(ep.Name())
+		if !ok {
+			continue
+		}
+		if ep.Type()&fs.ModeSymlink != 0 {
+			ix.warnLink(ep.Name())
+			continue
+		}
+		if !ep.IsDir() {
+			continue
+		}
+		episodes[ep.Name()] = true
+		agents, err := fs.ReadDir(ix.fsys.FS(), ep.Name())
+		if err != nil {
+			ix.warnOnce("folder:"+ep.Name(), "cannot read episode folder", zap.String("folder", ep.Name()), zap.Error(err))
+			continue
+		}
+		for _, ag := range agents {
+			rel := ep.Name() + "/" + ag.Name()
+			if ag.Type()&fs.ModeSymlink != 0 {
+				ix.warnLink(rel)
+				continue
+			}
+			if !ag.IsDir() {
+				continue
+			}
+			ix.walkAgent(rel, func(frel string, info fs.FileInfo) {
+				found[frel] = candidate{
+					rel: frel, abs: filepath.Join(ix.root, filepath.FromSlash(frel)),
+					episode: ep.Name(), epNum: num, agent: ag.Name(), info: info,
+				}
+			})
+		}
+	}
+	return found, episodes, nil
 }
 
-// Info tells what the run holds.
-func (ix *Index) Info(ctx context.Context) (Info, error) { return Info{}, errNotYet }
+func (ix *Index) walkAgent(dir string, fn func(rel string, info fs.FileInfo)) {
+	entries, err := fs.ReadDir(ix.fsys.FS(), dir)
+	if err != nil {
+		ix.warnOnce("folder:"+dir, "cannot read folder", zap.String("folder", dir), zap.Error(err))
+		return
+	}
+	for _, e := range entries {
+		rel := dir + "/" + e.Name()
+		switch t := e.Type(); {
+		case t&fs.ModeSymlink != 0:
+			ix.warnLink(rel)
+		case t.IsDir():
+			ix.walkAgent(rel, fn)
+		case t.IsRegular():
+			info, err := e.Info()
+			if err != nil {
+				continue // gone since the folder was read
+			}
+			fn(rel, info)
+		}
+	}
+}
 
-// RecordFiles lists the absolute paths of the run's record files.
-func (ix *Index) RecordFiles() []string { return nil }
+// warnLink reports a link below the run folder whose target lies outside it.
+func (ix *Index) warnLink(rel string) {
+	abs := filepath.Join(ix.root, filepath.FromSlash(rel))
+	target, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		ix.log.Debug("skipped a link that does not resolve", zap.String("link", rel), zap.Error(err))
+		return
+	}
+	if target == ix.root || strings.HasPrefix(target, ix.root+string(filepath.Separator)) {
+		ix.log.Debug("skipped a link", zap.String("link", rel))
+		return
+	}
+	ix.warnOnce("link:"+rel, "skipped a link that points outside the run folder", zap.String("link", rel), zap.String("target", target))
+}
 
-// Diagnostics returns the format warnings of one record file, capped at max
-// (0: the index's MaxDiagnosticsPerFile), the last saying how many more there are.
-func (ix *Index) Diagnostics(path string, max int) []Diagnostic { return nil }
+func (ix *Index) warnOnce(key, msg string, fields ...zap.Field) {
+	ix.warnedMu.Lock()
+	seen := ix.warned[key]
+	ix.warned[key] = true
+	ix.warnedMu.Unlock()
+	if !seen {
+		ix.log.Warn(msg, fields...)
+	}
+}
 
-// Watch keeps the index current with file-system events until ctx ends,
-// calling onChange after each update that changed files.
-func (ix *Index) Watch(ctx context.Context, onChange func(Changes)) error { return errNotYet }
+func (ix *Index) convID(name string) uint32 {
+	ix.convMu.Lock()
+	defer ix.convMu.Unlock()
+	if id, ok := ix.convIDs[name]; ok {
+		return id
+	}
+	if ix.convs == nil {
+		ix.convs = []string{""} // id 0: no conversation field
+	}
+	id := uint32(len(ix.convs))
+	ix.convs = append(ix.convs, name)
+	ix.convIDs[name] = id
+	return id
+}
 
-// Close releases the index's watchers.
-func (ix *Index) Close() error { return nil }
-
-// FileURI writes a file URI the way VS Code writes it (":" and "@" percent-encoded).
-func FileURI(path string) string { return "file://" + path }
-
-// Validate checks a request's fields (spec §5), returning a *FieldError.
-func (r Request) Validate() error { return nil }
+func (ix *Index) convName(id uint32) string {
+	ix.convMu.Lock()
+	defer ix.convMu.Unlock()
+	return ix.convs[id]
+}

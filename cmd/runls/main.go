@@ -1,0 +1,50 @@
+// Command runls indexes the files AI agents write during a run and answers
+// BM25-ranked searches for evidence: as a language server (`runls serve`, the
+// default) and on the command line (`runls search`, `runls check`).
+package main
+
+import (
+	"context"
+	"io"
+	"os"
+	"os/signal"
+)
+
+const usageText = `usage:
+  runls [serve] [--stdio] [--log-file FILE] [--log-level LEVEL]
+  runls search [--agent A] [--episode episode-N] [--conversation C] [--scope run|episode]
+               [--top-k K] [--mask] [--interpreter rules.json] [--json] RUN_FOLDER QUERY...
+  runls check RUN_FOLDER
+  runls version`
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// run dispatches a subcommand and returns the exit code.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		return runServe(ctx, nil, stdin, stdout, stderr)
+	}
+	switch args[0] {
+	case "serve":
+		return runServe(ctx, args[1:], stdin, stdout, stderr)
+	case "search":
+		return runSearch(ctx, args[1:], stdout, stderr)
+	case "check":
+		return runCheck(ctx, args[1:], stdout, stderr)
+	case "version", "--version", "-version":
+		_, _ = io.WriteString(stdout, "runls "+buildVersion()+"\n")
+		return 0
+	case "help", "--help", "-h", "-help":
+		_, _ = io.WriteString(stdout, usageText+"\n")
+		return 0
+	}
+	if len(args[0]) > 0 && args[0][0] == '-' {
+		return runServe(ctx, args, stdin, stdout, stderr) // `runls --stdio`
+	}
+	return usageError(stderr, "unknown subcommand %q", args[0])
+}

@@ -1,0 +1,173 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+
+	"runls/masking"
+	"runls/retriever"
+)
+
+// Exit codes, as grep and ripgrep have them.
+const (
+	exitFound    = 0
+	exitNotFound = 1
+	exitError    = 2
+)
+
+// runSearch is `runls search` (spec §10).
+func runSearch(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("search", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	var req retriever.Request
+	fs.StringVar(&req.Agent, "agent", "", "")
+	fs.StringVar(&req.Episode, "episode", "", "")
+	fs.StringVar(&req.Conversation, "conversation", "", "")
+	fs.StringVar(&req.Scope, "scope", "", "")
+	topK := fs.String("top-k", "", "")
+	mask := fs.Bool("mask", false, "")
+	rules := fs.String("interpreter", "", "")
+	asJSON := fs.Bool("json", false, "")
+	if err := fs.Parse(args); err != nil {
+		return usageError(stderr, "%v", err)
+	}
+	if fs.NArg() < 2 {
+		return usageError(stderr, "search needs a run folder and a query")
+	}
+	if *topK != "" {
+		k, err := strconv.Atoi(*topK)
+		if err != nil || k < 1 || k > retriever.MaxTopK {
+			return usageError(stderr, "%v", &retriever.FieldError{Field: "topK", Value: *topK, Reason: "want 1 to 1000"})
+		}
+		req.TopK = k
+	}
+	if err := req.Validate(); err != nil {
+		return usageError(stderr, "%v", err)
+	}
+	req.Query = strings.Join(fs.Args()[1:], " ")
+	ix, err := openIndex(ctx, fs.Arg(0), *mask, *rules, stderr)
+	if err != nil {
+		return fail(stderr, err)
+	}
+	defer ix.Close()
+	res, err := ix.Search(ctx, req)
+	if err != nil {
+		return fail(stderr, err)
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		if err := enc.Encode(res); err != nil {
+			return fail(stderr, err)
+		}
+	} else {
+		cwd, _ := os.Getwd()
+		for _, it := range res.Items {
+			fmt.Fprintf(stdout, "%s:%d:%d: %s\n", displayPath(cwd, it.Path), it.Location.Range.Start.Line+1, it.ByteStart+1, it.Text)
+		}
+	}
+	if len(res.Items) == 0 {
+		return exitNotFound
+	}
+	return exitFound
+}
+
+// runCheck is `runls check` (spec §10): the diagnostics of every record file.
+func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("check", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	if err := fs.Parse(args); err != nil {
+		return usageError(stderr, "%v", err)
+	}
+	if fs.NArg() != 1 {
+		return usageError(stderr, "check needs one run folder")
+	}
+	ix, err := openIndex(ctx, fs.Arg(0), false, "", stderr)
+	if err != nil {
+		return fail(stderr, err)
+	}
+	defer ix.Close()
+	if _, err := ix.Refresh(ctx, nil); err != nil {
+		return fail(stderr, err)
+	}
+	cwd, _ := os.Getwd()
+	found := false
+	for _, path := range ix.RecordFiles() {
+		for _, d := range ix.Diagnostics(path, 0) {
+			found = true
+			fmt.Fprintf(stdout, "%s:%d:%d: warning: %s [%s]\n", displayPath(cwd, path), d.Line+1, d.StartByte+1, d.Message, d.Code)
+		}
+	}
+	if found {
+		return exitNotFound
+	}
+	return exitFound
+}
+
+// openIndex opens a run folder with the command line's options; WARNs go to
+// stderr, one line each.
+func openIndex(ctx context.Context, root string, mask bool, rulesFile string, stderr io.Writer) (*retriever.Index, error) {
+	opts := retriever.Options{Root: root, Logger: cliLogger(stderr)}
+	if rulesFile != "" {
+		data, err := os.ReadFile(rulesFile)
+		if err != nil {
+			return nil, fmt.Errorf("interpreter: %w", err)
+		}
+		if opts.Interpreter, err = retriever.ParseInterpreter(data); err != nil {
+			return nil, err
+		}
+	}
+	if mask {
+		real, err := filepath.EvalSymlinks(root)
+		if err != nil {
+			return nil, fmt.Errorf("open run folder: %w", err)
+		}
+		opts.Masker = masking.HidingOutside(real)
+	}
+	return retriever.Open(ctx, opts)
+}
+
+func cliLogger(w io.Writer) *zap.Logger {
+	cfg := zap.NewDevelopmentEncoderConfig()
+	cfg.TimeKey, cfg.CallerKey, cfg.StacktraceKey = "", "", ""
+	cfg.EncodeLevel = func(l zapcore.Level, enc zapcore.PrimitiveArrayEncoder) {
+		enc.AppendString("runls: " + l.CapitalString())
+	}
+	core := zapcore.NewCore(zapcore.NewConsoleEncoder(cfg), zapcore.AddSync(w), zapcore.WarnLevel)
+	return zap.New(core)
+}
+
+// displayPath is path relative to the current folder where that is shorter.
+func displayPath(cwd, path string) string {
+	if cwd != "" {
+		if rel, err := filepath.Rel(cwd, path); err == nil && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && rel != ".." {
+			return rel
+		}
+	}
+	return path
+}
+
+func usageError(stderr io.Writer, format string, a ...any) int {
+	fmt.Fprintf(stderr, "runls: "+format+"\n", a...)
+	fmt.Fprintln(stderr, usageText)
+	return exitError
+}
+
+func fail(stderr io.Writer, err error) int {
+	var fe *retriever.FieldError
+	if errors.As(err, &fe) {
+		return usageError(stderr, "%v", err)
+	}
+	fmt.Fprintf(stderr, "runls: %v\n", err)
+	return exitError
+}

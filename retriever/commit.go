@@ -1,0 +1,130 @@
+package retriever
+
+// commit makes a batch visible: the builder's segment with the files it read,
+// and the removal of deleted files. Term ids are made global under the
+// dictionary's lock and the segment laid out before the index's write lock is
+// taken, so searches wait only for the bookkeeping.
+func (ix *Index) commit(b *builder, updates []*update, removed []*fileState, episodes map[string]bool) {
+	var seg *segment
+	var global []uint32
+	if b != nil {
+		global = ix.globalIDs(b.terms)
+		seg = b.finish(global)
+	}
+
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if seg != nil {
+		ix.segments = append(ix.segments, seg)
+		for agent, df := range b.agentDF {
+			st := &ix.stats[agent]
+			st.docs += int64(b.agentDocs[agent])
+			st.terms += b.agentLen[agent]
+			if need := len(ix.dict); len(st.df) < need {
+				st.df = append(st.df, make([]uint32, need-len(st.df))...)
+			}
+			for local, n := range df {
+				if n > 0 {
+					st.df[global[local]] += n
+				}
+			}
+		}
+	}
+	for _, u := range updates {
+		if u.old != nil {
+			if u.fresh {
+				ix.dropFile(u.old)
+			} else {
+				ix.retract(u.old)
+			}
+		}
+		next := u.next
+		if u.fresh {
+			next.ranges = nil
+		}
+		if u.hi > u.lo {
+			next.ranges = append(next.ranges, docRange{seg: seg, lo: u.lo, hi: u.hi})
+		}
+		next.tailDocs = make([]tailDoc, len(u.pending))
+		for i, p := range u.pending {
+			terms := make([]uint32, len(p.terms))
+			for j, t := range p.terms {
+				terms[j] = global[t]
+			}
+			next.tailDocs[i] = tailDoc{seg: seg, doc: p.doc, terms: terms, dl: p.dl}
+		}
+		ix.files[next.rel] = next
+		for int(next.id) >= len(ix.byID) {
+			ix.byID = append(ix.byID, nil)
+		}
+		ix.byID[next.id] = next
+	}
+	for _, r := range removed {
+		ix.dropFile(r)
+		delete(ix.files, r.rel)
+		ix.byID[r.id] = nil
+	}
+	if episodes != nil {
+		ix.episodes = episodes
+	}
+}
+
+// globalIDs maps a builder's local term ids to the index's.
+func (ix *Index) globalIDs(t *termTable) []uint32 {
+	ids := make([]uint32, t.len())
+	ix.dictMu.Lock()
+	defer ix.dictMu.Unlock()
+	for i := range ids {
+		term := t.term(int32(i))
+		id, ok := ix.dict[string(term)]
+		if !ok {
+			id = uint32(len(ix.dict))
+			ix.dict[string(term)] = id
+		}
+		ids[i] = id
+	}
+	return ids
+}
+
+// retract drops a file's tail docs, whose terms it kept for the purpose.
+func (ix *Index) retract(fs *fileState) {
+	st := &ix.stats[fs.agent]
+	for _, td := range fs.tailDocs {
+		if td.seg.isDead(td.doc) {
+			continue
+		}
+		td.seg.kill(td.doc)
+		st.docs--
+		st.terms -= int64(td.dl)
+		for _, t := range td.terms {
+			st.df[t]--
+		}
+	}
+}
+
+// dropFile drops every doc of a file. The df of their terms is found by
+// scanning the postings of the segments that hold them.
+func (ix *Index) dropFile(fs *fileState) {
+	st := &ix.stats[fs.agent]
+	for _, r := range fs.ranges {
+		s := r.seg
+		for i, term := range s.terms {
+			it := newPostingIter(s.post[s.offs[i]:s.offs[i+1]])
+			for it.next() {
+				if it.doc >= r.hi {
+					break
+				}
+				if it.doc >= r.lo && !s.isDead(it.doc) {
+					st.df[term]--
+				}
+			}
+		}
+		for d := r.lo; d < r.hi; d++ {
+			if !s.isDead(d) {
+				s.kill(d)
+				st.docs--
+				st.terms -= int64(s.dl[d])
+			}
+		}
+	}
+}

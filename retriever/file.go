@@ -1,0 +1,103 @@
+package retriever
+
+import (
+	"slices"
+	"sync/atomic"
+
+	"runls/recordformat"
+)
+
+// fileState is what the index knows of one agent file. A committed fileState
+// is read by searches under the index's read lock and never written: an
+// update works on a copy (next) and the commit swaps it in. Slices that only
+// grow (lineIndex, ranges) may share their backing arrays between versions,
+// since a reader never looks past its own length.
+type fileState struct {
+	id      uint32
+	rel     string // slash-separated path relative to the run folder
+	abs     string
+	episode string // the episode folder's name
+	epNum   string // its number without leading zeros
+	agent   uint32
+	form    recordformat.Form
+
+	// identity and content checks at the last read
+	dev, ino uint64
+	size     int64
+	mtime    int64
+	readPos  int64
+	head     []byte // the first bytes read, to tell a rewrite
+	window   []byte // the bytes just before readPos, likewise
+	binary   bool
+
+	// the pending tail: bytes [commitPos, readPos) are ingested again when
+	// more arrives; tail holds them when they are few (else they are re-read)
+	commitPos  int64
+	commitLine uint32
+	inRecord   bool
+	tail       []byte
+	tailDocs   []tailDoc
+
+	ranges    []docRange
+	lineIndex []int64 // start offset of every lineIndexEvery-th line
+
+	diags           []Diagnostic // the first maxDiags
+	diagCount       int
+	commitDiags     int
+	commitDiagCount int
+	unfielded       int // unfielded record lines (diagnosed, so non-empty)
+	commitUnfielded int
+	convs           []uint32 // conversation ids written in the file, sorted
+
+	warned *fileWarnings // shared by all versions of the file
+}
+
+// fileWarnings makes each WARN about a file happen once.
+type fileWarnings struct {
+	unfielded atomic.Bool
+}
+
+type tailDoc struct {
+	seg   *segment
+	doc   uint32
+	terms []uint32
+	dl    uint16
+}
+
+type docRange struct {
+	seg    *segment
+	lo, hi uint32
+}
+
+const (
+	checkBytes   = 32       // head and window kept to tell a rewrite
+	maxTailBytes = 64 << 10 // a longer pending tail is re-read, not kept
+)
+
+// clone starts the next version of a file for an update that appends.
+func (fs *fileState) clone() *fileState {
+	n := *fs
+	n.diags = slices.Clone(fs.diags[:fs.commitDiags])
+	n.diagCount = fs.commitDiagCount
+	n.unfielded = fs.commitUnfielded
+	n.tailDocs = nil
+	n.tail = nil
+	return &n
+}
+
+// fresh starts a version of a file read from its start.
+func (fs *fileState) fresh() *fileState {
+	return &fileState{
+		id: fs.id, rel: fs.rel, abs: fs.abs, episode: fs.episode, epNum: fs.epNum,
+		agent: fs.agent, form: fs.form, warned: fs.warned,
+	}
+}
+
+func (fs *fileState) addConv(id uint32) {
+	if i, found := slices.BinarySearch(fs.convs, id); !found {
+		fs.convs = slices.Insert(slices.Clip(fs.convs), i, id)
+	}
+}
+
+// indexed reports whether the file counts as indexed (spec §9 run/info).
+func (fs *fileState) indexed() bool { return !fs.binary }

@@ -1,0 +1,399 @@
+package retriever
+
+import (
+	"hash/maphash"
+	"strings"
+	"unicode/utf8"
+
+	"runls/masking"
+	"runls/recordformat"
+)
+
+// ingester turns the bytes of one file, from a record start on, into pieces
+// in a builder: it groups lines into records, reads them with the
+// interpreter, masks them whole, cuts them into pieces and collects the
+// file's diagnostics. What it cannot know to be final yet (the last record of
+// a record file, which may still gain lines; a last line without a line end;
+// a key block still open in a plain file) is added as tail docs, which the next
+// read retracts and adds again.
+type ingester struct {
+	ix     *Index
+	b      *builder
+	fs     *fileState
+	convs  map[string]uint32 // cache in front of the index's conversation table
+	masked bool              // a masker is on
+	rules  bool              // the interpreter applies (record file with rules)
+
+	// position of the first byte of the buffer fed next
+	pos    int64
+	line   uint32
+	parser *recordformat.Parser
+
+	tailDocs []pendingDoc
+}
+
+// pendingDoc is a tail doc before its segment exists.
+type pendingDoc struct {
+	doc   uint32
+	terms []int32
+	dl    uint16
+}
+
+const lineIndexEvery = 64
+
+// feed ingests buf, which starts at g.pos at a record start. When final is
+// false, a trailing stretch that may still change (an incomplete record or line)
+// is not ingested: feed returns how many bytes of buf it consumed, and the
+// caller feeds the rest again with more bytes after it. When final is true,
+// everything is ingested and the pending stretch becomes the file's tail.
+func (g *ingester) feed(buf []byte, final bool) int {
+	if g.fs.form.IsRecord() {
+		return g.feedRecords(buf, final)
+	}
+	return g.feedNotes(buf, final)
+}
+
+func (g *ingester) feedRecords(buf []byte, final bool) int {
+	var rec []recordformat.Line
+	recStart, recLine, recIn := 0, g.line, g.parser.InRecord()
+	line := g.line
+	for start := 0; start < len(buf); {
+		inBefore := g.parser.InRecord()
+		l := g.parser.Next(buf, start)
+		if l.End == len(buf) && l.End == l.TextEnd && !final {
+			break // an incomplete last line
+		}
+		if l.Kind.StartsRecord() && len(rec) > 0 {
+			g.emitRecord(buf, rec, recLine, false)
+			rec = rec[:0]
+			recStart, recLine, recIn = l.Start, line, inBefore
+		}
+		g.indexLine(line, g.pos+int64(l.Start))
+		rec = append(rec, l)
+		line++
+		start = l.End
+	}
+	if final {
+		if len(rec) > 0 {
+			g.commit(recStart, recLine, recIn)
+			g.emitRecord(buf, rec, recLine, true)
+		} else {
+			g.commit(len(buf), line, g.parser.InRecord())
+		}
+		return len(buf)
+	}
+	// Hand the last record back: it is fed again with what follows it.
+	g.parser = recordformat.Resume(g.fs.form, recIn)
+	g.pos += int64(recStart)
+	g.line = recLine
+	return recStart
+}
+
+func (g *ingester) feedNotes(buf []byte, final bool) int {
+	// Lines of a plain file are records of their own; a masker still sees the
+	// lines around each line, so a key block pasted into a note is hidden whole.
+	var lines []recordformat.Line
+	for start := 0; start < len(buf); {
+		l := g.parser.Next(buf, start)
+		if l.End == len(buf) && l.End == l.TextEnd && !final {
+			break
+		}
+		lines = append(lines, l)
+		start = l.End
+	}
+	var spans []masking.Span
+	open := -1
+	var joined string
+	var segStarts []int
+	if g.masked && len(lines) > 0 {
+		var sb strings.Builder
+		segStarts = make([]int, len(lines))
+		for i, l := range lines {
+			if i > 0 {
+				sb.WriteByte('\n')
+			}
+			segStarts[i] = sb.Len()
+			sb.Write(buf[l.Evidence:l.TextEnd])
+		}
+		joined = sb.String()
+		spans, open = g.ix.masker.Mask(joined)
+	}
+	// Lines from an open key block on, and a last line without a line end, may
+	// still change.
+	pendingFrom := len(lines)
+	if open >= 0 {
+		for i := range lines {
+			if i+1 == len(lines) || segStarts[i+1] > open {
+				pendingFrom = i
+				break
+			}
+		}
+	}
+	if n := len(lines); n > 0 && lines[n-1].End == lines[n-1].TextEnd && pendingFrom > n-1 {
+		pendingFrom = n - 1
+	}
+	if !final && pendingFrom < len(lines) {
+		lines = lines[:pendingFrom]
+	}
+	commitAt := 0
+	if len(lines) > 0 {
+		commitAt = lines[len(lines)-1].End
+	}
+	for i, l := range lines {
+		if final && i == pendingFrom {
+			g.commit(l.Start, g.line, false)
+		}
+		g.indexLine(g.line, g.pos+int64(l.Start))
+		var ls []masking.Span
+		if spans != nil {
+			ls = lineSpans(spans, segStarts[i], segStarts[i]+(l.TextEnd-l.Evidence))
+		}
+		g.addPieces(buf[l.Evidence:l.TextEnd], 0, l.TextEnd-l.Evidence, ls, g.line, uint32(l.Evidence-l.Start), 0, 0, i >= pendingFrom)
+		g.line++
+	}
+	if final {
+		if pendingFrom >= len(lines) {
+			g.commit(commitAt, g.line, false)
+		}
+		return len(buf)
+	}
+	g.pos += int64(commitAt)
+	return commitAt
+}
+
+// commit marks buffer offset at as the start of the pending tail: the file's
+// committed position, line and parser state, with the diagnostics so far.
+func (g *ingester) commit(at int, line uint32, inRecord bool) {
+	fs := g.fs
+	fs.commitPos = g.pos + int64(at)
+	fs.commitLine = line
+	fs.inRecord = inRecord
+	fs.commitDiags = len(fs.diags)
+	fs.commitDiagCount = fs.diagCount
+	fs.commitUnfielded = fs.unfielded
+}
+
+func (g *ingester) indexLine(line uint32, off int64) {
+	if line%lineIndexEvery == 0 && int(line/lineIndexEvery) == len(g.fs.lineIndex) {
+		g.fs.lineIndex = append(g.fs.lineIndex, off)
+	}
+}
+
+// emitRecord ingests one record of a record file: its lines' diagnostics,
+// then, unless it is left out, its pieces.
+func (g *ingester) emitRecord(buf []byte, rec []recordformat.Line, firstLine uint32, pending bool) {
+	first := rec[0]
+	for i, l := range rec {
+		g.diagnose(buf, l, firstLine+uint32(i))
+	}
+	var conv uint32
+	var flags uint8
+	if first.Kind == recordformat.Fielded {
+		conv = g.convID(buf[first.ConvStart:first.ConvEnd])
+	}
+	if first.Kind.IsUnfielded() {
+		flags |= flagUnfielded
+	}
+	if first.Level.LeftOut() {
+		return
+	}
+	if !g.rules && !g.masked {
+		for i, l := range rec {
+			g.addPieces(buf[l.Evidence:l.TextEnd], 0, l.TextEnd-l.Evidence, nil, firstLine+uint32(i), uint32(l.Evidence-l.Start), conv, flags, pending)
+		}
+		return
+	}
+	// The evidence text of the whole record: its lines joined with "\n".
+	var sb strings.Builder
+	segStarts := make([]int, len(rec))
+	for i, l := range rec {
+		if i > 0 {
+			sb.WriteByte('\n')
+		}
+		segStarts[i] = sb.Len()
+		sb.Write(buf[l.Evidence:l.TextEnd])
+	}
+	text := sb.String()
+	reading, ms, me := ReadingNote, 0, len(text)
+	if g.rules {
+		reading, ms, me = g.ix.interpreter.Read(text)
+		if reading == ReadingLeftOut {
+			return
+		}
+	}
+	flags |= flagOfReading(reading)
+	var told uint64
+	hasTold := reading == ReadingTold
+	if hasTold {
+		told = maphash.String(g.ix.seed, strings.TrimSpace(text[ms:me]))
+	}
+	var spans []masking.Span
+	if g.masked {
+		spans, _ = g.ix.masker.Mask(text)
+	}
+	for i, l := range rec {
+		s, e := segStarts[i], segStarts[i]+(l.TextEnd-l.Evidence)
+		lo, hi := max(s, ms), min(e, me)
+		if lo > hi || (lo == hi && lo != s) {
+			continue
+		}
+		first := len(g.b.seg.hash)
+		g.addPieces(buf[l.Evidence:l.TextEnd], lo-s, hi-s, lineSpans(spans, s, e), firstLine+uint32(i), uint32(l.Evidence-l.Start), conv, flags, pending)
+		if hasTold {
+			for d := first; d < len(g.b.seg.hash); d++ {
+				if g.b.seg.toldHash == nil {
+					g.b.seg.toldHash = map[uint32]uint64{}
+				}
+				g.b.seg.toldHash[uint32(d)] = told
+			}
+		}
+	}
+}
+
+// lineSpans clips spans of a joined text to one line's segment [s, e) and
+// makes them relative to it; a span over several lines hides its part of each.
+func lineSpans(spans []masking.Span, s, e int) []masking.Span {
+	var out []masking.Span
+	for _, sp := range spans {
+		if sp.End <= s || sp.Start >= e {
+			if sp.Start >= e {
+				break
+			}
+			continue
+		}
+		out = append(out, masking.Span{Start: max(sp.Start, s) - s, End: min(sp.End, e) - s, Placeholder: sp.Placeholder})
+	}
+	return out
+}
+
+// addPieces cuts ev[lo:hi] (a line's evidence text; evOff is where ev starts
+// in the line) into pieces after masking it with spans (relative to ev), and
+// adds each piece that has terms.
+func (g *ingester) addPieces(ev []byte, lo, hi int, spans []masking.Span, line, evOff uint32, conv uint32, flags uint8, pending bool) {
+	region := ev[lo:hi]
+	text := region
+	var mapping masking.Mapping
+	maskedLine := false
+	if len(spans) > 0 {
+		var rs []masking.Span
+		for _, sp := range spans {
+			if sp.End <= lo || sp.Start >= hi {
+				continue
+			}
+			rs = append(rs, masking.Span{Start: max(sp.Start, lo) - lo, End: min(sp.End, hi) - lo, Placeholder: sp.Placeholder})
+		}
+		if len(rs) > 0 {
+			var m string
+			m, mapping = masking.Apply(string(region), rs)
+			text, maskedLine = []byte(m), true
+		}
+	}
+	for start := 0; start < len(text); {
+		end := pieceEnd(text, start)
+		piece := text[start:end]
+		if g.b.pieceTerms(piece) > 0 {
+			os, oe := start, end
+			if maskedLine {
+				os, oe = mapping.Original(start), mapping.Original(end)
+			}
+			valid := piece
+			if !utf8.Valid(piece) {
+				valid = []byte(recordformat.ValidText(piece))
+			}
+			d := docColumns{
+				hash:  maphash.Bytes(g.ix.seed, valid),
+				file:  g.fs.id,
+				line:  line,
+				start: evOff + uint32(lo+os),
+				blen:  uint32(oe - os),
+				conv:  conv,
+				flags: flags,
+			}
+			isMasked := maskedLine && string(piece) != string(region[os:oe])
+			if isMasked {
+				d.flags |= flagMasked
+			}
+			var terms []int32
+			if pending {
+				terms = append([]int32(nil), g.b.localTerms()...)
+			}
+			dl := g.b.tokens
+			doc := g.b.addDoc(d, g.fs.agent)
+			if isMasked {
+				if g.b.seg.masked == nil {
+					g.b.seg.masked = map[uint32]string{}
+				}
+				g.b.seg.masked[doc] = string(valid)
+			}
+			if pending {
+				g.tailDocs = append(g.tailDocs, pendingDoc{doc: doc, terms: terms, dl: uint16(min(dl, 0xffff))})
+			}
+		}
+		start = end
+	}
+}
+
+// pieceEnd returns where the piece that starts at text[start] ends: after at
+// most MaxPieceChars UTF-16 code units, never inside a surrogate pair.
+func pieceEnd(text []byte, start int) int {
+	if len(text)-start <= MaxPieceChars {
+		return len(text) // at most one unit a byte
+	}
+	units := 0
+	i := start
+	for i < len(text) {
+		c := text[i]
+		size, u := 1, 1
+		if c >= utf8.RuneSelf {
+			var r rune
+			r, size = utf8.DecodeRune(text[i:])
+			if r >= 0x10000 {
+				u = 2
+			}
+		}
+		if units+u > MaxPieceChars {
+			break
+		}
+		units += u
+		i += size
+	}
+	return i
+}
+
+// diagnose adds a line's format warning, if it has one (spec §9).
+func (g *ingester) diagnose(buf []byte, l recordformat.Line, line uint32) {
+	fs := g.fs
+	if l.Empty() {
+		return
+	}
+	var code, msg string
+	switch l.Kind {
+	case recordformat.Unfielded, recordformat.BeforeFirst:
+		fs.unfielded++
+		code, msg = CodeUnfieldedLine, "record line without the conversation field (written before 0.18.6?): it is not evidence in its own episode"
+	case recordformat.Unindented:
+		code, msg = CodeUnindentedContinuation, "continuation line without the two-space indent: a line in such a block that looks like a record is read as one"
+	default:
+		return
+	}
+	fs.diagCount++
+	if len(fs.diags) < g.ix.maxDiags {
+		text := buf[l.Start:l.TextEnd]
+		fs.diags = append(fs.diags, Diagnostic{
+			Line: int(line), EndChar: recordformat.UTF16Len(text), EndByte: len(text), Code: code, Message: msg,
+		})
+	}
+}
+
+func (g *ingester) convID(b []byte) uint32 {
+	if id, ok := g.convs[string(b)]; ok {
+		return id
+	}
+	name := string(b)
+	id := g.ix.convID(name)
+	g.convs[name] = id
+	if name != "-" {
+		g.fs.addConv(id)
+	}
+	return id
+}

@@ -1,0 +1,81 @@
+package retriever
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+)
+
+// Interpreter is a configured record interpreter: rules tried in order
+// against a record's evidence text; the first that matches decides (spec §3).
+type Interpreter struct {
+	rules []rule
+}
+
+type rule struct {
+	re      *regexp.Regexp
+	reading Reading
+	text    int // index of the named group "text", or -1
+}
+
+type ruleJSON struct {
+	Match   *string `json:"match"`
+	Reading *string `json:"reading"`
+}
+
+// ParseInterpreter loads rules from JSON ({"rules": [{"match", "reading"}]});
+// a bad rule is an error naming it by its index.
+func ParseInterpreter(data []byte) (*Interpreter, error) {
+	var doc struct {
+		Rules *[]json.RawMessage `json:"rules"`
+	}
+	if err := json.Unmarshal(data, &doc); err != nil {
+		return nil, fmt.Errorf("interpreter: not a JSON object with rules: %w", err)
+	}
+	if doc.Rules == nil {
+		return nil, fmt.Errorf(`interpreter: no "rules" list`)
+	}
+	var in Interpreter
+	for i, raw := range *doc.Rules {
+		var rj ruleJSON
+		if err := json.Unmarshal(raw, &rj); err != nil {
+			return nil, fmt.Errorf("interpreter: rule %d: %w", i, err)
+		}
+		if rj.Match == nil {
+			return nil, fmt.Errorf(`interpreter: rule %d: no "match"`, i)
+		}
+		if rj.Reading == nil {
+			return nil, fmt.Errorf(`interpreter: rule %d: no "reading"`, i)
+		}
+		re, err := regexp.Compile(*rj.Match)
+		if err != nil {
+			return nil, fmt.Errorf("interpreter: rule %d: match %q: %w", i, *rj.Match, err)
+		}
+		reading := Reading(*rj.Reading)
+		switch reading {
+		case ReadingNote, ReadingTold, ReadingSaid, ReadingLeftOut:
+		default:
+			return nil, fmt.Errorf(`interpreter: rule %d: reading %q: want "note", "told", "said" or "leftOut"`, i, *rj.Reading)
+		}
+		in.rules = append(in.rules, rule{re: re, reading: reading, text: re.SubexpIndex("text")})
+	}
+	return &in, nil
+}
+
+// Read tells what a record with evidence text means, and where in text its
+// message is (the whole text unless a rule's group "text" says otherwise).
+func (in *Interpreter) Read(text string) (reading Reading, start, end int) {
+	if in != nil {
+		for _, r := range in.rules {
+			m := r.re.FindStringSubmatchIndex(text)
+			if m == nil {
+				continue
+			}
+			if r.text >= 0 && m[2*r.text] >= 0 {
+				return r.reading, m[2*r.text], m[2*r.text+1]
+			}
+			return r.reading, 0, len(text)
+		}
+	}
+	return ReadingNote, 0, len(text)
+}

@@ -1,0 +1,76 @@
+package retriever
+
+import (
+	"strconv"
+	"strings"
+)
+
+// Validate checks a request's fields (spec §5), returning a *FieldError.
+func (r Request) Validate() error {
+	if r.Episode != "" {
+		if _, ok := EpisodeNumber(r.Episode); !ok {
+			return &FieldError{"episode", r.Episode, "want episode-N, N decimal digits"}
+		}
+	}
+	switch r.Scope {
+	case "", "run", "episode":
+	default:
+		return &FieldError{"scope", r.Scope, `want "run" or "episode"`}
+	}
+	if r.TopK < 0 || r.TopK > MaxTopK {
+		return &FieldError{"topK", strconv.Itoa(r.TopK), "want 1 to 1000"}
+	}
+	if r.Agent != "" && !ValidAgent(r.Agent) {
+		return &FieldError{"agent", r.Agent, `an agent folder name: no "/" or "\", not "." or ".."`}
+	}
+	return nil
+}
+
+// ValidAgent reports whether name can name an agent folder.
+func ValidAgent(name string) bool {
+	return name != "." && name != ".." && name != "" && !strings.ContainsAny(name, `/\`) && !strings.ContainsRune(name, 0)
+}
+
+// EpisodeNumber returns the decimal digits of an `episode-N` name without
+// leading zeros (so that episode-07 is episode 7 and no number overflows).
+func EpisodeNumber(name string) (string, bool) {
+	digits, ok := strings.CutPrefix(name, "episode-")
+	if !ok || digits == "" {
+		return "", false
+	}
+	for i := 0; i < len(digits); i++ {
+		if digits[i] < '0' || digits[i] > '9' {
+			return "", false
+		}
+	}
+	n := strings.TrimLeft(digits, "0")
+	if n == "" {
+		n = "0"
+	}
+	return n, true
+}
+
+// compareEpisodeNumbers orders numbers given by EpisodeNumber numerically.
+func compareEpisodeNumbers(a, b string) int {
+	if len(a) != len(b) {
+		if len(a) < len(b) {
+			return -1
+		}
+		return 1
+	}
+	return strings.Compare(a, b)
+}
+
+func (r Request) topK() int {
+	if r.TopK == 0 {
+		return DefaultTopK
+	}
+	return r.TopK
+}
+
+func (r Request) rankingText() string {
+	if r.TurnMessage != "" {
+		return r.TurnMessage
+	}
+	return r.Query
+}

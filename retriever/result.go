@@ -1,0 +1,254 @@
+package retriever
+
+import (
+	"bytes"
+	"context"
+	"hash/maphash"
+	"io"
+	"net/url"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"go.uber.org/zap"
+
+	"runls/recordformat"
+)
+
+// items reads the text of the hits from their files (the index keeps no copy
+// of it) and makes the result items. A piece whose text no longer matches
+// what was indexed (the file changed after the update) is left out and logged:
+// a search never returns stale evidence.
+func (ix *Index) items(hits []hit) Result {
+	out := Result{Items: make([]Item, 0, len(hits))}
+	for _, h := range hits {
+		s, d, fs := h.seg, h.doc, h.fs
+		lineText, err := ix.readLine(fs, s.line[d], int(s.start[d]+s.blen[d]))
+		if err != nil || len(lineText) < int(s.start[d]+s.blen[d]) {
+			ix.log.Debug("left out a piece whose file changed", zap.String("file", fs.rel), zap.Error(err))
+			continue
+		}
+		raw := lineText[s.start[d] : s.start[d]+s.blen[d]]
+		text, masked := s.masked[d]
+		if !masked {
+			text = recordformat.ValidText(raw)
+			if maphash.String(ix.seed, text) != s.hash[d] {
+				ix.log.Debug("left out a piece whose file changed", zap.String("file", fs.rel))
+				continue
+			}
+		}
+		startChar := recordformat.UTF16Len(lineText[:s.start[d]])
+		item := Item{
+			Location: Location{URI: FileURI(fs.abs), Range: Range{
+				Start: Position{Line: int(s.line[d]), Character: startChar},
+				End:   Position{Line: int(s.line[d]), Character: startChar + recordformat.UTF16Len(raw)},
+			}},
+			Score:     h.score,
+			Text:      text,
+			Agent:     ix.agents[fs.agent],
+			Episode:   fs.episode,
+			Reading:   readingOfFlag[s.flags[d]&flagReadingMask],
+			Path:      fs.abs,
+			File:      fs.rel,
+			ByteStart: int(s.start[d]),
+			ByteEnd:   int(s.start[d] + s.blen[d]),
+		}
+		if c := s.conv[d]; c != 0 {
+			name := ix.convName(c)
+			item.Conversation = &name
+		}
+		out.Items = append(out.Items, item)
+	}
+	return out
+}
+
+// readLine reads line n of a file up to at least want bytes of it, using the
+// file's sparse line index.
+func (ix *Index) readLine(fs *fileState, n uint32, want int) ([]byte, error) {
+	k := int(n / lineIndexEvery)
+	if k >= len(fs.lineIndex) {
+		return nil, io.ErrUnexpectedEOF
+	}
+	f, err := ix.fsys.Open(fs.rel)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	off := fs.lineIndex[k]
+	skip := int(n % lineIndexEvery)
+	var buf []byte
+	chunk := make([]byte, 16<<10)
+	start := 0 // where line n starts in buf, once found
+	for {
+		m, err := f.ReadAt(chunk, off+int64(len(buf)))
+		buf = append(buf, chunk[:m]...)
+		for skip > 0 {
+			i := bytes.IndexByte(buf[start:], '\n')
+			if i < 0 {
+				break
+			}
+			start += i + 1
+			skip--
+		}
+		if skip == 0 && len(buf)-start >= want {
+			return buf[start : start+want], nil
+		}
+		if err != nil || m == 0 {
+			if skip == 0 {
+				return buf[start:], nil
+			}
+			return nil, io.ErrUnexpectedEOF
+		}
+		if len(chunk) < 1<<20 {
+			chunk = make([]byte, len(chunk)*2)
+		}
+	}
+}
+
+// Info tells what the run holds (spec §9 run/info).
+func (ix *Index) Info(ctx context.Context) (Info, error) {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	info := Info{Root: FileURI(ix.root), Agents: []string{}, Episodes: []EpisodeInfo{}}
+	type epAcc struct {
+		agents map[string]bool
+		convs  map[uint32]bool
+	}
+	eps := map[string]*epAcc{}
+	for name := range ix.episodes {
+		eps[name] = &epAcc{agents: map[string]bool{}, convs: map[uint32]bool{}}
+	}
+	agents := map[string]bool{}
+	for _, fs := range ix.files {
+		e := eps[fs.episode]
+		if e == nil {
+			e = &epAcc{agents: map[string]bool{}, convs: map[uint32]bool{}}
+			eps[fs.episode] = e
+		}
+		name := ix.agents[fs.agent]
+		e.agents[name] = true
+		agents[name] = true
+		for _, c := range fs.convs {
+			e.convs[c] = true
+		}
+		if fs.indexed() {
+			info.Indexing.Files++
+			info.Indexing.Bytes += fs.readPos
+		}
+	}
+	info.Agents = sortedKeys(agents)
+	for name, e := range eps {
+		ei := EpisodeInfo{Episode: name, Agents: sortedKeys(e.agents), Conversations: []string{}}
+		for c := range e.convs {
+			ei.Conversations = append(ei.Conversations, ix.convName(c))
+		}
+		slices.Sort(ei.Conversations)
+		info.Episodes = append(info.Episodes, ei)
+	}
+	slices.SortFunc(info.Episodes, func(a, b EpisodeInfo) int {
+		na, _ := EpisodeNumber(a.Episode)
+		nb, _ := EpisodeNumber(b.Episode)
+		if c := compareEpisodeNumbers(na, nb); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Episode, b.Episode)
+	})
+	info.Indexing.Done = ix.indexed.Load()
+	return info, nil
+}
+
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// RecordFiles lists the absolute paths of the run's record files, sorted.
+func (ix *Index) RecordFiles() []string {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	var out []string
+	for _, fs := range ix.files {
+		if fs.form.IsRecord() {
+			out = append(out, fs.abs)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Diagnostics returns the format warnings of one record file (by absolute
+// path), capped at max (0: the index's MaxDiagnosticsPerFile): when there
+// are more, the first max-1 and a last one saying how many more there are.
+func (ix *Index) Diagnostics(path string, max int) []Diagnostic {
+	if max <= 0 || max > ix.maxDiags {
+		max = ix.maxDiags
+	}
+	rel, err := filepath.Rel(ix.root, path)
+	if err != nil {
+		return nil
+	}
+	ix.mu.RLock()
+	fs := ix.files[filepath.ToSlash(rel)]
+	ix.mu.RUnlock()
+	if fs == nil || !fs.form.IsRecord() || fs.binary {
+		return nil
+	}
+	if fs.diagCount <= max {
+		return slices.Clone(fs.diags)
+	}
+	out := slices.Clone(fs.diags[:max-1])
+	last := fs.diags[max-1]
+	more := fs.diagCount - max + 1
+	out = append(out, Diagnostic{
+		Line: last.Line, StartChar: last.StartChar, EndChar: last.EndChar, StartByte: last.StartByte, EndByte: last.EndByte,
+		Code: CodeMore, Message: pluralMore(more),
+	})
+	return out
+}
+
+func pluralMore(n int) string {
+	if n == 1 {
+		return "1 more format warning in this file"
+	}
+	return strconv.Itoa(n) + " more format warnings in this file"
+}
+
+// FileURI writes a file URI the way VS Code writes it: the path
+// percent-encoded with ":" and "@" encoded too, so that editors match it to
+// their open documents.
+func FileURI(path string) string {
+	p := filepath.ToSlash(path)
+	if !strings.HasPrefix(p, "/") {
+		p = "/" + p // a Windows drive path
+	}
+	var sb strings.Builder
+	sb.WriteString("file://")
+	for _, seg := range strings.Split(p, "/")[1:] {
+		sb.WriteByte('/')
+		e := url.PathEscape(seg)
+		e = strings.ReplaceAll(e, ":", "%3A")
+		e = strings.ReplaceAll(e, "@", "%40")
+		e = strings.ReplaceAll(e, "+", "%2B")
+		e = strings.ReplaceAll(e, "=", "%3D")
+		e = strings.ReplaceAll(e, "$", "%24")
+		e = strings.ReplaceAll(e, "&", "%26")
+		e = strings.ReplaceAll(e, ",", "%2C")
+		e = strings.ReplaceAll(e, ";", "%3B")
+		sb.WriteString(e)
+	}
+	return sb.String()
+}
+
+// PathOfURI returns the file path of a file URI, or "" when it is not one.
+func PathOfURI(uri string) string {
+	u, err := url.Parse(uri)
+	if err != nil || u.Scheme != "file" {
+		return ""
+	}
+	return filepath.FromSlash(u.Path)
+}

@@ -1,0 +1,339 @@
+package retriever
+
+import (
+	"container/heap"
+	"context"
+	"fmt"
+	"hash/maphash"
+	"math"
+	"slices"
+	"strings"
+
+	"go.uber.org/zap"
+)
+
+// Search refreshes, then answers a request (spec §5, §6).
+func (ix *Index) Search(ctx context.Context, req Request) (Result, error) {
+	if err := req.Validate(); err != nil {
+		return Result{}, err
+	}
+	if _, err := ix.Refresh(ctx, nil); err != nil {
+		return Result{}, err
+	}
+	q, err := ix.newQuery(req.rankingText(), req.Agent)
+	if err != nil {
+		return Result{}, err
+	}
+	q.k = req.topK()
+	f := &filter{scopeEpisode: req.Scope == "episode", records: req.Episode != "" && req.Conversation != ""}
+	if req.Episode != "" {
+		f.episode, _ = EpisodeNumber(req.Episode)
+	}
+	if f.scopeEpisode && f.episode == "" {
+		return Result{Items: []Item{}}, nil
+	}
+	if f.records {
+		f.conv, f.hasConv = ix.lookupConv(req.Conversation)
+		f.dash, _ = ix.lookupConv("-")
+	}
+	if ix.interpreter != nil && req.TurnMessage != "" {
+		f.turnHash, f.hasTurn = maphash.String(ix.seed, strings.TrimSpace(req.TurnMessage)), true
+	}
+	return ix.run(ctx, q, f)
+}
+
+// Symbols ranks query against every indexed piece of every agent and episode
+// with no episode or conversation filter (spec §9 workspace/symbol); at most
+// limit items (0: DefaultSymbolLimit).
+func (ix *Index) Symbols(ctx context.Context, query string, limit int) (Result, error) {
+	if limit <= 0 {
+		limit = DefaultSymbolLimit
+	}
+	if _, err := ix.Refresh(ctx, nil); err != nil {
+		return Result{}, err
+	}
+	q, err := ix.newQuery(query, "")
+	if err != nil {
+		return Result{}, err
+	}
+	q.k = limit
+	return ix.run(ctx, q, &filter{all: true})
+}
+
+// filter is the evidence rules of a request (spec §5).
+type filter struct {
+	all          bool   // workspace symbols: every indexed piece
+	episode      string // current episode number, "" for none
+	scopeEpisode bool
+	records      bool // record files are evidence (episode and conversation given)
+	conv, dash   uint32
+	hasConv      bool
+	turnHash     uint64
+	hasTurn      bool
+}
+
+type query struct {
+	terms []queryTerm
+	agent int // -1: every agent
+	k     int
+}
+
+type queryTerm struct {
+	id  uint32
+	idf float64
+}
+
+// newQuery looks up the terms of text and their statistics over the agents
+// searched (spec §6).
+func (ix *Index) newQuery(text, agent string) (*query, error) {
+	names := queryTerms(text)
+	if len(names) > MaxQueryTerms {
+		return nil, &FieldError{"query", fmt.Sprintf("%d terms", len(names)), fmt.Sprintf("at most %d distinct terms", MaxQueryTerms)}
+	}
+	q := &query{agent: -1}
+	ix.dictMu.RLock()
+	ids := make([]uint32, 0, len(names))
+	for _, n := range names {
+		if id, ok := ix.dict[n]; ok {
+			ids = append(ids, id)
+		}
+	}
+	ix.dictMu.RUnlock()
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	if agent != "" {
+		a, ok := ix.agentIDs[agent]
+		if !ok {
+			return q, nil
+		}
+		q.agent = int(a)
+	}
+	var docs int64
+	for a := range ix.stats {
+		if q.agent < 0 || q.agent == a {
+			docs += ix.stats[a].docs
+		}
+	}
+	for _, id := range ids {
+		var df int64
+		for a := range ix.stats {
+			if (q.agent < 0 || q.agent == a) && int(id) < len(ix.stats[a].df) {
+				df += int64(ix.stats[a].df[id])
+			}
+		}
+		if df == 0 {
+			continue
+		}
+		q.terms = append(q.terms, queryTerm{id: id, idf: idf(docs, df)})
+	}
+	return q, nil
+}
+
+// idf is Lucene's: ln(1 + (N - n + 0.5) / (n + 0.5)).
+func idf(n, df int64) float64 {
+	return math.Log(1 + (float64(n)-float64(df)+0.5)/(float64(df)+0.5))
+}
+
+// bm25 is the classic term score, with the constant factor k1+1 kept.
+func bm25(idf float64, tf, dl uint32, avgdl float64) float64 {
+	t := float64(tf)
+	return idf * t * (K1 + 1) / (t + K1*(1-B+B*float64(dl)/avgdl))
+}
+
+// hit is a scored piece.
+type hit struct {
+	score float64
+	seg   *segment
+	doc   uint32
+	fs    *fileState
+}
+
+// run scores the query over every segment, keeps the best k pieces with
+// distinct texts, and reads their text.
+func (ix *Index) run(ctx context.Context, q *query, f *filter) (Result, error) {
+	ix.mu.RLock()
+	var docs, terms int64
+	for a := range ix.stats {
+		if q.agent < 0 || q.agent == a {
+			docs += ix.stats[a].docs
+			terms += ix.stats[a].terms
+		}
+	}
+	if len(q.terms) == 0 || docs == 0 {
+		ix.mu.RUnlock()
+		return Result{Items: []Item{}}, nil
+	}
+	avgdl := float64(terms) / float64(docs)
+	top := newTopK(q.k)
+	var acc []float64
+	var touched []uint32
+	for _, s := range ix.segments {
+		if err := ctx.Err(); err != nil {
+			ix.mu.RUnlock()
+			return Result{}, err
+		}
+		if cap(acc) < s.docs() {
+			acc = make([]float64, s.docs())
+		}
+		acc = acc[:s.docs()]
+		touched = touched[:0]
+		for _, t := range q.terms {
+			it := newPostingIter(s.postings(t.id))
+			for it.next() {
+				d := it.doc
+				if s.isDead(d) {
+					continue
+				}
+				if acc[d] == 0 {
+					touched = append(touched, d)
+				}
+				acc[d] += bm25(t.idf, it.tf, uint32(s.dl[d]), avgdl)
+			}
+		}
+		for _, d := range touched {
+			score := acc[d]
+			acc[d] = 0
+			fs := ix.byID[s.file[d]]
+			if fs == nil || (q.agent >= 0 && int(fs.agent) != q.agent) || !ix.evidence(f, s, d, fs) {
+				continue
+			}
+			top.offer(hit{score: score, seg: s, doc: d, fs: fs})
+		}
+	}
+	hits := top.sorted()
+	ix.mu.RUnlock()
+	return ix.items(hits), nil
+}
+
+// evidence applies the request's rules to one piece (spec §5).
+func (ix *Index) evidence(f *filter, s *segment, d uint32, fs *fileState) bool {
+	if f.all {
+		return true
+	}
+	current := f.episode != "" && fs.epNum == f.episode
+	if f.scopeEpisode && !current {
+		return false
+	}
+	if !fs.form.IsRecord() {
+		return true
+	}
+	if !f.records {
+		return false
+	}
+	if current {
+		if s.flags[d]&flagUnfielded != 0 {
+			if fs.warned.unfielded.CompareAndSwap(false, true) {
+				ix.log.Warn("lines without the conversation field in the current episode are not evidence", zap.String("file", fs.rel))
+			}
+			return false
+		}
+		c := s.conv[d]
+		if !(f.hasConv && c == f.conv) && c != f.dash {
+			return false
+		}
+	}
+	if f.hasTurn && s.flags[d]&flagReadingMask == flagOfReading(ReadingTold) && s.toldHash[d] == f.turnHash {
+		return false
+	}
+	return true
+}
+
+func (ix *Index) lookupConv(name string) (uint32, bool) {
+	ix.convMu.Lock()
+	defer ix.convMu.Unlock()
+	id, ok := ix.convIDs[name]
+	return id, ok
+}
+
+// before orders hits: higher score first, then location order (episode
+// number, path relative to the run folder byte-wise, line, piece).
+func before(a, b *hit) bool {
+	if a.score != b.score {
+		return a.score > b.score
+	}
+	return locationBefore(a, b)
+}
+
+func locationBefore(a, b *hit) bool {
+	if c := compareEpisodeNumbers(a.fs.epNum, b.fs.epNum); c != 0 {
+		return c < 0
+	}
+	if a.fs.rel != b.fs.rel {
+		return a.fs.rel < b.fs.rel
+	}
+	la, lb := a.seg.line[a.doc], b.seg.line[b.doc]
+	if la != lb {
+		return la < lb
+	}
+	return a.seg.start[a.doc] < b.seg.start[b.doc]
+}
+
+// topK keeps the best k hits with distinct texts (spec §3 "given once").
+type topK struct {
+	k     int
+	h     hitHeap
+	where map[uint64]int // text hash -> position in h
+}
+
+func newTopK(k int) *topK {
+	t := &topK{k: k, where: map[uint64]int{}}
+	t.h.where = t.where
+	return t
+}
+
+func (t *topK) offer(c hit) {
+	hash := c.seg.hash[c.doc]
+	if i, ok := t.where[hash]; ok {
+		if before(&c, &t.h.hits[i]) {
+			t.h.hits[i] = c
+			heap.Fix(&t.h, i)
+		}
+		return
+	}
+	if len(t.h.hits) < t.k {
+		heap.Push(&t.h, c)
+		return
+	}
+	if before(&c, &t.h.hits[0]) {
+		delete(t.where, t.h.hits[0].seg.hash[t.h.hits[0].doc])
+		t.h.hits[0] = c
+		t.where[hash] = 0
+		heap.Fix(&t.h, 0)
+	}
+}
+
+func (t *topK) sorted() []hit {
+	out := slices.Clone(t.h.hits)
+	slices.SortFunc(out, func(a, b hit) int {
+		if before(&a, &b) {
+			return -1
+		}
+		return 1
+	})
+	return out
+}
+
+// hitHeap is a min-heap by rank (the worst hit on top), keeping where up to date.
+type hitHeap struct {
+	hits  []hit
+	where map[uint64]int
+}
+
+func (h *hitHeap) Len() int           { return len(h.hits) }
+func (h *hitHeap) Less(i, j int) bool { return before(&h.hits[j], &h.hits[i]) }
+func (h *hitHeap) Swap(i, j int) {
+	h.hits[i], h.hits[j] = h.hits[j], h.hits[i]
+	h.where[h.hits[i].seg.hash[h.hits[i].doc]] = i
+	h.where[h.hits[j].seg.hash[h.hits[j].doc]] = j
+}
+func (h *hitHeap) Push(x any) {
+	c := x.(hit)
+	h.where[c.seg.hash[c.doc]] = len(h.hits)
+	h.hits = append(h.hits, c)
+}
+func (h *hitHeap) Pop() any {
+	c := h.hits[len(h.hits)-1]
+	h.hits = h.hits[:len(h.hits)-1]
+	delete(h.where, c.seg.hash[c.doc])
+	return c
+}
