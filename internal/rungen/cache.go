@@ -10,7 +10,7 @@ import (
 // Version names the generator's output: it changes whenever the bytes written for
 // the same Options change (TestGoldenHash fails until it does), so cached runs of an
 // older generator are never reused.
-const Version = 1
+const Version = 2
 
 // Cached returns the folder of the run of opts under cacheDir, generating it first
 // when it is not there yet. Runs are keyed by Version and every option that changes

@@ -302,6 +302,16 @@ func (g *gen) sentence(n int) {
 			g.buf = append(g.buf, nonASCII[g.r.IntN(len(nonASCII))]...)
 		case p < 30:
 			g.buf = strconv.AppendInt(g.buf, int64(g.r.IntN(10000)), 10)
+		case p < 34:
+			// Request ids and hashes: terms seen once or twice, whose number grows
+			// with the run, as in real logs (the term table must cope with them).
+			g.buf = strconv.AppendUint(g.buf, g.r.Uint64()>>(4*uint(g.r.IntN(6))), 16)
+		case p < 35:
+			g.buf = append(g.buf, paths[g.r.IntN(len(paths))]...)
+			g.buf = append(g.buf, g.word()...)
+			g.buf = append(g.buf, '/')
+			g.buf = append(g.buf, g.word()...)
+			g.buf = append(g.buf, exts[g.r.IntN(len(exts))]...)
 		default:
 			w := g.word()
 			if i == 0 {
@@ -313,6 +323,11 @@ func (g *gen) sentence(n int) {
 	}
 	g.buf = append(g.buf, '.')
 }
+
+var (
+	paths = [...]string{"/home/agent/work/", "/tmp/", "~/projects/", "/var/lib/app/", `C:\Users\agent\`}
+	exts  = [...]string{".py", ".go", ".json", ".sql", ".md", ".yaml"}
+)
 
 func (g *gen) word() string { return g.vocab[g.zipf.Uint64()] }
 

@@ -10,8 +10,9 @@
 // 0.18.6"), the `-` conversation, multi-line messages with two-space indents,
 // unindented Java stack traces after WARN and ERROR records, a line before a file's
 // first record, told/said messages, `chat started/stopped`, lines longer than 2000
-// characters, CRLF note files, repeated note lines, and occasional non-ASCII text
-// with characters outside the BMP.
+// characters, CRLF note files, repeated note lines, hex ids (a term table that grows
+// with the run), file paths, and occasional non-ASCII text with characters outside
+// the BMP.
 //
 // The same Options give the same bytes on every machine: every file is written from
 // its own random stream, so files are written in parallel without changing what they

@@ -21,7 +21,7 @@ import (
 // Cached runs and published figures are keyed by Version, seed and size, so a change
 // of the generator's output must be deliberate: when you change it on purpose, put
 // the new hash here and increase Version.
-const goldenHashValue = "20e7a93810f207c684e95e360e904b9e743dbdefcd791b72f893f42f1ee828e7"
+const goldenHashValue = "2d1387518edd3bdde86aa6e5d37119310f4b905a043251803303f8547682cc94"
 
 var goldenOpts = Options{Bytes: 256 << 10, Seed: 42, Episodes: 3, Agents: 2}
 
