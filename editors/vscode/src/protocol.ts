@@ -1,0 +1,125 @@
+// The runls server's custom requests (spec §9) and the client-side code that sends
+// them. It depends on nothing but a `sendRequest`, so the extension (through its
+// LanguageClient) and the integration test (through a vscode-jsonrpc connection to
+// the real server) run the same code.
+
+/** LSP Position/Range/Location as they travel on the wire (0-based, UTF-16). */
+export interface WirePosition {
+  line: number;
+  character: number;
+}
+export interface WireRange {
+  start: WirePosition;
+  end: WirePosition;
+}
+export interface WireLocation {
+  uri: string;
+  range: WireRange;
+}
+
+export type Reading = 'note' | 'told' | 'said';
+
+/** One piece of evidence of a `run/search` result. */
+export interface SearchItem {
+  location: WireLocation;
+  score: number;
+  text: string;
+  agent: string;
+  episode: string;
+  conversation: string | null;
+  reading: Reading;
+}
+
+export interface SearchResult {
+  items: SearchItem[];
+}
+
+/** The params of `run/search` (spec §5). Absent fields take the server's settings. */
+export interface SearchParams {
+  query?: string;
+  turnMessage?: string;
+  agent?: string;
+  episode?: string;
+  conversation?: string;
+  scope?: 'run' | 'episode';
+  topK?: number;
+}
+
+export interface EpisodeInfo {
+  episode: string;
+  agents: string[];
+  conversations: string[];
+}
+
+export interface RunInfo {
+  root: string;
+  agents: string[];
+  episodes: EpisodeInfo[];
+  indexing: { done: boolean; files: number; bytes: number };
+}
+
+/** What both LanguageClient and a vscode-jsonrpc MessageConnection provide. */
+export interface RequestSender {
+  sendRequest<R>(method: string, params: unknown, token?: unknown): Promise<R>;
+}
+
+export const SEARCH_METHOD = 'run/search';
+export const INFO_METHOD = 'run/info';
+
+/** JSON-RPC "invalid params": the server names the bad field in the message. */
+export const INVALID_PARAMS = -32602;
+
+/** Sends `run/search` and checks the answer's shape, so a server bug reads as one. */
+export async function search(sender: RequestSender, params: SearchParams, token?: unknown): Promise<SearchResult> {
+  const result = await sender.sendRequest<unknown>(SEARCH_METHOD, dropEmpty(params), token);
+  return checkSearchResult(result);
+}
+
+/** Sends `run/info` (params `{}`). */
+export async function info(sender: RequestSender, token?: unknown): Promise<RunInfo> {
+  const result = await sender.sendRequest<unknown>(INFO_METHOD, {}, token);
+  return checkRunInfo(result);
+}
+
+/**
+ * Drops fields that are undefined or "" so the server applies its settings for them
+ * (spec §5: an empty string is the same as an absent field).
+ */
+export function dropEmpty(params: SearchParams): SearchParams {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(params)) {
+    if (v === undefined || v === null || v === '') continue;
+    out[k] = v;
+  }
+  return out as SearchParams;
+}
+
+export function checkSearchResult(result: unknown): SearchResult {
+  if (!isObject(result) || !Array.isArray(result.items)) {
+    throw new Error(`run/search: unexpected result ${JSON.stringify(result)?.slice(0, 200)}`);
+  }
+  for (const item of result.items as unknown[]) {
+    if (!isObject(item) || !isObject(item.location) || typeof item.location.uri !== 'string' ||
+        !isObject(item.location.range) || typeof item.text !== 'string' || typeof item.score !== 'number') {
+      throw new Error(`run/search: malformed item ${JSON.stringify(item)?.slice(0, 200)}`);
+    }
+  }
+  return result as unknown as SearchResult;
+}
+
+export function checkRunInfo(result: unknown): RunInfo {
+  if (!isObject(result) || !Array.isArray(result.agents) || !Array.isArray(result.episodes)) {
+    throw new Error(`run/info: unexpected result ${JSON.stringify(result)?.slice(0, 200)}`);
+  }
+  const r = result as unknown as RunInfo;
+  for (const e of r.episodes) {
+    e.agents ??= [];
+    e.conversations ??= [];
+  }
+  r.indexing ??= { done: true, files: 0, bytes: 0 };
+  return r;
+}
+
+function isObject(v: unknown): v is Record<string, any> {
+  return typeof v === 'object' && v !== null;
+}

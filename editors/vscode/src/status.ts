@@ -1,0 +1,88 @@
+// The status bar's text: the server's state (fed by $/progress and the client's
+// state) and the chat context the searches use.
+
+import type { ServerSettings } from './settings';
+
+export type ServerState =
+  | { kind: 'starting' }
+  | { kind: 'indexing'; percent?: number; message?: string }
+  | { kind: 'ready' }
+  | { kind: 'error'; message: string }
+  | { kind: 'stopped' };
+
+/** A $/progress value of the work-done kind (LSP WorkDoneProgressBegin/Report/End). */
+export interface ProgressValue {
+  kind: 'begin' | 'report' | 'end';
+  title?: string;
+  message?: string;
+  percentage?: number;
+}
+
+/**
+ * The state after a $/progress value. Progress arrives only while the server is up,
+ * so it moves starting/ready to indexing and indexing back to ready; it never hides
+ * an error.
+ */
+export function applyProgress(state: ServerState, p: ProgressValue): ServerState {
+  if (state.kind === 'error' || state.kind === 'stopped') return state;
+  switch (p.kind) {
+    case 'begin':
+      return { kind: 'indexing', percent: clampPercent(p.percentage), message: p.message ?? p.title };
+    case 'report': {
+      const prev = state.kind === 'indexing' ? state : { kind: 'indexing' as const };
+      return {
+        kind: 'indexing',
+        percent: clampPercent(p.percentage) ?? prev.percent,
+        message: p.message ?? prev.message,
+      };
+    }
+    case 'end':
+      return { kind: 'ready' };
+    default:
+      return state;
+  }
+}
+
+export interface StatusView {
+  text: string;
+  tooltip: string;
+  /** 'error' asks for the error background colour. */
+  alert?: 'error' | 'warning';
+}
+
+/** One status bar item: server state, then the chat context. */
+export function statusView(state: ServerState, s: ServerSettings): StatusView {
+  const ctx = contextLabel(s);
+  const tail = `\n\nContext: ${ctx}\nClick to pick the agent, episode and conversation.`;
+  switch (state.kind) {
+    case 'starting':
+      return { text: `$(loading~spin) runls: starting`, tooltip: `runls server starting${tail}` };
+    case 'indexing': {
+      const pct = state.percent === undefined ? '' : ` ${Math.round(state.percent)}%`;
+      return {
+        text: `$(sync~spin) runls: indexing${pct}`,
+        tooltip: `runls server indexing the run${pct}${state.message ? `: ${state.message}` : ''}${tail}`,
+      };
+    }
+    case 'ready':
+      return { text: `$(search) runls: ${ctx}`, tooltip: `runls server ready${tail}` };
+    case 'error':
+      return {
+        text: `$(error) runls: error`,
+        tooltip: `runls server error: ${state.message}\nRun "runls: Show Output" for the log, "runls: Restart Server" to try again.`,
+        alert: 'error',
+      };
+    case 'stopped':
+      return { text: `$(circle-slash) runls: stopped`, tooltip: `runls server stopped${tail}`, alert: 'warning' };
+  }
+}
+
+/** "alice · episode-2 · conv-1", with "all agents" and "no episode/conversation" for unset fields. */
+export function contextLabel(s: ServerSettings): string {
+  return [s.agent || 'all agents', s.episode || 'no episode', s.conversation || 'no conversation'].join(' · ');
+}
+
+function clampPercent(p: number | undefined): number | undefined {
+  if (typeof p !== 'number' || !Number.isFinite(p)) return undefined;
+  return Math.min(100, Math.max(0, p));
+}
