@@ -117,7 +117,7 @@ func (p *PathRedactor) pathAt(text string, i int) (int, int, bool) {
 		default:
 			return 0, 0, false
 		}
-		end := posixEnd(text, i)
+		end := posixEnd(text, i+n)
 		if p.home != "" && p.inside(p.home+text[i+n:end]) {
 			return 0, 0, false
 		}

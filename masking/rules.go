@@ -153,7 +153,7 @@ var ruleTable = []ruleSpec{
 			if sub[1] != "" {
 				return true
 			}
-			return !isAuthScheme(sub[2]) && len(sub[2]) >= 8 && classes(sub[2]) >= 2
+			return !isAuthScheme(sub[2]) && len(sub[2]) >= 8 && looksRandom(sub[2])
 		},
 	},
 	{
@@ -162,7 +162,7 @@ var ruleTable = []ruleSpec{
 		fold:     true,
 		pattern:  `(?i)\bbearer\s+([A-Za-z0-9._~+/-]{16,}=*)`,
 		hide:     []int{1},
-		accept:   func(sub []string) bool { return classes(sub[1]) >= 2 },
+		accept:   func(sub []string) bool { return looksRandom(sub[1]) },
 	},
 	{
 		name:     "url-password",
@@ -176,7 +176,7 @@ var ruleTable = []ruleSpec{
 		fold:     true,
 		pattern: `(?i)([a-z0-9_.-]*(?:pass|pwd|secret|token|key|auth|credential)[a-z0-9_.-]*)` +
 			`(?:\\?["'])?[ \t]*(?::=|=>|==?|:)[ \t]*` +
-			`(?:\\?"((?:\\[^"]|[^"\\\r\n])*)|'([^'\r\n]*)'|([^\s"'<>,;&(){}\[\]=][^\s"'<>,;&(){}\[\]]*))`,
+			`(?:\\?"((?:\\[^"]|[^"\\\r\n])*)|'([^'\r\n]*)'|\$\{[^}\s]*\}?|([^\s"'<>,;&(){}\[\]=][^\s"'<>,;&(){}\[\]]*))`,
 		hide:   []int{2, 3, 4},
 		accept: acceptAssignment,
 	},
@@ -224,8 +224,9 @@ func acceptAssignment(sub []string) bool {
 	if class == keyPassword {
 		return true
 	}
-	if class == keyPwd && (strings.HasPrefix(value, "/") || strings.HasPrefix(value, "~")) {
-		return false // PWD=/home/x is the working folder (the path rule sees to it)
+	if class == keyPwd {
+		// PWD=/home/x is the working folder (the path rule sees to it), pwd=x a password.
+		return !strings.HasPrefix(value, "/") && !strings.HasPrefix(value, "~")
 	}
 	return len(value) >= 8 && classes(value) >= 2 && !allDigits(value)
 }
@@ -383,6 +384,13 @@ func classes(s string) int {
 		}
 	}
 	return lower + upper + digit + other
+}
+
+// looksRandom tells a generated token from words: it has a digit and letters,
+// or three character classes.
+func looksRandom(s string) bool {
+	c := classes(s)
+	return c >= 3 || c >= 2 && hasDigit(s)
 }
 
 func hasDigit(s string) bool { return strings.ContainsAny(s, "0123456789") }

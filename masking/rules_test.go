@@ -1,0 +1,296 @@
+package masking
+
+import (
+	"strings"
+	"testing"
+)
+
+// Fake credentials of the right shapes, built so that no literal token sits in the source.
+var (
+	alnum36 = "aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789"
+	ghp     = "ghp_" + alnum36
+	awsID   = "AKIA" + "Q3EGRKTZL7WNXP2V"
+	awsKey  = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYzz9f3k2a1B" // 40 chars
+	slackB  = "xoxb-" + "2623594206564-2343594206574-FGqddMF8t08v8N7Oq4i57vs1"
+	jwt     = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9" + "." +
+		"eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIn0" + "." + "SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c"
+	pemBlock = "-----BEGIN RSA PRIVATE KEY-----\n" +
+		"MIIBOgIBAAJBAKj34GkxFhD90vcNLYLInFEX6Ppy1tPf9Cnzj4p4WGeKLs1Pt8Qu\n" +
+		"KUpRKfFLfRYC9AIKjbJTWit+CqvjWYzvQwECAwEAAQJAIJLixBy2qpFoS4DSmoEm\n" +
+		"-----END RSA PRIVATE KEY-----"
+)
+
+// Text that no rule may touch.
+var (
+	uuid       = "123e4567-e89b-12d3-a456-426614174000"
+	commitHash = "9650fc0e4b1f0c2a3d1e5b7f8a9c0d1e2f3a4b5c"
+	imageB64   = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
+	words      = "Alice said the build passed and the tokenizer counted 512 tokens; no secrets here."
+)
+
+type ruleCase struct {
+	in, want string // want == in: nothing is hidden
+}
+
+func same(s string) ruleCase { return ruleCase{s, s} }
+
+// ruleCases holds, per rule name, examples for that rule alone.
+var ruleCases = map[string][]ruleCase{
+	"private-key-pem": {
+		{"key:\n" + pemBlock + "\nafter", "key:\n<secret>\nafter"},
+		{`"private_key": "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBg\n-----END PRIVATE KEY-----\n"`, `"private_key": "<secret>\n"`},
+		{"-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\nstill", "<secret>"},
+		same("-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----"),
+		same("-----BEGIN PUBLIC KEY-----\nMFkwEwYH\n-----END PUBLIC KEY-----"),
+	},
+	"aws-access-key-id": {
+		{"id " + awsID + " used", "id <secret> used"},
+		{"ASIA" + "Y34FZKBOKMUTVV7A,", "<secret>,"},
+		same("TODAYINASIAASACKOFRICEFELLOVER"),
+		same("AKIA" + "short"),
+	},
+	"aws-secret-access-key": {
+		{"aws_secret_access_key = " + awsKey, "aws_secret_access_key = <secret>"},
+		{`AWS_SECRET_ACCESS_KEY="` + awsKey + `"`, `AWS_SECRET_ACCESS_KEY="<secret>"`},
+		same("aws_secret_access_key = tooShort"),
+		same("aws region is us-east-1"),
+	},
+	"github-token": {
+		{"token " + ghp + " end", "token <secret> end"},
+		{"gho_" + alnum36, "<secret>"},
+		{"ghs_" + alnum36 + "/", "<secret>/"},
+		same("ghp_tooShort"),
+		same("ghx_" + alnum36),
+	},
+	"github-fine-grained-pat": {
+		{"github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUV", "<secret>"},
+		same("github_pat_short"),
+	},
+	"gitlab-token": {
+		{"glpat-" + "xYz12AbC34dEf56GhI78j", "<secret>"},
+		{"x glrt-" + "abcdefghij0123456789KLM y", "x <secret> y"},
+		same("glpat-short"),
+	},
+	"npm-token": {
+		{"//registry.npmjs.org/:_authToken=npm_" + alnum36, "//registry.npmjs.org/:_authToken=<secret>"},
+		same("npm_install_done"),
+	},
+	"slack-token": {
+		{"bot " + slackB, "bot <secret>"},
+		{"xapp-1-A052FGTS2DL-5171572773297-610b6a11f4b7eb819e87b767d80e6575", "<secret>"},
+		same("xoxb-Slack_BOT_TOKEN"),
+		same("xoxb-xxxxxxxxxxxxxxxx"),
+	},
+	"slack-webhook": {
+		{"https://hooks.slack.com/services/T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX", "https://hooks.slack.com/services/<secret>"},
+		same("see https://api.slack.com/docs for hooks.slack.com setup"),
+	},
+	"discord-webhook": {
+		{"https://discord.com/api/webhooks/123456789012345678/AbCdEfGhIjKlMnOpQrStUvWxYz_0123456789-abcdef", "https://discord.com/api/webhooks/<secret>"},
+		same("https://example.com/api/webhooks/123456789012345678/AbCdEfGhIjKlMnOpQrStUvWxYz"),
+	},
+	"telegram-bot-token": {
+		{"bot 123456789:AAH" + "dqTcvCH1vGWJxfSeofSAs0K5PALDsawq x", "bot <secret> x"},
+		same("at 12:34:AA the build ran"),
+	},
+	"anthropic-api-key": {
+		{"ANTHROPIC_KEY sk-ant-api03-" + alnum36 + "-" + alnum36 + "AA", "ANTHROPIC_KEY <secret>"},
+		same("sk-ant-short"),
+	},
+	"openai-api-key": {
+		{"key sk-proj-" + alnum36 + "T3BlbkFJ" + alnum36, "key <secret>"},
+		{"sk-" + "0123456789abcdef0123456789abcdef", "<secret>"},
+		same("the task-list-manager-for-everything"),
+		same("sk-learn-is-a-very-long-hyphenated-name"),
+	},
+	"google-api-key": {
+		{"AIza" + "SyD-9tSrke72PouQMnMX-a7eZSW0jkFMBWY ok", "<secret> ok"},
+		same("AIza is not enough"),
+	},
+	"huggingface-token": {
+		{"hf_" + "aBcDeFgHiJkLmNoPqRsTuVwXyZaBcDeFgH", "<secret>"},
+		same("hf_hub_download"),
+	},
+	"groq-api-key": {
+		{"gsk_" + alnum36 + "abcdefghijkl", "<secret>"},
+		same("gsk_short"),
+	},
+	"xai-api-key": {
+		{"xai-" + alnum36 + alnum36, "<secret>"},
+		same("xai-grok-model"),
+	},
+	"stripe-secret-key": {
+		{"sk_live_" + "4eC39HqLyjWDarjtT1zdp7dc", "<secret>"},
+		{"rk_test_" + "4eC39HqLyjWDarjtT1zdp7dc", "<secret>"},
+		same("pk_live_" + "4eC39HqLyjWDarjtT1zdp7dc"),
+		same("run_test_suite"),
+	},
+	"sendgrid-api-key": {
+		{"SG." + "ngeVfQFYQlKU0ufo8x5d1A" + "." + "TwL2iGABf9DHoTf-09kqeF8tAmbihYzrnopKc-1s5cr", "<secret>"},
+		same("SG.example"),
+	},
+	"jwt": {
+		{"token=" + jwt + " ok", "token=<secret> ok"},
+		same("eyJhbGciOiJIUzI1NiJ9 alone is a header, not a token"),
+	},
+	"authorization-header": {
+		{"Authorization: Bearer abc123DEF456ghi", "Authorization: Bearer <secret>"},
+		{`{"authorization": "Basic dXNlcjpwYXNzd29yZA=="}`, `{"authorization": "Basic <secret>"}`},
+		{`-H "AUTHORIZATION: Token Zx81kLmn0" x`, `-H "AUTHORIZATION: Token <secret>" x`},
+		{"Authorization: Bearer <secret>", "Authorization: Bearer <secret>"},
+		same("Authorization: required"),
+		same("the authorization header is missing"),
+	},
+	"bearer-token": {
+		{"using bearer 0123456789abcdefABCD now", "using bearer <secret> now"},
+		same("bearer token expired"),
+		same("Bearer authentication-is-required-here"),
+	},
+	"url-password": {
+		{"postgres://admin:s3cr3t@db.local:5432/app", "postgres://admin:<secret>@db.local:5432/app"},
+		{"redis://:p@ss@cache:6379", "redis://:<secret>@cache:6379"},
+		same("mail alice@example.com or see https://example.com/a@b"),
+		same("git clone git@github.com:org/repo.git"),
+	},
+	"secret-assignment": {
+		{`{"password": "hunter2", "user": "bob"}`, `{"password": "<secret>", "user": "bob"}`},
+		{"DB_PASSWORD=correct-horse", "DB_PASSWORD=<secret>"},
+		{"password: hunter2", "password: <secret>"},
+		{"  client_secret: 'Zm9vYmFyYmF6MTIz'", "  client_secret: '<secret>'"},
+		{"OPENAI_API_KEY=abc123def456ghi789", "OPENAI_API_KEY=<secret>"},
+		{"apiKey := \"Q2xhdWRlIGlzIGdyZWF0\"", "apiKey := \"<secret>\""},
+		{`{\"secret\": \"a1b2c3d4e5f6\"}`, `{\"secret\": \"<secret>\"}`},
+		{"x-api-key: Ab12Cd34Ef56", "x-api-key: <secret>"},
+		{"https://h/x?user=a&pwd=letmein&y=1", "https://h/x?user=a&pwd=<secret>&y=1"},
+		{"db_pass=tiger", "db_pass=<secret>"},
+		same(`{"max_tokens": 4096, "tokenizer": "cl100k_base", "input_tokens": 12}`),
+		same("token_type: bearer_access_token_v2"),
+		same("--- PASS: TestMasking (0.01s)"),
+		same("password: <secret>"),
+		same("PASSWORD=${DB_PASSWORD}"),
+		same("password: null"),
+		same("token: expired"),
+		same("monkey: banana123ABC"),
+		same("PWD=/run/x/episode-1"),
+		same("api_key_name: production-key-2024"),
+	},
+	"cli-secret-flag": {
+		{"mysql --password hunter2 -u root", "mysql --password <secret> -u root"},
+		{"gh auth login --with-token --token=gho_x1 now", "gh auth login --with-token --token=<secret> now"},
+		same("run --token-file tok.txt"),
+		same("cmd --password --verbose"),
+	},
+}
+
+// maskerOf returns a masker of the one rule named.
+func maskerOf(t *testing.T, name string) *CredentialMasker {
+	t.Helper()
+	for _, r := range compiledRules {
+		if r.name == name {
+			return newCredentialMasker([]rule{r})
+		}
+	}
+	t.Fatalf("no rule %q", name)
+	return nil
+}
+
+func maskString(m Masker, text string) string {
+	spans, _ := m.Mask(text)
+	out, _ := Apply(text, spans)
+	return out
+}
+
+func TestRules(t *testing.T) {
+	for _, spec := range ruleTable {
+		t.Run(spec.name, func(t *testing.T) {
+			cases := ruleCases[spec.name]
+			var pos, neg int
+			m := maskerOf(t, spec.name)
+			for _, c := range cases {
+				if c.want == c.in {
+					neg++
+				} else {
+					pos++
+				}
+				if got := maskString(m, c.in); got != c.want {
+					t.Errorf("mask(%q)\n got %q\nwant %q", c.in, got, c.want)
+				}
+			}
+			if pos == 0 || neg == 0 {
+				t.Errorf("rule %s has %d positive and %d negative examples; it needs both", spec.name, pos, neg)
+			}
+		})
+	}
+	for name := range ruleCases {
+		found := false
+		for _, spec := range ruleTable {
+			found = found || spec.name == name
+		}
+		if !found {
+			t.Errorf("examples for unknown rule %q", name)
+		}
+	}
+}
+
+// TestRulesKeywords checks the pre-filter against each rule: every positive
+// example contains one of the rule's keywords, or the rule could never fire.
+func TestRulesKeywords(t *testing.T) {
+	for _, spec := range ruleTable {
+		for _, c := range ruleCases[spec.name] {
+			if c.in == c.want {
+				continue
+			}
+			in := c.in
+			if spec.fold {
+				in = strings.ToLower(in)
+			}
+			ok := false
+			for _, kw := range spec.keywords {
+				if spec.fold {
+					kw = strings.ToLower(kw)
+				}
+				ok = ok || strings.Contains(in, kw)
+			}
+			if !ok {
+				t.Errorf("%s: example %q holds none of the keywords %q", spec.name, c.in, spec.keywords)
+			}
+		}
+	}
+}
+
+// TestNothingOrdinaryIsMasked runs the whole masker on text that must stay as written.
+func TestNothingOrdinaryIsMasked(t *testing.T) {
+	m := HidingOutside("/runs/r1")
+	for _, text := range []string{
+		uuid, "commit " + commitHash, imageB64, words,
+		"wrote /runs/r1/episode-1/alice/notes.txt and /runs/r1/episode-2",
+		"see docs/a/b.md and ./x/y and ../z, 24/7, and/or 1/2",
+		"https://example.com/path/to/page?q=1#frag",
+		"2026-10-21 18:00:00 INFO Alice chat started",
+		"Alice was told: please summarise the token budget (4096 tokens max).",
+		"sha256:" + strings.Repeat("ab12", 16),
+		"PASS\nok  \truns/masking\t0.01s",
+	} {
+		if got := maskString(m, text); got != text {
+			t.Errorf("mask(%q) = %q, want it unchanged", text, got)
+		}
+	}
+}
+
+func TestKeyWords(t *testing.T) {
+	for _, c := range []struct {
+		key  string
+		want string
+	}{
+		{"DB_PASSWORD", "db password"},
+		{"apiKey", "api key"},
+		{"APIKey", "api key"},
+		{"x-api-key", "x api key"},
+		{"clientSecret2", "client secret2"},
+		{"--password", "password"},
+	} {
+		if got := strings.Join(keyWords(c.key), " "); got != c.want {
+			t.Errorf("keyWords(%q) = %q, want %q", c.key, got, c.want)
+		}
+	}
+}
