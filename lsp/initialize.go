@@ -71,7 +71,10 @@ func (h handlers) Shutdown(ctx context.Context) error {
 func (h handlers) Exit(ctx context.Context) error {
 	s := h.s
 	s.mu.Lock()
-	s.exited = true
+	if !s.exited {
+		s.exited = true
+		close(s.exitCh)
+	}
 	s.mu.Unlock()
 	s.logger.Info("exit")
 	return s.conn.Close()

@@ -94,9 +94,10 @@ type server struct {
 	mu             sync.Mutex
 	state          state
 	exited         bool
-	root           string // the run folder as the client named it; "" when none
-	noRoot         string // why there is no run folder, when root is ""
-	clientProgress bool   // the client takes window/workDoneProgress/create
+	exitCh         chan struct{} // closed by exit
+	root           string        // the run folder as the client named it; "" when none
+	noRoot         string        // why there is no run folder, when root is ""
+	clientProgress bool          // the client takes window/workDoneProgress/create
 	settings       Settings
 	gen            *generation // the engine serving now
 	shownWhy       bool        // the "not a run folder" message was shown
@@ -132,6 +133,7 @@ func newServer(ctx context.Context, rwc io.ReadWriteCloser, opts Options) *serve
 		published: make(map[string]bool),
 		opened:    make(map[string]bool),
 		settings:  defaultSettings(),
+		exitCh:    make(chan struct{}),
 	}
 	s.ctx, s.cancel = context.WithCancel(ctx)
 	s.stream = newStream(rwc, s.logger.Named("stream"))
@@ -148,9 +150,16 @@ func (s *server) run() error {
 	s.conn.Go(s.ctx, s.handle)
 	select {
 	case <-s.conn.Done():
+	case <-s.exitCh:
 	case <-s.ctx.Done():
 		_ = s.conn.Close()
-		<-s.conn.Done()
+	}
+	// Closing the connection ends a read blocked on a pipe or a socket, but
+	// not on every kind of file: do not wait forever for the reader.
+	select {
+	case <-s.conn.Done():
+	case <-time.After(time.Second):
+		s.logger.Warn("the connection's reader did not stop")
 	}
 	s.cancel()
 	s.cancelAll()

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"go.lsp.dev/jsonrpc2"
 	"go.uber.org/zap"
@@ -32,13 +33,18 @@ const headerContentLength = "content-length:"
 // Content-Length it finds the next "Content-Length:" header and reads on from
 // there. Only a failure of the underlying reader ends it.
 //
-// Writes go through the package's own framing (jsonrpc2.NewStream); only the
+// Writes are queued and sent by a goroutine of their own, so that the reader
+// never waits on the client: a client that answers a server request
+// (window/workDoneProgress/create) while the server answers one of its own
+// would otherwise block both sides on a pipe without a buffer. Writes go
+// through the package's own framing (jsonrpc2.NewStream); only the
 // error answers to messages jsonrpc2 cannot represent (their id is null) are
 // framed here.
 type stream struct {
 	conn   io.ReadWriteCloser
 	in     *bufio.Reader
 	out    jsonrpc2.Stream
+	queue  *sendQueue
 	logger *zap.Logger
 
 	// writeMu orders the writes of the connection (made under jsonrpc2's own
@@ -47,10 +53,12 @@ type stream struct {
 }
 
 func newStream(conn io.ReadWriteCloser, logger *zap.Logger) *stream {
+	q := newSendQueue(conn)
 	return &stream{
 		conn:   conn,
 		in:     bufio.NewReader(conn),
-		out:    jsonrpc2.NewStream(conn),
+		out:    jsonrpc2.NewStream(writeOnly{q}),
+		queue:  q,
 		logger: logger,
 	}
 }
@@ -95,8 +103,14 @@ func (s *stream) Write(ctx context.Context, msg jsonrpc2.Message) (int64, error)
 	return s.out.Write(ctx, msg)
 }
 
-// Close closes the underlying connection.
-func (s *stream) Close() error { return s.conn.Close() }
+// Close sends what is queued (waiting at most closeFlushTimeout for the
+// client to take it), then closes the underlying connection.
+func (s *stream) Close() error {
+	s.queue.close(closeFlushTimeout)
+	err := s.conn.Close()
+	<-s.queue.done
+	return err
+}
 
 // readHeader reads header lines up to the empty line that ends them and returns
 // the Content-Length. Lines that are not headers are skipped with a log line:
@@ -183,7 +197,7 @@ func (s *stream) answerBad(body []byte, cause error) {
 	}
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
-	if _, err := fmt.Fprintf(s.conn, "Content-Length: %d\r\n\r\n%s", len(data), data); err != nil {
+	if _, err := fmt.Fprintf(s.queue, "Content-Length: %d\r\n\r\n%s", len(data), data); err != nil {
 		s.logger.Warn("writing an error answer", zap.Error(err))
 	}
 }
@@ -215,3 +229,96 @@ func indexFold(b []byte, needle string) int {
 	}
 	return -1
 }
+
+// closeFlushTimeout bounds how long Close waits for queued messages to go out.
+const closeFlushTimeout = time.Second
+
+var errQueueClosed = errors.New("the connection is closed")
+
+// sendQueue is an io.Writer that never blocks: a goroutine writes what it is
+// given to w, in order.
+type sendQueue struct {
+	w    io.Writer
+	wake chan struct{}
+	done chan struct{}
+
+	mu      sync.Mutex
+	pending [][]byte
+	closed  bool
+	err     error
+}
+
+func newSendQueue(w io.Writer) *sendQueue {
+	q := &sendQueue{w: w, wake: make(chan struct{}, 1), done: make(chan struct{})}
+	go q.run()
+	return q
+}
+
+func (q *sendQueue) Write(p []byte) (int, error) {
+	q.mu.Lock()
+	switch {
+	case q.err != nil:
+		q.mu.Unlock()
+		return 0, q.err
+	case q.closed:
+		q.mu.Unlock()
+		return 0, errQueueClosed
+	}
+	q.pending = append(q.pending, append([]byte(nil), p...))
+	q.mu.Unlock()
+	select {
+	case q.wake <- struct{}{}:
+	default:
+	}
+	return len(p), nil
+}
+
+func (q *sendQueue) run() {
+	defer close(q.done)
+	for {
+		q.mu.Lock()
+		batch := q.pending
+		q.pending = nil
+		closed := q.closed
+		q.mu.Unlock()
+		if len(batch) == 0 {
+			if closed {
+				return
+			}
+			<-q.wake
+			continue
+		}
+		for _, b := range batch {
+			if _, err := q.w.Write(b); err != nil {
+				q.mu.Lock()
+				q.err = fmt.Errorf("write to the client: %w", err)
+				q.pending = nil
+				q.closed = true
+				q.mu.Unlock()
+				return
+			}
+		}
+	}
+}
+
+// close stops taking writes and waits up to timeout for the queue to empty.
+func (q *sendQueue) close(timeout time.Duration) {
+	q.mu.Lock()
+	q.closed = true
+	q.mu.Unlock()
+	select {
+	case q.wake <- struct{}{}:
+	default:
+	}
+	select {
+	case <-q.done:
+	case <-time.After(timeout):
+	}
+}
+
+// writeOnly lends a writer to jsonrpc2.NewStream, which wants a whole
+// connection but is only used here to write.
+type writeOnly struct{ io.Writer }
+
+func (writeOnly) Read([]byte) (int, error) { return 0, io.EOF }
+func (writeOnly) Close() error             { return nil }

@@ -1,0 +1,353 @@
+package lsp_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"sync"
+	"testing"
+	"time"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+	"go.uber.org/goleak"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest"
+
+	"runls/lsp"
+	"runls/retriever"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// waitTimeout bounds every wait for the server; tests never time anything.
+const waitTimeout = 20 * time.Second
+
+// note is a message the server sent to the client.
+type note struct {
+	method string
+	params json.RawMessage
+	call   bool
+}
+
+// client is an editor talking to an in-process server over net.Pipe, through
+// the jsonrpc2 package's own client side.
+type client struct {
+	t    *testing.T
+	conn jsonrpc2.Conn
+	done chan error // Serve's result
+
+	mu      sync.Mutex
+	notes   []note
+	changed chan struct{}
+}
+
+type startOpts struct {
+	open         func(context.Context, retriever.Options) (lsp.Engine, error)
+	pollInterval time.Duration
+}
+
+// start starts a server; the client is not initialized yet.
+func start(t *testing.T, so startOpts) *client {
+	t.Helper()
+	a, b := net.Pipe()
+	c := &client{t: t, done: make(chan error, 1), changed: make(chan struct{})}
+	logger := zaptest.NewLogger(t, zaptest.Level(zap.DebugLevel))
+	go func() {
+		c.done <- lsp.Serve(context.Background(), a, lsp.Options{
+			Logger: logger, Version: "test", Open: so.open, PollInterval: so.pollInterval,
+		})
+	}()
+	c.conn = jsonrpc2.NewConn(jsonrpc2.NewStream(b))
+	c.conn.Go(context.Background(), c.handle)
+	t.Cleanup(func() {
+		_ = c.conn.Close()
+		<-c.conn.Done()
+		select {
+		case <-c.done:
+		case <-time.After(waitTimeout):
+			t.Errorf("Serve did not return after the connection closed")
+		}
+	})
+	return c
+}
+
+func (c *client) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) error {
+	_, isCall := req.(*jsonrpc2.Call)
+	c.mu.Lock()
+	c.notes = append(c.notes, note{method: req.Method(), params: append(json.RawMessage(nil), req.Params()...), call: isCall})
+	close(c.changed)
+	c.changed = make(chan struct{})
+	c.mu.Unlock()
+	if req.Method() == protocol.MethodWorkDoneProgressCreate {
+		return reply(ctx, nil, nil)
+	}
+	return reply(ctx, nil, jsonrpc2.ErrMethodNotFound)
+}
+
+// waitFor returns the first message from the server that matches, waiting for it.
+func (c *client) waitFor(what string, match func(note) bool) note {
+	c.t.Helper()
+	deadline := time.After(waitTimeout)
+	for {
+		c.mu.Lock()
+		for _, n := range c.notes {
+			if match(n) {
+				c.mu.Unlock()
+				return n
+			}
+		}
+		ch := c.changed
+		c.mu.Unlock()
+		select {
+		case <-ch:
+		case <-deadline:
+			c.t.Fatalf("waited in vain for %s; the server sent: %s", what, c.methods())
+		}
+	}
+}
+
+func (c *client) methods() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	s := ""
+	for _, n := range c.notes {
+		s += n.method + " " + string(n.params) + "\n"
+	}
+	return s
+}
+
+func (c *client) sent(match func(note) bool) []note {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out []note
+	for _, n := range c.notes {
+		if match(n) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+func method(m string) func(note) bool { return func(n note) bool { return n.method == m } }
+
+// call sends a request and decodes its result into result.
+func (c *client) call(method string, params, result any) error {
+	c.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
+	defer cancel()
+	_, err := c.conn.Call(ctx, method, params, result)
+	return err
+}
+
+func (c *client) mustCall(method string, params, result any) {
+	c.t.Helper()
+	if err := c.call(method, params, result); err != nil {
+		c.t.Fatalf("%s: %v", method, err)
+	}
+}
+
+func (c *client) notify(method string, params any) {
+	c.t.Helper()
+	if err := c.conn.Notify(context.Background(), method, params); err != nil {
+		c.t.Fatalf("notify %s: %v", method, err)
+	}
+}
+
+// initialize sends initialize (with window.workDoneProgress when progress is
+// set, and the settings as initializationOptions) and initialized.
+func (c *client) initialize(root string, progress bool, settings map[string]any) map[string]any {
+	c.t.Helper()
+	params := map[string]any{
+		"processId":    nil,
+		"capabilities": map[string]any{"window": map[string]any{"workDoneProgress": progress}},
+	}
+	if root != "" {
+		params["rootUri"] = retriever.FileURI(root)
+	}
+	if settings != nil {
+		params["initializationOptions"] = map[string]any{"runls": settings}
+	}
+	var result map[string]any
+	c.mustCall(protocol.MethodInitialize, params, &result)
+	c.notify(protocol.MethodInitialized, map[string]any{})
+	return result
+}
+
+// shutdownExit ends the session properly and returns Serve's result.
+func (c *client) shutdownExit() error {
+	c.t.Helper()
+	c.mustCall(protocol.MethodShutdown, nil, nil)
+	c.notify(protocol.MethodExit, nil)
+	return c.serveResult()
+}
+
+func (c *client) serveResult() error {
+	c.t.Helper()
+	select {
+	case err := <-c.done:
+		c.done <- err // for Cleanup
+		return err
+	case <-time.After(waitTimeout):
+		c.t.Fatalf("Serve did not return")
+		return nil
+	}
+}
+
+// codeOf is the JSON-RPC error code of err, or 0.
+func codeOf(err error) jsonrpc2.Code {
+	var we *jsonrpc2.Error
+	if errors.As(err, &we) {
+		return we.Code
+	}
+	return 0
+}
+
+// fakeEngine is an Engine whose behaviour tests set, for the protocol cases
+// that need control over timing (blocking searches, indexing that waits).
+type fakeEngine struct {
+	opts   retriever.Options
+	notRun bool
+
+	refreshGate chan struct{} // Refresh waits for it when not nil
+
+	mu       sync.Mutex
+	requests []retriever.Request
+	search   func(ctx context.Context, req retriever.Request) (retriever.Result, error)
+	diags    map[string][]retriever.Diagnostic
+	onChange func(retriever.Changes)
+	watching chan struct{}
+	closed   bool
+}
+
+func newFake() *fakeEngine {
+	return &fakeEngine{diags: map[string][]retriever.Diagnostic{}, watching: make(chan struct{})}
+}
+
+// opener returns an Open func handing out e, recording each Options given.
+func (e *fakeEngine) opener(opened *[]retriever.Options, mu *sync.Mutex) func(context.Context, retriever.Options) (lsp.Engine, error) {
+	return func(_ context.Context, o retriever.Options) (lsp.Engine, error) {
+		if mu != nil {
+			mu.Lock()
+			*opened = append(*opened, o)
+			mu.Unlock()
+		}
+		e.mu.Lock()
+		e.opts = o
+		e.mu.Unlock()
+		return e, nil
+	}
+}
+
+func (e *fakeEngine) Root() string      { return "/fake/run" }
+func (e *fakeEngine) IsRunFolder() bool { return !e.notRun }
+func (e *fakeEngine) Refresh(ctx context.Context, progress func(retriever.Progress)) (retriever.Changes, error) {
+	if e.refreshGate != nil {
+		select {
+		case <-e.refreshGate:
+		case <-ctx.Done():
+			return retriever.Changes{}, ctx.Err()
+		}
+	}
+	for i := 1; i <= 4; i++ {
+		progress(retriever.Progress{FilesDone: i, FilesTotal: 4, BytesDone: int64(i * 100), BytesTotal: 400})
+	}
+	e.mu.Lock()
+	logger := e.opts.Logger
+	e.mu.Unlock()
+	if logger != nil {
+		logger.Warn("skipped a link to outside the run folder", zap.String("path", "/fake/run/episode-1/a/link"))
+	}
+	return retriever.Changes{}, nil
+}
+func (e *fakeEngine) Search(ctx context.Context, req retriever.Request) (retriever.Result, error) {
+	e.mu.Lock()
+	e.requests = append(e.requests, req)
+	f := e.search
+	e.mu.Unlock()
+	if f != nil {
+		return f(ctx, req)
+	}
+	return retriever.Result{Items: []retriever.Item{{
+		Location: retriever.Location{URI: "file:///fake/run/episode-1/a/notes.txt"},
+		Score:    1.5, Text: "echo " + req.Query, Agent: "a", Episode: "episode-1", Reading: retriever.ReadingNote,
+	}}}, nil
+}
+func (e *fakeEngine) Symbols(ctx context.Context, query string, limit int) (retriever.Result, error) {
+	conv := "conv-1"
+	return retriever.Result{Items: []retriever.Item{{
+		Location: retriever.Location{URI: "file:///fake/run/episode-2/bob/chat.history",
+			Range: retriever.Range{Start: retriever.Position{Line: 3, Character: 40}, End: retriever.Position{Line: 3, Character: 52}}},
+		Score: 2, Text: "symbol for " + query, Agent: "bob", Episode: "episode-2", Conversation: &conv,
+		Reading: retriever.ReadingNote, File: "episode-2/bob/chat.history",
+	}}}, nil
+}
+func (e *fakeEngine) Info(ctx context.Context) (retriever.Info, error) {
+	return retriever.Info{Root: "file:///fake/run"}, nil
+}
+func (e *fakeEngine) RecordFiles() []string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var out []string
+	for f := range e.diags {
+		out = append(out, f)
+	}
+	return out
+}
+func (e *fakeEngine) Diagnostics(path string, max int) []retriever.Diagnostic {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.diags[path]
+}
+func (e *fakeEngine) Watch(ctx context.Context, onChange func(retriever.Changes)) error {
+	e.mu.Lock()
+	e.onChange = onChange
+	e.mu.Unlock()
+	close(e.watching)
+	<-ctx.Done()
+	return ctx.Err()
+}
+func (e *fakeEngine) Close() error {
+	e.mu.Lock()
+	e.closed = true
+	e.mu.Unlock()
+	return nil
+}
+
+// change sets a file's diagnostics (nil: the file is gone or clean) and
+// reports it as the watcher would.
+func (e *fakeEngine) change(path string, ds []retriever.Diagnostic) {
+	select {
+	case <-e.watching:
+	case <-time.After(waitTimeout):
+		panic("the server never watched")
+	}
+	e.mu.Lock()
+	if ds == nil {
+		delete(e.diags, path)
+	} else {
+		e.diags[path] = ds
+	}
+	f := e.onChange
+	e.mu.Unlock()
+	f(retriever.Changes{Files: []string{path}})
+}
+
+func (e *fakeEngine) lastRequest() retriever.Request {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if len(e.requests) == 0 {
+		return retriever.Request{}
+	}
+	return e.requests[len(e.requests)-1]
+}
+
+func mustJSON(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(fmt.Sprint(err))
+	}
+	return string(b)
+}
