@@ -80,17 +80,28 @@ func (s *stream) Read(ctx context.Context) (jsonrpc2.Message, int64, error) {
 			return nil, total, fmt.Errorf("reading a message body: %w", err)
 		}
 		total += int64(length)
-		msg, err := jsonrpc2.DecodeMessage(body)
-		if err == nil {
-			return msg, total, nil
-		}
+		// jsonrpc2.DecodeMessage ignores what follows the first JSON value,
+		// so validity is checked here.
 		if !json.Valid(body) {
 			// A Content-Length larger than the body runs into the next
 			// message: give that one back to be read as a message of its own.
 			if i := indexFold(body, headerContentLength); i > 0 {
+				s.logger.Warn("Content-Length ran into the next message", zap.Int("declared", length), zap.Int("body", i))
 				s.unread(body[i:])
 				body = body[:i]
+			} else if n := headerPrefixSuffix(body); n > 0 {
+				// It stopped inside the next header's name: give that part back.
+				s.unread(body[len(body)-n:])
+				body = body[:len(body)-n]
 			}
+		}
+		if json.Valid(body) {
+			var msg jsonrpc2.Message
+			if msg, err = jsonrpc2.DecodeMessage(body); err == nil {
+				return msg, total, nil
+			}
+		} else {
+			err = errors.New("the message body is not JSON")
 		}
 		s.answerBad(body, err)
 	}
@@ -322,3 +333,14 @@ type writeOnly struct{ io.Writer }
 
 func (writeOnly) Read([]byte) (int, error) { return 0, io.EOF }
 func (writeOnly) Close() error             { return nil }
+
+// headerPrefixSuffix is the length of the longest end of b that begins the
+// Content-Length header's name.
+func headerPrefixSuffix(b []byte) int {
+	for n := min(len(headerContentLength)-1, len(b)); n > 0; n-- {
+		if strings.EqualFold(string(b[len(b)-n:]), headerContentLength[:n]) {
+			return n
+		}
+	}
+	return 0
+}
