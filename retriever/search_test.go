@@ -223,9 +223,9 @@ func TestInterpreter(t *testing.T) {
 	ix := openTest(t, Options{Root: writeRun(t, map[string]string{
 		"episode-1/a/a.history": "2026-10-21 18:00:00 [s] [c] Alice was told: grape\n  juice é\n" +
 			"2026-10-21 18:00:00 [s] [c] Alice chat started\n",
-		"episode-1/a/a.log":   "2026-10-21 18:00:00 INFO  [s] [c] Alice said: grape soda\n",
-		"episode-1/a/n.txt":   "Alice chat started\n", // rules apply to record files only
-		"episode-1/a/n2.txt":  "Alice said: grape note\n",
+		"episode-1/a/a.log":     "2026-10-21 18:00:00 INFO  [s] [c] Alice said: grape soda\n",
+		"episode-1/a/n.txt":     "Alice chat started\n", // rules apply to record files only
+		"episode-1/a/n2.txt":    "Alice said: grape note\n",
 		"episode-1/a/x.history": "2026-10-21 18:00:00 [s] [c] Alice mentions grape\n",
 	}), Interpreter: in})
 	items := search(t, ix, Request{Query: "grape juice soda chat started note mentions", Episode: "episode-1", Conversation: "c", TopK: 20})
