@@ -351,3 +351,6 @@ func mustJSON(v any) string {
 	}
 	return string(b)
 }
+
+// rawJSON sends params as written.
+func rawJSON(s string) json.RawMessage { return json.RawMessage(s) }

@@ -1,0 +1,97 @@
+package lsp_test
+
+import (
+	"encoding/json"
+	"testing"
+
+	"go.lsp.dev/protocol"
+
+	"runls/retriever"
+)
+
+type published struct {
+	URI         string                `json:"uri"`
+	Diagnostics []protocol.Diagnostic `json:"diagnostics"`
+}
+
+func (c *client) publishedFor(uri string, match func(published) bool) published {
+	c.t.Helper()
+	n := c.waitFor("diagnostics of "+uri, func(n note) bool {
+		if n.method != protocol.MethodTextDocumentPublishDiagnostics {
+			return false
+		}
+		var p published
+		return json.Unmarshal(n.params, &p) == nil && p.URI == uri && match(p)
+	})
+	var p published
+	_ = json.Unmarshal(n.params, &p)
+	return p
+}
+
+func count(k int) func(published) bool {
+	return func(p published) bool { return len(p.Diagnostics) == k }
+}
+
+func TestDiagnosticsLifecycle(t *testing.T) {
+	const (
+		bad   = "/fake/run/episode-1/alice/chat.history"
+		clean = "/fake/run/episode-1/alice/other.log"
+	)
+	warn := func(line int, code string) retriever.Diagnostic {
+		return retriever.Diagnostic{Line: line, StartChar: 0, EndChar: 19, Code: code, Message: code + " message"}
+	}
+	fake := newFake()
+	fake.diags[bad] = []retriever.Diagnostic{warn(0, retriever.CodeUnfieldedLine)}
+	fake.diags[clean] = nil
+	c := start(t, startOpts{open: fake.opener(nil, nil)})
+	c.initialize("/fake/run", false, nil)
+
+	// Published after indexing, for the file that has some.
+	p := c.publishedFor(retriever.FileURI(bad), count(1))
+	d := p.Diagnostics[0]
+	if d.Severity != protocol.DiagnosticSeverityWarning || d.Source != "runls" || d.Code != retriever.CodeUnfieldedLine ||
+		d.Range.Start != (protocol.Position{Line: 0, Character: 0}) || d.Range.End != (protocol.Position{Line: 0, Character: 19}) {
+		t.Errorf("diagnostic = %+v", d)
+	}
+
+	// Updated when the watcher reports a change.
+	fake.change(bad, []retriever.Diagnostic{warn(0, retriever.CodeUnfieldedLine), warn(4, retriever.CodeUnindentedContinuation)})
+	c.publishedFor(retriever.FileURI(bad), count(2))
+
+	// Cleared when the file is fixed, and when it is deleted.
+	fake.change(bad, []retriever.Diagnostic{})
+	c.publishedFor(retriever.FileURI(bad), count(0))
+	fake.change(bad, []retriever.Diagnostic{warn(1, retriever.CodeUnfieldedLine)})
+	c.publishedFor(retriever.FileURI(bad), count(1))
+	fake.change(bad, nil)
+	cleared := c.sent(func(n note) bool {
+		var p published
+		return n.method == protocol.MethodTextDocumentPublishDiagnostics && json.Unmarshal(n.params, &p) == nil && p.URI == retriever.FileURI(bad) && len(p.Diagnostics) == 0
+	})
+	if len(cleared) < 1 {
+		c.publishedFor(retriever.FileURI(bad), count(0))
+	}
+
+	// A clean file is not published at start, but gets its (empty) list when opened.
+	if got := c.sent(func(n note) bool {
+		var p published
+		return json.Unmarshal(n.params, &p) == nil && p.URI == retriever.FileURI(clean)
+	}); len(got) != 0 {
+		t.Errorf("a clean file was published at start: %s", got[0].params)
+	}
+	c.notify(protocol.MethodTextDocumentDidOpen, map[string]any{"textDocument": map[string]any{
+		"uri": retriever.FileURI(clean), "languageId": "log", "version": 1, "text": "",
+	}})
+	c.publishedFor(retriever.FileURI(clean), count(0))
+
+	// Documents that are not files, or outside the run, are ignored.
+	for _, u := range []string{"untitled:Untitled-1", "git:/fake/run/x?%7B%7D", "file:///elsewhere/x.log", "file://%zz"} {
+		c.notify(protocol.MethodTextDocumentDidOpen, map[string]any{"textDocument": map[string]any{"uri": u, "languageId": "log", "version": 1, "text": ""}})
+		c.notify(protocol.MethodTextDocumentDidClose, map[string]any{"textDocument": map[string]any{"uri": u}})
+	}
+	var info map[string]any
+	c.mustCall("run/info", map[string]any{}, &info) // still serving
+	if err := c.shutdownExit(); err != nil {
+		t.Errorf("Serve = %v", err)
+	}
+}

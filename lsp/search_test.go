@@ -1,0 +1,116 @@
+package lsp_test
+
+import (
+	"strings"
+	"testing"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+
+	"runls/lsp"
+	"runls/retriever"
+)
+
+// TestRunSearchDefaults: fields absent from the params (or "") take the
+// settings' values; given fields win.
+func TestRunSearchDefaults(t *testing.T) {
+	settings := map[string]any{"agent": "alice", "episode": "episode-2", "conversation": "conv-1", "scope": "episode", "topK": 3}
+	tests := []struct {
+		name   string
+		params map[string]any
+		want   retriever.Request
+	}{
+		{"all from settings", map[string]any{"query": "q"},
+			retriever.Request{Query: "q", Agent: "alice", Episode: "episode-2", Conversation: "conv-1", Scope: "episode", TopK: 3}},
+		{"empty strings are absent", map[string]any{"turnMessage": "t", "agent": "", "episode": "", "scope": ""},
+			retriever.Request{TurnMessage: "t", Agent: "alice", Episode: "episode-2", Conversation: "conv-1", Scope: "episode", TopK: 3}},
+		{"null is absent", map[string]any{"query": "q", "agent": nil, "topK": nil},
+			retriever.Request{Query: "q", Agent: "alice", Episode: "episode-2", Conversation: "conv-1", Scope: "episode", TopK: 3}},
+		{"params win", map[string]any{"query": "q", "agent": "bob", "episode": "episode-10", "conversation": "c9", "scope": "run", "topK": 50},
+			retriever.Request{Query: "q", Agent: "bob", Episode: "episode-10", Conversation: "c9", Scope: "run", TopK: 50}},
+	}
+	fake := newFake()
+	c := start(t, startOpts{open: fake.opener(nil, nil)})
+	c.initialize("/fake/run", false, settings)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var res retriever.Result
+			c.mustCall(lsp.MethodRunSearch, tt.params, &res)
+			if got := fake.lastRequest(); got != tt.want {
+				t.Errorf("engine got %+v, want %+v", got, tt.want)
+			}
+			if len(res.Items) != 1 || res.Items[0].Text != "echo "+tt.want.Query {
+				t.Errorf("result %+v is not the engine's", res)
+			}
+		})
+	}
+	// With no settings, a search has no defaults.
+	c.notify(protocol.MethodWorkspaceDidChangeConfiguration, map[string]any{"settings": map[string]any{"runls": map[string]any{}}})
+	c.mustCall(lsp.MethodRunSearch, map[string]any{"query": "q"}, nil)
+	if got := fake.lastRequest(); got != (retriever.Request{Query: "q"}) {
+		t.Errorf("after clearing the settings the engine got %+v", got)
+	}
+	if err := c.shutdownExit(); err != nil {
+		t.Errorf("Serve = %v", err)
+	}
+}
+
+// TestRunSearchInvalidParams: -32602 naming the field; the engine is not asked.
+func TestRunSearchInvalidParams(t *testing.T) {
+	tests := []struct {
+		name, params, field string
+	}{
+		{"topK of the wrong type", `{"query":"q","topK":"5"}`, "topK"},
+		{"topK not an integer", `{"query":"q","topK":2.5}`, "topK"},
+		{"topK zero", `{"query":"q","topK":0}`, "topK"},
+		{"agent of the wrong type", `{"query":"q","agent":7}`, "agent"},
+		{"episode of the wrong type", `{"query":"q","episode":["episode-1"]}`, "episode"},
+		{"params an array", `["q"]`, "params"},
+		{"params a string", `"q"`, "params"},
+	}
+	fake := newFake()
+	c := start(t, startOpts{open: fake.opener(nil, nil)})
+	c.initialize("/fake/run", false, nil)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := c.call(lsp.MethodRunSearch, rawJSON(tt.params), nil)
+			if codeOf(err) != jsonrpc2.InvalidParams {
+				t.Fatalf("run/search %s = %v, want code -32602", tt.params, err)
+			}
+			if !strings.Contains(err.Error(), tt.field) {
+				t.Errorf("error %q does not name %s", err, tt.field)
+			}
+		})
+	}
+	fake.mu.Lock()
+	n := len(fake.requests)
+	fake.mu.Unlock()
+	if n != 0 {
+		t.Errorf("the engine was asked %d times", n)
+	}
+	if err := c.shutdownExit(); err != nil {
+		t.Errorf("Serve = %v", err)
+	}
+}
+
+func TestWorkspaceSymbol(t *testing.T) {
+	fake := newFake()
+	c := start(t, startOpts{open: fake.opener(nil, nil)})
+	c.initialize("/fake/run", false, nil)
+	var syms []protocol.SymbolInformation
+	c.mustCall(protocol.MethodWorkspaceSymbol, map[string]any{"query": "deploy"}, &syms)
+	if len(syms) != 1 {
+		t.Fatalf("symbols = %+v", syms)
+	}
+	s := syms[0]
+	if s.Name != "symbol for deploy" || s.Kind != protocol.SymbolKindString ||
+		s.ContainerName != "episode-2 · bob · chat.history · conv-1" ||
+		s.Location.URI != "file:///fake/run/episode-2/bob/chat.history" ||
+		s.Location.Range.Start != (protocol.Position{Line: 3, Character: 40}) ||
+		s.Location.Range.End != (protocol.Position{Line: 3, Character: 52}) {
+		t.Errorf("symbol = %+v", s)
+	}
+	if err := c.shutdownExit(); err != nil {
+		t.Errorf("Serve = %v", err)
+	}
+}
