@@ -21,7 +21,7 @@ import {
 } from 'vscode-languageclient/node';
 import { agentPicks, ContextPick, conversationPicks, episodePicks } from './context';
 import { docsFragment } from './diagnosticsLinks';
-import { INVALID_PARAMS, info, RunInfo, search } from './protocol';
+import { INVALID_PARAMS, infoWhenIndexed, RunInfo, search } from './protocol';
 import { EvidencePick, pickLocation, pickTitle, toPicks } from './results';
 import { RestartPolicy } from './restartPolicy';
 import { resolveServerPath, ServerNotFound } from './serverPath';
@@ -263,7 +263,10 @@ class Runls implements vscode.Disposable {
     const client = await this.runningClient();
     if (!client) return undefined;
     try {
-      return await info(client);
+      return await vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Window, title: 'runls: reading the run' },
+        () => infoWhenIndexed(client),
+      );
     } catch (e) {
       this.showRequestError('run/info', e);
       return undefined;

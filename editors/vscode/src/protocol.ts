@@ -71,14 +71,34 @@ export const INVALID_PARAMS = -32602;
 
 /** Sends `run/search` and checks the answer's shape, so a server bug reads as one. */
 export async function search(sender: RequestSender, params: SearchParams, token?: unknown): Promise<SearchResult> {
-  const result = await sender.sendRequest<unknown>(SEARCH_METHOD, dropEmpty(params), token);
+  const result = await send(sender, SEARCH_METHOD, dropEmpty(params), token);
   return checkSearchResult(result);
 }
 
 /** Sends `run/info` (params `{}`). */
 export async function info(sender: RequestSender, token?: unknown): Promise<RunInfo> {
-  const result = await sender.sendRequest<unknown>(INFO_METHOD, {}, token);
+  const result = await send(sender, INFO_METHOD, {}, token);
   return checkRunInfo(result);
+}
+
+/**
+ * run/info once the server has indexed the run: the server answers at once, with
+ * `indexing.done` false and partial lists while it indexes, so pickers built on it
+ * ask again until it is done (or `timeoutMs` passed: then the partial answer).
+ */
+export async function infoWhenIndexed(
+  sender: RequestSender,
+  opts: { timeoutMs?: number; intervalMs?: number; sleep?: (ms: number) => Promise<void>; now?: () => number } = {},
+): Promise<RunInfo> {
+  const { timeoutMs = 30_000, intervalMs = 200 } = opts;
+  const sleep = opts.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+  const now = opts.now ?? Date.now;
+  const end = now() + timeoutMs;
+  for (;;) {
+    const r = await info(sender);
+    if (r.indexing.done || now() >= end) return r;
+    await sleep(intervalMs);
+  }
 }
 
 /**
@@ -118,6 +138,14 @@ export function checkRunInfo(result: unknown): RunInfo {
   }
   r.indexing ??= { done: true, files: 0, bytes: 0 };
   return r;
+}
+
+/**
+ * vscode-jsonrpc takes a last argument that is not a cancellation token as one more
+ * parameter and would send `[params, undefined]`: pass the token only when there is one.
+ */
+function send(sender: RequestSender, method: string, params: object, token: unknown): Promise<unknown> {
+  return token === undefined ? sender.sendRequest<unknown>(method, params) : sender.sendRequest<unknown>(method, params, token);
 }
 
 function isObject(v: unknown): v is Record<string, any> {

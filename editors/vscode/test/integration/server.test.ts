@@ -1,0 +1,223 @@
+// The extension's client-side request code (src/protocol.ts, src/settings.ts,
+// src/results.ts, src/symbols.ts) against the real `runls serve`, built by this test,
+// on testdata/sample-run, over vscode-jsonrpc (the JSON-RPC package of the
+// vscode-languageclient family). No mock server.
+
+import { strict as assert } from 'node:assert';
+import { ChildProcess, execFileSync, spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { after, before, test } from 'node:test';
+import { pathToFileURL, fileURLToPath } from 'node:url';
+import { createMessageConnection, MessageConnection, ResponseError, StreamMessageReader, StreamMessageWriter } from 'vscode-jsonrpc/node';
+import { infoWhenIndexed, INVALID_PARAMS, search, SearchItem } from '../../src/protocol';
+import { toPicks, pickLocation } from '../../src/results';
+import { DEFAULTS, didChangeConfigurationParams, initializationOptions, searchParams, ServerSettings } from '../../src/settings';
+import { applyProgress, ServerState } from '../../src/status';
+import { arrangeSymbols } from '../../src/symbols';
+
+const extRoot = path.resolve(__dirname, '../../..');
+const repoRoot = path.resolve(extRoot, '../..');
+const sampleRun = fs.realpathSync(process.env.RUNLS_SAMPLE_RUN ?? path.join(repoRoot, 'testdata/sample-run'));
+const rootUri = pathToFileURL(sampleRun).href;
+
+interface Diag {
+  range: { start: { line: number; character: number } };
+  severity: number;
+  code: string;
+  source: string;
+  message: string;
+}
+
+let proc: ChildProcess;
+let conn: MessageConnection;
+let stderr = '';
+const diagnostics = new Map<string, Diag[]>();
+const progress: Array<{ kind: string; percentage?: number }> = [];
+let state: ServerState = { kind: 'starting' };
+const ctx: ServerSettings = { ...DEFAULTS, episode: 'episode-2', conversation: 'conv-1' };
+
+function serverBinary(): string {
+  if (process.env.RUNLS_BIN) return process.env.RUNLS_BIN;
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'runls-vscode-it-'));
+  const bin = path.join(dir, 'runls');
+  execFileSync('go', ['build', '-o', bin, './cmd/runls'], { cwd: repoRoot, stdio: 'inherit' });
+  return bin;
+}
+
+/** Waits until `cond` holds, polling; the server publishes diagnostics on its own schedule. */
+async function eventually(cond: () => boolean, what: string, ms = 15000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}; server stderr:\n${stderr.slice(-2000)}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** The text of `item`'s range in the file as written (UTF-16 units, as LSP counts). */
+function textAt(item: SearchItem): string {
+  const file = fileURLToPath(item.location.uri);
+  const lines = fs.readFileSync(file, 'utf8').split(/\r?\n/);
+  const r = item.location.range;
+  assert.equal(r.start.line, r.end.line, 'a piece lies on one line');
+  return lines[r.start.line].slice(r.start.character, r.end.character);
+}
+
+before(async () => {
+  const bin = serverBinary();
+  proc = spawn(bin, ['serve', '--stdio'], { cwd: sampleRun, stdio: ['pipe', 'pipe', 'pipe'] });
+  proc.stderr!.on('data', (d) => (stderr += d.toString()));
+  conn = createMessageConnection(new StreamMessageReader(proc.stdout!), new StreamMessageWriter(proc.stdin!));
+  conn.onRequest('window/workDoneProgress/create', () => null);
+  conn.onNotification('$/progress', (p: { value: { kind: 'begin' | 'report' | 'end'; percentage?: number } }) => {
+    progress.push(p.value);
+    state = applyProgress(state, p.value);
+  });
+  conn.onNotification('textDocument/publishDiagnostics', (p: { uri: string; diagnostics: Diag[] }) => {
+    diagnostics.set(p.uri, p.diagnostics);
+  });
+  conn.onNotification('window/logMessage', () => undefined);
+  conn.onRequest('workspace/configuration', (p: { items: Array<{ section?: string }> }) => p.items.map(() => ctx));
+  conn.listen();
+  const result = await conn.sendRequest<{ capabilities: Record<string, unknown> }>('initialize', {
+    processId: process.pid,
+    rootUri,
+    workspaceFolders: [{ uri: rootUri, name: 'sample-run' }],
+    capabilities: { window: { workDoneProgress: true }, workspace: { configuration: true, symbol: {} } },
+    initializationOptions: initializationOptions(ctx),
+  });
+  assert.ok(result.capabilities.workspaceSymbolProvider, 'server offers workspace/symbol');
+  await conn.sendNotification('initialized', {});
+});
+
+after(async () => {
+  if (!conn) return;
+  try {
+    await conn.sendRequest('shutdown');
+    await conn.sendNotification('exit');
+  } catch {
+    // the process may be gone already; the exit check below says so
+  }
+  const code = await new Promise<number | null>((resolve) => {
+    if (proc.exitCode !== null) return resolve(proc.exitCode);
+    const t = setTimeout(() => {
+      proc.kill('SIGKILL');
+      resolve(null);
+    }, 5000);
+    proc.on('exit', (c) => {
+      clearTimeout(t);
+      resolve(c);
+    });
+  });
+  conn.dispose();
+  assert.equal(code, 0, `server exits 0 after shutdown/exit; stderr:\n${stderr.slice(-2000)}`);
+});
+
+test('run/info lists agents, episodes in numeric order and episode-2 conversations', async () => {
+  const ri = await infoWhenIndexed(conn, { timeoutMs: 15000 });
+  assert.equal(ri.indexing.done, true);
+  assert.deepEqual(ri.agents, ['alice', 'bob', 'carol']);
+  assert.deepEqual(ri.episodes.map((e) => e.episode), ['episode-1', 'episode-2', 'episode-3', 'episode-10']);
+  const ep2 = ri.episodes.find((e) => e.episode === 'episode-2')!;
+  assert.deepEqual(ep2.conversations, ['conv-1', 'conv-2', 'conv-3']);
+  assert.deepEqual(ri.episodes.find((e) => e.episode === 'episode-10')!.agents, ['alice']);
+  assert.ok(ri.indexing.files > 0);
+});
+
+test('run/search ranks evidence best first, each item pointing at its text in the file', async () => {
+  const r = await search(conn, searchParams('deploy database migration', ctx));
+  assert.ok(r.items.length > 0 && r.items.length <= ctx.topK, `got ${r.items.length} items`);
+  for (let i = 1; i < r.items.length; i++) assert.ok(r.items[i - 1].score >= r.items[i].score, 'best first');
+  for (const it of r.items) {
+    assert.equal(textAt(it), it.text, `${it.location.uri}:${it.location.range.start.line + 1}`);
+    assert.match(it.episode, /^episode-\d+$/);
+  }
+  // Several agents and episodes hold evidence for this query (testdata/README.md).
+  const top = await search(conn, { ...searchParams('deploy database migration', ctx), topK: 50 });
+  assert.ok(new Set(top.items.map((i) => i.agent)).size >= 2);
+  assert.ok(new Set(top.items.map((i) => i.episode)).size >= 2);
+  // Records of the current episode come only from its conversation or from none.
+  for (const it of top.items) {
+    if (it.episode === 'episode-2' && it.conversation !== null) assert.ok(['conv-1', '-'].includes(it.conversation), it.conversation);
+  }
+  // The QuickPick shows them in that order and goes back to the same location.
+  const picks = toPicks(r.items, rootUri);
+  assert.deepEqual(picks.map((p) => pickLocation(p)), r.items.map((i) => i.location));
+  assert.match(picks[0].detail, /^#1  episode-\d+\/\w+\/\S+:\d+  ·  score \d+\.\d\d/);
+});
+
+test('files that belong to no agent are never searched', async () => {
+  const r = await search(conn, searchParams('quokka', ctx));
+  assert.deepEqual(r.items, []);
+});
+
+test('without episode and conversation, record files give no evidence', async () => {
+  const r = await search(conn, { query: 'migration', episode: '', conversation: '', topK: 50 });
+  // The server takes absent fields from its settings, so unset them there first.
+  await conn.sendNotification('workspace/didChangeConfiguration', didChangeConfigurationParams({ ...ctx, episode: '', conversation: '' }));
+  const bare = await search(conn, { query: 'migration', topK: 50 });
+  for (const it of bare.items) assert.ok(!/\.(history|log)$/.test(it.location.uri), `record file given: ${it.location.uri}`);
+  assert.ok(r.items.length >= bare.items.length);
+  await conn.sendNotification('workspace/didChangeConfiguration', didChangeConfigurationParams(ctx));
+});
+
+test('settings sent again on change apply to searches that leave the field out', async () => {
+  await conn.sendNotification('workspace/didChangeConfiguration', didChangeConfigurationParams({ ...ctx, agent: 'bob', topK: 50 }));
+  const r = await search(conn, { query: 'migration' });
+  assert.ok(r.items.length > 0);
+  assert.deepEqual([...new Set(r.items.map((i) => i.agent))], ['bob']);
+  await conn.sendNotification('workspace/didChangeConfiguration', didChangeConfigurationParams(ctx));
+  const all = await search(conn, { query: 'migration', topK: 50 });
+  assert.ok(new Set(all.items.map((i) => i.agent)).size > 1, 'agent unset again');
+});
+
+test('invalid params answer -32602 naming the field', async () => {
+  for (const [params, field] of [
+    [{ query: 'x', episode: 'ep2' }, 'episode'],
+    [{ query: 'x', scope: 'world' }, 'scope'],
+    [{ query: 'x', topK: 0 }, 'topK'],
+    [{ query: 'x', agent: '../bob' }, 'agent'],
+  ] as const) {
+    await assert.rejects(search(conn, params as never), (e: unknown) => {
+      assert.ok(e instanceof ResponseError, String(e));
+      assert.equal(e.code, INVALID_PARAMS);
+      assert.match(e.message, new RegExp(field));
+      return true;
+    });
+  }
+});
+
+test('format warnings are published for record files, with codes, severity Warning and source runls', async () => {
+  const bobLog = pathToFileURL(path.join(sampleRun, 'episode-2/bob/bob.log')).href;
+  await eventually(() => (diagnostics.get(bobLog)?.length ?? 0) > 0, `diagnostics for ${bobLog}`);
+  const d = diagnostics.get(bobLog)!;
+  assert.ok(d.every((x) => x.severity === 2 && x.source === 'runls'));
+  assert.deepEqual([...new Set(d.map((x) => x.code))], ['unindented-continuation']);
+  assert.deepEqual(d.map((x) => x.range.start.line), [3, 4, 5, 6]);
+  const ep1 = pathToFileURL(path.join(sampleRun, 'episode-1/alice/alice.log')).href;
+  await eventually(() => (diagnostics.get(ep1)?.length ?? 0) > 0, `diagnostics for ${ep1}`);
+  assert.ok(diagnostics.get(ep1)!.every((x) => x.code === 'unfielded-line'));
+  const notes = pathToFileURL(path.join(sampleRun, 'episode-2/alice/notes.md')).href;
+  assert.equal(diagnostics.get(notes)?.length ?? 0, 0, 'plain files get no format warnings');
+});
+
+test('workspace/symbol ranks every term of a +-joined query; the middleware keeps that order', async () => {
+  type Sym = { name: string; containerName?: string; location: { uri: string } };
+  const syms = await conn.sendRequest<Sym[]>('workspace/symbol', { query: 'hotel+booking' });
+  assert.ok(syms.length > 0);
+  assert.ok(syms.length <= 100);
+  // Both terms rank: the best symbol holds both words.
+  assert.match(syms[0].name, /hotel/i);
+  assert.match(syms[0].name, /booking/i);
+  const names = syms.map((s) => s.name);
+  const arranged = arrangeSymbols('hotel+booking', syms.map((s) => ({ ...s })));
+  const vscodeOrder = [...arranged].sort((a, b) => a.name.toLowerCase().localeCompare(b.name.toLowerCase()));
+  assert.deepEqual(vscodeOrder.map((s) => s.name.replace(/^hotel\+booking #\d+ /, '')), names);
+});
+
+test('progress, when the server reports it, ends; the status ends ready', async () => {
+  if (progress.length === 0) return; // a small run may index before anyone asks
+  await eventually(() => progress.filter((p) => p.kind === 'begin').length === progress.filter((p) => p.kind === 'end').length, 'progress end');
+  assert.equal(state.kind, 'ready');
+});
