@@ -1,0 +1,115 @@
+package retriever
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"runls/internal/rungen"
+)
+
+// benchRun returns a generated run of RUNLS_BENCH_SIZE (default 20MB; e.g.
+// 100MB, 1GB), cached under RUNLS_BENCH_CACHE (default the temp folder).
+func benchRun(b *testing.B) (string, rungen.Options) {
+	b.Helper()
+	size := int64(20 << 20)
+	if s := os.Getenv("RUNLS_BENCH_SIZE"); s != "" {
+		n, err := parseSize(s)
+		if err != nil {
+			b.Fatalf("RUNLS_BENCH_SIZE: %v", err)
+		}
+		size = n
+	}
+	cache := os.Getenv("RUNLS_BENCH_CACHE")
+	if cache == "" {
+		cache = filepath.Join(os.TempDir(), "runls-bench")
+	}
+	opts := rungen.Options{Bytes: size, Seed: 1}
+	dir, err := rungen.Cached(context.Background(), cache, opts)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return dir, opts
+}
+
+func parseSize(s string) (int64, error) {
+	mult := int64(1)
+	for suffix, m := range map[string]int64{"GB": 1 << 30, "MB": 1 << 20, "KB": 1 << 10} {
+		if strings.HasSuffix(s, suffix) {
+			s, mult = strings.TrimSuffix(s, suffix), m
+		}
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	return n * mult, err
+}
+
+func heapInUse() uint64 {
+	runtime.GC()
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.HeapAlloc
+}
+
+// BenchmarkIndex indexes a whole run: MB/s, and the heap the index keeps per
+// input byte (target at 1GB: at most 0.5).
+func BenchmarkIndex(b *testing.B) {
+	dir, _ := benchRun(b)
+	b.ResetTimer()
+	for b.Loop() {
+		before := heapInUse()
+		ix, err := Open(context.Background(), Options{Root: dir})
+		if err != nil {
+			b.Fatal(err)
+		}
+		start := time.Now()
+		if _, err := ix.Refresh(context.Background(), nil); err != nil {
+			b.Fatal(err)
+		}
+		elapsed := time.Since(start)
+		content, _ := ix.BytesRead()
+		b.SetBytes(content)
+		after := heapInUse()
+		b.ReportMetric(float64(after-before)/float64(content), "heap/byte")
+		b.ReportMetric(float64(content)/elapsed.Seconds()/1e6, "MB/s-index")
+		runtime.KeepAlive(ix)
+		ix.Close()
+	}
+}
+
+// BenchmarkQuery runs the generator's query set on a built index, with the
+// request shape an editor sends (episode and conversation, so record files are
+// evidence): median and p99 latency.
+func BenchmarkQuery(b *testing.B) {
+	dir, opts := benchRun(b)
+	ix, err := Open(context.Background(), Options{Root: dir})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ix.Close()
+	if _, err := ix.Refresh(context.Background(), nil); err != nil {
+		b.Fatal(err)
+	}
+	queries := rungen.Queries(opts, 50)
+	var lat []time.Duration
+	b.ResetTimer()
+	i := 0
+	for b.Loop() {
+		q := queries[i%len(queries)]
+		i++
+		start := time.Now()
+		if _, err := ix.Search(context.Background(), Request{Query: q, Episode: "episode-3", Conversation: "conv-1", TopK: 5}); err != nil {
+			b.Fatal(err)
+		}
+		lat = append(lat, time.Since(start))
+	}
+	slices.Sort(lat)
+	b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "µs-median")
+	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "µs-p99")
+}
