@@ -16,7 +16,12 @@ type published struct {
 
 func (c *client) publishedFor(uri string, match func(published) bool) published {
 	c.t.Helper()
-	n := c.waitFor("diagnostics of "+uri, func(n note) bool {
+	return c.publishedAfter(0, uri, match)
+}
+
+func (c *client) publishedAfter(mark int, uri string, match func(published) bool) published {
+	c.t.Helper()
+	n := c.waitForAfter(mark, "diagnostics of "+uri, func(n note) bool {
 		if n.method != protocol.MethodTextDocumentPublishDiagnostics {
 			return false
 		}

@@ -90,10 +90,23 @@ func (c *client) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc
 // waitFor returns the first message from the server that matches, waiting for it.
 func (c *client) waitFor(what string, match func(note) bool) note {
 	c.t.Helper()
+	return c.waitForAfter(0, what, match)
+}
+
+// mark is the number of messages the server has sent so far.
+func (c *client) mark() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.notes)
+}
+
+// waitForAfter is waitFor among the messages sent after mark.
+func (c *client) waitForAfter(mark int, what string, match func(note) bool) note {
+	c.t.Helper()
 	deadline := time.After(waitTimeout)
 	for {
 		c.mu.Lock()
-		for _, n := range c.notes {
+		for _, n := range c.notes[mark:] {
 			if match(n) {
 				c.mu.Unlock()
 				return n

@@ -1,0 +1,344 @@
+package lsp_test
+
+// Tests against the real engine on a copy of testdata/sample-run: the server
+// must answer exactly what the engine answers for the same request.
+
+import (
+	"context"
+	"encoding/json"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+
+	"runls/lsp"
+	"runls/masking"
+	"runls/retriever"
+)
+
+// copyRun copies a folder of the repository's testdata into a temporary folder.
+func copyRun(t testing.TB, src string) string {
+	t.Helper()
+	dst := filepath.Join(t.TempDir(), "run")
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		target := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(target, b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+func sampleRun(t testing.TB) string { return copyRun(t, filepath.Join("..", "testdata", "sample-run")) }
+
+// openIndex opens the engine directly, as the oracle of the server's answers.
+func openIndex(t testing.TB, opts retriever.Options) *retriever.Index {
+	t.Helper()
+	ix, err := retriever.Open(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ix.Close() })
+	return ix
+}
+
+func canonical(t testing.TB, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var x any
+	if err := json.Unmarshal(b, &x); err != nil {
+		t.Fatal(err)
+	}
+	b, _ = json.MarshalIndent(x, "", " ")
+	return string(b)
+}
+
+func TestSearchEqualsEngine(t *testing.T) {
+	root := sampleRun(t)
+	interpPath := filepath.Join("..", "testdata", "interpreter.json")
+	absInterp, _ := filepath.Abs(interpPath)
+	rules, err := os.ReadFile(interpPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	interp, err := retriever.ParseInterpreter(rules)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rulesObj any
+	_ = json.Unmarshal(rules, &rulesObj)
+
+	tests := []struct {
+		name     string
+		settings map[string]any
+		opts     retriever.Options // of the oracle, Root aside
+		params   map[string]any
+		want     retriever.Request // what the oracle is asked
+	}{
+		{name: "with episode and conversation",
+			params: map[string]any{"query": "deploy database migration", "episode": "episode-2", "conversation": "conv-1"},
+			want:   retriever.Request{Query: "deploy database migration", Episode: "episode-2", Conversation: "conv-1"}},
+		{name: "no context: plain files only",
+			params: map[string]any{"query": "deploy database migration"},
+			want:   retriever.Request{Query: "deploy database migration"}},
+		{name: "one agent, topK",
+			params: map[string]any{"query": "hotel booking", "agent": "bob", "topK": 20, "episode": "episode-3", "conversation": "conv-2"},
+			want:   retriever.Request{Query: "hotel booking", Agent: "bob", TopK: 20, Episode: "episode-3", Conversation: "conv-2"}},
+		{name: "scope episode from settings",
+			settings: map[string]any{"episode": "episode-2", "conversation": "conv-2", "scope": "episode", "topK": 50},
+			params:   map[string]any{"query": "hotel booking"},
+			want:     retriever.Request{Query: "hotel booking", Episode: "episode-2", Conversation: "conv-2", Scope: "episode", TopK: 50}},
+		{name: "nothing outside agent folders",
+			params: map[string]any{"query": "quokka", "episode": "episode-2", "conversation": "conv-1"},
+			want:   retriever.Request{Query: "quokka", Episode: "episode-2", Conversation: "conv-1"}},
+		{name: "UTF-16 ranges",
+			params: map[string]any{"query": "café crème naïve", "topK": 10},
+			want:   retriever.Request{Query: "café crème naïve", TopK: 10}},
+		{name: "interpreter as an object, turn message",
+			settings: map[string]any{"interpreter": rulesObj, "episode": "episode-2", "conversation": "conv-1"},
+			opts:     retriever.Options{Interpreter: interp},
+			params:   map[string]any{"turnMessage": "Deploy the billing service once the database migration passes.", "topK": 30},
+			want:     retriever.Request{TurnMessage: "Deploy the billing service once the database migration passes.", Episode: "episode-2", Conversation: "conv-1", TopK: 30}},
+		{name: "interpreter as a path",
+			settings: map[string]any{"interpreter": absInterp},
+			opts:     retriever.Options{Interpreter: interp},
+			params:   map[string]any{"query": "migration", "episode": "episode-3", "conversation": "conv-4", "topK": 30},
+			want:     retriever.Request{Query: "migration", Episode: "episode-3", Conversation: "conv-4", TopK: 30}},
+		{name: "masking hidingOutside",
+			settings: map[string]any{"masking": "hidingOutside"},
+			opts:     retriever.Options{Masker: masking.HidingOutside(root)},
+			params:   map[string]any{"query": "path home token secret key", "episode": "episode-3", "conversation": "conv-4", "topK": 50},
+			want:     retriever.Request{Query: "path home token secret key", Episode: "episode-3", Conversation: "conv-4", TopK: 50}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := start(t, startOpts{})
+			c.initialize(root, false, tt.settings)
+			var got retriever.Result
+			c.mustCall(lsp.MethodRunSearch, tt.params, &got)
+
+			o := tt.opts
+			o.Root = root
+			want, err := openIndex(t, o).Search(context.Background(), tt.want)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if g, w := canonical(t, got), canonical(t, want); g != w {
+				t.Errorf("run/search differs from Index.Search:\n got %s\nwant %s", g, w)
+			}
+			if err := c.shutdownExit(); err != nil {
+				t.Errorf("Serve = %v", err)
+			}
+		})
+	}
+}
+
+func TestSearchInvalidFieldsReal(t *testing.T) {
+	root := sampleRun(t)
+	c := start(t, startOpts{})
+	c.initialize(root, false, nil)
+	tests := []struct {
+		params map[string]any
+		field  string
+	}{
+		{map[string]any{"query": "q", "episode": "ep-1"}, "episode"},
+		{map[string]any{"query": "q", "episode": "episode--1"}, "episode"},
+		{map[string]any{"query": "q", "scope": "all"}, "scope"},
+		{map[string]any{"query": "q", "topK": 1001}, "topK"},
+		{map[string]any{"query": "q", "topK": -1}, "topK"},
+		{map[string]any{"query": "q", "agent": "a/b"}, "agent"},
+		{map[string]any{"query": "q", "agent": ".."}, "agent"},
+	}
+	for _, tt := range tests {
+		err := c.call(lsp.MethodRunSearch, tt.params, nil)
+		if codeOf(err) != jsonrpc2.InvalidParams {
+			t.Errorf("%v: %v, want code -32602", tt.params, err)
+			continue
+		}
+		if !strings.Contains(err.Error(), tt.field) {
+			t.Errorf("%v: error %q does not name %s", tt.params, err, tt.field)
+		}
+	}
+	if err := c.shutdownExit(); err != nil {
+		t.Errorf("Serve = %v", err)
+	}
+}
+
+func TestInfoAndSymbolsEqualEngine(t *testing.T) {
+	root := sampleRun(t)
+	c := start(t, startOpts{})
+	c.initialize(root, true, nil)
+	ix := openIndex(t, retriever.Options{Root: root})
+	ctx := context.Background()
+
+	// run/info after indexing (a search waits for it).
+	c.mustCall(lsp.MethodRunSearch, map[string]any{"query": "x"}, nil)
+	var got retriever.Info
+	c.mustCall(lsp.MethodRunInfo, map[string]any{}, &got)
+	if _, err := ix.Refresh(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	want, err := ix.Info(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g, w := canonical(t, got), canonical(t, want); g != w {
+		t.Errorf("run/info differs from Index.Info:\n got %s\nwant %s", g, w)
+	}
+	if !got.Indexing.Done {
+		t.Errorf("run/info says indexing is not done after a search")
+	}
+
+	for _, query := range []string{"migration", "hotel booking", "quokka", ""} {
+		var syms []protocol.SymbolInformation
+		c.mustCall(protocol.MethodWorkspaceSymbol, map[string]any{"query": query}, &syms)
+		res, err := ix.Symbols(ctx, query, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(syms) != len(res.Items) {
+			t.Errorf("%q: %d symbols, engine %d", query, len(syms), len(res.Items))
+			continue
+		}
+		for i, it := range res.Items {
+			s := syms[i]
+			if string(s.Location.URI) != it.Location.URI || int(s.Location.Range.Start.Line) != it.Location.Range.Start.Line ||
+				int(s.Location.Range.Start.Character) != it.Location.Range.Start.Character ||
+				int(s.Location.Range.End.Character) != it.Location.Range.End.Character {
+				t.Errorf("%q #%d: symbol at %+v, engine %+v", query, i, s.Location, it.Location)
+			}
+			if !strings.Contains(s.ContainerName, it.Episode) || !strings.Contains(s.ContainerName, it.Agent) {
+				t.Errorf("%q #%d: containerName %q lacks %s and %s", query, i, s.ContainerName, it.Episode, it.Agent)
+			}
+		}
+		if query == "migration" && len(syms) == 0 {
+			t.Errorf("no symbols for %q", query)
+		}
+	}
+	if err := c.shutdownExit(); err != nil {
+		t.Errorf("Serve = %v", err)
+	}
+}
+
+func TestDiagnosticsReal(t *testing.T) {
+	root := sampleRun(t)
+	c := start(t, startOpts{})
+	c.initialize(root, false, nil)
+	ix := openIndex(t, retriever.Options{Root: root})
+	if _, err := ix.Refresh(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+
+	// Every record file with diagnostics gets the engine's, as LSP diagnostics.
+	withDiags := 0
+	for _, f := range ix.RecordFiles() {
+		want := ix.Diagnostics(f, 0)
+		if len(want) == 0 {
+			continue
+		}
+		withDiags++
+		p := c.publishedFor(retriever.FileURI(f), count(len(want)))
+		for i, d := range p.Diagnostics {
+			w := want[i]
+			if d.Code != w.Code || d.Message != w.Message || int(d.Range.Start.Line) != w.Line ||
+				int(d.Range.Start.Character) != w.StartChar || int(d.Range.End.Character) != w.EndChar ||
+				d.Severity != protocol.DiagnosticSeverityWarning || d.Source != "runls" {
+				t.Errorf("%s #%d: %+v, engine %+v", f, i, d, w)
+			}
+		}
+	}
+	if withDiags == 0 {
+		t.Fatal("the sample run has no diagnostics: the test tests nothing")
+	}
+
+	// An appended unfielded line is published; fixing the file clears it.
+	file := filepath.Join(root, "episode-3", "carol", "carol.history")
+	orig, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := len(ix.Diagnostics(file, 0))
+	appendLine(t, file, "2026-10-22 09:00:00 [running] carol wrote this line without a conversation\n")
+	c.publishedFor(retriever.FileURI(file), count(before+1))
+	m := c.mark()
+	if err := os.WriteFile(file+".tmp", orig, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(file+".tmp", file); err != nil {
+		t.Fatal(err)
+	}
+	c.publishedAfter(m, retriever.FileURI(file), count(before))
+
+	// A deleted file's diagnostics are cleared.
+	gone := filepath.Join(root, "episode-1", "alice", "alice.history")
+	if len(ix.Diagnostics(gone, 0)) == 0 {
+		t.Fatalf("%s has no diagnostics to clear", gone)
+	}
+	if err := os.Remove(gone); err != nil {
+		t.Fatal(err)
+	}
+	c.publishedFor(retriever.FileURI(gone), count(0))
+
+	// A smaller cap re-publishes, the last diagnostic saying how many more.
+	big := filepath.Join(root, "episode-1", "bob", "bob.history")
+	n := len(ix.Diagnostics(big, 0))
+	if n < 3 {
+		t.Fatalf("%s has %d diagnostics, want at least 3", big, n)
+	}
+	changeSettings(c, map[string]any{"maxDiagnosticsPerFile": 2})
+	p := c.publishedFor(retriever.FileURI(big), count(2))
+	if p.Diagnostics[1].Code != retriever.CodeMore {
+		t.Errorf("capped diagnostics end with %+v, want code %s", p.Diagnostics[1], retriever.CodeMore)
+	}
+	if err := c.shutdownExit(); err != nil {
+		t.Errorf("Serve = %v", err)
+	}
+}
+
+func appendLine(t testing.TB, path, line string) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteString(line); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestNotARunFolderReal(t *testing.T) {
+	c := start(t, startOpts{})
+	c.initialize(t.TempDir(), false, nil)
+	msg := c.waitFor("window/showMessage", method(protocol.MethodWindowShowMessage))
+	if !strings.Contains(string(msg.params), "not a run folder") {
+		t.Errorf("showMessage = %s", msg.params)
+	}
+	var res retriever.Result
+	c.mustCall(lsp.MethodRunSearch, map[string]any{"query": "x"}, &res)
+	if res.Items == nil || len(res.Items) != 0 {
+		t.Errorf("run/search = %+v", res)
+	}
+	if err := c.shutdownExit(); err != nil {
+		t.Errorf("Serve = %v", err)
+	}
+}
