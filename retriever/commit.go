@@ -31,6 +31,13 @@ func (ix *Index) commit(b *builder, updates []*update, removed []*fileState, epi
 		}
 	}
 	for _, u := range updates {
+		if u.discard {
+			// A read that failed half-way: its pieces never become evidence.
+			if u.hi > u.lo {
+				ix.dropFile(&fileState{agent: u.agent, ranges: []docRange{{seg: seg, lo: u.lo, hi: u.hi}}})
+			}
+			continue
+		}
 		if u.old != nil {
 			if u.fresh {
 				ix.dropFile(u.old)

@@ -26,9 +26,12 @@ type fileState struct {
 	size     int64
 	mtime    int64
 	readPos  int64
-	head     []byte // the first bytes read, to tell a rewrite
-	window   []byte // the bytes just before readPos, likewise
-	binary   bool
+	// checkedAt is when the file was last stat'd and read or checked (unix
+	// ns); read and written only by updates, which refreshMu orders.
+	checkedAt int64
+	head      []byte // the first bytes read, to tell a rewrite
+	window    []byte // the bytes just before readPos, likewise
+	binary    bool
 
 	// the pending tail: bytes [commitPos, readPos) are ingested again when
 	// more arrives; tail holds them when they are few (else they are re-read)

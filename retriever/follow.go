@@ -3,15 +3,35 @@ package retriever
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"syscall"
+	"time"
 
 	"go.uber.org/zap"
 
 	"runls/recordformat"
 )
+
+// Following the files (spec §7). Each update walks the run folder for agent
+// files (discover), decides per file what it needs (plan) and reads that
+// (read): nothing, the bytes appended since the last read, or the whole file
+// again when it shrank, was replaced or was rewritten.
+//
+// Unchanged files cost a stat: a file is planned by its size, time and
+// identity. Timestamps are coarse (a clock tick, or a second on some file
+// systems), so a file changed within racyWindow of the time it was last read
+// could have changed again without its time moving; such a file's content is
+// checked (its head and the bytes before the read position) on each update
+// until its time is older than that. Folders are handled the same way when a
+// watcher runs: a folder the watcher saw no event in, whose time and identity
+// did not change and are not racy, is not listed again.
+
+// racyWindow is how recent a time must be to be distrusted.
+const racyWindow = 2 * time.Second
 
 // task is one file to read in an update.
 type task struct {
@@ -29,6 +49,187 @@ type update struct {
 	fresh     bool
 	lo, hi    uint32 // the file's docs in the builder
 	pending   []pendingDoc
+	// discard: the read failed after it added docs [lo, hi) to the builder;
+	// the commit kills them and the file keeps its old state.
+	discard bool
+	agent   uint32
+}
+
+// candidate is an agent file found by discovery.
+type candidate struct {
+	rel, abs, episode, epNum, agent string
+	info                            fs.FileInfo
+}
+
+// dirState is a folder as the last walk listed it.
+type dirState struct {
+	dev, ino uint64
+	mtime    int64
+	listedAt int64    // wall clock just before the listing
+	files    []string // regular files (in agent folders and below)
+	dirs     []string // folders walked: episodes, agents, or any below an agent
+}
+
+// Folder levels of a run (spec §1).
+const (
+	levelRoot = iota
+	levelEpisode
+	levelAgent // an agent folder or any folder below it
+)
+
+// walk is one discovery of the run folder.
+type walk struct {
+	ix       *Index
+	allDirty bool // the watcher lost events: list every folder
+	seen     map[string]*dirState
+	found    map[string]candidate
+	episodes map[string]bool
+}
+
+// discover walks the run folder for agent files (spec §1). Links below the run
+// folder are never followed; one that points outside is reported once.
+// With a watcher running, a folder it saw no change in is not listed again
+// (see followState.clean); its files are still each given a stat.
+func (ix *Index) discover() (map[string]candidate, map[string]bool, error) {
+	w := &walk{ix: ix, seen: map[string]*dirState{}, found: map[string]candidate{}, episodes: map[string]bool{}}
+	w.allDirty = ix.fw.takeAllDirty()
+	d, _, err := w.list(ix.fsys, ".", levelRoot, false)
+	if err != nil {
+		ix.fw.markAllDirty()
+		return nil, nil, fmt.Errorf("read run folder %s: %w", ix.root, err)
+	}
+	for _, ep := range d.dirs {
+		num, _ := EpisodeNumber(ep)
+		w.episodes[ep] = true
+		er, err := ix.fsys.OpenRoot(ep)
+		if err != nil {
+			w.cannotRead(ep, err)
+			continue
+		}
+		ed, _, err := w.list(er, ep, levelEpisode, false)
+		if err != nil {
+			w.cannotRead(ep, err)
+			er.Close()
+			continue
+		}
+		for _, ag := range ed.dirs {
+			w.agent(er, ag, ep+"/"+ag, ep, num, ag)
+		}
+		er.Close()
+	}
+	ix.fw.dirs = w.seen
+	ix.fw.setFolders(w.seen)
+	return w.found, w.episodes, nil
+}
+
+// agent walks an agent folder, or a folder below one, opened from parent.
+func (w *walk) agent(parent *os.Root, name, rel, episode, epNum, agent string) {
+	r, err := parent.OpenRoot(name)
+	if err != nil {
+		w.cannotRead(rel, err)
+		return
+	}
+	defer r.Close()
+	for attempt := 0; attempt < 2; attempt++ {
+		d, infos, err := w.list(r, rel, levelAgent, attempt > 0)
+		if err != nil {
+			w.cannotRead(rel, err)
+			return
+		}
+		var cands []candidate
+		stale := false
+		for _, f := range d.files {
+			info := infos[f]
+			if info == nil { // the listing is the last walk's: stat the file
+				info, err = r.Lstat(f)
+				if err != nil || !info.Mode().IsRegular() {
+					stale = true // listed again at once
+					break
+				}
+			}
+			frel := rel + "/" + f
+			cands = append(cands, candidate{
+				rel: frel, abs: w.ix.abs(frel), episode: episode, epNum: epNum, agent: agent, info: info,
+			})
+		}
+		if stale && infos == nil {
+			delete(w.seen, rel)
+			continue
+		}
+		for _, c := range cands {
+			w.found[c.rel] = c
+		}
+		for _, sub := range d.dirs {
+			w.agent(r, sub, rel+"/"+sub, episode, epNum, agent)
+		}
+		return
+	}
+}
+
+// list returns folder r's listing (rel names it), the last walk's when it is
+// known to be unchanged; infos holds the entries' stats when it was listed now.
+func (w *walk) list(r *os.Root, rel string, level int, force bool) (*dirState, map[string]fs.FileInfo, error) {
+	info, err := r.Lstat(".")
+	if err != nil {
+		return nil, nil, err
+	}
+	dev, ino := fileID(info)
+	mtime := info.ModTime().UnixNano()
+	clean := w.ix.fw.clean(rel, ino) // first: it consumes the folder's events
+	if old := w.ix.fw.dirs[rel]; old != nil && clean && !force && !w.allDirty &&
+		old.dev == dev && old.ino == ino && old.mtime == mtime && mtime < old.listedAt-int64(racyWindow) {
+		w.seen[rel] = old
+		return old, nil, nil
+	}
+	d := &dirState{dev: dev, ino: ino, mtime: mtime, listedAt: time.Now().UnixNano()}
+	f, err := r.Open(".")
+	if err != nil {
+		return nil, nil, err
+	}
+	entries, err := f.ReadDir(-1)
+	f.Close()
+	if err != nil {
+		return nil, nil, err
+	}
+	infos := map[string]fs.FileInfo{}
+	for _, e := range entries {
+		name := e.Name()
+		child := name
+		if rel != "." {
+			child = rel + "/" + name
+		}
+		if level == levelRoot {
+			if _, ok := EpisodeNumber(name); !ok {
+				continue
+			}
+		}
+		switch t := e.Type(); {
+		case t&fs.ModeSymlink != 0:
+			w.ix.warnLink(child)
+		case t.IsDir():
+			d.dirs = append(d.dirs, name)
+		case t.IsRegular() && level == levelAgent:
+			info, err := e.Info()
+			if err != nil {
+				continue // gone since the folder was read
+			}
+			d.files = append(d.files, name)
+			infos[name] = info
+		}
+	}
+	w.seen[rel] = d
+	return d, infos, nil
+}
+
+func (w *walk) cannotRead(rel string, err error) {
+	if errors.Is(err, fs.ErrNotExist) {
+		return // gone since its parent was listed
+	}
+	w.ix.warnOnce("folder:"+rel, "cannot read folder", zap.String("folder", rel), zap.Error(err))
+}
+
+func (ix *Index) abs(rel string) string {
+	return ix.root + string(os.PathSeparator) + filepath.FromSlash(rel)
 }
 
 // plan decides what a file needs (spec §7): nothing, its appended bytes, or a
@@ -60,7 +261,14 @@ func (ix *Index) plan(old *fileState, c candidate) *task {
 	case dev != old.dev || ino != old.ino, size < old.readPos:
 		return &task{old: old, c: c, fresh: true, size: size}
 	case size == old.size && mtime == old.mtime && size == old.readPos:
-		return nil
+		if mtime < old.checkedAt-int64(racyWindow) {
+			return nil
+		}
+		if old.binary { // its check is its head: read it again
+			return &task{old: old, c: c, fresh: true, size: size}
+		}
+		// Racy: read checks the content, and reads nothing if it is the same.
+		return &task{old: old, c: c, from: old.commitPos, size: size}
 	case size == old.readPos || old.binary:
 		// The same size with a new time: rewritten in place, or touched.
 		return &task{old: old, c: c, fresh: true, size: size}
@@ -68,13 +276,18 @@ func (ix *Index) plan(old *fileState, c candidate) *task {
 	return &task{old: old, c: c, from: old.commitPos, size: size}
 }
 
-// read reads a file as planned into b; nil when it could not be read (it is
-// logged once and tried again at the next update).
-func (ix *Index) read(t *task, b *builder) *update {
+// read reads a file as planned into b. It returns the update to commit, or
+// nil when there is nothing to commit; drop is true when the file could not be
+// read (gone, or unreadable: logged once) and its old evidence must go.
+func (ix *Index) read(t *task, b *builder) (u *update, drop bool) {
+	if h := ix.fw.beforeRead; h != nil {
+		h(t.c.rel)
+	}
+	checked := time.Now().UnixNano()
 	f, err := ix.fsys.Open(t.c.rel)
 	if err != nil {
 		ix.unreadable(t, err)
-		return nil
+		return nil, true
 	}
 	defer f.Close()
 	info, err := f.Stat()
@@ -83,13 +296,20 @@ func (ix *Index) read(t *task, b *builder) *update {
 			err = errors.New("not a regular file")
 		}
 		ix.unreadable(t, err)
-		return nil
+		return nil, true
 	}
 	size := info.Size()
 	dev, ino := fileID(info)
+	mtime := info.ModTime().UnixNano()
 	if t.old != nil && !t.fresh {
-		if dev != t.old.dev || ino != t.old.ino || size < t.old.readPos || ix.rewritten(f, t.old) {
+		switch {
+		case dev != t.old.dev || ino != t.old.ino || size < t.old.readPos || ix.rewritten(f, t.old):
 			t.fresh, t.from = true, 0
+		case size == t.old.readPos && size == t.old.size && mtime == t.old.mtime:
+			// Nothing new: the content checked the same. checkedAt is read
+			// only by updates, which refreshMu orders.
+			t.old.checkedAt = checked
+			return nil, false
 		}
 	}
 	var next *fileState
@@ -101,8 +321,8 @@ func (ix *Index) read(t *task, b *builder) *update {
 	default:
 		next = t.old.clone()
 	}
-	next.dev, next.ino, next.size, next.mtime = dev, ino, size, info.ModTime().UnixNano()
-	u := &update{old: t.old, next: next, fresh: t.fresh, lo: uint32(len(b.seg.hash))}
+	next.dev, next.ino, next.size, next.mtime, next.checkedAt = dev, ino, size, mtime, checked
+	u = &update{old: t.old, next: next, fresh: t.fresh, lo: uint32(len(b.seg.hash)), agent: next.agent}
 
 	from := t.from
 	if t.fresh {
@@ -115,13 +335,13 @@ func (ix *Index) read(t *task, b *builder) *update {
 		if bytes.IndexByte(head[:n], 0) >= 0 {
 			if !t.fresh {
 				next = t.old.fresh()
-				next.dev, next.ino, next.size, next.mtime = dev, ino, size, info.ModTime().UnixNano()
+				next.dev, next.ino, next.size, next.mtime, next.checkedAt = dev, ino, size, mtime, checked
 				u.next, u.fresh = next, true
 			}
 			next.binary = true
 			next.readPos = size
 			ix.log.Debug("left out a binary file", zap.String("file", t.c.rel))
-			return u
+			return u, false
 		}
 	}
 
@@ -150,12 +370,16 @@ func (ix *Index) read(t *task, b *builder) *update {
 			n, err = f.ReadAt(block[:want], pos)
 			if err != nil && !errors.Is(err, io.EOF) {
 				ix.unreadable(t, err)
-				return nil
+				u.discard, u.hi = true, uint32(len(b.seg.hash))
+				return u, true
 			}
 		}
 		ix.bytesRead.Add(int64(n))
 		b.inputBytes += int64(n)
 		pos += int64(n)
+		if h := ix.fw.afterBlock; h != nil {
+			h(t.c.rel, pos)
+		}
 		buf := append(carry, block[:n]...)
 		last := pos >= size || n < int(want) || n == 0
 		bufPos := g.pos
@@ -167,6 +391,7 @@ func (ix *Index) read(t *task, b *builder) *update {
 		used := g.feed(buf, false)
 		carry = append(carry[:0:0], buf[used:]...)
 	}
+	ix.readable(t.c.rel)
 	next.readPos = pos
 	next.size = max(next.size, pos)
 	if t.fresh || len(next.head) < checkBytes {
@@ -183,7 +408,7 @@ func (ix *Index) read(t *task, b *builder) *update {
 	}
 	u.hi = uint32(len(b.seg.hash))
 	u.pending = g.tailDocs
-	return u
+	return u, false
 }
 
 // rewritten tells whether the bytes a file had at the last read changed.
@@ -203,11 +428,21 @@ func (ix *Index) readCheck(f *os.File, off, n int64) []byte {
 	return buf[:got]
 }
 
+// unreadable logs, once until the file is read again, why a file is left out.
 func (ix *Index) unreadable(t *task, err error) {
 	if errors.Is(err, fs.ErrNotExist) {
-		return // deleted since it was found: the next update drops it
+		return // deleted since it was found: not worth a WARN
 	}
 	ix.warnOnce("unread:"+t.c.rel, "cannot read a file; it is left out until it can be read", zap.String("file", t.c.rel), zap.Error(err))
+}
+
+// readable forgets an unreadable file's WARN, so that it is logged again if
+// the file becomes unreadable again.
+func (ix *Index) readable(rel string) {
+	key := "unread:" + rel
+	ix.warnedMu.Lock()
+	delete(ix.warned, key)
+	ix.warnedMu.Unlock()
 }
 
 func fileID(info fs.FileInfo) (dev, ino uint64) {

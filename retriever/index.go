@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"hash/maphash"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -56,7 +55,9 @@ type Index struct {
 	warned   map[string]bool // links and folders warned about
 
 	subsMu sync.Mutex
-	subs   []func(Changes)
+	subs   []*func(Changes)
+
+	fw followState // the folder walk's cache and the watcher's view (watch.go)
 
 	bytesRead  atomic.Int64 // content bytes read through the engine's reader
 	checkBytes atomic.Int64 // bytes read to tell a rewrite
@@ -150,7 +151,16 @@ func (ix *Index) BytesRead() (content, checks int64) {
 }
 
 // Refresh brings the index up to date with the files, reporting progress.
+// Subscribers are told which record files changed once the update is committed.
 func (ix *Index) Refresh(ctx context.Context, progress func(Progress)) (Changes, error) {
+	c, err := ix.refresh(ctx, progress)
+	if err == nil {
+		ix.notify(c)
+	}
+	return c, err
+}
+
+func (ix *Index) refresh(ctx context.Context, progress func(Progress)) (Changes, error) {
 	ix.refreshMu.Lock()
 	defer ix.refreshMu.Unlock()
 	found, episodes, err := ix.discover()
@@ -222,11 +232,18 @@ func (ix *Index) Refresh(ctx context.Context, progress func(Progress)) (Changes,
 				if ctx.Err() != nil {
 					continue
 				}
-				u := ix.read(t, b)
+				u, drop := ix.read(t, b)
 				done.Add(t.size - t.from)
 				filesDone.Add(1)
 				if u != nil {
 					pend = append(pend, u)
+				}
+				if drop && t.old != nil {
+					// Gone or unreadable since it was found: left out until it
+					// can be read again.
+					changedMu.Lock()
+					removed = append(removed, t.old)
+					changedMu.Unlock()
 				}
 				if b.inputBytes > 32<<20 || len(b.seg.hash) > 1<<20 {
 					flush()
@@ -254,85 +271,8 @@ func (ix *Index) Refresh(ctx context.Context, progress func(Progress)) (Changes,
 	}
 	ix.indexed.Store(true)
 	slices.Sort(changed)
-	ch2 := Changes{Files: changed}
-	ix.notify(ch2)
-	return ch2, nil
-}
-
-// candidate is an agent file found by discovery.
-type candidate struct {
-	rel, abs, episode, epNum, agent string
-	info                            fs.FileInfo
-}
-
-// discover walks the run folder for agent files (spec §1). Links below the run
-// folder are never followed; one that points outside is reported once.
-func (ix *Index) discover() (map[string]candidate, map[string]bool, error) {
-	found := map[string]candidate{}
-	episodes := map[string]bool{}
-	top, err := fs.ReadDir(ix.fsys.FS(), ".")
-	if err != nil {
-		return nil, nil, fmt.Errorf("read run folder %s: %w", ix.root, err)
-	}
-	for _, ep := range top {
-		num, ok := EpisodeNumber(ep.Name())
-		if !ok {
-			continue
-		}
-		if ep.Type()&fs.ModeSymlink != 0 {
-			ix.warnLink(ep.Name())
-			continue
-		}
-		if !ep.IsDir() {
-			continue
-		}
-		episodes[ep.Name()] = true
-		agents, err := fs.ReadDir(ix.fsys.FS(), ep.Name())
-		if err != nil {
-			ix.warnOnce("folder:"+ep.Name(), "cannot read episode folder", zap.String("folder", ep.Name()), zap.Error(err))
-			continue
-		}
-		for _, ag := range agents {
-			rel := ep.Name() + "/" + ag.Name()
-			if ag.Type()&fs.ModeSymlink != 0 {
-				ix.warnLink(rel)
-				continue
-			}
-			if !ag.IsDir() {
-				continue
-			}
-			ix.walkAgent(rel, func(frel string, info fs.FileInfo) {
-				found[frel] = candidate{
-					rel: frel, abs: filepath.Join(ix.root, filepath.FromSlash(frel)),
-					episode: ep.Name(), epNum: num, agent: ag.Name(), info: info,
-				}
-			})
-		}
-	}
-	return found, episodes, nil
-}
-
-func (ix *Index) walkAgent(dir string, fn func(rel string, info fs.FileInfo)) {
-	entries, err := fs.ReadDir(ix.fsys.FS(), dir)
-	if err != nil {
-		ix.warnOnce("folder:"+dir, "cannot read folder", zap.String("folder", dir), zap.Error(err))
-		return
-	}
-	for _, e := range entries {
-		rel := dir + "/" + e.Name()
-		switch t := e.Type(); {
-		case t&fs.ModeSymlink != 0:
-			ix.warnLink(rel)
-		case t.IsDir():
-			ix.walkAgent(rel, fn)
-		case t.IsRegular():
-			info, err := e.Info()
-			if err != nil {
-				continue // gone since the folder was read
-			}
-			fn(rel, info)
-		}
-	}
+	changed = slices.Compact(changed)
+	return Changes{Files: changed}, nil
 }
 
 // warnLink reports a link below the run folder whose target lies outside it.
