@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"flag"
-	"fmt"
 	"io"
 	"os"
 	"runtime/debug"
@@ -24,39 +23,26 @@ func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	fs.Bool("stdio", true, "speak LSP over stdin and stdout (the only transport, and the default)")
 	logFile := fs.String("log-file", "", "append the log to this `file` instead of stderr")
 	logLevel := fs.String("log-level", "info", "log `level`: debug, info, warn or error")
-	usage := func() {
-		fmt.Fprintln(stderr, "usage: runls serve [--stdio] [--log-file FILE] [--log-level debug|info|warn|error]")
-	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			usage()
-			fs.SetOutput(stderr)
-			fs.PrintDefaults()
+			_, _ = io.WriteString(stdout, usageText+"\n")
 			return 0
 		}
-		fmt.Fprintf(stderr, "runls serve: %v\n", err)
-		usage()
-		return 2
+		return usageError(stderr, "serve: %v", err)
 	}
 	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "runls serve: unexpected argument %q (the run folder is the editor's workspace folder)\n", fs.Arg(0))
-		usage()
-		return 2
+		return usageError(stderr, "serve: unexpected argument %q (the run folder is the editor's workspace folder)", fs.Arg(0))
 	}
 	level, err := zapcore.ParseLevel(*logLevel)
 	if err != nil || level < zapcore.DebugLevel || level > zapcore.ErrorLevel {
-		fmt.Fprintf(stderr, "runls serve: bad --log-level %q: want debug, info, warn or error\n", *logLevel)
-		usage()
-		return 2
+		return usageError(stderr, "serve: bad --log-level %q: want debug, info, warn or error", *logLevel)
 	}
 
 	logOut := zapcore.AddSync(stderr)
 	if *logFile != "" {
 		f, err := os.OpenFile(*logFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 		if err != nil {
-			fmt.Fprintf(stderr, "runls serve: bad --log-file: %v\n", err)
-			usage()
-			return 2
+			return usageError(stderr, "serve: bad --log-file: %v", err)
 		}
 		defer f.Close()
 		logOut = zapcore.AddSync(f)

@@ -1,0 +1,115 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+
+	"runls/retriever"
+)
+
+// TestEndToEnd builds the binary and speaks to `runls serve` over its stdin
+// and stdout, as an editor does: initialize, run/search, shutdown, exit.
+func TestEndToEnd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := filepath.Join(t.TempDir(), "runls")
+	if runtime.GOOS == "windows" {
+		bin += ".exe"
+	}
+	build := exec.Command("go", "build", "-o", bin, ".")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	run := copySample(t)
+
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "serve", "--stdio", "--log-level", "debug")
+	cmd.Dir = t.TempDir()
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// The package's own stream fails on anything but framed JSON-RPC, so a
+	// stray byte on stdout fails the test.
+	conn := jsonrpc2.NewConn(jsonrpc2.NewStream(pipeConn{stdout, stdin}))
+	conn.Go(ctx, func(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) error {
+		return reply(ctx, nil, nil) // window/workDoneProgress/create and notifications
+	})
+
+	var init struct {
+		Capabilities map[string]json.RawMessage `json:"capabilities"`
+		ServerInfo   struct{ Name string }      `json:"serverInfo"`
+	}
+	if _, err := conn.Call(ctx, protocol.MethodInitialize, map[string]any{
+		"processId": nil, "rootUri": retriever.FileURI(run),
+		"capabilities":          map[string]any{"window": map[string]any{"workDoneProgress": true}},
+		"initializationOptions": map[string]any{"runls": map[string]any{"episode": "episode-2", "conversation": "conv-1"}},
+	}, &init); err != nil {
+		t.Fatalf("initialize: %v", err)
+	}
+	if init.ServerInfo.Name != "runls" || init.Capabilities["workspaceSymbolProvider"] == nil {
+		t.Errorf("initialize result %+v", init)
+	}
+	if err := conn.Notify(ctx, protocol.MethodInitialized, map[string]any{}); err != nil {
+		t.Fatal(err)
+	}
+
+	req := retriever.Request{Query: "deploy database migration", Episode: "episode-2", Conversation: "conv-1"}
+	var got retriever.Result
+	if _, err := conn.Call(ctx, "run/search", map[string]any{"query": req.Query}, &got); err != nil {
+		t.Fatalf("run/search: %v", err)
+	}
+	ix, err := retriever.Open(ctx, retriever.Options{Root: run})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	want, err := ix.Search(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, _ := json.Marshal(got)
+	w, _ := json.Marshal(want)
+	if len(want.Items) == 0 || !bytes.Equal(g, w) {
+		t.Errorf("run/search over stdio:\n got %s\nwant %s", g, w)
+	}
+
+	if _, err := conn.Call(ctx, protocol.MethodShutdown, nil, nil); err != nil {
+		t.Fatalf("shutdown: %v", err)
+	}
+	if err := conn.Notify(ctx, protocol.MethodExit, nil); err != nil {
+		t.Fatal(err)
+	}
+	err = cmd.Wait()
+	var exitErr *exec.ExitError
+	if errors.As(err, &exitErr) || err != nil {
+		t.Errorf("runls serve ended with %v, want exit code 0\nstderr:\n%s", err, stderr.String())
+	}
+	conn.Close()
+	<-conn.Done()
+	if !strings.Contains(stderr.String(), "initialize") {
+		t.Errorf("the log on stderr lacks the initialize line:\n%s", stderr.String())
+	}
+}
