@@ -71,6 +71,12 @@ loader=$lib/ld-linux-x86-64.so.2
 [[ -e $loader ]] || loader=$ROOT/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2
 [[ -e $loader && -x $ROOT/usr/bin/nvim ]] || { echo "fetch-nvim: unpacked tree lacks the loader or nvim" >&2; exit 1; }
 
+# nvim derives the folder of its tree-sitter parsers (Debian puts them in
+# /usr/lib/nvim/parser) from $VIM as "$VIM/../../lib/lib/nvim" here: point it at them,
+# or :help (vimdoc) and Lua files fail to open with "Parser could not be created".
+mkdir -p "$ROOT/usr/lib/lib"
+ln -sfn ../nvim "$ROOT/usr/lib/lib/nvim"
+
 # The private libraries are named only on the loader's --library-path, never in
 # LD_LIBRARY_PATH, which would leak into the language server that Neovim starts.
 cat >"$WRAPPER" <<WRAP

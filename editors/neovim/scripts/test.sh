@@ -36,7 +36,8 @@ export RUNLS_TEST_PLUGIN=$here RUNLS_TEST_BIN=$tmp/bin/runls RUNLS_TEST_RUN=$tmp
 "$nvim" --headless -u NONE -i NONE -n --version | head -1
 out=$tmp/out.txt
 timeout "${RUNLS_TEST_TIMEOUT:-240}" "$nvim" --headless -u NONE -i NONE -n \
-  -c "luafile $here/tests/run.lua" >"$out" 2>&1 </dev/null
+  -c "lua local ok, err = pcall(dofile, '$here/tests/run.lua'); if not ok then io.stdout:write(tostring(err) .. '\\n'); vim.cmd('cquit! 1') end" \
+  >"$out" 2>&1 </dev/null
 code=$?
 cat "$out"
 last=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$out" | tail -1)

@@ -9,7 +9,7 @@
 local env = vim.env
 local PLUGIN = assert(env.RUNLS_TEST_PLUGIN, 'RUNLS_TEST_PLUGIN unset')
 local BIN = assert(env.RUNLS_TEST_BIN, 'RUNLS_TEST_BIN unset')
-local RUN = assert(vim.uv.fs_realpath(assert(env.RUNLS_TEST_RUN, 'RUNLS_TEST_RUN unset')))
+local RUN = assert((vim.uv.fs_realpath((assert(env.RUNLS_TEST_RUN, 'RUNLS_TEST_RUN unset')))))
 local INTERPRETER = assert(env.RUNLS_TEST_INTERPRETER, 'RUNLS_TEST_INTERPRETER unset')
 local TMP = assert(env.RUNLS_TEST_TMP, 'RUNLS_TEST_TMP unset')
 local ONLY = env.RUNLS_TEST_ONLY -- run only tests whose name contains this
