@@ -1,6 +1,7 @@
 package retriever
 
 import (
+	"cmp"
 	"container/heap"
 	"context"
 	"fmt"
@@ -165,44 +166,123 @@ func (ix *Index) run(ctx context.Context, q *query, f *filter) (Result, error) {
 	}
 	avgdl := float64(terms) / float64(docs)
 	top := newTopK(q.k)
-	var acc []float64
-	var touched []uint32
+	var cursors []termCursor
 	for _, s := range ix.segments {
 		if err := ctx.Err(); err != nil {
 			ix.mu.RUnlock()
 			return Result{}, err
 		}
-		if cap(acc) < s.docs() {
-			acc = make([]float64, s.docs())
-		}
-		acc = acc[:s.docs()]
-		touched = touched[:0]
-		for _, t := range q.terms {
-			it := newPostingIter(s.postings(t.id))
-			for it.next() {
-				d := it.doc
-				if s.isDead(d) {
-					continue
-				}
-				if acc[d] == 0 {
-					touched = append(touched, d)
-				}
-				acc[d] += bm25(t.idf, it.tf, uint32(s.dl[d]), avgdl)
-			}
-		}
-		for _, d := range touched {
-			score := acc[d]
-			acc[d] = 0
-			fs := ix.byID[s.file[d]]
-			if fs == nil || (q.agent >= 0 && int(fs.agent) != q.agent) || !ix.evidence(f, s, d, fs) {
+		cursors = cursors[:0]
+		for qi, t := range q.terms {
+			i := s.termIndex(t.id)
+			if i < 0 {
 				continue
 			}
-			top.offer(hit{score: score, seg: s, doc: d, fs: fs})
+			c := termCursor{it: s.iter(i), idf: t.idf, qi: qi}
+			c.ub = bm25(t.idf, uint32(s.maxTF[i]), uint32(s.minDL[i]), avgdl)
+			if c.it.next() {
+				cursors = append(cursors, c)
+			}
 		}
+		ix.scoreSegment(s, cursors, avgdl, q, f, top)
 	}
 	hits := top.sorted()
 	ix.mu.RUnlock()
 	return ix.items(hits), nil
+}
+
+// termCursor walks one query term's postings in a segment.
+type termCursor struct {
+	it  postingIter
+	idf float64
+	ub  float64 // the most this term can add to a piece's score
+	qi  int     // the term's place in the query
+}
+
+// pruneSlack keeps pruning safe from rounding: sums of the same terms added
+// in another order may differ in their last bits, and a piece that ties the
+// threshold can still enter by location order.
+const pruneSlack = 1e-9
+
+// scoreSegment finds the segment's pieces that can enter the top k, document
+// at a time with MaxScore: terms whose bounds together cannot reach the
+// threshold are not walked, only looked up for pieces the other terms find.
+func (ix *Index) scoreSegment(s *segment, cs []termCursor, avgdl float64, q *query, f *filter, top *topK) {
+	slices.SortFunc(cs, func(a, b termCursor) int { return cmp.Compare(a.ub, b.ub) })
+	cum := make([]float64, len(cs))
+	// A score is summed in query term order, whatever order the cursors are
+	// in, so that equal pieces get equal scores to the last bit.
+	contrib := make([]float64, len(q.terms))
+	sum := 0.0
+	for i, c := range cs {
+		sum += c.ub
+		cum[i] = sum
+	}
+	for {
+		theta := top.threshold() * (1 - pruneSlack)
+		e := 0
+		for e < len(cs) && cum[e] < theta {
+			e++
+		}
+		// The next candidate: the smallest doc of the essential terms.
+		d, any := uint32(0), false
+		for i := e; i < len(cs); i++ {
+			if cs[i].it.valid && (!any || cs[i].it.doc < d) {
+				d, any = cs[i].it.doc, true
+			}
+		}
+		if !any {
+			return
+		}
+		if ok, fs := ix.candidate(s, d, q, f); ok {
+			clear(contrib)
+			partial := 0.0
+			dl := uint32(s.dl[d])
+			for i := e; i < len(cs); i++ {
+				if cs[i].it.valid && cs[i].it.doc == d {
+					v := bm25(cs[i].idf, cs[i].it.tf, dl, avgdl)
+					contrib[cs[i].qi] = v
+					partial += v
+				}
+			}
+			pruned := false
+			for j := e - 1; j >= 0; j-- {
+				if partial+cum[j] < theta {
+					pruned = true
+					break
+				}
+				if cs[j].it.advance(d) && cs[j].it.doc == d {
+					v := bm25(cs[j].idf, cs[j].it.tf, dl, avgdl)
+					contrib[cs[j].qi] = v
+					partial += v
+				}
+			}
+			if !pruned {
+				score := 0.0
+				for _, v := range contrib {
+					score += v
+				}
+				top.offer(hit{score: score, seg: s, doc: d, fs: fs})
+			}
+		}
+		for i := e; i < len(cs); i++ {
+			if cs[i].it.valid && cs[i].it.doc == d {
+				cs[i].it.next()
+			}
+		}
+	}
+}
+
+// candidate reports whether a piece is alive and evidence for the request.
+func (ix *Index) candidate(s *segment, d uint32, q *query, f *filter) (bool, *fileState) {
+	if s.isDead(d) {
+		return false, nil
+	}
+	fs := ix.byID[s.file[d]]
+	if fs == nil || (q.agent >= 0 && int(fs.agent) != q.agent) || !ix.evidence(f, s, d, fs) {
+		return false, nil
+	}
+	return true, fs
 }
 
 // evidence applies the request's rules to one piece (spec §5).
@@ -300,6 +380,15 @@ func (t *topK) offer(c hit) {
 		t.where[hash] = 0
 		heap.Fix(&t.h, 0)
 	}
+}
+
+// threshold is the score a piece must reach to enter: the worst kept when
+// there are k, else -1.
+func (t *topK) threshold() float64 {
+	if len(t.h.hits) < t.k {
+		return -1
+	}
+	return t.h.hits[0].score
 }
 
 func (t *topK) sorted() []hit {

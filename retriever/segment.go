@@ -29,6 +29,12 @@ type segment struct {
 	terms []uint32 // global term ids, ascending
 	offs  []uint32 // postings of terms[i] are post[offs[i]:offs[i+1]]
 	post  []byte
+	// per term: the largest tf and the smallest piece length of its postings,
+	// which bound its score (MaxScore), and its skip entries
+	maxTF    []uint16
+	minDL    []uint16
+	skipOffs []uint32
+	skips    []skipEntry
 }
 
 const (
@@ -55,42 +61,86 @@ func (s *segment) isDead(d uint32) bool { return s.dead[d>>6]&(1<<(d&63)) != 0 }
 
 func (s *segment) kill(d uint32) { s.dead[d>>6] |= 1 << (d & 63) }
 
-// postings returns the encoded postings of a global term, or nil.
-func (s *segment) postings(term uint32) []byte {
-	i, ok := slices.BinarySearch(s.terms, term)
-	if !ok {
-		return nil
-	}
-	return s.post[s.offs[i]:s.offs[i+1]]
+// postingIter decodes a posting list; with skips it can jump over blocks.
+type postingIter struct {
+	p     []byte
+	pos   int
+	last  uint32 // the base of the next delta
+	doc   uint32 // the current doc, once next or advance returned true
+	tf    uint32
+	skips []skipEntry
+	si    int
+	valid bool
 }
 
-// postingIter decodes a posting list.
-type postingIter struct {
-	p   []byte
-	doc uint32
-	tf  uint32
+// skipEntry marks the end of a block of postings: its last doc and the byte
+// offset after it, so that advance can jump over blocks without decoding them.
+type skipEntry struct {
+	lastDoc uint32
+	end     uint32
 }
+
+// skipEvery is how many postings a block holds.
+const skipEvery = 128
 
 func (it *postingIter) next() bool {
-	if len(it.p) == 0 {
+	if it.pos >= len(it.p) {
+		it.valid = false
 		return false
 	}
-	v, n := binary.Uvarint(it.p)
-	it.p = it.p[n:]
-	it.doc += uint32(v >> 1)
+	v, n := binary.Uvarint(it.p[it.pos:])
+	it.pos += n
+	it.doc = it.last + uint32(v>>1)
+	it.last = it.doc
 	if v&1 == 1 {
 		it.tf = 1
 	} else {
-		t, n := binary.Uvarint(it.p)
-		it.p = it.p[n:]
+		t, n := binary.Uvarint(it.p[it.pos:])
+		it.pos += n
 		it.tf = uint32(t)
 	}
+	it.valid = true
 	return true
+}
+
+// advance moves to the first doc at or after target, if not there already.
+func (it *postingIter) advance(target uint32) bool {
+	if it.valid && it.doc >= target {
+		return true
+	}
+	for it.si < len(it.skips) && it.skips[it.si].lastDoc < target {
+		if e := int(it.skips[it.si].end); e > it.pos {
+			it.pos, it.last = e, it.skips[it.si].lastDoc
+		}
+		it.si++
+	}
+	for it.next() {
+		if it.doc >= target {
+			return true
+		}
+	}
+	return false
 }
 
 func newPostingIter(p []byte) postingIter {
 	// The first delta counts from -1, so that doc 0 has a delta of 1.
-	return postingIter{p: p, doc: ^uint32(0)}
+	return postingIter{p: p, last: ^uint32(0)}
+}
+
+// iter returns an iterator over the postings of the segment's i-th term.
+func (s *segment) iter(i int) postingIter {
+	it := newPostingIter(s.post[s.offs[i]:s.offs[i+1]])
+	it.skips = s.skips[s.skipOffs[i]:s.skipOffs[i+1]]
+	return it
+}
+
+// termIndex returns the index of a global term in the segment, or -1.
+func (s *segment) termIndex(term uint32) int {
+	i, ok := slices.BinarySearch(s.terms, term)
+	if !ok {
+		return -1
+	}
+	return i
 }
 
 // builder collects the pieces of one batch with local term ids.
@@ -100,6 +150,10 @@ type builder struct {
 	post    [][]byte
 	lastDoc []uint32
 	tf      []uint32
+	count   []uint32 // postings per term
+	maxTF   []uint16
+	minDL   []uint16
+	skips   map[int32][]skipEntry
 	touched []int32
 	scan    termScanner
 	tokens  int // terms of the current piece
@@ -134,6 +188,9 @@ func (b *builder) addToken(term []byte) {
 		b.post = append(b.post, nil)
 		b.lastDoc = append(b.lastDoc, ^uint32(0))
 		b.tf = append(b.tf, 0)
+		b.count = append(b.count, 0)
+		b.maxTF = append(b.maxTF, 0)
+		b.minDL = append(b.minDL, 0xffff)
 	}
 	if b.tf[id] == 0 {
 		b.touched = append(b.touched, id)
@@ -174,6 +231,15 @@ func (b *builder) addDoc(d docColumns, agent uint32) uint32 {
 		b.lastDoc[id] = doc
 		b.tf[id] = 0
 		df[id]++
+		b.maxTF[id] = max(b.maxTF[id], uint16(min(tf, 0xffff)))
+		b.minDL[id] = min(b.minDL[id], uint16(dl))
+		b.count[id]++
+		if b.count[id]%skipEvery == 0 {
+			if b.skips == nil {
+				b.skips = map[int32][]skipEntry{}
+			}
+			b.skips[id] = append(b.skips[id], skipEntry{lastDoc: doc, end: uint32(len(b.post[id]))})
+		}
 	}
 	b.agentDF[agent] = df
 	b.agentDocs[agent]++
@@ -209,6 +275,9 @@ func (b *builder) finish(globalIDs []uint32) *segment {
 	slices.SortFunc(order, func(a, c int32) int { return int(int64(globalIDs[a]) - int64(globalIDs[c])) })
 	s.terms = make([]uint32, n)
 	s.offs = make([]uint32, n+1)
+	s.maxTF = make([]uint16, n)
+	s.minDL = make([]uint16, n)
+	s.skipOffs = make([]uint32, n+1)
 	size := 0
 	for _, p := range b.post {
 		size += len(p)
@@ -218,8 +287,12 @@ func (b *builder) finish(globalIDs []uint32) *segment {
 		s.terms[i] = globalIDs[id]
 		s.offs[i] = uint32(len(s.post))
 		s.post = append(s.post, b.post[id]...)
+		s.maxTF[i], s.minDL[i] = b.maxTF[id], b.minDL[id]
+		s.skipOffs[i] = uint32(len(s.skips))
+		s.skips = append(s.skips, b.skips[id]...)
 	}
 	s.offs[n] = uint32(len(s.post))
+	s.skipOffs[n] = uint32(len(s.skips))
 	s.dead = make([]uint64, (len(s.hash)+63)/64)
 	return s
 }
