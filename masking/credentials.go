@@ -7,11 +7,14 @@ import "strings"
 //
 // Speed comes from the pre-filter: each rule keyword is watched for at one of
 // its rarest bytes, so a text is read once, byte by byte, through a table; only
-// where a keyword occurs does its rule's regular expression run, and then on
-// that line alone (a multi-line rule: from the keyword to the end of text).
-// Ordinary text costs about one table look-up per byte.
+// where a keyword occurs does its rule's regular expression run, once, anchored
+// where the match must start (the keyword, or the start of its word) and on
+// the rest of that line (a multi-line rule: the rest of the text). Ordinary
+// text costs about one table look-up per byte.
 type CredentialMasker struct {
 	rules []rule
+	// hot[b]: some keyword is watched for at byte b (the fast test of the scan).
+	hot [256]bool
 	// triggers[b] lists the keywords watched for at byte b.
 	triggers [256][]trigger
 }
@@ -40,8 +43,10 @@ func newCredentialMasker(rules []rule) *CredentialMasker {
 			t := trigger{rule: ri, kw: kw, off: off, fold: r.fold}
 			b := kw[off]
 			m.triggers[b] = append(m.triggers[b], t)
+			m.hot[b] = true
 			if r.fold && isASCIILetter(b) {
 				m.triggers[b^0x20] = append(m.triggers[b^0x20], t)
+				m.hot[b^0x20] = true
 			}
 		}
 	}
@@ -59,27 +64,38 @@ const maxRules = 64
 
 func (m *CredentialMasker) find(text string, out []Span) ([]Span, int) {
 	open := -1
-	// scanned[r] is where rule r's last window ended: a keyword before it lies
-	// in a window already searched.
+	// scanned[r] is where rule r's last attempt ended: a keyword found before
+	// it was part of that attempt (or of its match).
 	var scanned [maxRules]int
 	for i := 0; i < len(text); i++ {
-		ts := m.triggers[text[i]]
-		if len(ts) == 0 {
+		if !m.hot[text[i]] {
 			continue
 		}
-		for _, t := range ts {
+		for _, t := range m.triggers[text[i]] {
 			s := i - t.off
 			if s < scanned[t.rule] || s < 0 || s+len(t.kw) > len(text) || !hasKeyword(text[s:], t.kw, t.fold) {
 				continue
 			}
 			r := &m.rules[t.rule]
-			ws, we := lineAround(text, s)
-			if r.multiline {
-				ws, we = s, len(text)
+			start := s
+			switch {
+			case r.keyBefore:
+				k := keyEnd(text, s)
+				start = wordStart(text, k)
+				if start == k || r.keyCheck != nil && !r.keyCheck(text[start:k]) {
+					continue
+				}
+			case r.wordStart:
+				start = wordStart(text, s)
 			}
-			scanned[t.rule] = we
-			var o int
-			out, o = r.apply(text, ws, we, out)
+			if start < scanned[t.rule] || r.boundary && start > 0 && isWordByte(text[start-1]) ||
+				r.near != nil && !r.near(text, s) {
+				scanned[t.rule] = max(scanned[t.rule], s+1)
+				continue
+			}
+			var end, o int
+			out, end, o = r.apply(text, start, out)
+			scanned[t.rule] = max(end, s+1)
 			if o >= 0 && (open < 0 || o < open) {
 				open = o
 			}
@@ -88,57 +104,92 @@ func (m *CredentialMasker) find(text string, out []Span) ([]Span, int) {
 	return out, open
 }
 
-// apply runs the rule on text[ws:we] and appends the spans it hides.
-func (r *rule) apply(text string, ws, we int, out []Span) ([]Span, int) {
-	open := -1
-	for _, mt := range r.re.FindAllStringSubmatchIndex(text[ws:we], -1) {
-		start, end := mt[0], mt[1]
-		if len(r.hide) > 0 {
-			start = -1
-			for _, g := range r.hide {
-				if mt[2*g] >= 0 {
-					start, end = mt[2*g], mt[2*g+1]
-					break
-				}
-			}
-			if start < 0 {
-				continue
-			}
+// apply tries the rule at start and appends the span it hides, if any. It
+// returns where the match ended (start when there was none) and the start of
+// an unclosed block (or -1).
+func (r *rule) apply(text string, start int, out []Span) ([]Span, int, int) {
+	we := len(text)
+	if !r.multiline {
+		if k := strings.IndexByte(text[start:min(len(text), start+r.maxLen)], '\n'); k >= 0 {
+			we = start + k
+		} else {
+			we = min(len(text), start+r.maxLen)
 		}
-		if r.accept != nil {
-			sub := make([]string, len(mt)/2)
-			for g := range sub {
-				if mt[2*g] >= 0 {
-					sub[g] = text[ws+mt[2*g] : ws+mt[2*g+1]]
-				}
-			}
-			if !r.accept(sub) {
-				continue
-			}
-		}
-		if end <= start {
-			continue
-		}
-		if r.openGroup > 0 && mt[2*r.openGroup] < 0 && ws+mt[1] == len(text) && open < 0 {
-			open = ws + mt[0]
-		}
-		out = append(out, Span{Start: ws + start, End: ws + end, Placeholder: SecretPlaceholder})
 	}
-	return out, open
+	mt := r.re.FindStringSubmatchIndex(text[start:we])
+	if mt == nil {
+		return out, start, -1
+	}
+	matchEnd := start + mt[1]
+	from, to := mt[0], mt[1]
+	if len(r.hide) > 0 {
+		from = -1
+		for _, g := range r.hide {
+			if mt[2*g] >= 0 {
+				from, to = mt[2*g], mt[2*g+1]
+				break
+			}
+		}
+		if from < 0 {
+			return out, matchEnd, -1
+		}
+	}
+	if r.accept != nil {
+		sub := make([]string, len(mt)/2)
+		for g := range sub {
+			if mt[2*g] >= 0 {
+				sub[g] = text[start+mt[2*g] : start+mt[2*g+1]]
+			}
+		}
+		if !r.accept(sub) {
+			return out, matchEnd, -1
+		}
+	}
+	if to <= from {
+		return out, matchEnd, -1
+	}
+	open := -1
+	if r.openGroup > 0 && mt[2*r.openGroup] < 0 && matchEnd == len(text) {
+		open = start + mt[0]
+	}
+	return append(out, Span{Start: start + from, End: start + to, Placeholder: SecretPlaceholder}), matchEnd, open
 }
 
-// lineAround returns the bounds of the line that holds byte i.
-func lineAround(text string, i int) (int, int) {
-	ws := strings.LastIndexByte(text[:i], '\n') + 1
-	we := strings.IndexByte(text[i:], '\n')
-	if we < 0 {
-		return ws, len(text)
+// wordStart returns where the word that holds byte s starts: it goes back over
+// letters, digits, "_", "." and "-", at most 256 bytes.
+func wordStart(text string, s int) int {
+	lo := max(0, s-256)
+	for s > lo && isKeyByte(text[s-1]) {
+		s--
 	}
-	return ws, i + we
+	return s
 }
+
+// keyEnd returns where the key before the assignment operator at op ends: it
+// goes back over blanks and a closing quote (escaped or not: JSON in a string).
+func keyEnd(text string, op int) int {
+	k := op
+	for k > 0 && (text[k-1] == ' ' || text[k-1] == '\t') {
+		k--
+	}
+	if k > 0 && (text[k-1] == '"' || text[k-1] == '\'') {
+		k--
+		if k > 0 && text[k-1] == '\\' {
+			k--
+		}
+	}
+	return k
+}
+
+func isKeyByte(b byte) bool { return isWordByte(b) || b == '.' || b == '-' }
+
+func isWordByte(b byte) bool { return isAlnum(b) || b == '_' }
 
 // hasKeyword reports whether text starts with kw (kw in lower case when fold).
 func hasKeyword(text, kw string, fold bool) bool {
+	if len(text) < len(kw) {
+		return false
+	}
 	if !fold {
 		return text[:len(kw)] == kw
 	}

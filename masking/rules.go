@@ -26,6 +26,21 @@ type ruleSpec struct {
 	openGroup int
 	// multiline: a match may run past the keyword's line, to the end of text.
 	multiline bool
+	// wordStart: the match starts at the start of the word that holds the
+	// keyword (letters, digits, "_", ".", "-"), not at the keyword itself.
+	wordStart bool
+	// keyBefore: the keywords are assignment operators (":", "="); the match
+	// starts at the key word before the operator (after an optional quote and
+	// blanks), and keyCheck, when set, vets that key before the regular
+	// expression runs.
+	keyBefore bool
+	keyCheck  func(key string) bool
+	// near, when set, is a cheap test of the text around the keyword at at,
+	// run before the regular expression.
+	near func(text string, at int) bool
+	// maxLen bounds the text the regular expression sees after the match's
+	// start (0: defaultMaxLen); multi-line rules see the rest of the text.
+	maxLen int
 	// accept, when set, vets a match (gitleaks' allowlists and entropy checks);
 	// sub[i] is the text of group i, "" when it took no part.
 	accept func(sub []string) bool
@@ -47,11 +62,12 @@ var ruleTable = []ruleSpec{
 		pattern:  `\b(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b`,
 	},
 	{
-		name:     "aws-secret-access-key",
-		keywords: []string{"aws"},
-		fold:     true,
-		pattern:  `(?i)aws_?(?:secret_?(?:access_?)?key|sk)(?:\\?["'])?\s*(?:=|:|=>)\s*(?:\\?["'])?([A-Za-z0-9/+=]{40})(?:[^A-Za-z0-9/+=]|$)`,
-		hide:     []int{1},
+		name:      "aws-secret-access-key",
+		keywords:  []string{":", "="},
+		keyBefore: true,
+		keyCheck:  func(key string) bool { return containsFold(key, "aws") },
+		pattern:   `(?i)[a-z0-9_.-]*?aws_?(?:secret_?(?:access_?)?key|sk)(?:\\?["'])?\s*(?:=|:|=>)\s*(?:\\?["'])?([A-Za-z0-9/+=]{40})(?:[^A-Za-z0-9/+=]|$)`,
+		hide:      []int{1},
 	},
 	{
 		name:     "github-token",
@@ -86,15 +102,17 @@ var ruleTable = []ruleSpec{
 		hide:     []int{1},
 	},
 	{
-		name:     "discord-webhook",
-		keywords: []string{"/api/webhooks/"},
-		pattern:  `(?i)discord(?:app)?\.com/api/webhooks/([0-9]{5,}/[A-Za-z0-9_-]{20,})`,
-		hide:     []int{1},
+		name:      "discord-webhook",
+		keywords:  []string{"/api/webhooks/"},
+		wordStart: true,
+		pattern:   `(?i)(?:[a-z0-9-]+\.)?discord(?:app)?\.com/api/webhooks/([0-9]{5,}/[A-Za-z0-9_-]{20,})`,
+		hide:      []int{1},
 	},
 	{
-		name:     "telegram-bot-token",
-		keywords: []string{":AA"},
-		pattern:  `\b[0-9]{8,10}:AA[A-Za-z0-9_-]{33}\b`,
+		name:      "telegram-bot-token",
+		keywords:  []string{":AA"},
+		wordStart: true,
+		pattern:   `[0-9]{8,10}:AA[A-Za-z0-9_-]{33}\b`,
 	},
 	{
 		name:     "anthropic-api-key",
@@ -128,9 +146,10 @@ var ruleTable = []ruleSpec{
 		pattern:  `\bxai-[A-Za-z0-9]{70,}\b`,
 	},
 	{
-		name:     "stripe-secret-key",
-		keywords: []string{"_live_", "_test_"},
-		pattern:  `\b[rs]k_(?:live|test)_[A-Za-z0-9]{20,}\b`,
+		name:      "stripe-secret-key",
+		keywords:  []string{"_live_", "_test_"},
+		wordStart: true,
+		pattern:   `[rs]k_(?:live|test)_[A-Za-z0-9]{20,}\b`,
 	},
 	{
 		name:     "sendgrid-api-key",
@@ -141,12 +160,14 @@ var ruleTable = []ruleSpec{
 		name:     "jwt",
 		keywords: []string{"eyJ"},
 		pattern:  `\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]*`,
+		maxLen:   16 << 10,
 	},
 	{
-		name:     "authorization-header",
-		keywords: []string{"authorization"},
-		fold:     true,
-		pattern: `(?i)\bauthorization(?:\\?["'])?\s*[:=]\s*(?:\\?["'])?(?:` +
+		name:      "authorization-header",
+		keywords:  []string{"authorization"},
+		fold:      true,
+		wordStart: true,
+		pattern: `(?i)[a-z0-9_.-]*?authorization(?:\\?["'])?\s*[:=]\s*(?:\\?["'])?(?:` +
 			`(?:bearer|basic|token|bot|digest|apikey|sso-key|negotiate)\s+([^\s"'\\,;<>]+)|([^\s"'\\,;<>]+))`,
 		hide: []int{1, 2},
 		accept: func(sub []string) bool {
@@ -165,15 +186,18 @@ var ruleTable = []ruleSpec{
 		accept:   func(sub []string) bool { return looksRandom(sub[1]) },
 	},
 	{
-		name:     "url-password",
-		keywords: []string{"@"},
-		pattern:  `\b[A-Za-z][A-Za-z0-9+.-]*://[^\s/?#@:]*:([^\s/?#<>]+)@`,
-		hide:     []int{1},
+		name:      "url-password",
+		keywords:  []string{"://"},
+		wordStart: true,
+		near:      hasUserinfo,
+		pattern:   `[A-Za-z][A-Za-z0-9+.-]*://[^\s/?#@:]*:([^\s/?#<>]+)@`,
+		hide:      []int{1},
 	},
 	{
-		name:     "secret-assignment",
-		keywords: []string{"pass", "pwd", "secret", "token", "key", "auth", "credential"},
-		fold:     true,
+		name:      "secret-assignment",
+		keywords:  []string{":", "="},
+		keyBefore: true,
+		keyCheck:  func(key string) bool { return mayNameSecret(key) && secretKeyClass(key) != keyNone },
 		pattern: `(?i)([a-z0-9_.-]*(?:pass|pwd|secret|token|key|auth|credential)[a-z0-9_.-]*)` +
 			`(?:\\?["'])?[ \t]*(?::=|=>|==?|:)[ \t]*` +
 			`(?:\\?"((?:\\[^"]|[^"\\\r\n])*)|'([^'\r\n]*)'|\$\{[^}\s]*\}?|([^\s"'<>,;&(){}\[\]=][^\s"'<>,;&(){}\[\]]*))`,
@@ -181,10 +205,11 @@ var ruleTable = []ruleSpec{
 		accept: acceptAssignment,
 	},
 	{
-		name:     "cli-secret-flag",
-		keywords: []string{"-pass", "-pwd", "-token", "-secret", "-key", "-api-key", "-auth"},
-		fold:     true,
-		pattern: `(?i)(?:^|\s)--?(?:[a-z0-9]+-)*(?:password|passwd|pass|pwd|token|secret|api-?key|access-key|auth-token)` +
+		name:      "cli-secret-flag",
+		keywords:  []string{"-pass", "-pwd", "-token", "-secret", "-key", "-api-key", "-auth"},
+		fold:      true,
+		wordStart: true,
+		pattern: `(?i)--?(?:[a-z0-9]+-)*(?:password|passwd|pass|pwd|token|secret|api-?key|access-key|auth-token)` +
 			`(?:=|\s+)("[^"]*"|'[^']*'|[^\s"'<>-][^\s"'<>]*)`,
 		hide:   []int{1},
 		accept: func(sub []string) bool { return !isPlaceholderValue(strings.Trim(sub[1], `"'`)) },
@@ -194,8 +219,16 @@ var ruleTable = []ruleSpec{
 // rule is a compiled ruleSpec.
 type rule struct {
 	ruleSpec
+	// re is the pattern anchored at the match's start: it runs once per keyword
+	// found, on a short window, which is what keeps Go's regexp engine cheap.
 	re *regexp.Regexp
+	// boundary: the pattern starts with \b, which the anchored window cannot
+	// see, so find checks the byte before the match itself.
+	boundary bool
 }
+
+// defaultMaxLen bounds a single-line match; long enough for any token above.
+const defaultMaxLen = 1024
 
 // compiledRules is built once when the package is initialised and never
 // changed after: every CredentialMasker shares it read-only.
@@ -207,7 +240,14 @@ func compileRules(specs []ruleSpec) []rule {
 	}
 	rules := make([]rule, len(specs))
 	for i, s := range specs {
-		rules[i] = rule{ruleSpec: s, re: regexp.MustCompile(s.pattern)}
+		rules[i] = rule{
+			ruleSpec: s,
+			re:       regexp.MustCompile(`^(?:` + s.pattern + `)`),
+			boundary: strings.HasPrefix(strings.TrimPrefix(s.pattern, "(?i)"), `\b`),
+		}
+		if rules[i].maxLen == 0 {
+			rules[i].maxLen = defaultMaxLen
+		}
 	}
 	return rules
 }
@@ -330,6 +370,65 @@ func keyWords(key string) []string {
 	}
 	flush(len(key))
 	return words
+}
+
+// mayNameSecret is the cheap test before secretKeyClass: key holds a part of a
+// secret's name. One pass, no allocation: it runs at every ":" and "=".
+func mayNameSecret(key string) bool {
+	for i := 0; i < len(key); i++ {
+		rest := key[i:]
+		switch key[i] | 0x20 {
+		case 'p':
+			if hasKeyword(rest, "pass", true) || hasKeyword(rest, "pwd", true) {
+				return true
+			}
+		case 's':
+			if hasKeyword(rest, "secret", true) {
+				return true
+			}
+		case 't':
+			if hasKeyword(rest, "token", true) {
+				return true
+			}
+		case 'k':
+			if hasKeyword(rest, "key", true) {
+				return true
+			}
+		case 'a':
+			if hasKeyword(rest, "auth", true) {
+				return true
+			}
+		case 'c':
+			if hasKeyword(rest, "credential", true) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// containsFold reports whether s contains sub (lower case), ignoring ASCII case.
+func containsFold(s, sub string) bool {
+	for i := 0; i+len(sub) <= len(s); i++ {
+		if hasKeyword(s[i:], sub, true) {
+			return true
+		}
+	}
+	return false
+}
+
+// hasUserinfo reports whether the URL whose "://" is at at has a "user:pass@"
+// part: an "@" before the host ends.
+func hasUserinfo(text string, at int) bool {
+	for j := at + 3; j < len(text); j++ {
+		switch text[j] {
+		case '@':
+			return true
+		case '/', '?', '#', ' ', '\t', '\n', '\r', '"', '\'', '<', '>':
+			return false
+		}
+	}
+	return false
 }
 
 // isPlaceholderValue reports values that are not secrets but stand for one: empty,

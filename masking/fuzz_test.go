@@ -1,0 +1,78 @@
+package masking
+
+import (
+	"strings"
+	"testing"
+)
+
+// FuzzMask checks, on any text, what the engine relies on: masking never
+// panics; spans are sorted, non-overlapping, non-empty and within the text;
+// open is -1 or the start of a span that runs to the end of text; masking is
+// idempotent; the mapping is monotonic, within bounds, and maps placeholders
+// onto what they hide. Seeds are in testdata/fuzz/FuzzMask (run by go test).
+func FuzzMask(f *testing.F) {
+	for _, cases := range ruleCases {
+		for _, c := range cases {
+			f.Add(c.in)
+		}
+	}
+	f.Add(pemBlock[:len(pemBlock)/2])
+	f.Add(words + "\n" + imageB64 + "\n" + uuid + " " + commitHash)
+	maskers := map[string]Masker{
+		"hidingOutside": HidingOutside("/runs/r1"),
+		"paths":         NewPathRedactor("/runs/r1"),
+		"credentials":   NewCredentialMasker(),
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		for name, m := range maskers {
+			spans, open := m.Mask(text)
+			prev := 0
+			for i, s := range spans {
+				if s.Start < prev || s.End <= s.Start || s.End > len(text) {
+					t.Fatalf("%s: span %d %+v is out of order, empty or out of bounds (len %d) in %q", name, i, s, len(text), text)
+				}
+				if s.Placeholder != PathPlaceholder && s.Placeholder != SecretPlaceholder {
+					t.Fatalf("%s: span %+v has an unknown placeholder", name, s)
+				}
+				prev = s.End
+			}
+			if open != -1 {
+				ok := false
+				for _, s := range spans {
+					ok = ok || s.Start == open && s.End == len(text)
+				}
+				if !ok {
+					t.Fatalf("%s: open = %d is not the start of a span to the end of text; spans %v", name, open, spans)
+				}
+			}
+			masked, mp := Apply(text, spans)
+			checkMapping(t, text, masked, spans, mp)
+			if again, _ := m.Mask(masked); len(again) != 0 {
+				t.Fatalf("%s: not idempotent: masking %q (from %q) again finds %v", name, masked, text, again)
+			}
+			if name != "paths" && len(spans) == 0 && isPEMHeader(text) {
+				t.Fatalf("%s: a PEM header in %q is not hidden", name, text)
+			}
+		}
+	})
+}
+
+// isPEMHeader reports whether text holds a well-formed private key BEGIN line.
+func isPEMHeader(text string) bool {
+	i := strings.Index(text, "-----BEGIN")
+	if i < 0 {
+		return false
+	}
+	rest := text[i+len("-----BEGIN"):]
+	j := strings.Index(rest, "PRIVATE KEY-----")
+	if j < 0 || j > 100 {
+		return false
+	}
+	for k := 0; k < j; k++ {
+		b := rest[k]
+		if !(b == ' ' || b == '_' || b == '-' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9') {
+			return false
+		}
+	}
+	return true
+}
