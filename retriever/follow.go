@@ -182,6 +182,7 @@ func (w *walk) list(r *os.Root, rel string, level int, force bool) (*dirState, m
 		return old, nil, nil
 	}
 	d := &dirState{dev: dev, ino: ino, mtime: mtime, listedAt: time.Now().UnixNano()}
+	w.ix.fw.listings.Add(1)
 	f, err := r.Open(".")
 	if err != nil {
 		return nil, nil, err

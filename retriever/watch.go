@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -195,6 +196,8 @@ type followState struct {
 	allDirty bool              // events were lost: list every folder
 	folders  map[string]uint64 // the folders of the last walk, with their inodes
 	kick     chan struct{}     // tells the watcher that the folders changed
+
+	listings atomic.Int64 // folders listed (read) by walks, for tests
 
 	// hooks for tests; set before the index is used
 	beforeRead func(rel string)

@@ -1,0 +1,753 @@
+package retriever
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest/observer"
+
+	"runls/masking"
+)
+
+// Tests of following the files (spec §7). Each change is checked three ways:
+// the exact pieces the index holds after it (listed from the index's own
+// columns, the text read back from the file), the BM25 statistics recomputed
+// from the live pieces, and an index built from scratch on the same files,
+// which the followed index must equal piece for piece.
+
+// allEvidence is a request that makes every file evidence: records of an
+// episode that is not the current one count whatever their conversation.
+func allEvidence(query string) Request {
+	return Request{Query: query, Episode: "episode-999999", Conversation: "none", TopK: MaxTopK}
+}
+
+// livePieces lists every live piece of the index as "rel:line:col reading text"
+// (col: byte column; conversation appended when there is one), sorted.
+func livePieces(t testing.TB, ix *Index) []string {
+	t.Helper()
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	var out []string
+	for _, s := range ix.segments {
+		for d := uint32(0); d < uint32(s.docs()); d++ {
+			if s.isDead(d) {
+				continue
+			}
+			fs := ix.byID[s.file[d]]
+			if fs == nil {
+				t.Errorf("live piece %d of a removed file %d", d, s.file[d])
+				continue
+			}
+			if ix.files[fs.rel] != fs {
+				t.Errorf("live piece of %s points to a replaced version of it", fs.rel)
+			}
+			text, ok := s.masked[d]
+			if !ok {
+				line, err := ix.readLine(fs, s.line[d], int(s.start[d]+s.blen[d]))
+				if err != nil || len(line) < int(s.start[d]+s.blen[d]) {
+					t.Errorf("%s:%d: cannot read the piece back: %v", fs.rel, s.line[d], err)
+					continue
+				}
+				text = string(line[s.start[d] : s.start[d]+s.blen[d]])
+			}
+			p := fmt.Sprintf("%s:%d:%d %s %s", fs.rel, s.line[d], s.start[d], readingOfFlag[s.flags[d]&flagReadingMask], text)
+			if c := s.conv[d]; c != 0 {
+				p += " [" + ix.convName(c) + "]"
+			}
+			out = append(out, p)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// indexStats are an index's statistics by agent name and term text.
+type indexStats map[string]struct {
+	docs, terms int64
+	df          map[string]int64
+}
+
+// checkStats recomputes each agent's statistics from the live pieces and
+// compares them with what the index keeps; it returns them.
+func checkStats(t testing.TB, ix *Index) indexStats {
+	t.Helper()
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	ix.dictMu.RLock()
+	names := make([]string, len(ix.dict))
+	for term, id := range ix.dict {
+		names[id] = term
+	}
+	ix.dictMu.RUnlock()
+	type acc struct {
+		docs, terms int64
+		df          map[uint32]int64
+	}
+	got := make([]acc, len(ix.stats))
+	for a := range got {
+		got[a].df = map[uint32]int64{}
+	}
+	for _, s := range ix.segments {
+		for d := uint32(0); d < uint32(s.docs()); d++ {
+			if s.isDead(d) {
+				continue
+			}
+			a := ix.byID[s.file[d]].agent
+			got[a].docs++
+			got[a].terms += int64(s.dl[d])
+		}
+		for i, term := range s.terms {
+			it := newPostingIter(s.post[s.offs[i]:s.offs[i+1]])
+			for it.next() {
+				if !s.isDead(it.doc) {
+					got[ix.byID[s.file[it.doc]].agent].df[term]++
+				}
+			}
+		}
+	}
+	out := indexStats{}
+	for a, st := range ix.stats {
+		name := ix.agents[a]
+		if got[a].docs != st.docs || got[a].terms != st.terms {
+			t.Errorf("agent %s: index says %d pieces, %d terms; live pieces have %d, %d", name, st.docs, st.terms, got[a].docs, got[a].terms)
+		}
+		e := struct {
+			docs, terms int64
+			df          map[string]int64
+		}{st.docs, st.terms, map[string]int64{}}
+		for id, n := range st.df {
+			if int64(n) != got[a].df[uint32(id)] {
+				t.Errorf("agent %s term %q: index says df %d; live pieces have %d", name, names[id], n, got[a].df[uint32(id)])
+			}
+			if n > 0 {
+				e.df[names[id]] = int64(n)
+			}
+		}
+		for id, n := range got[a].df {
+			if int(id) >= len(st.df) && n > 0 {
+				t.Errorf("agent %s term %q: no df kept; live pieces have %d", name, names[id], n)
+			}
+		}
+		if e.docs > 0 {
+			out[name] = e
+		}
+	}
+	return out
+}
+
+// assertFollowed searches (which brings the index up to date), then checks
+// that the index holds exactly want (nil: skip that check), that its
+// statistics are those of its live pieces, and that it equals an index built
+// from scratch on the same files.
+func assertFollowed(t *testing.T, ix *Index, opts Options, want []string) {
+	t.Helper()
+	search(t, ix, allEvidence("x"))
+	got := livePieces(t, ix)
+	if want != nil {
+		w := slices.Sorted(slices.Values(want))
+		if !slices.Equal(got, w) {
+			t.Fatalf("pieces after the change:\n got  %q\n want %q", got, w)
+		}
+	}
+	gotStats := checkStats(t, ix)
+	opts.Root = ix.Root()
+	opts.Logger = nil
+	scratch := openTest(t, opts)
+	if _, err := scratch.Refresh(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	fresh := livePieces(t, scratch)
+	if !slices.Equal(got, fresh) {
+		t.Fatalf("followed index differs from one built from scratch:\n followed %q\n scratch  %q", got, fresh)
+	}
+	freshStats := checkStats(t, scratch)
+	if fmt.Sprint(gotStats) != fmt.Sprint(freshStats) {
+		t.Fatalf("statistics differ from an index built from scratch:\n followed %v\n scratch  %v", gotStats, freshStats)
+	}
+}
+
+func writeFile(t testing.TB, root, rel, content string) {
+	t.Helper()
+	p := filepath.Join(root, filepath.FromSlash(rel))
+	must(t, os.MkdirAll(filepath.Dir(p), 0o755))
+	must(t, os.WriteFile(p, []byte(content), 0o644))
+}
+
+func appendFile(t testing.TB, root, rel, content string) {
+	t.Helper()
+	f, err := os.OpenFile(filepath.Join(root, filepath.FromSlash(rel)), os.O_WRONLY|os.O_APPEND, 0)
+	must(t, err)
+	_, err = f.WriteString(content)
+	must(t, err)
+	must(t, f.Close())
+}
+
+const (
+	hist = "episode-1/a/a.history"
+	note = "episode-1/a/notes.txt"
+)
+
+// rec writes a fielded history record line.
+func rec(conv, text string) string {
+	return "2026-10-21 18:00:00 [running] [" + conv + "] " + text + "\n"
+}
+
+// recCol is the byte column of a history record's evidence text.
+var recCol = len("2026-10-21 18:00:00 [running] [c1] ")
+
+func TestFollowChanges(t *testing.T) {
+	rules := mustRules(t)
+	cases := []struct {
+		name   string
+		files  map[string]string
+		interp bool
+		change func(t *testing.T, root string)
+		want   []string
+	}{{
+		name:   "append to a plain file",
+		files:  map[string]string{note: "apple one\n"},
+		change: func(t *testing.T, root string) { appendFile(t, root, note, "apple two\n") },
+		want:   []string{note + ":0:0 note apple one", note + ":1:0 note apple two"},
+	}, {
+		name:   "append records",
+		files:  map[string]string{hist: rec("c1", "Alice apple one")},
+		change: func(t *testing.T, root string) { appendFile(t, root, hist, rec("c2", "Alice apple two")) },
+		want: []string{
+			fmt.Sprintf("%s:0:%d note Alice apple one [c1]", hist, recCol),
+			fmt.Sprintf("%s:1:%d note Alice apple two [c2]", hist, recCol),
+		},
+	}, {
+		name:   "a write that ends in the middle of a line, then the rest of it",
+		files:  map[string]string{note: "apple one\napple tw"},
+		change: func(t *testing.T, root string) { appendFile(t, root, note, "o three\n") },
+		want:   []string{note + ":0:0 note apple one", note + ":1:0 note apple two three"},
+	}, {
+		name:   "a record line that ends in the middle, then the rest of it",
+		files:  map[string]string{hist: rec("c1", "Alice apple one") + "2026-10-21 18:00:01 [running] [c1] Alice ap"},
+		change: func(t *testing.T, root string) { appendFile(t, root, hist, "ple two\n") },
+		want: []string{
+			fmt.Sprintf("%s:0:%d note Alice apple one [c1]", hist, recCol),
+			fmt.Sprintf("%s:1:%d note Alice apple two [c1]", hist, recCol),
+		},
+	}, {
+		name:   "a told record that gains a continuation line keeps its reading",
+		files:  map[string]string{hist: rec("c1", "Alice was told: apple one")},
+		interp: true,
+		change: func(t *testing.T, root string) { appendFile(t, root, hist, "  apple two\n") },
+		want: []string{
+			fmt.Sprintf("%s:0:%d told apple one [c1]", hist, recCol+len("Alice was told: ")),
+			hist + ":1:2 told apple two [c1]",
+		},
+	}, {
+		name:   "a record's continuation lines arrive in separate writes, ending mid-line",
+		files:  map[string]string{hist: rec("c1", "Alice said: apple one") + "  apple"},
+		interp: true,
+		change: func(t *testing.T, root string) { appendFile(t, root, hist, " two\n  apple three\n") },
+		want: []string{
+			fmt.Sprintf("%s:0:%d said apple one [c1]", hist, recCol+len("Alice said: ")),
+			hist + ":1:2 said apple two [c1]",
+			hist + ":2:2 said apple three [c1]",
+		},
+	}, {
+		name:   "a record that becomes left out when its line completes",
+		files:  map[string]string{hist: rec("c1", "Alice apple one") + "2026-10-21 18:00:01 [running] [c1] Alice chat sta"},
+		interp: true,
+		change: func(t *testing.T, root string) { appendFile(t, root, hist, "rted\n") },
+		want:   []string{fmt.Sprintf("%s:0:%d note Alice apple one [c1]", hist, recCol)},
+	}, {
+		name:  "shrink",
+		files: map[string]string{note: "apple one\napple two\n"},
+		change: func(t *testing.T, root string) {
+			must(t, os.Truncate(filepath.Join(root, note), int64(len("apple one\n"))))
+		},
+		want: []string{note + ":0:0 note apple one"},
+	}, {
+		name:  "shrink then grow past the old size",
+		files: map[string]string{note: "apple one\napple two\n"},
+		change: func(t *testing.T, root string) {
+			must(t, os.Truncate(filepath.Join(root, note), 0))
+			appendFile(t, root, note, "pear one\npear two\npear three\n")
+		},
+		want: []string{note + ":0:0 note pear one", note + ":1:0 note pear two", note + ":2:0 note pear three"},
+	}, {
+		name:  "replaced: another file renamed over it",
+		files: map[string]string{note: "apple one\napple two\n"},
+		change: func(t *testing.T, root string) {
+			writeFile(t, root, "episode-1/a/new.tmp", "apple one\napple two\napple three\n")
+			must(t, os.Rename(filepath.Join(root, "episode-1/a/new.tmp"), filepath.Join(root, note)))
+		},
+		want: []string{note + ":0:0 note apple one", note + ":1:0 note apple two", note + ":2:0 note apple three"},
+	}, {
+		name:   "rewritten in place with the same size",
+		files:  map[string]string{note: "apple one\napple two\n"},
+		change: func(t *testing.T, root string) { writeFile(t, root, note, "apple one\npear  two\n") },
+		want:   []string{note + ":0:0 note apple one", note + ":1:0 note pear  two"},
+	}, {
+		name:   "rewritten in place at its head, same size",
+		files:  map[string]string{note: "apple one\napple two\n"},
+		change: func(t *testing.T, root string) { writeFile(t, root, note, "pearr one\napple two\n") },
+		want:   []string{note + ":0:0 note pearr one", note + ":1:0 note apple two"},
+	}, {
+		name:  "rewritten in place and larger",
+		files: map[string]string{note: "apple one\napple two\n"},
+		change: func(t *testing.T, root string) {
+			writeFile(t, root, note, "apple one\npear  two\napple three\n")
+		},
+		want: []string{note + ":0:0 note apple one", note + ":1:0 note pear  two", note + ":2:0 note apple three"},
+	}, {
+		name:   "deleted",
+		files:  map[string]string{note: "apple one\n", "episode-1/a/other.txt": "apple other\n"},
+		change: func(t *testing.T, root string) { must(t, os.Remove(filepath.Join(root, note))) },
+		want:   []string{"episode-1/a/other.txt:0:0 note apple other"},
+	}, {
+		name:   "new file",
+		files:  map[string]string{note: "apple one\n"},
+		change: func(t *testing.T, root string) { writeFile(t, root, "episode-1/a/deep/new.txt", "apple new\n") },
+		want:   []string{note + ":0:0 note apple one", "episode-1/a/deep/new.txt:0:0 note apple new"},
+	}, {
+		name:   "new agent folder",
+		files:  map[string]string{note: "apple one\n"},
+		change: func(t *testing.T, root string) { writeFile(t, root, "episode-1/b/b.txt", "apple bee\n") },
+		want:   []string{note + ":0:0 note apple one", "episode-1/b/b.txt:0:0 note apple bee"},
+	}, {
+		name:   "new episode folder",
+		files:  map[string]string{note: "apple one\n"},
+		change: func(t *testing.T, root string) { writeFile(t, root, "episode-2/a/a.txt", "apple two\n") },
+		want:   []string{note + ":0:0 note apple one", "episode-2/a/a.txt:0:0 note apple two"},
+	}, {
+		name:  "a folder replaced by a file",
+		files: map[string]string{note: "apple one\n", "episode-1/a/sub/x.txt": "apple sub\n"},
+		change: func(t *testing.T, root string) {
+			must(t, os.RemoveAll(filepath.Join(root, "episode-1/a/sub")))
+			writeFile(t, root, "episode-1/a/sub", "apple file\n")
+		},
+		want: []string{note + ":0:0 note apple one", "episode-1/a/sub:0:0 note apple file"},
+	}, {
+		name:  "an agent folder replaced by a file",
+		files: map[string]string{note: "apple one\n", "episode-1/b/x.txt": "apple bee\n"},
+		change: func(t *testing.T, root string) {
+			must(t, os.RemoveAll(filepath.Join(root, "episode-1/b")))
+			writeFile(t, root, "episode-1/b", "apple file\n")
+		},
+		want: []string{note + ":0:0 note apple one"},
+	}, {
+		name:  "a file replaced by a folder",
+		files: map[string]string{note: "apple one\n", "episode-1/a/x": "apple x\n"},
+		change: func(t *testing.T, root string) {
+			must(t, os.Remove(filepath.Join(root, "episode-1/a/x")))
+			writeFile(t, root, "episode-1/a/x/y.txt", "apple y\n")
+		},
+		want: []string{note + ":0:0 note apple one", "episode-1/a/x/y.txt:0:0 note apple y"},
+	}, {
+		name:   "a text file that becomes binary",
+		files:  map[string]string{note: "apple one\n"},
+		change: func(t *testing.T, root string) { appendFile(t, root, note, "apple \x00 two\n") },
+		want:   []string{},
+	}}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			root := writeRun(t, c.files)
+			opts := Options{Root: root}
+			if c.interp {
+				opts.Interpreter = rules
+			}
+			ix := openTest(t, opts)
+			assertFollowed(t, ix, opts, nil)
+			c.change(t, root)
+			assertFollowed(t, ix, opts, c.want)
+			// A search with nothing changed changes nothing.
+			assertFollowed(t, ix, opts, c.want)
+		})
+	}
+}
+
+// TestFollowMasking: a record that grows is masked again whole (spec §8): a
+// key block whose lines arrive in separate writes is never searchable.
+func TestFollowMasking(t *testing.T) {
+	t.Run("record", func(t *testing.T) {
+		root := writeRun(t, map[string]string{hist: rec("c1", "Alice apple BEGIN kiwi")})
+		opts := Options{Root: root, Masker: testMasker{}}
+		ix := openTest(t, opts)
+		assertFollowed(t, ix, opts, []string{fmt.Sprintf("%s:0:%d note Alice apple <secret> [c1]", hist, recCol)})
+		appendFile(t, root, hist, "  kiwi two\n")
+		assertFollowed(t, ix, opts, []string{
+			fmt.Sprintf("%s:0:%d note Alice apple <secret> [c1]", hist, recCol),
+			hist + ":1:2 note <secret> [c1]",
+		})
+		appendFile(t, root, hist, "  kiwi END apple after\n")
+		assertFollowed(t, ix, opts, []string{
+			fmt.Sprintf("%s:0:%d note Alice apple <secret> [c1]", hist, recCol),
+			hist + ":1:2 note <secret> [c1]",
+			hist + ":2:2 note <secret> apple after [c1]",
+		})
+		if items := search(t, ix, allEvidence("kiwi begin end two")); len(items) != 0 {
+			t.Fatalf("masked text is searchable: %q", texts(items))
+		}
+	})
+	t.Run("plain file", func(t *testing.T) {
+		root := writeRun(t, map[string]string{note: "apple one\napple BEGIN kiwi\n"})
+		opts := Options{Root: root, Masker: testMasker{}}
+		ix := openTest(t, opts)
+		assertFollowed(t, ix, opts, []string{note + ":0:0 note apple one", note + ":1:0 note apple <secret>"})
+		appendFile(t, root, note, "kiwi two\nkiwi E")
+		assertFollowed(t, ix, opts, []string{note + ":0:0 note apple one", note + ":1:0 note apple <secret>",
+			note + ":2:0 note <secret>", note + ":3:0 note <secret>"})
+		appendFile(t, root, note, "ND apple after\napple three\n")
+		assertFollowed(t, ix, opts, []string{note + ":0:0 note apple one", note + ":1:0 note apple <secret>",
+			note + ":2:0 note <secret>", note + ":3:0 note <secret> apple after", note + ":4:0 note apple three"})
+		if items := search(t, ix, allEvidence("kiwi begin end two")); len(items) != 0 {
+			t.Fatalf("masked text is searchable: %q", texts(items))
+		}
+	})
+}
+
+// TestFollowToldRecordWhole: a told record whose continuation arrives later is
+// one record: with the turn message of the whole record it is not returned,
+// and with its first line only it is.
+func TestFollowToldRecordWhole(t *testing.T) {
+	root := writeRun(t, map[string]string{hist: rec("c1", "Alice was told: apple one")})
+	ix := openTest(t, Options{Root: root, Interpreter: mustRules(t)})
+	req := Request{TurnMessage: "apple one", Episode: "episode-1", Conversation: "c1", TopK: 10}
+	if got := texts(search(t, ix, req)); len(got) != 0 {
+		t.Fatalf("the told turn message was returned: %q", got)
+	}
+	appendFile(t, root, hist, "  apple two\n")
+	if got := sortedTexts(search(t, ix, req)); !slices.Equal(got, []string{"apple one", "apple two"}) {
+		t.Fatalf("after the record grew, the turn message is no longer its whole text; got %q", got)
+	}
+	req.TurnMessage = "apple one\napple two"
+	if got := texts(search(t, ix, req)); len(got) != 0 {
+		t.Fatalf("the whole told record matches the turn message but was returned: %q", got)
+	}
+}
+
+// testMasker hides from "BEGIN" to "END" (over lines), like a key block; a
+// block without its END is hidden to the end of the text and left open.
+type testMasker struct{}
+
+func (testMasker) Mask(text string) ([]masking.Span, int) {
+	var spans []masking.Span
+	for i := 0; ; {
+		b := strings.Index(text[i:], "BEGIN")
+		if b < 0 {
+			return spans, -1
+		}
+		b += i
+		e := strings.Index(text[b:], "END")
+		if e < 0 {
+			return append(spans, masking.Span{Start: b, End: len(text), Placeholder: "<secret>"}), b
+		}
+		e += b + len("END")
+		spans = append(spans, masking.Span{Start: b, End: e, Placeholder: "<secret>"})
+		i = e
+	}
+}
+
+func nobodyAttr() *syscall.SysProcAttr {
+	return &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+}
+
+// TestIncrementalReads proves that reads are incremental: after indexing,
+// appending N bytes makes the next search read exactly N content bytes, and
+// only a few bytes to check for a rewrite.
+func TestIncrementalReads(t *testing.T) {
+	big := strings.Repeat("apple filler line\n", 2000) // past the binary sniff
+	for _, rel := range []string{note, hist} {
+		t.Run(rel, func(t *testing.T) {
+			content := big
+			if rel == hist {
+				content = strings.Repeat(rec("c1", "Alice apple filler"), 500)
+			}
+			root := writeRun(t, map[string]string{rel: content, "episode-1/b/other.txt": big})
+			// A file written within racyWindow is checked on each search:
+			// make the other file's time old, so only the appended file is.
+			old := time.Now().Add(-time.Hour)
+			must(t, os.Chtimes(filepath.Join(root, "episode-1/b/other.txt"), old, old))
+			ix := openTest(t, Options{Root: root})
+			search(t, ix, allEvidence("apple"))
+			c0, k0 := ix.BytesRead()
+			if c0 != int64(len(content)+len(big)) {
+				t.Fatalf("first search read %d content bytes, want %d", c0, len(content)+len(big))
+			}
+			for i, add := range []string{"apple more\n", rec("c1", "Alice apple more"), strings.Repeat("x", 3000) + "\n"} {
+				appendFile(t, root, rel, add)
+				search(t, ix, allEvidence("apple"))
+				c1, k1 := ix.BytesRead()
+				if c1-c0 != int64(len(add)) {
+					t.Fatalf("append %d: next search read %d content bytes, want %d", i, c1-c0, len(add))
+				}
+				// The head and the window before the read position, and the
+				// new window when the bytes read are fewer than it.
+				if k1-k0 > 3*checkBytes {
+					t.Fatalf("append %d: next search read %d bytes to check for a rewrite, want at most %d", i, k1-k0, 3*checkBytes)
+				}
+				c0, k0 = c1, k1
+			}
+			// Nothing appended: nothing read (the check of a racy file aside).
+			search(t, ix, allEvidence("apple"))
+			if c1, k1 := ix.BytesRead(); c1 != c0 || k1-k0 > 2*checkBytes {
+				t.Fatalf("a search with nothing appended read %d content and %d check bytes", c1-c0, k1-k0)
+			}
+		})
+	}
+}
+
+// TestFileVanishesBeforeRead: a file deleted between its stat and its read is
+// dropped without a WARN and without wedging the index.
+func TestFileVanishesBeforeRead(t *testing.T) {
+	root := writeRun(t, map[string]string{note: "apple one\n", "episode-1/a/keep.txt": "apple keep\n"})
+	core, logs := observer.New(zap.WarnLevel)
+	opts := Options{Root: root}
+	ix := openTest(t, Options{Root: root, Logger: zap.New(core)})
+	assertFollowed(t, ix, opts, nil)
+	appendFile(t, root, note, "apple two\n")
+	var once sync.Once
+	ix.fw.beforeRead = func(rel string) {
+		if rel == note {
+			once.Do(func() { must(t, os.Remove(filepath.Join(root, note))) })
+		}
+	}
+	search(t, ix, allEvidence("apple"))
+	if got := livePieces(t, ix); !slices.Equal(got, []string{"episode-1/a/keep.txt:0:0 note apple keep"}) {
+		t.Fatalf("after the file vanished: %q", got)
+	}
+	writeFile(t, root, note, "apple back\n")
+	assertFollowed(t, ix, opts, []string{"episode-1/a/keep.txt:0:0 note apple keep", note + ":0:0 note apple back"})
+	if logs.Len() != 0 {
+		t.Fatalf("a vanished file was logged: %v", logs.All())
+	}
+}
+
+// TestTruncatedWhileRead: a file truncated between two blocks of its read is
+// read again from its start by the next search.
+func TestTruncatedWhileRead(t *testing.T) {
+	var sb strings.Builder
+	for i := 0; sb.Len() < 3*ReadBlockBytes; i++ {
+		fmt.Fprintf(&sb, "apple line %d\n", i)
+	}
+	root := writeRun(t, map[string]string{note: sb.String()})
+	opts := Options{Root: root}
+	ix := openTest(t, opts)
+	var once sync.Once
+	ix.fw.afterBlock = func(rel string, pos int64) {
+		if pos >= ReadBlockBytes {
+			once.Do(func() { must(t, os.WriteFile(filepath.Join(root, note), []byte("pear one\npear two\n"), 0o644)) })
+		}
+	}
+	// The search during which it happens returns no stale evidence: pieces
+	// whose text changed are left out when their text is read back.
+	for _, it := range search(t, ix, allEvidence("apple")) {
+		t.Errorf("stale evidence: %q", it.Text)
+	}
+	ix.fw.afterBlock = nil
+	assertFollowed(t, ix, opts, []string{note + ":0:0 note pear one", note + ":1:0 note pear two"})
+}
+
+// TestUnreadableFile: a file that cannot be read is left out with one WARN and
+// read again once it can be. Root reads any file, so as root the test runs
+// itself again as nobody.
+func TestUnreadableFile(t *testing.T) {
+	if os.Getuid() == 0 {
+		runAsNobody(t, "TestUnreadableFile")
+		return
+	}
+	root := writeRun(t, map[string]string{note: "apple one\n", "episode-1/b/b.txt": "apple bee\n", "episode-1/c/c.txt": "apple sea\n"})
+	core, logs := observer.New(zap.WarnLevel)
+	opts := Options{Root: root}
+	ix := openTest(t, Options{Root: root, Logger: zap.New(core)})
+	all := []string{note + ":0:0 note apple one", "episode-1/b/b.txt:0:0 note apple bee", "episode-1/c/c.txt:0:0 note apple sea"}
+	assertFollowed(t, ix, opts, all)
+
+	must(t, os.Chmod(filepath.Join(root, note), 0))
+	must(t, os.Chmod(filepath.Join(root, "episode-1/c"), 0))
+	for range 3 {
+		search(t, ix, allEvidence("apple"))
+		if got := livePieces(t, ix); !slices.Equal(got, []string{"episode-1/b/b.txt:0:0 note apple bee"}) {
+			t.Fatalf("with a file and a folder unreadable: %q", got)
+		}
+	}
+	if logs.Len() != 2 {
+		t.Fatalf("want one WARN for the file and one for the folder, got %v", logs.All())
+	}
+	must(t, os.Chmod(filepath.Join(root, note), 0o644))
+	must(t, os.Chmod(filepath.Join(root, "episode-1/c"), 0o755))
+	assertFollowed(t, ix, opts, all)
+}
+
+// runAsNobody runs test again in a child process as the user nobody, for
+// tests of permissions, which root ignores.
+func runAsNobody(t *testing.T, test string) {
+	t.Helper()
+	if os.Getenv("RUNLS_TEST_NOBODY") != "" {
+		t.Skip("cannot drop root")
+	}
+	dir, err := os.MkdirTemp("", "runls-nobody-")
+	must(t, err)
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	must(t, os.Chmod(dir, 0o777))
+	exe, err := os.Executable()
+	must(t, err)
+	bin, err := os.ReadFile(exe)
+	must(t, err)
+	self := filepath.Join(dir, "retriever.test")
+	must(t, os.WriteFile(self, bin, 0o755))
+	cmd := exec.Command(self, "-test.run=^"+test+"$", "-test.v")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "RUNLS_TEST_NOBODY=1", "TMPDIR="+dir, "GOCOVERDIR=")
+	cmd.SysProcAttr = nobodyAttr()
+	out, err := cmd.CombinedOutput()
+	var exit *exec.ExitError
+	if err != nil && !errors.As(err, &exit) {
+		t.Skipf("cannot run as nobody: %v", err)
+	}
+	if err != nil || !strings.Contains(string(out), "--- PASS: "+test) {
+		t.Fatalf("as nobody: %v\n%s", err, out)
+	}
+	t.Logf("ran as nobody:\n%s", out)
+}
+
+// TestChangesNotified: every update tells subscribers the record files that
+// changed, deleted ones included, whichever update found them.
+func TestChangesNotified(t *testing.T) {
+	root := writeRun(t, map[string]string{hist: rec("c1", "Alice apple"), "episode-1/a/a.log": "", note: "apple\n"})
+	ix := openTest(t, Options{Root: root})
+	var mu sync.Mutex
+	var got [][]string
+	defer ix.subscribe(func(c Changes) {
+		mu.Lock()
+		got = append(got, c.Files)
+		mu.Unlock()
+	})()
+	abs := func(rel string) string { return filepath.Join(ix.Root(), filepath.FromSlash(rel)) }
+	search(t, ix, allEvidence("apple"))
+	appendFile(t, root, hist, rec("c1", "Alice pear"))
+	appendFile(t, root, note, "pear\n")
+	search(t, ix, allEvidence("apple"))
+	must(t, os.Remove(filepath.Join(root, "episode-1/a/a.log")))
+	search(t, ix, allEvidence("apple"))
+	search(t, ix, allEvidence("apple")) // nothing changed: no call
+	mu.Lock()
+	defer mu.Unlock()
+	want := [][]string{{abs("episode-1/a/a.history"), abs("episode-1/a/a.log")}, {abs(hist)}, {abs("episode-1/a/a.log")}}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("notified %q\nwant     %q", got, want)
+	}
+}
+
+// TestAppendWhileSearching appends from one goroutine while another searches,
+// for a bounded number of rounds; every result is consistent: each piece is a
+// whole line that was written, none twice, and none lost from one search to
+// the next. Run it with -race.
+func TestAppendWhileSearching(t *testing.T) {
+	root := writeRun(t, map[string]string{hist: "", note: ""})
+	opts := Options{Root: root, Interpreter: mustRules(t)}
+	ix := openTest(t, opts)
+	const rounds = 150
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := range rounds {
+			// A record in two writes, its continuation in a third, and a
+			// note line in two.
+			appendFile(t, root, hist, fmt.Sprintf("2026-10-21 18:00:00 [running] [c1] Alice said: apple h%d", i))
+			appendFile(t, root, hist, "\n  apple c"+strconv.Itoa(i)+"\n")
+			appendFile(t, root, note, "apple n")
+			appendFile(t, root, note, strconv.Itoa(i)+"\n")
+		}
+	}()
+	prev := 0
+	check := func(items []Item) {
+		seen := map[string]bool{}
+		for _, it := range items {
+			if seen[it.Text] {
+				t.Errorf("piece given twice: %q", it.Text)
+			}
+			seen[it.Text] = true
+			var kind byte
+			var n int
+			if _, err := fmt.Sscanf(it.Text, "apple %c%d", &kind, &n); err != nil || n >= rounds || !strings.Contains("hcn", string(kind)) {
+				t.Errorf("piece %q is not a line that was written", it.Text)
+			}
+		}
+		if len(items) < prev {
+			t.Errorf("a search found %d pieces, fewer than the one before (%d)", len(items), prev)
+		}
+		prev = len(items)
+	}
+	for searching := true; searching; {
+		select {
+		case <-done:
+			searching = false
+		default:
+		}
+		check(search(t, ix, allEvidence("apple")))
+	}
+	items := search(t, ix, allEvidence("apple"))
+	check(items)
+	if len(items) != 3*rounds {
+		t.Fatalf("after the appends: %d pieces, want %d", len(items), 3*rounds)
+	}
+	assertFollowed(t, ix, opts, nil)
+}
+
+// TestWalkSkipsUnchangedFolders: with a watcher running, a search lists no
+// folder that did not change, yet finds a file created just before it.
+func TestWalkSkipsUnchangedFolders(t *testing.T) {
+	root := writeRun(t, map[string]string{note: "apple one\n", "episode-2/b/b.txt": "apple bee\n"})
+	old := time.Now().Add(-time.Hour)
+	must(t, filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err == nil {
+			err = os.Chtimes(p, old, old)
+		}
+		return err
+	}))
+	opts := Options{Root: root}
+	ix := openTest(t, opts)
+	ctx, cancel := context.WithCancel(context.Background())
+	stopped := make(chan error)
+	go func() { stopped <- ix.Watch(ctx, nil) }()
+	defer func() { cancel(); <-stopped }()
+	waitFor(t, "every folder watched", func() bool {
+		ix.fw.mu.Lock()
+		defer ix.fw.mu.Unlock()
+		return len(ix.fw.watched) == 5 && len(ix.fw.dirty) == 0
+	})
+	waitFor(t, "a search that lists no folder", func() bool {
+		before := ix.fw.listings.Load()
+		search(t, ix, allEvidence("apple"))
+		return ix.fw.listings.Load() == before
+	})
+	writeFile(t, root, "episode-2/b/new.txt", "apple new\n")
+	search(t, ix, allEvidence("apple"))
+	if got := livePieces(t, ix); !slices.Contains(got, "episode-2/b/new.txt:0:0 note apple new") {
+		t.Fatalf("a file created before the search was not found: %q", got)
+	}
+	appendFile(t, root, note, "apple two\n")
+	assertFollowed(t, ix, opts, []string{note + ":0:0 note apple one", note + ":1:0 note apple two",
+		"episode-2/b/b.txt:0:0 note apple bee", "episode-2/b/new.txt:0:0 note apple new"})
+}
+
+// waitFor polls cond for up to 10 s.
+func waitFor(t testing.TB, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
