@@ -500,3 +500,33 @@ func TestVocabulary(t *testing.T) {
 		t.Errorf("domain ranks wrong: deploy %d, cancellation %d", r, v.Domain["cancellation"])
 	}
 }
+
+// BenchmarkGenerate reports the generator's throughput (MB/s) on a 64 MiB run.
+func BenchmarkGenerate(b *testing.B) {
+	opts := Options{Bytes: 64 << 20, Seed: 1}
+	b.SetBytes(opts.Bytes)
+	for i := 0; i < b.N; i++ {
+		dir := filepath.Join(b.TempDir(), "run")
+		if _, err := Generate(context.Background(), dir, opts); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkAppend reports the Appender's throughput, 1000 log records a call.
+func BenchmarkAppend(b *testing.B) {
+	path := filepath.Join(b.TempDir(), "alice", "alice.log")
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		b.Fatal(err)
+	}
+	a := NewAppender(Options{Seed: 1})
+	var total int64
+	for i := 0; i < b.N; i++ {
+		n, err := a.Append(path, 1000)
+		if err != nil {
+			b.Fatal(err)
+		}
+		total += n
+	}
+	b.SetBytes(total / int64(b.N))
+}

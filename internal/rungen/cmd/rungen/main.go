@@ -92,8 +92,9 @@ func parseSize(s string) (int64, error) {
 		mult, t = 1<<30, strings.TrimSuffix(t, "G")
 	}
 	n, err := strconv.ParseFloat(t, 64)
-	if err != nil || n <= 0 {
-		return 0, fmt.Errorf("-size %q: want a positive size such as 100MB or 1GB", s)
+	// !(x < max) also rejects NaN and infinities.
+	if bytes := n * float64(mult); err != nil || !(bytes >= 1 && bytes < 1<<50) {
+		return 0, fmt.Errorf("-size %q: want a positive size below 1 PiB such as 100MB or 1GB", s)
 	}
 	return int64(n * float64(mult)), nil
 }

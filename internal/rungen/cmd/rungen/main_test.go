@@ -25,6 +25,10 @@ func TestParseSize(t *testing.T) {
 		{"-5MB", 0, true},
 		{"MB", 0, true},
 		{"10TB", 0, true},
+		{"NaN", 0, true},
+		{"inf", 0, true},
+		{"1e300GB", 0, true},
+		{"0.5", 0, true},
 	}
 	for _, tt := range tests {
 		got, err := parseSize(tt.in)
@@ -60,4 +64,16 @@ func TestRun(t *testing.T) {
 	if after.Size() <= before.Size() {
 		t.Errorf("-append did not grow the file")
 	}
+}
+
+func FuzzParseSize(f *testing.F) {
+	for _, s := range []string{"1", "100MB", "1.5GiB", "", "-1", "1e300GB", "NaN"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		n, err := parseSize(s)
+		if err == nil && n <= 0 {
+			t.Errorf("parseSize(%q) = %d with no error", s, n)
+		}
+	})
 }
