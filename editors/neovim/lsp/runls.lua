@@ -16,8 +16,11 @@ return {
   before_init = function(params, config)
     local settings = require('runls').settings(config)
     params.initializationOptions = { runls = settings }
-    -- The client sends config.settings through workspace/didChangeConfiguration right
-    -- after initialize; keep both the same.
-    config.settings = { runls = settings }
+    -- Right after initialize the client sends its `settings` table through
+    -- workspace/didChangeConfiguration; that table is config.settings (the same table,
+    -- not a copy), so change it in place to keep both messages the same.
+    config.settings = config.settings or {}
+    config.settings.runls = settings
   end,
+  settings = { runls = {} },
 }

@@ -2,7 +2,7 @@
 # The Neovim plugin's tests, one entry point for CI:
 #  1. gets a Neovim >= 0.11 (RUNLS_TEST_NVIM if set, else Debian sid's, fetched once
 #     into ${XDG_CACHE_HOME:-$HOME/.cache}/runls-test/nvim-sid by fetch-nvim.sh),
-#  2. builds runls from this repository,
+#  2. builds runls from this repository (or copies RUNLS_TEST_BIN when set),
 #  3. runs tests/run.lua headless on a scratch copy of testdata/sample-run,
 # and prints a last line `N passed, N failed`; exits non-zero on any failure.
 set -uo pipefail
@@ -24,7 +24,12 @@ fi
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/runls-nvim-test.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
-(cd "$repo" && go build -o "$tmp/bin/runls" ./cmd/runls) || summary_fail "go build ./cmd/runls failed"
+if [[ -n ${RUNLS_TEST_BIN:-} ]]; then
+  mkdir -p "$tmp/bin" && cp "$RUNLS_TEST_BIN" "$tmp/bin/runls" || summary_fail "cannot copy $RUNLS_TEST_BIN"
+else
+  command -v go >/dev/null || summary_fail "go not found (needed to build runls)"
+  (cd "$repo" && go build -o "$tmp/bin/runls" ./cmd/runls) || summary_fail "go build ./cmd/runls failed"
+fi
 cp -R "$repo/testdata/sample-run" "$tmp/run" || summary_fail "no testdata/sample-run"
 
 # Nothing from the home folder is read or written.

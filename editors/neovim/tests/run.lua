@@ -12,7 +12,7 @@ local BIN = assert(env.RUNLS_TEST_BIN, 'RUNLS_TEST_BIN unset')
 local RUN = assert((vim.uv.fs_realpath((assert(env.RUNLS_TEST_RUN, 'RUNLS_TEST_RUN unset')))))
 local INTERPRETER = assert(env.RUNLS_TEST_INTERPRETER, 'RUNLS_TEST_INTERPRETER unset')
 local TMP = assert(env.RUNLS_TEST_TMP, 'RUNLS_TEST_TMP unset')
-local ONLY = env.RUNLS_TEST_ONLY -- run only tests whose name contains this
+local ONLY = env.RUNLS_TEST_ONLY -- run only tests whose name contains one of these (comma-separated)
 local TIMEOUT = 20000
 
 local function out(s)
@@ -66,11 +66,10 @@ local function ok(cond, what)
 end
 
 local notifications = {}
-local real_notify = vim.notify
 vim.notify = function(msg, level, opts)
   notifications[#notifications + 1] = { msg = msg, level = level or vim.log.levels.INFO }
   if env.RUNLS_TEST_VERBOSE then
-    real_notify(msg, level, opts)
+    out(('notify(%s): %s'):format(tostring(level), tostring(msg)))
   end
 end
 
@@ -468,8 +467,11 @@ end)
 
 test(':checkhealth runls reports OK', function()
   vim.cmd('edit ' .. RUN .. '/episode-2/alice/alice.history')
-  vim.cmd('checkhealth runls')
+  vim.cmd('silent checkhealth runls')
   local text = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), '\n')
+  if env.RUNLS_TEST_VERBOSE then
+    out(text)
+  end
   vim.cmd('bwipeout')
   ok(not text:find('ERROR') and not text:find('WARNING'), 'health reports a problem:\n' .. text)
   local oks = select(2, text:gsub('OK', ''))
@@ -534,7 +536,15 @@ end)
 test(':Runls restart starts a new server on the same buffers', function()
   vim.cmd('edit ' .. RUN .. '/episode-2/alice/alice.history')
   local buf = vim.api.nvim_get_current_buf()
+  ok(vim.wait(TIMEOUT, function()
+    local c = vim.lsp.get_clients({ name = 'runls', bufnr = buf })[1]
+    return c ~= nil and c.initialized
+  end, 20), 'no runls client attached')
   local old = runls_client()
+  -- Settings changed since the first start must reach the new server (not the ones
+  -- the old client was started with).
+  require('runls').set({ conversation = 'conv-2' })
+  current.conversation = 'conv-2'
   await_user('RunlsRestart', function()
     vim.cmd('Runls restart')
   end)
@@ -543,15 +553,25 @@ test(':Runls restart starts a new server on the same buffers', function()
     local c = vim.lsp.get_clients({ name = 'runls', bufnr = buf })[1]
     return c ~= nil and c.initialized and c.id ~= old.id
   end, 20), 'no new client attached')
-  local _, got = search('deploy database migration')
-  eq(cli('deploy database migration'), got, 'search after restart (settings kept)')
+  for _, q in ipairs({ 'deploy database migration', 'hotel booking' }) do
+    local _, got = search(q)
+    eq(cli(q), got, 'search after restart (current settings): ' .. q)
+  end
+  local _, got = search('hotel booking')
+  ok(vim.iter(got):any(function(p)
+    return p[1] == real(RUN .. '/episode-2/alice/alice.history') and p[2] == 5
+  end), 'conv-2 record not found after restart')
 end)
 
 -- Run -----------------------------------------------------------------------------
 
 local passed, failed = 0, 0
 for _, t in ipairs(tests) do
-  if not ONLY or t.name:find(ONLY, 1, true) then
+  local selected = not ONLY
+  for _, part in ipairs(vim.split(ONLY or '', ',', { trimempty = true })) do
+    selected = selected or t.name:find(part, 1, true) ~= nil
+  end
+  if selected then
     local okay, err = xpcall(t.fn, debug.traceback)
     if okay then
       passed = passed + 1
