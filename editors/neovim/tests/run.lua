@@ -217,6 +217,19 @@ test('root_dir: the run folder from any file below it', function()
   eq(nil, root.find(TMP .. '/other.log'), 'outside any run')
 end)
 
+test(':Runls search with no run file open starts the server for the current directory', function()
+  local cwd = vim.fn.getcwd()
+  vim.cmd('enew')
+  vim.cmd('cd ' .. vim.fn.fnameescape(RUN .. '/episode-2'))
+  ok(#vim.lsp.get_clients({ name = 'runls' }) == 0, 'a client runs already')
+  local data, got = search('deploy database migration')
+  vim.cmd('cd ' .. vim.fn.fnameescape(cwd))
+  ok(not data.error, 'search error: ' .. vim.inspect(data.error))
+  eq(cli('deploy database migration'), got, 'vs runls search --json')
+  local c = runls_client()
+  eq(RUN, real(c.root_dir), 'root of the started client')
+end)
+
 local client
 test('the client attaches to a .history file with the run folder as root', function()
   vim.cmd('edit ' .. RUN .. '/episode-2/alice/alice.history')
@@ -228,6 +241,7 @@ test('the client attaches to a .history file with the run folder as root', funct
   end, 20), 'no runls client attached')
   client = runls_client()
   eq(RUN, real(client.root_dir), 'root_dir')
+  eq(1, #vim.lsp.get_clients({ name = 'runls' }), 'one client per run folder')
   ok(client.server_capabilities.workspaceSymbolProvider, 'server offers workspace/symbol')
 end)
 
@@ -452,7 +466,13 @@ test(':Runls symbols lists the operator view through workspace/symbol', function
   ok(seen, 'no episode-1 symbol (the operator view is unfiltered)')
 end)
 
-test(':Runls status reports the client, root and indexing', function()
+test(':Runls status reports the client, root and indexing progress', function()
+  local c = runls_client()
+  ok(vim.wait(TIMEOUT, function()
+    local p = require('runls').progress(c.id)
+    return p ~= nil and p.kind == 'end'
+  end, 20), 'no $/progress end recorded: ' .. vim.inspect(require('runls').progress(c.id)))
+  ok((require('runls').progress(c.id).title or ''):find('index'), 'progress title')
   local lines
   require('runls').status(function(l)
     lines = l
@@ -462,7 +482,9 @@ test(':Runls status reports the client, root and indexing', function()
   end), 'no status')
   local text = table.concat(lines, '\n')
   ok(text:find(RUN, 1, true), 'root in status: ' .. text)
-  ok(text:find('indexed: %d+ files') or text:find('indexing: %d+ files'), 'indexing in status: ' .. text)
+  ok(text:find('indexed: %d+ files'), 'indexing numbers in status: ' .. text)
+  ok(text:find('indexing done', 1, true), 'progress in status: ' .. text)
+  ok(text:find('conversation=conv-1', 1, true), 'settings in status: ' .. text)
 end)
 
 test(':checkhealth runls reports OK', function()

@@ -121,6 +121,57 @@ function M.client()
   return clients[1]
 end
 
+--- Calls `cb(client)` with the client for the current buffer (or any runls client).
+--- With none running, starts one for the run folder of the current buffer's file or,
+--- failing that, of the current directory (so `:Runls search` works right after
+--- `cd run && nvim`), and calls `cb` once it is initialized. On failure calls
+--- `cb(nil, message)`.
+---@param cb fun(client: vim.lsp.Client?, err: string?)
+function M.with_client(cb)
+  local client, msg = M.client()
+  if client then
+    cb(client)
+    return
+  end
+  local root_mod = require('runls.root')
+  local root = root_mod.find(vim.api.nvim_buf_get_name(0)) or root_mod.find(vim.fn.getcwd())
+  if not root then
+    cb(nil, msg)
+    return
+  end
+  local ok, config = pcall(function()
+    return vim.deepcopy(vim.lsp.config[NAME])
+  end)
+  if not ok or type(config) ~= 'table' or not config.cmd then
+    cb(nil, 'runls: no server config (is editors/neovim on the runtimepath?)')
+    return
+  end
+  config.name = NAME
+  config.root_dir = root
+  local id = vim.lsp.start(config, { attach = false })
+  local started = id and vim.lsp.get_client_by_id(id)
+  if not started then
+    cb(nil, 'runls: could not start ' .. table.concat(config.cmd, ' '))
+    return
+  end
+  local tries = 0
+  local timer = assert(vim.uv.new_timer())
+  timer:start(20, 20, vim.schedule_wrap(function()
+    tries = tries + 1
+    local ready = started.initialized and not started:is_stopped()
+    if not ready and tries < 500 and not started:is_stopped() then
+      return
+    end
+    timer:stop()
+    timer:close()
+    if ready then
+      cb(started)
+    else
+      cb(nil, 'runls: the server did not start (see :checkhealth runls and :LspLog)')
+    end
+  end))
+end
+
 --- Sends the current settings to every running client.
 function M.notify_settings()
   local settings = M.settings()
@@ -295,6 +346,15 @@ local function fill_list(items, title, loclist, context)
   end
 end
 
+--- Runs fn in window `win` when it still exists, else in the current one.
+local function in_window(win, fn)
+  if vim.api.nvim_win_is_valid(win) then
+    vim.api.nvim_win_call(win, fn)
+  else
+    fn()
+  end
+end
+
 local function done(pattern, data)
   vim.api.nvim_exec_autocmds('User', { pattern = pattern, modeline = false, data = data })
 end
@@ -317,29 +377,29 @@ function M.search(query, opts)
     vim.notify('runls: search: a query is needed', vim.log.levels.ERROR)
     return
   end
-  local client, msg = M.client()
-  if not client then
-    vim.notify(msg, vim.log.levels.ERROR)
-    return
-  end
   local win = vim.api.nvim_get_current_win()
-  local params = vim.tbl_extend('force', opts.params or {}, { query = query })
-  client:request('run/search', params, function(err, result)
-    if err then
-      notify_error('search', err)
-      done('RunlsSearch', { query = query, error = err })
+  M.with_client(function(client, msg)
+    if not client then
+      vim.notify(msg, vim.log.levels.ERROR)
+      done('RunlsSearch', { query = query, error = { message = msg } })
       return
     end
-    local items = M.search_items(result or {}, client.offset_encoding)
-    if vim.api.nvim_win_is_valid(win) then
-      vim.api.nvim_win_call(win, function()
+    local params = vim.tbl_extend('force', opts.params or {}, { query = query })
+    client:request('run/search', params, function(err, result)
+      if err then
+        notify_error('search', err)
+        done('RunlsSearch', { query = query, error = err })
+        return
+      end
+      local items = M.search_items(result or {}, client.offset_encoding)
+      in_window(win, function()
         fill_list(items, 'runls: ' .. query, opts.loclist, { runls = { query = query } })
       end)
-    end
-    if #items == 0 then
-      vim.notify('runls: no evidence for ' .. query, vim.log.levels.INFO)
-    end
-    done('RunlsSearch', { query = query, items = items })
+      if #items == 0 then
+        vim.notify('runls: no evidence for ' .. query, vim.log.levels.INFO)
+      end
+      done('RunlsSearch', { query = query, items = items })
+    end)
   end)
 end
 
@@ -347,36 +407,42 @@ end
 ---@param query string
 function M.symbols(query)
   query = vim.trim(query or '')
-  local client, msg = M.client()
-  if not client then
-    vim.notify(msg, vim.log.levels.ERROR)
-    return
-  end
-  client:request('workspace/symbol', { query = query }, function(err, result)
-    if err then
-      notify_error('symbols', err)
-      done('RunlsSymbols', { query = query, error = err })
+  local win = vim.api.nvim_get_current_win()
+  M.with_client(function(client, msg)
+    if not client then
+      vim.notify(msg, vim.log.levels.ERROR)
+      done('RunlsSymbols', { query = query, error = { message = msg } })
       return
     end
-    local items = M.symbol_items(result or {}, client.offset_encoding)
-    fill_list(items, 'runls symbols: ' .. query, false, { runls = { symbols = query } })
-    if #items == 0 then
-      vim.notify('runls: no symbols for ' .. query, vim.log.levels.INFO)
-    end
-    done('RunlsSymbols', { query = query, items = items })
+    client:request('workspace/symbol', { query = query }, function(err, result)
+      if err then
+        notify_error('symbols', err)
+        done('RunlsSymbols', { query = query, error = err })
+        return
+      end
+      local items = M.symbol_items(result or {}, client.offset_encoding)
+      in_window(win, function()
+        fill_list(items, 'runls symbols: ' .. query, false, { runls = { symbols = query } })
+      end)
+      if #items == 0 then
+        vim.notify('runls: no symbols for ' .. query, vim.log.levels.INFO)
+      end
+      done('RunlsSymbols', { query = query, items = items })
+    end)
   end)
 end
 
 --- `run/info` of the current client, to `cb(err, info)`.
 ---@param cb fun(err: any, info: table?)
 function M.info(cb)
-  local client, msg = M.client()
-  if not client then
-    cb({ message = msg }, nil)
-    return
-  end
-  client:request('run/info', vim.empty_dict(), function(err, result)
-    cb(err, result)
+  M.with_client(function(client, msg)
+    if not client then
+      cb({ message = msg }, nil)
+      return
+    end
+    client:request('run/info', vim.empty_dict(), function(err, result)
+      cb(err, result)
+    end)
   end)
 end
 
@@ -556,6 +622,14 @@ function M.on_progress(ev)
       percentage = value.percentage,
     }
   end
+end
+
+--- The last $/progress value a runls client reported ({kind, title, message,
+--- percentage}), or nil.
+---@param client_id integer
+---@return table?
+function M.progress(client_id)
+  return state.progress[client_id]
 end
 
 --- Workspace diagnostics of the runls clients into the quickfix list.
