@@ -67,30 +67,22 @@ func (g *generation) isReady() bool {
 	}
 }
 
-// retire stops the generation's background work and closes its engine once
-// no request uses it. Nil-safe.
-func (g *generation) retire(logger *zap.Logger) {
+// retire stops a generation's background work and closes its engine once no
+// request uses it. Nil-safe.
+func (s *server) retire(g *generation) {
 	if g == nil {
 		return
 	}
 	g.cancel()
-	go func() {
+	s.goBackground(func() {
 		<-g.done
 		g.users.Wait()
 		if g.engine != nil {
 			if err := g.engine.Close(); err != nil {
-				logger.Warn("closing the engine", zap.Error(err))
+				s.logger.Warn("closing the engine", zap.Error(err))
 			}
 		}
-	}()
-}
-
-// wait waits for the generation's background work to end. Nil-safe.
-func (g *generation) wait() {
-	if g != nil {
-		<-g.done
-		g.users.Wait()
-	}
+	})
 }
 
 // startGeneration opens an engine with the current settings, replaces the
@@ -125,7 +117,7 @@ func (s *server) startGeneration() {
 		s.shownWhy = true
 	}
 	s.mu.Unlock()
-	old.retire(s.logger)
+	s.retire(old)
 
 	if g.engine == nil {
 		close(g.ready)

@@ -63,7 +63,7 @@ func (h handlers) Shutdown(ctx context.Context) error {
 	g := s.gen
 	s.gen = nil
 	s.mu.Unlock()
-	g.retire(s.logger)
+	s.retire(g)
 	return nil
 }
 

@@ -168,9 +168,8 @@ func (s *server) run() error {
 	s.gen = nil
 	shutdown := s.state == stateShutdown
 	s.mu.Unlock()
-	gen.retire(s.logger)
-	s.wg.Wait()
-	gen.wait()
+	s.retire(gen)
+	s.wg.Wait() // requests, indexing, and the closing of every engine
 	if err := s.conn.Err(); err != nil && !s.exitedCleanly() {
 		s.logger.Debug("connection ended", zap.Error(err))
 	}
