@@ -251,3 +251,27 @@ func TestPanicInEngine(t *testing.T) {
 		t.Errorf("Serve = %v", err)
 	}
 }
+
+// TestCancelStringID: a string id cancels too, and the reply carries it.
+func TestCancelStringID(t *testing.T) {
+	fake := newFake()
+	entered := make(chan struct{})
+	var once sync.Once
+	fake.search = func(ctx context.Context, req retriever.Request) (retriever.Result, error) {
+		once.Do(func() { close(entered) })
+		<-ctx.Done()
+		return retriever.Result{}, ctx.Err()
+	}
+	rc := startRaw(t, fake)
+	rc.write(frame(request(1, protocol.MethodInitialize, `{"processId":null,"rootUri":"file:///fake/run","capabilities":{}}`)))
+	rc.expect(wantReply{"1", 0})
+	rc.write(frame(`{"jsonrpc":"2.0","method":"initialized","params":{}}`) +
+		frame(`{"jsonrpc":"2.0","id":"s-1","method":"run/search","params":{"query":"slow"}}`))
+	select {
+	case <-entered:
+	case <-time.After(waitTimeout):
+		t.Fatal("the search never started")
+	}
+	rc.write(frame(`{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":"s-1"}}`) + frame(request(2, lsp.MethodRunInfo, "{}")))
+	rc.expect(wantReply{`"s-1"`, int(protocol.CodeRequestCancelled)}, wantReply{"2", 0})
+}
