@@ -21,6 +21,11 @@ func (ix *Index) Search(ctx context.Context, req Request) (Result, error) {
 	if _, err := ix.Refresh(ctx, nil); err != nil {
 		return Result{}, err
 	}
+	return ix.searchIndexed(ctx, req)
+}
+
+// searchIndexed answers a valid request from what is indexed now.
+func (ix *Index) searchIndexed(ctx context.Context, req Request) (Result, error) {
 	q, err := ix.newQuery(req.rankingText(), req.Agent)
 	if err != nil {
 		return Result{}, err

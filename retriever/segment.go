@@ -1,6 +1,7 @@
 package retriever
 
 import (
+	"cmp"
 	"encoding/binary"
 	"slices"
 )
@@ -143,35 +144,38 @@ func (s *segment) termIndex(term uint32) int {
 	return i
 }
 
-// builder collects the pieces of one batch with local term ids.
+// builder collects the pieces of one batch with local term ids. Postings
+// are logged as packed (term, doc, tf) words in doc order and laid out per
+// term by a counting sort when the batch is finished: no per-term slices grow
+// while indexing, and nothing in the builder holds pointers for the GC to scan.
 type builder struct {
 	seg     segment
 	terms   *termTable
-	post    [][]byte
-	lastDoc []uint32
-	tf      []uint32
+	log     []uint64 // term<<(logDocBits+logTFBits) | doc<<logTFBits | tf
+	tf      []uint32 // count of each term in the current piece
 	count   []uint32 // postings per term
-	maxTF   []uint16
-	minDL   []uint16
-	skips   map[int32][]skipEntry
 	touched []int32
 	scan    termScanner
 	tokens  int // terms of the current piece
 
-	// per agent: pieces, total length and local df
-	agentDocs  map[uint32]int
-	agentLen   map[uint32]int64
-	agentDF    map[uint32][]uint32
+	// per agent id: pieces, total length and local df
+	agentDocs  []int
+	agentLen   []int64
+	agentDF    [][]uint32
 	inputBytes int64
 }
 
+// A batch holds at most 2^26 pieces with 2^27 distinct terms: a single file
+// of some 6 GB. A piece of at most 2000 characters has at most 1000 terms.
+const (
+	logTFBits      = 11
+	logDocBits     = 26
+	logTermShift   = logDocBits + logTFBits
+	maxBuilderDocs = 1<<logDocBits - 1
+)
+
 func newBuilder() *builder {
-	return &builder{
-		terms:     newTermTable(),
-		agentDocs: map[uint32]int{},
-		agentLen:  map[uint32]int64{},
-		agentDF:   map[uint32][]uint32{},
-	}
+	return &builder{terms: newTermTable()}
 }
 
 // pieceTerms tokenizes one piece into the builder's pending term counts and
@@ -182,15 +186,11 @@ func (b *builder) pieceTerms(text []byte) int {
 	return b.tokens
 }
 
-func (b *builder) addToken(term []byte) {
-	id := b.terms.id(term)
+func (b *builder) addToken(term []byte, h uint64) {
+	id := b.terms.id(term, h)
 	if int(id) >= len(b.tf) {
-		b.post = append(b.post, nil)
-		b.lastDoc = append(b.lastDoc, ^uint32(0))
 		b.tf = append(b.tf, 0)
 		b.count = append(b.count, 0)
-		b.maxTF = append(b.maxTF, 0)
-		b.minDL = append(b.minDL, 0xffff)
 	}
 	if b.tf[id] == 0 {
 		b.touched = append(b.touched, id)
@@ -208,38 +208,30 @@ func (b *builder) addDoc(d docColumns, agent uint32) uint32 {
 	s.line = append(s.line, d.line)
 	s.start = append(s.start, d.start)
 	s.blen = append(s.blen, d.blen)
-	dl := b.tokens
-	if dl > 0xffff {
-		dl = 0xffff
-	}
+	dl := min(b.tokens, 0xffff)
 	s.dl = append(s.dl, uint16(dl))
 	s.conv = append(s.conv, d.conv)
 	s.flags = append(s.flags, d.flags)
+	for int(agent) >= len(b.agentDF) {
+		b.agentDF = append(b.agentDF, nil)
+		b.agentDocs = append(b.agentDocs, 0)
+		b.agentLen = append(b.agentLen, 0)
+	}
 	df := b.agentDF[agent]
 	if len(df) < len(b.tf) {
-		df = append(df, make([]uint32, len(b.tf)-len(df))...)
+		if cap(df) < len(b.tf) {
+			grown := make([]uint32, len(b.tf), 2*len(b.tf))
+			copy(grown, df)
+			df = grown
+		}
+		df = df[:len(b.tf)]
 	}
 	for _, id := range b.touched {
-		tf := b.tf[id]
-		delta := uint64(doc - b.lastDoc[id])
-		if tf == 1 {
-			b.post[id] = binary.AppendUvarint(b.post[id], delta<<1|1)
-		} else {
-			b.post[id] = binary.AppendUvarint(b.post[id], delta<<1)
-			b.post[id] = binary.AppendUvarint(b.post[id], uint64(tf))
-		}
-		b.lastDoc[id] = doc
+		tf := min(b.tf[id], 1<<logTFBits-1)
+		b.log = append(b.log, uint64(id)<<logTermShift|uint64(doc)<<logTFBits|uint64(tf))
 		b.tf[id] = 0
-		df[id]++
-		b.maxTF[id] = max(b.maxTF[id], uint16(min(tf, 0xffff)))
-		b.minDL[id] = min(b.minDL[id], uint16(dl))
 		b.count[id]++
-		if b.count[id]%skipEvery == 0 {
-			if b.skips == nil {
-				b.skips = map[int32][]skipEntry{}
-			}
-			b.skips[id] = append(b.skips[id], skipEntry{lastDoc: doc, end: uint32(len(b.post[id]))})
-		}
+		df[id]++
 	}
 	b.agentDF[agent] = df
 	b.agentDocs[agent]++
@@ -248,6 +240,9 @@ func (b *builder) addDoc(d docColumns, agent uint32) uint32 {
 	b.tokens = 0
 	return doc
 }
+
+// full reports whether the batch must be finished before another piece.
+func (b *builder) full() bool { return len(b.seg.hash) >= maxBuilderDocs }
 
 // localTerms returns the local term ids of the doc being added (before addDoc).
 func (b *builder) localTerms() []int32 { return b.touched }
@@ -263,36 +258,77 @@ type docColumns struct {
 	flags uint8
 }
 
-// finish turns the builder into a segment with global term ids; globalID maps
-// each local id. It returns the segment and the local-to-global table.
+// finish lays the batch out as a segment with global term ids (globalIDs
+// maps each local id). The segment shares nothing with the builder but its
+// columns, so the builder's tables are garbage once it is dropped.
 func (b *builder) finish(globalIDs []uint32) *segment {
-	s := &b.seg
 	n := len(globalIDs)
 	order := make([]int32, n)
 	for i := range order {
 		order[i] = int32(i)
 	}
-	slices.SortFunc(order, func(a, c int32) int { return int(int64(globalIDs[a]) - int64(globalIDs[c])) })
-	s.terms = make([]uint32, n)
-	s.offs = make([]uint32, n+1)
-	s.maxTF = make([]uint16, n)
-	s.minDL = make([]uint16, n)
-	s.skipOffs = make([]uint32, n+1)
-	size := 0
-	for _, p := range b.post {
-		size += len(p)
+	slices.SortFunc(order, func(a, c int32) int { return cmp.Compare(globalIDs[a], globalIDs[c]) })
+	// Counting sort of the log by term, in the segment's term order; the log is
+	// in doc order, so each term's postings stay in doc order.
+	at := make([]uint32, n)
+	next := uint32(0)
+	for _, id := range order {
+		at[id] = next
+		next += b.count[id]
 	}
-	s.post = make([]byte, 0, size)
+	sorted := make([]uint64, len(b.log))
+	for _, e := range b.log {
+		id := e >> logTermShift
+		sorted[at[id]] = e
+		at[id]++
+	}
+	b.log = nil
+
+	src := &b.seg
+	s := &segment{
+		hash: slices.Clone(src.hash), file: slices.Clone(src.file), line: slices.Clone(src.line),
+		start: slices.Clone(src.start), blen: slices.Clone(src.blen), dl: slices.Clone(src.dl),
+		conv: slices.Clone(src.conv), flags: slices.Clone(src.flags),
+		masked: src.masked, toldHash: src.toldHash,
+		terms: make([]uint32, n), offs: make([]uint32, n+1),
+		maxTF: make([]uint16, n), minDL: make([]uint16, n), skipOffs: make([]uint32, n+1),
+		dead: make([]uint64, (len(src.hash)+63)/64),
+	}
+	post := make([]byte, 0, len(sorted)*2)
+	k := 0
 	for i, id := range order {
 		s.terms[i] = globalIDs[id]
-		s.offs[i] = uint32(len(s.post))
-		s.post = append(s.post, b.post[id]...)
-		s.maxTF[i], s.minDL[i] = b.maxTF[id], b.minDL[id]
+		s.offs[i] = uint32(len(post))
 		s.skipOffs[i] = uint32(len(s.skips))
-		s.skips = append(s.skips, b.skips[id]...)
+		last := ^uint32(0)
+		maxTF, minDL := uint16(0), uint16(0xffff)
+		for c := uint32(1); c <= b.count[id]; c++ {
+			e := sorted[k]
+			k++
+			doc := uint32(e>>logTFBits) & maxBuilderDocs
+			tf := uint32(e & (1<<logTFBits - 1))
+			delta := uint64(doc - last)
+			if tf == 1 {
+				post = binary.AppendUvarint(post, delta<<1|1)
+			} else {
+				post = binary.AppendUvarint(post, delta<<1)
+				post = binary.AppendUvarint(post, uint64(tf))
+			}
+			last = doc
+			maxTF = max(maxTF, uint16(tf))
+			minDL = min(minDL, s.dl[doc])
+			if c%skipEvery == 0 && c < b.count[id] {
+				s.skips = append(s.skips, skipEntry{lastDoc: doc, end: uint32(len(post)) - s.offs[i]})
+			}
+		}
+		s.maxTF[i], s.minDL[i] = maxTF, minDL
 	}
-	s.offs[n] = uint32(len(s.post))
+	s.offs[n] = uint32(len(post))
 	s.skipOffs[n] = uint32(len(s.skips))
-	s.dead = make([]uint64, (len(s.hash)+63)/64)
+	s.post = slices.Clip(post)
+	if len(post) < cap(post)*3/4 {
+		s.post = slices.Clone(post)
+	}
+	s.skips = slices.Clip(s.skips)
 	return s
 }

@@ -1,7 +1,7 @@
 package retriever
 
 import (
-	"hash/maphash"
+	"encoding/binary"
 	"unicode"
 	"unicode/utf8"
 )
@@ -23,13 +23,14 @@ var asciiClass = func() (t [128]byte) {
 	return t
 }()
 
-// termScanner cuts text into lower-cased terms; term is valid until the next call.
+// termScanner cuts text into lower-cased terms; term is valid until the next
+// call, and h is its hash (termHash).
 type termScanner struct {
 	buf []byte
 }
 
 // each calls fn with each term of text in order.
-func (s *termScanner) each(text []byte, fn func(term []byte)) {
+func (s *termScanner) each(text []byte, fn func(term []byte, h uint64)) {
 	buf := s.buf[:0]
 	for i := 0; i < len(text); {
 		c := text[i]
@@ -37,7 +38,7 @@ func (s *termScanner) each(text []byte, fn func(term []byte)) {
 			if l := asciiClass[c]; l != 0 {
 				buf = append(buf, l)
 			} else if len(buf) > 0 {
-				fn(buf)
+				fn(buf, termHash(buf))
 				buf = buf[:0]
 			}
 			i++
@@ -48,14 +49,36 @@ func (s *termScanner) each(text []byte, fn func(term []byte)) {
 		if r != utf8.RuneError && (unicode.IsLetter(r) || unicode.IsDigit(r)) {
 			buf = utf8.AppendRune(buf, unicode.ToLower(r))
 		} else if len(buf) > 0 {
-			fn(buf)
+			fn(buf, termHash(buf))
 			buf = buf[:0]
 		}
 	}
 	if len(buf) > 0 {
-		fn(buf)
+		fn(buf, termHash(buf))
 	}
 	s.buf = buf
+}
+
+// termHash hashes a term eight bytes at a time (terms are short: one or two
+// multiplications, where a general hash function would cost a call).
+func termHash(b []byte) uint64 {
+	const m1, m2 = 0x9E3779B97F4A7C15, 0xBF58476D1CE4E5B9
+	h := uint64(len(b)) * m1
+	for len(b) >= 8 {
+		h = (h ^ binary.LittleEndian.Uint64(b)) * m2
+		h ^= h >> 29
+		b = b[8:]
+	}
+	if len(b) > 0 {
+		var v uint64
+		for i, c := range b {
+			v |= uint64(c) << (8 * i)
+		}
+		h = (h ^ v) * m2
+	}
+	h ^= h >> 32
+	h *= m1
+	return h ^ h>>29
 }
 
 // queryTerms returns the distinct terms of a query, in first-seen order.
@@ -63,7 +86,7 @@ func queryTerms(text string) []string {
 	var s termScanner
 	seen := map[string]bool{}
 	var out []string
-	s.each([]byte(text), func(term []byte) {
+	s.each([]byte(text), func(term []byte, _ uint64) {
 		if !seen[string(term)] {
 			seen[string(term)] = true
 			out = append(out, string(term))
@@ -72,61 +95,59 @@ func queryTerms(text string) []string {
 	return out
 }
 
-// termTable interns terms to dense local ids.
+// termTable interns terms to dense local ids. A slot holds the id and the
+// high bits of the term's hash, so a probe reads the term's bytes only when
+// the hashes agree.
 type termTable struct {
-	seed   maphash.Seed
-	slots  []int32 // id+1, 0 when empty
-	hashes []uint64
-	starts []uint32 // offsets of each term in arena
+	slots  []uint64 // hash>>32<<32 | id+1; 0 when empty
+	hashes []uint64 // by id, to grow the table
+	starts []uint32 // offsets of each term in arena, by id; one more at the end
 	arena  []byte
 }
 
 func newTermTable() *termTable {
-	return &termTable{seed: maphash.MakeSeed(), slots: make([]int32, 1<<12)}
+	return &termTable{slots: make([]uint64, 1<<12), starts: []uint32{0}}
 }
 
 func (t *termTable) len() int { return len(t.hashes) }
 
-func (t *termTable) term(id int32) []byte {
-	end := uint32(len(t.arena))
-	if int(id)+1 < len(t.starts) {
-		end = t.starts[id+1]
-	}
-	return t.arena[t.starts[id]:end]
-}
+func (t *termTable) term(id int32) []byte { return t.arena[t.starts[id]:t.starts[id+1]] }
 
-// id returns the local id of term, adding it when new.
-func (t *termTable) id(term []byte) int32 {
-	h := maphash.Bytes(t.seed, term)
+// id returns the local id of term (whose termHash is h), adding it when new.
+func (t *termTable) id(term []byte, h uint64) int32 {
 	mask := uint64(len(t.slots) - 1)
+	tag := h &^ 0xffffffff
 	for i := h & mask; ; i = (i + 1) & mask {
 		s := t.slots[i]
 		if s == 0 {
 			id := int32(len(t.hashes))
-			t.slots[i] = id + 1
+			t.slots[i] = tag | uint64(id+1)
 			t.hashes = append(t.hashes, h)
-			t.starts = append(t.starts, uint32(len(t.arena)))
 			t.arena = append(t.arena, term...)
+			t.starts = append(t.starts, uint32(len(t.arena)))
 			if len(t.hashes)*2 > len(t.slots) {
 				t.grow()
 			}
 			return id
 		}
-		if t.hashes[s-1] == h && string(t.term(s-1)) == string(term) {
-			return s - 1
+		if s&^0xffffffff == tag {
+			id := int32(s&0xffffffff) - 1
+			if string(t.term(id)) == string(term) {
+				return id
+			}
 		}
 	}
 }
 
 func (t *termTable) grow() {
-	slots := make([]int32, len(t.slots)*2)
+	slots := make([]uint64, len(t.slots)*2)
 	mask := uint64(len(slots) - 1)
 	for id, h := range t.hashes {
 		i := h & mask
 		for slots[i] != 0 {
 			i = (i + 1) & mask
 		}
-		slots[i] = int32(id) + 1
+		slots[i] = h&^0xffffffff | uint64(id+1)
 	}
 	t.slots = slots
 }

@@ -1,0 +1,39 @@
+package retriever
+
+// Footprint is the memory the index holds, by part, in bytes (capacity of the
+// slices it owns); benchmarks report it beside the heap.
+type Footprint struct {
+	Pieces    int64 // live and dead pieces
+	Postings  int64 // encoded postings
+	Columns   int64 // per-piece columns
+	Terms     int64 // per-segment term tables and skips
+	Stats     int64 // per-agent document frequencies
+	Dict      int   // distinct terms
+	Segments  int
+	LineIndex int64
+}
+
+// Footprint measures the index.
+func (ix *Index) Footprint() Footprint {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	var f Footprint
+	for _, s := range ix.segments {
+		f.Segments++
+		f.Pieces += int64(s.docs())
+		f.Postings += int64(cap(s.post))
+		f.Columns += int64(cap(s.hash))*8 + int64(cap(s.file)+cap(s.line)+cap(s.start)+cap(s.blen)+cap(s.conv))*4 +
+			int64(cap(s.dl))*2 + int64(cap(s.flags)) + int64(cap(s.dead))*8
+		f.Terms += int64(cap(s.terms)+cap(s.offs)+cap(s.skipOffs))*4 + int64(cap(s.maxTF)+cap(s.minDL))*2 + int64(cap(s.skips))*8
+	}
+	for _, st := range ix.stats {
+		f.Stats += int64(cap(st.df)) * 4
+	}
+	for _, fs := range ix.files {
+		f.LineIndex += int64(cap(fs.lineIndex)) * 8
+	}
+	ix.dictMu.RLock()
+	f.Dict = len(ix.dict)
+	ix.dictMu.RUnlock()
+	return f
+}
