@@ -264,6 +264,8 @@ test(':Runls search fills quickfix like runls search (files, lines, byte columns
     eq(want_text, got, ('quickfix vs runls search text output for %q'):format(q))
     eq(#got > 0 and 0 or 1, code, 'CLI exit code for ' .. q)
     eq('runls: ' .. q, vim.fn.getqflist({ title = 1 }).title, 'quickfix title')
+    eq(#got > 0, vim.fn.getqflist({ winid = 1 }).winid ~= 0, 'quickfix window open when there are results')
+    ok(vim.bo.buftype ~= 'quickfix', 'the cursor stays out of the quickfix window')
     total = total + #got
   end
   ok(total >= 20, 'too few results over all queries: ' .. total)
@@ -324,10 +326,15 @@ end)
 
 test(':Runls lsearch fills the location list, titled by the query', function()
   vim.cmd('edit ' .. RUN .. '/episode-2/alice/alice.history')
+  local win = vim.api.nvim_get_current_win()
   local _, got = search('hotel booking', true)
+  eq(win, vim.api.nvim_get_current_win(), 'the cursor stays in its window')
   local want = cli('hotel booking')
   eq(want, got, 'location list vs runls search --json')
   eq('runls: hotel booking', vim.fn.getloclist(0, { title = 1 }).title, 'location list title')
+  local lwin = vim.fn.getloclist(0, { winid = 1 }).winid
+  ok(lwin ~= 0 and vim.api.nvim_win_is_valid(lwin), 'location list window opened')
+  vim.cmd('lclose')
 end)
 
 test('diagnostics on a .log file with an unindented stack trace', function()

@@ -333,25 +333,29 @@ function M.symbol_items(result, encoding)
 end
 
 --- Fills the quickfix list, or the current window's location list.
-local function fill_list(items, title, loclist, context)
+local function fill_list(items, title, loclist_win, context)
   local what = { title = title, items = items, context = context }
-  if loclist then
-    vim.fn.setloclist(0, {}, ' ', what)
+  local cur = vim.api.nvim_get_current_win()
+  if loclist_win then
+    if not vim.api.nvim_win_is_valid(loclist_win) then
+      loclist_win = cur
+    end
+    vim.fn.setloclist(loclist_win, {}, ' ', what)
   else
     vim.fn.setqflist({}, ' ', what)
   end
   if state.open_list and #items > 0 then
-    vim.cmd(loclist and 'lopen' or 'botright copen')
-    vim.cmd('wincmd p')
-  end
-end
-
---- Runs fn in window `win` when it still exists, else in the current one.
-local function in_window(win, fn)
-  if vim.api.nvim_win_is_valid(win) then
-    vim.api.nvim_win_call(win, fn)
-  else
-    fn()
+    if loclist_win then
+      vim.api.nvim_win_call(loclist_win, function()
+        vim.cmd('lopen')
+      end)
+    else
+      vim.cmd('botright copen')
+    end
+    -- Opening the list moves the cursor into it; the user stays where they were.
+    if vim.api.nvim_win_is_valid(cur) then
+      vim.api.nvim_set_current_win(cur)
+    end
   end
 end
 
@@ -392,9 +396,7 @@ function M.search(query, opts)
         return
       end
       local items = M.search_items(result or {}, client.offset_encoding)
-      in_window(win, function()
-        fill_list(items, 'runls: ' .. query, opts.loclist, { runls = { query = query } })
-      end)
+      fill_list(items, 'runls: ' .. query, opts.loclist and win or nil, { runls = { query = query } })
       if #items == 0 then
         vim.notify('runls: no evidence for ' .. query, vim.log.levels.INFO)
       end
@@ -407,7 +409,6 @@ end
 ---@param query string
 function M.symbols(query)
   query = vim.trim(query or '')
-  local win = vim.api.nvim_get_current_win()
   M.with_client(function(client, msg)
     if not client then
       vim.notify(msg, vim.log.levels.ERROR)
@@ -421,9 +422,7 @@ function M.symbols(query)
         return
       end
       local items = M.symbol_items(result or {}, client.offset_encoding)
-      in_window(win, function()
-        fill_list(items, 'runls symbols: ' .. query, false, { runls = { symbols = query } })
-      end)
+      fill_list(items, 'runls symbols: ' .. query, nil, { runls = { symbols = query } })
       if #items == 0 then
         vim.notify('runls: no symbols for ' .. query, vim.log.levels.INFO)
       end
