@@ -27,8 +27,10 @@ type generation struct {
 	done   chan struct{} // closed when indexing and watching have ended
 	users  sync.WaitGroup
 
-	mu       sync.Mutex
-	indexErr error // the first indexing's error, if any
+	// probe is the engine opened on a folder that is not a run folder (yet):
+	// it is asked again every PollInterval, as a run folder gets its first
+	// episode folder when the run starts.
+	probe Engine
 }
 
 // acquire returns the current generation, counted as in use until release.
@@ -77,9 +79,11 @@ func (s *server) retire(g *generation) {
 	s.goBackground(func() {
 		<-g.done
 		g.users.Wait()
-		if g.engine != nil {
-			if err := g.engine.Close(); err != nil {
-				s.logger.Warn("closing the engine", zap.Error(err))
+		for _, e := range []Engine{g.engine, g.probe} {
+			if e != nil {
+				if err := e.Close(); err != nil {
+					s.logger.Warn("closing the engine", zap.Error(err))
+				}
 			}
 		}
 	})
@@ -90,7 +94,11 @@ func (s *server) retire(g *generation) {
 func (s *server) startGeneration() {
 	s.mu.Lock()
 	st, root, noRoot := s.settings, s.root, s.noRoot
+	stopped := s.state == stateShutdown || s.ctx.Err() != nil
 	s.mu.Unlock()
+	if stopped {
+		return
+	}
 
 	g := &generation{ready: make(chan struct{}), done: make(chan struct{})}
 	g.ctx, g.cancel = context.WithCancel(s.ctx)
@@ -103,7 +111,7 @@ func (s *server) startGeneration() {
 			g.why = fmt.Sprintf("cannot open %s: %v", root, err)
 		case !eng.IsRunFolder():
 			g.why = fmt.Sprintf("%s is not a run folder (it has no episode-N folder)", root)
-			_ = eng.Close()
+			g.probe = eng
 		default:
 			g.engine = eng
 		}
@@ -121,13 +129,33 @@ func (s *server) startGeneration() {
 
 	if g.engine == nil {
 		close(g.ready)
-		close(g.done)
 		s.logger.Warn("serving nothing", zap.String("why", g.why))
 		if showWhy {
 			s.goBackground(func() {
 				s.showMessage(s.ctx, protocol.MessageTypeWarning, "runls: "+g.why+"; runls serves nothing in this workspace.")
 			})
 		}
+		if g.probe == nil {
+			close(g.done)
+			return
+		}
+		s.goBackground(func() {
+			defer close(g.done)
+			t := time.NewTicker(s.opts.PollInterval)
+			defer t.Stop()
+			for {
+				select {
+				case <-g.ctx.Done():
+					return
+				case <-t.C:
+				}
+				if g.probe.IsRunFolder() {
+					s.logger.Info("the workspace became a run folder", zap.String("root", root))
+					s.startGeneration()
+					return
+				}
+			}
+		})
 		return
 	}
 	s.goBackground(func() { s.runGeneration(g) })
@@ -164,9 +192,6 @@ func (s *server) runGeneration(g *generation) {
 		var err error
 		changes, err = g.engine.Refresh(g.ctx, p.refreshReporter(g.ctx))
 		if err != nil {
-			g.mu.Lock()
-			g.indexErr = err
-			g.mu.Unlock()
 			p.end(g.ctx, "indexing failed")
 			if !errors.Is(err, context.Canceled) {
 				s.logger.Error("indexing", zap.String("root", g.engine.Root()), zap.Error(err))

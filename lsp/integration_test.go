@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
@@ -337,6 +338,37 @@ func TestNotARunFolderReal(t *testing.T) {
 	c.mustCall(lsp.MethodRunSearch, map[string]any{"query": "x"}, &res)
 	if res.Items == nil || len(res.Items) != 0 {
 		t.Errorf("run/search = %+v", res)
+	}
+	if err := c.shutdownExit(); err != nil {
+		t.Errorf("Serve = %v", err)
+	}
+}
+
+// TestBecomesRunFolder: a workspace opened before the run wrote its first
+// episode folder is served once it has one.
+func TestBecomesRunFolder(t *testing.T) {
+	root := t.TempDir()
+	c := start(t, startOpts{pollInterval: 20 * time.Millisecond})
+	c.initialize(root, false, nil)
+	c.waitFor("window/showMessage", method(protocol.MethodWindowShowMessage))
+	dir := filepath.Join(root, "episode-1", "alice")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("the quokka was seen at dawn\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(waitTimeout)
+	for {
+		var res retriever.Result
+		c.mustCall(lsp.MethodRunSearch, map[string]any{"query": "quokka"}, &res)
+		if len(res.Items) == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the new run folder was never served")
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 	if err := c.shutdownExit(); err != nil {
 		t.Errorf("Serve = %v", err)
