@@ -13,8 +13,18 @@ import "strings"
 // text costs about one table look-up per byte.
 type CredentialMasker struct {
 	rules []rule
-	// hot[b]: some keyword is watched for at byte b (the fast test of the scan).
-	hot [256]bool
+	// hot[b]: some keyword is watched for at byte b (the fast test of the scan);
+	// hotOrPath adds the bytes at which a path may start, for HidingOutside's
+	// single pass.
+	hot, hotOrPath [256]bool
+	// next[b] is the set of bytes that may follow a hot byte b in a keyword
+	// (the second test), unless anyNext[b]: a keyword ends at b.
+	next    [256][4]uint64
+	anyNext [256]bool
+	// prev[b] likewise is the set of bytes that may come before b (the third
+	// test), unless anyPrev[b]: a keyword starts at b.
+	prev    [256][4]uint64
+	anyPrev [256]bool
 	// triggers[b] lists the keywords watched for at byte b.
 	triggers [256][]trigger
 }
@@ -34,6 +44,9 @@ func NewCredentialMasker() *CredentialMasker {
 
 func newCredentialMasker(rules []rule) *CredentialMasker {
 	m := &CredentialMasker{rules: rules}
+	for b, ok := range pathTrigger {
+		m.hotOrPath[b] = ok
+	}
 	for ri, r := range rules {
 		for _, kw := range r.keywords {
 			if r.fold {
@@ -42,16 +55,41 @@ func newCredentialMasker(rules []rule) *CredentialMasker {
 			off := rarestByte(kw)
 			t := trigger{rule: ri, kw: kw, off: off, fold: r.fold}
 			b := kw[off]
-			m.triggers[b] = append(m.triggers[b], t)
-			m.hot[b] = true
+			m.watch(b, t)
 			if r.fold && isASCIILetter(b) {
-				m.triggers[b^0x20] = append(m.triggers[b^0x20], t)
-				m.hot[b^0x20] = true
+				m.watch(b^0x20, t)
 			}
 		}
 	}
 	return m
 }
+
+// watch adds the trigger t at byte b.
+func (m *CredentialMasker) watch(b byte, t trigger) {
+	m.triggers[b] = append(m.triggers[b], t)
+	m.hot[b] = true
+	m.hotOrPath[b] = true
+	if t.off+1 < len(t.kw) {
+		addByte(&m.next[b], t.kw[t.off+1], t.fold)
+	} else {
+		m.anyNext[b] = true
+	}
+	if t.off > 0 {
+		addByte(&m.prev[b], t.kw[t.off-1], t.fold)
+	} else {
+		m.anyPrev[b] = true
+	}
+}
+
+func addByte(set *[4]uint64, c byte, fold bool) {
+	set[c>>6] |= 1 << (c & 63)
+	if fold && isASCIILetter(c) {
+		c ^= 0x20
+		set[c>>6] |= 1 << (c & 63)
+	}
+}
+
+func inSet(set *[4]uint64, c byte) bool { return set[c>>6]&(1<<(c&63)) != 0 }
 
 // Mask returns the spans of the credentials in text, and the start of a PEM
 // block that is not closed by the end of text (or -1).
@@ -60,42 +98,70 @@ func (m *CredentialMasker) Mask(text string) ([]Span, int) {
 }
 
 // maxRules bounds the rule table so that find keeps its per-rule state on the stack.
-const maxRules = 64
+const maxRules = 32
 
 func (m *CredentialMasker) find(text string, out []Span) ([]Span, int) {
+	return m.scan(text, out, nil)
+}
+
+// scan finds the credentials in text and, when paths is not nil, the paths it
+// hides too, in one pass.
+func (m *CredentialMasker) scan(text string, out []Span, paths *PathRedactor) ([]Span, int) {
 	open := -1
+	hot := &m.hot
+	if paths != nil {
+		hot = &m.hotOrPath
+	}
+	pathsTo := 0 // the end of the last path found: no path starts inside it
 	// scanned[r] is where rule r's last attempt ended: a keyword found before
 	// it was part of that attempt (or of its match).
-	var scanned [maxRules]int
+	var scanned [maxRules]int32 // small: it is zeroed on every call, and records are short
+	keyAt, keyFrom, keyTo, parts := -1, 0, 0, keyParts(0)
 	for i := 0; i < len(text); i++ {
-		if !m.hot[text[i]] {
+		b := text[i]
+		if !hot[b] {
 			continue
 		}
-		for _, t := range m.triggers[text[i]] {
+		if paths != nil && pathTrigger[b] && i >= pathsTo {
+			if start, end, ok := paths.pathAt(text, i); ok {
+				out = append(out, Span{Start: start, End: end, Placeholder: PathPlaceholder})
+				pathsTo = end
+			}
+		}
+		if !m.hot[b] || !m.anyNext[b] && (i+1 >= len(text) || !inSet(&m.next[b], text[i+1])) ||
+			!m.anyPrev[b] && (i == 0 || !inSet(&m.prev[b], text[i-1])) {
+			continue
+		}
+		for _, t := range m.triggers[b] {
 			s := i - t.off
-			if s < scanned[t.rule] || s < 0 || s+len(t.kw) > len(text) || !hasKeyword(text[s:], t.kw, t.fold) {
+			if s < int(scanned[t.rule]) || s < 0 || s+len(t.kw) > len(text) || !hasKeyword(text[s:], t.kw, t.fold) {
 				continue
 			}
 			r := &m.rules[t.rule]
 			start := s
 			switch {
 			case r.keyBefore:
-				k := keyEnd(text, s)
-				start = wordStart(text, k)
-				if start == k || r.keyCheck != nil && !r.keyCheck(text[start:k]) {
+				if s != keyAt {
+					// The operator rules share the key: read it once per operator.
+					keyAt, keyTo = s, keyEnd(text, s)
+					keyFrom = wordStart(text, keyTo)
+					parts = partsOf(text[keyFrom:keyTo])
+				}
+				start = keyFrom
+				if start == keyTo || r.keyCheck != nil && !r.keyCheck(text[start:keyTo], parts) {
 					continue
 				}
 			case r.wordStart:
 				start = wordStart(text, s)
 			}
-			if start < scanned[t.rule] || r.boundary && start > 0 && isWordByte(text[start-1]) ||
+			if start < int(scanned[t.rule]) || r.boundary && start > 0 && isWordByte(text[start-1]) ||
 				r.near != nil && !r.near(text, s) {
-				scanned[t.rule] = max(scanned[t.rule], s+1)
+				scanned[t.rule] = int32(max(int(scanned[t.rule]), s+1))
 				continue
 			}
 			var end, o int
 			out, end, o = r.apply(text, start, out)
-			scanned[t.rule] = max(end, s+1)
+			scanned[t.rule] = int32(max(end, s+1))
 			if o >= 0 && (open < 0 || o < open) {
 				open = o
 			}
@@ -205,20 +271,32 @@ func hasKeyword(text, kw string, fold bool) bool {
 	return true
 }
 
-// rarestByte returns the offset of the byte of kw that is least frequent in
-// ordinary log text, so that the scan stops there as seldom as possible.
+// rarestByte returns the offset in kw of the byte to watch for, the cheapest
+// by a small cost model of the scan: every occurrence of the byte costs a test
+// of its neighbours (weight 2), and an occurrence whose neighbours are those of
+// kw costs a keyword comparison (weight 20). A neighbour kw does not have
+// filters nothing.
 func rarestByte(kw string) int {
-	best, bestFreq := 0, 1<<30
+	p := func(b byte) float64 { return float64(byteFrequency(b)) / 10000 }
+	best, bestCost := 0, 0.0
 	for j := 0; j < len(kw); j++ {
-		if f := byteFrequency(kw[j]); f < bestFreq {
-			best, bestFreq = j, f
+		pass := 1.0
+		if j > 0 {
+			pass *= p(kw[j-1])
+		}
+		if j+1 < len(kw) {
+			pass *= p(kw[j+1])
+		}
+		cost := p(kw[j]) * (2 + 20*pass)
+		if j == 0 || cost < bestCost {
+			best, bestCost = j, cost
 		}
 	}
 	return best
 }
 
-// byteFrequency is a rough frequency of b in English log text, in tenths of a
-// per mille; only the order matters.
+// byteFrequency is a rough frequency of b in English log text, in units of
+// 1/10000.
 func byteFrequency(b byte) int {
 	const letters = "82 15 28 43 127 22 20 61 70 2 8 40 24 67 75 19 1 60 63 91 28 10 24 2 20 1"
 	switch {

@@ -60,9 +60,7 @@ func (h *hidingOutside) Mask(text string) ([]Span, int) {
 }
 
 func (h *hidingOutside) find(text string, out []Span) ([]Span, int) {
-	out, open := h.creds.find(text, out)
-	out, _ = h.paths.find(text, out)
-	return out, open
+	return h.creds.scan(text, out, h.paths)
 }
 
 // Mapping maps byte offsets of a masked text back to the original text.

@@ -34,7 +34,7 @@ type ruleSpec struct {
 	// blanks), and keyCheck, when set, vets that key before the regular
 	// expression runs.
 	keyBefore bool
-	keyCheck  func(key string) bool
+	keyCheck  func(key string, parts keyParts) bool
 	// near, when set, is a cheap test of the text around the keyword at at,
 	// run before the regular expression.
 	near func(text string, at int) bool
@@ -65,7 +65,7 @@ var ruleTable = []ruleSpec{
 		name:      "aws-secret-access-key",
 		keywords:  []string{":", "="},
 		keyBefore: true,
-		keyCheck:  func(key string) bool { return containsFold(key, "aws") },
+		keyCheck:  func(_ string, parts keyParts) bool { return parts&partAWS != 0 },
 		pattern:   `(?i)[a-z0-9_.-]*?aws_?(?:secret_?(?:access_?)?key|sk)(?:\\?["'])?\s*(?:=|:|=>)\s*(?:\\?["'])?([A-Za-z0-9/+=]{40})(?:[^A-Za-z0-9/+=]|$)`,
 		hide:      []int{1},
 	},
@@ -197,7 +197,9 @@ var ruleTable = []ruleSpec{
 		name:      "secret-assignment",
 		keywords:  []string{":", "="},
 		keyBefore: true,
-		keyCheck:  func(key string) bool { return mayNameSecret(key) && secretKeyClass(key) != keyNone },
+		keyCheck: func(key string, parts keyParts) bool {
+			return parts&partSecretName != 0 && secretKeyClass(key) != keyNone
+		},
 		pattern: `(?i)([a-z0-9_.-]*(?:pass|pwd|secret|token|key|auth|credential)[a-z0-9_.-]*)` +
 			`(?:\\?["'])?[ \t]*(?::=|=>|==?|:)[ \t]*` +
 			`(?:\\?"((?:\\[^"]|[^"\\\r\n])*)|'([^'\r\n]*)'|\$\{[^}\s]*\}?|([^\s"'<>,;&(){}\[\]=][^\s"'<>,;&(){}\[\]]*))`,
@@ -311,7 +313,8 @@ var (
 
 // secretKeyClass tells whether a key (DB_PASSWORD, apiKey, x-api-key) names a secret.
 func secretKeyClass(key string) keyClass {
-	words := keyWords(key)
+	var buf [8]string
+	words := keyWords(key, buf[:0])
 	if len(words) == 0 || notSecretLast[words[len(words)-1]] {
 		return keyNone
 	}
@@ -339,10 +342,9 @@ func secretKeyClass(key string) keyClass {
 	return best
 }
 
-// keyWords splits a key into lower-case words at separators and at case changes
-// (APIKey -> api, key; dbPassword -> db, password).
-func keyWords(key string) []string {
-	var words []string
+// keyWords appends to words the lower-case words of key, split at separators
+// and at case changes (APIKey -> api, key; dbPassword -> db, password).
+func keyWords(key string, words []string) []string {
 	start := -1
 	flush := func(end int) {
 		if start >= 0 && end > start {
@@ -372,49 +374,51 @@ func keyWords(key string) []string {
 	return words
 }
 
-// mayNameSecret is the cheap test before secretKeyClass: key holds a part of a
-// secret's name. One pass, no allocation: it runs at every ":" and "=".
-func mayNameSecret(key string) bool {
+// keyParts is the set of name parts a key holds, read in one pass at each
+// assignment operator and shared by the rules that look at keys.
+type keyParts uint8
+
+const (
+	partSecretName keyParts = 1 << iota // pass, pwd, secret, token, key, auth, credential
+	partAWS                             // aws
+)
+
+// partsOf reads the parts of key: one pass, no allocation, since it runs at
+// every ":" and "=" of the text.
+func partsOf(key string) keyParts {
+	var parts keyParts
 	for i := 0; i < len(key); i++ {
 		rest := key[i:]
 		switch key[i] | 0x20 {
 		case 'p':
 			if hasKeyword(rest, "pass", true) || hasKeyword(rest, "pwd", true) {
-				return true
+				parts |= partSecretName
 			}
 		case 's':
 			if hasKeyword(rest, "secret", true) {
-				return true
+				parts |= partSecretName
 			}
 		case 't':
 			if hasKeyword(rest, "token", true) {
-				return true
+				parts |= partSecretName
 			}
 		case 'k':
 			if hasKeyword(rest, "key", true) {
-				return true
+				parts |= partSecretName
 			}
 		case 'a':
 			if hasKeyword(rest, "auth", true) {
-				return true
+				parts |= partSecretName
+			} else if hasKeyword(rest, "aws", true) {
+				parts |= partAWS
 			}
 		case 'c':
 			if hasKeyword(rest, "credential", true) {
-				return true
+				parts |= partSecretName
 			}
 		}
 	}
-	return false
-}
-
-// containsFold reports whether s contains sub (lower case), ignoring ASCII case.
-func containsFold(s, sub string) bool {
-	for i := 0; i+len(sub) <= len(s); i++ {
-		if hasKeyword(s[i:], sub, true) {
-			return true
-		}
-	}
-	return false
+	return parts
 }
 
 // hasUserinfo reports whether the URL whose "://" is at at has a "user:pass@"

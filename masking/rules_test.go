@@ -289,7 +289,7 @@ func TestKeyWords(t *testing.T) {
 		{"clientSecret2", "client secret2"},
 		{"--password", "password"},
 	} {
-		if got := strings.Join(keyWords(c.key), " "); got != c.want {
+		if got := strings.Join(keyWords(c.key, nil), " "); got != c.want {
 			t.Errorf("keyWords(%q) = %q, want %q", c.key, got, c.want)
 		}
 	}
