@@ -233,29 +233,48 @@ end
 
 -- Locations to list items ---------------------------------------------------
 
---- Reads line `lnum` (0-based) of a file: from its buffer when loaded, else from disk.
----@param fname string
----@param lnum integer
----@param cache table<string, string[]>
----@return string?
-local function line_text(fname, lnum, cache)
-  local bufnr = vim.fn.bufnr(fname)
-  if bufnr ~= -1 and vim.api.nvim_buf_is_loaded(bufnr) then
-    return vim.api.nvim_buf_get_lines(bufnr, lnum, lnum + 1, false)[1]
-  end
-  local lines = cache[fname]
-  if not lines then
-    lines = {}
-    local fd = io.open(fname, 'rb')
-    if fd then
-      for l in fd:lines() do
-        lines[#lines + 1] = (l:gsub('\r$', ''))
-      end
-      fd:close()
+--- A reader of the lines the given LSP locations point at (0-based line numbers):
+--- from the file's buffer when it is loaded, else from disk, reading each file once
+--- and only up to its last needed line (record files can be large).
+---@param locations table[] LSP Locations
+---@return fun(fname: string, lnum: integer): string?
+local function line_reader(locations)
+  local want = {} ---@type table<string, table<integer, true>>
+  local last = {} ---@type table<string, integer>
+  for _, loc in ipairs(locations) do
+    local fname = vim.uri_to_fname(loc.uri)
+    want[fname] = want[fname] or {}
+    for _, pos in ipairs({ loc.range.start, loc.range['end'] }) do
+      want[fname][pos.line] = true
+      last[fname] = math.max(last[fname] or 0, pos.line)
     end
-    cache[fname] = lines
   end
-  return lines[lnum + 1]
+  local got = {} ---@type table<string, table<integer, string>>
+  return function(fname, lnum)
+    local bufnr = vim.fn.bufnr(fname)
+    if bufnr ~= -1 and vim.api.nvim_buf_is_loaded(bufnr) then
+      return vim.api.nvim_buf_get_lines(bufnr, lnum, lnum + 1, false)[1]
+    end
+    if not got[fname] then
+      local lines = {}
+      got[fname] = lines
+      local fd = io.open(fname, 'rb')
+      if fd then
+        local n, stop, need = 0, last[fname] or lnum, want[fname] or {}
+        for l in fd:lines() do
+          if need[n] or n == lnum then
+            lines[n] = (l:gsub('\r$', ''))
+          end
+          if n >= stop then
+            break
+          end
+          n = n + 1
+        end
+        fd:close()
+      end
+    end
+    return got[fname][lnum]
+  end
 end
 
 --- Byte index (0-based) of a position counted in the client's encoding.
@@ -278,13 +297,13 @@ end
 ---@param location table LSP Location
 ---@param text string
 ---@param encoding string
----@param cache table
+---@param line_text fun(fname: string, lnum: integer): string?
 ---@return table
-local function location_item(location, text, encoding, cache)
+local function location_item(location, text, encoding, line_text)
   local fname = vim.uri_to_fname(location.uri)
   local s, e = location.range.start, location.range['end']
-  local first = line_text(fname, s.line, cache)
-  local last = (e.line == s.line) and first or line_text(fname, e.line, cache)
+  local first = line_text(fname, s.line)
+  local last = (e.line == s.line) and first or line_text(fname, e.line)
   return {
     filename = fname,
     lnum = s.line + 1,
@@ -301,13 +320,16 @@ end
 ---@param encoding string
 ---@return table[]
 function M.search_items(result, encoding)
-  local items, cache = {}, {}
+  local items = {}
+  local line_text = line_reader(vim.tbl_map(function(it)
+    return it.location
+  end, result.items or {}))
   for _, it in ipairs(result.items or {}) do
     local where = it.episode .. '/' .. it.agent
     if type(it.conversation) == 'string' and it.conversation ~= '' then
       where = where .. ' [' .. it.conversation .. ']'
     end
-    local item = location_item(it.location, ('%s %s: %s'):format(where, it.reading, it.text), encoding, cache)
+    local item = location_item(it.location, ('%s %s: %s'):format(where, it.reading, it.text), encoding, line_text)
     item.user_data = { runls = it }
     items[#items + 1] = item
   end
@@ -319,14 +341,20 @@ end
 ---@param encoding string
 ---@return table[]
 function M.symbol_items(result, encoding)
-  local items, cache = {}, {}
+  local items, locations = {}, {}
+  for _, sym in ipairs(result or {}) do
+    if sym.location and sym.location.range then
+      locations[#locations + 1] = sym.location
+    end
+  end
+  local line_text = line_reader(locations)
   for _, sym in ipairs(result or {}) do
     if sym.location and sym.location.range then
       local text = sym.name
       if sym.containerName and sym.containerName ~= '' then
         text = sym.containerName .. ': ' .. text
       end
-      items[#items + 1] = location_item(sym.location, text, encoding, cache)
+      items[#items + 1] = location_item(sym.location, text, encoding, line_text)
     end
   end
   return items
