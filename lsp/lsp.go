@@ -1,12 +1,3 @@
-// Package lsp is the language server of runls (spec §9): it serves an editor the
-// evidence of one run folder through LSP 3.16 — workspace/symbol, the custom
-// requests run/search and run/info, diagnostics of malformed record lines,
-// progress while indexing, and settings from the editor. It holds no search or
-// parsing logic of its own: every answer comes from the engine (runls/retriever).
-//
-// The package is shaped after buf's language server: server holds all state
-// (the engine, settings, the connection), handlers holds only the thin LSP
-// methods, one file per feature.
 package lsp
 
 import (

@@ -1,0 +1,56 @@
+// Package lsp is the language server of runls (spec §9): it serves an editor the
+// evidence of one run folder through LSP 3.16 — workspace/symbol, the custom
+// requests run/search and run/info, diagnostics of malformed record lines,
+// progress while indexing, and settings from the editor. It holds no search or
+// parsing logic of its own: every answer comes from the engine (runls/retriever).
+//
+// The package is shaped after buf's language server: server holds all state
+// (the engine, settings, the connection), handlers holds only the thin LSP
+// methods, one file per feature (initialize.go, settings.go, search.go,
+// info.go, symbol.go, diagnostic.go, progress.go; unimplemented.go completes
+// protocol.Server). jsonrpc.go and stream.go stand between the connection and
+// go.lsp.dev/protocol v0.12.0 to work around what that version gets wrong.
+//
+// # Choices the spec leaves open
+//
+//   - Settings: each workspace/didChangeConfiguration carries the whole runls
+//     section (as VS Code sends it); a key it lacks goes back to its default.
+//     A key with a bad value keeps its previous value and the user is told,
+//     once per change, through window/showMessage; the other keys apply. Keys
+//     runls does not know (VS Code's trace.server, server.path) are ignored.
+//   - interpreter: the rules object of spec §3, or a string: the path of a JSON
+//     file holding it, absolute or relative to the run folder. The file is read
+//     when the setting is applied; a changed file is read again at the next
+//     configuration change. null or "": every record is a note.
+//   - A new interpreter, masking or maxDiagnosticsPerFile opens a new index
+//     and indexes again in the background; the request settings (agent,
+//     episode, conversation, scope, topK) only change the defaults of run/search.
+//   - run/search: a field absent, null or "" in the params takes the setting;
+//     "topK": 0 given explicitly is out of range (-32602), as are values the
+//     engine's Request.Validate rejects. Errors carry {"field", "value"} as data.
+//   - Requests that arrive while indexing: run/search and workspace/symbol wait
+//     for the first indexing to end (a workspace/symbol request with a
+//     workDoneToken shows that wait as progress); run/info answers at once, its
+//     indexing field telling how far indexing is.
+//   - workspace/symbol: kind String; the name is the piece with white space
+//     runs folded, cut at 100 characters with "…"; containerName is
+//     "episode-N · agent · file within the agent's folder · conversation".
+//   - Diagnostics: after indexing, every record file that has some is
+//     published; a change the engine reports re-publishes that file (an empty
+//     list clears it, for a fixed or deleted file); didOpen publishes the
+//     opened file's list, empty or not. URIs are retriever.FileURI of the
+//     engine's (real) paths.
+//   - A workspace that is not a run folder serves empty answers and says why
+//     once; it is looked at again every PollInterval and served as soon as it
+//     has an episode-N folder.
+//   - Bad input: a body that is not JSON answers -32700 with a null id; JSON
+//     that is no JSON-RPC message answers -32600; after a wrong Content-Length
+//     the stream finds the next "Content-Length:" header and reads on (a
+//     length that runs into the next message gives that message back whole
+//     when its header name was read). Requests before initialize answer -32002,
+//     after shutdown -32600; unknown methods -32601; params of the wrong type
+//     -32602; a cancelled request -32800 (ids as numbers or strings).
+//   - Exit: nil from Serve (exit code 0) after shutdown, whether exit follows
+//     or the client closes the connection; ErrExitWithoutShutdown (code 1)
+//     otherwise, including a closed stdin.
+package lsp
