@@ -133,18 +133,19 @@ local current = { episode = 'episode-2', conversation = 'conv-1', topK = 10, age
 --- `runls search` on the command line for the same request as the plugin's settings.
 --- Returns the JSON result converted to {file, lnum, byte col} and the text output's
 --- {file, lnum, col} (columns computed by runls itself), plus the exit code.
-local function cli(query, over)
+local function cli(query, over, run)
+  run = run or RUN
   local req = vim.tbl_extend('force', current, over or {})
   local args = { BIN, 'search', '--episode', req.episode, '--conversation', req.conversation, '--top-k', tostring(req.topK), '--interpreter', INTERPRETER }
   if req.agent ~= '' then
     vim.list_extend(args, { '--agent', req.agent })
   end
-  local json_args = vim.list_extend(vim.deepcopy(args), { '--json', RUN })
+  local json_args = vim.list_extend(vim.deepcopy(args), { '--json', run })
   vim.list_extend(json_args, vim.split(query, ' '))
-  local text_args = vim.list_extend(vim.deepcopy(args), { RUN })
+  local text_args = vim.list_extend(vim.deepcopy(args), { run })
   vim.list_extend(text_args, vim.split(query, ' '))
 
-  local res = vim.system(json_args, { text = true, cwd = RUN }):wait(TIMEOUT)
+  local res = vim.system(json_args, { text = true, cwd = run }):wait(TIMEOUT)
   ok(res.code == 0 or res.code == 1, ('runls search --json exit %s: %s'):format(tostring(res.code), res.stderr))
   local decoded = vim.json.decode(res.stdout ~= '' and res.stdout or '{"items":[]}')
   local from_json, cache = {}, {}
@@ -155,13 +156,13 @@ local function cli(query, over)
     from_json[#from_json + 1] = { f, s.line + 1, utf16_to_byte(cache[f][s.line + 1], s.character) + 1 }
   end
 
-  local tres = vim.system(text_args, { text = true, cwd = RUN }):wait(TIMEOUT)
+  local tres = vim.system(text_args, { text = true, cwd = run }):wait(TIMEOUT)
   eq(res.code, tres.code, 'exit code of text and --json output')
   local from_text = {}
   for _, line in ipairs(vim.split(tres.stdout, '\n', { trimempty = true })) do
     local path, lnum, col = line:match('^(.-):(%d+):(%d+): ')
     ok(path, 'unparsable runls search line: ' .. line)
-    from_text[#from_text + 1] = { real(RUN .. '/' .. path), tonumber(lnum), tonumber(col) }
+    from_text[#from_text + 1] = { real(run .. '/' .. path), tonumber(lnum), tonumber(col) }
   end
   return from_json, from_text, res.code, decoded
 end
@@ -560,6 +561,34 @@ test('<Plug> mappings exist and no keys are mapped by default', function()
       ok(not (map.desc or ''):find('^runls') or map.lhs:find('^<Plug>'), 'default key mapped: ' .. map.lhs)
     end
   end
+end)
+
+test('two run folders: one client each, searches go to the current buffer\'s run', function()
+  local run2 = TMP .. '/run2'
+  local res = vim.system({ 'cp', '-R', RUN, run2 }):wait(TIMEOUT)
+  eq(0, res.code, 'cp -R: ' .. (res.stderr or ''))
+  run2 = real(run2)
+  -- Different evidence in the second run, so a search sent to the wrong server shows.
+  write(run2 .. '/episode-2/erin/notes.txt', 'platypus ledger reconciled twice\n')
+  vim.cmd('edit ' .. run2 .. '/episode-2/bob/bob.history')
+  local buf = vim.api.nvim_get_current_buf()
+  ok(vim.wait(TIMEOUT, function()
+    local c = vim.lsp.get_clients({ name = 'runls', bufnr = buf })[1]
+    return c ~= nil and c.initialized
+  end, 20), 'no client attached in the second run')
+  local c2 = vim.lsp.get_clients({ name = 'runls', bufnr = buf })[1]
+  eq(run2, real(c2.root_dir), 'root of the second client')
+  eq(2, #vim.lsp.get_clients({ name = 'runls' }), 'two clients')
+  local _, got = search('platypus ledger')
+  eq(cli('platypus ledger', nil, run2), got, 'search in the second run')
+  ok(#got == 1, 'platypus found once')
+  vim.cmd('edit ' .. RUN .. '/episode-2/alice/alice.history')
+  local _, got1 = search('platypus ledger')
+  eq({}, got1, 'search from the first run does not see the second')
+  c2:stop(true)
+  vim.wait(TIMEOUT, function()
+    return c2:is_stopped()
+  end, 20)
 end)
 
 test(':Runls restart starts a new server on the same buffers', function()

@@ -96,6 +96,8 @@ local function merge_settings(opts)
         return ('%s: expected a string, got %s'):format(k, vim.inspect(v))
       end
       next_settings[k] = (v ~= vim.NIL) and v or nil
+    else
+      return ('unknown setting %s (known: %s)'):format(vim.inspect(k), table.concat(SETTING_KEYS, ', '))
     end
   end
   state.settings = next_settings
@@ -108,15 +110,27 @@ function M.clients()
   return vim.lsp.get_clients({ name = NAME })
 end
 
---- The client for the current buffer (or any runls client), or nil with a message.
+--- The client for the current buffer; else the one whose root is the run folder of
+--- the current buffer's file or of the current directory; else any runls client.
+--- Returns nil and a message when none runs.
 ---@return vim.lsp.Client?, string?
 function M.client()
-  local clients = vim.lsp.get_clients({ name = NAME, bufnr = 0 })
-  if #clients == 0 then
-    clients = M.clients()
+  local attached = vim.lsp.get_clients({ name = NAME, bufnr = 0 })
+  if #attached > 0 then
+    return attached[1]
   end
+  local clients = M.clients()
   if #clients == 0 then
     return nil, 'runls: no server running; open a .history or .log file of a run folder (and call vim.lsp.enable("runls"))'
+  end
+  local root_mod = require('runls.root')
+  for _, path in ipairs({ vim.api.nvim_buf_get_name(0), vim.fn.getcwd() }) do
+    local root = root_mod.find(path)
+    for _, c in ipairs(root and clients or {}) do
+      if c.root_dir and vim.fs.normalize(c.root_dir) == root then
+        return c
+      end
+    end
   end
   return clients[1]
 end
