@@ -541,6 +541,11 @@ test('syntax groups on record lines', function()
   eq('', group('migration'), 'message')
   vim.cmd('edit ' .. RUN .. '/episode-2/alice/alice.history')
   eq('runlsReading', vim.fn.synIDattr(vim.fn.synID(3, vim.fn.getline(3):find('said:'), 1), 'name'), 'said:')
+  -- An unfielded (pre-0.18.6) line: the agent follows the state.
+  vim.cmd('edit ' .. RUN .. '/episode-1/alice/alice.history')
+  line = vim.fn.getline(1)
+  eq('runlsState', vim.fn.synIDattr(vim.fn.synID(1, line:find('[', 1, true), 1), 'name'), 'unfielded state')
+  eq('runlsAgent', vim.fn.synIDattr(vim.fn.synID(1, line:find('] ', 1, true) + 2, 1), 'name'), 'unfielded agent')
 end)
 
 test('completion for subcommands and set keys', function()
