@@ -30,26 +30,48 @@ else
   command -v go >/dev/null || summary_fail "go not found (needed to build runls)"
   (cd "$repo" && go build -o "$tmp/bin/runls" ./cmd/runls) || summary_fail "go build ./cmd/runls failed"
 fi
-cp -R "$repo/testdata/sample-run" "$tmp/run" || summary_fail "no testdata/sample-run"
-
 # Nothing from the home folder is read or written.
-mkdir -p "$tmp/xdg/config" "$tmp/xdg/data" "$tmp/xdg/state" "$tmp/xdg/cache" "$tmp/scratch"
+mkdir -p "$tmp/xdg/config" "$tmp/xdg/data" "$tmp/xdg/state" "$tmp/xdg/cache"
 export XDG_CONFIG_HOME=$tmp/xdg/config XDG_DATA_HOME=$tmp/xdg/data XDG_STATE_HOME=$tmp/xdg/state XDG_CACHE_HOME=$tmp/xdg/cache
-export RUNLS_TEST_PLUGIN=$here RUNLS_TEST_BIN=$tmp/bin/runls RUNLS_TEST_RUN=$tmp/run \
-  RUNLS_TEST_INTERPRETER=$repo/testdata/interpreter.json RUNLS_TEST_TMP=$tmp/scratch
+export RUNLS_TEST_PLUGIN=$here RUNLS_TEST_BIN=$tmp/bin/runls RUNLS_TEST_INTERPRETER=$repo/testdata/interpreter.json
 
 "$nvim" --headless -u NONE -i NONE -n --version | head -1
-out=$tmp/out.txt
-timeout "${RUNLS_TEST_TIMEOUT:-240}" "$nvim" --headless -u NONE -i NONE -n \
-  -c "lua local ok, err = pcall(dofile, '$here/tests/run.lua'); if not ok then io.stdout:write(tostring(err) .. '\\n'); vim.cmd('cquit! 1') end" \
-  >"$out" 2>&1 </dev/null
-code=$?
-cat "$out"
-last=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$out" | tail -1)
-if [[ -z $last ]]; then
-  summary_fail "Neovim exited ($code) without a summary"
-fi
-failed=${last#*, }; failed=${failed%% *}
-if [[ $code -ne 0 || $failed -ne 0 ]]; then
-  exit 1
-fi
+
+passed=0 failed=0
+# run_suite NAME MODE ONLY: one Neovim on a fresh copy of the sample run.
+run_suite() {
+  local name=$1 mode=$2 only=$3
+  local dir=$tmp/$name
+  mkdir -p "$dir/scratch"
+  cp -R "$repo/testdata/sample-run" "$dir/run" || summary_fail "no testdata/sample-run"
+  echo "== $name"
+  local out=$dir/out.txt
+  RUNLS_TEST_MODE=$mode RUNLS_TEST_ONLY=$only RUNLS_TEST_RUN=$dir/run RUNLS_TEST_TMP=$dir/scratch \
+    timeout "${RUNLS_TEST_TIMEOUT:-240}" "$nvim" --headless -u NONE -i NONE -n \
+    -c "lua local ok, err = pcall(dofile, '$here/tests/run.lua'); if not ok then io.stdout:write(tostring(err) .. '\\n'); vim.cmd('cquit! 1') end" \
+    >"$out" 2>&1 </dev/null
+  local code=$?
+  # The suite's own summary line is replaced by the total at the end.
+  grep -vE '^[0-9]+ passed, [0-9]+ failed$' "$out"
+  local last p f
+  last=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$out" | tail -1)
+  if [[ -z $last ]]; then
+    echo "FAILED $name: Neovim exited ($code) without a summary"
+    failed=$((failed + 1))
+    return
+  fi
+  p=${last%% *}; f=${last#*, }; f=${f%% *}
+  passed=$((passed + p)); failed=$((failed + f))
+  if [[ $code -ne 0 && $f -eq 0 ]]; then
+    echo "FAILED $name: Neovim exited $code"
+    failed=$((failed + 1))
+  fi
+}
+
+# Every test, configured with require('runls').setup().
+run_suite setup setup "${RUNLS_TEST_ONLY:-}"
+# Configured only with vim.lsp.config() + vim.lsp.enable(), as a user without setup().
+run_suite enable enable "${RUNLS_TEST_ONLY:-attaches,fills quickfix like,starts the server for,stack trace,conversation change}"
+
+echo "$passed passed, $failed failed"
+[[ $failed -eq 0 && $passed -gt 0 ]]

@@ -186,13 +186,29 @@ vim.cmd('syntax on')
 vim.cmd('runtime! plugin/runls.lua')
 vim.opt.swapfile = false
 
-require('runls').setup({
-  cmd = { BIN, 'serve' },
-  episode = current.episode,
-  conversation = current.conversation,
-  topK = current.topK,
-  interpreter = INTERPRETER,
-})
+if env.RUNLS_TEST_MODE == 'enable' then
+  -- As a user who never calls setup(): settings through vim.lsp.config only.
+  vim.lsp.config('runls', {
+    cmd = { BIN, 'serve' },
+    settings = {
+      runls = {
+        episode = current.episode,
+        conversation = current.conversation,
+        topK = current.topK,
+        interpreter = INTERPRETER,
+      },
+    },
+  })
+  vim.lsp.enable('runls')
+else
+  require('runls').setup({
+    cmd = { BIN, 'serve' },
+    episode = current.episode,
+    conversation = current.conversation,
+    topK = current.topK,
+    interpreter = INTERPRETER,
+  })
+end
 
 -- Tests -------------------------------------------------------------------------
 

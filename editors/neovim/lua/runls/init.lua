@@ -73,7 +73,18 @@ end
 ---@param opts table
 ---@return string? error
 local function merge_settings(opts)
-  local next_settings = vim.deepcopy(state.settings)
+  local base = state.settings
+  if not state.configured then
+    -- Without setup(), settings given through vim.lsp.config('runls', {settings =
+    -- {runls = ...}}) are the ones to change.
+    local ok, config = pcall(function()
+      return vim.lsp.config[NAME]
+    end)
+    if ok and type(config) == 'table' and type(config.settings) == 'table' and type(config.settings.runls) == 'table' then
+      base = config.settings.runls
+    end
+  end
+  local next_settings = vim.deepcopy(base)
   for k, v in pairs(opts) do
     if k == 'interpreter' then
       local rules, err = check_interpreter(v)
