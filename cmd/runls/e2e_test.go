@@ -24,14 +24,7 @@ func TestEndToEnd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
-	bin := filepath.Join(t.TempDir(), "runls")
-	if runtime.GOOS == "windows" {
-		bin += ".exe"
-	}
-	build := exec.Command("go", "build", "-o", bin, ".")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildBinary(t)
 	run := copySample(t)
 
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -112,4 +105,51 @@ func TestEndToEnd(t *testing.T) {
 	if !strings.Contains(stderr.String(), "initialize") {
 		t.Errorf("the log on stderr lacks the initialize line:\n%s", stderr.String())
 	}
+}
+
+// TestEndToEndClosedStdin: an editor that dies closes the server's stdin; the
+// server ends, with exit code 1 as there was no shutdown.
+func TestEndToEndClosedStdin(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := buildBinary(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin) // serve is the default
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stdout bytes.Buffer
+	cmd.Stdout = &stdout
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	stdin.Close()
+	err = cmd.Wait()
+	var exitErr *exec.ExitError
+	if !errors.As(err, &exitErr) || exitErr.ExitCode() != 1 {
+		t.Errorf("runls with a closed stdin ended with %v, want exit code 1", err)
+	}
+	if ctx.Err() != nil {
+		t.Errorf("runls did not end by itself")
+	}
+	if stdout.Len() != 0 {
+		t.Errorf("stdout = %q, want nothing", stdout.String())
+	}
+}
+
+// buildBinary builds runls into the test's temporary folder (the Go build
+// cache makes the second build of a run cheap).
+func buildBinary(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "runls")
+	if runtime.GOOS == "windows" {
+		bin += ".exe"
+	}
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
 }
