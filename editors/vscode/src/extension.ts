@@ -136,7 +136,9 @@ class Runls implements vscode.Disposable {
       transport: TransportKind.stdio,
       options: { cwd: folder.uri.fsPath },
     };
-    const readme = vscode.Uri.joinPath(this.context.extensionUri, 'README.md');
+    // vsce stores the README as readme.md; a source checkout has README.md.
+    const readmeName = ['readme.md', 'README.md'].find((n) => fs.existsSync(vscode.Uri.joinPath(this.context.extensionUri, n).fsPath)) ?? 'README.md';
+    const readme = vscode.Uri.joinPath(this.context.extensionUri, readmeName);
     const clientOptions: LanguageClientOptions = {
       documentSelector: [
         { scheme: 'file', language: 'runls-history' },
@@ -352,8 +354,11 @@ class Runls implements vscode.Disposable {
     const range = new vscode.Range(r.start.line, r.start.character, r.end.line, r.end.character);
     try {
       const doc = await vscode.workspace.openTextDocument(vscode.Uri.parse(loc.uri));
-      const editor = await vscode.window.showTextDocument(doc, { selection: range, preview: false });
-      editor.revealRange(range, vscode.TextEditorRevealType.InCenterIfOutsideViewport);
+      const editor = await vscode.window.showTextDocument(doc, { preview: false });
+      // Selected from its end back to its start: the cursor (and so the view) is at the
+      // start of the evidence, not scrolled sideways to the end of a long line.
+      editor.selection = new vscode.Selection(range.end, range.start);
+      editor.revealRange(new vscode.Range(range.start, range.start), vscode.TextEditorRevealType.InCenterIfOutsideViewport);
     } catch (e) {
       void vscode.window.showErrorMessage(`runls: cannot open ${loc.uri}: ${e instanceof Error ? e.message : e}`);
     }

@@ -1,0 +1,269 @@
+// End to end in real VS Code: code-server (VS Code 1.100.3 in a browser) on
+// 127.0.0.1, driven by playwright-core with Debian's chromium. Installs the built
+// .vsix, opens a copy of testdata/sample-run, and checks what a user sees.
+//
+// Needs: CODE_SERVER (its binary), RUNLS_BIN (the built server), VSIX (the package);
+// optional CHROMIUM (default /usr/bin/chromium), ARTIFACTS (screenshots; default
+// test-artifacts/), RUNLS_SAMPLE_RUN.
+
+import { strict as assert } from 'node:assert';
+import { execFileSync, spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as net from 'node:net';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { after, before, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const extRoot = path.resolve(here, '../..');
+const repoRoot = path.resolve(extRoot, '../..');
+const CODE_SERVER = must('CODE_SERVER');
+const RUNLS_BIN = must('RUNLS_BIN');
+const VSIX = process.env.VSIX ?? path.join(extRoot, 'runls.vsix');
+const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
+const ARTIFACTS = path.resolve(process.env.ARTIFACTS ?? path.join(extRoot, 'test-artifacts'));
+const SAMPLE = process.env.RUNLS_SAMPLE_RUN ?? path.join(repoRoot, 'testdata/sample-run');
+const QUERY = 'deploy database migration';
+const TIMEOUT = 30_000;
+
+let work, run, server, context, page, port;
+let serverLog = '';
+
+function must(name) {
+  const v = process.env[name];
+  if (!v) throw new Error(`${name} is not set (run scripts/test.sh)`);
+  return v;
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.listen(0, '127.0.0.1', () => {
+      const p = s.address().port;
+      s.close(() => resolve(p));
+    });
+    s.on('error', reject);
+  });
+}
+
+async function waitHttp(url, ms) {
+  const end = Date.now() + ms;
+  for (;;) {
+    try {
+      const r = await fetch(url);
+      if (r.ok) return;
+    } catch {
+      // not up yet
+    }
+    if (Date.now() > end) throw new Error(`code-server did not answer ${url}; its log:\n${serverLog.slice(-3000)}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+async function shot(name) {
+  fs.mkdirSync(ARTIFACTS, { recursive: true });
+  const file = path.join(ARTIFACTS, name);
+  await page.screenshot({ path: file });
+  return file;
+}
+
+/** Opens the command palette and runs the command with this exact title. */
+async function runCommand(title) {
+  await page.keyboard.press('Escape');
+  await page.keyboard.press('F1');
+  const input = page.locator('.quick-input-widget .quick-input-box input');
+  await input.waitFor({ state: 'visible' });
+  await input.fill(`>${title}`);
+  const row = page.locator('.quick-input-widget .monaco-list-row', { hasText: title }).first();
+  await row.waitFor({ state: 'visible', timeout: 20_000 });
+  await page.keyboard.press('Enter');
+}
+
+async function waitTitle(text) {
+  await page.locator('.quick-input-widget .quick-input-title', { hasText: text }).first().waitFor({ state: 'visible', timeout: TIMEOUT });
+}
+
+async function rows() {
+  const r = page.locator('.quick-input-widget .quick-input-list .monaco-list-row');
+  await r.first().waitFor({ state: 'visible', timeout: TIMEOUT });
+  return r.evaluateAll((els) => els.map((e) => ({ index: Number(e.getAttribute('data-index')), text: e.innerText.replace(/\s+/g, ' ').trim() })));
+}
+
+function cliSearch(args) {
+  const out = execFileSync(RUNLS_BIN, ['search', '--json', ...args], { encoding: 'utf8' });
+  return JSON.parse(out).items;
+}
+
+before(async () => {
+  for (const p of [CODE_SERVER, RUNLS_BIN, VSIX, CHROMIUM]) assert.ok(fs.existsSync(p), `missing ${p}`);
+  work = fs.mkdtempSync(path.join(os.tmpdir(), 'runls-e2e-'));
+  run = path.join(work, 'sample-run');
+  fs.cpSync(SAMPLE, run, { recursive: true });
+  const ud = path.join(work, 'user-data');
+  const ext = path.join(work, 'extensions');
+  const cfg = path.join(work, 'config.yaml');
+  port = await freePort();
+  fs.writeFileSync(cfg, `bind-addr: 127.0.0.1:${port}\nauth: none\ncert: false\n`);
+  fs.mkdirSync(path.join(ud, 'User'), { recursive: true });
+  fs.writeFileSync(
+    path.join(ud, 'User', 'settings.json'),
+    JSON.stringify({
+      'workbench.startupEditor': 'none',
+      'workbench.tips.enabled': false,
+      'workbench.welcomePage.walkthroughs.openOnInstall': false,
+      'security.workspace.trust.enabled': false,
+      'extensions.ignoreRecommendations': true,
+      'telemetry.telemetryLevel': 'off',
+      'update.mode': 'none',
+      'workbench.colorTheme': 'Default Dark Modern',
+      'window.zoomLevel': 0,
+      // The extension host's PATH comes from a login shell that /etc/profile resets,
+      // so the server is named here (PATH lookup is covered by the unit tests).
+      'runls.server.path': RUNLS_BIN,
+    }),
+  );
+  const common = ['--config', cfg, '--user-data-dir', ud, '--extensions-dir', ext];
+  const env = { ...process.env, HOME: path.join(work, 'home') };
+  fs.mkdirSync(env.HOME);
+  execFileSync(CODE_SERVER, [...common, '--install-extension', VSIX], { env, stdio: 'pipe' });
+  server = spawn(
+    CODE_SERVER,
+    [...common, '--bind-addr', `127.0.0.1:${port}`, '--auth', 'none', '--disable-telemetry', '--disable-update-check',
+      '--disable-workspace-trust', '--disable-getting-started-override', run],
+    { env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  server.stdout.on('data', (d) => (serverLog += d));
+  server.stderr.on('data', (d) => (serverLog += d));
+  await waitHttp(`http://127.0.0.1:${port}/healthz`, 60_000);
+
+  context = await chromium.launchPersistentContext(path.join(work, 'chromium'), {
+    executablePath: CHROMIUM,
+    headless: true,
+    viewport: { width: 1440, height: 900 },
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+      '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
+  });
+  page = context.pages()[0] ?? (await context.newPage());
+  page.setDefaultTimeout(TIMEOUT);
+  await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(run)}`);
+  await page.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: 90_000 });
+});
+
+after(async () => {
+  try {
+    if (page) await shot('last.png');
+  } catch {
+    // the page may be gone
+  }
+  await context?.close().catch(() => undefined);
+  if (server?.pid) {
+    try {
+      process.kill(-server.pid, 'SIGTERM'); // its own process group: code-server and its helpers
+    } catch {
+      // already gone
+    }
+  }
+  fs.writeFileSync(path.join(ARTIFACTS, 'code-server.log'), serverLog);
+  if (work && !process.env.KEEP_E2E) fs.rmSync(work, { recursive: true, force: true });
+});
+
+test('the extension activates on the run folder and the status bar shows the server ready', async () => {
+  const item = page.locator('.statusbar-item', { hasText: 'runls:' }).first();
+  await item.waitFor({ state: 'visible', timeout: 60_000 });
+  await page.locator('.statusbar-item', { hasText: 'runls: all agents · no episode · no conversation' }).first().waitFor({ timeout: 60_000 });
+});
+
+test('Search Agent Memory: pick the chat context, type a query, see the ranked evidence, open one', async () => {
+  await runCommand('runls: Search Agent Memory');
+  // No episode and no conversation yet: the command offers the pick.
+  await waitTitle('no episode and no conversation set');
+  await page.keyboard.press('Enter'); // "Pick the chat context"
+  await waitTitle('Pick the current episode');
+  await page.keyboard.type('episode-2');
+  await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'episode-2' }).first().waitFor();
+  await page.keyboard.press('Enter');
+  await waitTitle('Pick the conversation (of episode-2)');
+  await page.keyboard.type('conv-1');
+  await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'conv-1' }).first().waitFor();
+  await page.keyboard.press('Enter');
+  await waitTitle('runls: Search Agent Memory');
+  await page.keyboard.type(QUERY);
+  await page.keyboard.press('Enter');
+  await waitTitle('pieces of evidence');
+
+  // The server's ranking, as the command line gives it for the same request.
+  const expected = cliSearch(['--episode', 'episode-2', '--conversation', 'conv-1', '--top-k', '5', run, QUERY]);
+  assert.ok(expected.length >= 2, 'the sample run has evidence for the query');
+  const shown = (await rows()).sort((a, b) => a.index - b.index);
+  assert.equal(shown.length, expected.length, JSON.stringify(shown));
+  shown.forEach((row, i) => {
+    assert.ok(row.text.includes(`#${i + 1} `), `row ${i} is rank ${i + 1}: ${row.text}`);
+    assert.ok(row.text.includes(expected[i].text.slice(0, 60)), `row ${i} shows "${expected[i].text}": ${row.text}`);
+    assert.ok(row.text.includes(`${expected[i].agent} · ${expected[i].episode}`), row.text);
+  });
+  await page.locator('.quick-input-widget .quick-input-title', { hasText: QUERY }).waitFor();
+  assert.equal(await page.locator('.quick-input-widget .quick-input-box input').inputValue(), '', 'the input stays empty so VS Code does not re-sort');
+  await shot('search-results.png');
+
+  // Choose the second piece: its file opens with the evidence selected.
+  await page.keyboard.press('ArrowDown');
+  await page.keyboard.press('Enter');
+  const chosen = expected[1];
+  const file = path.basename(fileURLToPath(chosen.location.uri));
+  await page.locator('.tabs-container .tab.active', { hasText: file }).waitFor({ timeout: TIMEOUT });
+  const { start, end } = chosen.location.range;
+  // The cursor sits at the start of the evidence, the whole piece selected.
+  await page
+    .locator('.statusbar-item', { hasText: `Ln ${start.line + 1}, Col ${start.character + 1} (${end.character - start.character} selected)` })
+    .first()
+    .waitFor({ timeout: TIMEOUT });
+  await page.locator('.monaco-editor .view-line', { hasText: chosen.text.slice(0, 40) }).first().waitFor({ state: 'visible' });
+  await shot('evidence-opened.png');
+});
+
+test('Search Again uses the context now shown in the status bar', async () => {
+  await page.locator('.statusbar-item', { hasText: 'runls: all agents · episode-2 · conv-1' }).first().waitFor();
+  await runCommand('runls: Search Again with Current Settings');
+  await waitTitle('pieces of evidence');
+  const shown = await rows();
+  assert.ok(shown.length >= 2);
+  await page.waitForTimeout(300); // let the list settle for the picture
+  await shot('screenshot.png'); // the README's picture: results over the opened evidence
+  await page.keyboard.press('Escape');
+});
+
+test('the Problems panel shows the .log file\'s format warnings with their code', async () => {
+  await page.keyboard.press('Escape');
+  await page.locator('[id="status.problems"]').click(); // the status bar's problem counts open the panel
+  const panel = page.locator('.markers-panel');
+  await panel.waitFor({ state: 'visible' });
+  const filter = page.locator('.markers-panel-action-filter input, .viewpane-filter input').first();
+  await filter.fill('episode-2/bob');
+  await page.locator('.markers-panel .monaco-list-row', { hasText: 'bob.log' }).first().waitFor({ timeout: TIMEOUT });
+  const warning = page.locator('.markers-panel .monaco-list-row', { hasText: 'unindented-continuation' }).first();
+  await warning.waitFor({ timeout: TIMEOUT });
+  const texts = await page.locator('.markers-panel .monaco-list-row').evaluateAll((els) => els.map((e) => e.innerText.replace(/\s+/g, ' ')));
+  const warnings = texts.filter((t) => t.includes('unindented-continuation'));
+  assert.equal(warnings.length, 4, JSON.stringify(texts)); // the four stack-trace lines of episode-2/bob/bob.log
+  assert.ok(warnings.every((t) => t.includes('runls')), JSON.stringify(warnings));
+  await shot('problems.png');
+  await filter.fill('');
+});
+
+test('Go to Symbol in Workspace keeps the server order for a +-joined query', async () => {
+  await page.keyboard.press('Escape');
+  await page.keyboard.press('F1');
+  const input = page.locator('.quick-input-widget .quick-input-box input');
+  await input.fill('#hotel+booking');
+  const r = page.locator('.quick-input-widget .quick-input-list .monaco-list-row', { hasText: 'hotel+booking #' });
+  await r.first().waitFor({ timeout: TIMEOUT });
+  const shown = (await rows()).sort((a, b) => a.index - b.index);
+  const ranks = shown.map((row) => Number(/hotel\+booking #(\d+)/.exec(row.text)?.[1]));
+  assert.ok(ranks.length >= 2, JSON.stringify(shown));
+  assert.deepEqual(ranks, ranks.map((_, i) => i + 1), `VS Code shows the server's order: ${JSON.stringify(shown.map((s) => s.text))}`);
+  assert.match(shown[0].text.toLowerCase(), /hotel.*booking|booking.*hotel/);
+  await shot('workspace-symbols.png');
+  await page.keyboard.press('Escape');
+});
