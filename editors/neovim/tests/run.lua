@@ -389,6 +389,29 @@ test('diagnostics on an unfielded (pre-0.18.6) history file', function()
   end, 50), 'no unfielded-line diagnostics')
 end)
 
+test(':Runls diagnostics lists the diagnostics of the whole run', function()
+  -- episode-3/bob/bob.log is never opened: its diagnostics come from the server's
+  -- publishing every record file of the run.
+  local unopened = real(RUN .. '/episode-3/bob/bob.log')
+  local function listed()
+    vim.cmd('Runls diagnostics')
+    local files = {}
+    for _, it in ipairs(vim.fn.getqflist()) do
+      files[real(vim.api.nvim_buf_get_name(it.bufnr))] = true
+    end
+    return files
+  end
+  ok(vim.wait(TIMEOUT, function()
+    return listed()[unopened] ~= nil
+  end, 100), 'no diagnostics of an unopened file')
+  eq('runls diagnostics', vim.fn.getqflist({ title = 1 }).title, 'title')
+  local files = listed()
+  ok(files[real(RUN .. '/episode-2/bob/bob.log')], 'bob.log of episode-2 listed')
+  ok(files[real(RUN .. '/episode-1/carol/carol.history')], 'an unfielded file listed')
+  ok(not files[real(RUN .. '/episode-2/alice/notes.md')], 'a plain file listed')
+  vim.cmd('cclose')
+end)
+
 test('a conversation change takes effect on the next search', function()
   -- alice.history:5 is a conv-2 record of the current episode (episode-2).
   local target = { real(RUN .. '/episode-2/alice/alice.history'), 5 }
