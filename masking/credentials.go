@@ -8,9 +8,10 @@ import "strings"
 // Speed comes from the pre-filter: each rule keyword is watched for at one of
 // its rarest bytes, so a text is read once, byte by byte, through a table; only
 // where a keyword occurs does its rule's regular expression run, once, anchored
-// where the match must start (the keyword, or the start of its word) and on
-// the rest of that line (a multi-line rule: the rest of the text). Ordinary
-// text costs about one table look-up per byte.
+// where the match must start (the keyword, or the start of its word) and on a
+// short window of the rest of that line; a block rule (PEM) then looks for its
+// end line with a literal search. Ordinary text costs about one table look-up
+// per byte.
 type CredentialMasker struct {
 	rules []rule
 	// hot[b]: some keyword is watched for at byte b (the fast test of the scan);
@@ -174,17 +175,21 @@ func (m *CredentialMasker) scan(text string, out []Span, paths *PathRedactor) ([
 // returns where the match ended (start when there was none) and the start of
 // an unclosed block (or -1).
 func (r *rule) apply(text string, start int, out []Span) ([]Span, int, int) {
-	we := len(text)
-	if !r.multiline {
-		if k := strings.IndexByte(text[start:min(len(text), start+r.maxLen)], '\n'); k >= 0 {
-			we = start + k
-		} else {
-			we = min(len(text), start+r.maxLen)
-		}
+	we := min(len(text), start+r.maxLen)
+	if k := strings.IndexByte(text[start:we], '\n'); k >= 0 {
+		we = start + k
 	}
 	mt := r.re.FindStringSubmatchIndex(text[start:we])
 	if mt == nil {
 		return out, start, -1
+	}
+	if r.blockEnd != nil {
+		end, closed := r.findBlockEnd(text, start+mt[1])
+		open := -1
+		if !closed {
+			open = start
+		}
+		return append(out, Span{Start: start, End: end, Placeholder: SecretPlaceholder}), end, open
 	}
 	matchEnd := start + mt[1]
 	from, to := mt[0], mt[1]
@@ -214,11 +219,40 @@ func (r *rule) apply(text string, start int, out []Span) ([]Span, int, int) {
 	if to <= from {
 		return out, matchEnd, -1
 	}
-	open := -1
-	if r.openGroup > 0 && mt[2*r.openGroup] < 0 && matchEnd == len(text) {
-		open = start + mt[0]
+	from, to = start+from, start+to
+	if to == we {
+		// The window may have cut the match: hide the rest of the token too.
+		for to < len(text) && !tokenStop[text[to]] {
+			to++
+		}
+		matchEnd = max(matchEnd, to)
 	}
-	return append(out, Span{Start: start + from, End: start + to, Placeholder: SecretPlaceholder}), matchEnd, open
+	return append(out, Span{Start: from, End: to, Placeholder: SecretPlaceholder}), matchEnd, -1
+}
+
+// tokenStop ends a token that a window cut: white space, quotes, brackets.
+var tokenStop = func() (s [256]bool) {
+	for _, b := range []byte(" \t\n\r\v\f\"'`<>()[]{},;") {
+		s[b] = true
+	}
+	return s
+}()
+
+// findBlockEnd returns the end of the first blockEnd match at or after from,
+// and true; or the end of text and false when the block is not closed yet.
+func (r *rule) findBlockEnd(text string, from int) (int, bool) {
+	for from < len(text) {
+		k := strings.Index(text[from:], r.blockEndKeyword)
+		if k < 0 {
+			break
+		}
+		at := from + k
+		if mt := r.blockEnd.FindStringIndex(text[at:min(len(text), at+r.maxLen)]); mt != nil {
+			return at + mt[1], true
+		}
+		from = at + len(r.blockEndKeyword)
+	}
+	return len(text), false
 }
 
 // wordStart returns where the word that holds byte s starts: it goes back over

@@ -21,11 +21,13 @@ type ruleSpec struct {
 	// hide lists the submatch groups to hide, the first that took part in the
 	// match; empty: the whole match.
 	hide []int
-	// openGroup, when not 0, is a group that is absent when the match runs to
-	// the end of text because its block is not closed yet (PEM).
-	openGroup int
-	// multiline: a match may run past the keyword's line, to the end of text.
-	multiline bool
+	// blockEnd, when set, makes the rule a block rule (PEM): pattern matches the
+	// block's first line, and the span runs on, over any number of lines, to
+	// the end of the first match of blockEnd after it, or to the end of text
+	// when there is none yet (the block is open). blockEndKeyword is a literal
+	// that starts every blockEnd match, to find candidates quickly.
+	blockEnd        string
+	blockEndKeyword string
 	// wordStart: the match starts at the start of the word that holds the
 	// keyword (letters, digits, "_", ".", "-"), not at the keyword itself.
 	wordStart bool
@@ -50,11 +52,11 @@ type ruleSpec struct {
 // positive and negative examples in rules_test.go.
 var ruleTable = []ruleSpec{
 	{
-		name:      "private-key-pem",
-		keywords:  []string{"-----BEGIN"},
-		pattern:   `-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----(?s:.*?)(?:(-----END[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----)|\z)`,
-		openGroup: 1,
-		multiline: true,
+		name:            "private-key-pem",
+		keywords:        []string{"-----BEGIN"},
+		pattern:         `-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----`,
+		blockEnd:        `-----END[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----`,
+		blockEndKeyword: "-----END",
 	},
 	{
 		name:     "aws-access-key-id",
@@ -227,10 +229,14 @@ type rule struct {
 	// boundary: the pattern starts with \b, which the anchored window cannot
 	// see, so find checks the byte before the match itself.
 	boundary bool
+	// blockEnd is the compiled, anchored ruleSpec.blockEnd.
+	blockEnd *regexp.Regexp
 }
 
-// defaultMaxLen bounds a single-line match; long enough for any token above.
-const defaultMaxLen = 1024
+// defaultMaxLen bounds the window of a single-line rule. It is short because
+// the cost of Go's backtracking matcher grows with the window, not the match;
+// a hidden part that reaches the bound is extended to the end of its token.
+const defaultMaxLen = 256
 
 // compiledRules is built once when the package is initialised and never
 // changed after: every CredentialMasker shares it read-only.
@@ -249,6 +255,9 @@ func compileRules(specs []ruleSpec) []rule {
 		}
 		if rules[i].maxLen == 0 {
 			rules[i].maxLen = defaultMaxLen
+		}
+		if s.blockEnd != "" {
+			rules[i].blockEnd = regexp.MustCompile(`^(?:` + s.blockEnd + `)`)
 		}
 	}
 	return rules
