@@ -659,7 +659,19 @@ test(':Runls restart starts a new server on the same buffers', function()
     local _, got = search(q)
     eq(cli(q), got, 'search after restart (current settings): ' .. q)
   end
+  -- With no server running, restart starts one for the current buffer.
+  for _, c in ipairs(vim.lsp.get_clients({ name = 'runls' })) do
+    c:stop(true)
+  end
+  ok(vim.wait(TIMEOUT, function()
+    return #vim.lsp.get_clients({ name = 'runls' }) == 0
+  end, 20), 'clients did not stop')
+  await_user('RunlsRestart', function()
+    vim.cmd('Runls restart')
+  end)
+  ok(vim.lsp.get_clients({ name = 'runls', bufnr = buf })[1], 'no client attached after restart from none')
   local _, got = search('hotel booking')
+  eq(cli('hotel booking'), got, 'search after restart from none')
   ok(vim.iter(got):any(function(p)
     return p[1] == real(RUN .. '/episode-2/alice/alice.history') and p[2] == 5
   end), 'conv-2 record not found after restart')

@@ -561,10 +561,16 @@ end
 function M.restart()
   local clients = M.clients()
   if #clients == 0 then
-    -- Nothing running: start for the current buffer if it belongs to a run.
-    vim.lsp.enable(NAME)
-    vim.cmd('doautocmd <nomodeline> FileType')
-    done('RunlsRestart', {})
+    -- Nothing running: start one for the current buffer's (or directory's) run.
+    local buf = vim.api.nvim_get_current_buf()
+    M.with_client(function(client, msg)
+      if not client then
+        vim.notify(msg, vim.log.levels.ERROR)
+      elseif vim.startswith(vim.bo[buf].filetype, 'runls-') and vim.api.nvim_buf_is_valid(buf) then
+        vim.lsp.buf_attach_client(buf, client.id)
+      end
+      done('RunlsRestart', {})
+    end)
     return
   end
   local pending = #clients
