@@ -27,6 +27,8 @@ trap 'rm -rf "$tmp"' EXIT
 if [[ -n ${RUNLS_TEST_BIN:-} ]]; then
   mkdir -p "$tmp/bin" && cp "$RUNLS_TEST_BIN" "$tmp/bin/runls" || summary_fail "cannot copy $RUNLS_TEST_BIN"
 else
+  # The Go toolchain's usual place when a login PATH is not set up (CI).
+  command -v go >/dev/null || PATH=$PATH:/usr/local/go/bin
   command -v go >/dev/null || summary_fail "go not found (needed to build runls)"
   (cd "$repo" && go build -o "$tmp/bin/runls" ./cmd/runls) || summary_fail "go build ./cmd/runls failed"
 fi
