@@ -1,4 +1,4 @@
--- runls: filetypes for agent record files, the :Runls command, <Plug> mappings.
+-- runls: the :Runls command, <Plug> mappings, progress tracking (filetypes: ftdetect/).
 -- No keys are mapped: map the <Plug> names yourself (see :help runls-mappings).
 if vim.g.loaded_runls then
   return
@@ -11,35 +11,6 @@ if vim.fn.has('nvim-0.11') == 0 then
   end, { nargs = '*' })
   return
 end
-
--- A logback record line with the conversation field (spec §2), for .log files that
--- are not below an episode folder.
-local RECORD = '^%d%d%d%d%-%d%d%-%d%d %d%d:%d%d:%d%d[,.]?%d*%s+%u*%s*%[[^%]]*%] %[[^%]]*%] '
-
-vim.filetype.add({
-  extension = {
-    history = 'runls-history',
-  },
-  pattern = {
-    -- Record files below <run>/episode-N/<agent>/: runls logs, whatever they hold.
-    ['.*/episode%-%d+/[^/]+/.*%.log'] = { 'runls-log', { priority = 10 } },
-    -- Other .log files: runls logs only when they start with a record line; nil lets
-    -- Neovim's own detection of .log files decide.
-    ['.*%.log'] = {
-      function(_, bufnr)
-        if not bufnr or bufnr < 1 or not vim.api.nvim_buf_is_valid(bufnr) then
-          return
-        end
-        for _, line in ipairs(vim.api.nvim_buf_get_lines(bufnr, 0, 5, false)) do
-          if line:match(RECORD) then
-            return 'runls-log'
-          end
-        end
-      end,
-      { priority = 5 },
-    },
-  },
-})
 
 vim.api.nvim_create_user_command('Runls', function(cmd)
   require('runls').command(cmd.args)

@@ -75,5 +75,8 @@ run_suite setup setup "${RUNLS_TEST_ONLY:-}"
 # Configured only with vim.lsp.config() + vim.lsp.enable(), as a user without setup().
 run_suite enable enable "${RUNLS_TEST_ONLY:-attaches,fills quickfix like,starts the server for,stack trace,conversation change}"
 
+# Installed as a package and loaded with :packadd.
+run_suite packadd packadd "${RUNLS_TEST_ONLY:-filetypes,attaches,fills quickfix like,syntax groups,completion}"
+
 echo "$passed passed, $failed failed"
 [[ $failed -eq 0 && $passed -gt 0 ]]

@@ -180,11 +180,22 @@ end
 
 -- Setup -------------------------------------------------------------------------
 
-vim.opt.rtp:prepend(PLUGIN)
-vim.cmd('filetype plugin on')
-vim.cmd('syntax on')
-vim.cmd('runtime! plugin/runls.lua')
 vim.opt.swapfile = false
+if env.RUNLS_TEST_MODE == 'packadd' then
+  -- Installed as an optional package, as the README says, and loaded with :packadd.
+  local opt = TMP .. '/site/pack/runls/opt'
+  vim.fn.mkdir(opt, 'p')
+  assert(vim.uv.fs_symlink(PLUGIN, opt .. '/runls'))
+  vim.opt.packpath:prepend(TMP .. '/site')
+  vim.cmd('filetype plugin on')
+  vim.cmd('syntax on')
+  vim.cmd('packadd runls')
+else
+  vim.opt.rtp:prepend(PLUGIN)
+  vim.cmd('filetype plugin on')
+  vim.cmd('syntax on')
+  vim.cmd('runtime! plugin/runls.lua')
+end
 
 if env.RUNLS_TEST_MODE == 'enable' then
   -- As a user who never calls setup(): settings through vim.lsp.config only.
