@@ -374,3 +374,43 @@ func TestBecomesRunFolder(t *testing.T) {
 		t.Errorf("Serve = %v", err)
 	}
 }
+
+// TestURIsAsVSCodeWritesThem: in a folder whose name holds a space, "@" and
+// ":", the URIs the server publishes are written as VS Code writes them, and
+// a didOpen with such a URI finds its file.
+func TestURIsAsVSCodeWritesThem(t *testing.T) {
+	parent := filepath.Join(t.TempDir(), "runs @home:1")
+	root := copyRun(t, filepath.Join("..", "testdata", "sample-run"))
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	moved := filepath.Join(parent, "run")
+	if err := os.Rename(root, moved); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(moved, "episode-1", "alice", "alice.history")
+	const want = "/runs%20%40home%3A1/run/episode-1/alice/alice.history"
+
+	c := start(t, startOpts{})
+	c.initialize(moved, false, nil)
+	p := c.publishedFor(retriever.FileURI(file), func(p published) bool { return len(p.Diagnostics) > 0 })
+	if !strings.HasSuffix(p.URI, want) {
+		t.Errorf("published URI %s, want it to end with %s", p.URI, want)
+	}
+	m := c.mark()
+	c.notify(protocol.MethodTextDocumentDidOpen, map[string]any{"textDocument": map[string]any{
+		"uri": p.URI, "languageId": "runls-history", "version": 1, "text": "",
+	}})
+	c.publishedAfter(m, p.URI, func(q published) bool { return len(q.Diagnostics) == len(p.Diagnostics) })
+
+	var res retriever.Result
+	c.mustCall(lsp.MethodRunSearch, map[string]any{"query": "hotel booking", "topK": 3}, &res)
+	for _, it := range res.Items {
+		if !strings.Contains(it.Location.URI, "/runs%20%40home%3A1/run/") {
+			t.Errorf("run/search URI %s is not written as VS Code writes it", it.Location.URI)
+		}
+	}
+	if err := c.shutdownExit(); err != nil {
+		t.Errorf("Serve = %v", err)
+	}
+}
