@@ -34,7 +34,10 @@ type generation struct {
 }
 
 // acquire returns the current generation, counted as in use until release.
+// A client that sends a request without the initialized notification first
+// gets indexing started by it.
 func (s *server) acquire() *generation {
+	s.ensureStarted()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	g := s.gen
@@ -87,6 +90,17 @@ func (s *server) retire(g *generation) {
 			}
 		}
 	})
+}
+
+// ensureStarted starts the first generation once, after initialize.
+func (s *server) ensureStarted() {
+	s.mu.Lock()
+	start := !s.started && s.state == stateInitialized
+	s.started = s.started || start
+	s.mu.Unlock()
+	if start {
+		s.startGeneration()
+	}
 }
 
 // startGeneration opens an engine with the current settings, replaces the

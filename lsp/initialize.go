@@ -51,7 +51,7 @@ func (h handlers) Initialize(ctx context.Context, params *protocol.InitializePar
 
 // Initialized starts indexing in the background.
 func (h handlers) Initialized(ctx context.Context, params *protocol.InitializedParams) error {
-	h.s.startGeneration()
+	h.s.ensureStarted()
 	return nil
 }
 

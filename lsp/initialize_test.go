@@ -183,3 +183,21 @@ func TestProtocolContextKeyCollision(t *testing.T) {
 		t.Fatalf("the logger survived WithClient: go.lsp.dev/protocol no longer shares the key")
 	}
 }
+
+// TestWithoutInitialized: a client that never sends initialized is served
+// all the same (the first request starts indexing).
+func TestWithoutInitialized(t *testing.T) {
+	fake := newFake()
+	c := start(t, startOpts{open: fake.opener(nil, nil)})
+	c.mustCall(protocol.MethodInitialize, map[string]any{"processId": nil, "rootUri": "file:///fake/run", "capabilities": map[string]any{}}, nil)
+	var res struct {
+		Items []json.RawMessage `json:"items"`
+	}
+	c.mustCall(lsp.MethodRunSearch, map[string]any{"query": "q"}, &res)
+	if len(res.Items) != 1 {
+		t.Errorf("run/search without initialized = %d items, want the engine's 1", len(res.Items))
+	}
+	if err := c.shutdownExit(); err != nil {
+		t.Errorf("Serve = %v", err)
+	}
+}

@@ -91,6 +91,7 @@ type server struct {
 	clientProgress bool          // the client takes window/workDoneProgress/create
 	settings       Settings
 	gen            *generation // the engine serving now
+	started        bool        // the first generation was started
 	shownWhy       bool        // the "not a run folder" message was shown
 
 	cancelMu sync.Mutex

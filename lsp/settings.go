@@ -250,7 +250,7 @@ func (s *server) applySettings(ctx context.Context, raw json.RawMessage) {
 	root := s.root
 	st, errs := parseSettings(raw, prev, root)
 	s.settings = st
-	reopen := s.state == stateInitialized && s.gen != nil && !st.sameIndex(prev)
+	reopen := s.state == stateInitialized && s.started && !st.sameIndex(prev)
 	s.mu.Unlock()
 
 	var msgs []string
