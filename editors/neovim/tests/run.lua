@@ -611,6 +611,21 @@ test('<Plug> mappings exist and no keys are mapped by default', function()
   for _, m in ipairs({ { 'n', 'search' }, { 'x', 'search' }, { 'n', 'lsearch' }, { 'n', 'symbols' }, { 'n', 'context' }, { 'n', 'status' }, { 'n', 'restart' } }) do
     ok(vim.fn.maparg('<Plug>(runls-' .. m[2] .. ')', m[1]) ~= '' or vim.fn.maparg('<Plug>(runls-' .. m[2] .. ')', m[1], false, true).callback, 'missing <Plug>(runls-' .. m[2] .. ') in mode ' .. m[1])
   end
+  -- Visual mode searches the selection; normal mode <Plug>(runls-search-word) the
+  -- word under the cursor.
+  vim.cmd('edit ' .. RUN .. '/episode-2/bob/plan.txt')
+  vim.fn.cursor(3, 1) -- Apply the database migration on staging, then production.
+  vim.fn.search('database')
+  local data = await_user('RunlsSearch', function()
+    vim.api.nvim_feedkeys(vim.keycode('vee<Plug>(runls-search)'), 'x', false)
+  end)
+  eq('database migration', data.query, 'query from the visual selection')
+  eq('n', vim.fn.mode(), 'back in normal mode')
+  vim.fn.search('staging')
+  data = await_user('RunlsSearch', function()
+    vim.api.nvim_feedkeys(vim.keycode('<Plug>(runls-search-word)'), 'x', false)
+  end)
+  eq('staging', data.query, 'query from the word under the cursor')
   for _, mode in ipairs({ 'n', 'x', 'i', 'o' }) do
     for _, map in ipairs(vim.api.nvim_get_keymap(mode)) do
       ok(not (map.desc or ''):find('^runls') or map.lhs:find('^<Plug>'), 'default key mapped: ' .. map.lhs)
