@@ -414,3 +414,61 @@ func TestURIsAsVSCodeWritesThem(t *testing.T) {
 		t.Errorf("Serve = %v", err)
 	}
 }
+
+// TestConfigurationChangeReal: a new interpreter and masking re-index, and
+// the answers change to what an index opened with them gives.
+func TestConfigurationChangeReal(t *testing.T) {
+	root := sampleRun(t)
+	rules, err := os.ReadFile(filepath.Join("..", "testdata", "interpreter.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	interp, err := retriever.ParseInterpreter(rules)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rulesObj any
+	_ = json.Unmarshal(rules, &rulesObj)
+	turn := "Deploy the billing service once the database migration passes."
+	req := retriever.Request{TurnMessage: turn, Episode: "episode-2", Conversation: "conv-1", TopK: 40}
+	params := map[string]any{"turnMessage": turn, "episode": "episode-2", "conversation": "conv-1", "topK": 40}
+
+	c := start(t, startOpts{})
+	c.initialize(root, false, nil)
+	steps := []struct {
+		name     string
+		settings map[string]any
+		opts     retriever.Options
+	}{
+		{"no interpreter", map[string]any{}, retriever.Options{}},
+		{"interpreter", map[string]any{"interpreter": rulesObj}, retriever.Options{Interpreter: interp}},
+		{"interpreter and masking", map[string]any{"interpreter": rulesObj, "masking": "hidingOutside"},
+			retriever.Options{Interpreter: interp, Masker: masking.HidingOutside(root)}},
+		{"back to none", map[string]any{}, retriever.Options{}},
+	}
+	var prev string
+	for i, st := range steps {
+		if i > 0 {
+			changeSettings(c, st.settings)
+		}
+		var got retriever.Result
+		c.mustCall(lsp.MethodRunSearch, params, &got)
+		o := st.opts
+		o.Root = root
+		want, err := openIndex(t, o).Search(context.Background(), req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := canonical(t, got)
+		if w := canonical(t, want); g != w {
+			t.Errorf("%s: run/search differs from Index.Search:\n got %s\nwant %s", st.name, g, w)
+		}
+		if i == 1 && g == prev {
+			t.Errorf("%s: the interpreter changed nothing: the test tests nothing", st.name)
+		}
+		prev = g
+	}
+	if err := c.shutdownExit(); err != nil {
+		t.Errorf("Serve = %v", err)
+	}
+}
