@@ -223,8 +223,8 @@ func (w *walk) list(r *os.Root, rel string, level int, force bool) (*dirState, m
 }
 
 func (w *walk) cannotRead(rel string, err error) {
-	if errors.Is(err, fs.ErrNotExist) {
-		return // gone since its parent was listed
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+		return // gone (or no longer a folder) since its parent was listed
 	}
 	w.ix.warnOnce("folder:"+rel, "cannot read folder", zap.String("folder", rel), zap.Error(err))
 }

@@ -48,6 +48,7 @@ func listPieces(ix *Index, fail func(string)) []string {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
 	var out []string
+	files := map[string][]string{} // lines of the files, read once
 	for _, s := range ix.segments {
 		for d := uint32(0); d < uint32(s.docs()); d++ {
 			if s.isDead(d) {
@@ -63,12 +64,21 @@ func listPieces(ix *Index, fail func(string)) []string {
 			}
 			text, ok := s.masked[d]
 			if !ok {
-				line, err := ix.readLine(fs, s.line[d], int(s.start[d]+s.blen[d]))
-				if err != nil || len(line) < int(s.start[d]+s.blen[d]) {
-					fail(fmt.Sprintf("%s:%d: cannot read the piece back: %v", fs.rel, s.line[d], err))
+				lines, ok := files[fs.rel]
+				if !ok {
+					data, err := os.ReadFile(fs.abs)
+					if err != nil {
+						fail(fmt.Sprintf("%s: cannot read the file back: %v", fs.rel, err))
+					}
+					lines = strings.Split(string(data), "\n")
+					files[fs.rel] = lines
+				}
+				end := int(s.start[d] + s.blen[d])
+				if int(s.line[d]) >= len(lines) || len(lines[s.line[d]]) < end {
+					fail(fmt.Sprintf("%s:%d: the piece is not in the file", fs.rel, s.line[d]))
 					continue
 				}
-				text = string(line[s.start[d] : s.start[d]+s.blen[d]])
+				text = lines[s.line[d]][s.start[d]:end]
 			}
 			p := fmt.Sprintf("%s:%d:%d %s %s", fs.rel, s.line[d], s.start[d], readingOfFlag[s.flags[d]&flagReadingMask], text)
 			if c := s.conv[d]; c != 0 {
@@ -210,6 +220,15 @@ const (
 // rec writes a fielded history record line.
 func rec(conv, text string) string {
 	return "2026-10-21 18:00:00 [running] [" + conv + "] " + text + "\n"
+}
+
+// bigNotes returns at least n bytes of distinct note lines.
+func bigNotes(n int) string {
+	var sb strings.Builder
+	for i := 0; sb.Len() < n; i++ {
+		fmt.Fprintf(&sb, "apple note %d of %d\n", i%97, i%13)
+	}
+	return sb.String()
 }
 
 // recCol is the byte column of a history record's evidence text.
@@ -370,6 +389,34 @@ func TestFollowChanges(t *testing.T) {
 			writeFile(t, root, "episode-1/a/x/y.txt", "apple y\n")
 		},
 		want: []string{note + ":0:0 note apple one", "episode-1/a/x/y.txt:0:0 note apple y"},
+	}, {
+		name:   "a write that ends between CR and LF",
+		files:  map[string]string{note: "apple one\r\napple two\r"},
+		change: func(t *testing.T, root string) { appendFile(t, root, note, "\napple three\r\n") },
+		want:   []string{note + ":0:0 note apple one", note + ":1:0 note apple two", note + ":2:0 note apple three"},
+	}, {
+		name:   "a write that ends inside a UTF-8 character",
+		files:  map[string]string{note: "apple caf\xc3"},
+		change: func(t *testing.T, root string) { appendFile(t, root, note, "\xa9 ok\n") },
+		want:   []string{note + ":0:0 note apple caf\u00e9 ok"},
+	}, {
+		name:  "a long line that grows past a piece",
+		files: map[string]string{note: "apple " + strings.Repeat("x", MaxPieceChars)},
+		change: func(t *testing.T, root string) {
+			appendFile(t, root, note, strings.Repeat("y", 10)+" pear\n")
+		},
+		want: []string{note + ":0:0 note apple " + strings.Repeat("x", MaxPieceChars-6),
+			fmt.Sprintf("%s:0:%d note %s pear", note, MaxPieceChars, strings.Repeat("x", 6)+strings.Repeat("y", 10))},
+	}, {
+		name:   "appends across read blocks",
+		files:  map[string]string{note: bigNotes(ReadBlockBytes + ReadBlockBytes/2)},
+		change: func(t *testing.T, root string) { appendFile(t, root, note, bigNotes(ReadBlockBytes)) },
+	}, {
+		name: "a record longer than the pending tail kept in memory gains lines",
+		files: map[string]string{hist: rec("c1", "Alice apple one") + rec("c1", "Alice said: apple two") +
+			strings.Repeat("  apple continued\n", 2*maxTailBytes/18)},
+		interp: true,
+		change: func(t *testing.T, root string) { appendFile(t, root, hist, "  apple last\n"+rec("c1", "Alice apple three")) },
 	}, {
 		name:   "a text file that becomes binary",
 		files:  map[string]string{note: "apple one\n"},
