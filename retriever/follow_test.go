@@ -416,7 +416,9 @@ func TestFollowChanges(t *testing.T) {
 		files: map[string]string{hist: rec("c1", "Alice apple one") + rec("c1", "Alice said: apple two") +
 			strings.Repeat("  apple continued\n", 2*maxTailBytes/18)},
 		interp: true,
-		change: func(t *testing.T, root string) { appendFile(t, root, hist, "  apple last\n"+rec("c1", "Alice apple three")) },
+		change: func(t *testing.T, root string) {
+			appendFile(t, root, hist, "  apple last\n"+rec("c1", "Alice apple three"))
+		},
 	}, {
 		name:   "a text file that becomes binary",
 		files:  map[string]string{note: "apple one\n"},
