@@ -2,9 +2,11 @@ package retriever
 
 import (
 	"context"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -104,6 +106,17 @@ func benchQuery(b *testing.B, refresh bool) {
 	}
 	queries := rungen.Queries(opts, 50)
 	var lat []time.Duration
+	perQuery := map[string][]time.Duration{}
+	if path := os.Getenv("RUNLS_QUERY_PROFILE"); path != "" {
+		f, err := os.Create(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			b.Fatal(err)
+		}
+		defer pprof.StopCPUProfile()
+	}
 	b.ResetTimer()
 	i := 0
 	for b.Loop() {
@@ -120,7 +133,21 @@ func benchQuery(b *testing.B, refresh bool) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		lat = append(lat, time.Since(start))
+		el := time.Since(start)
+		lat = append(lat, el)
+		perQuery[q] = append(perQuery[q], el)
+	}
+	if os.Getenv("RUNLS_BENCH_VERBOSE") != "" {
+		// Each query's median: the queries that are slow, not the moments.
+		med := map[string]time.Duration{}
+		for q, ls := range perQuery {
+			slices.Sort(ls)
+			med[q] = ls[len(ls)/2]
+		}
+		keys := slices.SortedFunc(maps.Keys(med), func(a, b string) int { return int(med[b] - med[a]) })
+		for _, k := range append(keys[:min(8, len(keys)):min(8, len(keys))], keys[max(0, len(keys)-4):]...) {
+			b.Logf("median %v %q", med[k], k)
+		}
 	}
 	slices.Sort(lat)
 	b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "µs-median")

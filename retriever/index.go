@@ -54,6 +54,8 @@ type Index struct {
 	warnedMu sync.Mutex
 	warned   map[string]bool // links and folders warned about
 
+	handles handleCache // files kept open to read results
+
 	subsMu sync.Mutex
 	subs   []*func(Changes)
 
@@ -110,6 +112,7 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 		dict:        map[string]uint32{},
 		convIDs:     map[string]uint32{},
 		warned:      map[string]bool{},
+		handles:     handleCache{max: maxOpenHandles},
 	}
 	if ix.log == nil {
 		ix.log = zap.NewNop()
@@ -128,7 +131,10 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 func (ix *Index) Root() string { return ix.root }
 
 // Close releases the index's open folder.
-func (ix *Index) Close() error { return ix.fsys.Close() }
+func (ix *Index) Close() error {
+	ix.handles.closeAll()
+	return ix.fsys.Close()
+}
 
 // IsRunFolder reports whether the root holds at least one episode-N folder.
 func (ix *Index) IsRunFolder() bool {

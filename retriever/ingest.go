@@ -39,7 +39,9 @@ type pendingDoc struct {
 	dl    uint16
 }
 
-const lineIndexEvery = 64
+// lineIndexEvery is how far apart the lines are whose offsets a file keeps,
+// to read a result's line without scanning far.
+const lineIndexEvery = 16
 
 // feed ingests buf, which starts at g.pos at a record start. When final is
 // false, a trailing stretch that may still change (an incomplete record or line)

@@ -70,15 +70,16 @@ func (ix *Index) readLine(fs *fileState, n uint32, want int) ([]byte, error) {
 	if k >= len(fs.lineIndex) {
 		return nil, io.ErrUnexpectedEOF
 	}
-	f, err := ix.fsys.Open(fs.rel)
+	h, err := ix.handles.acquire(ix, fs)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
+	defer ix.handles.release(h)
+	f := h.f
 	off := fs.lineIndex[k]
 	skip := int(n % lineIndexEvery)
 	var buf []byte
-	chunk := make([]byte, 16<<10)
+	chunk := make([]byte, 4<<10)
 	start := 0 // where line n starts in buf, once found
 	for {
 		m, err := f.ReadAt(chunk, off+int64(len(buf)))
@@ -218,30 +219,27 @@ func pluralMore(n int) string {
 	return strconv.Itoa(n) + " more format warnings in this file"
 }
 
-// FileURI writes a file URI the way VS Code writes it: the path
-// percent-encoded with ":" and "@" encoded too, so that editors match it to
-// their open documents.
+// FileURI writes a file URI the way VS Code writes it: every byte of the
+// path percent-encoded but for letters, digits, "-._~" and "!'()*" (which
+// encodeURIComponent keeps) and "/", so that ":" and "@" are encoded too and
+// editors match the URI to their open documents.
 func FileURI(path string) string {
 	p := filepath.ToSlash(path)
 	if !strings.HasPrefix(p, "/") {
 		p = "/" + p // a Windows drive path
 	}
-	var sb strings.Builder
-	sb.WriteString("file://")
-	for _, seg := range strings.Split(p, "/")[1:] {
-		sb.WriteByte('/')
-		e := url.PathEscape(seg)
-		e = strings.ReplaceAll(e, ":", "%3A")
-		e = strings.ReplaceAll(e, "@", "%40")
-		e = strings.ReplaceAll(e, "+", "%2B")
-		e = strings.ReplaceAll(e, "=", "%3D")
-		e = strings.ReplaceAll(e, "$", "%24")
-		e = strings.ReplaceAll(e, "&", "%26")
-		e = strings.ReplaceAll(e, ",", "%2C")
-		e = strings.ReplaceAll(e, ";", "%3B")
-		sb.WriteString(e)
+	const hex = "0123456789ABCDEF"
+	out := make([]byte, 0, len("file://")+len(p)+16)
+	out = append(out, "file://"...)
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("-._~/!'()*", c) >= 0 {
+			out = append(out, c)
+		} else {
+			out = append(out, '%', hex[c>>4], hex[c&15])
+		}
 	}
-	return sb.String()
+	return string(out)
 }
 
 // PathOfURI returns the file path of a file URI, or "" when it is not one.

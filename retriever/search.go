@@ -214,6 +214,7 @@ const pruneSlack = 1e-9
 // threshold are not walked, only looked up for pieces the other terms find.
 func (ix *Index) scoreSegment(s *segment, cs []termCursor, avgdl float64, q *query, f *filter, top *topK) {
 	slices.SortFunc(cs, func(a, b termCursor) int { return cmp.Compare(a.ub, b.ub) })
+	ix.prefill(s, cs, avgdl, q, f, top)
 	cum := make([]float64, len(cs))
 	// A score is summed in query term order, whatever order the cursors are
 	// in, so that equal pieces get equal scores to the last bit.
@@ -229,6 +230,21 @@ func (ix *Index) scoreSegment(s *segment, cs []termCursor, avgdl float64, q *que
 		for e < len(cs) && cum[e] < theta {
 			e++
 		}
+		before := 0.0 // the most the non-essential terms can add
+		if e > 0 {
+			before = cum[e-1]
+		}
+		if e == len(cs)-1 {
+			// One essential term: skip its blocks that cannot reach the threshold.
+			c := &cs[e]
+			for c.it.valid && c.it.si < len(c.it.skips) {
+				blk := c.it.skips[c.it.si]
+				if bm25(c.idf, uint32(blk.maxTF), uint32(blk.minDL), avgdl)+before >= theta {
+					break
+				}
+				c.it.advance(blk.lastDoc + 1)
+			}
+		}
 		// The next candidate: the smallest doc of the essential terms.
 		d, any := uint32(0), false
 		for i := e; i < len(cs); i++ {
@@ -239,7 +255,7 @@ func (ix *Index) scoreSegment(s *segment, cs []termCursor, avgdl float64, q *que
 		if !any {
 			return
 		}
-		if ok, fs := ix.candidate(s, d, q, f); ok {
+		if !s.isDead(d) {
 			clear(contrib)
 			partial := 0.0
 			dl := uint32(s.dl[d])
@@ -250,8 +266,16 @@ func (ix *Index) scoreSegment(s *segment, cs []termCursor, avgdl float64, q *que
 					partial += v
 				}
 			}
-			pruned := false
-			for j := e - 1; j >= 0; j-- {
+			// Filter only pieces that can still enter, then look the other
+			// terms up while the piece can still reach the threshold.
+			pruned := partial+before < theta
+			var fs *fileState
+			if !pruned {
+				var ok bool
+				ok, fs = ix.candidate(s, d, q, f)
+				pruned = !ok
+			}
+			for j := e - 1; j >= 0 && !pruned; j-- {
 				if partial+cum[j] < theta {
 					pruned = true
 					break
@@ -275,6 +299,57 @@ func (ix *Index) scoreSegment(s *segment, cs []termCursor, avgdl float64, q *que
 				cs[i].it.next()
 			}
 		}
+	}
+}
+
+// prefillMax bounds the postings of the term prefill walks.
+const prefillMax = 1 << 14
+
+// prefill scores, in full, the pieces of the query's rarest term (when it is
+// rare enough) before the main pass: they are the likeliest best pieces, so
+// the threshold starts high and the frequent terms are walked the least.
+// The main pass meets these pieces again; offering a piece twice keeps one.
+func (ix *Index) prefill(s *segment, cs []termCursor, avgdl float64, q *query, f *filter, top *topK) {
+	if len(cs) < 2 {
+		return
+	}
+	r := 0
+	for i := range cs {
+		if cs[i].idf > cs[r].idf {
+			r = i
+		}
+	}
+	rare := cs[r].it
+	rare.valid, rare.pos, rare.last, rare.si = false, 0, ^uint32(0), 0
+	if len(rare.p) > prefillMax*2 {
+		return
+	}
+	others := make([]postingIter, len(cs))
+	for i := range cs {
+		others[i] = cs[i].it
+		others[i].valid, others[i].pos, others[i].last, others[i].si = false, 0, ^uint32(0), 0
+	}
+	contrib := make([]float64, len(q.terms))
+	for n := 0; rare.next() && n < prefillMax; n++ {
+		d := rare.doc
+		ok, fs := ix.candidate(s, d, q, f)
+		if !ok {
+			continue
+		}
+		clear(contrib)
+		dl := uint32(s.dl[d])
+		for i := range cs {
+			if i == r {
+				contrib[cs[i].qi] = bm25(cs[i].idf, rare.tf, dl, avgdl)
+			} else if others[i].advance(d) && others[i].doc == d {
+				contrib[cs[i].qi] = bm25(cs[i].idf, others[i].tf, dl, avgdl)
+			}
+		}
+		score := 0.0
+		for _, v := range contrib {
+			score += v
+		}
+		top.offer(hit{score: score, seg: s, doc: d, fs: fs})
 	}
 }
 
@@ -367,6 +442,9 @@ func newTopK(k int) *topK {
 }
 
 func (t *topK) offer(c hit) {
+	if len(t.h.hits) == t.k && c.score < t.h.hits[0].score {
+		return // below every kept piece, its own text's included
+	}
 	hash := c.seg.hash[c.doc]
 	if i, ok := t.where[hash]; ok {
 		if before(&c, &t.h.hits[i]) {

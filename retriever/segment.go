@@ -75,10 +75,14 @@ type postingIter struct {
 }
 
 // skipEntry marks the end of a block of postings: its last doc and the byte
-// offset after it, so that advance can jump over blocks without decoding them.
+// offset after it, so that advance can jump over blocks without decoding them,
+// and the block's largest tf and smallest piece length, which bound the
+// score of any of its pieces (block-max).
 type skipEntry struct {
 	lastDoc uint32
 	end     uint32
+	maxTF   uint16
+	minDL   uint16
 }
 
 // skipEvery is how many postings a block holds.
@@ -93,6 +97,9 @@ func (it *postingIter) next() bool {
 	it.pos += n
 	it.doc = it.last + uint32(v>>1)
 	it.last = it.doc
+	for it.si < len(it.skips) && it.skips[it.si].lastDoc < it.doc {
+		it.si++
+	}
 	if v&1 == 1 {
 		it.tf = 1
 	} else {
@@ -302,6 +309,7 @@ func (b *builder) finish(globalIDs []uint32) *segment {
 		s.skipOffs[i] = uint32(len(s.skips))
 		last := ^uint32(0)
 		maxTF, minDL := uint16(0), uint16(0xffff)
+		bMaxTF, bMinDL := uint16(0), uint16(0xffff)
 		for c := uint32(1); c <= b.count[id]; c++ {
 			e := sorted[k]
 			k++
@@ -317,8 +325,10 @@ func (b *builder) finish(globalIDs []uint32) *segment {
 			last = doc
 			maxTF = max(maxTF, uint16(tf))
 			minDL = min(minDL, s.dl[doc])
-			if c%skipEvery == 0 && c < b.count[id] {
-				s.skips = append(s.skips, skipEntry{lastDoc: doc, end: uint32(len(post)) - s.offs[i]})
+			bMaxTF, bMinDL = max(bMaxTF, uint16(tf)), min(bMinDL, s.dl[doc])
+			if b.count[id] > skipEvery && (c%skipEvery == 0 || c == b.count[id]) {
+				s.skips = append(s.skips, skipEntry{lastDoc: doc, end: uint32(len(post)) - s.offs[i], maxTF: bMaxTF, minDL: bMinDL})
+				bMaxTF, bMinDL = 0, 0xffff
 			}
 		}
 		s.maxTF[i], s.minDL[i] = maxTF, minDL
