@@ -100,22 +100,20 @@ func (ix *Index) discover() (map[string]candidate, map[string]bool, error) {
 	}
 	for _, ep := range d.dirs {
 		num, _ := EpisodeNumber(ep)
-		w.episodes[ep] = true
 		er, err := ix.fsys.OpenRoot(ep)
-		if err != nil {
-			w.cannotRead(ep, err)
-			continue
-		}
-		ed, _, err := w.list(er, ep, levelEpisode, false)
-		if err != nil {
-			w.cannotRead(ep, err)
+		if err == nil {
+			var ed *dirState
+			if ed, _, err = w.list(er, ep, levelEpisode, false); err == nil {
+				w.episodes[ep] = true
+				for _, ag := range ed.dirs {
+					w.agent(er, ag, ep+"/"+ag, ep, num, ag)
+				}
+			}
 			er.Close()
-			continue
 		}
-		for _, ag := range ed.dirs {
-			w.agent(er, ag, ep+"/"+ag, ep, num, ag)
+		if err != nil && w.cannotRead(ep, err) {
+			w.episodes[ep] = true // an episode without agents that can be read
 		}
-		er.Close()
 	}
 	ix.fw.dirs = w.seen
 	ix.fw.setFolders(w.seen)
@@ -222,11 +220,14 @@ func (w *walk) list(r *os.Root, rel string, level int, force bool) (*dirState, m
 	return d, infos, nil
 }
 
-func (w *walk) cannotRead(rel string, err error) {
+// cannotRead logs once that a folder cannot be read, unless it is gone (or no
+// longer a folder) since its parent was listed; it reports whether it exists.
+func (w *walk) cannotRead(rel string, err error) bool {
 	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
-		return // gone (or no longer a folder) since its parent was listed
+		return false
 	}
 	w.ix.warnOnce("folder:"+rel, "cannot read folder", zap.String("folder", rel), zap.Error(err))
+	return true
 }
 
 func (ix *Index) abs(rel string) string {
