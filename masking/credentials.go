@@ -17,15 +17,9 @@ type CredentialMasker struct {
 	// hot[b]: some keyword is watched for at byte b (the fast test of the scan);
 	// hotOrPath adds the bytes at which a path may start, for HidingOutside's
 	// single pass.
-	hot, hotOrPath [256]bool
-	// next[b] is the set of bytes that may follow a hot byte b in a keyword
-	// (the second test), unless anyNext[b]: a keyword ends at b.
-	next    [256][4]uint64
-	anyNext [256]bool
-	// prev[b] likewise is the set of bytes that may come before b (the third
-	// test), unless anyPrev[b]: a keyword starts at b.
-	prev    [256][4]uint64
-	anyPrev [256]bool
+	hot, hotOrPath [256]uint8
+	// near[b] tests the bytes around a hot byte b (the second test).
+	near [256]neighbours
 	// triggers[b] lists the keywords watched for at byte b.
 	triggers [256][]trigger
 }
@@ -45,15 +39,30 @@ func NewCredentialMasker() *CredentialMasker {
 
 func newCredentialMasker(rules []rule) *CredentialMasker {
 	m := &CredentialMasker{rules: rules}
-	for b, ok := range pathTrigger {
-		m.hotOrPath[b] = ok
+	m.hotOrPath = pathTrigger
+	// Bytes the scan stops at anyway (path starts, one-byte keywords) cost a
+	// keyword nothing more to be watched for at.
+	var already [256]bool
+	for b, t := range pathTrigger {
+		already[b] = t != 0
+	}
+	for _, r := range rules {
+		for _, kw := range r.keywords {
+			if len(kw) == 1 {
+				already[kw[0]] = true
+			}
+		}
 	}
 	for ri, r := range rules {
 		for _, kw := range r.keywords {
 			if r.fold {
 				kw = strings.ToLower(kw)
 			}
-			off := rarestByte(kw)
+			off := rarestByte(kw, &already)
+			already[kw[off]] = true
+			if r.fold && isASCIILetter(kw[off]) {
+				already[kw[off]^0x20] = true
+			}
 			t := trigger{rule: ri, kw: kw, off: off, fold: r.fold}
 			b := kw[off]
 			m.watch(b, t)
@@ -65,20 +74,47 @@ func newCredentialMasker(rules []rule) *CredentialMasker {
 	return m
 }
 
+// neighbours are the bytes found around a hot byte in its keywords, kept
+// apart by where the byte is in the keyword, so that a keyword that starts
+// there does not switch off the test of the byte before for the others.
+type neighbours struct {
+	single               bool      // a one-byte keyword: nothing to test
+	inner, first, last   bool      // some keyword has the byte inside, first, last
+	innerPrev, innerNext [4]uint64 // the bytes around it inside a keyword
+	firstNext, lastPrev  [4]uint64 // the byte after it when first, before it when last
+}
+
+// match reports whether the bytes around text[i] are those of one of the keywords.
+func (n *neighbours) match(text string, i int) bool {
+	if n.single {
+		return true
+	}
+	hasPrev, hasNext := i > 0, i+1 < len(text)
+	return n.last && hasPrev && inSet(&n.lastPrev, text[i-1]) ||
+		n.first && hasNext && inSet(&n.firstNext, text[i+1]) ||
+		n.inner && hasPrev && hasNext && inSet(&n.innerPrev, text[i-1]) && inSet(&n.innerNext, text[i+1])
+}
+
 // watch adds the trigger t at byte b.
 func (m *CredentialMasker) watch(b byte, t trigger) {
 	m.triggers[b] = append(m.triggers[b], t)
-	m.hot[b] = true
-	m.hotOrPath[b] = true
-	if t.off+1 < len(t.kw) {
-		addByte(&m.next[b], t.kw[t.off+1], t.fold)
-	} else {
-		m.anyNext[b] = true
-	}
-	if t.off > 0 {
-		addByte(&m.prev[b], t.kw[t.off-1], t.fold)
-	} else {
-		m.anyPrev[b] = true
+	m.hot[b] = 1
+	m.hotOrPath[b] = 1
+	n := &m.near[b]
+	hasPrev, hasNext := t.off > 0, t.off+1 < len(t.kw)
+	switch {
+	case hasPrev && hasNext:
+		n.inner = true
+		addByte(&n.innerPrev, t.kw[t.off-1], t.fold)
+		addByte(&n.innerNext, t.kw[t.off+1], t.fold)
+	case hasNext:
+		n.first = true
+		addByte(&n.firstNext, t.kw[t.off+1], t.fold)
+	case hasPrev:
+		n.last = true
+		addByte(&n.lastPrev, t.kw[t.off-1], t.fold)
+	default:
+		n.single = true
 	}
 }
 
@@ -118,19 +154,18 @@ func (m *CredentialMasker) scan(text string, out []Span, paths *PathRedactor) ([
 	// it was part of that attempt (or of its match).
 	var scanned [maxRules]int32 // small: it is zeroed on every call, and records are short
 	keyAt, keyFrom, keyTo, parts := -1, 0, 0, keyParts(0)
-	for i := 0; i < len(text); i++ {
-		b := text[i]
-		if !hot[b] {
-			continue
+	for i := 0; ; i++ {
+		if i = skipCold(text, i, hot); i >= len(text) {
+			break
 		}
-		if paths != nil && pathTrigger[b] && i >= pathsTo {
+		b := text[i]
+		if paths != nil && pathTrigger[b] != 0 && i >= pathsTo {
 			if start, end, ok := paths.pathAt(text, i); ok {
 				out = append(out, Span{Start: start, End: end, Placeholder: PathPlaceholder})
 				pathsTo = end
 			}
 		}
-		if !m.hot[b] || !m.anyNext[b] && (i+1 >= len(text) || !inSet(&m.next[b], text[i+1])) ||
-			!m.anyPrev[b] && (i == 0 || !inSet(&m.prev[b], text[i-1])) {
+		if m.hot[b] == 0 || !m.near[b].match(text, i) {
 			continue
 		}
 		for _, t := range m.triggers[b] {
@@ -169,6 +204,24 @@ func (m *CredentialMasker) scan(text string, out []Span, paths *PathRedactor) ([
 		}
 	}
 	return out, open
+}
+
+// skipCold returns the index of the first byte at or after i that is hot
+// (hot[b] != 0), or len(text). Most bytes are cold, so this loop is most of
+// the cost of masking ordinary text: it tests eight bytes with one branch.
+func skipCold(text string, i int, hot *[256]uint8) int {
+	for ; i+8 <= len(text); i += 8 {
+		t := text[i : i+8]
+		if hot[t[0]]|hot[t[1]]|hot[t[2]]|hot[t[3]]|hot[t[4]]|hot[t[5]]|hot[t[6]]|hot[t[7]] != 0 {
+			break
+		}
+	}
+	for ; i < len(text); i++ {
+		if hot[text[i]] != 0 {
+			return i
+		}
+	}
+	return len(text)
 }
 
 // apply tries the rule at start and appends the span it hides, if any. It
@@ -306,11 +359,11 @@ func hasKeyword(text, kw string, fold bool) bool {
 }
 
 // rarestByte returns the offset in kw of the byte to watch for, the cheapest
-// by a small cost model of the scan: every occurrence of the byte costs a test
-// of its neighbours (weight 2), and an occurrence whose neighbours are those of
-// kw costs a keyword comparison (weight 20). A neighbour kw does not have
-// filters nothing.
-func rarestByte(kw string) int {
+// by a small cost model of the scan: every occurrence of a byte the scan does
+// not stop at yet costs a test of its neighbours (weight 5, a likely branch
+// miss), and an occurrence whose neighbours are those of kw costs keyword
+// comparisons (weight 20). A neighbour kw does not have filters nothing.
+func rarestByte(kw string, already *[256]bool) int {
 	p := func(b byte) float64 { return float64(byteFrequency(b)) / 10000 }
 	best, bestCost := 0, 0.0
 	for j := 0; j < len(kw); j++ {
@@ -321,7 +374,10 @@ func rarestByte(kw string) int {
 		if j+1 < len(kw) {
 			pass *= p(kw[j+1])
 		}
-		cost := p(kw[j]) * (2 + 20*pass)
+		cost := p(kw[j]) * 20 * pass
+		if !already[kw[j]] {
+			cost += p(kw[j]) * 5
+		}
 		if j == 0 || cost < bestCost {
 			best, bestCost = j, cost
 		}
@@ -332,30 +388,25 @@ func rarestByte(kw string) int {
 // byteFrequency is a rough frequency of b in English log text, in units of
 // 1/10000.
 func byteFrequency(b byte) int {
-	const letters = "82 15 28 43 127 22 20 61 70 2 8 40 24 67 75 19 1 60 63 91 28 10 24 2 20 1"
 	switch {
 	case b >= 'a' && b <= 'z':
-		return letterFrequency(letters, int(b-'a')) * 10
+		return letterFrequency[b-'a'] * 10
 	case b >= 'A' && b <= 'Z':
-		return letterFrequency(letters, int(b-'A'))
+		return letterFrequency[b-'A']
 	case b >= '0' && b <= '9':
 		return 200
 	case b == ' ':
 		return 1500
 	case b == '@':
 		return 5
-	case b == '_', b == '=':
-		return 50
+	case b == '_':
+		return 30
+	case b == '-', b == '=':
+		return 100
 	default:
-		return 150 // - . : / and other punctuation
+		return 150 // . : / and other punctuation
 	}
 }
 
-func letterFrequency(table string, k int) int {
-	f := strings.Fields(table)[k]
-	n := 0
-	for i := 0; i < len(f); i++ {
-		n = n*10 + int(f[i]-'0')
-	}
-	return n
-}
+// letterFrequency is the frequency of each letter in English, in 1/1000.
+var letterFrequency = [26]int{82, 15, 28, 43, 127, 22, 20, 61, 70, 2, 8, 40, 24, 67, 75, 19, 1, 60, 63, 91, 28, 10, 24, 2, 20, 1}

@@ -6,10 +6,30 @@
 // masked to original positions, so that piece ranges still point at the
 // characters in the file as written.
 //
-// Three maskers are offered: NoOp (masking off), NewPathRedactor (paths only),
-// NewCredentialMasker (credentials only) and HidingOutside, which is both. The
-// placeholders they write (PathPlaceholder, SecretPlaceholder) match no rule,
-// and every masker here is idempotent: masking masked text finds nothing new.
+// The maskers: NoOp (masking off), NewPathRedactor (paths only),
+// NewCredentialMasker (credentials only) and HidingOutside, which is both, in
+// one pass over the text. The placeholders they write (PathPlaceholder,
+// SecretPlaceholder) match no rule, and every masker here is idempotent:
+// masking masked text finds nothing new (stabilise makes sure of it).
+//
+// Credentials are found by the named rules of ruleTable (rules.go), modelled
+// on gitleaks and trufflehog: PEM private key blocks, cloud, source-host,
+// chat-service and model-API tokens, JWTs, Authorization headers, passwords in
+// URLs, and secret assignments (key = value, key: value, JSON and YAML). Each
+// rule has keywords, and its regular expression runs only where one occurs.
+//
+// Known limits (hidden too little or too much, by design or for now):
+//   - A secret with neither a known shape nor a key that names it (a random
+//     string on its own) is not found: there is no entropy-only rule.
+//   - An unquoted assignment value ends at white space: in "password: two
+//     words" only "two" is hidden. In prose, "Password: the user ..." hides "the".
+//   - A PEM block whose lines are separate records (each with its own
+//     timestamp) is hidden from BEGIN to the end of that record only: the
+//     later lines of key body do not look like anything. Lines that continue
+//     a record, and plain files masked with their context, are whole.
+//   - A POSIX path ends at white space ("/Users/Jane Doe/x" shows "Doe/x").
+//     A slash command ("/help") and an absolute URL path in a request log
+//     ("GET /api/v1/items") look like paths and are hidden.
 package masking
 
 import "sort"

@@ -57,12 +57,12 @@ func (p *PathRedactor) Mask(text string) ([]Span, int) {
 
 // pathTrigger marks the bytes at which a path can start: '/' (POSIX), '~' and
 // '$' (home), ':' (drive letters, file://), '\\' (UNC).
-var pathTrigger = [256]bool{'/': true, '~': true, '$': true, ':': true, '\\': true}
+var pathTrigger = [256]uint8{'/': 1, '~': 1, '$': 1, ':': 1, '\\': 1}
 
 func (p *PathRedactor) find(text string, out []Span) ([]Span, int) {
-	for i := 0; i < len(text); i++ {
-		if !pathTrigger[text[i]] {
-			continue
+	for i := 0; ; i++ {
+		if i = skipCold(text, i, &pathTrigger); i >= len(text) {
+			break
 		}
 		start, end, ok := p.pathAt(text, i)
 		if !ok {

@@ -149,7 +149,7 @@ var ruleTable = []ruleSpec{
 	},
 	{
 		name:      "stripe-secret-key",
-		keywords:  []string{"_live_", "_test_"},
+		keywords:  []string{"k_live_", "k_test_"},
 		wordStart: true,
 		pattern:   `[rs]k_(?:live|test)_[A-Za-z0-9]{20,}\b`,
 	},
