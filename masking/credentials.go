@@ -26,9 +26,9 @@ type CredentialMasker struct {
 
 // trigger is a keyword watched for at one of its bytes.
 type trigger struct {
-	rule int    // index in rules
 	kw   string // the keyword (lower case when fold)
-	off  int    // offset of the watched byte in kw
+	off  int32  // offset of the watched byte in kw
+	rule int16  // index in rules
 	fold bool
 }
 
@@ -63,7 +63,7 @@ func newCredentialMasker(rules []rule) *CredentialMasker {
 			if r.fold && isASCIILetter(kw[off]) {
 				already[kw[off]^0x20] = true
 			}
-			t := trigger{rule: ri, kw: kw, off: off, fold: r.fold}
+			t := trigger{kw: kw, off: int32(off), rule: int16(ri), fold: r.fold}
 			b := kw[off]
 			m.watch(b, t)
 			if r.fold && isASCIILetter(b) {
@@ -101,18 +101,19 @@ func (m *CredentialMasker) watch(b byte, t trigger) {
 	m.hot[b] = 1
 	m.hotOrPath[b] = 1
 	n := &m.near[b]
-	hasPrev, hasNext := t.off > 0, t.off+1 < len(t.kw)
+	off := int(t.off)
+	hasPrev, hasNext := off > 0, off+1 < len(t.kw)
 	switch {
 	case hasPrev && hasNext:
 		n.inner = true
-		addByte(&n.innerPrev, t.kw[t.off-1], t.fold)
-		addByte(&n.innerNext, t.kw[t.off+1], t.fold)
+		addByte(&n.innerPrev, t.kw[off-1], t.fold)
+		addByte(&n.innerNext, t.kw[off+1], t.fold)
 	case hasNext:
 		n.first = true
-		addByte(&n.firstNext, t.kw[t.off+1], t.fold)
+		addByte(&n.firstNext, t.kw[off+1], t.fold)
 	case hasPrev:
 		n.last = true
-		addByte(&n.lastPrev, t.kw[t.off-1], t.fold)
+		addByte(&n.lastPrev, t.kw[off-1], t.fold)
 	default:
 		n.single = true
 	}
@@ -168,9 +169,11 @@ func (m *CredentialMasker) scan(text string, out []Span, paths *PathRedactor) ([
 		if m.hot[b] == 0 || !m.near[b].match(text, i) {
 			continue
 		}
-		for _, t := range m.triggers[b] {
-			s := i - t.off
-			if s < int(scanned[t.rule]) || s < 0 || s+len(t.kw) > len(text) || !hasKeyword(text[s:], t.kw, t.fold) {
+		ts := m.triggers[b]
+		for k := range ts {
+			t := &ts[k]
+			s := i - int(t.off)
+			if s < int(scanned[t.rule]) || s < 0 || !hasKeyword(text[s:], t.kw, t.fold) {
 				continue
 			}
 			r := &m.rules[t.rule]

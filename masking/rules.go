@@ -93,7 +93,7 @@ var ruleTable = []ruleSpec{
 	},
 	{
 		name:     "slack-token",
-		keywords: []string{"xoxa-", "xoxb-", "xoxp-", "xoxo-", "xoxs-", "xoxr-", "xoxe-", "xoxe.", "xapp-"},
+		keywords: []string{"xox", "xapp-"},
 		pattern:  `\b(?:xox[abposre]|xoxe\.xox[bp]|xapp)-[A-Za-z0-9-]{10,}`,
 		accept:   func(sub []string) bool { return hasDigit(sub[0]) },
 	},
