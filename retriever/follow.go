@@ -369,7 +369,12 @@ func (ix *Index) read(t *task, b *builder) (u *update, drop bool) {
 		want := min(int64(len(block)), size-pos)
 		n := 0
 		if want > 0 {
-			n, err = f.ReadAt(block[:want], pos)
+			if h := ix.fw.beforeBlock; h != nil {
+				err = h(t.c.rel, pos)
+			}
+			if err == nil {
+				n, err = f.ReadAt(block[:want], pos)
+			}
 			if err != nil && !errors.Is(err, io.EOF) {
 				ix.unreadable(t, err)
 				u.discard, u.hi = true, uint32(len(b.seg.hash))
@@ -379,9 +384,6 @@ func (ix *Index) read(t *task, b *builder) (u *update, drop bool) {
 		ix.bytesRead.Add(int64(n))
 		b.inputBytes += int64(n)
 		pos += int64(n)
-		if h := ix.fw.afterBlock; h != nil {
-			h(t.c.rel, pos)
-		}
 		buf := append(carry, block[:n]...)
 		last := pos >= size || n < int(want) || n == 0
 		bufPos := g.pos

@@ -610,18 +610,65 @@ func TestTruncatedWhileRead(t *testing.T) {
 	opts := Options{Root: root}
 	ix := openTest(t, opts)
 	var once sync.Once
-	ix.fw.afterBlock = func(rel string, pos int64) {
+	ix.fw.beforeBlock = func(rel string, pos int64) error {
 		if pos >= ReadBlockBytes {
 			once.Do(func() { must(t, os.WriteFile(filepath.Join(root, note), []byte("pear one\npear two\n"), 0o644)) })
 		}
+		return nil
 	}
 	// The search during which it happens returns no stale evidence: pieces
 	// whose text changed are left out when their text is read back.
 	for _, it := range search(t, ix, allEvidence("apple")) {
 		t.Errorf("stale evidence: %q", it.Text)
 	}
-	ix.fw.afterBlock = nil
+	ix.fw.beforeBlock = nil
 	assertFollowed(t, ix, opts, []string{note + ":0:0 note pear one", note + ":1:0 note pear two"})
+}
+
+// TestReadFailsHalfWay: a read that fails after some blocks were ingested
+// leaves none of their pieces behind, leaves the file out with one WARN, and
+// the next search reads it again.
+func TestReadFailsHalfWay(t *testing.T) {
+	big := bigNotes(3 * ReadBlockBytes)
+	root := writeRun(t, map[string]string{note: big, "episode-1/b/b.txt": "apple bee\n"})
+	core, logs := observer.New(zap.WarnLevel)
+	opts := Options{Root: root}
+	ix := openTest(t, Options{Root: root, Logger: zap.New(core)})
+	fail := func(rel string, pos int64) error {
+		if rel == note && pos >= 2*ReadBlockBytes {
+			return syscall.EIO
+		}
+		return nil
+	}
+	// One worker, so that the failed read shares its batch with another
+	// file's update, which is committed.
+	ix.workers = 1
+	only := []string{"episode-1/b/b.txt:0:0 note apple bee"}
+	// A new file, then a file read again from its start (rewritten), each
+	// while another file changes too.
+	for i, change := range []func(){func() {}, func() { writeFile(t, root, note, "pear\n"+big) }} {
+		ix.fw.beforeBlock = fail
+		change()
+		if i > 0 {
+			appendFile(t, root, "episode-1/b/b.txt", "apple bee two\n")
+			only = append(only, "episode-1/b/b.txt:1:0 note apple bee two")
+		}
+		for range 2 {
+			search(t, ix, allEvidence("apple"))
+			if got := livePieces(t, ix); !slices.Equal(got, only) {
+				t.Fatalf("after a failed read: %d pieces, want %q", len(got), only)
+			}
+			checkStats(t, ix)
+		}
+		ix.fw.beforeBlock = nil
+		assertFollowed(t, ix, opts, nil)
+		if n := len(livePieces(t, ix)); n < 100000 {
+			t.Fatalf("after the failure passed: %d pieces", n)
+		}
+	}
+	if logs.Len() != 2 {
+		t.Fatalf("want one WARN per failure, got %v", logs.All())
+	}
 }
 
 // TestUnreadableFile: a file that cannot be read is left out with one WARN and

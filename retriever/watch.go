@@ -200,10 +200,10 @@ type followState struct {
 	listings atomic.Int64 // folders listed (read) by walks, for tests
 
 	// hooks for tests; set before the index is used
-	beforeRead func(rel string)
-	afterBlock func(rel string, pos int64)
-	newWatcher func() (*fsnotify.Watcher, error)
-	addWatch   func(w *fsnotify.Watcher, path string) error
+	beforeRead  func(rel string)
+	beforeBlock func(rel string, pos int64) error // an error fails the block's read
+	newWatcher  func() (*fsnotify.Watcher, error)
+	addWatch    func(w *fsnotify.Watcher, path string) error
 }
 
 func (f *followState) start() bool {
