@@ -92,7 +92,7 @@ func benchAppend(b *testing.B, watched bool) {
 
 // pretendWatched makes the index behave as with a healthy watcher that saw no
 // event: every folder of the last walk is watched and clean.
-func pretendWatched(b *testing.B, ix *Index) {
+func pretendWatched(b testing.TB, ix *Index) {
 	b.Helper()
 	ix.fw.start()
 	ix.fw.mu.Lock()

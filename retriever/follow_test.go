@@ -860,6 +860,59 @@ func TestWalkSkipsUnchangedFolders(t *testing.T) {
 		"episode-2/b/b.txt:0:0 note apple bee", "episode-2/b/new.txt:0:0 note apple new"})
 }
 
+// TestWalkWithoutEvents: with a watcher that reports nothing (as when its
+// events have not arrived yet), a search still finds every change made
+// before it, by the stat of each folder and file; it lists only the folders
+// whose time changed.
+func TestWalkWithoutEvents(t *testing.T) {
+	root := writeRun(t, map[string]string{note: "apple one\n", "episode-1/a/x.txt": "apple x\n", "episode-2/b/b.txt": "apple bee\n"})
+	backdate := func() {
+		old := time.Now().Add(-time.Hour)
+		must(t, filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err == nil && d.IsDir() {
+				err = os.Chtimes(p, old, old)
+			}
+			return err
+		}))
+	}
+	backdate()
+	opts := Options{Root: root}
+	ix := openTest(t, opts)
+	assertFollowed(t, ix, opts, nil)
+	pretendWatched(t, ix)
+	defer ix.fw.stop()
+	steps := []struct {
+		name   string
+		change func()
+		listed int64 // folders listed by the search after the change
+		want   []string
+	}{
+		{"nothing", func() {}, 0, []string{note + ":0:0 note apple one", "episode-1/a/x.txt:0:0 note apple x", "episode-2/b/b.txt:0:0 note apple bee"}},
+		{"append", func() { appendFile(t, root, note, "apple two\n") }, 0,
+			[]string{note + ":0:0 note apple one", note + ":1:0 note apple two", "episode-1/a/x.txt:0:0 note apple x", "episode-2/b/b.txt:0:0 note apple bee"}},
+		{"new file", func() { writeFile(t, root, "episode-2/b/new.txt", "apple new\n") }, 1,
+			[]string{note + ":0:0 note apple one", note + ":1:0 note apple two", "episode-1/a/x.txt:0:0 note apple x", "episode-2/b/b.txt:0:0 note apple bee", "episode-2/b/new.txt:0:0 note apple new"}},
+		{"deleted file", func() { must(t, os.Remove(filepath.Join(root, "episode-1/a/x.txt"))) }, 1,
+			[]string{note + ":0:0 note apple one", note + ":1:0 note apple two", "episode-2/b/b.txt:0:0 note apple bee", "episode-2/b/new.txt:0:0 note apple new"}},
+		{"new agent and episode", func() {
+			writeFile(t, root, "episode-2/c/c.txt", "apple sea\n")
+			writeFile(t, root, "episode-3/d/sub/d.txt", "apple dee\n")
+		}, 2 + 4, // the root and episode-2, then episode-2/c, episode-3, episode-3/d and its sub
+			[]string{note + ":0:0 note apple one", note + ":1:0 note apple two", "episode-2/b/b.txt:0:0 note apple bee", "episode-2/b/new.txt:0:0 note apple new",
+				"episode-2/c/c.txt:0:0 note apple sea", "episode-3/d/sub/d.txt:0:0 note apple dee"}},
+	}
+	for _, s := range steps {
+		s.change()
+		before := ix.fw.listings.Load()
+		assertFollowed(t, ix, opts, s.want)
+		if got := ix.fw.listings.Load() - before; got != s.listed {
+			t.Fatalf("%s: the search listed %d folders, want %d", s.name, got, s.listed)
+		}
+		backdate()
+		search(t, ix, allEvidence("apple")) // lists the backdated folders once more
+	}
+}
+
 // waitFor polls cond for up to 10 s.
 func waitFor(t testing.TB, what string, cond func() bool) {
 	t.Helper()
