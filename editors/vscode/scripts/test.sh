@@ -65,6 +65,10 @@ if [[ ${#need_apt[@]} -gt 0 ]]; then
     finish
   fi
 fi
+# Go's tarball install puts it in /usr/local/go/bin, which a non-login shell may lack.
+if ! command -v go >/dev/null && [[ -x /usr/local/go/bin/go ]]; then
+  export PATH="/usr/local/go/bin:$PATH"
+fi
 for tool in go node npm; do
   command -v "$tool" >/dev/null || { fail "$tool is not installed"; finish; }
 done

@@ -358,6 +358,10 @@ class Runls implements vscode.Disposable {
       // Selected from its end back to its start: the cursor (and so the view) is at the
       // start of the evidence, not scrolled sideways to the end of a long line.
       editor.selection = new vscode.Selection(range.end, range.start);
+      // The line's start first, so the record's timestamp and fields stay in view,
+      // then the evidence's start in case it lies beyond the editor's width.
+      const lineStart = new vscode.Range(range.start.line, 0, range.start.line, 0);
+      editor.revealRange(lineStart, vscode.TextEditorRevealType.InCenterIfOutsideViewport);
       editor.revealRange(new vscode.Range(range.start, range.start), vscode.TextEditorRevealType.InCenterIfOutsideViewport);
     } catch (e) {
       void vscode.window.showErrorMessage(`runls: cannot open ${loc.uri}: ${e instanceof Error ? e.message : e}`);

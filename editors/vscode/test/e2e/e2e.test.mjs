@@ -234,6 +234,40 @@ test('Search Again uses the context now shown in the status bar', async () => {
   await page.keyboard.press('Escape');
 });
 
+/** The pids of the runls servers running from RUNLS_BIN (the test's own build). */
+function serverPids() {
+  const want = fs.realpathSync(RUNLS_BIN);
+  const pids = [];
+  for (const d of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      if (fs.readlinkSync(`/proc/${d}/exe`) === want) pids.push(Number(d));
+    } catch {
+      // not ours or gone
+    }
+  }
+  return pids;
+}
+
+test('a server that crashes is restarted and searches work again', async () => {
+  const before = serverPids();
+  assert.equal(before.length, 1, `one server runs: ${before}`);
+  process.kill(before[0], 'SIGKILL');
+  const end = Date.now() + TIMEOUT;
+  let now = [];
+  while (Date.now() < end) {
+    now = serverPids().filter((p) => p !== before[0]);
+    if (now.length > 0) break;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  assert.equal(now.length, 1, 'a new server process');
+  await page.locator('.statusbar-item', { hasText: 'runls: all agents · episode-2 · conv-1' }).first().waitFor();
+  await runCommand('runls: Search Again with Current Settings');
+  await waitTitle('pieces of evidence');
+  assert.ok((await rows()).length >= 2);
+  await page.keyboard.press('Escape');
+});
+
 test('the Problems panel shows the .log file\'s format warnings with their code', async () => {
   await page.keyboard.press('Escape');
   await page.locator('[id="status.problems"]').click(); // the status bar's problem counts open the panel
