@@ -70,16 +70,18 @@ func BenchmarkIndex(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		start := time.Now()
+		start, cpu0 := time.Now(), cpuTime()
 		if _, err := ix.Refresh(context.Background(), nil); err != nil {
 			b.Fatal(err)
 		}
-		elapsed := time.Since(start)
+		elapsed, cpu := time.Since(start), cpuTime()-cpu0
 		content, _ := ix.BytesRead()
 		b.SetBytes(content)
 		after := heapInUse()
 		b.ReportMetric(float64(after-before)/float64(content), "heap/byte")
 		b.ReportMetric(float64(content)/elapsed.Seconds()/1e6, "MB/s-index")
+		// What two idle cores would give: the CPU time spread over both.
+		b.ReportMetric(float64(content)/(cpu.Seconds()/2)/1e6, "MB/s-2cores-cpu")
 		runtime.KeepAlive(ix)
 		ix.Close()
 	}
@@ -118,6 +120,7 @@ func benchQuery(b *testing.B, refresh bool) {
 		defer pprof.StopCPUProfile()
 	}
 	b.ResetTimer()
+	cpu0 := cpuTime()
 	i := 0
 	for b.Loop() {
 		q := queries[i%len(queries)]
@@ -149,6 +152,7 @@ func benchQuery(b *testing.B, refresh bool) {
 			b.Logf("median %v %q", med[k], k)
 		}
 	}
+	b.ReportMetric(float64((cpuTime()-cpu0).Microseconds())/float64(len(lat)), "cpu-µs/op")
 	slices.Sort(lat)
 	b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "µs-median")
 	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "µs-p99")

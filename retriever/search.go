@@ -214,7 +214,9 @@ const pruneSlack = 1e-9
 // threshold are not walked, only looked up for pieces the other terms find.
 func (ix *Index) scoreSegment(s *segment, cs []termCursor, avgdl float64, q *query, f *filter, top *topK) {
 	slices.SortFunc(cs, func(a, b termCursor) int { return cmp.Compare(a.ub, b.ub) })
-	ix.prefill(s, cs, avgdl, q, f, top)
+	// The pieces of the prefilled term were all offered: the main pass skips
+	// them, and when that term is the only essential one, has nothing to do.
+	done := ix.prefill(s, cs, avgdl, q, f, top)
 	cum := make([]float64, len(cs))
 	// A score is summed in query term order, whatever order the cursors are
 	// in, so that equal pieces get equal scores to the last bit.
@@ -252,10 +254,15 @@ func (ix *Index) scoreSegment(s *segment, cs []termCursor, avgdl float64, q *que
 				d, any = cs[i].it.doc, true
 			}
 		}
-		if !any {
+		if !any || (done >= 0 && e == len(cs)-1 && e == done) {
 			return
 		}
-		if !s.isDead(d) {
+		if done >= 0 && cs[done].it.valid && cs[done].it.doc < d {
+			cs[done].it.advance(d)
+		}
+		if done >= 0 && cs[done].it.valid && cs[done].it.doc == d {
+			// offered by prefill
+		} else if !s.isDead(d) {
 			clear(contrib)
 			partial := 0.0
 			dl := uint32(s.dl[d])
@@ -302,16 +309,19 @@ func (ix *Index) scoreSegment(s *segment, cs []termCursor, avgdl float64, q *que
 	}
 }
 
-// prefillMax bounds the postings of the term prefill walks.
+// prefillMax bounds the postings of the term prefill walks (in bytes, twice).
 const prefillMax = 1 << 14
 
 // prefill scores, in full, the pieces of the query's rarest term (when it is
 // rare enough) before the main pass: they are the likeliest best pieces, so
 // the threshold starts high and the frequent terms are walked the least.
 // The main pass meets these pieces again; offering a piece twice keeps one.
-func (ix *Index) prefill(s *segment, cs []termCursor, avgdl float64, q *query, f *filter, top *topK) {
+//
+// It returns the index in cs of the term whose pieces it offered, all of them,
+// or -1.
+func (ix *Index) prefill(s *segment, cs []termCursor, avgdl float64, q *query, f *filter, top *topK) int {
 	if len(cs) < 2 {
-		return
+		return -1
 	}
 	r := 0
 	for i := range cs {
@@ -322,7 +332,7 @@ func (ix *Index) prefill(s *segment, cs []termCursor, avgdl float64, q *query, f
 	rare := cs[r].it
 	rare.valid, rare.pos, rare.last, rare.si = false, 0, ^uint32(0), 0
 	if len(rare.p) > prefillMax*2 {
-		return
+		return -1
 	}
 	others := make([]postingIter, len(cs))
 	for i := range cs {
@@ -330,20 +340,48 @@ func (ix *Index) prefill(s *segment, cs []termCursor, avgdl float64, q *query, f
 		others[i].valid, others[i].pos, others[i].last, others[i].si = false, 0, ^uint32(0), 0
 	}
 	contrib := make([]float64, len(q.terms))
-	for n := 0; rare.next() && n < prefillMax; n++ {
+	othersUB := 0.0
+	for i := range cs {
+		if i != r {
+			othersUB += cs[i].ub
+		}
+	}
+	for rare.next() {
 		d := rare.doc
+		if s.isDead(d) {
+			continue
+		}
+		dl := uint32(s.dl[d])
+		theta := top.threshold() * (1 - pruneSlack)
+		partial := bm25(cs[r].idf, rare.tf, dl, avgdl)
+		if partial+othersUB < theta {
+			continue
+		}
 		ok, fs := ix.candidate(s, d, q, f)
 		if !ok {
 			continue
 		}
 		clear(contrib)
-		dl := uint32(s.dl[d])
-		for i := range cs {
+		contrib[cs[r].qi] = partial
+		rest := othersUB
+		pruned := false
+		for i := len(cs) - 1; i >= 0; i-- { // the likeliest to add the most first
 			if i == r {
-				contrib[cs[i].qi] = bm25(cs[i].idf, rare.tf, dl, avgdl)
-			} else if others[i].advance(d) && others[i].doc == d {
-				contrib[cs[i].qi] = bm25(cs[i].idf, others[i].tf, dl, avgdl)
+				continue
 			}
+			if partial+rest < theta {
+				pruned = true
+				break
+			}
+			rest -= cs[i].ub
+			if others[i].advance(d) && others[i].doc == d {
+				v := bm25(cs[i].idf, others[i].tf, dl, avgdl)
+				contrib[cs[i].qi] = v
+				partial += v
+			}
+		}
+		if pruned {
+			continue
 		}
 		score := 0.0
 		for _, v := range contrib {
@@ -351,6 +389,7 @@ func (ix *Index) prefill(s *segment, cs []termCursor, avgdl float64, q *query, f
 		}
 		top.offer(hit{score: score, seg: s, doc: d, fs: fs})
 	}
+	return r
 }
 
 // candidate reports whether a piece is alive and evidence for the request.

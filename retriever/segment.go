@@ -112,6 +112,8 @@ func (it *postingIter) next() bool {
 }
 
 // advance moves to the first doc at or after target, if not there already.
+// It jumps over whole blocks, then decodes the rest in a tight loop that
+// reads a tf only where it stops.
 func (it *postingIter) advance(target uint32) bool {
 	if it.valid && it.doc >= target {
 		return true
@@ -122,11 +124,40 @@ func (it *postingIter) advance(target uint32) bool {
 		}
 		it.si++
 	}
-	for it.next() {
-		if it.doc >= target {
+	p, pos, last := it.p, it.pos, it.last
+	for pos < len(p) {
+		// An inlined uvarint: most deltas take one byte.
+		var v uint64
+		if b := p[pos]; b < 0x80 {
+			v = uint64(b)
+			pos++
+		} else {
+			x, n := binary.Uvarint(p[pos:])
+			v = x
+			pos += n
+		}
+		doc := last + uint32(v>>1)
+		last = doc
+		tf := uint32(1)
+		if v&1 == 0 {
+			if b := p[pos]; b < 0x80 {
+				tf = uint32(b)
+				pos++
+			} else {
+				x, n := binary.Uvarint(p[pos:])
+				tf = uint32(x)
+				pos += n
+			}
+		}
+		if doc >= target {
+			it.pos, it.last, it.doc, it.tf, it.valid = pos, last, doc, tf, true
+			for it.si < len(it.skips) && it.skips[it.si].lastDoc < doc {
+				it.si++
+			}
 			return true
 		}
 	}
+	it.pos, it.last, it.valid = pos, last, false
 	return false
 }
 
