@@ -16,6 +16,11 @@ prefix="$cache/code-server-$CS_VERSION"
 bin="$prefix/node_modules/.bin/code-server"
 marker="$prefix/.complete"
 
+mkdir -p "$cache"
+# One install at a time per cache folder (two test runs may start together).
+exec 9>"$cache/.install.lock"
+flock 9
+
 if [[ -f $marker && -x $bin ]]; then
   echo "$bin"
   exit 0

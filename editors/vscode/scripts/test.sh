@@ -17,6 +17,10 @@ failed=0
 say() { printf '\n== %s\n' "$*"; }
 fail() { echo "FAIL: $*" >&2; failed=$((failed + 1)); }
 finish() {
+  if [[ -n ${cs_pid:-} ]] && kill -0 "$cs_pid" 2>/dev/null; then
+    echo "waiting for the code-server install to finish (it leaves no half install behind)"
+    wait "$cs_pid"
+  fi
   echo
   echo "$passed passed, $failed failed"
   [[ $failed -eq 0 ]]
@@ -75,6 +79,12 @@ done
 node_major=$(node -p 'process.versions.node.split(".")[0]')
 [[ $node_major == 20 ]] || echo "warning: Node $node_major; code-server 4.100.3 installs only on Node 20" >&2
 
+# code-server takes the longest to install (native builds; minutes on a cold
+# machine): it installs in the background while the rest builds and tests.
+cs_log="$artifacts/install-code-server.log"
+"$here/scripts/install-code-server.sh" "$cache" >"$cs_log" 2>&1 &
+cs_pid=$!
+
 cd "$here" || exit 1
 if [[ ! -f node_modules/.package-lock.json || package-lock.json -nt node_modules/.package-lock.json ]]; then
   echo "npm ci"
@@ -125,10 +135,11 @@ fi
 say "end-to-end (code-server 4.100.3 + chromium)"
 if [[ ! -f runls.vsix ]]; then
   fail "e2e: no .vsix to install"
-elif code_server=$("$here/scripts/install-code-server.sh" "$cache" | tail -1) && [[ -x $code_server ]]; then
+elif wait "$cs_pid" && code_server=$(tail -1 "$cs_log") && [[ -x $code_server ]]; then
   CODE_SERVER="$code_server" VSIX="$here/runls.vsix" ARTIFACTS="$artifacts" run_node_tests e2e test/e2e/
   echo "screenshots: $artifacts/*.png"
 else
+  tail -30 "$cs_log" >&2
   fail "e2e: installing code-server"
 fi
 
