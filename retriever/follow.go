@@ -231,6 +231,9 @@ func (w *walk) cannotRead(rel string, err error) bool {
 }
 
 func (ix *Index) abs(rel string) string {
+	if rel == "." {
+		return ix.root
+	}
 	return ix.root + string(os.PathSeparator) + filepath.FromSlash(rel)
 }
 

@@ -394,6 +394,7 @@ func (wt *watcher) sync() bool {
 // rel returns the slash path of name relative to the run folder.
 func (wt *watcher) rel(name string) (string, bool) {
 	root := wt.ix.root
+	name = filepath.Clean(name)
 	if name == root {
 		return ".", true
 	}

@@ -163,3 +163,26 @@ func TestWatchOnce(t *testing.T) {
 		t.Fatal("a second Watch ran")
 	}
 }
+
+func TestWatcherRel(t *testing.T) {
+	root := writeRun(t, map[string]string{note: "apple\n"})
+	ix := openTest(t, Options{Root: root})
+	wt := &watcher{ix: ix}
+	r := ix.Root()
+	for _, c := range []struct {
+		name, rel string
+		ok        bool
+	}{
+		{r, ".", true},
+		{ix.abs("."), ".", true},
+		{r + "/episode-1", "episode-1", true},
+		{r + "/./episode-1/a", "episode-1/a", true},
+		{ix.abs("episode-1/a"), "episode-1/a", true},
+		{r + "x/episode-1", "", false},
+		{"/elsewhere", "", false},
+	} {
+		if rel, ok := wt.rel(c.name); rel != c.rel || ok != c.ok {
+			t.Errorf("rel(%q) = %q, %v; want %q, %v", c.name, rel, ok, c.rel, c.ok)
+		}
+	}
+}
