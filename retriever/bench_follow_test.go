@@ -56,6 +56,7 @@ func benchAppend(b *testing.B, watched bool) {
 
 	var idle, appended time.Duration
 	content0, checks0 := ix.BytesRead()
+	heap0 := heapInUse()
 	n := 0
 	b.ResetTimer()
 	for b.Loop() {
@@ -77,6 +78,7 @@ func benchAppend(b *testing.B, watched bool) {
 		appended += time.Since(start)
 	}
 	b.StopTimer()
+	heap := heapInUse()
 	content, checks := ix.BytesRead()
 	if want := int64(n * len(block)); content-content0 != want {
 		b.Fatalf("read %d content bytes for %d appends of %d bytes, want %d", content-content0, n, len(block), want)
@@ -85,6 +87,9 @@ func benchAppend(b *testing.B, watched bool) {
 	b.ReportMetric(float64(appended.Nanoseconds())/float64(n), "ns/search-appended")
 	b.ReportMetric(float64(appended)/float64(idle), "ratio")
 	b.ReportMetric(float64(checks-checks0)/float64(n), "check-bytes/op")
+	// What each update keeps (its segment, and the pieces it retracted,
+	// which stay as dead docs): segments are never merged yet.
+	b.ReportMetric((float64(heap)-float64(heap0))/float64(n), "heap-B/append")
 	ix.mu.RLock()
 	b.ReportMetric(float64(len(ix.segments)), "segments")
 	ix.mu.RUnlock()
