@@ -157,7 +157,10 @@ func (ix *Index) BytesRead() (content, checks int64) {
 }
 
 // Refresh brings the index up to date with the files, reporting progress.
-// Subscribers are told which record files changed once the update is committed.
+// Subscribers (see Watch) are told which record files changed once the update
+// is committed, outside the update's lock: a subscriber may call the index,
+// and the calls of two updates may run at the same time, so a subscriber
+// reads the state it publishes when it publishes it.
 func (ix *Index) Refresh(ctx context.Context, progress func(Progress)) (Changes, error) {
 	c, err := ix.refresh(ctx, progress)
 	if err == nil {
