@@ -24,8 +24,10 @@ import (
 // the protocol around them.
 type sharedIndex struct {
 	*retriever.Index
-	searches chan time.Duration // how long each Search took inside the server
+	searches chan span // when each Search started and ended inside the server
 }
+
+type span struct{ start, end time.Time }
 
 func (sharedIndex) Close() error { return nil }
 
@@ -33,7 +35,7 @@ func (s sharedIndex) Search(ctx context.Context, req retriever.Request) (retriev
 	start := time.Now()
 	res, err := s.Index.Search(ctx, req)
 	select {
-	case s.searches <- time.Since(start):
+	case s.searches <- span{start, time.Now()}:
 	default:
 	}
 	return res, err
@@ -75,7 +77,7 @@ func BenchmarkRunSearch(b *testing.B) {
 		b.Fatal(err)
 	}
 
-	shared := sharedIndex{Index: ix, searches: make(chan time.Duration, 1)}
+	shared := sharedIndex{Index: ix, searches: make(chan span, 1)}
 	// OS pipes, as between an editor and `runls serve` (net.Pipe has no
 	// buffer: every 4 KiB the reader takes costs a goroutine switch).
 	a, p := osPipes(b)
@@ -118,7 +120,7 @@ func BenchmarkRunSearch(b *testing.B) {
 		}
 		<-shared.searches
 	}
-	var direct, server, roundTrip, inServer []time.Duration
+	var direct, server, roundTrip, inServer, toEngine, fromEngine []time.Duration
 	b.ResetTimer()
 	i := 0
 	for b.Loop() {
@@ -135,11 +137,14 @@ func BenchmarkRunSearch(b *testing.B) {
 		if _, err := conn.Call(ctx, lsp.MethodRunSearch, request(q), &res); err != nil {
 			b.Fatal(err)
 		}
-		server = append(server, time.Since(start))
+		end := time.Now()
+		server = append(server, end.Sub(start))
 
 		select {
-		case d := <-shared.searches:
-			inServer = append(inServer, d)
+		case sp := <-shared.searches:
+			inServer = append(inServer, sp.end.Sub(sp.start))
+			toEngine = append(toEngine, sp.start.Sub(start))
+			fromEngine = append(fromEngine, end.Sub(sp.end))
 		default:
 		}
 
@@ -157,6 +162,10 @@ func BenchmarkRunSearch(b *testing.B) {
 	// The engine's own time inside the server: what the server adds is the
 	// rest of µs-median-server.
 	b.ReportMetric(float64(median(inServer).Microseconds()), "µs-median-engine-in-server")
+	// From the client's call to the engine's start, and from the engine's end
+	// to the client's answer: where the rest goes.
+	b.ReportMetric(float64(median(toEngine).Microseconds()), "µs-median-to-engine")
+	b.ReportMetric(float64(median(fromEngine).Microseconds()), "µs-median-from-engine")
 }
 
 func median(d []time.Duration) time.Duration {
