@@ -119,7 +119,13 @@ func (s *stream) Write(ctx context.Context, msg jsonrpc2.Message) (int64, error)
 func (s *stream) Close() error {
 	s.queue.close(closeFlushTimeout)
 	err := s.conn.Close()
-	<-s.queue.done
+	// Closing the connection ends a write blocked on a pipe or a socket; a
+	// client that reads nothing any more must not hold the server up.
+	select {
+	case <-s.queue.done:
+	case <-time.After(closeFlushTimeout):
+		s.logger.Warn("a write to the client is still blocked")
+	}
 	return err
 }
 
