@@ -399,6 +399,12 @@ func (ix *Index) read(t *task, b *builder) (u *update, drop bool) {
 		carry = append(carry[:0:0], buf[used:]...)
 	}
 	ix.readable(t.c.rel)
+	if pos < size {
+		// Truncated while it was read: next.size (the size before) is not
+		// its size now, so the next update reads it again from its start;
+		// until then a search leaves out pieces whose text changed.
+		ix.noteOnce("shrunk:"+t.c.rel, "a file shrank while it was read; it is read again from its start", zap.String("file", t.c.rel))
+	}
 	next.readPos = pos
 	next.size = max(next.size, pos)
 	if t.fresh || len(next.head) < checkBytes {
@@ -438,9 +444,22 @@ func (ix *Index) readCheck(f *os.File, off, n int64) []byte {
 // unreadable logs, once until the file is read again, why a file is left out.
 func (ix *Index) unreadable(t *task, err error) {
 	if errors.Is(err, fs.ErrNotExist) {
-		return // deleted since it was found: not worth a WARN
+		// Deleted since it was found: a change like any other, not a WARN.
+		ix.noteOnce("vanished:"+t.c.rel, "a file vanished between its stat and its read; its evidence is dropped", zap.String("file", t.c.rel))
+		return
 	}
 	ix.warnOnce("unread:"+t.c.rel, "cannot read a file; it is left out until it can be read", zap.String("file", t.c.rel), zap.Error(err))
+}
+
+// noteOnce logs an unusual but harmless event once (at INFO).
+func (ix *Index) noteOnce(key, msg string, fields ...zap.Field) {
+	ix.warnedMu.Lock()
+	seen := ix.warned[key]
+	ix.warned[key] = true
+	ix.warnedMu.Unlock()
+	if !seen {
+		ix.log.Info(msg, fields...)
+	}
 }
 
 // readable forgets an unreadable file's WARN, so that it is logged again if
