@@ -54,9 +54,9 @@ func listPieces(ix *Index, fail func(string)) []string {
 			if s.isDead(d) {
 				continue
 			}
-			fs := ix.byID[s.file[d]]
+			fs := ix.byID[s.fileOf(d)]
 			if fs == nil {
-				fail(fmt.Sprintf("live piece %d of a removed file %d", d, s.file[d]))
+				fail(fmt.Sprintf("live piece %d of a removed file %d", d, s.fileOf(d)))
 				continue
 			}
 			if ix.files[fs.rel] != fs {
@@ -73,15 +73,15 @@ func listPieces(ix *Index, fail func(string)) []string {
 					lines = strings.Split(string(data), "\n")
 					files[fs.rel] = lines
 				}
-				end := int(s.start[d] + s.blen[d])
+				end := int(s.startOf(d) + s.blenOf(d))
 				if int(s.line[d]) >= len(lines) || len(lines[s.line[d]]) < end {
 					fail(fmt.Sprintf("%s:%d: the piece is not in the file", fs.rel, s.line[d]))
 					continue
 				}
-				text = lines[s.line[d]][s.start[d]:end]
+				text = lines[s.line[d]][s.startOf(d):end]
 			}
-			p := fmt.Sprintf("%s:%d:%d %s %s", fs.rel, s.line[d], s.start[d], readingOfFlag[s.flags[d]&flagReadingMask], text)
-			if c := s.conv[d]; c != 0 {
+			p := fmt.Sprintf("%s:%d:%d %s %s", fs.rel, s.line[d], s.startOf(d), readingOfFlag[s.flags[d]&flagReadingMask], text)
+			if c := s.convOf(d); c != 0 {
 				p += " [" + ix.convName(c) + "]"
 			}
 			out = append(out, p)
@@ -122,7 +122,7 @@ func checkStats(t testing.TB, ix *Index) indexStats {
 			if s.isDead(d) {
 				continue
 			}
-			a := ix.byID[s.file[d]].agent
+			a := ix.byID[s.fileOf(d)].agent
 			got[a].docs++
 			got[a].terms += int64(s.dl[d])
 		}
@@ -130,7 +130,7 @@ func checkStats(t testing.TB, ix *Index) indexStats {
 			it := newPostingIter(s.post[s.offs[i]:s.offs[i+1]])
 			for it.next() {
 				if !s.isDead(it.doc) {
-					got[ix.byID[s.file[it.doc]].agent].df[term]++
+					got[ix.byID[s.fileOf(it.doc)].agent].df[term]++
 				}
 			}
 		}
@@ -242,6 +242,7 @@ func TestFollowChanges(t *testing.T) {
 		interp bool
 		change func(t *testing.T, root string)
 		want   []string
+		logged []string // what is logged, level and message
 	}{{
 		name:   "append to a plain file",
 		files:  map[string]string{note: "apple one\n"},
@@ -372,7 +373,8 @@ func TestFollowChanges(t *testing.T) {
 			must(t, os.RemoveAll(filepath.Join(root, "episode-1/a/sub")))
 			writeFile(t, root, "episode-1/a/sub", "apple file\n")
 		},
-		want: []string{note + ":0:0 note apple one", "episode-1/a/sub:0:0 note apple file"},
+		want:   []string{note + ":0:0 note apple one", "episode-1/a/sub:0:0 note apple file"},
+		logged: []string{"info a folder was replaced by a file; the evidence of its files is dropped"},
 	}, {
 		name:  "an agent folder replaced by a file",
 		files: map[string]string{note: "apple one\n", "episode-1/b/x.txt": "apple bee\n"},
@@ -380,7 +382,8 @@ func TestFollowChanges(t *testing.T) {
 			must(t, os.RemoveAll(filepath.Join(root, "episode-1/b")))
 			writeFile(t, root, "episode-1/b", "apple file\n")
 		},
-		want: []string{note + ":0:0 note apple one"},
+		want:   []string{note + ":0:0 note apple one"},
+		logged: []string{"info a folder was replaced by a file; the evidence of its files is dropped"},
 	}, {
 		name:  "a file replaced by a folder",
 		files: map[string]string{note: "apple one\n", "episode-1/a/x": "apple x\n"},
@@ -432,12 +435,20 @@ func TestFollowChanges(t *testing.T) {
 			if c.interp {
 				opts.Interpreter = rules
 			}
-			ix := openTest(t, opts)
+			core, logs := observer.New(zap.InfoLevel)
+			ix := openTest(t, Options{Root: root, Interpreter: opts.Interpreter, Logger: zap.New(core)})
 			assertFollowed(t, ix, opts, nil)
 			c.change(t, root)
 			assertFollowed(t, ix, opts, c.want)
 			// A search with nothing changed changes nothing.
 			assertFollowed(t, ix, opts, c.want)
+			var logged []string
+			for _, e := range logs.All() {
+				logged = append(logged, e.Level.String()+" "+e.Message)
+			}
+			if !slices.Equal(logged, c.logged) {
+				t.Fatalf("logged %q, want %q", logged, c.logged)
+			}
 		})
 	}
 }

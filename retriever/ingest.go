@@ -296,7 +296,7 @@ func (g *ingester) addPieces(ev []byte, lo, hi int, spans []masking.Span, line, 
 		if g.b.pieceTerms(piece) > 0 {
 			os, oe := start, end
 			if maskedLine {
-				os, oe = mapping.Original(start), mapping.Original(end)
+				os, oe = mapping.OriginalRange(start, end)
 			}
 			valid := piece
 			if !utf8.Valid(piece) {

@@ -24,12 +24,12 @@ func (ix *Index) items(hits []hit) Result {
 	out := Result{Items: make([]Item, 0, len(hits))}
 	for _, h := range hits {
 		s, d, fs := h.seg, h.doc, h.fs
-		lineText, err := ix.readLine(fs, s.line[d], int(s.start[d]+s.blen[d]))
-		if err != nil || len(lineText) < int(s.start[d]+s.blen[d]) {
+		lineText, err := ix.readLine(fs, s.line[d], int(s.startOf(d)+s.blenOf(d)))
+		if err != nil || len(lineText) < int(s.startOf(d)+s.blenOf(d)) {
 			ix.log.Debug("left out a piece whose file changed", zap.String("file", fs.rel), zap.Error(err))
 			continue
 		}
-		raw := lineText[s.start[d] : s.start[d]+s.blen[d]]
+		raw := lineText[s.startOf(d) : s.startOf(d)+s.blenOf(d)]
 		text, masked := s.masked[d]
 		if !masked {
 			text = recordformat.ValidText(raw)
@@ -38,7 +38,7 @@ func (ix *Index) items(hits []hit) Result {
 				continue
 			}
 		}
-		startChar := recordformat.UTF16Len(lineText[:s.start[d]])
+		startChar := recordformat.UTF16Len(lineText[:s.startOf(d)])
 		item := Item{
 			Location: Location{URI: FileURI(fs.abs), Range: Range{
 				Start: Position{Line: int(s.line[d]), Character: startChar},
@@ -51,10 +51,10 @@ func (ix *Index) items(hits []hit) Result {
 			Reading:   readingOfFlag[s.flags[d]&flagReadingMask],
 			Path:      fs.abs,
 			File:      fs.rel,
-			ByteStart: int(s.start[d]),
-			ByteEnd:   int(s.start[d] + s.blen[d]),
+			ByteStart: int(s.startOf(d)),
+			ByteEnd:   int(s.startOf(d) + s.blenOf(d)),
 		}
-		if c := s.conv[d]; c != 0 {
+		if c := s.convOf(d); c != 0 {
 			name := ix.convName(c)
 			item.Conversation = &name
 		}

@@ -397,7 +397,7 @@ func (ix *Index) candidate(s *segment, d uint32, q *query, f *filter) (bool, *fi
 	if s.isDead(d) {
 		return false, nil
 	}
-	fs := ix.byID[s.file[d]]
+	fs := ix.byID[s.fileOf(d)]
 	if fs == nil || (q.agent >= 0 && int(fs.agent) != q.agent) || !ix.evidence(f, s, d, fs) {
 		return false, nil
 	}
@@ -426,7 +426,7 @@ func (ix *Index) evidence(f *filter, s *segment, d uint32, fs *fileState) bool {
 			}
 			return false
 		}
-		c := s.conv[d]
+		c := s.convOf(d)
 		if !(f.hasConv && c == f.conv) && c != f.dash {
 			return false
 		}
@@ -464,7 +464,7 @@ func locationBefore(a, b *hit) bool {
 	if la != lb {
 		return la < lb
 	}
-	return a.seg.start[a.doc] < b.seg.start[b.doc]
+	return a.seg.startOf(a.doc) < b.seg.startOf(b.doc)
 }
 
 // topK keeps the best k hits with distinct texts (spec §3 "given once").

@@ -10,19 +10,26 @@ import (
 // postings. It is immutable once committed, but for its dead-doc bits, which
 // are written only under the index's write lock.
 //
-// Per piece it keeps a fixed set of small columns, never the text: the text is
-// read again from the file for the few pieces a search returns. Postings are
-// per term, varint-encoded: (doc delta << 1 | tf==1), then tf when it is not 1.
+// Per piece it keeps a few small columns, never the text: the text is read
+// again from the file for the few pieces a search returns. The columns are
+// narrowed where the values allow (files as runs of pieces, 16-bit offsets
+// and conversations with the rare wide value aside), since with postings
+// they are most of the index's memory. Postings are per term,
+// varint-encoded: (doc delta << 1 | tf==1), then tf when it is not 1.
 type segment struct {
 	hash  []uint64 // dedupe key: hash of the piece's text as returned
-	file  []uint32 // file id
 	line  []uint32 // 0-based line
-	start []uint32 // byte offset of the piece in its line, as written in the file
-	blen  []uint32 // byte length of the piece in the file
 	dl    []uint16 // number of terms
-	conv  []uint32 // conversation id (0: none, plain files and unfielded records)
 	flags []uint8
 	dead  []uint64 // bitset
+
+	fileRuns []fileRun            // the file of each piece: runs by first piece
+	start16  []uint16             // byte offset of the piece in its line, as written in the file
+	blen16   []uint16             // byte length of the piece in the file
+	wide     map[uint32][2]uint32 // start and length of pieces that do not fit 16 bits
+	conv16   []uint16             // index into convs
+	convs    []uint32             // conversation ids (0: none, plain files and unfielded records)
+	conv32   []uint32             // the ids themselves, in a batch with too many for conv16
 
 	masked   map[uint32]string // text of pieces whose text differs from the file's (masking)
 	toldHash map[uint32]uint64 // hash of the whole trimmed message of told pieces
@@ -57,6 +64,99 @@ func flagOfReading(r Reading) uint8 {
 }
 
 func (s *segment) docs() int { return len(s.hash) }
+
+// fileRun says that pieces from lo on (up to the next run) are of file.
+type fileRun struct {
+	lo, file uint32
+}
+
+// wideMark stands in a 16-bit column for a value kept in wide.
+const wideMark = 0xffff
+
+func (s *segment) fileOf(d uint32) uint32 {
+	i, _ := slices.BinarySearchFunc(s.fileRuns, d+1, func(r fileRun, t uint32) int { return cmp.Compare(r.lo, t) })
+	return s.fileRuns[i-1].file
+}
+
+func (s *segment) startOf(d uint32) uint32 {
+	if v := s.start16[d]; v != wideMark {
+		return uint32(v)
+	}
+	return s.wide[d][0]
+}
+
+func (s *segment) blenOf(d uint32) uint32 {
+	if v := s.blen16[d]; v != wideMark {
+		return uint32(v)
+	}
+	return s.wide[d][1]
+}
+
+func (s *segment) convOf(d uint32) uint32 {
+	if s.conv32 != nil {
+		return s.conv32[d]
+	}
+	return s.convs[s.conv16[d]]
+}
+
+// rawColumns are the columns of pieces as a builder collects them.
+type rawColumns struct {
+	hash  []uint64
+	file  []uint32
+	line  []uint32
+	start []uint32
+	blen  []uint32
+	dl    []uint16
+	conv  []uint32
+	flags []uint8
+
+	masked   map[uint32]string
+	toldHash map[uint32]uint64
+}
+
+// narrow lays raw columns out as a segment's.
+func (s *segment) narrow(src *rawColumns) {
+	s.hash, s.line, s.dl, s.flags = slices.Clone(src.hash), slices.Clone(src.line), slices.Clone(src.dl), slices.Clone(src.flags)
+	s.masked, s.toldHash = src.masked, src.toldHash
+	n := len(src.hash)
+	for d := 0; d < n; d++ {
+		if d == 0 || src.file[d] != src.file[d-1] {
+			s.fileRuns = append(s.fileRuns, fileRun{lo: uint32(d), file: src.file[d]})
+		}
+	}
+	s.fileRuns = slices.Clip(s.fileRuns)
+	s.start16, s.blen16 = make([]uint16, n), make([]uint16, n)
+	for d := 0; d < n; d++ {
+		st, bl := src.start[d], src.blen[d]
+		if st >= wideMark || bl >= wideMark {
+			if s.wide == nil {
+				s.wide = map[uint32][2]uint32{}
+			}
+			s.wide[uint32(d)] = [2]uint32{st, bl}
+			s.start16[d], s.blen16[d] = wideMark, wideMark
+			continue
+		}
+		s.start16[d], s.blen16[d] = uint16(st), uint16(bl)
+	}
+	// Conversations: a batch rarely holds more distinct ids than 16 bits
+	// number; one that does keeps them whole.
+	index := map[uint32]uint16{}
+	s.conv16 = make([]uint16, n)
+	for d := 0; d < n; d++ {
+		c := src.conv[d]
+		i, ok := index[c]
+		if !ok {
+			if len(s.convs) == 1<<16 {
+				s.conv16, s.convs, s.conv32 = nil, nil, slices.Clone(src.conv)
+				return
+			}
+			i = uint16(len(s.convs))
+			index[c] = i
+			s.convs = append(s.convs, c)
+		}
+		s.conv16[d] = i
+	}
+}
 
 func (s *segment) isDead(d uint32) bool { return s.dead[d>>6]&(1<<(d&63)) != 0 }
 
@@ -187,7 +287,7 @@ func (s *segment) termIndex(term uint32) int {
 // term by a counting sort when the batch is finished: no per-term slices grow
 // while indexing, and nothing in the builder holds pointers for the GC to scan.
 type builder struct {
-	seg     segment
+	seg     rawColumns
 	terms   *termTable
 	log     []uint64 // term<<(logDocBits+logTFBits) | doc<<logTFBits | tf
 	tf      []uint32 // count of each term in the current piece
@@ -324,14 +424,11 @@ func (b *builder) finish(globalIDs []uint32) *segment {
 
 	src := &b.seg
 	s := &segment{
-		hash: slices.Clone(src.hash), file: slices.Clone(src.file), line: slices.Clone(src.line),
-		start: slices.Clone(src.start), blen: slices.Clone(src.blen), dl: slices.Clone(src.dl),
-		conv: slices.Clone(src.conv), flags: slices.Clone(src.flags),
-		masked: src.masked, toldHash: src.toldHash,
 		terms: make([]uint32, n), offs: make([]uint32, n+1),
 		maxTF: make([]uint16, n), minDL: make([]uint16, n), skipOffs: make([]uint32, n+1),
 		dead: make([]uint64, (len(src.hash)+63)/64),
 	}
+	s.narrow(src)
 	post := make([]byte, 0, len(sorted)*2)
 	k := 0
 	for i, id := range order {
