@@ -191,6 +191,13 @@ func (w *walk) list(r *os.Root, rel string, level int, force bool) (*dirState, m
 		return nil, nil, err
 	}
 	infos := map[string]fs.FileInfo{}
+	var wasDir map[string]bool
+	if old := w.ix.fw.dirs[rel]; old != nil && len(old.dirs) > 0 {
+		wasDir = make(map[string]bool, len(old.dirs))
+		for _, name := range old.dirs {
+			wasDir[name] = true
+		}
+	}
 	for _, e := range entries {
 		name := e.Name()
 		child := name
@@ -207,6 +214,13 @@ func (w *walk) list(r *os.Root, rel string, level int, force bool) (*dirState, m
 			w.ix.warnLink(child)
 		case t.IsDir():
 			d.dirs = append(d.dirs, name)
+		case t.IsRegular() && wasDir[name]:
+			w.ix.noteOnce("replaced:"+child, "a folder was replaced by a file; the evidence of its files is dropped",
+				zap.String("file", child))
+			if level == levelAgent {
+				d.files = append(d.files, name)
+				infos[name], _ = e.Info()
+			}
 		case t.IsRegular() && level == levelAgent:
 			info, err := e.Info()
 			if err != nil {
