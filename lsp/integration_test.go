@@ -472,3 +472,30 @@ func TestConfigurationChangeReal(t *testing.T) {
 		t.Errorf("Serve = %v", err)
 	}
 }
+
+// TestEngineWarningsReal: the WARNs of spec §1 (a link to outside the run)
+// and §5 (unfielded lines in the current episode) reach the client as
+// window/logMessage.
+func TestEngineWarningsReal(t *testing.T) {
+	root := sampleRun(t)
+	outside := filepath.Join(t.TempDir(), "secret.txt")
+	if err := os.WriteFile(outside, []byte("outside the run\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(root, "episode-2", "alice", "link.txt")); err != nil {
+		t.Skipf("no symbolic links here: %v", err)
+	}
+	c := start(t, startOpts{})
+	c.initialize(root, false, nil)
+	logged := func(what string) func(note) bool {
+		return func(n note) bool {
+			return n.method == protocol.MethodWindowLogMessage && strings.Contains(string(n.params), what)
+		}
+	}
+	c.waitFor("a logMessage naming the link", logged("link.txt"))
+	c.mustCall(lsp.MethodRunSearch, map[string]any{"query": "hotel", "episode": "episode-1", "conversation": "conv-1"}, nil)
+	c.waitFor("a logMessage naming an unfielded file of episode-1", logged("episode-1/alice/alice.history"))
+	if err := c.shutdownExit(); err != nil {
+		t.Errorf("Serve = %v", err)
+	}
+}
