@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf16"
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
@@ -278,8 +279,14 @@ func TestDiagnosticsReal(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := len(ix.Diagnostics(file, 0))
-	appendLine(t, file, "2026-10-22 09:00:00 [running] carol wrote this line without a conversation\n")
-	c.publishedFor(retriever.FileURI(file), count(before+1))
+	// Not ASCII, so that UTF-16 columns differ from byte columns.
+	added := "2026-10-22 09:00:00 [running] carol wrote this line without a conversation 😀 naïve"
+	appendLine(t, file, added+"\n")
+	p := c.publishedFor(retriever.FileURI(file), count(before+1))
+	last := p.Diagnostics[len(p.Diagnostics)-1]
+	if want := uint32(len(utf16.Encode([]rune(added)))); last.Range.End.Character != want || want == uint32(len(added)) {
+		t.Errorf("diagnostic of the appended line ends at character %d, want %d (UTF-16; %d bytes)", last.Range.End.Character, want, len(added))
+	}
 	m := c.mark()
 	if err := os.WriteFile(file+".tmp", orig, 0o644); err != nil {
 		t.Fatal(err)
@@ -306,7 +313,7 @@ func TestDiagnosticsReal(t *testing.T) {
 		t.Fatalf("%s has %d diagnostics, want at least 3", big, n)
 	}
 	changeSettings(c, map[string]any{"maxDiagnosticsPerFile": 2})
-	p := c.publishedFor(retriever.FileURI(big), count(2))
+	p = c.publishedFor(retriever.FileURI(big), count(2))
 	if p.Diagnostics[1].Code != retriever.CodeMore {
 		t.Errorf("capped diagnostics end with %+v, want code %s", p.Diagnostics[1], retriever.CodeMore)
 	}
