@@ -18,6 +18,8 @@ func TestInitializeCapabilities(t *testing.T) {
 	fake := newFake()
 	c := start(t, startOpts{open: fake.opener(nil, nil)})
 	result := c.initialize("/fake/run", true, nil)
+	indented, _ := json.MarshalIndent(result, "", "  ")
+	golden(t, "initialize/result.json", append(indented, '\n'))
 	got := mustJSON(result["capabilities"])
 	for _, want := range []string{
 		`"textDocumentSync":{"openClose":true}`,
