@@ -128,7 +128,10 @@ func (s *server) serveAsync(call *jsonrpc2.Call, reply jsonrpc2.Replier, h jsonr
 	s.inflight[id] = entry
 	s.cancelMu.Unlock()
 	r := &replyOnce{s: s, reply: reply, method: call.Method(), cancelled: entry.cancelled}
-	s.wg.Add(1)
+	if !s.track() {
+		cancel()
+		return // the connection is ending: the client gets no answer now
+	}
 	go func() {
 		defer s.wg.Done()
 		defer func() {

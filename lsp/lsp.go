@@ -86,6 +86,7 @@ type server struct {
 	state          state
 	exited         bool
 	exitCh         chan struct{} // closed by exit
+	closing        bool          // run waits for the tracked goroutines: start no more
 	root           string        // the run folder as the client named it; "" when none
 	noRoot         string        // why there is no run folder, when root is ""
 	clientProgress bool          // the client takes window/workDoneProgress/create
@@ -161,6 +162,9 @@ func (s *server) run() error {
 	shutdown := s.state == stateShutdown
 	s.mu.Unlock()
 	s.retire(gen)
+	s.mu.Lock()
+	s.closing = true
+	s.mu.Unlock()
 	s.wg.Wait() // requests, indexing, and the closing of every engine
 	if err := s.conn.Err(); err != nil && !s.exitedCleanly() {
 		s.logger.Debug("connection ended", zap.Error(err))
@@ -177,9 +181,23 @@ func (s *server) exitedCleanly() bool {
 	return s.exited
 }
 
+// track counts one more goroutine that run waits for, unless run is already
+// waiting (then the work is not started).
+func (s *server) track() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closing {
+		return false
+	}
+	s.wg.Add(1)
+	return true
+}
+
 // goBackground runs f as background work of the connection.
 func (s *server) goBackground(f func()) {
-	s.wg.Add(1)
+	if !s.track() {
+		return
+	}
 	go func() {
 		defer s.wg.Done()
 		defer s.recoverLog("background work")
