@@ -282,6 +282,12 @@ test('the Problems panel shows the .log file\'s format warnings with their code'
   const warnings = texts.filter((t) => t.includes('unindented-continuation'));
   assert.equal(warnings.length, 4, JSON.stringify(texts)); // the four stack-trace lines of episode-2/bob/bob.log
   assert.ok(warnings.every((t) => t.includes('runls')), JSON.stringify(warnings));
+  // The code is a link to the README section on the warning.
+  fs.writeFileSync(path.join(ARTIFACTS, 'problems-row.html'), await warning.evaluate((e) => e.outerHTML));
+  const link = warning.locator('a', { hasText: 'unindented-continuation' }).first();
+  await link.waitFor();
+  const href = (await link.getAttribute('href')) ?? (await link.getAttribute('title')) ?? '';
+  assert.match(href, /readme\.md#unindented-continuation$/i, href);
   await shot('problems.png');
   await filter.fill('');
 });
