@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.lsp.dev/jsonrpc2"
@@ -94,6 +95,8 @@ type server struct {
 	gen            *generation // the engine serving now
 	started        bool        // the first generation was started
 	shownWhy       bool        // the "not a run folder" message was shown
+
+	progressSeq atomic.Int64 // numbers the progress tokens the server creates
 
 	cancelMu sync.Mutex
 	inflight map[jsonrpc2.ID]*inflight

@@ -25,8 +25,6 @@ type progress struct {
 	last  atomic.Int64 // the last percentage reported
 }
 
-var progressSeq atomic.Int64
-
 // beginProgress creates a progress token with the client and begins it, when
 // the client said it takes window.workDoneProgress; otherwise it returns nil.
 func (s *server) beginProgress(ctx context.Context, title string) *progress {
@@ -36,7 +34,7 @@ func (s *server) beginProgress(ctx context.Context, title string) *progress {
 	if !ok {
 		return nil
 	}
-	token := protocol.NewProgressToken(fmt.Sprintf("runls-%d", progressSeq.Add(1)))
+	token := protocol.NewProgressToken(fmt.Sprintf("runls-%d", s.progressSeq.Add(1)))
 	cctx, cancel := context.WithTimeout(ctx, createTimeout)
 	defer cancel()
 	if err := s.client.WorkDoneProgressCreate(cctx, &protocol.WorkDoneProgressCreateParams{Token: *token}); err != nil {
