@@ -311,8 +311,8 @@ func (ix *Index) read(t *task, b *builder) (u *update, drop bool) {
 	defer f.Close()
 	info, err := f.Stat()
 	if err != nil || !info.Mode().IsRegular() {
-		if err == nil {
-			err = errors.New("not a regular file")
+		if err == nil { // replaced by a folder since it was found: as gone
+			err = fmt.Errorf("no longer a regular file: %w", fs.ErrNotExist)
 		}
 		ix.unreadable(t, err)
 		return nil, true
