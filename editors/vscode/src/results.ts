@@ -31,10 +31,12 @@ export function toPicks(items: SearchItem[], rootUri?: string): EvidencePick[] {
     const icon = READING_ICON[item.reading] ?? READING_ICON.note;
     const where = `${relativePath(item.location.uri, rootUri)}:${item.location.range.start.line + 1}`;
     const conv = item.conversation === null || item.conversation === undefined ? '' : ` · ${item.conversation}`;
+    // The label row truncates its description behind a long text, so who/when/where
+    // go on the detail row, which has the width to itself.
     return {
       label: `${icon} ${escapeIcons(shorten(item.text, MAX_LABEL_CHARS))}`,
-      description: `${item.agent} · ${item.episode}${conv}`,
-      detail: `#${i + 1}  ${where}  ·  score ${item.score.toFixed(2)}  ·  ${item.reading}`,
+      description: '',
+      detail: `#${i + 1}  ${item.agent} · ${item.episode}${conv}  ·  ${where}  ·  score ${item.score.toFixed(2)}  ·  ${item.reading}`,
       alwaysShow: true,
       item,
     };

@@ -26,6 +26,8 @@ const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
 const ARTIFACTS = path.resolve(process.env.ARTIFACTS ?? path.join(extRoot, 'test-artifacts'));
 const SAMPLE = process.env.RUNLS_SAMPLE_RUN ?? path.join(repoRoot, 'testdata/sample-run');
 const QUERY = 'deploy database migration';
+// The interpreter of spec §3 (told/said/leftOut), given to the extension as a setting.
+const INTERPRETER = path.join(repoRoot, 'testdata/interpreter.json');
 const TIMEOUT = 30_000;
 
 let work, run, server, context, page, port;
@@ -122,6 +124,7 @@ before(async () => {
       // The extension host's PATH comes from a login shell that /etc/profile resets,
       // so the server is named here (PATH lookup is covered by the unit tests).
       'runls.server.path': RUNLS_BIN,
+      'runls.interpreter': JSON.parse(fs.readFileSync(INTERPRETER, 'utf8')),
     }),
   );
   const common = ['--config', cfg, '--user-data-dir', ud, '--extensions-dir', ext];
@@ -194,7 +197,8 @@ test('Search Agent Memory: pick the chat context, type a query, see the ranked e
   await waitTitle('pieces of evidence');
 
   // The server's ranking, as the command line gives it for the same request.
-  const expected = cliSearch(['--episode', 'episode-2', '--conversation', 'conv-1', '--top-k', '5', run, QUERY]);
+  const expected = cliSearch(['--interpreter', INTERPRETER, '--episode', 'episode-2', '--conversation', 'conv-1', '--top-k', '5', run, QUERY]);
+  assert.ok(expected.some((e) => e.reading === 'told'), 'the interpreter setting reached the server');
   assert.ok(expected.length >= 2, 'the sample run has evidence for the query');
   const shown = (await rows()).sort((a, b) => a.index - b.index);
   assert.equal(shown.length, expected.length, JSON.stringify(shown));
@@ -202,6 +206,7 @@ test('Search Agent Memory: pick the chat context, type a query, see the ranked e
     assert.ok(row.text.includes(`#${i + 1} `), `row ${i} is rank ${i + 1}: ${row.text}`);
     assert.ok(row.text.includes(expected[i].text.slice(0, 60)), `row ${i} shows "${expected[i].text}": ${row.text}`);
     assert.ok(row.text.includes(`${expected[i].agent} · ${expected[i].episode}`), row.text);
+    assert.ok(row.text.endsWith(expected[i].reading), `row ${i} is a ${expected[i].reading}: ${row.text}`);
   });
   await page.locator('.quick-input-widget .quick-input-title', { hasText: QUERY }).waitFor();
   assert.equal(await page.locator('.quick-input-widget .quick-input-box input').inputValue(), '', 'the input stays empty so VS Code does not re-sort');
@@ -289,6 +294,24 @@ test('the Problems panel shows the .log file\'s format warnings with their code'
   const href = (await link.getAttribute('href')) ?? (await link.getAttribute('title')) ?? '';
   assert.match(href, /readme\.md#unindented-continuation$/i, href);
   await shot('problems.png');
+
+  // A setting changed in VS Code reaches the server (didChangeConfiguration): with a
+  // cap of 2 the file gets 1 warning and 1 saying how many more there are.
+  const settingsFile = path.join(run, '.vscode', 'settings.json');
+  const settings = fs.existsSync(settingsFile) ? JSON.parse(fs.readFileSync(settingsFile, 'utf8')) : {};
+  fs.mkdirSync(path.dirname(settingsFile), { recursive: true });
+  fs.writeFileSync(settingsFile, JSON.stringify({ ...settings, 'runls.maxDiagnosticsPerFile': 2 }, null, 2));
+  const end = Date.now() + TIMEOUT;
+  let capped = [];
+  while (Date.now() < end) {
+    capped = (await page.locator('.markers-panel .monaco-list-row').evaluateAll((els) => els.map((e) => e.innerText.replace(/\s+/g, ' '))))
+      .filter((t) => t.includes('runls'));
+    if (capped.length === 2) break;
+    await page.waitForTimeout(250);
+  }
+  assert.equal(capped.length, 2, JSON.stringify(capped));
+  assert.match(capped[1], /3/, `the last warning counts the 3 left out: ${capped[1]}`);
+  fs.writeFileSync(settingsFile, JSON.stringify(settings, null, 2));
   await filter.fill('');
 });
 

@@ -144,7 +144,7 @@ test('run/search ranks evidence best first, each item pointing at its text in th
   // The QuickPick shows them in that order and goes back to the same location.
   const picks = toPicks(r.items, rootUri);
   assert.deepEqual(picks.map((p) => pickLocation(p)), r.items.map((i) => i.location));
-  assert.match(picks[0].detail, /^#1  episode-\d+\/\w+\/\S+:\d+  ·  score \d+\.\d\d/);
+  assert.match(picks[0].detail, /^#1  \w+ · episode-\d+( · \S+)?  ·  episode-\d+\/\w+\/\S+:\d+  ·  score \d+\.\d\d  ·  (note|told|said)$/);
 });
 
 test('files that belong to no agent are never searched', async () => {

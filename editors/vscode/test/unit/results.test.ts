@@ -24,8 +24,8 @@ test('picks keep the server order and show text, file:line, agent, episode, conv
   assert.deepEqual(
     picks.map((p) => [p.label, p.description, p.detail, p.alwaysShow]),
     [
-      ['$(note) Bob migration dry-run failed', 'bob · episode-2 · conv-1', '#1  episode-2/bob/bob.log:3  ·  score 2.35  ·  note', true],
-      ['$(comment) second', 'bob · episode-2', '#2  episode-2/alice/notes.md:1  ·  score 1.00  ·  said', true],
+      ['$(note) Bob migration dry-run failed', '', '#1  bob · episode-2 · conv-1  ·  episode-2/bob/bob.log:3  ·  score 2.35  ·  note', true],
+      ['$(comment) second', '', '#2  bob · episode-2  ·  episode-2/alice/notes.md:1  ·  score 1.00  ·  said', true],
     ],
   );
 });
