@@ -217,6 +217,7 @@ func (ix *Index) scoreSegment(s *segment, cs []termCursor, avgdl float64, q *que
 	// The pieces of the prefilled term were all offered: the main pass skips
 	// them, and when that term is the only essential one, has nothing to do.
 	done := ix.prefill(s, cs, avgdl, q, f, top)
+	runs := newRunCursor(ix, s, q, f)
 	cum := make([]float64, len(cs))
 	// A score is summed in query term order, whatever order the cursors are
 	// in, so that equal pieces get equal scores to the last bit.
@@ -279,7 +280,7 @@ func (ix *Index) scoreSegment(s *segment, cs []termCursor, avgdl float64, q *que
 			var fs *fileState
 			if !pruned {
 				var ok bool
-				ok, fs = ix.candidate(s, d, q, f)
+				ok, fs = runs.at(d)
 				pruned = !ok
 			}
 			for j := e - 1; j >= 0 && !pruned; j-- {
@@ -340,6 +341,8 @@ func (ix *Index) prefill(s *segment, cs []termCursor, avgdl float64, q *query, f
 		others[i].valid, others[i].pos, others[i].last, others[i].si = false, 0, ^uint32(0), 0
 	}
 	contrib := make([]float64, len(q.terms))
+	runs := newRunCursor(ix, s, q, f)
+	theta := top.threshold() * (1 - pruneSlack)
 	othersUB := 0.0
 	for i := range cs {
 		if i != r {
@@ -352,12 +355,11 @@ func (ix *Index) prefill(s *segment, cs []termCursor, avgdl float64, q *query, f
 			continue
 		}
 		dl := uint32(s.dl[d])
-		theta := top.threshold() * (1 - pruneSlack)
 		partial := bm25(cs[r].idf, rare.tf, dl, avgdl)
 		if partial+othersUB < theta {
 			continue
 		}
-		ok, fs := ix.candidate(s, d, q, f)
+		ok, fs := runs.at(d)
 		if !ok {
 			continue
 		}
@@ -388,6 +390,7 @@ func (ix *Index) prefill(s *segment, cs []termCursor, avgdl float64, q *query, f
 			score += v
 		}
 		top.offer(hit{score: score, seg: s, doc: d, fs: fs})
+		theta = top.threshold() * (1 - pruneSlack)
 	}
 	return r
 }
@@ -402,6 +405,80 @@ func (ix *Index) candidate(s *segment, d uint32, q *query, f *filter) (bool, *fi
 		return false, nil
 	}
 	return true, fs
+}
+
+// Verdicts of the file-level rules on a run of a segment's pieces.
+const (
+	rejectRun  = iota // no piece of the file is evidence
+	acceptRun         // every live piece is
+	checkPiece        // the piece-level rules decide
+)
+
+// runCursor applies the evidence rules to pieces met in increasing order:
+// what depends on the file is decided once a run, not once a piece.
+type runCursor struct {
+	ix      *Index
+	s       *segment
+	q       *query
+	f       *filter
+	i       int // current run
+	next    uint32
+	fs      *fileState
+	verdict int
+}
+
+func newRunCursor(ix *Index, s *segment, q *query, f *filter) *runCursor {
+	c := &runCursor{ix: ix, s: s, q: q, f: f, i: -1}
+	c.enter(0)
+	return c
+}
+
+func (c *runCursor) enter(i int) {
+	c.i = i
+	c.next = ^uint32(0)
+	if i+1 < len(c.s.fileRuns) {
+		c.next = c.s.fileRuns[i+1].lo
+	}
+	c.fs = c.ix.byID[c.s.fileRuns[i].file]
+	c.verdict = c.ix.fileVerdict(c.fs, c.q, c.f)
+}
+
+// at reports whether piece d (at or after the last one asked) is alive and
+// evidence, and its file.
+func (c *runCursor) at(d uint32) (bool, *fileState) {
+	if d >= c.next {
+		i, _ := slices.BinarySearchFunc(c.s.fileRuns, d+1, func(r fileRun, t uint32) int { return cmp.Compare(r.lo, t) })
+		c.enter(i - 1)
+	}
+	switch {
+	case c.verdict == rejectRun || c.s.isDead(d):
+		return false, nil
+	case c.verdict == acceptRun:
+		return true, c.fs
+	}
+	return c.ix.evidence(c.f, c.s, d, c.fs), c.fs
+}
+
+// fileVerdict decides what it can of the evidence rules from the file alone.
+func (ix *Index) fileVerdict(fs *fileState, q *query, f *filter) int {
+	if fs == nil || (q.agent >= 0 && int(fs.agent) != q.agent) {
+		return rejectRun
+	}
+	if f.all {
+		return acceptRun
+	}
+	current := f.episode != "" && fs.epNum == f.episode
+	switch {
+	case f.scopeEpisode && !current:
+		return rejectRun
+	case !fs.form.IsRecord():
+		return acceptRun
+	case !f.records:
+		return rejectRun
+	case !current && !f.hasTurn:
+		return acceptRun
+	}
+	return checkPiece
 }
 
 // evidence applies the request's rules to one piece (spec §5).
