@@ -213,6 +213,9 @@ const pruneSlack = 1e-9
 // at a time with MaxScore: terms whose bounds together cannot reach the
 // threshold are not walked, only looked up for pieces the other terms find.
 func (ix *Index) scoreSegment(s *segment, cs []termCursor, avgdl float64, q *query, f *filter, top *topK) {
+	if len(cs) == 0 || len(s.fileRuns) == 0 {
+		return
+	}
 	slices.SortFunc(cs, func(a, b termCursor) int { return cmp.Compare(a.ub, b.ub) })
 	// The pieces of the prefilled term were all offered: the main pass skips
 	// them, and when that term is the only essential one, has nothing to do.
