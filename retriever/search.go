@@ -403,11 +403,20 @@ func (ix *Index) candidate(s *segment, d uint32, q *query, f *filter) (bool, *fi
 	if s.isDead(d) {
 		return false, nil
 	}
-	fs := ix.byID[s.fileOf(d)]
+	fs := ix.file(s.fileOf(d))
 	if fs == nil || (q.agent >= 0 && int(fs.agent) != q.agent) || !ix.evidence(f, s, d, fs) {
 		return false, nil
 	}
 	return true, fs
+}
+
+// file returns the committed state of a file id, or nil: the pieces of a
+// read that was discarded (the file failed half-way) name a file that is not.
+func (ix *Index) file(id uint32) *fileState {
+	if int(id) < len(ix.byID) {
+		return ix.byID[id]
+	}
+	return nil
 }
 
 // Verdicts of the file-level rules on a run of a segment's pieces.
@@ -442,7 +451,7 @@ func (c *runCursor) enter(i int) {
 	if i+1 < len(c.s.fileRuns) {
 		c.next = c.s.fileRuns[i+1].lo
 	}
-	c.fs = c.ix.byID[c.s.fileRuns[i].file]
+	c.fs = c.ix.file(c.s.fileRuns[i].file)
 	c.verdict = c.ix.fileVerdict(c.fs, c.q, c.f)
 }
 
