@@ -1,0 +1,169 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"runls/retriever"
+)
+
+// runCLI runs a subcommand in-process from the folder dir.
+func runCLI(t *testing.T, dir string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	t.Chdir(dir)
+	var out, errb bytes.Buffer
+	code = run(context.Background(), args, strings.NewReader(""), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func testdata(t *testing.T) string {
+	t.Helper()
+	abs, err := filepath.Abs(filepath.Join("..", "..", "testdata"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return abs
+}
+
+func TestSearchOutputAndExitCodes(t *testing.T) {
+	td := testdata(t)
+	code, out, errs := runCLI(t, td, "search", "--episode", "episode-2", "--conversation", "conv-1", "sample-run", "deploy", "database", "migration")
+	if code != 0 || errs != "" {
+		t.Fatalf("exit %d, stderr %q", code, errs)
+	}
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	if len(lines) != 5 {
+		t.Fatalf("want 5 lines (default topK), got %d:\n%s", len(lines), out)
+	}
+	form := regexp.MustCompile(`^sample-run/episode-\d+/[a-z]+/[^:]+:\d+:\d+: .+$`)
+	for _, l := range lines {
+		if !form.MatchString(l) {
+			t.Errorf("line %q is not path:line:column: text", l)
+		}
+	}
+	if !strings.HasPrefix(lines[0], "sample-run/episode-2/alice/alice.history:2:40: Alice was told: Deploy the billing service") {
+		t.Errorf("first line %q", lines[0])
+	}
+
+	if code, out, _ := runCLI(t, td, "search", "sample-run", "quokka"); code != 1 || out != "" {
+		t.Errorf("nothing found: exit %d, output %q", code, out)
+	}
+}
+
+// The column is 1-based and counted in bytes; the JSON range in UTF-16.
+func TestSearchColumnsBytesAndUTF16(t *testing.T) {
+	td := testdata(t)
+	_, out, _ := runCLI(t, td, "search", "--episode", "episode-2", "--conversation", "conv-1", "--top-k", "1", "sample-run", "encoding", "naïve")
+	// "2026-10-21 18:01:30 [running] [conv-1] " then the evidence.
+	if !strings.Contains(out, "alice.history:") {
+		t.Fatalf("output %q", out)
+	}
+	_, js, _ := runCLI(t, td, "search", "--json", "--episode", "episode-2", "--conversation", "conv-1", "--top-k", "1", "sample-run", "encoding", "naïve")
+	var res retriever.Result
+	if err := json.Unmarshal([]byte(js), &res); err != nil {
+		t.Fatalf("JSON %q: %v", js, err)
+	}
+	if len(res.Items) != 1 {
+		t.Fatalf("items %+v", res.Items)
+	}
+	it := res.Items[0]
+	path := retriever.PathOfURI(it.Location.URI)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	line := strings.Split(string(data), "\n")[it.Location.Range.Start.Line]
+	col := strings.Index(line, it.Text)
+	if col < 0 {
+		t.Fatalf("text %q not in line %q", it.Text, line)
+	}
+	if want := utf16Len(line[:col]); it.Location.Range.Start.Character != want {
+		t.Errorf("UTF-16 start %d, want %d", it.Location.Range.Start.Character, want)
+	}
+	if !strings.Contains(out, ":"+strconv.Itoa(col+1)+": ") {
+		t.Errorf("byte column %d not in %q", col+1, out)
+	}
+	for _, key := range []string{`"items"`, `"location"`, `"uri":"file:///`, `"range"`, `"score"`, `"text"`, `"agent":"alice"`, `"episode":"episode-2"`, `"conversation":"conv-1"`, `"reading":"note"`} {
+		if !strings.Contains(js, key) {
+			t.Errorf("JSON lacks %s: %s", key, js)
+		}
+	}
+}
+
+func utf16Len(s string) int {
+	n := 0
+	for _, r := range s {
+		n++
+		if r >= 0x10000 {
+			n++
+		}
+	}
+	return n
+}
+
+func TestBadInput(t *testing.T) {
+	td := testdata(t)
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"search", "--episode", "ep-2", "sample-run", "x"}, `episode "ep-2"`},
+		{[]string{"search", "--scope", "all", "sample-run", "x"}, `scope "all"`},
+		{[]string{"search", "--top-k", "0", "sample-run", "x"}, `topK "0"`},
+		{[]string{"search", "--top-k", "1001", "sample-run", "x"}, `topK "1001"`},
+		{[]string{"search", "--top-k", "five", "sample-run", "x"}, `topK "five"`},
+		{[]string{"search", "--agent", "../x", "sample-run", "x"}, `agent "../x"`},
+		{[]string{"search", "--bogus", "sample-run", "x"}, "bogus"},
+		{[]string{"search", "sample-run"}, "needs a run folder and a query"},
+		{[]string{"search", "missing-run", "x"}, "missing-run"},
+		{[]string{"search", "--interpreter", "nope.json", "sample-run", "x"}, "nope.json"},
+		{[]string{"check"}, "one run folder"},
+		{[]string{"frobnicate"}, `unknown subcommand "frobnicate"`},
+	}
+	for _, tt := range tests {
+		code, out, errs := runCLI(t, td, tt.args...)
+		first := strings.SplitN(errs, "\n", 2)[0]
+		if code != 2 || out != "" || !strings.Contains(first, tt.want) {
+			t.Errorf("%v: exit %d, stdout %q, first stderr line %q; want 2 and %q", tt.args, code, out, first, tt.want)
+		}
+	}
+}
+
+func TestCheck(t *testing.T) {
+	td := testdata(t)
+	code, out, _ := runCLI(t, td, "check", "sample-run")
+	if code != 1 {
+		t.Fatalf("exit %d, want 1 (warnings found)", code)
+	}
+	form := regexp.MustCompile(`^sample-run/episode-\d+/[a-z]+/[a-z]+\.(log|history):\d+:1: warning: .+ \[(unfielded-line|unindented-continuation)\]$`)
+	n := 0
+	for _, l := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
+		n++
+		if !form.MatchString(l) {
+			t.Errorf("line %q", l)
+		}
+	}
+	if !strings.Contains(out, "sample-run/episode-2/bob/bob.log:4:1: warning:") || !strings.Contains(out, "[unindented-continuation]") {
+		t.Errorf("the stack trace of bob.log is not reported:\n%s", out)
+	}
+	clean := t.TempDir()
+	os.MkdirAll(filepath.Join(clean, "episode-1", "a"), 0o755)
+	os.WriteFile(filepath.Join(clean, "episode-1", "a", "a.history"), []byte("2026-10-21 18:00:00 [s] [c] A fine\n  indented\n"), 0o644)
+	if code, out, _ := runCLI(t, td, "check", clean); code != 0 || out != "" {
+		t.Errorf("clean run: exit %d, output %q", code, out)
+	}
+}
+
+func TestVersion(t *testing.T) {
+	code, out, _ := runCLI(t, t.TempDir(), "version")
+	if code != 0 || !strings.HasPrefix(out, "runls ") {
+		t.Fatalf("exit %d, %q", code, out)
+	}
+}
