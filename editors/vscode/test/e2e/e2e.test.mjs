@@ -239,6 +239,27 @@ test('Search Again uses the context now shown in the status bar', async () => {
   await page.keyboard.press('Escape');
 });
 
+test('Pick Agent narrows the search to one agent, shown in the status bar', async () => {
+  const pickAgent = async (label) => {
+    await runCommand('runls: Pick Agent');
+    await waitTitle('Pick the agent whose memory to search');
+    await page.keyboard.type(label);
+    await page.locator('.quick-input-widget .monaco-list-row', { hasText: label }).first().waitFor();
+    await shot(`pick-agent-${label.replace(/\W+/g, '-')}.png`);
+    await page.keyboard.press('Enter');
+  };
+  await pickAgent('bob');
+  await page.locator('.statusbar-item', { hasText: 'runls: bob · episode-2 · conv-1' }).first().waitFor();
+  await runCommand('runls: Search Again with Current Settings');
+  await waitTitle('pieces of evidence');
+  const shown = await rows();
+  assert.ok(shown.length >= 1);
+  for (const row of shown) assert.match(row.text, /#\d+ bob · /, row.text);
+  await page.keyboard.press('Escape');
+  await pickAgent('All agents');
+  await page.locator('.statusbar-item', { hasText: 'runls: all agents · episode-2 · conv-1' }).first().waitFor();
+});
+
 /** The pids of the runls servers running from RUNLS_BIN (the test's own build). */
 function serverPids() {
   const want = fs.realpathSync(RUNLS_BIN);

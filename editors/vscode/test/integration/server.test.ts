@@ -157,7 +157,9 @@ test('without episode and conversation, record files give no evidence', async ()
   // The server takes absent fields from its settings, so unset them there first.
   await conn.sendNotification('workspace/didChangeConfiguration', didChangeConfigurationParams({ ...ctx, episode: '', conversation: '' }));
   const bare = await search(conn, { query: 'migration', topK: 50 });
+  assert.ok(bare.items.length > 0, 'notes and plain files still give evidence');
   for (const it of bare.items) assert.ok(!/\.(history|log)$/.test(it.location.uri), `record file given: ${it.location.uri}`);
+  assert.ok(r.items.some((it) => /\.(history|log)$/.test(it.location.uri)), 'with the context, record files give evidence');
   assert.ok(r.items.length >= bare.items.length);
   await conn.sendNotification('workspace/didChangeConfiguration', didChangeConfigurationParams(ctx));
 });
