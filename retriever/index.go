@@ -273,6 +273,11 @@ func (ix *Index) refresh(ctx context.Context, progress func(Progress)) (Changes,
 	commitMu.Lock()
 	ix.commit(nil, nil, removed, episodes)
 	commitMu.Unlock()
+	if len(tasks) > 0 || len(removed) > 0 {
+		ix.mu.Lock()
+		ix.compact()
+		ix.mu.Unlock()
+	}
 	for _, r := range removed {
 		if r.form.IsRecord() {
 			changed = append(changed, r.abs)

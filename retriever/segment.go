@@ -22,6 +22,7 @@ type segment struct {
 	dl    []uint16 // number of terms
 	flags []uint8
 	dead  []uint64 // bitset
+	ndead int
 
 	fileRuns []fileRun            // the file of each piece: runs by first piece
 	start16  []uint16             // byte offset of the piece in its line, as written in the file
@@ -160,7 +161,12 @@ func (s *segment) narrow(src *rawColumns) {
 
 func (s *segment) isDead(d uint32) bool { return s.dead[d>>6]&(1<<(d&63)) != 0 }
 
-func (s *segment) kill(d uint32) { s.dead[d>>6] |= 1 << (d & 63) }
+func (s *segment) kill(d uint32) {
+	if !s.isDead(d) {
+		s.dead[d>>6] |= 1 << (d & 63)
+		s.ndead++
+	}
+}
 
 // postingIter decodes a posting list; with skips it can jump over blocks.
 type postingIter struct {
