@@ -75,8 +75,8 @@ func (p *SearchParams) merge(req retriever.Request) (retriever.Request, error) {
 	set(&req.Conversation, p.Conversation)
 	set(&req.Scope, p.Scope)
 	if p.TopK != nil {
-		// retriever.Request reads a zero TopK as absent; given, it is out of range.
-		// NEEDS(retriever): a way to say "topK given as 0" would keep this rule there.
+		// retriever.Request reads a zero TopK as absent (the settings' "unset");
+		// given in a request, 0 is out of range, as on the command line.
 		if *p.TopK == 0 {
 			return req, requestError(&retriever.FieldError{Field: "topK", Value: "0", Reason: "must be from 1 to 1000"})
 		}
