@@ -146,6 +146,16 @@ func bm25(idf float64, tf, dl uint32, avgdl float64) float64 {
 	return idf * t * (K1 + 1) / (t + K1*(1-B+B*float64(dl)/avgdl))
 }
 
+// scoreBound bounds the term's score in any piece whose tf is at most maxTF
+// and whose tf/length is at most maxRatio. The score is
+// idf·(k1+1) / (1 + k1(1-b)/tf + (k1·b/avgdl)·(dl/tf)), and each term of the
+// denominator is at least its value at maxTF and at 1/maxRatio: tighter than
+// taking the largest tf and the shortest piece apart, which are seldom one
+// piece's.
+func scoreBound(idf float64, maxTF uint16, maxRatio float32, avgdl float64) float64 {
+	return idf * (K1 + 1) / (1 + K1*(1-B)/float64(maxTF) + K1*B/avgdl/float64(maxRatio))
+}
+
 // hit is a scored piece.
 type hit struct {
 	score float64
@@ -184,7 +194,7 @@ func (ix *Index) run(ctx context.Context, q *query, f *filter) (Result, error) {
 				continue
 			}
 			c := termCursor{it: s.iter(i), idf: t.idf, qi: qi}
-			c.ub = bm25(t.idf, uint32(s.maxTF[i]), uint32(s.minDL[i]), avgdl)
+			c.ub = scoreBound(t.idf, s.maxTF[i], s.maxRatio[i], avgdl)
 			if c.it.next() {
 				cursors = append(cursors, c)
 			}
@@ -245,7 +255,7 @@ func (ix *Index) scoreSegment(s *segment, cs []termCursor, avgdl float64, q *que
 			c := &cs[e]
 			for c.it.valid && c.it.si < len(c.it.skips) {
 				blk := c.it.skips[c.it.si]
-				if bm25(c.idf, uint32(blk.maxTF), uint32(blk.minDL), avgdl)+before >= theta {
+				if scoreBound(c.idf, blk.maxTF, blk.maxRatio, avgdl)+before >= theta {
 					break
 				}
 				c.it.advance(blk.lastDoc + 1)

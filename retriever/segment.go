@@ -3,6 +3,7 @@ package retriever
 import (
 	"cmp"
 	"encoding/binary"
+	"math"
 	"slices"
 )
 
@@ -41,7 +42,7 @@ type segment struct {
 	// per term: the largest tf and the smallest piece length of its postings,
 	// which bound its score (MaxScore), and its skip entries
 	maxTF    []uint16
-	minDL    []uint16
+	maxRatio []float32
 	skipOffs []uint32
 	skips    []skipEntry
 }
@@ -182,13 +183,22 @@ type postingIter struct {
 
 // skipEntry marks the end of a block of postings: its last doc and the byte
 // offset after it, so that advance can jump over blocks without decoding them,
-// and the block's largest tf and smallest piece length, which bound the
-// score of any of its pieces (block-max).
+// and the block's largest tf and largest tf/length, which bound the score of
+// any of its pieces (block-max; see scoreBound).
 type skipEntry struct {
-	lastDoc uint32
-	end     uint32
-	maxTF   uint16
-	minDL   uint16
+	lastDoc  uint32
+	end      uint32
+	maxTF    uint16
+	maxRatio float32
+}
+
+// ceil32 rounds a ratio up to a float32, so that a bound made from it stays a bound.
+func ceil32(x float64) float32 {
+	f := float32(x)
+	if float64(f) < x {
+		f = math.Nextafter32(f, float32(math.Inf(1)))
+	}
+	return f
 }
 
 // skipEvery is how many postings a block holds.
@@ -431,7 +441,7 @@ func (b *builder) finish(globalIDs []uint32) *segment {
 	src := &b.seg
 	s := &segment{
 		terms: make([]uint32, n), offs: make([]uint32, n+1),
-		maxTF: make([]uint16, n), minDL: make([]uint16, n), skipOffs: make([]uint32, n+1),
+		maxTF: make([]uint16, n), maxRatio: make([]float32, n), skipOffs: make([]uint32, n+1),
 		dead: make([]uint64, (len(src.hash)+63)/64),
 	}
 	s.narrow(src)
@@ -442,8 +452,8 @@ func (b *builder) finish(globalIDs []uint32) *segment {
 		s.offs[i] = uint32(len(post))
 		s.skipOffs[i] = uint32(len(s.skips))
 		last := ^uint32(0)
-		maxTF, minDL := uint16(0), uint16(0xffff)
-		bMaxTF, bMinDL := uint16(0), uint16(0xffff)
+		maxTF, maxRatio := uint16(0), 0.0
+		bMaxTF, bRatio := uint16(0), 0.0
 		for c := uint32(1); c <= b.count[id]; c++ {
 			e := sorted[k]
 			k++
@@ -457,15 +467,15 @@ func (b *builder) finish(globalIDs []uint32) *segment {
 				post = binary.AppendUvarint(post, uint64(tf))
 			}
 			last = doc
-			maxTF = max(maxTF, uint16(tf))
-			minDL = min(minDL, s.dl[doc])
-			bMaxTF, bMinDL = max(bMaxTF, uint16(tf)), min(bMinDL, s.dl[doc])
+			ratio := float64(tf) / float64(max(s.dl[doc], 1))
+			maxTF, maxRatio = max(maxTF, uint16(tf)), max(maxRatio, ratio)
+			bMaxTF, bRatio = max(bMaxTF, uint16(tf)), max(bRatio, ratio)
 			if b.count[id] > skipEvery && (c%skipEvery == 0 || c == b.count[id]) {
-				s.skips = append(s.skips, skipEntry{lastDoc: doc, end: uint32(len(post)) - s.offs[i], maxTF: bMaxTF, minDL: bMinDL})
-				bMaxTF, bMinDL = 0, 0xffff
+				s.skips = append(s.skips, skipEntry{lastDoc: doc, end: uint32(len(post)) - s.offs[i], maxTF: bMaxTF, maxRatio: ceil32(bRatio)})
+				bMaxTF, bRatio = 0, 0
 			}
 		}
-		s.maxTF[i], s.minDL[i] = maxTF, minDL
+		s.maxTF[i], s.maxRatio[i] = maxTF, ceil32(maxRatio)
 	}
 	s.offs[n] = uint32(len(post))
 	s.skipOffs[n] = uint32(len(s.skips))
