@@ -342,6 +342,7 @@ func (ix *Index) read(t *task, b *builder) (u *update, drop bool) {
 	}
 	next.dev, next.ino, next.size, next.mtime, next.checkedAt = dev, ino, size, mtime, checked
 	u = &update{old: t.old, next: next, fresh: t.fresh, lo: uint32(len(b.seg.hash)), agent: next.agent}
+	b.reserve(size - t.from)
 
 	from := t.from
 	if t.fresh {
