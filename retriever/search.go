@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"hash/maphash"
 	"math"
+	mathbits "math/bits"
 	"slices"
 	"strings"
 
@@ -181,13 +182,16 @@ func (ix *Index) run(ctx context.Context, q *query, f *filter) (Result, error) {
 	}
 	avgdl := float64(terms) / float64(docs)
 	top := newTopK(q.k)
-	var cursors []termCursor
+	// First the rare terms' pieces of every segment, scored whole: the
+	// threshold they set prunes the frequent terms in every segment, the first
+	// ones included. Then the rest of each segment.
+	var later []pendingSegment
 	for _, s := range ix.segments {
 		if err := ctx.Err(); err != nil {
 			ix.mu.RUnlock()
 			return Result{}, err
 		}
-		cursors = cursors[:0]
+		var cursors []termCursor
 		for qi, t := range q.terms {
 			i := s.termIndex(t.id)
 			if i < 0 {
@@ -199,11 +203,109 @@ func (ix *Index) run(ctx context.Context, q *query, f *filter) (Result, error) {
 				cursors = append(cursors, c)
 			}
 		}
-		ix.scoreSegment(s, cursors, avgdl, q, f, top)
+		if rest := ix.scoreRare(s, cursors, avgdl, q, f, top); len(rest) > 0 {
+			later = append(later, pendingSegment{s: s, all: cursors, rest: rest})
+		}
+	}
+	ix.champions(later, avgdl, q, f, top)
+	for _, p := range later {
+		if err := ctx.Err(); err != nil {
+			ix.mu.RUnlock()
+			return Result{}, err
+		}
+		ix.maxScore(p.s, p.rest, avgdl, q, f, top)
 	}
 	hits := top.sorted()
 	ix.mu.RUnlock()
 	return ix.items(hits), nil
+}
+
+// pendingSegment is a segment whose frequent terms are left for MaxScore.
+type pendingSegment struct {
+	s    *segment
+	all  []termCursor // every query term in the segment
+	rest []termCursor // the terms left: not rare, not scored yet
+}
+
+// championBlocks is how many of a frequent term's best blocks (by their
+// score bound, over all segments) are scored whole before MaxScore.
+const championBlocks = 2
+
+// champions scores, in full, the pieces of each frequent term's best blocks:
+// they hold its best pieces, so the threshold is near its final value
+// before MaxScore walks anything, and MaxScore skips the blocks (and terms)
+// that cannot reach it. Pieces are offered again later; that changes nothing.
+func (ix *Index) champions(later []pendingSegment, avgdl float64, q *query, f *filter, top *topK) {
+	type block struct {
+		bound float64
+		p, c  int // segment in later, cursor in rest
+		b     int // block; -1: the whole list (no skips)
+	}
+	contrib := make([]float64, len(q.terms))
+	for qi := range q.terms {
+		var blocks []block
+		for p, ps := range later {
+			for c := range ps.rest {
+				cur := &ps.rest[c]
+				if cur.qi != qi {
+					continue
+				}
+				if len(cur.it.skips) == 0 {
+					blocks = append(blocks, block{cur.ub, p, c, -1})
+				}
+				for b, e := range cur.it.skips {
+					blocks = append(blocks, block{scoreBound(cur.idf, e.maxTF, e.maxRatio, avgdl), p, c, b})
+				}
+			}
+		}
+		if len(blocks) == 0 {
+			continue
+		}
+		slices.SortFunc(blocks, func(a, b block) int { return cmp.Compare(b.bound, a.bound) })
+		for _, bl := range blocks[:min(len(blocks), championBlocks)] {
+			if bl.bound < top.threshold()*(1-pruneSlack) {
+				break
+			}
+			ps := later[bl.p]
+			cur := ps.rest[bl.c]
+			it := cur.it
+			it.valid, it.pos, it.last, it.si = false, 0, ^uint32(0), 0
+			end := len(it.p)
+			if bl.b >= 0 {
+				if bl.b > 0 {
+					prev := it.skips[bl.b-1]
+					it.pos, it.last, it.si = int(prev.end), prev.lastDoc, bl.b
+				}
+				end = int(it.skips[bl.b].end)
+			}
+			for it.pos < end && it.next() {
+				ix.scoreWhole(ps.s, ps.all, it.doc, avgdl, q, f, top, contrib)
+			}
+		}
+	}
+}
+
+// scoreWhole scores one piece with every query term of its segment (each
+// looked up from the start of its postings) and offers it.
+func (ix *Index) scoreWhole(s *segment, all []termCursor, d uint32, avgdl float64, q *query, f *filter, top *topK, contrib []float64) {
+	ok, fs := ix.candidate(s, d, q, f)
+	if !ok {
+		return
+	}
+	clear(contrib)
+	dl := uint32(s.dl[d])
+	for _, c := range all {
+		it := c.it
+		it.valid, it.pos, it.last, it.si = false, 0, ^uint32(0), 0
+		if it.advance(d) && it.doc == d {
+			contrib[c.qi] = bm25(c.idf, it.tf, dl, avgdl)
+		}
+	}
+	score := 0.0
+	for _, v := range contrib {
+		score += v
+	}
+	top.offer(hit{score: score, seg: s, doc: d, fs: fs})
 }
 
 // termCursor walks one query term's postings in a segment.
@@ -219,17 +321,53 @@ type termCursor struct {
 // threshold can still enter by location order.
 const pruneSlack = 1e-9
 
-// scoreSegment finds the segment's pieces that can enter the top k, document
-// at a time with MaxScore: terms whose bounds together cannot reach the
-// threshold are not walked, only looked up for pieces the other terms find.
-func (ix *Index) scoreSegment(s *segment, cs []termCursor, avgdl float64, q *query, f *filter, top *topK) {
+// scoreRare offers the segment's pieces of its rare terms, scored whole (all
+// of the segment's pieces when every term is rare), and returns the cursors
+// of the terms left for MaxScore.
+func (ix *Index) scoreRare(s *segment, cs []termCursor, avgdl float64, q *query, f *filter, top *topK) []termCursor {
 	if len(cs) == 0 || len(s.fileRuns) == 0 {
+		return nil
+	}
+	// The rare terms first: each of their pieces is scored whole (prefill),
+	// which sets the threshold high at once. The main pass then leaves them
+	// out: a piece that has one was offered with its full score already, and
+	// offered again without that term's part it scores lower, so it changes
+	// nothing (a lower score never displaces the same piece, nor passes a
+	// threshold that its full score did not).
+	total, least, most := 0, len(cs[0].it.p), 0
+	for i := range cs {
+		n := len(cs[i].it.p)
+		total, least, most = total+n, min(least, n), max(most, n)
+	}
+	// Every posting when the terms are few and alike; with a much more
+	// frequent term beside a rare one, the rare one's pieces set a threshold
+	// that spares walking the frequent one.
+	if len(cs) > 1 && total <= exhaustiveMax && most <= 8*least {
+		ix.exhaustive(s, cs, avgdl, q, f, top)
+		return nil
+	}
+	slices.SortFunc(cs, func(a, b termCursor) int { return cmp.Compare(b.idf, a.idf) })
+	rest := cs[:0:0]
+	budget := 2 * prefillMax
+	for i := range cs {
+		if n := len(cs[i].it.p); n <= prefillMax && n <= budget && len(cs) > 1 {
+			budget -= n
+			ix.prefill(s, cs, i, avgdl, q, f, top)
+		} else {
+			rest = append(rest, cs[i])
+		}
+	}
+	return rest
+}
+
+// maxScore finds the segment's pieces that can enter the top k, document at
+// a time: terms whose bounds together cannot reach the threshold are not
+// walked, only looked up for pieces the other terms find.
+func (ix *Index) maxScore(s *segment, cs []termCursor, avgdl float64, q *query, f *filter, top *topK) {
+	if len(cs) == 0 {
 		return
 	}
 	slices.SortFunc(cs, func(a, b termCursor) int { return cmp.Compare(a.ub, b.ub) })
-	// The pieces of the prefilled term were all offered: the main pass skips
-	// them, and when that term is the only essential one, has nothing to do.
-	done := ix.prefill(s, cs, avgdl, q, f, top)
 	runs := newRunCursor(ix, s, q, f)
 	cum := make([]float64, len(cs))
 	// A score is summed in query term order, whatever order the cursors are
@@ -268,15 +406,10 @@ func (ix *Index) scoreSegment(s *segment, cs []termCursor, avgdl float64, q *que
 				d, any = cs[i].it.doc, true
 			}
 		}
-		if !any || (done >= 0 && e == len(cs)-1 && e == done) {
+		if !any {
 			return
 		}
-		if done >= 0 && cs[done].it.valid && cs[done].it.doc < d {
-			cs[done].it.advance(d)
-		}
-		if done >= 0 && cs[done].it.valid && cs[done].it.doc == d {
-			// offered by prefill
-		} else if !s.isDead(d) {
+		if !s.isDead(d) {
 			clear(contrib)
 			partial := 0.0
 			dl := uint32(s.dl[d])
@@ -323,45 +456,111 @@ func (ix *Index) scoreSegment(s *segment, cs []termCursor, avgdl float64, q *que
 	}
 }
 
-// prefillMax bounds the postings of the term prefill walks (in bytes, twice).
-const prefillMax = 1 << 14
+// exhaustiveMax is the most postings bytes the query's terms may have in a
+// segment to be scored term at a time, every posting: for rare terms of
+// about the same frequency a tight loop over all their postings beats any
+// pruning.
+const exhaustiveMax = 1 << 14
 
-// prefill scores, in full, the pieces of the query's rarest term (when it is
-// rare enough) before the main pass: they are the likeliest best pieces, so
-// the threshold starts high and the frequent terms are walked the least.
-// The main pass meets these pieces again; offering a piece twice keeps one.
-//
-// It returns the index in cs of the term whose pieces it offered, all of them,
-// or -1.
-func (ix *Index) prefill(s *segment, cs []termCursor, avgdl float64, q *query, f *filter, top *topK) int {
-	if len(cs) < 2 {
-		return -1
-	}
-	r := 0
+// exhaustive scores every posting of the query's terms into an accumulator,
+// term after term in query order (so sums are those of the other paths to the
+// last bit), then offers the pieces that reach the threshold.
+func (ix *Index) exhaustive(s *segment, cs []termCursor, avgdl float64, q *query, f *filter, top *topK) {
+	slices.SortFunc(cs, func(a, b termCursor) int { return cmp.Compare(a.qi, b.qi) })
+	acc := ix.accumulator(s.docs())
+	defer ix.accPool.Put(acc)
+	touched := acc.touched[:0]
 	for i := range cs {
-		if cs[i].idf > cs[r].idf {
-			r = i
+		it := cs[i].it
+		it.valid, it.pos, it.last, it.si = false, 0, ^uint32(0), 0
+		for it.next() {
+			d := it.doc
+			if w, bit := d>>6, uint64(1)<<(d&63); acc.seen[w]&bit == 0 {
+				acc.seen[w] |= bit
+				touched = append(touched, d)
+			}
+			acc.score[d] += bm25(cs[i].idf, it.tf, uint32(s.dl[d]), avgdl)
 		}
 	}
-	rare := cs[r].it
-	rare.valid, rare.pos, rare.last, rare.si = false, 0, ^uint32(0), 0
-	if len(rare.p) > prefillMax*2 {
-		return -1
+	// The pieces met, in order: a few sorted, many read off the bits set.
+	words := (s.docs() + 63) / 64
+	if len(touched) < words/8 {
+		slices.Sort(touched)
+	} else {
+		touched = touched[:0]
+		for w, bits := range acc.seen[:words] {
+			for ; bits != 0; bits &= bits - 1 {
+				touched = append(touched, uint32(w<<6|mathbits.TrailingZeros64(bits)))
+			}
+		}
 	}
-	others := make([]postingIter, len(cs))
-	for i := range cs {
-		others[i] = cs[i].it
-		others[i].valid, others[i].pos, others[i].last, others[i].si = false, 0, ^uint32(0), 0
-	}
-	contrib := make([]float64, len(q.terms))
 	runs := newRunCursor(ix, s, q, f)
-	theta := top.threshold() * (1 - pruneSlack)
+	for _, d := range touched {
+		score := acc.score[d]
+		acc.score[d] = 0
+		acc.seen[d>>6] = 0
+		if score < top.threshold()*(1-pruneSlack) {
+			continue
+		}
+		if ok, fs := runs.at(d); ok {
+			top.offer(hit{score: score, seg: s, doc: d, fs: fs})
+		}
+	}
+	acc.touched = touched
+}
+
+// scoreAcc is the scratch of exhaustive, kept between queries: zero again
+// when it is put back.
+type scoreAcc struct {
+	score   []float64
+	seen    []uint64
+	touched []uint32
+}
+
+func (ix *Index) accumulator(n int) *scoreAcc {
+	acc, _ := ix.accPool.Get().(*scoreAcc)
+	if acc == nil {
+		acc = &scoreAcc{}
+	}
+	if len(acc.score) < n {
+		acc.score = make([]float64, n)
+		acc.seen = make([]uint64, (n+63)/64)
+	}
+	return acc
+}
+
+// prefillMax is the most postings bytes a term may have in a segment to be
+// prefilled: rare enough that scoring each of its pieces whole is cheap.
+const prefillMax = 1 << 13
+
+// prefill scores, in full, every piece of the term cs[r] in the segment: the
+// other terms are looked up (with fresh iterators) as long as the piece can
+// still reach the threshold.
+func (ix *Index) prefill(s *segment, cs []termCursor, r int, avgdl float64, q *query, f *filter, top *topK) {
+	fresh := func(it postingIter) postingIter {
+		it.valid, it.pos, it.last, it.si = false, 0, ^uint32(0), 0
+		return it
+	}
+	rare := fresh(cs[r].it)
+	others := make([]postingIter, len(cs))
 	othersUB := 0.0
 	for i := range cs {
+		others[i] = fresh(cs[i].it)
 		if i != r {
 			othersUB += cs[i].ub
 		}
 	}
+	// Look the likeliest to add the most up first.
+	order := make([]int, 0, len(cs))
+	for i := range cs {
+		if i != r {
+			order = append(order, i)
+		}
+	}
+	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(cs[b].ub, cs[a].ub) })
+	contrib := make([]float64, len(q.terms))
+	runs := newRunCursor(ix, s, q, f)
+	theta := top.threshold() * (1 - pruneSlack)
 	for rare.next() {
 		d := rare.doc
 		if s.isDead(d) {
@@ -378,17 +577,14 @@ func (ix *Index) prefill(s *segment, cs []termCursor, avgdl float64, q *query, f
 		}
 		clear(contrib)
 		contrib[cs[r].qi] = partial
-		rest := othersUB
+		left := othersUB
 		pruned := false
-		for i := len(cs) - 1; i >= 0; i-- { // the likeliest to add the most first
-			if i == r {
-				continue
-			}
-			if partial+rest < theta {
+		for _, i := range order {
+			if partial+left < theta {
 				pruned = true
 				break
 			}
-			rest -= cs[i].ub
+			left -= cs[i].ub
 			if others[i].advance(d) && others[i].doc == d {
 				v := bm25(cs[i].idf, others[i].tf, dl, avgdl)
 				contrib[cs[i].qi] = v
@@ -405,7 +601,6 @@ func (ix *Index) prefill(s *segment, cs []termCursor, avgdl float64, q *query, f
 		top.offer(hit{score: score, seg: s, doc: d, fs: fs})
 		theta = top.threshold() * (1 - pruneSlack)
 	}
-	return r
 }
 
 // candidate reports whether a piece is alive and evidence for the request.
