@@ -27,14 +27,16 @@ finish() {
   exit $?
 }
 
-# run_node_tests NAME ARGS...: runs `node --test` with the TAP reporter, adds its
-# counts, keeps the TAP under test-artifacts/ and prints the failures.
+# run_node_tests NAME SECONDS ARGS...: runs `node --test` with the TAP reporter
+# (killed after SECONDS), adds its counts, keeps the TAP under test-artifacts/ and
+# prints the failures.
 run_node_tests() {
-  local name=$1
-  shift
+  local name=$1 limit=$2
+  shift 2
   local tap="$artifacts/$name.tap"
-  node --test --test-reporter=tap --test-concurrency=1 "$@" >"$tap" 2>&1
+  timeout --kill-after=10 "$limit" node --test --test-reporter=tap --test-concurrency=1 "$@" >"$tap" 2>&1
   local rc=$?
+  [[ $rc -eq 124 || $rc -eq 137 ]] && echo "$name: killed after ${limit}s" >>"$tap"
   local p f
   p=$(sed -n 's/^# pass \([0-9]*\)$/\1/p' "$tap" | tail -1)
   f=$(sed -n 's/^# fail \([0-9]*\)$/\1/p' "$tap" | tail -1)
@@ -113,10 +115,10 @@ else
 fi
 
 say "unit tests"
-run_node_tests unit out/test/unit/
+run_node_tests unit 120 out/test/unit/
 
 say "integration test (real runls serve, vscode-jsonrpc)"
-run_node_tests integration out/test/integration/
+run_node_tests integration 300 out/test/integration/
 
 # --- package ------------------------------------------------------------------
 say "package (.vsix)"
@@ -125,7 +127,7 @@ if npm run package >"$artifacts/package.log" 2>&1 && [[ -f runls.vsix ]]; then
   passed=$((passed + 1))
   echo "npm run package: ok ($(wc -c <runls.vsix) bytes)"
   cp runls.vsix "$artifacts/runls.vsix"
-  run_node_tests vsix test/vsix.test.mjs
+  run_node_tests vsix 60 test/vsix.test.mjs
 else
   tail -30 "$artifacts/package.log" >&2
   fail "npm run package"
@@ -136,7 +138,12 @@ say "end-to-end (code-server 4.100.3 + chromium)"
 if [[ ! -f runls.vsix ]]; then
   fail "e2e: no .vsix to install"
 elif wait "$cs_pid" && code_server=$(tail -1 "$cs_log") && [[ -x $code_server ]]; then
-  CODE_SERVER="$code_server" VSIX="$here/runls.vsix" ARTIFACTS="$artifacts" run_node_tests e2e test/e2e/
+  CODE_SERVER="$code_server" VSIX="$here/runls.vsix" ARTIFACTS="$artifacts" run_node_tests e2e 420 test/e2e/
+  # A killed test leaves code-server (its own process group) behind: end it.
+  if [[ -f $artifacts/code-server.pgid ]]; then
+    kill -- -"$(cat "$artifacts/code-server.pgid")" 2>/dev/null
+    rm -f "$artifacts/code-server.pgid"
+  fi
   echo "screenshots: $artifacts/*.png"
 else
   tail -30 "$cs_log" >&2

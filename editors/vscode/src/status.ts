@@ -30,9 +30,12 @@ export function applyProgress(state: ServerState, p: ProgressValue): ServerState
       return { kind: 'indexing', percent: clampPercent(p.percentage), message: p.message ?? p.title };
     case 'report': {
       const prev = state.kind === 'indexing' ? state : { kind: 'indexing' as const };
+      // LSP: percentages should rise and clients may ignore ones that do not; reports
+      // can arrive out of order, so the bar never steps back.
+      const pct = clampPercent(p.percentage);
       return {
         kind: 'indexing',
-        percent: clampPercent(p.percentage) ?? prev.percent,
+        percent: pct === undefined ? prev.percent : Math.max(pct, prev.percent ?? 0),
         message: p.message ?? prev.message,
       };
     }

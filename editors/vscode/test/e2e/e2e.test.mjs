@@ -137,6 +137,9 @@ before(async () => {
       '--disable-workspace-trust', '--disable-getting-started-override', run],
     { env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] },
   );
+  // If this process is killed before its after() runs, scripts/test.sh ends the group.
+  fs.mkdirSync(ARTIFACTS, { recursive: true });
+  fs.writeFileSync(path.join(ARTIFACTS, 'code-server.pgid'), String(server.pid));
   server.stdout.on('data', (d) => (serverLog += d));
   server.stderr.on('data', (d) => (serverLog += d));
   await waitHttp(`http://127.0.0.1:${port}/healthz`, 60_000);
@@ -169,6 +172,7 @@ after(async () => {
     }
   }
   fs.writeFileSync(path.join(ARTIFACTS, 'code-server.log'), serverLog);
+  fs.rmSync(path.join(ARTIFACTS, 'code-server.pgid'), { force: true });
   if (work && !process.env.KEEP_E2E) fs.rmSync(work, { recursive: true, force: true });
 });
 

@@ -2,7 +2,7 @@
 // generated run large enough to report percentages (internal/rungen).
 
 import { strict as assert } from 'node:assert';
-import { execFileSync, spawn } from 'node:child_process';
+import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -16,8 +16,9 @@ import { applyProgress, ProgressValue, ServerState, statusView } from '../../src
 const repoRoot = path.resolve(__dirname, '../../../../..');
 const SIZE = process.env.RUNLS_PROGRESS_RUN_SIZE ?? '24MB';
 
-test(`indexing a ${SIZE} run: starting, indexing N% rising, then ready`, { timeout: 180_000 }, async () => {
+test(`indexing a ${SIZE} run: starting, indexing N% rising, then ready`, { timeout: 180_000 }, async (t) => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'runls-vscode-progress-'));
+  let proc: ChildProcess | undefined;
   try {
     const run = path.join(dir, 'run');
     execFileSync('go', ['run', './internal/rungen/cmd/rungen', '-size', SIZE, '-episodes', '4', '-agents', '3', '-out', run], {
@@ -29,8 +30,8 @@ test(`indexing a ${SIZE} run: starting, indexing N% rising, then ready`, { timeo
       bin = path.join(dir, 'runls');
       execFileSync('go', ['build', '-o', bin, './cmd/runls'], { cwd: repoRoot, stdio: 'inherit' });
     }
-    const proc = spawn(bin, ['serve'], { cwd: run, stdio: ['pipe', 'pipe', 'ignore'] });
-    const conn = createMessageConnection(new StreamMessageReader(proc.stdout), new StreamMessageWriter(proc.stdin));
+    proc = spawn(bin, ['serve'], { cwd: run, stdio: ['pipe', 'pipe', 'ignore'] });
+    const conn = createMessageConnection(new StreamMessageReader(proc.stdout!), new StreamMessageWriter(proc.stdin!));
     let state: ServerState = { kind: 'starting' };
     const texts: string[] = [statusView(state, DEFAULTS).text];
     const values: ProgressValue[] = [];
@@ -61,19 +62,27 @@ test(`indexing a ${SIZE} run: starting, indexing N% rising, then ready`, { timeo
     assert.equal(values[values.length - 1].kind, 'end');
     const percents = values.filter((v) => v.kind === 'report' && typeof v.percentage === 'number').map((v) => v.percentage!);
     assert.ok(percents.length >= 2, `several percentages reported: ${percents}`);
-    for (let i = 1; i < percents.length; i++) assert.ok(percents[i] >= percents[i - 1], `percentages rise: ${percents}`);
-    // What the status bar showed, in order.
+    // The server's reports may arrive out of order (they are sent from several
+    // goroutines); LSP lets clients ignore a falling value, and the status does.
+    const falls = percents.filter((p, i) => i > 0 && p < percents[i - 1]).length;
+    if (falls > 0) t.diagnostic(`server sent ${falls} falling percentage(s): ${percents}`);
+    // What the status bar showed, in order: starting, indexing N% never falling, ready.
     assert.equal(texts[0], '$(loading~spin) runls: starting');
-    const indexing = texts.filter((t) => /^\$\(sync~spin\) runls: indexing( \d+%)?$/.test(t));
-    assert.ok(indexing.some((t) => / \d+%$/.test(t)), JSON.stringify(texts));
+    const shown = texts.map((x) => /^\$\(sync~spin\) runls: indexing (\d+)%$/.exec(x)?.[1]).filter((x) => x !== undefined).map(Number);
+    assert.ok(shown.length >= 2, JSON.stringify(texts));
+    for (let i = 1; i < shown.length; i++) assert.ok(shown[i] >= shown[i - 1], `status never falls: ${shown}`);
     assert.equal(texts[texts.length - 1], '$(search) runls: all agents · no episode · no conversation');
     assert.equal(state.kind, 'ready');
 
     await conn.sendRequest('shutdown');
     await conn.sendNotification('exit');
-    await new Promise((r) => proc.on('exit', r));
+    const exited = proc;
+    await new Promise((r) => exited.on('exit', r));
     conn.dispose();
   } finally {
+    // A failed assertion must not leave the server running: it would keep this test
+    // process (and the whole run) waiting.
+    if (proc && proc.exitCode === null) proc.kill('SIGKILL');
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });

@@ -13,6 +13,8 @@ test('progress moves the state through indexing N% to ready', () => {
   assert.match(statusView(s, DEFAULTS).tooltip, /42%: 120 files/);
   s = applyProgress(s, { kind: 'report', message: 'no percentage' });
   assert.equal((s as { percent?: number }).percent, 42.4);
+  s = applyProgress(s, { kind: 'report', percentage: 30 }); // out of order: ignored
+  assert.equal((s as { percent?: number }).percent, 42.4);
   s = applyProgress(s, { kind: 'report', percentage: 250 });
   assert.equal((s as { percent?: number }).percent, 100);
   s = applyProgress(s, { kind: 'end' });
