@@ -340,6 +340,19 @@ test('the Problems panel shows the .log file\'s format warnings with their code'
   await filter.fill('');
 });
 
+test('a .log file of the run opens as runls Log with its warnings underlined', async () => {
+  await page.keyboard.press('Escape');
+  await page.keyboard.press('F1');
+  const input = page.locator('.quick-input-widget .quick-input-box input');
+  await input.fill('episode-2/bob/bob.log');
+  await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'bob.log' }).first().waitFor();
+  await page.keyboard.press('Enter');
+  await page.locator('.tabs-container .tab.active', { hasText: 'bob.log' }).waitFor();
+  await page.locator('.statusbar-item', { hasText: 'runls Log' }).first().waitFor();
+  await page.locator('.monaco-editor .squiggly-warning').first().waitFor();
+  await shot('log-file.png');
+});
+
 test('Go to Symbol in Workspace keeps the server order for a +-joined query', async () => {
   await page.keyboard.press('Escape');
   await page.keyboard.press('F1');
