@@ -3,7 +3,7 @@ package lsp
 import (
 	"context"
 	"fmt"
-	"sync/atomic"
+	"sync"
 	"time"
 
 	"go.lsp.dev/protocol"
@@ -22,7 +22,10 @@ const createTimeout = 5 * time.Second
 type progress struct {
 	s     *server
 	token protocol.ProgressToken
-	last  atomic.Int64 // the last percentage reported
+	// mu orders the reports: the engine reports from several workers, and a
+	// percentage checked and sent apart could reach the client after a larger one.
+	mu   sync.Mutex
+	last int // the last percentage reported
 }
 
 // beginProgress creates a progress token with the client and begins it, when
@@ -41,8 +44,7 @@ func (s *server) beginProgress(ctx context.Context, title string) *progress {
 		s.logger.Warn("window/workDoneProgress/create", zap.Error(err))
 		return nil
 	}
-	p := &progress{s: s, token: *token}
-	p.last.Store(-1)
+	p := &progress{s: s, token: *token, last: -1}
 	p.send(ctx, &protocol.WorkDoneProgressBegin{Kind: protocol.WorkDoneProgressKindBegin, Title: title, Percentage: 0})
 	return p
 }
@@ -52,8 +54,7 @@ func (s *server) fromClient(ctx context.Context, token *protocol.ProgressToken, 
 	if token == nil {
 		return nil
 	}
-	p := &progress{s: s, token: *token}
-	p.last.Store(-1)
+	p := &progress{s: s, token: *token, last: -1}
 	p.send(ctx, &protocol.WorkDoneProgressBegin{Kind: protocol.WorkDoneProgressKindBegin, Title: title})
 	return p
 }
@@ -64,9 +65,12 @@ func (p *progress) report(ctx context.Context, message string, percent int) {
 		return
 	}
 	percent = max(0, min(percent, 100))
-	if old := p.last.Load(); int64(percent) <= old || !p.last.CompareAndSwap(old, int64(percent)) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if percent <= p.last {
 		return
 	}
+	p.last = percent
 	p.send(ctx, &protocol.WorkDoneProgressReport{Kind: protocol.WorkDoneProgressKindReport, Message: message, Percentage: uint32(percent)})
 }
 

@@ -26,6 +26,9 @@ func (ix *Index) Footprint() Footprint {
 			int64(cap(s.dl)+cap(s.start16)+cap(s.blen16)+cap(s.conv16))*2 + int64(cap(s.flags)) + int64(cap(s.dead))*8 +
 			int64(len(s.wide))*16
 		f.Terms += int64(cap(s.terms)+cap(s.offs)+cap(s.skipOffs))*4 + int64(cap(s.maxTF))*2 + int64(cap(s.maxRatio))*4 + int64(cap(s.skips))*16
+		for _, d := range s.dense {
+			f.Terms += int64(cap(d.bits))*8 + int64(cap(d.tfDocs))*4 + int64(cap(d.tfs))*2
+		}
 	}
 	for _, st := range ix.stats {
 		f.Stats += int64(cap(st.df)) * 4

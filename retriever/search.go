@@ -182,10 +182,11 @@ func (ix *Index) run(ctx context.Context, q *query, f *filter) (Result, error) {
 	}
 	avgdl := float64(terms) / float64(docs)
 	top := newTopK(q.k)
-	// First the rare terms' pieces of every segment, scored whole: the
-	// threshold they set prunes the frequent terms in every segment, the first
-	// ones included. Then the rest of each segment.
-	var later []pendingSegment
+	// First every segment's rarest term, then its next rarest, and so on
+	// while terms are rare, their pieces scored whole: the threshold they set
+	// prunes the frequent terms in every segment, the first ones included.
+	// Then the frequent terms' best blocks, then MaxScore on the rest.
+	var segs []*pendingSegment
 	for _, s := range ix.segments {
 		if err := ctx.Err(); err != nil {
 			ix.mu.RUnlock()
@@ -197,14 +198,30 @@ func (ix *Index) run(ctx context.Context, q *query, f *filter) (Result, error) {
 			if i < 0 {
 				continue
 			}
-			c := termCursor{it: s.iter(i), idf: t.idf, qi: qi}
+			c := termCursor{it: s.iter(i), idf: t.idf, qi: qi, dense: s.dense[i]}
 			c.ub = scoreBound(t.idf, s.maxTF[i], s.maxRatio[i], avgdl)
 			if c.it.next() {
 				cursors = append(cursors, c)
 			}
 		}
-		if rest := ix.scoreRare(s, cursors, avgdl, q, f, top); len(rest) > 0 {
-			later = append(later, pendingSegment{s: s, all: cursors, rest: rest})
+		if p := ix.startSegment(s, cursors, avgdl, q, f, top); p != nil {
+			segs = append(segs, p)
+		}
+	}
+	for round := 0; round < len(q.terms); round++ {
+		for _, p := range segs {
+			ix.prefillRound(p, round, avgdl, q, f, top)
+		}
+	}
+	var later []pendingSegment
+	for _, p := range segs {
+		for i := range p.all {
+			if !p.done[i] {
+				p.rest = append(p.rest, p.all[i])
+			}
+		}
+		if len(p.rest) > 0 {
+			later = append(later, *p)
 		}
 	}
 	ix.champions(later, avgdl, q, f, top)
@@ -220,11 +237,13 @@ func (ix *Index) run(ctx context.Context, q *query, f *filter) (Result, error) {
 	return ix.items(hits), nil
 }
 
-// pendingSegment is a segment whose frequent terms are left for MaxScore.
+// pendingSegment is a segment on its way through the steps of run.
 type pendingSegment struct {
-	s    *segment
-	all  []termCursor // every query term in the segment
-	rest []termCursor // the terms left: not rare, not scored yet
+	s      *segment
+	all    []termCursor // every query term in the segment, rarest first
+	done   []bool       // terms whose pieces were all offered
+	budget int          // postings bytes prefill may still walk
+	rest   []termCursor // the terms left for MaxScore
 }
 
 // championBlocks is how many of a frequent term's best blocks (by their
@@ -243,26 +262,49 @@ func (ix *Index) champions(later []pendingSegment, avgdl float64, q *query, f *f
 	}
 	contrib := make([]float64, len(q.terms))
 	for qi := range q.terms {
-		var blocks []block
+		// The best few blocks, kept while scanning: a frequent term has
+		// thousands of them, and most queries need none (the threshold is
+		// already out of the terms' reach).
+		var best [championBlocks]block
+		n := 0
+		keep := func(bl block) {
+			if n < championBlocks {
+				best[n] = bl
+				n++
+			} else if bl.bound > best[n-1].bound {
+				best[n-1] = bl
+			} else {
+				return
+			}
+			for k := n - 1; k > 0 && best[k].bound > best[k-1].bound; k-- {
+				best[k], best[k-1] = best[k-1], best[k]
+			}
+		}
+		theta := top.threshold() * (1 - pruneSlack)
 		for p, ps := range later {
+			reach := 0.0 // the most a piece of this segment can score
+			for _, c := range ps.rest {
+				reach += c.ub
+			}
+			if reach < theta {
+				continue
+			}
 			for c := range ps.rest {
 				cur := &ps.rest[c]
 				if cur.qi != qi {
 					continue
 				}
 				if len(cur.it.skips) == 0 {
-					blocks = append(blocks, block{cur.ub, p, c, -1})
+					keep(block{cur.ub, p, c, -1})
 				}
 				for b, e := range cur.it.skips {
-					blocks = append(blocks, block{scoreBound(cur.idf, e.maxTF, e.maxRatio, avgdl), p, c, b})
+					if bound := scoreBound(cur.idf, e.maxTF, e.maxRatio, avgdl); n < championBlocks || bound > best[n-1].bound {
+						keep(block{bound, p, c, b})
+					}
 				}
 			}
 		}
-		if len(blocks) == 0 {
-			continue
-		}
-		slices.SortFunc(blocks, func(a, b block) int { return cmp.Compare(b.bound, a.bound) })
-		for _, bl := range blocks[:min(len(blocks), championBlocks)] {
+		for _, bl := range best[:n] {
 			if bl.bound < top.threshold()*(1-pruneSlack) {
 				break
 			}
@@ -295,10 +337,9 @@ func (ix *Index) scoreWhole(s *segment, all []termCursor, d uint32, avgdl float6
 	clear(contrib)
 	dl := uint32(s.dl[d])
 	for _, c := range all {
-		it := c.it
-		it.valid, it.pos, it.last, it.si = false, 0, ^uint32(0), 0
-		if it.advance(d) && it.doc == d {
-			contrib[c.qi] = bm25(c.idf, it.tf, dl, avgdl)
+		c.it.valid, c.it.pos, c.it.last, c.it.si = false, 0, ^uint32(0), 0
+		if tf := c.lookup(d); tf > 0 {
+			contrib[c.qi] = bm25(c.idf, tf, dl, avgdl)
 		}
 	}
 	score := 0.0
@@ -314,6 +355,20 @@ type termCursor struct {
 	idf float64
 	ub  float64 // the most this term can add to a piece's score
 	qi  int     // the term's place in the query
+	// dense, for a frequent term, looks it up in a piece without decoding
+	dense *denseTerm
+}
+
+// lookup returns the cursor's term's tf in piece d (0: not in it), for pieces
+// asked in increasing order.
+func (c *termCursor) lookup(d uint32) uint32 {
+	if c.dense != nil {
+		return c.dense.tf(d)
+	}
+	if c.it.advance(d) && c.it.doc == d {
+		return c.it.tf
+	}
+	return 0
 }
 
 // pruneSlack keeps pruning safe from rounding: sums of the same terms added
@@ -321,19 +376,13 @@ type termCursor struct {
 // threshold can still enter by location order.
 const pruneSlack = 1e-9
 
-// scoreRare offers the segment's pieces of its rare terms, scored whole (all
-// of the segment's pieces when every term is rare), and returns the cursors
-// of the terms left for MaxScore.
-func (ix *Index) scoreRare(s *segment, cs []termCursor, avgdl float64, q *query, f *filter, top *topK) []termCursor {
+// startSegment scores a segment outright when all its query terms are rare
+// and alike (every posting), else readies it for the rounds of prefill: its
+// terms rarest first.
+func (ix *Index) startSegment(s *segment, cs []termCursor, avgdl float64, q *query, f *filter, top *topK) *pendingSegment {
 	if len(cs) == 0 || len(s.fileRuns) == 0 {
 		return nil
 	}
-	// The rare terms first: each of their pieces is scored whole (prefill),
-	// which sets the threshold high at once. The main pass then leaves them
-	// out: a piece that has one was offered with its full score already, and
-	// offered again without that term's part it scores lower, so it changes
-	// nothing (a lower score never displaces the same piece, nor passes a
-	// threshold that its full score did not).
 	total, least, most := 0, len(cs[0].it.p), 0
 	for i := range cs {
 		n := len(cs[i].it.p)
@@ -347,17 +396,37 @@ func (ix *Index) scoreRare(s *segment, cs []termCursor, avgdl float64, q *query,
 		return nil
 	}
 	slices.SortFunc(cs, func(a, b termCursor) int { return cmp.Compare(b.idf, a.idf) })
-	rest := cs[:0:0]
-	budget := 2 * prefillMax
+	return &pendingSegment{s: s, all: cs, done: make([]bool, len(cs)), budget: 2 * prefillMax}
+}
+
+// prefillRound scores whole the pieces of the segment's round-th rarest term,
+// when it is rare and its pieces can still reach the threshold. The later
+// steps leave the term out: a piece that has it was offered with its full
+// score already, and offered again without that term's part it scores lower,
+// so it changes nothing (a lower score never displaces the same piece, nor
+// passes a threshold that its full score did not). The same holds within the
+// prefill of the next terms, which leave the done ones out too.
+func (ix *Index) prefillRound(p *pendingSegment, round int, avgdl float64, q *query, f *filter, top *topK) {
+	cs := p.all
+	if round >= len(cs) || len(cs) == 1 {
+		return
+	}
+	n := len(cs[round].it.p)
+	if n > prefillMax || n > p.budget {
+		return
+	}
+	reach := 0.0 // the most a piece without a done term can score
 	for i := range cs {
-		if n := len(cs[i].it.p); n <= prefillMax && n <= budget && len(cs) > 1 {
-			budget -= n
-			ix.prefill(s, cs, i, avgdl, q, f, top)
-		} else {
-			rest = append(rest, cs[i])
+		if !p.done[i] {
+			reach += cs[i].ub
 		}
 	}
-	return rest
+	p.done[round] = true
+	if reach < top.threshold()*(1-pruneSlack) {
+		return // none of the term's pieces can enter
+	}
+	p.budget -= n
+	ix.prefill(p.s, cs, round, p.done, avgdl, q, f, top)
 }
 
 // maxScore finds the segment's pieces that can enter the top k, document at
@@ -434,8 +503,8 @@ func (ix *Index) maxScore(s *segment, cs []termCursor, avgdl float64, q *query, 
 					pruned = true
 					break
 				}
-				if cs[j].it.advance(d) && cs[j].it.doc == d {
-					v := bm25(cs[j].idf, cs[j].it.tf, dl, avgdl)
+				if tf := cs[j].lookup(d); tf > 0 {
+					v := bm25(cs[j].idf, tf, dl, avgdl)
 					contrib[cs[j].qi] = v
 					partial += v
 				}
@@ -533,27 +602,28 @@ func (ix *Index) accumulator(n int) *scoreAcc {
 // prefilled: rare enough that scoring each of its pieces whole is cheap.
 const prefillMax = 1 << 13
 
-// prefill scores, in full, every piece of the term cs[r] in the segment: the
-// other terms are looked up (with fresh iterators) as long as the piece can
-// still reach the threshold.
-func (ix *Index) prefill(s *segment, cs []termCursor, r int, avgdl float64, q *query, f *filter, top *topK) {
+// prefill scores every piece of the term cs[r] in the segment with the terms
+// not done (see prefillRound), looked up with fresh iterators as long as the
+// piece can still reach the threshold.
+func (ix *Index) prefill(s *segment, cs []termCursor, r int, done []bool, avgdl float64, q *query, f *filter, top *topK) {
 	fresh := func(it postingIter) postingIter {
 		it.valid, it.pos, it.last, it.si = false, 0, ^uint32(0), 0
 		return it
 	}
 	rare := fresh(cs[r].it)
-	others := make([]postingIter, len(cs))
+	others := make([]termCursor, len(cs))
 	othersUB := 0.0
 	for i := range cs {
-		others[i] = fresh(cs[i].it)
-		if i != r {
+		others[i] = cs[i]
+		others[i].it = fresh(cs[i].it)
+		if i != r && !done[i] {
 			othersUB += cs[i].ub
 		}
 	}
 	// Look the likeliest to add the most up first.
 	order := make([]int, 0, len(cs))
 	for i := range cs {
-		if i != r {
+		if i != r && !done[i] {
 			order = append(order, i)
 		}
 	}
@@ -584,9 +654,21 @@ func (ix *Index) prefill(s *segment, cs []termCursor, r int, avgdl float64, q *q
 				pruned = true
 				break
 			}
+			// The bound of the block d would be in, read off the skips, may
+			// spare decoding it.
 			left -= cs[i].ub
-			if others[i].advance(d) && others[i].doc == d {
-				v := bm25(cs[i].idf, others[i].tf, dl, avgdl)
+			if it := &others[i].it; others[i].dense == nil {
+				it.seek(d)
+				if it.si < len(it.skips) {
+					blk := it.skips[it.si]
+					if partial+left+scoreBound(cs[i].idf, blk.maxTF, blk.maxRatio, avgdl) < theta {
+						pruned = true
+						break
+					}
+				}
+			}
+			if tf := others[i].lookup(d); tf > 0 {
+				v := bm25(cs[i].idf, tf, dl, avgdl)
 				contrib[cs[i].qi] = v
 				partial += v
 			}

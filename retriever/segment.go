@@ -45,6 +45,7 @@ type segment struct {
 	maxRatio []float32
 	skipOffs []uint32
 	skips    []skipEntry
+	dense    map[int]*denseTerm // by term index, for the most frequent terms
 }
 
 const (
@@ -70,6 +71,43 @@ func (s *segment) docs() int { return len(s.hash) }
 // fileRun says that pieces from lo on (up to the next run) are of file.
 type fileRun struct {
 	lo, file uint32
+}
+
+// A term in at least 1/denseFraction of a segment's pieces also gets a bit
+// set over the pieces, so that looking it up in a piece (for a rare term's
+// pieces) costs a bit test, not the decoding of a block. For such a term
+// the set is smaller than its postings.
+const denseFraction = 4
+
+// denseTerm is a term's pieces as bits, with its tf where it is not 1.
+type denseTerm struct {
+	bits   []uint64
+	tfDocs []uint32 // pieces with tf > 1, ascending
+	tfs    []uint16
+}
+
+func newDenseTerm(post []byte, docs int) *denseTerm {
+	t := &denseTerm{bits: make([]uint64, (docs+63)/64)}
+	it := newPostingIter(post)
+	for it.next() {
+		t.bits[it.doc>>6] |= 1 << (it.doc & 63)
+		if it.tf != 1 {
+			t.tfDocs = append(t.tfDocs, it.doc)
+			t.tfs = append(t.tfs, uint16(min(it.tf, 0xffff)))
+		}
+	}
+	return t
+}
+
+// tf returns the term's tf in piece d, 0 when the piece lacks it.
+func (t *denseTerm) tf(d uint32) uint32 {
+	if t.bits[d>>6]&(1<<(d&63)) == 0 {
+		return 0
+	}
+	if i, ok := slices.BinarySearch(t.tfDocs, d); ok {
+		return uint32(t.tfs[i])
+	}
+	return 1
 }
 
 // wideMark stands in a 16-bit column for a value kept in wide.
@@ -225,6 +263,21 @@ func (it *postingIter) next() bool {
 	}
 	it.valid = true
 	return true
+}
+
+// seek jumps over the blocks that end before target without decoding, so
+// that blockBound reads the block target would be in.
+func (it *postingIter) seek(target uint32) {
+	if it.valid && it.doc >= target {
+		return
+	}
+	for it.si < len(it.skips) && it.skips[it.si].lastDoc < target {
+		if e := int(it.skips[it.si].end); e > it.pos {
+			it.pos, it.last = e, it.skips[it.si].lastDoc
+			it.valid = false
+		}
+		it.si++
+	}
 }
 
 // advance moves to the first doc at or after target, if not there already.
@@ -498,6 +551,12 @@ func (b *builder) finish(globalIDs []uint32) *segment {
 			}
 		}
 		s.maxTF[i], s.maxRatio[i] = maxTF, ceil32(maxRatio)
+		if int(b.count[id]) >= len(src.hash)/denseFraction && b.count[id] > skipEvery {
+			if s.dense == nil {
+				s.dense = map[int]*denseTerm{}
+			}
+			s.dense[i] = newDenseTerm(post[s.offs[i]:], len(src.hash))
+		}
 	}
 	s.offs[n] = uint32(len(post))
 	s.skipOffs[n] = uint32(len(s.skips))
