@@ -3,10 +3,7 @@ package lsp_test
 import (
 	"context"
 	"os"
-	"path/filepath"
 	"slices"
-	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -50,21 +47,8 @@ func (s sharedIndex) Search(ctx context.Context, req retriever.Request) (retriev
 // bare request/reply (an unserved method); µs-median-engine-in-server the
 // time Index.Search itself took when the server called it.
 func BenchmarkRunSearch(b *testing.B) {
-	size := int64(20 << 20)
-	if s := os.Getenv("RUNLS_BENCH_SIZE"); s != "" {
-		n, err := parseBenchSize(s)
-		if err != nil {
-			b.Fatalf("RUNLS_BENCH_SIZE: %v", err)
-		}
-		size = n
-	}
-	cache := os.Getenv("RUNLS_BENCH_CACHE")
-	if cache == "" {
-		cache = filepath.Join(os.TempDir(), "runls-bench")
-	}
-	opts := rungen.Options{Bytes: size, Seed: 1}
 	ctx := context.Background()
-	dir, err := rungen.Cached(ctx, cache, opts)
+	dir, opts, err := rungen.BenchRun(ctx)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -172,17 +156,6 @@ func median(d []time.Duration) time.Duration {
 	s := slices.Clone(d)
 	slices.Sort(s)
 	return s[len(s)/2]
-}
-
-func parseBenchSize(s string) (int64, error) {
-	mult := int64(1)
-	for suffix, m := range map[string]int64{"GB": 1 << 30, "MB": 1 << 20, "KB": 1 << 10} {
-		if strings.HasSuffix(s, suffix) {
-			s, mult = strings.TrimSuffix(s, suffix), m
-		}
-	}
-	n, err := strconv.ParseInt(s, 10, 64)
-	return n * mult, err
 }
 
 // pipeEnd is one end of a pair of OS pipes.

@@ -4,51 +4,23 @@ import (
 	"context"
 	"maps"
 	"os"
-	"path/filepath"
 	"runtime"
 	"runtime/pprof"
 	"slices"
-	"strconv"
-	"strings"
 	"testing"
 	"time"
 
 	"runls/internal/rungen"
 )
 
-// benchRun returns a generated run of RUNLS_BENCH_SIZE (default 20MB; e.g.
-// 100MB, 1GB), cached under RUNLS_BENCH_CACHE (default the temp folder).
+// benchRun returns the shared generated run (rungen.BenchRun).
 func benchRun(b *testing.B) (string, rungen.Options) {
 	b.Helper()
-	size := int64(20 << 20)
-	if s := os.Getenv("RUNLS_BENCH_SIZE"); s != "" {
-		n, err := parseSize(s)
-		if err != nil {
-			b.Fatalf("RUNLS_BENCH_SIZE: %v", err)
-		}
-		size = n
-	}
-	cache := os.Getenv("RUNLS_BENCH_CACHE")
-	if cache == "" {
-		cache = filepath.Join(os.TempDir(), "runls-bench")
-	}
-	opts := rungen.Options{Bytes: size, Seed: 1}
-	dir, err := rungen.Cached(context.Background(), cache, opts)
+	dir, opts, err := rungen.BenchRun(context.Background())
 	if err != nil {
 		b.Fatal(err)
 	}
 	return dir, opts
-}
-
-func parseSize(s string) (int64, error) {
-	mult := int64(1)
-	for suffix, m := range map[string]int64{"GB": 1 << 30, "MB": 1 << 20, "KB": 1 << 10} {
-		if strings.HasSuffix(s, suffix) {
-			s, mult = strings.TrimSuffix(s, suffix), m
-		}
-	}
-	n, err := strconv.ParseInt(s, 10, 64)
-	return n * mult, err
 }
 
 func heapInUse() uint64 {

@@ -12,8 +12,6 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"strconv"
-	"strings"
 	"time"
 
 	"runls/internal/rungen"
@@ -78,23 +76,11 @@ func run(args []string) error {
 	return nil
 }
 
-// parseSize reads "123", "100KB", "100MB", "1GB" (powers of 1024; "MiB" forms too).
+// parseSize reads a -size value (rungen.ParseSize).
 func parseSize(s string) (int64, error) {
-	t := strings.ToUpper(strings.TrimSpace(s))
-	t = strings.TrimSuffix(strings.Replace(t, "IB", "B", 1), "B")
-	mult := int64(1)
-	switch {
-	case strings.HasSuffix(t, "K"):
-		mult, t = 1<<10, strings.TrimSuffix(t, "K")
-	case strings.HasSuffix(t, "M"):
-		mult, t = 1<<20, strings.TrimSuffix(t, "M")
-	case strings.HasSuffix(t, "G"):
-		mult, t = 1<<30, strings.TrimSuffix(t, "G")
+	n, err := rungen.ParseSize(s)
+	if err != nil {
+		return 0, fmt.Errorf("-%w", err)
 	}
-	n, err := strconv.ParseFloat(t, 64)
-	// !(x < max) also rejects NaN and infinities.
-	if bytes := n * float64(mult); err != nil || !(bytes >= 1 && bytes < 1<<50) {
-		return 0, fmt.Errorf("-size %q: want a positive size below 1 PiB such as 100MB or 1GB", s)
-	}
-	return int64(n * float64(mult)), nil
+	return n, nil
 }

@@ -1,0 +1,53 @@
+package rungen
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// ParseSize reads "123", "100KB", "100MB", "1GB" (powers of 1024; "MiB" forms too).
+func ParseSize(s string) (int64, error) {
+	t := strings.ToUpper(strings.TrimSpace(s))
+	t = strings.TrimSuffix(strings.Replace(t, "IB", "B", 1), "B")
+	mult := int64(1)
+	switch {
+	case strings.HasSuffix(t, "K"):
+		mult, t = 1<<10, strings.TrimSuffix(t, "K")
+	case strings.HasSuffix(t, "M"):
+		mult, t = 1<<20, strings.TrimSuffix(t, "M")
+	case strings.HasSuffix(t, "G"):
+		mult, t = 1<<30, strings.TrimSuffix(t, "G")
+	}
+	n, err := strconv.ParseFloat(t, 64)
+	// !(x < max) also rejects NaN and infinities.
+	if bytes := n * float64(mult); err != nil || !(bytes >= 1 && bytes < 1<<50) {
+		return 0, fmt.Errorf("size %q: want a positive size below 1 PiB such as 100MB or 1GB", s)
+	}
+	return int64(n * float64(mult)), nil
+}
+
+// BenchRun returns the generated run the benchmarks of runls share: of
+// RUNLS_BENCH_SIZE (default 20MB; 100MB and 1GB for the figures of record),
+// seed 1, cached under RUNLS_BENCH_CACHE (default the temp folder's
+// runls-bench).
+func BenchRun(ctx context.Context) (string, Options, error) {
+	size := int64(20 << 20)
+	if s := os.Getenv("RUNLS_BENCH_SIZE"); s != "" {
+		n, err := ParseSize(s)
+		if err != nil {
+			return "", Options{}, fmt.Errorf("RUNLS_BENCH_SIZE: %w", err)
+		}
+		size = n
+	}
+	cache := os.Getenv("RUNLS_BENCH_CACHE")
+	if cache == "" {
+		cache = filepath.Join(os.TempDir(), "runls-bench")
+	}
+	opts := Options{Bytes: size, Seed: 1}
+	dir, err := Cached(ctx, cache, opts)
+	return dir, opts, err
+}
