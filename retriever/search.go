@@ -157,6 +157,17 @@ func scoreBound(idf float64, maxTF uint16, maxRatio float32, avgdl float64) floa
 	return idf * (K1 + 1) / (1 + K1*(1-B)/float64(maxTF) + K1*B/avgdl/float64(maxRatio))
 }
 
+// sumInOrder adds a piece's term scores in query term order: every path that
+// scores a piece adds the same numbers in the same order, so equal pieces get
+// equal scores to the last bit whichever path found them.
+func sumInOrder(contrib []float64) float64 {
+	score := 0.0
+	for _, v := range contrib {
+		score += v
+	}
+	return score
+}
+
 // hit is a scored piece.
 type hit struct {
 	score float64
@@ -342,11 +353,7 @@ func (ix *Index) scoreWhole(s *segment, all []termCursor, d uint32, avgdl float6
 			contrib[c.qi] = bm25(c.idf, tf, dl, avgdl)
 		}
 	}
-	score := 0.0
-	for _, v := range contrib {
-		score += v
-	}
-	top.offer(hit{score: score, seg: s, doc: d, fs: fs})
+	top.offer(hit{score: sumInOrder(contrib), seg: s, doc: d, fs: fs})
 }
 
 // termCursor walks one query term's postings in a segment.
@@ -510,11 +517,7 @@ func (ix *Index) maxScore(s *segment, cs []termCursor, avgdl float64, q *query, 
 				}
 			}
 			if !pruned {
-				score := 0.0
-				for _, v := range contrib {
-					score += v
-				}
-				top.offer(hit{score: score, seg: s, doc: d, fs: fs})
+				top.offer(hit{score: sumInOrder(contrib), seg: s, doc: d, fs: fs})
 			}
 		}
 		for i := e; i < len(cs); i++ {
@@ -676,11 +679,7 @@ func (ix *Index) prefill(s *segment, cs []termCursor, r int, done []bool, avgdl 
 		if pruned {
 			continue
 		}
-		score := 0.0
-		for _, v := range contrib {
-			score += v
-		}
-		top.offer(hit{score: score, seg: s, doc: d, fs: fs})
+		top.offer(hit{score: sumInOrder(contrib), seg: s, doc: d, fs: fs})
 		theta = top.threshold() * (1 - pruneSlack)
 	}
 }
