@@ -129,3 +129,30 @@ func benchQuery(b *testing.B, refresh bool) {
 	b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "µs-median")
 	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "µs-p99")
 }
+
+// BenchmarkOneQuery runs the query in RUNLS_QUERY (default "deploy database
+// migration") alone on a built index: to study one slow query.
+func BenchmarkOneQuery(b *testing.B) {
+	dir, _ := benchRun(b)
+	ix, err := Open(context.Background(), Options{Root: dir})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ix.Close()
+	if _, err := ix.Refresh(context.Background(), nil); err != nil {
+		b.Fatal(err)
+	}
+	query := os.Getenv("RUNLS_QUERY")
+	if query == "" {
+		query = "deploy database migration"
+	}
+	req := Request{Query: query, Episode: "episode-3", Conversation: "conv-1", TopK: 5}
+	b.ResetTimer()
+	cpu0 := cpuTime()
+	for b.Loop() {
+		if _, err := ix.searchIndexed(context.Background(), req); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64((cpuTime()-cpu0).Microseconds())/float64(b.N), "cpu-µs/op")
+}

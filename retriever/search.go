@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"hash/maphash"
 	"math"
-	mathbits "math/bits"
 	"slices"
 	"strings"
 
@@ -80,6 +79,7 @@ type filter struct {
 }
 
 type query struct {
+	norms *normTable
 	terms []queryTerm
 	agent int // -1: every agent
 	k     int
@@ -143,8 +143,38 @@ func idf(n, df int64) float64 {
 
 // bm25 is the classic term score, with the constant factor k1+1 kept.
 func bm25(idf float64, tf, dl uint32, avgdl float64) float64 {
+	return bm25n(idf, tf, lengthNorm(dl, avgdl))
+}
+
+// lengthNorm is bm25's k1·(1 − b + b·|d|/avgdl), which depends on the piece only.
+func lengthNorm(dl uint32, avgdl float64) float64 {
+	return K1 * (1 - B + B*float64(dl)/avgdl)
+}
+
+// bm25n is bm25 with the piece's lengthNorm given: the same operations in
+// the same order, so the same score to the last bit.
+func bm25n(idf float64, tf uint32, norm float64) float64 {
 	t := float64(tf)
-	return idf * t * (K1 + 1) / (t + K1*(1-B+B*float64(dl)/avgdl))
+	return idf * t * (K1 + 1) / (t + norm)
+}
+
+// normTable holds lengthNorm for the short pieces (nearly all), so that
+// scoring a posting costs one division.
+type normTable [1024]float64
+
+func newNormTable(avgdl float64) *normTable {
+	var t normTable
+	for dl := range t {
+		t[dl] = lengthNorm(uint32(dl), avgdl)
+	}
+	return &t
+}
+
+func (t *normTable) of(dl uint16, avgdl float64) float64 {
+	if int(dl) < len(t) {
+		return t[dl]
+	}
+	return lengthNorm(uint32(dl), avgdl)
 }
 
 // scoreBound bounds the term's score in any piece whose tf is at most maxTF
@@ -192,6 +222,7 @@ func (ix *Index) run(ctx context.Context, q *query, f *filter) (Result, error) {
 		return Result{Items: []Item{}}, nil
 	}
 	avgdl := float64(terms) / float64(docs)
+	q.norms = newNormTable(avgdl)
 	top := newTopK(q.k)
 	// First every segment's rarest term, then its next rarest, and so on
 	// while terms are rare, their pieces scored whole: the threshold they set
@@ -539,65 +570,76 @@ const exhaustiveMax = 1 << 14
 // last bit), then offers the pieces that reach the threshold.
 func (ix *Index) exhaustive(s *segment, cs []termCursor, avgdl float64, q *query, f *filter, top *topK) {
 	slices.SortFunc(cs, func(a, b termCursor) int { return cmp.Compare(a.qi, b.qi) })
-	acc := ix.accumulator(s.docs())
+	// A small hash table of the pieces met: it stays in the processor's
+	// cache, where an array over all the segment's pieces would not.
+	postings := 0
+	for i := range cs {
+		postings += len(cs[i].it.p) // at least one byte a posting
+	}
+	acc := ix.accumulator(postings)
 	defer ix.accPool.Put(acc)
-	touched := acc.touched[:0]
+	mask := uint32(len(acc.keys) - 1)
+	norms := q.norms
 	for i := range cs {
 		it := cs[i].it
 		it.valid, it.pos, it.last, it.si = false, 0, ^uint32(0), 0
+		idf := cs[i].idf
 		for it.next() {
 			d := it.doc
-			if w, bit := d>>6, uint64(1)<<(d&63); acc.seen[w]&bit == 0 {
-				acc.seen[w] |= bit
-				touched = append(touched, d)
-			}
-			acc.score[d] += bm25(cs[i].idf, it.tf, uint32(s.dl[d]), avgdl)
-		}
-	}
-	// The pieces met, in order: a few sorted, many read off the bits set.
-	words := (s.docs() + 63) / 64
-	if len(touched) < words/8 {
-		slices.Sort(touched)
-	} else {
-		touched = touched[:0]
-		for w, bits := range acc.seen[:words] {
-			for ; bits != 0; bits &= bits - 1 {
-				touched = append(touched, uint32(w<<6|mathbits.TrailingZeros64(bits)))
+			v := bm25n(idf, it.tf, norms.of(s.dl[d], avgdl))
+			for h := (d * 0x9E3779B1) & mask; ; h = (h + 1) & mask {
+				if k := acc.keys[h]; k == d+1 {
+					acc.vals[h] += v
+					break
+				} else if k == 0 {
+					acc.keys[h], acc.vals[h] = d+1, v
+					acc.used = append(acc.used, h)
+					break
+				}
 			}
 		}
 	}
-	runs := newRunCursor(ix, s, q, f)
-	for _, d := range touched {
-		score := acc.score[d]
-		acc.score[d] = 0
-		acc.seen[d>>6] = 0
-		if score < top.threshold()*(1-pruneSlack) {
+	theta := top.threshold() * (1 - pruneSlack)
+	for _, h := range acc.used {
+		d, score := acc.keys[h]-1, acc.vals[h]
+		acc.keys[h] = 0
+		if score < theta {
 			continue
 		}
-		if ok, fs := runs.at(d); ok {
+		if ok, fs := ix.candidate(s, d, q, f); ok {
 			top.offer(hit{score: score, seg: s, doc: d, fs: fs})
+			theta = top.threshold() * (1 - pruneSlack)
 		}
 	}
-	acc.touched = touched
+	acc.used = acc.used[:0]
 }
 
-// scoreAcc is the scratch of exhaustive, kept between queries: zero again
-// when it is put back.
+// scoreAcc is the scratch of exhaustive, kept between queries: its keys are
+// all zero again when it is put back.
 type scoreAcc struct {
-	score   []float64
-	seen    []uint64
-	touched []uint32
+	keys []uint32 // piece + 1; 0: empty
+	vals []float64
+	used []uint32 // slots filled
 }
 
+// accumulator returns a table with room for n pieces at most half full.
 func (ix *Index) accumulator(n int) *scoreAcc {
 	acc, _ := ix.accPool.Get().(*scoreAcc)
 	if acc == nil {
 		acc = &scoreAcc{}
 	}
-	if len(acc.score) < n {
-		acc.score = make([]float64, n)
-		acc.seen = make([]uint64, (n+63)/64)
+	size := 1 << 10
+	for size < 2*n {
+		size <<= 1
 	}
+	if len(acc.keys) < size {
+		acc.keys, acc.vals = make([]uint32, size), make([]float64, size)
+	}
+	if len(acc.keys) > size {
+		// A table larger than needed still works, but its mask must be its own.
+		size = len(acc.keys)
+	}
+	acc.keys, acc.vals = acc.keys[:size], acc.vals[:size]
 	return acc
 }
 
