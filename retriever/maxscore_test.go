@@ -38,15 +38,15 @@ func TestMaxScoreEqualsExhaustive(t *testing.T) {
 // exhaustive scores every posting of the query's terms with no pruning.
 func exhaustive(t *testing.T, ix *Index, req Request) []Item {
 	t.Helper()
-	q, err := ix.newQuery(req.rankingText(), req.Agent)
-	if err != nil {
-		t.Fatal(err)
-	}
 	ep, _ := EpisodeNumber(req.Episode)
 	f := &filter{episode: ep, records: true}
 	f.conv, f.hasConv = ix.lookupConv(req.Conversation)
 	f.dash, _ = ix.lookupConv("-")
 	ix.mu.RLock()
+	q, err := ix.newQuery(req.rankingText(), req.Agent)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var docs, terms int64
 	for _, st := range ix.stats {
 		docs += st.docs
@@ -73,6 +73,10 @@ func exhaustive(t *testing.T, ix *Index, req Request) []Item {
 		}
 	}
 	hits := top.sorted()
+	agents := make([]string, len(hits))
+	for i, h := range hits {
+		agents[i] = ix.agents[h.fs.agent]
+	}
 	ix.mu.RUnlock()
-	return ix.items(hits).Items
+	return ix.items(hits, agents).Items
 }

@@ -20,9 +20,9 @@ import (
 // of it) and makes the result items. A piece whose text no longer matches
 // what was indexed (the file changed after the update) is left out and logged:
 // a search never returns stale evidence.
-func (ix *Index) items(hits []hit) Result {
+func (ix *Index) items(hits []hit, agents []string) Result {
 	out := Result{Items: make([]Item, 0, len(hits))}
-	for _, h := range hits {
+	for i, h := range hits {
 		s, d, fs := h.seg, h.doc, h.fs
 		lineText, err := ix.readLine(fs, s.line[d], int(s.startOf(d)+s.blenOf(d)))
 		if err != nil || len(lineText) < int(s.startOf(d)+s.blenOf(d)) {
@@ -46,7 +46,7 @@ func (ix *Index) items(hits []hit) Result {
 			}},
 			Score:     h.score,
 			Text:      text,
-			Agent:     ix.agents[fs.agent],
+			Agent:     agents[i],
 			Episode:   fs.episode,
 			Reading:   readingOfFlag[s.flags[d]&flagReadingMask],
 			Path:      fs.abs,

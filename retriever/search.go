@@ -26,11 +26,6 @@ func (ix *Index) Search(ctx context.Context, req Request) (Result, error) {
 
 // searchIndexed answers a valid request from what is indexed now.
 func (ix *Index) searchIndexed(ctx context.Context, req Request) (Result, error) {
-	q, err := ix.newQuery(req.rankingText(), req.Agent)
-	if err != nil {
-		return Result{}, err
-	}
-	q.k = req.topK()
 	f := &filter{scopeEpisode: req.Scope == "episode", records: req.Episode != "" && req.Conversation != ""}
 	if req.Episode != "" {
 		f.episode, _ = EpisodeNumber(req.Episode)
@@ -45,7 +40,30 @@ func (ix *Index) searchIndexed(ctx context.Context, req Request) (Result, error)
 	if ix.interpreter != nil && req.TurnMessage != "" {
 		f.turnHash, f.hasTurn = maphash.String(ix.seed, strings.TrimSpace(req.TurnMessage)), true
 	}
-	return ix.run(ctx, q, f)
+	return ix.rank(ctx, req.rankingText(), req.Agent, req.topK(), f)
+}
+
+// rank answers a query from one committed state: its statistics, postings and
+// files are read under one read lock, so no update is seen in part. The
+// pieces' text is read from the files after the lock is released.
+func (ix *Index) rank(ctx context.Context, text, agent string, k int, f *filter) (Result, error) {
+	ix.mu.RLock()
+	q, err := ix.newQuery(text, agent)
+	if err != nil {
+		ix.mu.RUnlock()
+		return Result{}, err
+	}
+	q.k = k
+	hits, err := ix.run(ctx, q, f)
+	agents := make([]string, len(hits))
+	for i, h := range hits {
+		agents[i] = ix.agents[h.fs.agent]
+	}
+	ix.mu.RUnlock()
+	if err != nil {
+		return Result{}, err
+	}
+	return ix.items(hits, agents), nil
 }
 
 // Symbols ranks query against every indexed piece of every agent and episode
@@ -58,12 +76,7 @@ func (ix *Index) Symbols(ctx context.Context, query string, limit int) (Result, 
 	if _, err := ix.Refresh(ctx, nil); err != nil {
 		return Result{}, err
 	}
-	q, err := ix.newQuery(query, "")
-	if err != nil {
-		return Result{}, err
-	}
-	q.k = limit
-	return ix.run(ctx, q, &filter{all: true})
+	return ix.rank(ctx, query, "", limit, &filter{all: true})
 }
 
 // filter is the evidence rules of a request (spec §5).
@@ -91,7 +104,7 @@ type queryTerm struct {
 }
 
 // newQuery looks up the terms of text and their statistics over the agents
-// searched (spec §6).
+// searched (spec §6). The caller holds the read lock.
 func (ix *Index) newQuery(text, agent string) (*query, error) {
 	names := queryTerms(text)
 	if len(names) > MaxQueryTerms {
@@ -106,8 +119,6 @@ func (ix *Index) newQuery(text, agent string) (*query, error) {
 		}
 	}
 	ix.dictMu.RUnlock()
-	ix.mu.RLock()
-	defer ix.mu.RUnlock()
 	if agent != "" {
 		a, ok := ix.agentIDs[agent]
 		if !ok {
@@ -208,8 +219,7 @@ type hit struct {
 
 // run scores the query over every segment, keeps the best k pieces with
 // distinct texts, and reads their text.
-func (ix *Index) run(ctx context.Context, q *query, f *filter) (Result, error) {
-	ix.mu.RLock()
+func (ix *Index) run(ctx context.Context, q *query, f *filter) ([]hit, error) {
 	var docs, terms int64
 	for a := range ix.stats {
 		if q.agent < 0 || q.agent == a {
@@ -218,8 +228,7 @@ func (ix *Index) run(ctx context.Context, q *query, f *filter) (Result, error) {
 		}
 	}
 	if len(q.terms) == 0 || docs == 0 {
-		ix.mu.RUnlock()
-		return Result{Items: []Item{}}, nil
+		return nil, nil
 	}
 	avgdl := float64(terms) / float64(docs)
 	q.norms = newNormTable(avgdl)
@@ -231,8 +240,7 @@ func (ix *Index) run(ctx context.Context, q *query, f *filter) (Result, error) {
 	var segs []*pendingSegment
 	for _, s := range ix.segments {
 		if err := ctx.Err(); err != nil {
-			ix.mu.RUnlock()
-			return Result{}, err
+			return nil, err
 		}
 		var cursors []termCursor
 		for qi, t := range q.terms {
@@ -269,14 +277,11 @@ func (ix *Index) run(ctx context.Context, q *query, f *filter) (Result, error) {
 	ix.champions(later, avgdl, q, f, top)
 	for _, p := range later {
 		if err := ctx.Err(); err != nil {
-			ix.mu.RUnlock()
-			return Result{}, err
+			return nil, err
 		}
 		ix.maxScore(p.s, p.rest, avgdl, q, f, top)
 	}
-	hits := top.sorted()
-	ix.mu.RUnlock()
-	return ix.items(hits), nil
+	return top.sorted(), nil
 }
 
 // pendingSegment is a segment on its way through the steps of run.
