@@ -11,7 +11,9 @@ import (
 // is read by searches under the index's read lock and never written: an
 // update works on a copy (next) and the commit swaps it in. Slices that only
 // grow (lineIndex, ranges) may share their backing arrays between versions,
-// since a reader never looks past its own length.
+// since a reader never looks past its own length. The one exception is
+// compact, which points ranges and tailDocs at a merged segment under the
+// write lock, with new slices, when no update is under way.
 type fileState struct {
 	id      uint32
 	rel     string // slash-separated path relative to the run folder
