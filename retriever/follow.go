@@ -303,7 +303,7 @@ func (ix *Index) read(t *task, b *builder) (u *update, drop bool) {
 		h(t.c.rel)
 	}
 	checked := time.Now().UnixNano()
-	f, err := ix.fsys.Open(t.c.rel)
+	f, err := openFile(ix.fsys, t.c.rel)
 	if err != nil {
 		ix.unreadable(t, err)
 		return nil, true
@@ -484,6 +484,15 @@ func (ix *Index) readable(rel string) {
 	ix.warnedMu.Lock()
 	delete(ix.warned, key)
 	ix.warnedMu.Unlock()
+}
+
+// openFile opens a file listed as regular for reading without blocking: a
+// FIFO put at its path since it was listed would block a plain open until a
+// writer came. Opened so, a FIFO or device opens at once, and the caller's
+// check of its type or identity leaves it out; O_NOCTTY keeps a terminal from
+// becoming the process's.
+func openFile(r *os.Root, rel string) (*os.File, error) {
+	return r.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
 }
 
 func fileID(info fs.FileInfo) (dev, ino uint64) {

@@ -41,7 +41,7 @@ func (c *handleCache) acquire(ix *Index, fs *fileState) (*handle, error) {
 	}
 	c.mu.Unlock()
 
-	f, err := ix.fsys.Open(fs.rel)
+	f, err := openFile(ix.fsys, fs.rel)
 	if err != nil {
 		return nil, err
 	}
