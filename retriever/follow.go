@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"syscall"
 	"time"
 
@@ -317,6 +318,10 @@ func (ix *Index) read(t *task, b *builder) (u *update, drop bool) {
 		ix.unreadable(t, err)
 		return nil, true
 	}
+	if !ix.atPath(f, t.c.rel, t.c.info, info) {
+		ix.unreadable(t, fmt.Errorf("replaced since it was listed: %w", fs.ErrNotExist))
+		return nil, true
+	}
 	size := info.Size()
 	dev, ino := fileID(info)
 	mtime := info.ModTime().UnixNano()
@@ -484,6 +489,28 @@ func (ix *Index) readable(rel string) {
 	ix.warnedMu.Lock()
 	delete(ix.warned, key)
 	ix.warnedMu.Unlock()
+}
+
+// atPath reports whether an opened regular file is the file at its path in
+// the run, reached through no link: os.Root follows links that stay inside
+// the run, in any element of a path, so a file or folder replaced by a link
+// after it was listed would open the link's target (spec §1: links are never
+// followed). The kernel tells the opened file's path; without /proc, the file
+// must be the one listed at the path, or the one the path names now.
+func (ix *Index) atPath(f *os.File, rel string, listed, opened fs.FileInfo) bool {
+	if p, err := os.Readlink("/proc/self/fd/" + strconv.Itoa(int(f.Fd()))); err == nil {
+		return p == ix.abs(rel)
+	}
+	dev, ino := fileID(opened)
+	if ldev, lino := fileID(listed); ldev == dev && lino == ino {
+		return true
+	}
+	now, err := ix.fsys.Lstat(rel)
+	if err != nil || !now.Mode().IsRegular() {
+		return false
+	}
+	ndev, nino := fileID(now)
+	return ndev == dev && nino == ino
 }
 
 // openFile opens a file listed as regular for reading without blocking: a
