@@ -273,9 +273,9 @@ func TestConfineURIs(t *testing.T) {
 }
 
 // TestConfineRootReplaced: the run folder replaced by a link to another
-// folder after Open: the index reads neither the link's target nor (its files
-// no longer being at their paths) the folder moved away; a search of a run
-// folder deleted fails, naming it.
+// folder after Open: the index keeps reading the folder it opened (through
+// os.Root), never the link's target; a search of a run folder deleted fails,
+// naming it.
 func TestConfineRootReplaced(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
@@ -318,14 +318,17 @@ func TestConfineRootReplaced(t *testing.T) {
 				for range 2 {
 					assertNoSecret(t, ix)
 				}
-				// The file that grew is read again; the path it opens at is
-				// no longer the run's path, so it is left out as gone.
-				if got := texts(search(t, ix, Request{Query: "apple", TopK: 10})); len(got) != 0 {
-					t.Errorf("got %q from a run folder moved away", got)
+				// The index reads the folder it opened, moved away.
+				got := sortedTexts(search(t, ix, Request{Query: "apple", TopK: 10}))
+				if want := []string{"apple one", "apple two"}; !slices.Equal(got, want) {
+					t.Errorf("got %q, want %q", got, want)
 				}
 			}
-			if after, _ := ix.BytesRead(); after != before {
-				t.Errorf("read %d bytes after the swap", after-before)
+			after, _ := ix.BytesRead()
+			if wantRead := int64(len("apple two\n")); !tc.remove && after-before != wantRead {
+				t.Errorf("read %d bytes after the swap, want %d", after-before, wantRead)
+			} else if tc.remove && after != before {
+				t.Errorf("read %d bytes after the run folder was deleted", after-before)
 			}
 			if ix.Root() != root {
 				t.Errorf("root %q", ix.Root())

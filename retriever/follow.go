@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -495,11 +496,18 @@ func (ix *Index) readable(rel string) {
 // the run, reached through no link: os.Root follows links that stay inside
 // the run, in any element of a path, so a file or folder replaced by a link
 // after it was listed would open the link's target (spec §1: links are never
-// followed). The kernel tells the opened file's path; without /proc, the file
-// must be the one listed at the path, or the one the path names now.
+// followed). The kernel tells the opened file's path: another path in the
+// run means a link was followed. A path elsewhere (the run folder moved, or
+// no /proc) says nothing of links: then the file must be the one listed at
+// the path, or the one the path names now.
 func (ix *Index) atPath(f *os.File, rel string, listed, opened fs.FileInfo) bool {
 	if p, err := os.Readlink("/proc/self/fd/" + strconv.Itoa(int(f.Fd()))); err == nil {
-		return p == ix.abs(rel)
+		if p == ix.abs(rel) {
+			return true
+		}
+		if strings.HasPrefix(p, ix.root+string(filepath.Separator)) {
+			return false
+		}
 	}
 	dev, ino := fileID(opened)
 	if ldev, lino := fileID(listed); ldev == dev && lino == ino {
