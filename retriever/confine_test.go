@@ -350,7 +350,7 @@ func TestConfineFileReplacedByLink(t *testing.T) {
 	out := outsideRun(t)
 	for _, tc := range []struct{ name, target string }{
 		{"outside", filepath.Join(out, "secret.txt")},
-		{"outside relative", "../../../" + filepath.Base(out) + "/secret.txt"},
+		{"outside relative", "RELATIVE"},
 		{"proc", "/proc/self/root" + filepath.Join(out, "secret.txt")},
 		{"run file of no agent", "../../readme.txt"},
 		{"other episode's folder file", "../../other/secret.txt"},
@@ -363,7 +363,8 @@ func TestConfineFileReplacedByLink(t *testing.T) {
 				note:                  "apple one\n",
 				"episode-1/a/own.txt": "apple own\n",
 			})
-			ix := openTest(t, Options{Root: root})
+			log, logs := observed()
+			ix := openTest(t, Options{Root: root, Logger: log})
 			search(t, ix, Request{Query: "apple"})
 			appendFile(t, root, note, "apple two\n")
 			var once sync.Once
@@ -371,8 +372,14 @@ func TestConfineFileReplacedByLink(t *testing.T) {
 				if rel == note {
 					once.Do(func() {
 						p := filepath.Join(root, note)
+						target := tc.target
+						if target == "RELATIVE" {
+							r, err := filepath.Rel(filepath.Dir(p), filepath.Join(out, "secret.txt"))
+							must(t, err)
+							target = r
+						}
 						must(t, os.Remove(p))
-						must(t, os.Symlink(tc.target, p))
+						must(t, os.Symlink(target, p))
 					})
 				}
 			}
@@ -390,7 +397,55 @@ func TestConfineFileReplacedByLink(t *testing.T) {
 			if got := texts(search(t, ix, Request{Query: "apple", TopK: 10})); !slices.Equal(got, []string{"apple own"}) {
 				t.Errorf("after: %q", got)
 			}
+			// A link out of the run is WARNed once (by the read that os.Root
+			// refused, or by the next walk), one inside not at all.
+			var warned []string
+			for _, e := range logs.FilterLevelExact(zap.WarnLevel).All() {
+				warned = append(warned, e.Message+" "+fmt.Sprint(e.ContextMap()["link"]))
+			}
+			want := []string{"skipped a link that points outside the run folder " + note}
+			if strings.HasPrefix(tc.name, "run") || strings.HasPrefix(tc.name, "other") {
+				want = nil
+			}
+			if !slices.Equal(warned, want) {
+				t.Errorf("WARNs: %q, want %q", warned, want)
+			}
+			for _, e := range logs.All() {
+				if strings.Contains(fmt.Sprint(e.ContextMap()), secretWord) {
+					t.Errorf("logged the secret: %v", e)
+				}
+			}
 		})
+	}
+}
+
+// TestConfineProcRoots: a run folder named through /proc is taken by its real
+// path; /proc itself, holding no episode-N folder, is no run and nothing of it
+// is read.
+func TestConfineProcRoots(t *testing.T) {
+	noLeaks(t)
+	root := writeRun(t, map[string]string{note: "apple one\n"})
+	ix := openTest(t, Options{Root: "/proc/self/root" + root})
+	if ix.Root() != root {
+		t.Errorf("root %q, want %q", ix.Root(), root)
+	}
+	if got := texts(search(t, ix, Request{Query: "apple"})); !slices.Equal(got, []string{"apple one"}) {
+		t.Errorf("got %q", got)
+	}
+	for _, p := range []string{"/proc", "/proc/self", "/proc/self/fd", "/sys"} {
+		if _, err := os.Stat(p); err != nil {
+			continue
+		}
+		ix := openTest(t, Options{Root: p})
+		if ix.IsRunFolder() {
+			t.Errorf("%s is a run folder", p)
+		}
+		if items := search(t, ix, Request{Query: "apple self pid root"}); len(items) != 0 {
+			t.Errorf("%s: %d items", p, len(items))
+		}
+		if content, checks := ix.BytesRead(); content+checks != 0 {
+			t.Errorf("%s: read %d bytes", p, content+checks)
+		}
 	}
 }
 

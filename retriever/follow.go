@@ -469,6 +469,12 @@ func (ix *Index) unreadable(t *task, err error) {
 		ix.noteOnce("vanished:"+t.c.rel, "a file vanished between its stat and its read; its evidence is dropped", zap.String("file", t.c.rel))
 		return
 	}
+	if info, lerr := ix.fsys.Lstat(t.c.rel); lerr == nil && info.Mode()&fs.ModeSymlink != 0 {
+		// Replaced by a link since it was listed (os.Root refuses one that
+		// leads out of the run): reported as the walk reports links, once.
+		ix.warnLink(t.c.rel)
+		return
+	}
 	ix.warnOnce("unread:"+t.c.rel, "cannot read a file; it is left out until it can be read", zap.String("file", t.c.rel), zap.Error(err))
 }
 
