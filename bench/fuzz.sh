@@ -13,16 +13,18 @@
 # Environment:
 #   FUZZTIME=30s     time per target (a Go duration, or Nx for N inputs)
 #   WORKERS=1        fuzzing processes per target (-parallel); the machines are shared
-#   MINIMIZETIME=5s  time to minimize each new input (-fuzzminimizetime; Go's default
-#                    of 60s can eat a whole short run, and the exec count shown does
-#                    not move while a worker minimizes)
+#   MINIMIZETIME=20x inputs tried to minimize each new input (-fuzzminimizetime).
+#                    Go's default of 60s eats a short run: the server's targets find
+#                    "new coverage" every few inputs (its goroutines do not run the
+#                    same way twice), and the count shown does not move while a worker
+#                    minimizes. A finding is saved whole either way.
 #   OUT=/tmp/runls-fuzz   where each target's output goes
 # Exit status: 0 when no target found anything, 1 otherwise.
 set -uo pipefail
 
 FUZZTIME=${FUZZTIME:-30s}
 WORKERS=${WORKERS:-1}
-MINIMIZETIME=${MINIMIZETIME:-5s}
+MINIMIZETIME=${MINIMIZETIME:-20x}
 OUT=${OUT:-/tmp/runls-fuzz}
 cd "$(dirname "$0")/.."
 mkdir -p "$OUT"
