@@ -11,6 +11,8 @@
 #   bench/soak.sh                          # 2 minutes or 20,000 requests, 8 MB run
 #   DURATION=10m REQUESTS=200000 SIZE=64MB bench/soak.sh
 #   RACE=1 bench/soak.sh                   # with the race detector (far fewer requests/s)
+#   BINARY=1 bench/soak.sh                 # the built `runls serve` in a process of its
+#                                          # own (RSS from /proc), appends from this one
 #
 # It prints one line per phase and the SOAK: summary lines (requests, cancels,
 # goroutines, heap in use after GC) that go in the note.
@@ -18,6 +20,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 race=()
 [ "${RACE:-0}" = 1 ] && race=(-race)
+if [ "${BINARY:-0}" = 1 ]; then
+	bin=$(mktemp -d)/runls
+	go build "${race[@]}" -o "$bin" ./cmd/runls
+	export RUNLS_SOAK_BINARY=$bin
+fi
 RUNLS_SOAK=1 RUNLS_SOAK_DURATION=${DURATION:-2m} RUNLS_SOAK_REQUESTS=${REQUESTS:-20000} \
 	RUNLS_SOAK_SIZE=${SIZE:-8MB} \
 	go test "${race[@]}" -count=1 -timeout 0 -run '^TestSoak$' -v ./lsp 2>&1 |

@@ -10,6 +10,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"sort"
@@ -87,7 +88,9 @@ func TestSoak(t *testing.T) {
 // appends, lets every answer arrive, and compares the server's answers with
 // a freshly opened Index. No reply may be an error, except -32800 for a
 // request that was cancelled; the goroutine count may not grow beyond
-// cfg.goroutine; heap figures are printed.
+// cfg.goroutine; heap figures are printed. With RUNLS_SOAK_BINARY=path the
+// server is that runls binary in a process of its own (its memory is printed
+// from /proc; the goroutine and heap figures are then the client's).
 func soak(t *testing.T, cfg soakConfig) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	ctx := context.Background()
@@ -99,12 +102,37 @@ func soak(t *testing.T, cfg soakConfig) {
 	files := agentFiles(t, root)
 
 	core, logs := observer.New(zapcore.WarnLevel)
-	a, b := net.Pipe()
 	served := make(chan error, 1)
-	go func() { served <- lsp.Serve(ctx, a, lsp.Options{Logger: zap.New(core), Version: "soak"}) }()
-	sc := newSoakClient(t, b)
+	var conn io.ReadWriteCloser
+	serverLog, serverPID := "", 0
+	if bin := os.Getenv("RUNLS_SOAK_BINARY"); bin != "" {
+		// The built runls serve, in a process of its own: the appends come
+		// from another process, and its memory is read from /proc.
+		serverLog = filepath.Join(t.TempDir(), "serve.log")
+		cmd := exec.Command(bin, "serve", "--log-file", serverLog, "--log-level", "warn")
+		stdin, err := cmd.StdinPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		stdout, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd.Stderr = os.Stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		serverPID = cmd.Process.Pid
+		go func() { served <- cmd.Wait() }()
+		conn = processConn{stdout, stdin}
+	} else {
+		a, b := net.Pipe()
+		go func() { served <- lsp.Serve(ctx, a, lsp.Options{Logger: zap.New(core), Version: "soak"}) }()
+		conn = b
+	}
+	sc := newSoakClient(t, conn)
 	defer func() {
-		_ = b.Close()
+		_ = conn.Close()
 		select {
 		case <-served:
 		case <-time.After(waitTimeout):
@@ -147,6 +175,9 @@ func soak(t *testing.T, cfg soakConfig) {
 		if err := ref.Close(); err != nil {
 			t.Fatal(err)
 		}
+		if serverPID != 0 {
+			t.Logf("phase %d: runls serve (pid %d): %s", phase, serverPID, procMemory(serverPID))
+		}
 		g, h := runtime.NumGoroutine(), heapInUse()
 		maxGoroutines, maxHeap = max(maxGoroutines, g), max(maxHeap, h)
 		t.Logf("phase %d at %s: %d requests (%d cancelled, %d answered -32800), %d appends (%d bytes), %d answers (%d items) equal to a fresh index's; goroutines %d, heap %.1f MiB",
@@ -171,6 +202,22 @@ func soak(t *testing.T, cfg soakConfig) {
 			t.Errorf("logged %s: %s %v", e.Level, e.Message, e.ContextMap())
 		}
 		warns[e.Message]++
+	}
+	if serverLog != "" {
+		b, err := os.ReadFile(serverLog)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for line := range strings.SplitSeq(string(b), "\n") {
+			if strings.Contains(line, "\tERROR\t") {
+				t.Errorf("runls serve logged an error: %s", line)
+			}
+			if _, rest, ok := strings.Cut(line, "\tWARN\t"); ok {
+				msg, _, _ := strings.Cut(rest, "\t{") // logger name and message, without the fields
+				warns[strings.ReplaceAll(msg, "\t", ": ")]++
+			}
+		}
+		t.Logf("SOAK: runls serve (pid %d) at the end: %s", serverPID, procMemory(serverPID))
 	}
 	t.Logf("SOAK: log entries at WARN and above: %v", warns)
 
@@ -423,6 +470,32 @@ func runBytes(t *testing.T, root string) int64 {
 	return n
 }
 
+// procMemory is a process's resident and peak memory and its threads, from /proc.
+func procMemory(pid int) string {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return err.Error()
+	}
+	var out []string
+	for line := range strings.SplitSeq(string(b), "\n") {
+		for _, k := range []string{"VmRSS:", "VmHWM:", "Threads:"} {
+			if v, ok := strings.CutPrefix(line, k); ok {
+				out = append(out, k+" "+strings.Join(strings.Fields(v), " "))
+			}
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
+// processConn is a server process's stdout and stdin.
+type processConn struct {
+	io.ReadCloser
+	in io.WriteCloser
+}
+
+func (c processConn) Write(p []byte) (int, error) { return c.in.Write(p) }
+func (c processConn) Close() error                { return c.in.Close() }
+
 func heapInUse() uint64 {
 	runtime.GC()
 	var m runtime.MemStats
@@ -436,7 +509,7 @@ func mib(n uint64) float64 { return float64(n) / (1 << 20) }
 // cancel a request by its id, as VS Code and Neovim do.
 type soakClient struct {
 	t      *testing.T
-	conn   net.Conn
+	conn   io.ReadWriter
 	wmu    sync.Mutex
 	nextID atomic.Int64
 	done   chan struct{}
@@ -457,7 +530,7 @@ type soakError struct {
 
 func (e *soakError) String() string { return fmt.Sprintf("%d %s", e.Code, e.Message) }
 
-func newSoakClient(t *testing.T, conn net.Conn) *soakClient {
+func newSoakClient(t *testing.T, conn io.ReadWriter) *soakClient {
 	sc := &soakClient{t: t, conn: conn, done: make(chan struct{}), pending: map[int64]chan soakReply{}}
 	go sc.read()
 	return sc
