@@ -589,3 +589,53 @@ func BenchmarkTopK1000(b *testing.B) {
 		})
 	}
 }
+
+// TestHardenWatchFaults: with a watcher updating the index on its own, a FIFO
+// appearing, a file swapped for a FIFO, link loops, files deleted and
+// recreated in a loop and an agent folder renamed: the watcher's updates
+// neither block nor fail (a search, which waits for a running update, answers
+// in time), nothing is logged above INFO, and Watch leaves no goroutine behind.
+func TestHardenWatchFaults(t *testing.T) {
+	root := writeRun(t, map[string]string{note: "apple one\n", "episode-1/a/keep.txt": "apple keep\n"})
+	log, logs := observed()
+	ix := openTest(t, Options{Root: root, Logger: log})
+	startWatch(t, ix)
+	waitFor(t, "the first update", func() bool { return hasPiece(t, ix, note+":0:0 note apple one") })
+	dir := filepath.Join(root, "episode-1/a")
+	p := filepath.Join(root, note)
+	unblock := func() {
+		for _, f := range []string{p, filepath.Join(dir, "pipe.txt")} {
+			if w, err := os.OpenFile(f, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+				w.Close()
+			}
+		}
+	}
+	must(t, syscall.Mkfifo(filepath.Join(dir, "pipe.txt"), 0o644))
+	must(t, os.Symlink("loop-b", filepath.Join(dir, "loop-a")))
+	must(t, os.Symlink("loop-a", filepath.Join(dir, "loop-b")))
+	must(t, os.Symlink("..", filepath.Join(dir, "up")))
+	for i := range 50 {
+		switch i % 3 {
+		case 0:
+			must(t, os.Remove(p))
+			must(t, syscall.Mkfifo(p, 0o644))
+		case 1:
+			must(t, os.Remove(p))
+			writeFile(t, root, note, fmt.Sprintf("apple gen %d\n", i))
+		case 2:
+			appendFile(t, root, note, fmt.Sprintf("apple more %d\n", i))
+		}
+		if i%10 == 0 {
+			searchWithin(t, ix, Request{Query: "apple"}, 20*time.Second, unblock)
+		}
+	}
+	must(t, os.Rename(dir, filepath.Join(root, "episode-1/b")))
+	waitFor(t, "the renamed agent's files", func() bool { return hasPiece(t, ix, "episode-1/b/keep.txt:0:0 note apple keep") })
+	got := sortedTexts(searchWithin(t, ix, Request{Query: "apple", TopK: 10}, 20*time.Second, unblock))
+	if want := []string{"apple gen 49", "apple keep"}; !slices.Equal(got, want) {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	if w := logs.FilterLevelExact(zap.WarnLevel).All(); len(w) != 0 {
+		t.Errorf("WARNs: %v", w)
+	}
+}
