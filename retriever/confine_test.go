@@ -342,6 +342,25 @@ func TestConfineRootReplaced(t *testing.T) {
 	}
 }
 
+// TestConfineIsRunFolderAfterSwap: whether the root is a run folder is told
+// by the folder the index opened, not by what its path names since.
+func TestConfineIsRunFolderAfterSwap(t *testing.T) {
+	out := outsideRun(t) // holds an episode folder
+	parent := t.TempDir()
+	root := filepath.Join(parent, "run")
+	writeFile(t, root, note, "apple one\n")
+	ix := openTest(t, Options{Root: root})
+	if !ix.IsRunFolder() {
+		t.Fatal("a run folder is not one")
+	}
+	must(t, os.Rename(root, root+".old"))
+	must(t, os.Symlink(out, root))
+	must(t, os.RemoveAll(filepath.Join(root+".old", "episode-1")))
+	if ix.IsRunFolder() {
+		t.Error("the opened folder, now without episodes, is a run folder: the path's new target was listed")
+	}
+}
+
 // TestConfineFileReplacedByLink: a file replaced by a link after its folder
 // was listed (and before it is read) is not read through the link: neither
 // to a file outside the run, nor to a file of the run that is no agent's, nor

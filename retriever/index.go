@@ -138,8 +138,15 @@ func (ix *Index) Close() error {
 }
 
 // IsRunFolder reports whether the root holds at least one episode-N folder.
+// It lists the folder the index opened, as every read does: the path may
+// name another folder since (spec §1: nothing outside is read).
 func (ix *Index) IsRunFolder() bool {
-	entries, err := os.ReadDir(ix.root)
+	f, err := ix.fsys.Open(".")
+	if err != nil {
+		return false
+	}
+	entries, err := f.ReadDir(-1)
+	f.Close()
 	if err != nil {
 		return false
 	}
