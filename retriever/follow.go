@@ -386,7 +386,9 @@ func (ix *Index) read(t *task, b *builder) (u *update, drop bool) {
 		carry = append(carry, t.old.tail...) // the pending tail, kept: not read again
 		pos = t.old.readPos
 	}
-	block := make([]byte, ReadBlockBytes)
+	// No bigger than what is left to read: a small file does not cost a
+	// cleared 1 MiB block.
+	block := make([]byte, min(ReadBlockBytes, max(size-from, 0)))
 	var final []byte
 	var finalPos int64
 	for {
