@@ -388,7 +388,9 @@ func TestHardenDeleteRecreate(t *testing.T) {
 		}
 	}()
 	// The .tmp file of a rename is an agent file too: its pieces are valid.
-	for range iterations {
+	// Search until the loop is done, so that every change of it races a search.
+	searches := 0
+	for ; searches < iterations || last.Load() < int64(iterations); searches++ {
 		for _, it := range searchWithin(t, ix, Request{Query: "apple", Episode: "episode-2", Conversation: "c1", TopK: 100}, 20*time.Second, nil) {
 			if !valid(it.Text) {
 				close(stop)
@@ -399,6 +401,7 @@ func TestHardenDeleteRecreate(t *testing.T) {
 	}
 	close(stop)
 	wg.Wait()
+	t.Logf("%d changes of each file raced %d searches", iterations, searches)
 	os.Remove(filepath.Join(root, note+".tmp"))
 	i := last.Load()
 	got := sortedTexts(search(t, ix, Request{Query: "apple", Episode: "episode-2", Conversation: "c1", TopK: 100}))
