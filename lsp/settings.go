@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -199,7 +198,7 @@ func loadInterpreter(v json.RawMessage, root string) (*retriever.Interpreter, st
 			}
 			path = filepath.Join(root, path)
 		}
-		b, err := os.ReadFile(path)
+		b, err := retriever.ReadRules(path)
 		if err != nil {
 			return nil, "", fmt.Errorf("reading rules: %w", err)
 		}

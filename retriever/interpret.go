@@ -3,7 +3,10 @@ package retriever
 import (
 	"encoding/json"
 	"fmt"
+	"io"
+	"os"
 	"regexp"
+	"syscall"
 )
 
 // Interpreter is a configured record interpreter: rules tried in order
@@ -78,4 +81,42 @@ func (in *Interpreter) Read(text string) (reading Reading, start, end int) {
 		}
 	}
 	return ReadingNote, 0, len(text)
+}
+
+// maxRulesBytes bounds a rules file: rules are a few lines of JSON.
+const maxRulesBytes = 1 << 20
+
+// LoadInterpreter reads rules from a JSON file (ReadRules) and parses them.
+func LoadInterpreter(path string) (*Interpreter, error) {
+	data, err := ReadRules(path)
+	if err != nil {
+		return nil, err
+	}
+	return ParseInterpreter(data)
+}
+
+// ReadRules reads a rules file. It must be a regular file; it is opened
+// without blocking, so a FIFO named by mistake is an error and not a wait
+// without end.
+func ReadRules(path string) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, fmt.Errorf("interpreter: %w", err)
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("interpreter: %w", err)
+	}
+	if !info.Mode().IsRegular() {
+		return nil, fmt.Errorf("interpreter: %s is not a regular file", path)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxRulesBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("interpreter: %w", err)
+	}
+	if len(data) > maxRulesBytes {
+		return nil, fmt.Errorf("interpreter: %s is larger than %d bytes", path, maxRulesBytes)
+	}
+	return data, nil
 }

@@ -7,7 +7,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest/observer"
@@ -304,5 +306,34 @@ func TestBlankAndTermlessPiecesAreNotIndexed(t *testing.T) {
 	ix.Refresh(context.Background(), nil)
 	if got := ix.stats[0].docs; got != 1 {
 		t.Fatalf("%d pieces indexed, want 1", got)
+	}
+}
+
+// A rules file is read only when it is a regular file: a FIFO named by
+// mistake is an error at once, not a wait for a writer.
+func TestLoadInterpreterFile(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "rules.json")
+	must(t, os.WriteFile(good, []byte(`{"rules":[{"match":"x","reading":"note"}]}`), 0o644))
+	if _, err := LoadInterpreter(good); err != nil {
+		t.Fatalf("regular file: %v", err)
+	}
+	fifo := filepath.Join(dir, "fifo.json")
+	must(t, syscall.Mkfifo(fifo, 0o644))
+	done := make(chan error, 1)
+	go func() { _, err := LoadInterpreter(fifo); done <- err }()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "not a regular file") {
+			t.Fatalf("FIFO: %v", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("reading a FIFO as rules blocked")
+	}
+	if _, err := LoadInterpreter(dir); err == nil {
+		t.Fatal("a folder read as rules")
+	}
+	if _, err := LoadInterpreter(filepath.Join(dir, "missing.json")); err == nil {
+		t.Fatal("a missing file read as rules")
 	}
 }

@@ -119,11 +119,8 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 func openIndex(ctx context.Context, root string, mask bool, rulesFile string, stderr io.Writer) (*retriever.Index, error) {
 	opts := retriever.Options{Root: root, Logger: cliLogger(stderr)}
 	if rulesFile != "" {
-		data, err := os.ReadFile(rulesFile)
-		if err != nil {
-			return nil, fmt.Errorf("interpreter: %w", err)
-		}
-		if opts.Interpreter, err = retriever.ParseInterpreter(data); err != nil {
+		var err error
+		if opts.Interpreter, err = retriever.LoadInterpreter(rulesFile); err != nil {
 			return nil, err
 		}
 	}
