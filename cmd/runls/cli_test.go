@@ -126,6 +126,7 @@ func TestBadInput(t *testing.T) {
 		{[]string{"search", "--interpreter", "nope.json", "sample-run", "x"}, "nope.json"},
 		{[]string{"check"}, "one run folder"},
 		{[]string{"frobnicate"}, `unknown subcommand "frobnicate"`},
+		{append([]string{"search", "sample-run"}, manyWords(retriever.MaxQueryTerms+1)...), "invalid query"},
 	}
 	for _, tt := range tests {
 		code, out, errs := runCLI(t, td, tt.args...)
@@ -134,6 +135,15 @@ func TestBadInput(t *testing.T) {
 			t.Errorf("%v: exit %d, stdout %q, first stderr line %q; want 2 and %q", tt.args, code, out, first, tt.want)
 		}
 	}
+}
+
+// manyWords returns n distinct words.
+func manyWords(n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = "w" + strconv.Itoa(i)
+	}
+	return out
 }
 
 func TestCheck(t *testing.T) {
