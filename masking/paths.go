@@ -271,11 +271,15 @@ func windowsEnd(text string, i int) int {
 	return end
 }
 
-func windowsWordEnd(text string, j int) int {
+func windowsWordEnd(text string, j int) int { return runEnd(text, j, &windowsStop) }
+
+// runEnd returns where the run of characters from j ends: at a byte of stop
+// or at white space.
+func runEnd(text string, j int, stop *[128]bool) int {
 	for j < len(text) {
 		b := text[j]
 		if b < utf8.RuneSelf {
-			if windowsStop[b] {
+			if stop[b] {
 				break
 			}
 			j++
@@ -294,21 +298,7 @@ var windowsStop = stopSet(" \t\n\r\v\f\"'`<>|;,?*")
 
 // uriEnd returns where a URI whose body starts at j ends.
 func uriEnd(text string, j int) int {
-	for j < len(text) {
-		b := text[j]
-		if b < utf8.RuneSelf {
-			if uriStop[b] {
-				break
-			}
-			j++
-			continue
-		}
-		r, n := utf8.DecodeRuneInString(text[j:])
-		if unicode.IsSpace(r) {
-			break
-		}
-		j += n
-	}
+	j = runEnd(text, j, &uriStop)
 	for j > 0 && (text[j-1] == '.' || text[j-1] == ',') {
 		j--
 	}

@@ -13,6 +13,21 @@ import (
 	"runls/internal/rungen"
 )
 
+// indexedBenchRun opens and indexes the shared generated run.
+func indexedBenchRun(b *testing.B) (*Index, rungen.Options) {
+	b.Helper()
+	dir, opts := benchRun(b)
+	ix, err := Open(context.Background(), Options{Root: dir})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { ix.Close() })
+	if _, err := ix.Refresh(context.Background(), nil); err != nil {
+		b.Fatal(err)
+	}
+	return ix, opts
+}
+
 // benchRun returns the shared generated run (rungen.BenchRun).
 func benchRun(b *testing.B) (string, rungen.Options) {
 	b.Helper()
@@ -69,15 +84,7 @@ func BenchmarkQuery(b *testing.B) { benchQuery(b, false) }
 func BenchmarkSearch(b *testing.B) { benchQuery(b, true) }
 
 func benchQuery(b *testing.B, refresh bool) {
-	dir, opts := benchRun(b)
-	ix, err := Open(context.Background(), Options{Root: dir})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer ix.Close()
-	if _, err := ix.Refresh(context.Background(), nil); err != nil {
-		b.Fatal(err)
-	}
+	ix, opts := indexedBenchRun(b)
 	queries := rungen.Queries(opts, 50)
 	var lat []time.Duration
 	perQuery := map[string][]time.Duration{}
@@ -133,15 +140,7 @@ func benchQuery(b *testing.B, refresh bool) {
 // BenchmarkOneQuery runs the query in RUNLS_QUERY (default "deploy database
 // migration") alone on a built index: to study one slow query.
 func BenchmarkOneQuery(b *testing.B) {
-	dir, _ := benchRun(b)
-	ix, err := Open(context.Background(), Options{Root: dir})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer ix.Close()
-	if _, err := ix.Refresh(context.Background(), nil); err != nil {
-		b.Fatal(err)
-	}
+	ix, _ := indexedBenchRun(b)
 	query := os.Getenv("RUNLS_QUERY")
 	if query == "" {
 		query = "deploy database migration"

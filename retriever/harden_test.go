@@ -564,15 +564,7 @@ func TestHardenTopK1000(t *testing.T) {
 // (RUNLS_BENCH_SIZE=1GB for the figure), beside the same searches of
 // topK 5 for the ratio.
 func BenchmarkTopK1000(b *testing.B) {
-	dir, opts := benchRun(b)
-	ix, err := Open(context.Background(), Options{Root: dir})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer ix.Close()
-	if _, err := ix.Refresh(context.Background(), nil); err != nil {
-		b.Fatal(err)
-	}
+	ix, opts := indexedBenchRun(b)
 	qs := rungen.Queries(opts, 16)
 	for _, k := range []int{5, MaxTopK} {
 		b.Run(fmt.Sprintf("topK=%d", k), func(b *testing.B) {
