@@ -219,22 +219,7 @@ func boundaryBefore(text string, i int) bool {
 // quote, a bracket, ':', or other punctuation a path rarely holds, with
 // trailing dots (a sentence's full stop) left out.
 func posixEnd(text string, i int) int {
-	j := i + 1
-	for j < len(text) {
-		b := text[j]
-		if b < utf8.RuneSelf {
-			if posixStop[b] {
-				break
-			}
-			j++
-			continue
-		}
-		r, n := utf8.DecodeRuneInString(text[j:])
-		if unicode.IsSpace(r) {
-			break
-		}
-		j += n
-	}
+	j := runEnd(text, i+1, &posixStop)
 	for j > i+1 && text[j-1] == '.' {
 		j--
 	}
