@@ -55,7 +55,6 @@ type Index struct {
 	warned   map[string]bool // links and folders warned about
 
 	handles handleCache // files kept open to read results
-	accPool sync.Pool   // scratch of exhaustive scoring
 
 	subsMu sync.Mutex
 	subs   []*func(Changes)

@@ -248,7 +248,7 @@ func (ix *Index) run(ctx context.Context, q *query, f *filter) ([]hit, error) {
 			if i < 0 {
 				continue
 			}
-			c := termCursor{it: s.iter(i), idf: t.idf, qi: qi, dense: s.dense[i]}
+			c := termCursor{it: s.iter(i), idf: t.idf, qi: qi, dense: s.dense[i], maxTF: s.maxTF[i]}
 			c.ub = scoreBound(t.idf, s.maxTF[i], s.maxRatio[i], avgdl)
 			if c.it.next() {
 				cursors = append(cursors, c)
@@ -398,6 +398,9 @@ type termCursor struct {
 	idf float64
 	ub  float64 // the most this term can add to a piece's score
 	qi  int     // the term's place in the query
+	// maxTF is the term's largest tf in the segment: with a piece's length
+	// it bounds the term's score in that piece
+	maxTF uint16
 	// dense, for a frequent term, looks it up in a piece without decoding
 	dense *denseTerm
 }
@@ -476,7 +479,11 @@ func (ix *Index) prefillRound(p *pendingSegment, round int, avgdl float64, q *qu
 // a time: terms whose bounds together cannot reach the threshold are not
 // walked, only looked up for pieces the other terms find.
 func (ix *Index) maxScore(s *segment, cs []termCursor, avgdl float64, q *query, f *filter, top *topK) {
-	if len(cs) == 0 {
+	switch len(cs) {
+	case 0:
+		return
+	case 1:
+		ix.single(s, &cs[0], avgdl, q, f, top)
 		return
 	}
 	slices.SortFunc(cs, func(a, b termCursor) int { return cmp.Compare(a.ub, b.ub) })
@@ -574,78 +581,73 @@ const exhaustiveMax = 1 << 14
 // term after term in query order (so sums are those of the other paths to the
 // last bit), then offers the pieces that reach the threshold.
 func (ix *Index) exhaustive(s *segment, cs []termCursor, avgdl float64, q *query, f *filter, top *topK) {
+	// A merge of the terms' postings in piece order: each piece is scored
+	// once, its length read in order (the length column is walked forwards,
+	// not jumped around in), and the evidence rules follow the runs of files.
 	slices.SortFunc(cs, func(a, b termCursor) int { return cmp.Compare(a.qi, b.qi) })
-	// A small hash table of the pieces met: it stays in the processor's
-	// cache, where an array over all the segment's pieces would not.
-	postings := 0
+	its := make([]postingIter, len(cs))
 	for i := range cs {
-		postings += len(cs[i].it.p) // at least one byte a posting
+		its[i] = cs[i].it
+		its[i].valid, its[i].pos, its[i].last, its[i].si = false, 0, ^uint32(0), 0
+		its[i].next()
 	}
-	acc := ix.accumulator(postings)
-	defer ix.accPool.Put(acc)
-	mask := uint32(len(acc.keys) - 1)
 	norms := q.norms
-	for i := range cs {
-		it := cs[i].it
-		it.valid, it.pos, it.last, it.si = false, 0, ^uint32(0), 0
-		idf := cs[i].idf
-		for it.next() {
-			d := it.doc
-			v := bm25n(idf, it.tf, norms.of(s.dl[d], avgdl))
-			for h := (d * 0x9E3779B1) & mask; ; h = (h + 1) & mask {
-				if k := acc.keys[h]; k == d+1 {
-					acc.vals[h] += v
-					break
-				} else if k == 0 {
-					acc.keys[h], acc.vals[h] = d+1, v
-					acc.used = append(acc.used, h)
-					break
-				}
+	runs := newRunCursor(ix, s, q, f)
+	theta := top.threshold() * (1 - pruneSlack)
+	for {
+		d, any := uint32(0), false
+		for i := range its {
+			if its[i].valid && (!any || its[i].doc < d) {
+				d, any = its[i].doc, true
 			}
 		}
-	}
-	theta := top.threshold() * (1 - pruneSlack)
-	for _, h := range acc.used {
-		d, score := acc.keys[h]-1, acc.vals[h]
-		acc.keys[h] = 0
+		if !any {
+			return
+		}
+		norm := norms.of(s.dl[d], avgdl)
+		score := 0.0
+		for i := range its {
+			if its[i].valid && its[i].doc == d {
+				score += bm25n(cs[i].idf, its[i].tf, norm)
+				its[i].next()
+			}
+		}
 		if score < theta {
 			continue
 		}
-		if ok, fs := ix.candidate(s, d, q, f); ok {
+		if ok, fs := runs.at(d); ok {
 			top.offer(hit{score: score, seg: s, doc: d, fs: fs})
 			theta = top.threshold() * (1 - pruneSlack)
 		}
 	}
-	acc.used = acc.used[:0]
 }
 
-// scoreAcc is the scratch of exhaustive, kept between queries: its keys are
-// all zero again when it is put back.
-type scoreAcc struct {
-	keys []uint32 // piece + 1; 0: empty
-	vals []float64
-	used []uint32 // slots filled
-}
-
-// accumulator returns a table with room for n pieces at most half full.
-func (ix *Index) accumulator(n int) *scoreAcc {
-	acc, _ := ix.accPool.Get().(*scoreAcc)
-	if acc == nil {
-		acc = &scoreAcc{}
+// single scores one term's postings in a tight loop, skipping the blocks
+// whose bound cannot reach the threshold.
+func (ix *Index) single(s *segment, c *termCursor, avgdl float64, q *query, f *filter, top *topK) {
+	it := &c.it
+	norms := q.norms
+	runs := newRunCursor(ix, s, q, f)
+	theta := top.threshold() * (1 - pruneSlack)
+	for it.valid {
+		if it.si < len(it.skips) {
+			blk := it.skips[it.si]
+			if scoreBound(c.idf, blk.maxTF, blk.maxRatio, avgdl) < theta {
+				if !it.advance(blk.lastDoc + 1) {
+					return
+				}
+				continue
+			}
+		}
+		d := it.doc
+		if score := bm25n(c.idf, it.tf, norms.of(s.dl[d], avgdl)); score >= theta {
+			if ok, fs := runs.at(d); ok {
+				top.offer(hit{score: score, seg: s, doc: d, fs: fs})
+				theta = top.threshold() * (1 - pruneSlack)
+			}
+		}
+		it.next()
 	}
-	size := 1 << 10
-	for size < 2*n {
-		size <<= 1
-	}
-	if len(acc.keys) < size {
-		acc.keys, acc.vals = make([]uint32, size), make([]float64, size)
-	}
-	if len(acc.keys) > size {
-		// A table larger than needed still works, but its mask must be its own.
-		size = len(acc.keys)
-	}
-	acc.keys, acc.vals = acc.keys[:size], acc.vals[:size]
-	return acc
 }
 
 // prefillMax is the most postings bytes a term may have in a segment to be
@@ -662,13 +664,9 @@ func (ix *Index) prefill(s *segment, cs []termCursor, r int, done []bool, avgdl 
 	}
 	rare := fresh(cs[r].it)
 	others := make([]termCursor, len(cs))
-	othersUB := 0.0
 	for i := range cs {
 		others[i] = cs[i]
 		others[i].it = fresh(cs[i].it)
-		if i != r && !done[i] {
-			othersUB += cs[i].ub
-		}
 	}
 	// Look the likeliest to add the most up first.
 	order := make([]int, 0, len(cs))
@@ -679,16 +677,29 @@ func (ix *Index) prefill(s *segment, cs []termCursor, r int, done []bool, avgdl 
 	}
 	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(cs[b].ub, cs[a].ub) })
 	contrib := make([]float64, len(q.terms))
+	bound := make([]float64, len(cs))
 	runs := newRunCursor(ix, s, q, f)
 	theta := top.threshold() * (1 - pruneSlack)
 	for rare.next() {
 		d := rare.doc
-		if s.isDead(d) {
-			continue
+		// The most each other term can add to this piece: its largest tf at
+		// the piece's own length, far tighter than its bound over all pieces.
+		norm := q.norms.of(s.dl[d], avgdl)
+		partial := bm25n(cs[r].idf, rare.tf, norm)
+		left := 0.0
+		for _, i := range order {
+			tf := cs[i].maxTF
+			// The largest tf of the block d would be in, read off the skips.
+			if it := &others[i].it; others[i].dense == nil && len(it.skips) > 0 {
+				it.seek(d)
+				if it.si < len(it.skips) {
+					tf = it.skips[it.si].maxTF
+				}
+			}
+			bound[i] = bm25n(cs[i].idf, uint32(tf), norm)
+			left += bound[i]
 		}
-		dl := uint32(s.dl[d])
-		partial := bm25(cs[r].idf, rare.tf, dl, avgdl)
-		if partial+othersUB < theta {
+		if partial+left < theta {
 			continue
 		}
 		ok, fs := runs.at(d)
@@ -697,28 +708,15 @@ func (ix *Index) prefill(s *segment, cs []termCursor, r int, done []bool, avgdl 
 		}
 		clear(contrib)
 		contrib[cs[r].qi] = partial
-		left := othersUB
 		pruned := false
 		for _, i := range order {
 			if partial+left < theta {
 				pruned = true
 				break
 			}
-			// The bound of the block d would be in, read off the skips, may
-			// spare decoding it.
-			left -= cs[i].ub
-			if it := &others[i].it; others[i].dense == nil {
-				it.seek(d)
-				if it.si < len(it.skips) {
-					blk := it.skips[it.si]
-					if partial+left+scoreBound(cs[i].idf, blk.maxTF, blk.maxRatio, avgdl) < theta {
-						pruned = true
-						break
-					}
-				}
-			}
+			left -= bound[i]
 			if tf := others[i].lookup(d); tf > 0 {
-				v := bm25(cs[i].idf, tf, dl, avgdl)
+				v := bm25n(cs[i].idf, tf, norm)
 				contrib[cs[i].qi] = v
 				partial += v
 			}
