@@ -74,6 +74,7 @@ type client struct {
 type startOpts struct {
 	open         func(context.Context, retriever.Options) (lsp.Engine, error)
 	pollInterval time.Duration
+	logger       *zap.Logger // nil: the test's log at debug
 }
 
 // start starts a server; the client is not initialized yet.
@@ -81,7 +82,10 @@ func start(t *testing.T, so startOpts) *client {
 	t.Helper()
 	a, b := net.Pipe()
 	c := &client{t: t, done: make(chan error, 1), changed: make(chan struct{})}
-	logger := zaptest.NewLogger(t, zaptest.Level(zap.DebugLevel))
+	logger := so.logger
+	if logger == nil {
+		logger = zaptest.NewLogger(t, zaptest.Level(zap.DebugLevel))
+	}
 	go func() {
 		c.done <- lsp.Serve(context.Background(), a, lsp.Options{
 			Logger: logger, Version: "test", Open: so.open, PollInterval: so.pollInterval,

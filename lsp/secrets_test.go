@@ -1,17 +1,14 @@
 package lsp_test
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
@@ -24,23 +21,7 @@ import (
 // startLogged is start with the server's log going to logger.
 func startLogged(t *testing.T, logger *zap.Logger) *client {
 	t.Helper()
-	a, b := net.Pipe()
-	c := &client{t: t, done: make(chan error, 1), changed: make(chan struct{})}
-	go func() {
-		c.done <- lsp.Serve(context.Background(), a, lsp.Options{Logger: logger, Version: "test", PollInterval: 50 * time.Millisecond})
-	}()
-	c.conn = jsonrpc2.NewConn(jsonrpc2.NewStream(b))
-	c.conn.Go(context.Background(), c.handle)
-	t.Cleanup(func() {
-		_ = c.conn.Close()
-		<-c.conn.Done()
-		select {
-		case <-c.done:
-		case <-time.After(waitTimeout):
-			t.Errorf("Serve did not return after the connection closed")
-		}
-	})
-	return c
+	return start(t, startOpts{logger: logger, pollInterval: 50 * time.Millisecond})
 }
 
 // Secrets of the evidence and of the requests. Each is a credential the
