@@ -50,6 +50,13 @@
 //     when its header name was read). Requests before initialize answer -32002,
 //     after shutdown -32600; unknown methods -32601; params of the wrong type
 //     -32602; a cancelled request -32800 (ids as numbers or strings).
+//   - Message size: a body may be up to 256 MiB (maxContentLength), since a
+//     didOpen carries the whole text of the file opened and agents' logs run
+//     to hundreds of MB. The bound costs nothing until bytes come: a body's
+//     memory grows as it arrives, so a header declaring 256 MiB followed by
+//     a few bytes costs a few KiB. A larger Content-Length is a broken
+//     header: the stream looks for the next header, keeping at most the last
+//     4 KiB of each line it skips.
 //   - Exit: nil from Serve (exit code 0) after shutdown, whether exit follows
 //     or the client closes the connection; ErrExitWithoutShutdown (code 1)
 //     otherwise, including a closed stdin.

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -18,8 +19,21 @@ import (
 )
 
 // maxContentLength bounds one message's body; a larger Content-Length is
-// taken as a broken header rather than allocated.
+// taken as a broken header. It is kept high because a didOpen carries the
+// whole text of the file opened, and agents' logs run to hundreds of MB: the
+// bound costs nothing, since a body's memory grows with the bytes that
+// arrive (readBody), not with the length declared.
 const maxContentLength = 256 << 20
+
+// firstBodyChunk is the memory a body starts with; it doubles as bytes
+// arrive. Most messages fit in it.
+const firstBodyChunk = 32 << 10
+
+// maxHeaderLine is how much of one line the header reader keeps: a line
+// that is no header is what is left of a body (of a wrong or too large
+// Content-Length), which can be of any length, and only a header at its end
+// matters.
+const maxHeaderLine = 4 << 10
 
 // headerContentLength is matched without regard to case, as HTTP headers are.
 const headerContentLength = "content-length:"
@@ -75,8 +89,8 @@ func (s *stream) Read(ctx context.Context) (jsonrpc2.Message, int64, error) {
 		if err != nil {
 			return nil, total, err
 		}
-		body := make([]byte, length)
-		if _, err := io.ReadFull(s.in, body); err != nil {
+		body, err := readBody(s.in, length)
+		if err != nil {
 			return nil, total, fmt.Errorf("reading a message body: %w", err)
 		}
 		total += int64(length)
@@ -137,10 +151,10 @@ func (s *stream) readHeader() (length int, total int64, err error) {
 	length = -1
 	inHeader := false // a header line has been read since the last resync
 	for {
-		line, err := s.in.ReadString('\n')
-		total += int64(len(line))
+		line, dropped, err := s.readLine()
+		total += int64(len(line)) + dropped
 		if err != nil {
-			if errors.Is(err, io.EOF) && strings.TrimSpace(line) == "" && !inHeader {
+			if errors.Is(err, io.EOF) && strings.TrimSpace(line) == "" && dropped == 0 && !inHeader {
 				return 0, total, io.EOF
 			}
 			return 0, total, fmt.Errorf("reading a message header: %w", err)
@@ -157,8 +171,8 @@ func (s *stream) readHeader() (length int, total int64, err error) {
 			continue
 		}
 		if i := indexFold([]byte(line), headerContentLength); i >= 0 {
-			if i > 0 {
-				s.logger.Warn("skipped bytes before a message header", zap.Int("bytes", i))
+			if skipped := int64(i) + dropped; skipped > 0 {
+				s.logger.Warn("skipped bytes before a message header", zap.Int64("bytes", skipped))
 			}
 			value := strings.TrimSpace(line[i+len(headerContentLength):])
 			n, perr := strconv.Atoi(value)
@@ -174,10 +188,49 @@ func (s *stream) readHeader() (length int, total int64, err error) {
 		if inHeader && isHeaderLine(line) {
 			continue // Content-Type and any other header: nothing to do
 		}
-		s.logger.Warn("skipped a line that is not a message header", zap.Int("bytes", len(line)))
+		s.logger.Warn("skipped a line that is not a message header", zap.Int64("bytes", int64(len(line))+dropped))
 		inHeader = false
 		length = -1
 	}
+}
+
+// readLine reads up to and including the next newline, keeping only the
+// last maxHeaderLine bytes of the line; dropped counts the bytes it did not
+// keep.
+func (s *stream) readLine() (line string, dropped int64, err error) {
+	var kept []byte
+	for {
+		chunk, err := s.in.ReadSlice('\n')
+		kept = append(kept, chunk...)
+		if over := len(kept) - maxHeaderLine; over > 0 {
+			dropped += int64(over)
+			kept = kept[:copy(kept, kept[over:])]
+		}
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			return string(kept), dropped, err
+		}
+	}
+}
+
+// readBody reads a body of n bytes into memory that grows as they arrive:
+// a header alone can declare maxContentLength, and allocating that before a
+// byte of the body came would let any client make the server take it.
+func readBody(r io.Reader, n int) ([]byte, error) {
+	buf := make([]byte, 0, min(n, firstBodyChunk))
+	for len(buf) < n {
+		if len(buf) == cap(buf) {
+			buf = slices.Grow(buf, min(n-len(buf), cap(buf)))
+		}
+		m, err := r.Read(buf[len(buf):min(cap(buf), n)])
+		buf = buf[:len(buf)+m]
+		if err != nil && len(buf) < n {
+			if errors.Is(err, io.EOF) {
+				err = io.ErrUnexpectedEOF
+			}
+			return nil, err
+		}
+	}
+	return buf, nil
 }
 
 // unread puts b back before what is still to be read.
