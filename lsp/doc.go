@@ -57,6 +57,18 @@
 //     a few bytes costs a few KiB. A larger Content-Length is a broken
 //     header: the stream looks for the next header, keeping at most the last
 //     4 KiB of each line it skips.
+//   - Send queue: what the server writes waits in a queue for the client,
+//     bounded at 32 MiB (maxQueuedBytes: well above the largest answer, about
+//     10 MB for topK 1000) for a client that stops reading. While the queue
+//     holds that much, notifications ($/progress, window/logMessage,
+//     window/showMessage, publishDiagnostics) are dropped, with one WARN in
+//     the server's log when dropping starts and one with their count when the
+//     client reads again (dropped diagnostics come back at the file's next
+//     change); replies and the server's own requests are never dropped; and
+//     no new message is read (each request could only add a reply), so what
+//     the queue holds beyond the bound is at most the replies of the requests
+//     already being answered. Nothing deadlocks: those requests finish and
+//     queue their replies, and reading resumes as soon as the client reads.
 //   - Exit: nil from Serve (exit code 0) after shutdown, whether exit follows
 //     or the client closes the connection; ErrExitWithoutShutdown (code 1)
 //     otherwise, including a closed stdin.

@@ -54,6 +54,12 @@ const headerContentLength = "content-length:"
 // through the package's own framing (jsonrpc2.NewStream); only the
 // error answers to messages jsonrpc2 cannot represent (their id is null) are
 // framed here.
+//
+// The queue is bounded for a client that stops reading (maxQueuedBytes):
+// while it holds that much, notifications the server sends on its own
+// (progress, logMessage, diagnostics) are dropped, and the reader reads no
+// new message, since each request read could only add a reply. Replies and
+// the server's own requests are never dropped.
 type stream struct {
 	conn   io.ReadWriteCloser
 	in     *bufio.Reader
@@ -67,7 +73,7 @@ type stream struct {
 }
 
 func newStream(conn io.ReadWriteCloser, logger *zap.Logger) *stream {
-	q := newSendQueue(conn)
+	q := newSendQueue(conn, maxQueuedBytes, logger)
 	return &stream{
 		conn:   conn,
 		in:     bufio.NewReader(conn),
@@ -82,6 +88,9 @@ func (s *stream) Read(ctx context.Context) (jsonrpc2.Message, int64, error) {
 	var total int64
 	for {
 		if err := ctx.Err(); err != nil {
+			return nil, total, err
+		}
+		if err := s.queue.waitRoom(ctx); err != nil {
 			return nil, total, err
 		}
 		length, n, err := s.readHeader()
@@ -121,10 +130,14 @@ func (s *stream) Read(ctx context.Context) (jsonrpc2.Message, int64, error) {
 	}
 }
 
-// Write sends a message with the package's framing.
+// Write sends a message with the package's framing, or drops a
+// notification while the queue is full.
 func (s *stream) Write(ctx context.Context, msg jsonrpc2.Message) (int64, error) {
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
+	if _, ok := msg.(*jsonrpc2.Notification); ok && s.queue.dropWhenFull() {
+		return 0, errNotificationDropped
+	}
 	return s.out.Write(ctx, msg)
 }
 
@@ -303,25 +316,77 @@ func indexFold(b []byte, needle string) int {
 // closeFlushTimeout bounds how long Close waits for queued messages to go out.
 const closeFlushTimeout = time.Second
 
-var errQueueClosed = errors.New("the connection is closed")
+// maxQueuedBytes bounds what waits for a client that does not read before
+// notifications are dropped and no new message is read: far more than a
+// client that reads falls behind by (the largest answer, topK 1000 pieces of
+// up to 8 KiB, is about 10 MB), little beside the index.
+const maxQueuedBytes = 32 << 20
+
+var (
+	errQueueClosed         = errors.New("the connection is closed")
+	errNotificationDropped = errors.New("notification dropped: the client is not reading")
+)
 
 // sendQueue is an io.Writer that never blocks: a goroutine writes what it is
-// given to w, in order.
+// given to w, in order. It counts the bytes it holds against limit; only its
+// users act on that (dropWhenFull, waitRoom), so that a write never fails
+// half-way through a message.
 type sendQueue struct {
-	w    io.Writer
-	wake chan struct{}
-	done chan struct{}
+	w      io.Writer
+	limit  int
+	logger *zap.Logger
+	wake   chan struct{}
+	room   chan struct{} // signalled when queued falls below limit
+	done   chan struct{}
 
 	mu      sync.Mutex
 	pending [][]byte
+	queued  int // bytes written to the queue and not yet to w
+	dropped int // notifications dropped since the queue was last below limit
 	closed  bool
 	err     error
 }
 
-func newSendQueue(w io.Writer) *sendQueue {
-	q := &sendQueue{w: w, wake: make(chan struct{}, 1), done: make(chan struct{})}
+func newSendQueue(w io.Writer, limit int, logger *zap.Logger) *sendQueue {
+	q := &sendQueue{w: w, limit: limit, logger: logger,
+		wake: make(chan struct{}, 1), room: make(chan struct{}, 1), done: make(chan struct{})}
 	go q.run()
 	return q
+}
+
+// dropWhenFull reports whether the queue holds limit bytes or more, counting
+// a dropped notification when it does; the first drop is logged.
+func (q *sendQueue) dropWhenFull() bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.queued < q.limit {
+		return false
+	}
+	if q.dropped == 0 {
+		q.logger.Warn("the client is not reading: dropping notifications and reading no request until it does",
+			zap.Int("queuedBytes", q.queued))
+	}
+	q.dropped++
+	return true
+}
+
+// waitRoom waits until the queue holds less than limit bytes, or is done.
+func (q *sendQueue) waitRoom(ctx context.Context) error {
+	for {
+		q.mu.Lock()
+		ok := q.queued < q.limit || q.closed || q.err != nil
+		q.mu.Unlock()
+		if ok {
+			return nil
+		}
+		select {
+		case <-q.room:
+		case <-q.done:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
 }
 
 func (q *sendQueue) Write(p []byte) (int, error) {
@@ -335,6 +400,7 @@ func (q *sendQueue) Write(p []byte) (int, error) {
 		return 0, errQueueClosed
 	}
 	q.pending = append(q.pending, append([]byte(nil), p...))
+	q.queued += len(p)
 	q.mu.Unlock()
 	select {
 	case q.wake <- struct{}{}:
@@ -358,16 +424,43 @@ func (q *sendQueue) run() {
 			<-q.wake
 			continue
 		}
-		for _, b := range batch {
+		for i, b := range batch {
 			if _, err := q.w.Write(b); err != nil {
 				q.mu.Lock()
 				q.err = fmt.Errorf("write to the client: %w", err)
 				q.pending = nil
+				q.queued = 0
 				q.closed = true
 				q.mu.Unlock()
 				return
 			}
+			batch[i] = nil // what is sent is not held until the batch ends
+			q.sent(len(b))
 		}
+	}
+}
+
+// sent counts n bytes out of the queue, and tells a waiting reader when
+// that makes room.
+func (q *sendQueue) sent(n int) {
+	q.mu.Lock()
+	wasFull := q.queued >= q.limit
+	q.queued -= n
+	room := wasFull && q.queued < q.limit
+	dropped := 0
+	if room {
+		dropped, q.dropped = q.dropped, 0
+	}
+	q.mu.Unlock()
+	if !room {
+		return
+	}
+	if dropped > 0 {
+		q.logger.Warn("the client reads again", zap.Int("droppedNotifications", dropped))
+	}
+	select {
+	case q.room <- struct{}{}:
+	default:
 	}
 }
 
