@@ -18,6 +18,9 @@
 //     A key with a bad value keeps its previous value and the user is told,
 //     once per change, through window/showMessage; the other keys apply. Keys
 //     runls does not know (VS Code's trace.server, server.path) are ignored.
+//     The message to the user names the bad value; the server's log (WARN)
+//     names only the key and why, since a value can hold a secret (a token
+//     pasted into the wrong field, a private path).
 //   - interpreter: the rules object of spec §3, or a string: the path of a JSON
 //     file holding it, absolute or relative to the run folder. The file is read
 //     when the setting is applied; a changed file is read again at the next

@@ -112,9 +112,8 @@ func TestSecretsNeverLogged(t *testing.T) {
 			for _, s := range syms {
 				found = append(found, s.Name)
 			}
-			// Settings are not requests: a rejected setting is logged at WARN
-			// with its value, on purpose (a user must see what is wrong), so
-			// none of them holds a secret here.
+			// A rejected setting's value never reaches the log either
+			// (TestRejectedSettingsNotLogged); these settings are good.
 			c.notify(protocol.MethodWorkspaceDidChangeConfiguration, map[string]any{"settings": map[string]any{"runls": map[string]any{
 				"masking": tt.masking, "episode": "episode-1", "conversation": "conv-1", "topK": 7}}})
 			search(map[string]any{"query": "deploy"})
@@ -167,4 +166,70 @@ func entryText(e observer.LoggedEntry) string {
 		b = []byte(fmt.Sprint(e.ContextMap()))
 	}
 	return fmt.Sprintf("%s %s %s %s", e.Level, e.LoggerName, e.Message, b)
+}
+
+// TestRejectedSettingsNotLogged: a setting the server refuses is logged with
+// its name and why, never with its value (a value can hold a secret: a token
+// pasted into the wrong field, a path). Every kind of refusal is tried, in
+// initializationOptions and in didChangeConfiguration; the user is still told
+// (window/showMessage), and no log entry above debug holds any value.
+func TestRejectedSettingsNotLogged(t *testing.T) {
+	const (
+		secret    = "AKIASETTING0SECRET66"
+		secretNum = 987654321
+	)
+	values := []string{secret, fmt.Sprint(secretNum), fmt.Sprint(-secretNum)}
+	changes := []map[string]any{
+		{"agent": secret + "/x", "episode": "episode-" + secret, "scope": secret, "topK": secretNum,
+			"masking": secret, "maxDiagnosticsPerFile": -secretNum, "interpreter": "/nonexistent/" + secret + ".json"},
+		{"topK": -secretNum, "interpreter": map[string]any{"rules": []any{map[string]any{"match": "[" + secret, "reading": "note"}}}},
+		{"interpreter": map[string]any{"rules": []any{map[string]any{"match": "x", "reading": secret}}}},
+		{"interpreter": secret + "/rules.json", "conversation": []string{secret}},
+		{"interpreter": []string{secret}, "agent": 5},
+	}
+	core, logs := observer.New(zapcore.DebugLevel)
+	c := startLogged(t, zap.New(core))
+	c.initialize(secretRun(t), false, changes[0])
+	c.waitFor("the refusal of the initial settings", method(protocol.MethodWindowShowMessage))
+	for i, ch := range changes[1:] {
+		mark := c.mark()
+		c.notify(protocol.MethodWorkspaceDidChangeConfiguration, map[string]any{"settings": map[string]any{"runls": ch}})
+		c.waitForAfter(mark, fmt.Sprintf("the refusal of change %d", i+1), method(protocol.MethodWindowShowMessage))
+	}
+	mark := c.mark()
+	c.notify(protocol.MethodWorkspaceDidChangeConfiguration, map[string]any{"settings": map[string]any{"runls": secret}})
+	c.waitForAfter(mark, "the refusal of a section that is no object", method(protocol.MethodWindowShowMessage))
+	if err := c.shutdownExit(); err != nil {
+		t.Errorf("Serve = %v", err)
+	}
+
+	refused := 0
+	for _, e := range logs.All() {
+		line := entryText(e)
+		if strings.Contains(line, "refused") {
+			refused++
+		}
+		if e.Level <= zapcore.DebugLevel {
+			continue
+		}
+		for _, v := range values {
+			if strings.Contains(line, v) {
+				t.Errorf("a setting's value %s logged at %s: %s", v, e.Level, line)
+			}
+		}
+	}
+	// agent, episode, scope, topK, masking, maxDiagnosticsPerFile and the
+	// interpreter at least, before the later changes.
+	if refused < 7 {
+		t.Errorf("%d refusals logged, want at least 7 (the test proves nothing otherwise)", refused)
+	}
+	shown := ""
+	for _, n := range c.sent(method(protocol.MethodWindowShowMessage)) {
+		shown += string(n.params) + "\n"
+	}
+	for _, name := range []string{"runls.agent", "runls.topK", "runls.masking", "runls.interpreter", "runls.maxDiagnosticsPerFile"} {
+		if !strings.Contains(shown, name) {
+			t.Errorf("the user was not told of %s:\n%s", name, shown)
+		}
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -83,11 +84,12 @@ func parseSettings(raw json.RawMessage, prev Settings, root string) (Settings, [
 	}
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &fields); err != nil {
-		return prev, []error{fmt.Errorf("settings %q must be an object: %w", SettingsKey, err)}
+		return prev, []error{&settingError{reason: "must be an object", err: fmt.Errorf("must be an object: %w", err)}}
 	}
 	var errs []error
-	bad := func(name string, err error) {
-		errs = append(errs, fmt.Errorf("setting %s.%s: %w", SettingsKey, name, err))
+	// reason says why without the value; err may name it.
+	bad := func(name, reason string, err error) {
+		errs = append(errs, &settingError{name: name, reason: reason, err: err})
 	}
 	str := func(name string, dst *string, old string) {
 		v, ok := fields[name]
@@ -95,7 +97,7 @@ func parseSettings(raw json.RawMessage, prev Settings, root string) (Settings, [
 			return
 		}
 		if err := json.Unmarshal(v, dst); err != nil {
-			bad(name, errors.New("must be a string"))
+			bad(name, "must be a string", errors.New("must be a string"))
 			*dst = old
 		}
 	}
@@ -105,7 +107,7 @@ func parseSettings(raw json.RawMessage, prev Settings, root string) (Settings, [
 			return
 		}
 		if err := json.Unmarshal(v, dst); err != nil {
-			bad(name, errors.New("must be an integer"))
+			bad(name, "must be an integer", errors.New("must be an integer"))
 			*dst = old
 		}
 	}
@@ -133,30 +135,36 @@ func parseSettings(raw json.RawMessage, prev Settings, root string) (Settings, [
 		var r retriever.Request
 		f.set(&r)
 		if err := r.Validate(); err != nil {
-			bad(f.name, err)
+			reason := "is not valid"
+			var fe *retriever.FieldError
+			if errors.As(err, &fe) {
+				reason = fe.Reason
+			}
+			bad(f.name, reason, err)
 			f.undo()
 		}
 	}
 	if st.TopK < 0 {
-		bad("topK", fmt.Errorf("%d is out of range", st.TopK))
+		bad("topK", "is out of range", fmt.Errorf("%d is out of range", st.TopK))
 		st.TopK = prev.TopK
 	}
 	if st.Masking == "" {
 		st.Masking = MaskingOff
 	}
 	if st.Masking != MaskingOff && st.Masking != MaskingHidingOutside {
-		bad("masking", fmt.Errorf("%q is neither %q nor %q", st.Masking, MaskingOff, MaskingHidingOutside))
+		reason := fmt.Sprintf("is neither %q nor %q", MaskingOff, MaskingHidingOutside)
+		bad("masking", reason, fmt.Errorf("%q %s", st.Masking, reason))
 		st.Masking = prev.Masking
 	}
 	if st.MaxDiagnosticsPerFile < 0 {
-		bad("maxDiagnosticsPerFile", fmt.Errorf("%d is negative", st.MaxDiagnosticsPerFile))
+		bad("maxDiagnosticsPerFile", "is negative", fmt.Errorf("%d is negative", st.MaxDiagnosticsPerFile))
 		st.MaxDiagnosticsPerFile = prev.MaxDiagnosticsPerFile
 	}
 
 	if v, ok := fields["interpreter"]; ok && !isNull(v) {
 		interp, source, err := loadInterpreter(v, root)
 		if err != nil {
-			bad("interpreter", err)
+			bad("interpreter", interpreterReason(err), err)
 			st.Interpreter, st.interpreter, st.interpreterSource = prev.Interpreter, prev.interpreter, prev.interpreterSource
 		} else {
 			st.Interpreter, st.interpreter, st.interpreterSource = append(json.RawMessage(nil), v...), interp, source
@@ -179,6 +187,56 @@ func parseSettings(raw json.RawMessage, prev Settings, root string) (Settings, [
 	return st, errs
 }
 
+// settingError rejects one setting. Its Error, shown to the user, may name
+// the value (the user sees what is wrong); the log gets only the name and
+// reason, since a value can hold a secret (a conversation id, a path, a
+// token pasted into the wrong field).
+type settingError struct {
+	name   string
+	reason string // why, without the value
+	err    error  // the whole cause
+}
+
+func (e *settingError) Error() string {
+	if e.name == "" {
+		return fmt.Sprintf("settings %q: %v", SettingsKey, e.err)
+	}
+	return fmt.Sprintf("setting %s.%s: %v", SettingsKey, e.name, e.err)
+}
+
+// key names the setting in the log.
+func (e *settingError) key() string {
+	if e.name == "" {
+		return SettingsKey
+	}
+	return SettingsKey + "." + e.name
+}
+
+func (e *settingError) Unwrap() error { return e.err }
+
+// interpreterReason says why the interpreter setting was refused without
+// its rules or path, which retriever's errors quote.
+func interpreterReason(err error) string {
+	var pe *fs.PathError
+	switch {
+	case errors.Is(err, errRelativeRules):
+		return errRelativeRules.Error()
+	case errors.Is(err, errNotRules):
+		return errNotRules.Error()
+	case errors.As(err, &pe):
+		return "the rules file cannot be read: " + pe.Err.Error()
+	case errors.Is(err, errReadingRules):
+		return "the rules file cannot be read"
+	}
+	return "the rules are not valid"
+}
+
+var (
+	errRelativeRules = errors.New("a relative path without a run folder")
+	errNotRules      = errors.New("must be a rules object or the path of a JSON file")
+	errReadingRules  = errors.New("reading rules")
+)
+
 // ignoredKeys is not a user error: it is only logged.
 type ignoredKeys []string
 
@@ -194,19 +252,19 @@ func loadInterpreter(v json.RawMessage, root string) (*retriever.Interpreter, st
 		}
 		if !filepath.IsAbs(path) {
 			if root == "" {
-				return nil, "", fmt.Errorf("relative path %q without a run folder", path)
+				return nil, "", fmt.Errorf("%w: %q", errRelativeRules, path)
 			}
 			path = filepath.Join(root, path)
 		}
 		b, err := retriever.ReadRules(path)
 		if err != nil {
-			return nil, "", fmt.Errorf("reading rules: %w", err)
+			return nil, "", fmt.Errorf("%w: %w", errReadingRules, err)
 		}
 		data = b
 	} else {
 		var obj map[string]json.RawMessage
 		if err := json.Unmarshal(v, &obj); err != nil {
-			return nil, "", errors.New("must be a rules object or the path of a JSON file")
+			return nil, "", errNotRules
 		}
 		data = v
 	}
@@ -255,11 +313,17 @@ func (s *server) applySettings(ctx context.Context, raw json.RawMessage) {
 	var msgs []string
 	for _, err := range errs {
 		var ik ignoredKeys
-		if errors.As(err, &ik) {
+		var se *settingError
+		switch {
+		case errors.As(err, &ik):
 			s.logger.Debug("settings", zap.Error(err))
 			continue
+		case errors.As(err, &se):
+			s.logger.Warn("a setting was refused: the previous value is kept",
+				zap.String("setting", se.key()), zap.String("reason", se.reason))
+		default:
+			s.logger.Warn("settings", zap.Error(err))
 		}
-		s.logger.Warn("settings", zap.Error(err))
 		msgs = append(msgs, err.Error())
 	}
 	if len(msgs) > 0 {
