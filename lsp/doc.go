@@ -38,6 +38,9 @@
 //   - workspace/symbol: kind String; the name is the piece with white space
 //     runs folded, cut at 100 characters with "…"; containerName is
 //     "episode-N · agent · file within the agent's folder · conversation".
+//     A query of more than retriever.MaxQueryTerms (1024) distinct terms is
+//     refused with -32602 naming query, as by run/search, not cut to the
+//     first 1024: that would rank another query than the one given, silently.
 //   - Diagnostics: after indexing, every record file that has some is
 //     published; a change the engine reports re-publishes that file (an empty
 //     list clears it, for a fixed or deleted file); didOpen publishes the

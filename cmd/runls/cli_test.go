@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -175,5 +176,38 @@ func TestVersion(t *testing.T) {
 	code, out, _ := runCLI(t, t.TempDir(), "version")
 	if code != 0 || !strings.HasPrefix(out, "runls ") {
 		t.Fatalf("exit %d, %q", code, out)
+	}
+}
+
+// TestSearchQueryOfManyTerms: `runls search` of 100,000 distinct terms (issue
+// 8) exits 2 with a one-line error naming query, the count and the limit,
+// then the usage (spec §10), and costs memory in proportion to the query
+// (measured: ~19 MB for its 690 KB, sample run's index included; the bound,
+// 64 MiB, leaves room for change, and anything per pair of terms would be
+// far past it).
+func TestSearchQueryOfManyTerms(t *testing.T) {
+	td := testdata(t)
+	args := append([]string{"search", "sample-run"}, manyWords(100000)...)
+	var code int
+	var out, errs string
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	code, out, errs = runCLI(t, td, args...)
+	runtime.ReadMemStats(&after)
+	first, rest, _ := strings.Cut(errs, "\n")
+	if code != 2 || out != "" {
+		t.Fatalf("exit %d, stdout %q; want 2 and nothing", code, out)
+	}
+	want := "invalid query \"100000 terms\": at most " + strconv.Itoa(retriever.MaxQueryTerms) + " distinct terms"
+	if !strings.Contains(first, want) {
+		t.Errorf("first stderr line %q, want it to say %q", first, want)
+	}
+	if !strings.HasPrefix(rest, "usage:") {
+		t.Errorf("after the error line, stderr holds %q, want the usage", rest)
+	}
+	alloc := after.TotalAlloc - before.TotalAlloc
+	t.Logf("allocated %d bytes for a query of %d bytes", alloc, len(strings.Join(args, " ")))
+	if alloc > 64<<20 {
+		t.Errorf("allocated %d bytes, want at most %d", alloc, 64<<20)
 	}
 }
