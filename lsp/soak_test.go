@@ -88,9 +88,12 @@ func TestSoak(t *testing.T) {
 // appends, lets every answer arrive, and compares the server's answers with
 // a freshly opened Index. No reply may be an error, except -32800 for a
 // request that was cancelled; the goroutine count may not grow beyond
-// cfg.goroutine; heap figures are printed. With RUNLS_SOAK_BINARY=path the
+// cfg.goroutine during the phases, and must come back within
+// soakGoroutineSlack of the count after indexing at the end; the heap in use
+// at the end may not pass soakHeapBound. With RUNLS_SOAK_BINARY=path the
 // server is that runls binary in a process of its own (its memory is printed
-// from /proc; the goroutine and heap figures are then the client's).
+// from /proc; the goroutine and heap figures are then the client's, and the
+// heap bound is not checked).
 func soak(t *testing.T, cfg soakConfig) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	ctx := context.Background()
@@ -157,6 +160,8 @@ func soak(t *testing.T, cfg soakConfig) {
 	var st soakStats
 	start := time.Now()
 	maxGoroutines, maxHeap := base, heap0
+	var heap1 uint64 // after the first phase
+	var run1 int64   // the run's bytes then
 	for phase := 1; time.Since(start) < cfg.duration && int(st.sent.Load()) < cfg.requests; phase++ {
 		stopApp := app.run()
 		load(t, sc, cfg, &st, queries, start, phase)
@@ -180,6 +185,9 @@ func soak(t *testing.T, cfg soakConfig) {
 		}
 		g, h := runtime.NumGoroutine(), heapInUse()
 		maxGoroutines, maxHeap = max(maxGoroutines, g), max(maxHeap, h)
+		if phase == 1 {
+			heap1, run1 = h, runBytes(t, root)
+		}
 		t.Logf("phase %d at %s: %d requests (%d cancelled, %d answered -32800), %d appends (%d bytes), %d answers (%d items) equal to a fresh index's; goroutines %d, heap %.1f MiB",
 			phase, time.Since(start).Round(time.Millisecond), st.sent.Load(), st.cancels.Load(), st.cancelled.Load(),
 			appended.appends, appended.bytes, compared, items, g, mib(h))
@@ -194,8 +202,26 @@ func soak(t *testing.T, cfg soakConfig) {
 	t.Logf("SOAK: %d requests in %s (%.0f/s): %d run/search, %d workspace/symbol, %d cancelled (%d answered -32800); bad replies %d",
 		st.sent.Load(), elapsed.Round(time.Millisecond), float64(st.sent.Load())/elapsed.Seconds(),
 		st.searches.Load(), st.symbols.Load(), st.cancels.Load(), st.cancelled.Load(), st.bad.Load())
-	t.Logf("SOAK: goroutines after indexing %d, at most %d (bound +%d); heap in use after GC: %.1f MiB after indexing, %.1f MiB at most, %.1f MiB at the end; run grew to %d bytes",
-		base, maxGoroutines, cfg.goroutine, mib(heap0), mib(maxHeap), mib(heapInUse()), runBytes(t, root))
+	// Every answer is in: the requests' goroutines end.
+	endGoroutines := runtime.NumGoroutine()
+	for deadline := time.Now().Add(5 * time.Second); endGoroutines > base+soakGoroutineSlack && time.Now().Before(deadline); {
+		time.Sleep(50 * time.Millisecond)
+		endGoroutines = runtime.NumGoroutine()
+	}
+	heapEnd, runEnd := heapInUse(), runBytes(t, root)
+	t.Logf("SOAK: goroutines after indexing %d, at most %d (bound +%d), at the end %d (bound +%d); heap in use after GC: %.1f MiB after indexing, %.1f MiB after phase 1, %.1f MiB at most, %.1f MiB at the end; run grew to %d bytes",
+		base, maxGoroutines, cfg.goroutine, endGoroutines, soakGoroutineSlack, mib(heap0), mib(heap1), mib(maxHeap), mib(heapEnd), runEnd)
+	if endGoroutines > base+soakGoroutineSlack {
+		t.Errorf("%d goroutines at the end, more than %d after indexing + %d", endGoroutines, base, soakGoroutineSlack)
+	}
+	if serverPID == 0 && heap1 > 0 {
+		bound := soakHeapBound(heap1, runEnd-run1)
+		t.Logf("SOAK: heap bound: %.1f MiB at the end, at most %.1f MiB (%.1f x %.1f MiB after phase 1 + %d MiB + %.1f B per byte appended since, %d bytes)",
+			mib(heapEnd), mib(bound), soakHeapFactor, mib(heap1), soakHeapSlack>>20, soakHeapPerAppendedByte, runEnd-run1)
+		if heapEnd > bound {
+			t.Errorf("heap in use %.1f MiB at the end, more than the bound %.1f MiB: memory grows with the load", mib(heapEnd), mib(bound))
+		}
+	}
 	warns := map[string]int{}
 	for _, e := range logs.All() {
 		if e.Level >= zapcore.ErrorLevel {
@@ -495,6 +521,26 @@ type processConn struct {
 
 func (c processConn) Write(p []byte) (int, error) { return c.in.Write(p) }
 func (c processConn) Close() error                { return c.in.Close() }
+
+// The soak's memory bound: after the last phase, with every answer in and
+// after GC, the heap in use may be at most soakHeapFactor times what it was
+// after the first phase (the warm-up: the index built, segments merged once,
+// caches filled), plus soakHeapSlack, plus soakHeapPerAppendedByte for each
+// byte appended to the run since (the index keeps ~0.5 B per byte read; twice
+// that is allowed). Anything that grows with the requests (20,000 in the long
+// soak) rather than with the run passes it soon: 1 KiB kept per request is
+// 20 MB. The goroutines must come back within soakGoroutineSlack of their
+// count after indexing.
+const (
+	soakHeapFactor          = 1.5
+	soakHeapSlack           = 8 << 20
+	soakHeapPerAppendedByte = 1.0
+	soakGoroutineSlack      = 2
+)
+
+func soakHeapBound(heap1 uint64, appended int64) uint64 {
+	return uint64(soakHeapFactor*float64(heap1)) + soakHeapSlack + uint64(soakHeapPerAppendedByte*float64(max(appended, 0)))
+}
 
 func heapInUse() uint64 {
 	runtime.GC()
