@@ -130,7 +130,7 @@ func (ix *Index) dropFile(fs *fileState) {
 			if !s.isDead(d) {
 				s.kill(d)
 				st.docs--
-				st.terms -= int64(s.dl[d])
+				st.terms -= int64(s.dlOf(d))
 			}
 		}
 	}

@@ -74,13 +74,13 @@ func listPieces(ix *Index, fail func(string)) []string {
 					files[fs.rel] = lines
 				}
 				end := int(s.startOf(d) + s.blenOf(d))
-				if int(s.line[d]) >= len(lines) || len(lines[s.line[d]]) < end {
-					fail(fmt.Sprintf("%s:%d: the piece is not in the file", fs.rel, s.line[d]))
+				if int(s.lineOf(d)) >= len(lines) || len(lines[s.lineOf(d)]) < end {
+					fail(fmt.Sprintf("%s:%d: the piece is not in the file", fs.rel, s.lineOf(d)))
 					continue
 				}
-				text = lines[s.line[d]][s.startOf(d):end]
+				text = lines[s.lineOf(d)][s.startOf(d):end]
 			}
-			p := fmt.Sprintf("%s:%d:%d %s %s", fs.rel, s.line[d], s.startOf(d), readingOfFlag[s.flags[d]&flagReadingMask], text)
+			p := fmt.Sprintf("%s:%d:%d %s %s", fs.rel, s.lineOf(d), s.startOf(d), readingOfFlag[s.flags[d]&flagReadingMask], text)
 			if c := s.convOf(d); c != 0 {
 				p += " [" + ix.convName(c) + "]"
 			}
@@ -124,15 +124,14 @@ func checkStats(t testing.TB, ix *Index) indexStats {
 			}
 			a := ix.byID[s.fileOf(d)].agent
 			got[a].docs++
-			got[a].terms += int64(s.dl[d])
+			got[a].terms += int64(s.dlOf(d))
 		}
 		for i, term := range s.terms {
-			it := newPostingIter(s.post[s.offs[i]:s.offs[i+1]])
-			for it.next() {
-				if !s.isDead(it.doc) {
-					got[ix.byID[s.fileOf(it.doc)].agent].df[term]++
+			s.eachPosting(i, func(doc, _ uint32) {
+				if !s.isDead(doc) {
+					got[ix.byID[s.fileOf(doc)].agent].df[term]++
 				}
-			}
+			})
 		}
 	}
 	out := indexStats{}

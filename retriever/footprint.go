@@ -22,10 +22,11 @@ func (ix *Index) Footprint() Footprint {
 		f.Segments++
 		f.Pieces += int64(s.docs())
 		f.Postings += int64(cap(s.post))
-		f.Columns += int64(cap(s.hash))*8 + int64(cap(s.line)+cap(s.convs)+cap(s.conv32))*4 + int64(cap(s.fileRuns))*8 +
-			int64(cap(s.dl)+cap(s.start16)+cap(s.blen16)+cap(s.conv16))*2 + int64(cap(s.flags)) + int64(cap(s.dead))*8 +
-			int64(len(s.wide))*16
-		f.Terms += int64(cap(s.terms)+cap(s.offs)+cap(s.skipOffs))*4 + int64(cap(s.maxTF))*2 + int64(cap(s.maxRatio))*4 + int64(cap(s.skips))*16
+		f.Columns += int64(cap(s.hash))*8 + int64(cap(s.lineBase)+cap(s.convs)+cap(s.conv32))*4 + int64(cap(s.fileRuns))*8 +
+			int64(cap(s.lineStep)) + int64(cap(s.farLine))*8 +
+			int64(cap(s.start16)+cap(s.blen16)+cap(s.conv16))*2 + int64(cap(s.dl)+cap(s.flags)) + int64(cap(s.dead))*8 +
+			int64(len(s.wide))*16 + int64(len(s.longDL))*8
+		f.Terms += int64(cap(s.terms)+cap(s.offs)+cap(s.skipOffs))*4 + int64(cap(s.maxTF))*2 + int64(cap(s.maxImpact))*4 + int64(cap(s.skips))*16
 		for _, d := range s.dense {
 			f.Terms += int64(cap(d.bits))*8 + int64(cap(d.tfDocs))*4 + int64(cap(d.tfs))*2
 		}

@@ -31,6 +31,7 @@ type Index struct {
 	maxDiags    int
 	seed        maphash.Seed
 	workers     int
+	tune        tuning
 
 	refreshMu sync.Mutex // one update at a time
 
@@ -113,6 +114,7 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 		convIDs:     map[string]uint32{},
 		warned:      map[string]bool{},
 		handles:     handleCache{max: maxOpenHandles},
+		tune:        defaultTuning(),
 	}
 	if ix.log == nil {
 		ix.log = zap.NewNop()
@@ -225,7 +227,7 @@ func (ix *Index) refresh(ctx context.Context, progress func(Progress)) (Changes,
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			b := newBuilder()
+			b := newBuilder(ix.tune.layerMin)
 			var pend []*update
 			flush := func() {
 				if len(pend) == 0 {
@@ -241,7 +243,7 @@ func (ix *Index) refresh(ctx context.Context, progress func(Progress)) (Changes,
 					}
 				}
 				changedMu.Unlock()
-				b = newBuilder()
+				b = newBuilder(ix.tune.layerMin)
 				pend = nil
 			}
 			for t := range ch {

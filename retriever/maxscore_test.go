@@ -3,23 +3,86 @@ package retriever
 import (
 	"context"
 	"math"
+	"path/filepath"
 	"testing"
 
 	"runls/internal/rungen"
 )
 
+// pathTunings make the search take each of its ways: the default, lists
+// split at a few postings with neither prefill nor the all-postings merge
+// (MaxScore, champions, single), everything prefilled or merged, and no
+// split lists with little prefill.
+var pathTunings = []struct {
+	name string
+	tune tuning
+}{
+	{"default", defaultTuning()},
+	{"split-maxscore", tuning{layerMin: 64, exhaustiveMax: 0, prefillMax: 0}},
+	{"split-prefill-merge", tuning{layerMin: 64, exhaustiveMax: 1 << 20, prefillMax: 1 << 20}},
+	{"unsplit-little-prefill", tuning{layerMin: math.MaxInt, exhaustiveMax: 0, prefillMax: 1 << 10}},
+}
+
 // TestMaxScoreEqualsExhaustive checks the pruned search against scoring every
 // posting of every query term, on a generated run with the generator's query
-// set (frequent, common, middling and rare words).
+// set (frequent, common, middling and rare words), every way of searching.
 func TestMaxScoreEqualsExhaustive(t *testing.T) {
 	opts := rungen.Options{Bytes: 3 << 20, Seed: 7, Episodes: 4, Agents: 3}
 	dir := t.TempDir()
 	if _, err := rungen.Generate(context.Background(), dir, opts); err != nil {
 		t.Fatal(err)
 	}
-	ix := openTest(t, Options{Root: dir})
-	for _, q := range rungen.Queries(opts, 40) {
-		for _, k := range []int{1, 5, 50} {
+	for _, tc := range pathTunings {
+		t.Run(tc.name, func(t *testing.T) {
+			ix := openTest(t, Options{Root: dir})
+			ix.tune = tc.tune
+			checkAgainstExhaustive(t, ix, rungen.Queries(opts, 40), []int{1, 5, 50})
+		})
+	}
+}
+
+// TestMaxScoreEqualsExhaustiveGrowing checks the same while the run grows:
+// many small segments, merged ones, and pieces left dead by pending tails.
+func TestMaxScoreEqualsExhaustiveGrowing(t *testing.T) {
+	opts := rungen.Options{Bytes: 1 << 20, Seed: 11, Episodes: 3, Agents: 2}
+	queries := rungen.Queries(opts, 24)
+	for _, tc := range pathTunings {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if _, err := rungen.Generate(context.Background(), dir, opts); err != nil {
+				t.Fatal(err)
+			}
+			ix := openTest(t, Options{Root: dir})
+			ix.tune = tc.tune
+			app := rungen.NewAppender(opts)
+			agents := rungen.AgentNames(opts.Agents)
+			most := 0 // segments at a check
+			for round := range 12 {
+				for _, a := range agents {
+					for _, name := range []string{a + ".history", a + ".log", "notes.md"} {
+						if _, err := app.Append(filepath.Join(dir, "episode-3", a, name), 5+round*7); err != nil {
+							t.Fatal(err)
+						}
+					}
+				}
+				if round%3 == 2 {
+					checkAgainstExhaustive(t, ix, queries, []int{3, 44})
+					most = max(most, len(ix.segments))
+				} else if _, err := ix.Refresh(context.Background(), nil); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if most < 3 {
+				t.Fatalf("at most %d segments searched: the test means to search many", most)
+			}
+		})
+	}
+}
+
+func checkAgainstExhaustive(t *testing.T, ix *Index, queries []string, ks []int) {
+	t.Helper()
+	for _, q := range queries {
+		for _, k := range ks {
 			req := Request{Query: q, Episode: "episode-3", Conversation: "conv-1", TopK: k}
 			got := search(t, ix, req)
 			want := exhaustive(t, ix, req)
@@ -61,10 +124,9 @@ func exhaustive(t *testing.T, ix *Index, req Request) []Item {
 			if i < 0 {
 				continue
 			}
-			it := s.iter(i)
-			for it.next() {
-				acc[it.doc] += bm25(qt.idf, it.tf, uint32(s.dl[it.doc]), avgdl)
-			}
+			s.eachPosting(i, func(doc, tf uint32) {
+				acc[doc] += bm25(qt.idf, tf, uint32(s.dlOf(doc)), avgdl)
+			})
 		}
 		for d, score := range acc {
 			if ok, fs := ix.candidate(s, d, q, f); ok {

@@ -28,7 +28,7 @@ func (ix *Index) compact() {
 	if len(small) < mergeSmallAt {
 		return
 	}
-	merged, moved := mergeSegments(small)
+	merged, moved := mergeSegments(small, ix.tune.layerMin)
 	gone := make(map[*segment][]uint32, len(small))
 	for i, s := range small {
 		gone[s] = moved[i]
@@ -104,8 +104,8 @@ func (ix *Index) moveRefs(fs *fileState, gone map[*segment][]uint32, merged *seg
 
 // mergeSegments writes the live pieces of segments, in order, into one. For
 // each source it returns the new id + 1 of each of its pieces (0: dead).
-func mergeSegments(src []*segment) (*segment, [][]uint32) {
-	b := newBuilder()
+func mergeSegments(src []*segment, layerMin int) (*segment, [][]uint32) {
+	b := newBuilder(layerMin)
 	moved := make([][]uint32, len(src))
 	raw := &b.seg
 	for i, s := range src {
@@ -118,10 +118,10 @@ func mergeSegments(src []*segment) (*segment, [][]uint32) {
 			moved[i][d] = n + 1
 			raw.hash = append(raw.hash, s.hash[d])
 			raw.file = append(raw.file, s.fileOf(d))
-			raw.line = append(raw.line, s.line[d])
+			raw.line = append(raw.line, s.lineOf(d))
 			raw.start = append(raw.start, s.startOf(d))
 			raw.blen = append(raw.blen, s.blenOf(d))
-			raw.dl = append(raw.dl, s.dl[d])
+			raw.dl = append(raw.dl, s.dlOf(d))
 			raw.conv = append(raw.conv, s.convOf(d))
 			raw.flags = append(raw.flags, s.flags[d])
 			if t, ok := s.masked[d]; ok {
@@ -155,12 +155,11 @@ func mergeSegments(src []*segment) (*segment, [][]uint32) {
 			if ti < 0 {
 				continue
 			}
-			it := s.iter(ti)
-			for it.next() {
-				if n := moved[i][it.doc]; n != 0 {
-					b.log = append(b.log, local<<logTermShift|uint64(n-1)<<logTFBits|uint64(it.tf))
+			s.eachPosting(ti, func(doc, tf uint32) {
+				if n := moved[i][doc]; n != 0 {
+					b.log = append(b.log, local<<logTermShift|uint64(n-1)<<logTFBits|uint64(tf))
 				}
-			}
+			})
 		}
 		if len(b.log) > before {
 			global = append(global, t)

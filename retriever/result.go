@@ -24,7 +24,7 @@ func (ix *Index) items(hits []hit, agents []string) Result {
 	out := Result{Items: make([]Item, 0, len(hits))}
 	for i, h := range hits {
 		s, d, fs := h.seg, h.doc, h.fs
-		lineText, err := ix.readLine(fs, s.line[d], int(s.startOf(d)+s.blenOf(d)))
+		lineText, err := ix.readLine(fs, s.lineOf(d), int(s.startOf(d)+s.blenOf(d)))
 		if err != nil || len(lineText) < int(s.startOf(d)+s.blenOf(d)) {
 			ix.log.Debug("left out a piece whose file changed", zap.String("file", fs.rel), zap.Error(err))
 			continue
@@ -41,8 +41,8 @@ func (ix *Index) items(hits []hit, agents []string) Result {
 		startChar := recordformat.UTF16Len(lineText[:s.startOf(d)])
 		item := Item{
 			Location: Location{URI: FileURI(fs.abs), Range: Range{
-				Start: Position{Line: int(s.line[d]), Character: startChar},
-				End:   Position{Line: int(s.line[d]), Character: startChar + recordformat.UTF16Len(raw)},
+				Start: Position{Line: int(s.lineOf(d)), Character: startChar},
+				End:   Position{Line: int(s.lineOf(d)), Character: startChar + recordformat.UTF16Len(raw)},
 			}},
 			Score:     h.score,
 			Text:      text,

@@ -96,6 +96,23 @@ type query struct {
 	terms []queryTerm
 	agent int // -1: every agent
 	k     int
+	best  []float64 // scratch for reach, by query term
+
+	decoded []decodedTerm // exhaustive's buffers, kept across segments
+}
+
+// reach is the most a piece can score from the cursors that use allows: the
+// sum, over query terms, of the largest bound of the term's cursors. A split
+// term's lists hold distinct pieces, so a piece gets one of their parts, not
+// both.
+func (q *query) reach(cs []termCursor, use func(i int) bool) float64 {
+	clear(q.best)
+	for i := range cs {
+		if use == nil || use(i) {
+			q.best[cs[i].qi] = max(q.best[cs[i].qi], cs[i].ub)
+		}
+	}
+	return sumInOrder(q.best)
 }
 
 type queryTerm struct {
@@ -188,14 +205,21 @@ func (t *normTable) of(dl uint16, avgdl float64) float64 {
 	return lengthNorm(uint32(dl), avgdl)
 }
 
-// scoreBound bounds the term's score in any piece whose tf is at most maxTF
-// and whose tf/length is at most maxRatio. The score is
-// idf·(k1+1) / (1 + k1(1-b)/tf + (k1·b/avgdl)·(dl/tf)), and each term of the
-// denominator is at least its value at maxTF and at 1/maxRatio: tighter than
-// taking the largest tf and the shortest piece apart, which are seldom one
-// piece's.
-func scoreBound(idf float64, maxTF uint16, maxRatio float32, avgdl float64) float64 {
-	return idf * (K1 + 1) / (1 + K1*(1-B)/float64(maxTF) + K1*B/avgdl/float64(maxRatio))
+// scoreBound bounds the term's score in any piece whose impact (at the
+// segment's refAvgdl) is at most maxImpact; scale is impactScale's. The
+// bound is exact for the piece of largest impact when the index's average
+// piece length is the segment's.
+func scoreBound(idf float64, maxImpact float32, scale float64) float64 {
+	return idf * (K1 + 1) * float64(maxImpact) * scale
+}
+
+// impactScale makes impacts taken at ref bound scores at avgdl. With
+// n = k1(1-b) + k1·b·dl/avg, the score is idf(k1+1)·tf/(tf+n). When avgdl ≥
+// ref, tf + n(avgdl) ≥ (ref/avgdl)·(tf + n(ref)), so the score is at most
+// avgdl/ref times the impact's; when avgdl < ref, n grows and the score is
+// at most the impact's.
+func impactScale(avgdl, ref float64) float64 {
+	return max(1, avgdl/ref)
 }
 
 // sumInOrder adds a piece's term scores in query term order: every path that
@@ -232,6 +256,7 @@ func (ix *Index) run(ctx context.Context, q *query, f *filter) ([]hit, error) {
 	}
 	avgdl := float64(terms) / float64(docs)
 	q.norms = newNormTable(avgdl)
+	q.best = make([]float64, len(q.terms))
 	top := newTopK(q.k)
 	// First every segment's rarest term, then its next rarest, and so on
 	// while terms are rare, their pieces scored whole: the threshold they set
@@ -243,15 +268,22 @@ func (ix *Index) run(ctx context.Context, q *query, f *filter) ([]hit, error) {
 			return nil, err
 		}
 		var cursors []termCursor
+		var buf [2]list
+		scale := impactScale(avgdl, s.refAvgdl)
 		for qi, t := range q.terms {
 			i := s.termIndex(t.id)
 			if i < 0 {
 				continue
 			}
-			c := termCursor{it: s.iter(i), idf: t.idf, qi: qi, dense: s.dense[i], maxTF: s.maxTF[i]}
-			c.ub = scoreBound(t.idf, s.maxTF[i], s.maxRatio[i], avgdl)
-			if c.it.next() {
-				cursors = append(cursors, c)
+			// A split term is two cursors with one place in the query: a
+			// piece is in one of its lists only.
+			ls := s.lists(i, &buf)
+			for _, l := range ls {
+				c := termCursor{it: l.it, idf: t.idf, qi: qi, dense: l.dense, maxTF: l.maxTF, split: len(ls) > 1, scale: scale}
+				c.ub = scoreBound(t.idf, l.maxImpact, scale)
+				if c.it.next() {
+					cursors = append(cursors, c)
+				}
 			}
 		}
 		if p := ix.startSegment(s, cursors, avgdl, q, f, top); p != nil {
@@ -329,11 +361,7 @@ func (ix *Index) champions(later []pendingSegment, avgdl float64, q *query, f *f
 		}
 		theta := top.threshold() * (1 - pruneSlack)
 		for p, ps := range later {
-			reach := 0.0 // the most a piece of this segment can score
-			for _, c := range ps.rest {
-				reach += c.ub
-			}
-			if reach < theta {
+			if q.reach(ps.rest, nil) < theta { // no piece of the segment can enter
 				continue
 			}
 			for c := range ps.rest {
@@ -345,7 +373,7 @@ func (ix *Index) champions(later []pendingSegment, avgdl float64, q *query, f *f
 					keep(block{cur.ub, p, c, -1})
 				}
 				for b, e := range cur.it.skips {
-					if bound := scoreBound(cur.idf, e.maxTF, e.maxRatio, avgdl); n < championBlocks || bound > best[n-1].bound {
+					if bound := scoreBound(cur.idf, e.maxImpact, cur.scale); n < championBlocks || bound > best[n-1].bound {
 						keep(block{bound, p, c, b})
 					}
 				}
@@ -374,6 +402,26 @@ func (ix *Index) champions(later []pendingSegment, avgdl float64, q *query, f *f
 	}
 }
 
+// tuning holds the thresholds that choose between ways of indexing and
+// searching that give the same answers; tests vary them so that every way
+// is checked against scoring every posting.
+type tuning struct {
+	// layerMin is the fewest postings a term must have in a batch to be
+	// split into high and low lists.
+	layerMin int
+	// exhaustiveMax is the most postings bytes the query's terms may have
+	// in a segment to be scored every posting: for rare terms of about the
+	// same frequency a tight loop over all their postings beats any pruning.
+	exhaustiveMax int
+	// prefillMax is the most postings bytes a list may have in a segment to
+	// be prefilled: rare enough that scoring each of its pieces whole is cheap.
+	prefillMax int
+}
+
+func defaultTuning() tuning {
+	return tuning{layerMin: defaultLayerMin, exhaustiveMax: 1 << 14, prefillMax: 1 << 13}
+}
+
 // scoreWhole scores one piece with every query term of its segment (each
 // looked up from the start of its postings) and offers it.
 func (ix *Index) scoreWhole(s *segment, all []termCursor, d uint32, avgdl float64, q *query, f *filter, top *topK, contrib []float64) {
@@ -382,7 +430,7 @@ func (ix *Index) scoreWhole(s *segment, all []termCursor, d uint32, avgdl float6
 		return
 	}
 	clear(contrib)
-	dl := uint32(s.dl[d])
+	dl := uint32(s.dlOf(d))
 	for _, c := range all {
 		c.it.valid, c.it.pos, c.it.last, c.it.si = false, 0, ^uint32(0), 0
 		if tf := c.lookup(d); tf > 0 {
@@ -403,6 +451,8 @@ type termCursor struct {
 	maxTF uint16
 	// dense, for a frequent term, looks it up in a piece without decoding
 	dense *denseTerm
+	split bool    // the list is one of a split term's two
+	scale float64 // impactScale of the segment
 }
 
 // lookup returns the cursor's term's tf in piece d (0: not in it), for pieces
@@ -429,20 +479,30 @@ func (ix *Index) startSegment(s *segment, cs []termCursor, avgdl float64, q *que
 	if len(cs) == 0 || len(s.fileRuns) == 0 {
 		return nil
 	}
-	total, least, most := 0, len(cs[0].it.p), 0
-	for i := range cs {
-		n := len(cs[i].it.p)
-		total, least, most = total+n, min(least, n), max(most, n)
-	}
 	// Every posting when the terms are few and alike; with a much more
 	// frequent term beside a rare one, the rare one's pieces set a threshold
-	// that spares walking the frequent one.
-	if len(cs) > 1 && total <= exhaustiveMax && most <= 8*least {
+	// that spares walking the frequent one. A term's size is its lists'
+	// together; a query of one term is never scored so, as its high list
+	// (when split) spares walking its low one.
+	clear(q.best)
+	for i := range cs {
+		q.best[cs[i].qi] += float64(len(cs[i].it.p))
+	}
+	total, least, most, terms := 0, math.MaxInt, 0, 0
+	for _, v := range q.best {
+		if n := int(v); n > 0 {
+			total, least, most, terms = total+n, min(least, n), max(most, n), terms+1
+		}
+	}
+	if terms > 1 && total <= ix.tune.exhaustiveMax && most <= 8*least {
 		ix.exhaustive(s, cs, avgdl, q, f, top)
 		return nil
 	}
-	slices.SortFunc(cs, func(a, b termCursor) int { return cmp.Compare(b.idf, a.idf) })
-	return &pendingSegment{s: s, all: cs, done: make([]bool, len(cs)), budget: 2 * prefillMax}
+	// Rarest first; of a split term, the high list (the shorter) first.
+	slices.SortFunc(cs, func(a, b termCursor) int {
+		return cmp.Or(cmp.Compare(b.idf, a.idf), cmp.Compare(len(a.it.p), len(b.it.p)))
+	})
+	return &pendingSegment{s: s, all: cs, done: make([]bool, len(cs)), budget: 2 * ix.tune.prefillMax}
 }
 
 // prefillRound scores whole the pieces of the segment's round-th rarest term,
@@ -458,15 +518,11 @@ func (ix *Index) prefillRound(p *pendingSegment, round int, avgdl float64, q *qu
 		return
 	}
 	n := len(cs[round].it.p)
-	if n > prefillMax || n > p.budget {
+	if n > ix.tune.prefillMax || n > p.budget {
 		return
 	}
-	reach := 0.0 // the most a piece without a done term can score
-	for i := range cs {
-		if !p.done[i] {
-			reach += cs[i].ub
-		}
-	}
+	// the most a piece without a done term can score
+	reach := q.reach(cs, func(i int) bool { return !p.done[i] })
 	p.done[round] = true
 	if reach < top.threshold()*(1-pruneSlack) {
 		return // none of the term's pieces can enter
@@ -492,9 +548,13 @@ func (ix *Index) maxScore(s *segment, cs []termCursor, avgdl float64, q *query, 
 	// A score is summed in query term order, whatever order the cursors are
 	// in, so that equal pieces get equal scores to the last bit.
 	contrib := make([]float64, len(q.terms))
+	// cum[i] bounds what cursors 0..i add to a piece: of a split term's two
+	// lists only the larger bound counts, as a piece is in one of them.
+	clear(q.best)
 	sum := 0.0
 	for i, c := range cs {
-		sum += c.ub
+		sum += max(c.ub-q.best[c.qi], 0)
+		q.best[c.qi] = max(q.best[c.qi], c.ub)
 		cum[i] = sum
 	}
 	for {
@@ -512,7 +572,7 @@ func (ix *Index) maxScore(s *segment, cs []termCursor, avgdl float64, q *query, 
 			c := &cs[e]
 			for c.it.valid && c.it.si < len(c.it.skips) {
 				blk := c.it.skips[c.it.si]
-				if scoreBound(c.idf, blk.maxTF, blk.maxRatio, avgdl)+before >= theta {
+				if scoreBound(c.idf, blk.maxImpact, c.scale)+before >= theta {
 					break
 				}
 				c.it.advance(blk.lastDoc + 1)
@@ -531,7 +591,7 @@ func (ix *Index) maxScore(s *segment, cs []termCursor, avgdl float64, q *query, 
 		if !s.isDead(d) {
 			clear(contrib)
 			partial := 0.0
-			dl := uint32(s.dl[d])
+			dl := uint32(s.dlOf(d))
 			for i := e; i < len(cs); i++ {
 				if cs[i].it.valid && cs[i].it.doc == d {
 					v := bm25(cs[i].idf, cs[i].it.tf, dl, avgdl)
@@ -553,6 +613,9 @@ func (ix *Index) maxScore(s *segment, cs []termCursor, avgdl float64, q *query, 
 					pruned = true
 					break
 				}
+				if contrib[cs[j].qi] != 0 {
+					continue // found in the term's other list
+				}
 				if tf := cs[j].lookup(d); tf > 0 {
 					v := bm25(cs[j].idf, tf, dl, avgdl)
 					contrib[cs[j].qi] = v
@@ -571,55 +634,155 @@ func (ix *Index) maxScore(s *segment, cs []termCursor, avgdl float64, q *query, 
 	}
 }
 
-// exhaustiveMax is the most postings bytes the query's terms may have in a
-// segment to be scored term at a time, every posting: for rare terms of
-// about the same frequency a tight loop over all their postings beats any
-// pruning.
-const exhaustiveMax = 1 << 14
-
-// exhaustive scores every posting of the query's terms into an accumulator,
-// term after term in query order (so sums are those of the other paths to the
-// last bit), then offers the pieces that reach the threshold.
+// exhaustive scores every posting of the query's terms: each term's lists
+// are decoded into one array in piece order, then the arrays are merged, so
+// that each piece is scored once, its length read in order, and the evidence
+// rules follow the runs of files. A piece's score is summed in query term
+// order, as on the other paths, to the last bit.
 func (ix *Index) exhaustive(s *segment, cs []termCursor, avgdl float64, q *query, f *filter, top *topK) {
-	// A merge of the terms' postings in piece order: each piece is scored
-	// once, its length read in order (the length column is walked forwards,
-	// not jumped around in), and the evidence rules follow the runs of files.
 	slices.SortFunc(cs, func(a, b termCursor) int { return cmp.Compare(a.qi, b.qi) })
-	its := make([]postingIter, len(cs))
-	for i := range cs {
-		its[i] = cs[i].it
-		its[i].valid, its[i].pos, its[i].last, its[i].si = false, 0, ^uint32(0), 0
-		its[i].next()
+	terms := q.decoded[:0]
+	for i := 0; i < len(cs); {
+		j := i + 1
+		for j < len(cs) && cs[j].qi == cs[i].qi {
+			j++
+		}
+		var t decodedTerm
+		if len(terms) < cap(terms) {
+			t = terms[:len(terms)+1][len(terms)]
+		}
+		t.decode(cs[i:j])
+		terms = append(terms, t)
+		i = j
+	}
+	q.decoded = terms
+	if len(terms) > 64 {
+		// More terms than the merge's bit mask holds: seldom, and no less
+		// right through MaxScore.
+		ix.maxScore(s, cs, avgdl, q, f, top)
+		return
 	}
 	norms := q.norms
 	runs := newRunCursor(ix, s, q, f)
 	theta := top.threshold() * (1 - pruneSlack)
+	// Each array ends in a sentinel past every piece, so the merge needs no
+	// bounds but the sentinel's.
+	const end = ^uint32(0)
 	for {
-		d, any := uint32(0), false
-		for i := range its {
-			if its[i].valid && (!any || its[i].doc < d) {
-				d, any = its[i].doc, true
-			}
+		d := end
+		for i := range terms {
+			d = min(d, terms[i].docs[terms[i].at])
 		}
-		if !any {
+		if d == end {
 			return
 		}
-		norm := norms.of(s.dl[d], avgdl)
-		score := 0.0
-		for i := range its {
-			if its[i].valid && its[i].doc == d {
-				score += bm25n(cs[i].idf, its[i].tf, norm)
-				its[i].next()
+		// The piece's terms' bounds first: most pieces have too few of the
+		// terms to reach the threshold, and are left without reading their
+		// length.
+		bound, has := 0.0, uint64(0)
+		for i := range terms {
+			if terms[i].docs[terms[i].at] == d {
+				bound += terms[i].ub
+				has |= 1 << i
 			}
 		}
-		if score < theta {
-			continue
+		if bound >= theta {
+			norm := norms.of(s.dlOf(d), avgdl)
+			score := 0.0
+			for i := range terms {
+				if has&(1<<i) != 0 {
+					score += bm25n(terms[i].idf, terms[i].tfs[terms[i].at], norm)
+				}
+			}
+			if score >= theta {
+				if ok, fs := runs.at(d); ok {
+					top.offer(hit{score: score, seg: s, doc: d, fs: fs})
+					theta = top.threshold() * (1 - pruneSlack)
+				}
+			}
 		}
-		if ok, fs := runs.at(d); ok {
-			top.offer(hit{score: score, seg: s, doc: d, fs: fs})
-			theta = top.threshold() * (1 - pruneSlack)
+		for i := range terms {
+			if has&(1<<i) != 0 {
+				terms[i].at++
+			}
 		}
 	}
+}
+
+// decodedTerm is one query term's postings in a segment, decoded, in piece
+// order and ending in a sentinel doc; its buffers are kept by the query for
+// the next segment.
+type decodedTerm struct {
+	docs, tfs []uint32
+	at        int
+	idf, ub   float64
+	spare     []uint32 // for merging a split term's lists
+}
+
+// decode fills the term from its lists (one, or a split term's two).
+func (t *decodedTerm) decode(ls []termCursor) {
+	t.docs, t.tfs, t.at = t.docs[:0], t.tfs[:0], 0
+	t.idf, t.ub = ls[0].idf, 0
+	for _, c := range ls {
+		t.ub = max(t.ub, c.ub)
+		first := len(t.docs)
+		t.docs, t.tfs = decodeList(c.it.p, t.docs, t.tfs)
+		if first > 0 {
+			t.mergeAt(first)
+		}
+	}
+	t.docs, t.tfs = append(t.docs, ^uint32(0)), append(t.tfs, 0)
+}
+
+// decodeList appends the docs and tfs of a posting list, in a tight loop.
+func decodeList(p []byte, docs, tfs []uint32) ([]uint32, []uint32) {
+	last := ^uint32(0)
+	for pos := 0; pos < len(p); {
+		var v uint64
+		if b := p[pos]; b < 0x80 {
+			v, pos = uint64(b), pos+1
+		} else {
+			v, pos = uvarintAt(p, pos)
+		}
+		last += uint32(v >> 1)
+		tf := uint32(1)
+		if v&1 == 0 {
+			var t uint64
+			if b := p[pos]; b < 0x80 {
+				t, pos = uint64(b), pos+1
+			} else {
+				t, pos = uvarintAt(p, pos)
+			}
+			tf = uint32(t)
+		}
+		docs, tfs = append(docs, last), append(tfs, tf)
+	}
+	return docs, tfs
+}
+
+// mergeAt merges the two runs in piece order that the term's arrays hold,
+// split at mid.
+func (t *decodedTerm) mergeAt(mid int) {
+	n := len(t.docs)
+	t.spare = slices.Grow(t.spare[:0], 2*n)[:2*n]
+	docs, tfs := t.spare[:n], t.spare[n:]
+	i, j, k := 0, mid, 0
+	for i < mid && j < n {
+		if t.docs[i] < t.docs[j] {
+			docs[k], tfs[k] = t.docs[i], t.tfs[i]
+			i++
+		} else {
+			docs[k], tfs[k] = t.docs[j], t.tfs[j]
+			j++
+		}
+		k++
+	}
+	k += copy(docs[k:], t.docs[i:mid])
+	copy(tfs[k-(mid-i):], t.tfs[i:mid])
+	k2 := copy(docs[k:], t.docs[j:n])
+	copy(tfs[k:k+k2], t.tfs[j:n])
+	copy(t.docs, docs)
+	copy(t.tfs, tfs)
 }
 
 // single scores one term's postings in a tight loop, skipping the blocks
@@ -632,7 +795,7 @@ func (ix *Index) single(s *segment, c *termCursor, avgdl float64, q *query, f *f
 	for it.valid {
 		if it.si < len(it.skips) {
 			blk := it.skips[it.si]
-			if scoreBound(c.idf, blk.maxTF, blk.maxRatio, avgdl) < theta {
+			if scoreBound(c.idf, blk.maxImpact, c.scale) < theta {
 				if !it.advance(blk.lastDoc + 1) {
 					return
 				}
@@ -640,7 +803,7 @@ func (ix *Index) single(s *segment, c *termCursor, avgdl float64, q *query, f *f
 			}
 		}
 		d := it.doc
-		if score := bm25n(c.idf, it.tf, norms.of(s.dl[d], avgdl)); score >= theta {
+		if score := bm25n(c.idf, it.tf, norms.of(s.dlOf(d), avgdl)); score >= theta {
 			if ok, fs := runs.at(d); ok {
 				top.offer(hit{score: score, seg: s, doc: d, fs: fs})
 				theta = top.threshold() * (1 - pruneSlack)
@@ -650,13 +813,10 @@ func (ix *Index) single(s *segment, c *termCursor, avgdl float64, q *query, f *f
 	}
 }
 
-// prefillMax is the most postings bytes a term may have in a segment to be
-// prefilled: rare enough that scoring each of its pieces whole is cheap.
-const prefillMax = 1 << 13
-
-// prefill scores every piece of the term cs[r] in the segment with the terms
-// not done (see prefillRound), looked up with fresh iterators as long as the
-// piece can still reach the threshold.
+// prefill scores every piece of the list cs[r] in the segment with the
+// terms not done (see prefillRound), looked up with fresh iterators as long
+// as the piece can still reach the threshold. Blocks of cs[r] that cannot
+// reach it with the most the other terms add are skipped.
 func (ix *Index) prefill(s *segment, cs []termCursor, r int, done []bool, avgdl float64, q *query, f *filter, top *topK) {
 	fresh := func(it postingIter) postingIter {
 		it.valid, it.pos, it.last, it.si = false, 0, ^uint32(0), 0
@@ -668,36 +828,73 @@ func (ix *Index) prefill(s *segment, cs []termCursor, r int, done []bool, avgdl 
 		others[i] = cs[i]
 		others[i].it = fresh(cs[i].it)
 	}
-	// Look the likeliest to add the most up first.
-	order := make([]int, 0, len(cs))
+	// The other terms, by query term: the piece is in no other list of its
+	// own term, and in at most one list of each other term.
+	var order []int  // of cs, the lists looked up, a term's lists together
+	var groups []int // start of each term's lists in order
 	for i := range cs {
-		if i != r && !done[i] {
-			order = append(order, i)
+		if i == r || done[i] || cs[i].qi == cs[r].qi || slices.ContainsFunc(order, func(j int) bool { return cs[j].qi == cs[i].qi }) {
+			continue
+		}
+		groups = append(groups, len(order))
+		for j := i; j < len(cs); j++ {
+			if j != r && !done[j] && cs[j].qi == cs[i].qi {
+				order = append(order, j)
+			}
 		}
 	}
-	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(cs[b].ub, cs[a].ub) })
+	groups = append(groups, len(order))
+	nGroups := len(groups) - 1
+	// Look the likeliest to add the most up first.
+	gub := make([]float64, nGroups)
+	for g := range nGroups {
+		for _, i := range order[groups[g]:groups[g+1]] {
+			gub[g] = max(gub[g], cs[i].ub)
+		}
+	}
+	byUB := make([]int, nGroups)
+	for g := range byUB {
+		byUB[g] = g
+	}
+	slices.SortFunc(byUB, func(a, b int) int { return cmp.Compare(gub[b], gub[a]) })
+	rest := sumInOrder(gub) // the most the other terms add to any piece
 	contrib := make([]float64, len(q.terms))
-	bound := make([]float64, len(cs))
+	bound := make([]float64, nGroups)
 	runs := newRunCursor(ix, s, q, f)
 	theta := top.threshold() * (1 - pruneSlack)
-	for rare.next() {
+	idf := cs[r].idf
+	checked := -1 // the block of rare last found in reach
+	rare.next()
+	for ; rare.valid; rare.next() {
+		if si := rare.si; si != checked && si < len(rare.skips) {
+			blk := rare.skips[si]
+			if scoreBound(idf, blk.maxImpact, cs[r].scale)+rest < theta {
+				// The loop's next decodes the first piece after the block.
+				rare.pos, rare.last, rare.si = int(blk.end), blk.lastDoc, si+1
+				continue
+			}
+			checked = si
+		}
 		d := rare.doc
 		// The most each other term can add to this piece: its largest tf at
 		// the piece's own length, far tighter than its bound over all pieces.
-		norm := q.norms.of(s.dl[d], avgdl)
-		partial := bm25n(cs[r].idf, rare.tf, norm)
+		norm := q.norms.of(s.dlOf(d), avgdl)
+		partial := bm25n(idf, rare.tf, norm)
 		left := 0.0
-		for _, i := range order {
-			tf := cs[i].maxTF
-			// The largest tf of the block d would be in, read off the skips.
-			if it := &others[i].it; others[i].dense == nil && len(it.skips) > 0 {
-				it.seek(d)
-				if it.si < len(it.skips) {
-					tf = it.skips[it.si].maxTF
+		for g := range nGroups {
+			bound[g] = 0
+			for _, i := range order[groups[g]:groups[g+1]] {
+				tf := cs[i].maxTF
+				// The largest tf of the block d would be in, read off the skips.
+				if it := &others[i].it; others[i].dense == nil && len(it.skips) > 0 {
+					it.seek(d)
+					if it.si < len(it.skips) {
+						tf = it.skips[it.si].maxTF
+					}
 				}
+				bound[g] = max(bound[g], bm25n(cs[i].idf, uint32(tf), norm))
 			}
-			bound[i] = bm25n(cs[i].idf, uint32(tf), norm)
-			left += bound[i]
+			left += bound[g]
 		}
 		if partial+left < theta {
 			continue
@@ -709,16 +906,19 @@ func (ix *Index) prefill(s *segment, cs []termCursor, r int, done []bool, avgdl 
 		clear(contrib)
 		contrib[cs[r].qi] = partial
 		pruned := false
-		for _, i := range order {
+		for _, g := range byUB {
 			if partial+left < theta {
 				pruned = true
 				break
 			}
-			left -= bound[i]
-			if tf := others[i].lookup(d); tf > 0 {
-				v := bm25n(cs[i].idf, tf, norm)
-				contrib[cs[i].qi] = v
-				partial += v
+			left -= bound[g]
+			for _, i := range order[groups[g]:groups[g+1]] {
+				if tf := others[i].lookup(d); tf > 0 {
+					v := bm25n(cs[i].idf, tf, norm)
+					contrib[cs[i].qi] = v
+					partial += v
+					break
+				}
 			}
 		}
 		if pruned {
@@ -880,7 +1080,7 @@ func locationBefore(a, b *hit) bool {
 	if a.fs.rel != b.fs.rel {
 		return a.fs.rel < b.fs.rel
 	}
-	la, lb := a.seg.line[a.doc], b.seg.line[b.doc]
+	la, lb := a.seg.lineOf(a.doc), b.seg.lineOf(b.doc)
 	if la != lb {
 		return la < lb
 	}

@@ -18,17 +18,22 @@ import (
 // they are most of the index's memory. Postings are per term,
 // varint-encoded: (doc delta << 1 | tf==1), then tf when it is not 1.
 type segment struct {
-	hash  []uint64 // dedupe key: hash of the piece's text as returned
-	line  []uint32 // 0-based line
-	dl    []uint16 // number of terms
-	flags []uint8
-	dead  []uint64 // bitset
-	ndead int
+	hash []uint64 // dedupe key: hash of the piece's text as returned
+	// 0-based line: lineBase[d/lineGroup] + lineStep[d], or farLine[d]
+	// where the step does not fit a byte (see lineOf)
+	lineBase []uint32
+	lineStep []uint8
+	farLine  []farLine // by piece, ascending
+	dl       []uint8   // number of terms; longMark: see longDL
+	flags    []uint8
+	dead     []uint64 // bitset
+	ndead    int
 
 	fileRuns []fileRun            // the file of each piece: runs by first piece
 	start16  []uint16             // byte offset of the piece in its line, as written in the file
 	blen16   []uint16             // byte length of the piece in the file
 	wide     map[uint32][2]uint32 // start and length of pieces that do not fit 16 bits
+	longDL   map[uint32]uint16    // number of terms of pieces with longMark or more
 	conv16   []uint16             // index into convs
 	convs    []uint32             // conversation ids (0: none, plain files and unfielded records)
 	conv32   []uint32             // the ids themselves, in a batch with too many for conv16
@@ -39,13 +44,98 @@ type segment struct {
 	terms []uint32 // global term ids, ascending
 	offs  []uint32 // postings of terms[i] are post[offs[i]:offs[i+1]]
 	post  []byte
-	// per term: the largest tf and the smallest piece length of its postings,
-	// which bound its score (MaxScore), and its skip entries
-	maxTF    []uint16
-	maxRatio []float32
-	skipOffs []uint32
-	skips    []skipEntry
-	dense    map[int]*denseTerm // by term index, for the most frequent terms
+	// per term: the largest tf and the largest impact of its postings, which
+	// bound its score (MaxScore), and its skip entries. A posting's impact is
+	// its bm25 without idf and k1+1, tf/(tf + k1(1-b+b·dl/refAvgdl)), at the
+	// batch's average piece length: see scoreBound for how it bounds the
+	// score at the index's.
+	maxTF     []uint16
+	maxImpact []float32
+	refAvgdl  float64
+	skipOffs  []uint32
+	skips     []skipEntry
+	dense     map[int]*denseTerm // by term index, for the most frequent terms
+	layers    map[int]*layers    // by term index, for terms with many postings
+}
+
+// A term with many postings in a segment keeps them as two lists, each in
+// piece order with its own skips: the few with the highest impact (large tf
+// in a short piece) and the rest. A query scores the high list first, as it
+// does a rare term's, and the threshold that sets leaves the low list's
+// blocks out of reach, where in one list the best pieces are spread over
+// most blocks and keep them all in reach. Each posting is in one list only.
+const (
+	// defaultLayerMin is the fewest postings a term must have to be split.
+	defaultLayerMin = 1024
+	// layerFraction: about 1/layerFraction of a term's postings are high.
+	layerFraction = 32
+	// impactBuckets is how finely impacts are told apart when choosing the cut.
+	impactBuckets = 1 << 12
+)
+
+// layers says where a split term's low list begins, and bounds each list.
+type layers struct {
+	split     uint32 // byte offset of the low list in the term's postings
+	skipSplit uint32 // index of the low list's first skip in the term's skips
+	maxTF     [2]uint16
+	maxImpact [2]float32
+}
+
+// list is one posting list of a segment's term: the whole term's, or one of
+// its layers (0 high, 1 low).
+type list struct {
+	it        postingIter
+	maxTF     uint16
+	maxImpact float32
+	// dense is the whole term's bit set, not the list's: a lookup in it
+	// finds the piece in whichever list holds it (callers look a term up
+	// once, whichever of its lists they ask)
+	dense *denseTerm
+}
+
+// lists returns the posting lists of the segment's i-th term: one, or two
+// for a split term (high first).
+func (s *segment) lists(i int, buf *[2]list) []list {
+	p := s.post[s.offs[i]:s.offs[i+1]]
+	sk := s.skips[s.skipOffs[i]:s.skipOffs[i+1]]
+	l, ok := s.layers[i]
+	if !ok {
+		buf[0] = list{it: newPostingIter(p), maxTF: s.maxTF[i], maxImpact: s.maxImpact[i], dense: s.dense[i]}
+		buf[0].it.skips = sk
+		return buf[:1]
+	}
+	buf[0] = list{it: newPostingIter(p[:l.split]), maxTF: l.maxTF[0], maxImpact: l.maxImpact[0]}
+	buf[0].it.skips = sk[:l.skipSplit]
+	buf[1] = list{it: newPostingIter(p[l.split:]), maxTF: l.maxTF[1], maxImpact: l.maxImpact[1], dense: s.dense[i]}
+	buf[0].dense = s.dense[i]
+	buf[1].it.skips = sk[l.skipSplit:]
+	return buf[:2]
+}
+
+// eachPosting calls fn for every posting of the segment's i-th term, in
+// piece order, whatever lists hold them.
+func (s *segment) eachPosting(i int, fn func(doc, tf uint32)) {
+	var buf [2]list
+	ls := s.lists(i, &buf)
+	a := &ls[0].it
+	a.next()
+	if len(ls) == 1 {
+		for ; a.valid; a.next() {
+			fn(a.doc, a.tf)
+		}
+		return
+	}
+	b := &ls[1].it
+	b.next()
+	for a.valid || b.valid {
+		if !b.valid || (a.valid && a.doc < b.doc) {
+			fn(a.doc, a.tf)
+			a.next()
+		} else {
+			fn(b.doc, b.tf)
+			b.next()
+		}
+	}
 }
 
 const (
@@ -76,8 +166,8 @@ type fileRun struct {
 // A term in at least 1/denseFraction of a segment's pieces also gets a bit
 // set over the pieces, so that looking it up in a piece (for a rare term's
 // pieces) costs a bit test, not the decoding of a block. For such a term
-// the set is smaller than its postings.
-const denseFraction = 4
+// the set is about the size of its postings or smaller.
+const denseFraction = 8
 
 // denseTerm is a term's pieces as bits, with its tf where it is not 1.
 type denseTerm struct {
@@ -86,14 +176,17 @@ type denseTerm struct {
 	tfs    []uint16
 }
 
-func newDenseTerm(post []byte, docs int) *denseTerm {
+// newDenseTerm sets the bits of a term's entries (packed log words, in
+// piece order).
+func newDenseTerm(entries []uint64, docs int) *denseTerm {
 	t := &denseTerm{bits: make([]uint64, (docs+63)/64)}
-	it := newPostingIter(post)
-	for it.next() {
-		t.bits[it.doc>>6] |= 1 << (it.doc & 63)
-		if it.tf != 1 {
-			t.tfDocs = append(t.tfDocs, it.doc)
-			t.tfs = append(t.tfs, uint16(min(it.tf, 0xffff)))
+	for _, e := range entries {
+		doc := uint32(e>>logTFBits) & maxBuilderDocs
+		tf := uint32(e & (1<<logTFBits - 1))
+		t.bits[doc>>6] |= 1 << (doc & 63)
+		if tf != 1 {
+			t.tfDocs = append(t.tfDocs, doc)
+			t.tfs = append(t.tfs, uint16(tf))
 		}
 	}
 	return t
@@ -116,6 +209,58 @@ const wideMark = 0xffff
 func (s *segment) fileOf(d uint32) uint32 {
 	i, _ := slices.BinarySearchFunc(s.fileRuns, d+1, func(r fileRun, t uint32) int { return cmp.Compare(r.lo, t) })
 	return s.fileRuns[i-1].file
+}
+
+// lineGroup is how many pieces share a base line. Pieces of a file are in
+// line order and a line has a piece or a few, so a piece's line is a step of
+// a byte from its group's base nearly always: a byte and a bit a piece, not
+// four.
+const lineGroup = 64
+
+// farMark stands in lineStep for a line kept in farLine.
+const farMark = 0xff
+
+func (s *segment) lineOf(d uint32) uint32 {
+	if v := s.lineStep[d]; v != farMark {
+		return s.lineBase[d/lineGroup] + uint32(v)
+	}
+	i, _ := slices.BinarySearchFunc(s.farLine, d, func(e farLine, d uint32) int { return cmp.Compare(e.doc, d) })
+	return s.farLine[i].line
+}
+
+// farLine is the line of a piece whose step from its group's base does not
+// fit a byte: in a group that spans the end of a long file and the start of
+// the next. A slice, not a map: a run of many such files keeps 8 bytes each.
+type farLine struct{ doc, line uint32 }
+
+// narrowLines lays out the line column: each group's base is its smallest
+// line (groups can span files, whose lines start again at 0).
+func (s *segment) narrowLines(line []uint32) {
+	s.lineBase = make([]uint32, (len(line)+lineGroup-1)/lineGroup)
+	s.lineStep = make([]uint8, len(line))
+	for g := range s.lineBase {
+		s.lineBase[g] = slices.Min(line[g*lineGroup : min(len(line), (g+1)*lineGroup)])
+	}
+	for d, l := range line {
+		step := l - s.lineBase[d/lineGroup]
+		if step >= farMark {
+			s.farLine = append(s.farLine, farLine{uint32(d), l})
+			step = farMark
+		}
+		s.lineStep[d] = uint8(step)
+	}
+}
+
+// longMark stands in the dl column for a length kept in longDL: nearly
+// every piece has fewer terms, and a byte a piece keeps the column small
+// enough to stay in cache while a query reads it.
+const longMark = 0xff
+
+func (s *segment) dlOf(d uint32) uint16 {
+	if v := s.dl[d]; v != longMark {
+		return uint16(v)
+	}
+	return s.longDL[d]
 }
 
 func (s *segment) startOf(d uint32) uint32 {
@@ -156,7 +301,18 @@ type rawColumns struct {
 
 // narrow lays raw columns out as a segment's.
 func (s *segment) narrow(src *rawColumns) {
-	s.hash, s.line, s.dl, s.flags = slices.Clone(src.hash), slices.Clone(src.line), slices.Clone(src.dl), slices.Clone(src.flags)
+	s.hash, s.flags = slices.Clone(src.hash), slices.Clone(src.flags)
+	s.narrowLines(src.line)
+	s.dl = make([]uint8, len(src.dl))
+	for d, l := range src.dl {
+		if l >= longMark {
+			if s.longDL == nil {
+				s.longDL = map[uint32]uint16{}
+			}
+			s.longDL[uint32(d)], l = l, longMark
+		}
+		s.dl[d] = uint8(l)
+	}
 	s.masked, s.toldHash = src.masked, src.toldHash
 	n := len(src.hash)
 	for d := 0; d < n; d++ {
@@ -224,13 +380,13 @@ type postingIter struct {
 // and the block's largest tf and largest tf/length, which bound the score of
 // any of its pieces (block-max; see scoreBound).
 type skipEntry struct {
-	lastDoc  uint32
-	end      uint32
-	maxTF    uint16
-	maxRatio float32
+	lastDoc   uint32
+	end       uint32
+	maxTF     uint16
+	maxImpact float32
 }
 
-// ceil32 rounds a ratio up to a float32, so that a bound made from it stays a bound.
+// ceil32 rounds an impact up to a float32, so that a bound made from it stays a bound.
 func ceil32(x float64) float32 {
 	f := float32(x)
 	if float64(f) < x {
@@ -247,8 +403,8 @@ func (it *postingIter) next() bool {
 		it.valid = false
 		return false
 	}
-	v, n := binary.Uvarint(it.p[it.pos:])
-	it.pos += n
+	v, pos := uvarintAt(it.p, it.pos)
+	it.pos = pos
 	it.doc = it.last + uint32(v>>1)
 	it.last = it.doc
 	for it.si < len(it.skips) && it.skips[it.si].lastDoc < it.doc {
@@ -257,8 +413,8 @@ func (it *postingIter) next() bool {
 	if v&1 == 1 {
 		it.tf = 1
 	} else {
-		t, n := binary.Uvarint(it.p[it.pos:])
-		it.pos += n
+		t, pos := uvarintAt(it.p, it.pos)
+		it.pos = pos
 		it.tf = uint32(t)
 	}
 	it.valid = true
@@ -295,28 +451,23 @@ func (it *postingIter) advance(target uint32) bool {
 	}
 	p, pos, last := it.p, it.pos, it.last
 	for pos < len(p) {
-		// An inlined uvarint: most deltas take one byte.
 		var v uint64
 		if b := p[pos]; b < 0x80 {
-			v = uint64(b)
-			pos++
+			v, pos = uint64(b), pos+1
 		} else {
-			x, n := binary.Uvarint(p[pos:])
-			v = x
-			pos += n
+			v, pos = uvarintAt(p, pos)
 		}
 		doc := last + uint32(v>>1)
 		last = doc
 		tf := uint32(1)
 		if v&1 == 0 {
+			var t uint64
 			if b := p[pos]; b < 0x80 {
-				tf = uint32(b)
-				pos++
+				t, pos = uint64(b), pos+1
 			} else {
-				x, n := binary.Uvarint(p[pos:])
-				tf = uint32(x)
-				pos += n
+				t, pos = uvarintAt(p, pos)
 			}
+			tf = uint32(t)
 		}
 		if doc >= target {
 			it.pos, it.last, it.doc, it.tf, it.valid = pos, last, doc, tf, true
@@ -330,16 +481,23 @@ func (it *postingIter) advance(target uint32) bool {
 	return false
 }
 
+// uvarintAt decodes the uvarint at p[pos:] and returns the position after
+// it. Loops test for the one-byte form inline and call this for the rest:
+// the two-byte form (most deltas of middling terms) first.
+func uvarintAt(p []byte, pos int) (uint64, int) {
+	if b := p[pos]; b < 0x80 {
+		return uint64(b), pos + 1
+	}
+	if pos+1 < len(p) && p[pos+1] < 0x80 {
+		return uint64(p[pos]&0x7f) | uint64(p[pos+1])<<7, pos + 2
+	}
+	x, n := binary.Uvarint(p[pos:])
+	return x, pos + n
+}
+
 func newPostingIter(p []byte) postingIter {
 	// The first delta counts from -1, so that doc 0 has a delta of 1.
 	return postingIter{p: p, last: ^uint32(0)}
-}
-
-// iter returns an iterator over the postings of the segment's i-th term.
-func (s *segment) iter(i int) postingIter {
-	it := newPostingIter(s.post[s.offs[i]:s.offs[i+1]])
-	it.skips = s.skips[s.skipOffs[i]:s.skipOffs[i+1]]
-	return it
 }
 
 // termIndex returns the index of a global term in the segment, or -1.
@@ -370,6 +528,7 @@ type builder struct {
 	agentLen   []int64
 	agentDF    [][]uint32
 	inputBytes int64
+	layerMin   int // see defaultLayerMin
 }
 
 // A batch holds at most 2^26 pieces with 2^27 distinct terms: a single file
@@ -381,8 +540,8 @@ const (
 	maxBuilderDocs = 1<<logDocBits - 1
 )
 
-func newBuilder() *builder {
-	return &builder{terms: newTermTable()}
+func newBuilder(layerMin int) *builder {
+	return &builder{terms: newTermTable(), layerMin: layerMin}
 }
 
 // pieceTerms tokenizes one piece into the builder's pending term counts and
@@ -516,47 +675,36 @@ func (b *builder) finish(globalIDs []uint32) *segment {
 	src := &b.seg
 	s := &segment{
 		terms: make([]uint32, n), offs: make([]uint32, n+1),
-		maxTF: make([]uint16, n), maxRatio: make([]float32, n), skipOffs: make([]uint32, n+1),
+		maxTF: make([]uint16, n), maxImpact: make([]float32, n), skipOffs: make([]uint32, n+1),
 		dead: make([]uint64, (len(src.hash)+63)/64),
 	}
 	s.narrow(src)
 	post := make([]byte, 0, len(sorted)*2)
+	cut := newImpactCut(src.dl, b.layerMin)
+	s.refAvgdl = cut.avgdl
 	k := 0
 	for i, id := range order {
 		s.terms[i] = globalIDs[id]
 		s.offs[i] = uint32(len(post))
 		s.skipOffs[i] = uint32(len(s.skips))
-		last := ^uint32(0)
-		maxTF, maxRatio := uint16(0), 0.0
-		bMaxTF, bRatio := uint16(0), 0.0
-		for c := uint32(1); c <= b.count[id]; c++ {
-			e := sorted[k]
-			k++
-			doc := uint32(e>>logTFBits) & maxBuilderDocs
-			tf := uint32(e & (1<<logTFBits - 1))
-			delta := uint64(doc - last)
-			if tf == 1 {
-				post = binary.AppendUvarint(post, delta<<1|1)
-			} else {
-				post = binary.AppendUvarint(post, delta<<1)
-				post = binary.AppendUvarint(post, uint64(tf))
+		entries := sorted[k : k+int(b.count[id])]
+		k += len(entries)
+		if high := cut.high(entries); high >= 0 {
+			l := &layers{}
+			post, l.maxTF[0], l.maxImpact[0] = s.appendList(post, entries, side{cut, high, true})
+			l.split = uint32(len(post)) - s.offs[i]
+			l.skipSplit = uint32(len(s.skips)) - s.skipOffs[i]
+			post, l.maxTF[1], l.maxImpact[1] = s.appendList(post, entries, side{cut, high, false})
+			if s.layers == nil {
+				s.layers = map[int]*layers{}
 			}
-			last = doc
-			ratio := float64(tf) / float64(max(s.dl[doc], 1))
-			maxTF, maxRatio = max(maxTF, uint16(tf)), max(maxRatio, ratio)
-			bMaxTF, bRatio = max(bMaxTF, uint16(tf)), max(bRatio, ratio)
-			if b.count[id] > skipEvery && (c%skipEvery == 0 || c == b.count[id]) {
-				s.skips = append(s.skips, skipEntry{lastDoc: doc, end: uint32(len(post)) - s.offs[i], maxTF: bMaxTF, maxRatio: ceil32(bRatio)})
-				bMaxTF, bRatio = 0, 0
-			}
+			s.layers[i] = l
+			s.maxTF[i], s.maxImpact[i] = max(l.maxTF[0], l.maxTF[1]), max(l.maxImpact[0], l.maxImpact[1])
+			s.addDense(i, entries, len(src.hash))
+			continue
 		}
-		s.maxTF[i], s.maxRatio[i] = maxTF, ceil32(maxRatio)
-		if int(b.count[id]) >= len(src.hash)/denseFraction && b.count[id] > skipEvery {
-			if s.dense == nil {
-				s.dense = map[int]*denseTerm{}
-			}
-			s.dense[i] = newDenseTerm(post[s.offs[i]:], len(src.hash))
-		}
+		post, s.maxTF[i], s.maxImpact[i] = s.appendList(post, entries, side{cut: cut, from: -1})
+		s.addDense(i, entries, len(src.hash))
 	}
 	s.offs[n] = uint32(len(post))
 	s.skipOffs[n] = uint32(len(s.skips))
@@ -566,4 +714,135 @@ func (b *builder) finish(globalIDs []uint32) *segment {
 	}
 	s.skips = slices.Clip(s.skips)
 	return s
+}
+
+// appendList encodes entries (packed log words of one term, in piece order)
+// as a posting list with its skips at the end of post, and returns the
+// largest tf and tf/length in it. It takes the entries of one side.
+func (s *segment) appendList(post []byte, entries []uint64, sd side) ([]byte, uint16, float32) {
+	start := uint32(len(post))
+	n := len(entries)
+	if sd.from >= 0 {
+		n = 0
+		for j := range entries {
+			if sd.takes(j) {
+				n++
+			}
+		}
+	}
+	last := ^uint32(0)
+	maxTF, maxImpact := uint16(0), 0.0
+	bMaxTF, bImpact := uint16(0), 0.0
+	c := 0
+	for j, e := range entries {
+		if !sd.takes(j) {
+			continue
+		}
+		c++
+		doc := uint32(e>>logTFBits) & maxBuilderDocs
+		tf := uint32(e & (1<<logTFBits - 1))
+		delta := uint64(doc - last)
+		if tf == 1 {
+			post = binary.AppendUvarint(post, delta<<1|1)
+		} else {
+			post = binary.AppendUvarint(post, delta<<1)
+			post = binary.AppendUvarint(post, uint64(tf))
+		}
+		last = doc
+		impact := float64(tf) / (float64(tf) + sd.cut.norms[sd.cut.dl[doc]])
+		maxTF, maxImpact = max(maxTF, uint16(tf)), max(maxImpact, impact)
+		bMaxTF, bImpact = max(bMaxTF, uint16(tf)), max(bImpact, impact)
+		if n > skipEvery && (c%skipEvery == 0 || c == n) {
+			s.skips = append(s.skips, skipEntry{lastDoc: doc, end: uint32(len(post)) - start, maxTF: bMaxTF, maxImpact: ceil32(bImpact)})
+			bMaxTF, bImpact = 0, 0
+		}
+	}
+	return post, maxTF, ceil32(maxImpact)
+}
+
+// addDense gives the segment's i-th term (its entries) a bit set when it is
+// in enough of the segment's pieces.
+func (s *segment) addDense(i int, entries []uint64, docs int) {
+	if n := len(entries); n >= docs/denseFraction && n > skipEvery {
+		if s.dense == nil {
+			s.dense = map[int]*denseTerm{}
+		}
+		s.dense[i] = newDenseTerm(entries, docs)
+	}
+}
+
+// impactCut chooses, for a term with many postings, the impact bucket from
+// which its postings are high: impact is the term's bm25 in the piece
+// without idf, at the batch's average piece length. The split needs no more
+// than an order (the query's own bounds keep it exact), so the batch's
+// average stands in for the index's.
+type impactCut struct {
+	layerMin int
+	dl       []uint16
+	avgdl    float64
+	norms    []float64 // lengthNorm by piece length, for the lengths in the batch
+	hist     []uint32
+	buckets  []uint16 // of the last term cut, by entry
+}
+
+// side selects the entries of one list of a split term: those whose impact
+// bucket is at least from (high) or below it; from < 0 takes every entry.
+type side struct {
+	cut  *impactCut
+	from int
+	high bool
+}
+
+// takes reports whether the side takes the j-th entry of the term last cut.
+func (sd side) takes(j int) bool {
+	return sd.from < 0 || (int(sd.cut.buckets[j]) >= sd.from) == sd.high
+}
+
+func newImpactCut(dl []uint16, layerMin int) *impactCut {
+	total, longest := 0, uint16(0)
+	for _, l := range dl {
+		total += int(l)
+		longest = max(longest, l)
+	}
+	c := &impactCut{dl: dl, layerMin: layerMin, norms: make([]float64, int(longest)+1), hist: make([]uint32, impactBuckets)}
+	c.avgdl = max(float64(total)/float64(max(len(dl), 1)), 1)
+	for l := range c.norms {
+		c.norms[l] = lengthNorm(uint32(l), c.avgdl)
+	}
+	return c
+}
+
+// bucket is the impact bucket of a log entry: tf/(tf + norm) in (0, 1).
+func (c *impactCut) bucket(e uint64) int {
+	doc := uint32(e>>logTFBits) & maxBuilderDocs
+	tf := float64(e & (1<<logTFBits - 1))
+	return min(int(tf/(tf+c.norms[c.dl[doc]])*impactBuckets), impactBuckets-1)
+}
+
+// high returns the bucket from which a term's entries are high, or -1 when
+// the term is not to be split: too few postings, or no cut that leaves
+// about 1/layerFraction of them high (a term whose pieces are all alike).
+func (c *impactCut) high(entries []uint64) int {
+	if len(entries) < c.layerMin {
+		return -1
+	}
+	clear(c.hist)
+	c.buckets = c.buckets[:0]
+	for _, e := range entries {
+		b := c.bucket(e)
+		c.buckets = append(c.buckets, uint16(b))
+		c.hist[b]++
+	}
+	want := len(entries) / layerFraction
+	n := 0
+	for b := impactBuckets - 1; b > 0; b-- {
+		n += int(c.hist[b])
+		if n >= want {
+			if n > len(entries)/2 {
+				return -1
+			}
+			return b
+		}
+	}
+	return -1
 }
