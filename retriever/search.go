@@ -847,16 +847,27 @@ func (ix *Index) prefill(s *segment, cs []termCursor, r int, done []bool, avgdl 
 	nGroups := len(groups) - 1
 	// Look the likeliest to add the most up first.
 	gub := make([]float64, nGroups)
+	gdense := make([]*denseTerm, nGroups) // a term's bit set, to tell absence cheaply
 	for g := range nGroups {
 		for _, i := range order[groups[g]:groups[g+1]] {
 			gub[g] = max(gub[g], cs[i].ub)
+			gdense[g] = cs[i].dense
 		}
 	}
 	byUB := make([]int, nGroups)
 	for g := range byUB {
 		byUB[g] = g
 	}
-	slices.SortFunc(byUB, func(a, b int) int { return cmp.Compare(gub[b], gub[a]) })
+	// Terms with bit sets first (a lookup costs a bit test), then by bound.
+	slices.SortFunc(byUB, func(a, b int) int {
+		sparse := func(g int) int {
+			if gdense[g] == nil {
+				return 1
+			}
+			return 0
+		}
+		return cmp.Or(cmp.Compare(sparse(a), sparse(b)), cmp.Compare(gub[b], gub[a]))
+	})
 	rest := sumInOrder(gub) // the most the other terms add to any piece
 	contrib := make([]float64, len(q.terms))
 	bound := make([]float64, nGroups)
@@ -864,11 +875,13 @@ func (ix *Index) prefill(s *segment, cs []termCursor, r int, done []bool, avgdl 
 	theta := top.threshold() * (1 - pruneSlack)
 	idf := cs[r].idf
 	checked := -1 // the block of rare last found in reach
+	rareUB := cs[r].ub
 	rare.next()
 	for ; rare.valid; rare.next() {
 		if si := rare.si; si != checked && si < len(rare.skips) {
 			blk := rare.skips[si]
-			if scoreBound(idf, blk.maxImpact, cs[r].scale)+rest < theta {
+			rareUB = scoreBound(idf, blk.maxImpact, cs[r].scale)
+			if rareUB+rest < theta {
 				// The loop's next decodes the first piece after the block.
 				rare.pos, rare.last, rare.si = int(blk.end), blk.lastDoc, si+1
 				continue
@@ -876,6 +889,17 @@ func (ix *Index) prefill(s *segment, cs []termCursor, r int, done []bool, avgdl 
 			checked = si
 		}
 		d := rare.doc
+		// Before reading the piece's length (a cache miss, most often): the
+		// bounds of the terms it may have, those with bit sets looked up.
+		quick := rareUB
+		for g, t := range gdense {
+			if t == nil || t.has(d) {
+				quick += gub[g]
+			}
+		}
+		if quick < theta {
+			continue
+		}
 		// The most each other term can add to this piece: its largest tf at
 		// the piece's own length, far tighter than its bound over all pieces.
 		norm := q.norms.of(s.dlOf(d), avgdl)
