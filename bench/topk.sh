@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # topK 1000 on a large run answers within a bounded time (issue 8).
 #
-#   bench/topk.sh                          # the shared 20 MB generated run
-#   RUNLS_BENCH_SIZE=1GB bench/topk.sh     # the figure of record (indexing ~10 s
+#   bench/topk.sh                          # 1 GB, the issue's size (indexing ~10 s
 #                                          # once the run is generated and cached)
+#   RUNLS_BENCH_SIZE=20MB MAX_RATIO=40 bench/topk.sh   # a quick try
 #   BENCHTIME=500x MAX_P99_MS=100 MAX_RATIO=20 bench/topk.sh
 #
 # It runs BenchmarkTopK of ./retriever: the generator's 50 queries at topK 5 and
@@ -17,16 +17,19 @@
 #     pieces, and its cost must stay a small multiple of the query's own (ranking
 #     the same postings), not grow with each piece returned.
 # The median ratio is reported, not bounded: at the median topK 5 is so fast
-# (tens of µs on small runs) that a ratio says little.
+# (tens of µs on small runs) that a ratio says little. The ratio bound is for
+# 1 GB: on a small run topK 5's p99 is a fraction of a millisecond, and the
+# ratio says more about timer noise than about ranking.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BENCHTIME=${BENCHTIME:-200x}
+export RUNLS_BENCH_SIZE=${RUNLS_BENCH_SIZE:-1GB}
 MAX_P99_MS=${MAX_P99_MS:-100}
 MAX_RATIO=${MAX_RATIO:-20}
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 
-echo "topk: RUNLS_BENCH_SIZE=${RUNLS_BENCH_SIZE:-20MB (default)}, $BENCHTIME"
+echo "topk: RUNLS_BENCH_SIZE=$RUNLS_BENCH_SIZE, $BENCHTIME"
 if ! go test -run XXX -bench '^BenchmarkTopK$' -benchtime "$BENCHTIME" -count 1 ./retriever >"$out" 2>&1; then
 	cat "$out"
 	echo "topk: FAIL (the benchmark did not run)"

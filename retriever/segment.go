@@ -14,9 +14,10 @@ import (
 // Per piece it keeps a few small columns, never the text: the text is read
 // again from the file for the few pieces a search returns. The columns are
 // narrowed where the values allow (files as runs of pieces, 16-bit offsets
-// and conversations with the rare wide value aside), since with postings
-// they are most of the index's memory. Postings are per term,
-// varint-encoded: (doc delta << 1 | tf==1), then tf when it is not 1.
+// and conversations, byte lengths and line steps, with the rare wide value
+// aside), since with postings they are most of the index's memory. Postings
+// are per term, varint-encoded: (doc delta << 1 | tf==1), then tf when it is
+// not 1; a term with many postings keeps them as two lists (see layers).
 type segment struct {
 	hash []uint64 // dedupe key: hash of the piece's text as returned
 	// 0-based line: lineBase[d/lineGroup] + lineStep[d], or farLine[d]
@@ -381,7 +382,7 @@ type postingIter struct {
 
 // skipEntry marks the end of a block of postings: its last doc and the byte
 // offset after it, so that advance can jump over blocks without decoding them,
-// and the block's largest tf and largest tf/length, which bound the score of
+// and the block's largest tf and largest impact, which bound the score of
 // any of its pieces (block-max; see scoreBound).
 type skipEntry struct {
 	lastDoc   uint32
@@ -722,7 +723,7 @@ func (b *builder) finish(globalIDs []uint32) *segment {
 
 // appendList encodes entries (packed log words of one term, in piece order)
 // as a posting list with its skips at the end of post, and returns the
-// largest tf and tf/length in it. It takes the entries of one side.
+// largest tf and impact in it. It takes the entries of one side.
 func (s *segment) appendList(post []byte, entries []uint64, sd side) ([]byte, uint16, float32) {
 	start := uint32(len(post))
 	n := len(entries)
