@@ -340,6 +340,7 @@ func (ix *Index) champions(later []pendingSegment, avgdl float64, q *query, f *f
 		b     int // block; -1: the whole list (no skips)
 	}
 	contrib := make([]float64, len(q.terms))
+	var others []termCursor
 	for qi := range q.terms {
 		// The best few blocks, kept while scanning: a frequent term has
 		// thousands of them, and most queries need none (the threshold is
@@ -395,8 +396,17 @@ func (ix *Index) champions(later []pendingSegment, avgdl float64, q *query, f *f
 				}
 				end = int(it.skips[bl.b].end)
 			}
+			// The block's pieces come in increasing order: one fresh
+			// iterator per other list looks them all up.
+			others = others[:0]
+			for _, c := range ps.all {
+				if c.qi != cur.qi {
+					c.it.valid, c.it.pos, c.it.last, c.it.si = false, 0, ^uint32(0), 0
+					others = append(others, c)
+				}
+			}
 			for it.pos < end && it.next() {
-				ix.scoreWhole(ps.s, ps.all, it.doc, avgdl, q, f, top, contrib)
+				ix.scoreWhole(ps.s, &cur, it.tf, others, it.doc, avgdl, q, f, top, contrib)
 			}
 		}
 	}
@@ -422,19 +432,24 @@ func defaultTuning() tuning {
 	return tuning{layerMin: defaultLayerMin, exhaustiveMax: 1 << 14, prefillMax: 1 << 13}
 }
 
-// scoreWhole scores one piece with every query term of its segment (each
-// looked up from the start of its postings) and offers it.
-func (ix *Index) scoreWhole(s *segment, all []termCursor, d uint32, avgdl float64, q *query, f *filter, top *topK, contrib []float64) {
+// scoreWhole scores piece d, found with tf in the list of c, with every
+// other query term of its segment (looked up in others, which are asked
+// for pieces in increasing order) and offers it.
+func (ix *Index) scoreWhole(s *segment, c *termCursor, tf uint32, others []termCursor, d uint32, avgdl float64, q *query, f *filter, top *topK, contrib []float64) {
 	ok, fs := ix.candidate(s, d, q, f)
 	if !ok {
 		return
 	}
 	clear(contrib)
-	dl := uint32(s.dlOf(d))
-	for _, c := range all {
-		c.it.valid, c.it.pos, c.it.last, c.it.si = false, 0, ^uint32(0), 0
-		if tf := c.lookup(d); tf > 0 {
-			contrib[c.qi] = bm25(c.idf, tf, dl, avgdl)
+	norm := q.norms.of(s.dlOf(d), avgdl)
+	contrib[c.qi] = bm25n(c.idf, tf, norm)
+	for i := range others {
+		o := &others[i]
+		if contrib[o.qi] != 0 {
+			continue // found in the term's other list
+		}
+		if tf := o.lookup(d); tf > 0 {
+			contrib[o.qi] = bm25n(o.idf, tf, norm)
 		}
 	}
 	top.offer(hit{score: sumInOrder(contrib), seg: s, doc: d, fs: fs})
