@@ -27,6 +27,9 @@ func (ix *Index) Footprint() Footprint {
 			int64(cap(s.start16)+cap(s.blen16)+cap(s.conv16))*2 + int64(cap(s.dl)+cap(s.flags)) + int64(cap(s.dead))*8 +
 			int64(len(s.wide))*16 + int64(len(s.longDL))*8
 		f.Terms += int64(cap(s.terms)+cap(s.offs)+cap(s.skipOffs))*4 + int64(cap(s.maxTF))*2 + int64(cap(s.maxImpact))*4 + int64(cap(s.skips))*16
+		for _, l := range s.layers {
+			f.Terms += int64(cap(l.dl))
+		}
 		for _, d := range s.dense {
 			f.Terms += int64(cap(d.bits))*8 + int64(cap(d.tfDocs))*4 + int64(cap(d.tfs))*2
 		}

@@ -279,7 +279,7 @@ func (ix *Index) run(ctx context.Context, q *query, f *filter) ([]hit, error) {
 			// piece is in one of its lists only.
 			ls := s.lists(i, &buf)
 			for _, l := range ls {
-				c := termCursor{it: l.it, idf: t.idf, qi: qi, dense: l.dense, maxTF: l.maxTF, split: len(ls) > 1, scale: scale}
+				c := termCursor{it: l.it, idf: t.idf, qi: qi, dense: l.dense, maxTF: l.maxTF, split: len(ls) > 1, scale: scale, dls: l.dls}
 				c.ub = scoreBound(t.idf, l.maxImpact, scale)
 				if c.it.next() {
 					cursors = append(cursors, c)
@@ -405,8 +405,10 @@ func (ix *Index) champions(later []pendingSegment, avgdl float64, q *query, f *f
 					others = append(others, c)
 				}
 			}
-			for it.pos < end && it.next() {
-				ix.scoreWhole(ps.s, &cur, it.tf, others, it.doc, avgdl, q, f, top, contrib)
+			k := max(bl.b, 0) * skipEvery // the block's first place in its list
+			for ; it.pos < end && it.next(); k++ {
+				dl := ps.s.lengthAt(cur.dls, k, it.doc)
+				ix.scoreWhole(ps.s, &cur, it.tf, dl, others, it.doc, avgdl, q, f, top, contrib)
 			}
 		}
 	}
@@ -432,16 +434,16 @@ func defaultTuning() tuning {
 	return tuning{layerMin: defaultLayerMin, exhaustiveMax: 1 << 14, prefillMax: 1 << 13}
 }
 
-// scoreWhole scores piece d, found with tf in the list of c, with every
+// scoreWhole scores piece d, of length dl, found with tf in the list of c, with every
 // other query term of its segment (looked up in others, which are asked
 // for pieces in increasing order) and offers it.
-func (ix *Index) scoreWhole(s *segment, c *termCursor, tf uint32, others []termCursor, d uint32, avgdl float64, q *query, f *filter, top *topK, contrib []float64) {
+func (ix *Index) scoreWhole(s *segment, c *termCursor, tf uint32, dl uint16, others []termCursor, d uint32, avgdl float64, q *query, f *filter, top *topK, contrib []float64) {
 	ok, fs := ix.candidate(s, d, q, f)
 	if !ok {
 		return
 	}
 	clear(contrib)
-	norm := q.norms.of(s.dlOf(d), avgdl)
+	norm := q.norms.of(dl, avgdl)
 	contrib[c.qi] = bm25n(c.idf, tf, norm)
 	for i := range others {
 		o := &others[i]
@@ -468,6 +470,7 @@ type termCursor struct {
 	dense *denseTerm
 	split bool    // the list is one of a split term's two
 	scale float64 // impactScale of the segment
+	dls   []uint8 // a high list's lengths (see layers)
 }
 
 // lookup returns the cursor's term's tf in piece d (0: not in it), for pieces
@@ -891,6 +894,7 @@ func (ix *Index) prefill(s *segment, cs []termCursor, r int, done []bool, avgdl 
 	idf := cs[r].idf
 	checked := -1 // the block of rare last found in reach
 	rareUB := cs[r].ub
+	k := 0 // rare's place in its list
 	rare.next()
 	for ; rare.valid; rare.next() {
 		if si := rare.si; si != checked && si < len(rare.skips) {
@@ -899,11 +903,13 @@ func (ix *Index) prefill(s *segment, cs []termCursor, r int, done []bool, avgdl 
 			if rareUB+rest < theta {
 				// The loop's next decodes the first piece after the block.
 				rare.pos, rare.last, rare.si = int(blk.end), blk.lastDoc, si+1
+				k = (si + 1) * skipEvery
 				continue
 			}
 			checked = si
 		}
 		d := rare.doc
+		k++
 		// Before reading the piece's length (a cache miss, most often): the
 		// bounds of the terms it may have, those with bit sets looked up.
 		quick := rareUB
@@ -917,7 +923,7 @@ func (ix *Index) prefill(s *segment, cs []termCursor, r int, done []bool, avgdl 
 		}
 		// The most each other term can add to this piece: its largest tf at
 		// the piece's own length, far tighter than its bound over all pieces.
-		norm := q.norms.of(s.dlOf(d), avgdl)
+		norm := q.norms.of(s.lengthAt(cs[r].dls, k-1, d), avgdl)
 		partial := bm25n(idf, rare.tf, norm)
 		left := 0.0
 		for g := range nGroups {
