@@ -281,9 +281,10 @@ func (ix *Index) run(ctx context.Context, q *query, f *filter) ([]hit, error) {
 			for _, l := range ls {
 				c := termCursor{it: l.it, idf: t.idf, qi: qi, dense: l.dense, maxTF: l.maxTF, split: len(ls) > 1, scale: scale, dls: l.dls}
 				c.ub = scoreBound(t.idf, l.maxImpact, scale)
-				if c.it.next() {
-					cursors = append(cursors, c)
-				}
+				// Not yet at its first piece: most cursors never walk (the
+				// steps below start their own iterators, or leave them out),
+				// and decoding one posting of each list costs a cache miss.
+				cursors = append(cursors, c)
 			}
 		}
 		if p := ix.startSegment(s, cursors, avgdl, q, f, top); p != nil {
@@ -310,6 +311,9 @@ func (ix *Index) run(ctx context.Context, q *query, f *filter) ([]hit, error) {
 	for _, p := range later {
 		if err := ctx.Err(); err != nil {
 			return nil, err
+		}
+		for i := range p.rest {
+			p.rest[i].it.next() // a segment's lists hold a posting at least
 		}
 		ix.maxScore(p.s, p.rest, avgdl, q, f, top)
 	}
