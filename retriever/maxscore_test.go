@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"runls/internal/rungen"
@@ -11,15 +12,16 @@ import (
 
 // pathTunings make the search take each of its ways: the default, lists
 // split at a few postings with neither prefill nor the all-postings merge
-// (MaxScore, champions, single), everything prefilled or merged, and no
-// split lists with little prefill.
+// (MaxScore, champions, single), everything prefilled or merged, every
+// segment merged, and no split lists with little prefill.
 var pathTunings = []struct {
 	name string
 	tune tuning
 }{
 	{"default", defaultTuning()},
 	{"split-maxscore", tuning{layerMin: 64, exhaustiveMax: 0, prefillMax: 0}},
-	{"split-prefill-merge", tuning{layerMin: 64, exhaustiveMax: 1 << 20, prefillMax: 1 << 20}},
+	{"split-prefill-merge", tuning{layerMin: 64, exhaustiveMax: 1 << 20, exhaustiveSpread: 8, prefillMax: 1 << 20}},
+	{"merge-all", tuning{layerMin: 64, exhaustiveMax: math.MaxInt, exhaustiveSpread: 1 << 40, prefillMax: 0}},
 	{"unsplit-little-prefill", tuning{layerMin: math.MaxInt, exhaustiveMax: 0, prefillMax: 1 << 10}},
 }
 
@@ -36,7 +38,10 @@ func TestMaxScoreEqualsExhaustive(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			ix := openTest(t, Options{Root: dir})
 			ix.tune = tc.tune
-			checkAgainstExhaustive(t, ix, rungen.Queries(opts, 40), []int{1, 5, 50})
+			queries := rungen.Queries(opts, 40)
+			// Long queries too: more terms than the all-postings merge takes.
+			queries = append(queries, strings.Join(queries[:12], " "), strings.Join(queries[20:32], " "))
+			checkAgainstExhaustive(t, ix, queries, []int{1, 5, 50})
 		})
 	}
 }

@@ -429,13 +429,16 @@ type tuning struct {
 	// in a segment to be scored every posting: for rare terms of about the
 	// same frequency a tight loop over all their postings beats any pruning.
 	exhaustiveMax int
+	// exhaustiveSpread is how many times the rarest term's postings the
+	// most frequent one's may hold for them to be alike.
+	exhaustiveSpread int
 	// prefillMax is the most postings bytes a list may have in a segment to
 	// be prefilled: rare enough that scoring each of its pieces whole is cheap.
 	prefillMax int
 }
 
 func defaultTuning() tuning {
-	return tuning{layerMin: defaultLayerMin, exhaustiveMax: 1 << 14, prefillMax: 1 << 13}
+	return tuning{layerMin: defaultLayerMin, exhaustiveMax: 1 << 14, exhaustiveSpread: 8, prefillMax: 1 << 13}
 }
 
 // scoreWhole scores piece d, of length dl, found with tf in the list of c, with every
@@ -516,7 +519,7 @@ func (ix *Index) startSegment(s *segment, cs []termCursor, avgdl float64, q *que
 			total, least, most, terms = total+n, min(least, n), max(most, n), terms+1
 		}
 	}
-	if terms > 1 && total <= ix.tune.exhaustiveMax && most <= 8*least {
+	if terms > 1 && total <= ix.tune.exhaustiveMax && most <= ix.tune.exhaustiveSpread*least {
 		ix.exhaustive(s, cs, avgdl, q, f, top)
 		return nil
 	}
@@ -663,6 +666,20 @@ func (ix *Index) maxScore(s *segment, cs []termCursor, avgdl float64, q *query, 
 // order, as on the other paths, to the last bit.
 func (ix *Index) exhaustive(s *segment, cs []termCursor, avgdl float64, q *query, f *filter, top *topK) {
 	slices.SortFunc(cs, func(a, b termCursor) int { return cmp.Compare(a.qi, b.qi) })
+	distinct := 1
+	for i := 1; i < len(cs); i++ {
+		if cs[i].qi != cs[i-1].qi {
+			distinct++
+		}
+	}
+	if distinct > maxMerge {
+		// More terms than the merge takes: MaxScore, whose answers are the same.
+		for i := range cs {
+			cs[i].it.next() // a segment's lists hold a posting at least
+		}
+		ix.maxScore(s, cs, avgdl, q, f, top)
+		return
+	}
 	terms := q.decoded[:0]
 	for i := 0; i < len(cs); {
 		j := i + 1
@@ -678,22 +695,28 @@ func (ix *Index) exhaustive(s *segment, cs []termCursor, avgdl float64, q *query
 		i = j
 	}
 	q.decoded = terms
-	if len(terms) > 64 {
-		// More terms than the merge's bit mask holds: seldom, and no less
-		// right through MaxScore.
-		ix.maxScore(s, cs, avgdl, q, f, top)
-		return
-	}
 	norms := q.norms
 	runs := newRunCursor(ix, s, q, f)
 	theta := top.threshold() * (1 - pruneSlack)
-	// Each array ends in a sentinel past every piece, so the merge needs no
-	// bounds but the sentinel's.
+	// The merge's state in arrays of its own, which the compiler keeps on
+	// the stack, not behind the terms' slices. Each array ends in a sentinel
+	// past every piece, so the merge needs no bounds but the sentinel's.
 	const end = ^uint32(0)
+	m := len(terms)
+	var (
+		docs, tfs [maxMerge][]uint32
+		at        [maxMerge]int
+		head      [maxMerge]uint32
+		ub, idf   [maxMerge]float64
+	)
+	for i := range m {
+		docs[i], tfs[i], ub[i], idf[i] = terms[i].docs, terms[i].tfs, terms[i].ub, terms[i].idf
+		head[i] = docs[i][0]
+	}
 	for {
-		d := end
-		for i := range terms {
-			d = min(d, terms[i].docs[terms[i].at])
+		d := head[0]
+		for i := 1; i < m; i++ {
+			d = min(d, head[i])
 		}
 		if d == end {
 			return
@@ -701,19 +724,19 @@ func (ix *Index) exhaustive(s *segment, cs []termCursor, avgdl float64, q *query
 		// The piece's terms' bounds first: most pieces have too few of the
 		// terms to reach the threshold, and are left without reading their
 		// length.
-		bound, has := 0.0, uint64(0)
-		for i := range terms {
-			if terms[i].docs[terms[i].at] == d {
-				bound += terms[i].ub
+		bound, has := 0.0, uint(0)
+		for i := range m {
+			if head[i] == d {
+				bound += ub[i]
 				has |= 1 << i
 			}
 		}
 		if bound >= theta {
 			norm := norms.of(s.dlOf(d), avgdl)
 			score := 0.0
-			for i := range terms {
+			for i := range m {
 				if has&(1<<i) != 0 {
-					score += bm25n(terms[i].idf, terms[i].tfs[terms[i].at], norm)
+					score += bm25n(idf[i], tfs[i][at[i]], norm)
 				}
 			}
 			if score >= theta {
@@ -723,13 +746,18 @@ func (ix *Index) exhaustive(s *segment, cs []termCursor, avgdl float64, q *query
 				}
 			}
 		}
-		for i := range terms {
+		for i := range m {
 			if has&(1<<i) != 0 {
-				terms[i].at++
+				at[i]++
+				head[i] = docs[i][at[i]]
 			}
 		}
 	}
 }
+
+// maxMerge is the most terms exhaustive merges; a longer query's segment
+// goes through MaxScore, which gives the same answers.
+const maxMerge = 8
 
 // decodedTerm is one query term's postings in a segment, decoded, in piece
 // order and ending in a sentinel doc; its buffers are kept by the query for
