@@ -113,16 +113,18 @@ func (ix *Index) retract(fs *fileState) {
 // scanning the postings of the segments that hold them.
 func (ix *Index) dropFile(fs *fileState) {
 	st := &ix.stats[fs.agent]
+	var buf [2]list
 	for _, r := range fs.ranges {
 		s := r.seg
 		for i, term := range s.terms {
-			it := newPostingIter(s.post[s.offs[i]:s.offs[i+1]])
-			for it.next() {
-				if it.doc >= r.hi {
-					break
-				}
-				if it.doc >= r.lo && !s.isDead(it.doc) {
-					st.df[term]--
+			// Each of a split term's lists is in piece order on its own.
+			for _, l := range s.lists(i, &buf) {
+				it := l.it
+				it.advance(r.lo)
+				for ; it.valid && it.doc < r.hi; it.next() {
+					if !s.isDead(it.doc) {
+						st.df[term]--
+					}
 				}
 			}
 		}

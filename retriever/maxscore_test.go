@@ -3,6 +3,7 @@ package retriever
 import (
 	"context"
 	"math"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -70,8 +71,20 @@ func TestMaxScoreEqualsExhaustiveGrowing(t *testing.T) {
 						}
 					}
 				}
+				if round%4 == 1 {
+					// A file written anew: its pieces leave the index whole.
+					a := agents[round%len(agents)]
+					path := filepath.Join(dir, "episode-2", a, a+".log")
+					if err := os.WriteFile(path, nil, 0o644); err != nil {
+						t.Fatal(err)
+					}
+					if _, err := app.Append(path, 3+round); err != nil {
+						t.Fatal(err)
+					}
+				}
 				if round%3 == 2 {
 					checkAgainstExhaustive(t, ix, queries, []int{3, 44})
+					checkAgainstFresh(t, ix, dir, tc.tune, queries)
 					most = max(most, len(ix.segments))
 				} else if _, err := ix.Refresh(context.Background(), nil); err != nil {
 					t.Fatal(err)
@@ -82,6 +95,28 @@ func TestMaxScoreEqualsExhaustiveGrowing(t *testing.T) {
 			}
 		})
 	}
+}
+
+// checkAgainstFresh checks that a grown index answers as one opened on the
+// run as it is now: its statistics (document frequencies, lengths) kept
+// right through appends, rewrites and merges.
+func checkAgainstFresh(t *testing.T, ix *Index, dir string, tune tuning, queries []string) {
+	t.Helper()
+	fresh := openTest(t, Options{Root: dir})
+	fresh.tune = tune
+	for _, q := range queries {
+		req := Request{Query: q, Episode: "episode-3", Conversation: "conv-1", TopK: 20}
+		got, want := search(t, ix, req), search(t, fresh, req)
+		if len(got) != len(want) {
+			t.Fatalf("%q: %d items, fresh index %d", q, len(got), len(want))
+		}
+		for i := range got {
+			if got[i].Location != want[i].Location || got[i].Score != want[i].Score {
+				t.Fatalf("%q #%d: got %+v %v, fresh index %+v %v", q, i, got[i].Location, got[i].Score, want[i].Location, want[i].Score)
+			}
+		}
+	}
+	fresh.Close()
 }
 
 func checkAgainstExhaustive(t *testing.T, ix *Index, queries []string, ks []int) {
