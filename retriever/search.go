@@ -785,6 +785,9 @@ func (t *decodedTerm) decode(ls []termCursor) {
 }
 
 // decodeList appends the docs and tfs of a posting list, in a tight loop.
+// Its decoding is advance's, written out again: the compiler does not
+// inline a function that decodes a posting, and the call costs a quarter
+// more a posting in both loops.
 func decodeList(p []byte, docs, tfs []uint32) ([]uint32, []uint32) {
 	last := ^uint32(0)
 	for pos := 0; pos < len(p); {
