@@ -99,6 +99,7 @@ type query struct {
 	best  []float64 // scratch for reach, by query term
 
 	decoded []decodedTerm // exhaustive's buffers, kept across segments
+	cands   []uint32
 }
 
 // reach is the most a piece can score from the cursors that use allows: the
@@ -695,9 +696,13 @@ func (ix *Index) exhaustive(s *segment, cs []termCursor, avgdl float64, q *query
 		i = j
 	}
 	q.decoded = terms
+	theta := top.threshold() * (1 - pruneSlack)
+	if pairs := ix.pairsOnly(terms, theta); pairs {
+		ix.exhaustivePairs(s, terms, avgdl, q, f, top)
+		return
+	}
 	norms := q.norms
 	runs := newRunCursor(ix, s, q, f)
-	theta := top.threshold() * (1 - pruneSlack)
 	// The merge's state in arrays of its own, which the compiler keeps on
 	// the stack, not behind the terms' slices. Each array ends in a sentinel
 	// past every piece, so the merge needs no bounds but the sentinel's.
@@ -755,6 +760,85 @@ func (ix *Index) exhaustive(s *segment, cs []termCursor, avgdl float64, q *query
 	}
 }
 
+// pairsOnly reports whether no term alone can reach theta, so that a piece
+// must hold two of the terms at least, and there are few enough terms to
+// go through their pairs.
+func (ix *Index) pairsOnly(terms []decodedTerm, theta float64) bool {
+	if len(terms) < 2 || len(terms) > maxPairTerms {
+		return false
+	}
+	for i := range terms {
+		if terms[i].ub >= theta {
+			return false
+		}
+	}
+	return true
+}
+
+// maxPairTerms is the most terms exhaustivePairs takes (6 pairs).
+const maxPairTerms = 4
+
+// exhaustivePairs is exhaustive when a piece needs two of the terms: the
+// pieces of each pair of terms are found by intersecting their arrays (a
+// loop with no unpredictable branch per posting, where merging all the
+// terms at once takes one per piece), and only those are scored.
+func (ix *Index) exhaustivePairs(s *segment, terms []decodedTerm, avgdl float64, q *query, f *filter, top *topK) {
+	cands := q.cands[:0]
+	for a := range terms {
+		for b := a + 1; b < len(terms); b++ {
+			cands = intersect(cands, terms[a].docs, terms[b].docs)
+		}
+	}
+	slices.Sort(cands)
+	cands = slices.Compact(cands)
+	q.cands = cands
+	runs := newRunCursor(ix, s, q, f)
+	theta := top.threshold() * (1 - pruneSlack)
+	for _, d := range cands {
+		norm := q.norms.of(s.dlOf(d), avgdl)
+		score := 0.0
+		for i := range terms {
+			// The candidates are few and ascending: search ahead, do not walk.
+			if tf := terms[i].tfOf(d); tf > 0 {
+				score += bm25n(terms[i].idf, tf, norm)
+			}
+		}
+		if score < theta {
+			continue
+		}
+		if ok, fs := runs.at(d); ok {
+			top.offer(hit{score: score, seg: s, doc: d, fs: fs})
+			theta = top.threshold() * (1 - pruneSlack)
+		}
+	}
+}
+
+// intersect appends to out the docs in both a and b (ascending, each ending
+// in the same sentinel, which is left out).
+func intersect(out, a, b []uint32) []uint32 {
+	i, j := 0, 0
+	na, nb := len(a)-1, len(b)-1
+	for i < na && j < nb {
+		x, y := a[i], b[j]
+		if x == y {
+			out = append(out, x)
+		}
+		// Steps without branches: which side moves is a coin toss.
+		i += b2i(x <= y)
+		j += b2i(y <= x)
+	}
+	return out
+}
+
+// b2i is 1 for true: the compiler makes it a flag, not a branch.
+func b2i(b bool) int {
+	var n int
+	if b {
+		n = 1
+	}
+	return n
+}
+
 // maxMerge is the most terms exhaustive merges; a longer query's segment
 // goes through MaxScore, which gives the same answers.
 const maxMerge = 8
@@ -784,6 +868,17 @@ func (t *decodedTerm) decode(ls []termCursor) {
 	t.docs, t.tfs = append(t.docs, ^uint32(0)), append(t.tfs, 0)
 }
 
+// tfOf returns the term's tf in piece d (0: not in it), for pieces asked in
+// increasing order and far apart: searched ahead, not walked.
+func (t *decodedTerm) tfOf(d uint32) uint32 {
+	k, found := slices.BinarySearch(t.docs[t.at:], d)
+	t.at += k
+	if found {
+		return t.tfs[t.at]
+	}
+	return 0
+}
+
 // decodeList appends the docs and tfs of a posting list, in a tight loop.
 // Its decoding is advance's, written out again: the compiler does not
 // inline a function that decodes a posting, and the call costs a quarter
@@ -791,9 +886,12 @@ func (t *decodedTerm) decode(ls []termCursor) {
 func decodeList(p []byte, docs, tfs []uint32) ([]uint32, []uint32) {
 	last := ^uint32(0)
 	for pos := 0; pos < len(p); {
+		// Deltas take one byte or, for middling terms, two, nearly always.
 		var v uint64
 		if b := p[pos]; b < 0x80 {
 			v, pos = uint64(b), pos+1
+		} else if pos+1 < len(p) && p[pos+1] < 0x80 {
+			v, pos = uint64(b&0x7f)|uint64(p[pos+1])<<7, pos+2
 		} else {
 			v, pos = uvarintAt(p, pos)
 		}
@@ -821,13 +919,12 @@ func (t *decodedTerm) mergeAt(mid int) {
 	docs, tfs := t.spare[:n], t.spare[n:]
 	i, j, k := 0, mid, 0
 	for i < mid && j < n {
-		if t.docs[i] < t.docs[j] {
-			docs[k], tfs[k] = t.docs[i], t.tfs[i]
-			i++
-		} else {
-			docs[k], tfs[k] = t.docs[j], t.tfs[j]
-			j++
-		}
+		// Without branches: which run gives the next doc is a coin toss.
+		takeA := b2i(t.docs[i] < t.docs[j])
+		from := j + takeA*(i-j)
+		docs[k], tfs[k] = t.docs[from], t.tfs[from]
+		i += takeA
+		j += 1 - takeA
 		k++
 	}
 	k += copy(docs[k:], t.docs[i:mid])
