@@ -471,9 +471,12 @@ func (it *postingIter) advance(target uint32) bool {
 	}
 	p, pos, last := it.p, it.pos, it.last
 	for pos < len(p) {
+		// Deltas take one byte or, for middling terms, two, nearly always.
 		var v uint64
 		if b := p[pos]; b < 0x80 {
 			v, pos = uint64(b), pos+1
+		} else if pos+1 < len(p) && p[pos+1] < 0x80 {
+			v, pos = uint64(b&0x7f)|uint64(p[pos+1])<<7, pos+2
 		} else {
 			v, pos = uvarintAt(p, pos)
 		}
