@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"strconv"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -64,23 +62,9 @@ func (rc *rawClient) read() map[string]json.RawMessage {
 	rc.t.Helper()
 	_ = rc.conn.SetReadDeadline(time.Now().Add(waitTimeout))
 	for {
-		length := -1
-		for {
-			line, err := rc.in.ReadString('\n')
-			if err != nil {
-				rc.t.Fatalf("reading a reply header: %v", err)
-			}
-			line = strings.TrimSpace(line)
-			if line == "" {
-				break
-			}
-			if v, ok := strings.CutPrefix(line, "Content-Length: "); ok {
-				length, _ = strconv.Atoi(v)
-			}
-		}
-		body := make([]byte, length)
-		if _, err := io.ReadFull(rc.in, body); err != nil {
-			rc.t.Fatalf("reading a reply body: %v", err)
+		body, err := lsp.ReadFrame(rc.in)
+		if err != nil {
+			rc.t.Fatalf("reading a reply: %v", err)
 		}
 		var m map[string]json.RawMessage
 		if err := json.Unmarshal(body, &m); err != nil {

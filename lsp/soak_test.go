@@ -626,22 +626,8 @@ func (sc *soakClient) read() {
 	defer close(sc.done)
 	in := bufio.NewReader(sc.conn)
 	for {
-		length := -1
-		for {
-			line, err := in.ReadString('\n')
-			if err != nil {
-				return
-			}
-			line = strings.TrimSpace(line)
-			if line == "" {
-				break
-			}
-			if v, ok := strings.CutPrefix(line, "Content-Length: "); ok {
-				length, _ = strconv.Atoi(v)
-			}
-		}
-		body := make([]byte, length)
-		if _, err := io.ReadFull(in, body); err != nil {
+		body, err := lsp.ReadFrame(in)
+		if err != nil {
 			return
 		}
 		var msg struct {

@@ -1,0 +1,4 @@
+package lsp
+
+// ReadFrame lets the external tests read framed messages as stream_test does.
+var ReadFrame = readFrame
