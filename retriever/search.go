@@ -280,7 +280,7 @@ func (ix *Index) run(ctx context.Context, q *query, f *filter) ([]hit, error) {
 			// piece is in one of its lists only.
 			ls := s.lists(i, &buf)
 			for _, l := range ls {
-				c := termCursor{it: l.it, idf: t.idf, qi: qi, dense: l.dense, maxTF: l.maxTF, split: len(ls) > 1, scale: scale, dls: l.dls}
+				c := termCursor{it: l.it, idf: t.idf, qi: qi, dense: l.dense, maxTF: l.maxTF, scale: scale, dls: l.dls}
 				c.ub = scoreBound(t.idf, l.maxImpact, scale)
 				// Not yet at its first piece: most cursors never walk (the
 				// steps below start their own iterators, or leave them out),
@@ -476,7 +476,6 @@ type termCursor struct {
 	maxTF uint16
 	// dense, for a frequent term, looks it up in a piece without decoding
 	dense *denseTerm
-	split bool    // the list is one of a split term's two
 	scale float64 // impactScale of the segment
 	dls   []uint8 // a high list's lengths (see layers)
 }
