@@ -99,7 +99,10 @@ type query struct {
 	best  []float64 // scratch for reach, by query term
 
 	decoded []decodedTerm // exhaustive's buffers, kept across segments
+	// prefill's decoded block
+	blockDocs, blockTFs []uint32
 	cands   []uint32
+	seen    []uint64 // exhaustivePairs' bit per piece, clear between uses
 }
 
 // reach is the most a piece can score from the cursors that use allows: the
@@ -680,6 +683,11 @@ func (ix *Index) exhaustive(s *segment, cs []termCursor, avgdl float64, q *query
 		ix.maxScore(s, cs, avgdl, q, f, top)
 		return
 	}
+	theta := top.threshold() * (1 - pruneSlack)
+	if pairsOnly(cs, distinct, theta) {
+		ix.exhaustivePairs(s, cs, avgdl, q, f, top)
+		return
+	}
 	terms := q.decoded[:0]
 	for i := 0; i < len(cs); {
 		j := i + 1
@@ -695,11 +703,6 @@ func (ix *Index) exhaustive(s *segment, cs []termCursor, avgdl float64, q *query
 		i = j
 	}
 	q.decoded = terms
-	theta := top.threshold() * (1 - pruneSlack)
-	if pairs := ix.pairsOnly(terms, theta); pairs {
-		ix.exhaustivePairs(s, terms, avgdl, q, f, top)
-		return
-	}
 	norms := q.norms
 	runs := newRunCursor(ix, s, q, f)
 	// The merge's state in arrays of its own, which the compiler keeps on
@@ -760,34 +763,65 @@ func (ix *Index) exhaustive(s *segment, cs []termCursor, avgdl float64, q *query
 }
 
 // pairsOnly reports whether no term alone can reach theta, so that a piece
-// must hold two of the terms at least, and there are few enough terms to
-// go through their pairs.
-func (ix *Index) pairsOnly(terms []decodedTerm, theta float64) bool {
-	if len(terms) < 2 || len(terms) > maxPairTerms {
+// must hold two of the terms at least, and there are few enough terms for
+// exhaustivePairs (cs in query term order, distinct terms).
+func pairsOnly(cs []termCursor, distinct int, theta float64) bool {
+	if distinct < 2 || distinct > maxPairTerms {
 		return false
 	}
-	for i := range terms {
-		if terms[i].ub >= theta {
+	for i := range cs {
+		if cs[i].ub >= theta {
 			return false
 		}
 	}
 	return true
 }
 
-// maxPairTerms is the most terms exhaustivePairs takes (6 pairs).
+// maxPairTerms is the most terms exhaustivePairs takes.
 const maxPairTerms = 4
 
-// exhaustivePairs is exhaustive when a piece needs two of the terms: the
-// pieces of each pair of terms are found by intersecting their arrays (a
-// loop with no unpredictable branch per posting, where merging all the
-// terms at once takes one per piece), and only those are scored.
-func (ix *Index) exhaustivePairs(s *segment, terms []decodedTerm, avgdl float64, q *query, f *filter, top *topK) {
-	cands := q.cands[:0]
-	for a := range terms {
-		for b := a + 1; b < len(terms); b++ {
-			cands = intersect(cands, terms[a].docs, terms[b].docs)
+// exhaustivePairs is exhaustive when a piece needs two of the terms. Each
+// list is decoded on its own (a split term's two are not merged), and a bit
+// per piece finds the pieces that a second list holds too: a test and a set
+// per posting, each independent of the last, where intersecting sorted
+// arrays waits on every comparison. Only those pieces are scored. A piece
+// is in one list of its own term at most, so a second sighting is another
+// term's.
+func (ix *Index) exhaustivePairs(s *segment, cs []termCursor, avgdl float64, q *query, f *filter, top *topK) {
+	lists := q.decoded[:0]
+	for i := range cs {
+		var t decodedTerm
+		if len(lists) < cap(lists) {
+			t = lists[:len(lists)+1][len(lists)]
+		}
+		t.docs, t.tfs, t.at, t.idf = t.docs[:0], t.tfs[:0], 0, cs[i].idf
+		lists = append(lists, t)
+	}
+	q.decoded = lists
+	total := 0
+	for i := range lists {
+		lists[i].docs, lists[i].tfs = decodeList(cs[i].it.p, lists[i].docs, lists[i].tfs)
+		lists[i].docs, lists[i].tfs = append(lists[i].docs, ^uint32(0)), append(lists[i].tfs, 0)
+		total += len(lists[i].docs) - 1
+	}
+	words := (s.docs() + 63) / 64
+	if cap(q.seen) < words {
+		q.seen = make([]uint64, words)
+	}
+	seen := q.seen[:words]
+	cands := slices.Grow(q.cands[:0], total)[:total]
+	n := 0
+	for i := range lists {
+		docs := lists[i].docs
+		for _, d := range docs[:len(docs)-1] {
+			w, bit := d>>6, uint64(1)<<(d&63)
+			cands[n] = d
+			n += int((seen[w] & bit) >> (d & 63)) // seen before: a candidate
+			seen[w] |= bit
 		}
 	}
+	clear(seen)
+	cands = cands[:n]
 	slices.Sort(cands)
 	cands = slices.Compact(cands)
 	q.cands = cands
@@ -796,10 +830,11 @@ func (ix *Index) exhaustivePairs(s *segment, terms []decodedTerm, avgdl float64,
 	for _, d := range cands {
 		norm := q.norms.of(s.dlOf(d), avgdl)
 		score := 0.0
-		for i := range terms {
-			// The candidates are few and ascending: search ahead, do not walk.
-			if tf := terms[i].tfOf(d); tf > 0 {
-				score += bm25n(terms[i].idf, tf, norm)
+		for i := range lists {
+			// The candidates are few and ascending: search ahead, do not
+			// walk. Lists are in query term order, a term's found in one.
+			if tf := lists[i].tfOf(d); tf > 0 {
+				score += bm25n(lists[i].idf, tf, norm)
 			}
 		}
 		if score < theta {
@@ -810,23 +845,6 @@ func (ix *Index) exhaustivePairs(s *segment, terms []decodedTerm, avgdl float64,
 			theta = top.threshold() * (1 - pruneSlack)
 		}
 	}
-}
-
-// intersect appends to out the docs in both a and b (ascending, each ending
-// in the same sentinel, which is left out).
-func intersect(out, a, b []uint32) []uint32 {
-	i, j := 0, 0
-	na, nb := len(a)-1, len(b)-1
-	for i < na && j < nb {
-		x, y := a[i], b[j]
-		if x == y {
-			out = append(out, x)
-		}
-		// Steps without branches: which side moves is a coin toss.
-		i += b2i(x <= y)
-		j += b2i(y <= x)
-	}
-	return out
 }
 
 // b2i is 1 for true: the compiler makes it a flag, not a branch.
@@ -881,9 +899,19 @@ func (t *decodedTerm) tfOf(d uint32) uint32 {
 // decodeList appends the docs and tfs of a posting list, in a tight loop.
 // Its decoding is advance's, written out again: the compiler does not
 // inline a function that decodes a posting, and the call costs a quarter
-// more a posting in both loops.
+// more a posting in both loops. Its branches stay: predicted, they let the
+// next posting's bytes be read before this one's are decoded, where
+// arithmetic in their place makes each posting wait on the last.
 func decodeList(p []byte, docs, tfs []uint32) ([]uint32, []uint32) {
-	last := ^uint32(0)
+	return decodeFrom(p, ^uint32(0), docs, tfs)
+}
+
+// decodeFrom is decodeList of a list's bytes from a block on, last being
+// the doc before the block.
+func decodeFrom(p []byte, last uint32, docs, tfs []uint32) ([]uint32, []uint32) {
+	// Room for the most postings p can hold (a byte each), written by index.
+	k := len(docs)
+	docs, tfs = slices.Grow(docs, len(p))[:k+len(p)], slices.Grow(tfs, len(p))[:k+len(p)]
 	for pos := 0; pos < len(p); {
 		// Deltas take one byte or, for middling terms, two, nearly always.
 		var v uint64
@@ -905,9 +933,10 @@ func decodeList(p []byte, docs, tfs []uint32) ([]uint32, []uint32) {
 			}
 			tf = uint32(t)
 		}
-		docs, tfs = append(docs, last), append(tfs, tf)
+		docs[k], tfs[k] = last, tf
+		k++
 	}
-	return docs, tfs
+	return docs[:k], tfs[:k]
 }
 
 // mergeAt merges the two runs in piece order that the term's arrays hold,
@@ -1023,85 +1052,105 @@ func (ix *Index) prefill(s *segment, cs []termCursor, r int, done []bool, avgdl 
 	runs := newRunCursor(ix, s, q, f)
 	theta := top.threshold() * (1 - pruneSlack)
 	idf := cs[r].idf
-	checked := -1 // the block of rare last found in reach
-	rareUB := cs[r].ub
-	k := 0 // rare's place in its list
-	rare.next()
-	for ; rare.valid; rare.next() {
-		if si := rare.si; si != checked && si < len(rare.skips) {
+	// A block of rare at a time: skipped when it cannot reach the
+	// threshold with the most the other terms add, else decoded whole, then
+	// its pieces whose terms' bounds (without their length) can reach the
+	// threshold are kept, then their lengths read in a loop of independent
+	// loads (the cache misses overlap, where one at a time each waits for
+	// the last), then the rest of the work.
+	var batch [skipEvery]struct {
+		d, tf, k uint32 // k: the piece's place in rare's list
+		dl       uint16
+	}
+	blocks := max(len(rare.skips), 1)
+	start, last := 0, ^uint32(0)
+	for si := range blocks {
+		end, rareUB := len(rare.p), cs[r].ub
+		if si < len(rare.skips) {
 			blk := rare.skips[si]
-			rareUB = scoreBound(idf, blk.maxImpact, cs[r].scale)
-			if rareUB+rest < theta {
-				// The loop's next decodes the first piece after the block.
-				rare.pos, rare.last, rare.si = int(blk.end), blk.lastDoc, si+1
-				k = (si + 1) * skipEvery
+			end, rareUB = int(blk.end), scoreBound(idf, blk.maxImpact, cs[r].scale)
+		}
+		from, blockLast := start, last
+		start = end
+		if si < len(rare.skips) {
+			last = rare.skips[si].lastDoc
+		}
+		if rareUB+rest < theta {
+			continue
+		}
+		q.blockDocs, q.blockTFs = decodeFrom(rare.p[from:end], blockLast, q.blockDocs[:0], q.blockTFs[:0])
+		n := 0
+		for j, d := range q.blockDocs {
+			// The bounds of the terms the piece may have, those with bit
+			// sets looked up.
+			quick := rareUB
+			for g, t := range gdense {
+				if t == nil || t.has(d) {
+					quick += gub[g]
+				}
+			}
+			if quick >= theta {
+				batch[n].d, batch[n].tf, batch[n].k = d, q.blockTFs[j], uint32(si*skipEvery+j)
+				n++
+			}
+		}
+		for j := range batch[:n] {
+			batch[j].dl = s.lengthAt(cs[r].dls, int(batch[j].k), batch[j].d)
+		}
+		for _, b := range batch[:n] {
+			d := b.d
+			// The most each other term can add to this piece: its largest tf
+			// at the piece's own length, far tighter than its bound over all
+			// pieces.
+			norm := q.norms.of(b.dl, avgdl)
+			partial := bm25n(idf, b.tf, norm)
+			left := 0.0
+			for g := range nGroups {
+				bound[g] = 0
+				for _, i := range order[groups[g]:groups[g+1]] {
+					tf := cs[i].maxTF
+					// The largest tf of the block d would be in, read off the skips.
+					if it := &others[i].it; others[i].dense == nil && len(it.skips) > 0 {
+						it.seek(d)
+						if it.si < len(it.skips) {
+							tf = it.skips[it.si].maxTF
+						}
+					}
+					bound[g] = max(bound[g], bm25n(cs[i].idf, uint32(tf), norm))
+				}
+				left += bound[g]
+			}
+			if partial+left < theta {
 				continue
 			}
-			checked = si
-		}
-		d := rare.doc
-		k++
-		// Before reading the piece's length (a cache miss, most often): the
-		// bounds of the terms it may have, those with bit sets looked up.
-		quick := rareUB
-		for g, t := range gdense {
-			if t == nil || t.has(d) {
-				quick += gub[g]
+			ok, fs := runs.at(d)
+			if !ok {
+				continue
 			}
-		}
-		if quick < theta {
-			continue
-		}
-		// The most each other term can add to this piece: its largest tf at
-		// the piece's own length, far tighter than its bound over all pieces.
-		norm := q.norms.of(s.lengthAt(cs[r].dls, k-1, d), avgdl)
-		partial := bm25n(idf, rare.tf, norm)
-		left := 0.0
-		for g := range nGroups {
-			bound[g] = 0
-			for _, i := range order[groups[g]:groups[g+1]] {
-				tf := cs[i].maxTF
-				// The largest tf of the block d would be in, read off the skips.
-				if it := &others[i].it; others[i].dense == nil && len(it.skips) > 0 {
-					it.seek(d)
-					if it.si < len(it.skips) {
-						tf = it.skips[it.si].maxTF
-					}
-				}
-				bound[g] = max(bound[g], bm25n(cs[i].idf, uint32(tf), norm))
-			}
-			left += bound[g]
-		}
-		if partial+left < theta {
-			continue
-		}
-		ok, fs := runs.at(d)
-		if !ok {
-			continue
-		}
-		clear(contrib)
-		contrib[cs[r].qi] = partial
-		pruned := false
-		for _, g := range byUB {
-			if partial+left < theta {
-				pruned = true
-				break
-			}
-			left -= bound[g]
-			for _, i := range order[groups[g]:groups[g+1]] {
-				if tf := others[i].lookup(d); tf > 0 {
-					v := bm25n(cs[i].idf, tf, norm)
-					contrib[cs[i].qi] = v
-					partial += v
+			clear(contrib)
+			contrib[cs[r].qi] = partial
+			pruned := false
+			for _, g := range byUB {
+				if partial+left < theta {
+					pruned = true
 					break
 				}
+				left -= bound[g]
+				for _, i := range order[groups[g]:groups[g+1]] {
+					if tf := others[i].lookup(d); tf > 0 {
+						v := bm25n(cs[i].idf, tf, norm)
+						contrib[cs[i].qi] = v
+						partial += v
+						break
+					}
+				}
 			}
+			if pruned {
+				continue
+			}
+			top.offer(hit{score: sumInOrder(contrib), seg: s, doc: d, fs: fs})
+			theta = top.threshold() * (1 - pruneSlack)
 		}
-		if pruned {
-			continue
-		}
-		top.offer(hit{score: sumInOrder(contrib), seg: s, doc: d, fs: fs})
-		theta = top.threshold() * (1 - pruneSlack)
 	}
 }
 
