@@ -101,8 +101,8 @@ type query struct {
 	decoded []decodedTerm // exhaustive's buffers, kept across segments
 	// prefill's decoded block
 	blockDocs, blockTFs []uint32
-	cands   []uint32
-	seen    []uint64 // exhaustivePairs' bit per piece, clear between uses
+	cands               []uint32
+	seen                []uint64 // exhaustivePairs' bit per piece, clear between uses
 }
 
 // reach is the most a piece can score from the cursors that use allows: the
