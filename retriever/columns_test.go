@@ -51,3 +51,38 @@ func TestLongPieceLength(t *testing.T) {
 		t.Fatalf("short piece: %d terms, want 3", got)
 	}
 }
+
+// TestDenseTermTF: a dense term's tf is found in every window of pieces,
+// tfs of 255 and more included (kept aside), and 1 or 0 elsewhere.
+func TestDenseTermTF(t *testing.T) {
+	const docs = 5*denseWindow + 17
+	want := map[uint32]uint32{}
+	var entries []uint64
+	for d := uint32(0); d < docs; d++ {
+		var tf uint32
+		switch {
+		case d%7 == 0:
+			tf = 0 // not in the piece
+		case d%5 == 0:
+			tf = 2 + d%300 // some of bigTFMark and more
+		case d == denseWindow-1 || d == denseWindow || d == docs-1:
+			tf = 1000
+		default:
+			tf = 1
+		}
+		if tf == 0 {
+			continue
+		}
+		want[d] = tf
+		entries = append(entries, uint64(d)<<logTFBits|uint64(tf))
+	}
+	dt := newDenseTerm(entries, docs)
+	for d := uint32(0); d < docs; d++ {
+		if got := dt.tf(d); got != want[d] {
+			t.Fatalf("tf(%d) = %d, want %d", d, got, want[d])
+		}
+		if dt.has(d) != (want[d] > 0) {
+			t.Fatalf("has(%d) = %v", d, dt.has(d))
+		}
+	}
+}

@@ -1123,10 +1123,6 @@ func (ix *Index) prefill(s *segment, cs []termCursor, r int, done []bool, avgdl 
 			if partial+left < theta {
 				continue
 			}
-			ok, fs := runs.at(d)
-			if !ok {
-				continue
-			}
 			clear(contrib)
 			contrib[cs[r].qi] = partial
 			pruned := false
@@ -1145,11 +1141,16 @@ func (ix *Index) prefill(s *segment, cs []termCursor, r int, done []bool, avgdl 
 					}
 				}
 			}
-			if pruned {
+			// Whether the piece is evidence last: most pieces are, and most
+			// fall short of the threshold before.
+			score := sumInOrder(contrib)
+			if pruned || score < theta {
 				continue
 			}
-			top.offer(hit{score: sumInOrder(contrib), seg: s, doc: d, fs: fs})
-			theta = top.threshold() * (1 - pruneSlack)
+			if ok, fs := runs.at(d); ok {
+				top.offer(hit{score: score, seg: s, doc: d, fs: fs})
+				theta = top.threshold() * (1 - pruneSlack)
+			}
 		}
 	}
 }

@@ -188,23 +188,45 @@ const denseFraction = 16
 
 // denseTerm is a term's pieces as bits, with its tf where it is not 1.
 type denseTerm struct {
-	bits   []uint64
-	tfDocs []uint32 // pieces with tf > 1, ascending
-	tfs    []uint16
+	bits []uint64
+	// The pieces with tf > 1, by window of denseWindow pieces: window w's
+	// are tfLow[tfAt[w]:tfAt[w+1]], each as its place in the window, so that
+	// a lookup searches a few dozen bytes, and an entry takes three bytes.
+	tfAt  []uint32
+	tfLow []uint16
+	tfs   []uint8           // the tf, or bigTFMark
+	bigTF map[uint32]uint16 // tfs of bigTFMark and more, by piece
 }
+
+const (
+	denseWindow = 1 << 10
+	bigTFMark   = 0xff
+)
 
 // newDenseTerm sets the bits of a term's entries (packed log words, in
 // piece order).
 func newDenseTerm(entries []uint64, docs int) *denseTerm {
-	t := &denseTerm{bits: make([]uint64, (docs+63)/64)}
+	windows := (docs + denseWindow - 1) / denseWindow
+	t := &denseTerm{bits: make([]uint64, (docs+63)/64), tfAt: make([]uint32, windows+1)}
 	for _, e := range entries {
 		doc := uint32(e>>logTFBits) & maxBuilderDocs
 		tf := uint32(e & (1<<logTFBits - 1))
 		t.bits[doc>>6] |= 1 << (doc & 63)
 		if tf != 1 {
-			t.tfDocs = append(t.tfDocs, doc)
-			t.tfs = append(t.tfs, uint16(tf))
+			t.tfAt[doc/denseWindow+1]++
+			t.tfLow = append(t.tfLow, uint16(doc%denseWindow))
+			if tf >= bigTFMark {
+				if t.bigTF == nil {
+					t.bigTF = map[uint32]uint16{}
+				}
+				t.bigTF[doc] = uint16(tf)
+				tf = bigTFMark
+			}
+			t.tfs = append(t.tfs, uint8(tf))
 		}
+	}
+	for w := range windows {
+		t.tfAt[w+1] += t.tfAt[w]
 	}
 	return t
 }
@@ -217,10 +239,16 @@ func (t *denseTerm) tf(d uint32) uint32 {
 	if t.bits[d>>6]&(1<<(d&63)) == 0 {
 		return 0
 	}
-	if i, ok := slices.BinarySearch(t.tfDocs, d); ok {
-		return uint32(t.tfs[i])
+	w := d / denseWindow
+	lo, hi := t.tfAt[w], t.tfAt[w+1]
+	i, ok := slices.BinarySearch(t.tfLow[lo:hi], uint16(d%denseWindow))
+	if !ok {
+		return 1
 	}
-	return 1
+	if tf := t.tfs[int(lo)+i]; tf != bigTFMark {
+		return uint32(tf)
+	}
+	return uint32(t.bigTF[d])
 }
 
 // wideMark stands in a 16-bit column for a value kept in wide.
