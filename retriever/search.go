@@ -1046,6 +1046,13 @@ func (ix *Index) prefill(s *segment, cs []termCursor, r int, done []bool, avgdl 
 		}
 		return cmp.Or(cmp.Compare(sparse(a), sparse(b)), cmp.Compare(gub[b], gub[a]))
 	})
+	// byUB begins with the terms that have bit sets
+	denseGroups := byUB[:0:0]
+	for _, g := range byUB {
+		if gdense[g] != nil {
+			denseGroups = append(denseGroups, g)
+		}
+	}
 	rest := sumInOrder(gub) // the most the other terms add to any piece
 	contrib := make([]float64, len(q.terms))
 	bound := make([]float64, nGroups)
@@ -1081,12 +1088,15 @@ func (ix *Index) prefill(s *segment, cs []termCursor, r int, done []bool, avgdl 
 		q.blockDocs, q.blockTFs = decodeFrom(rare.p[from:end], blockLast, q.blockDocs[:0], q.blockTFs[:0])
 		n := 0
 		for j, d := range q.blockDocs {
-			// The bounds of the terms the piece may have, those with bit
-			// sets looked up.
-			quick := rareUB
-			for g, t := range gdense {
-				if t == nil || t.has(d) {
-					quick += gub[g]
+			// The bounds of the terms the piece may have: those with bit
+			// sets looked up, the likeliest to be missing first (the
+			// largest bound: the rarest), until the piece is out of reach.
+			quick := rareUB + rest
+			for _, g := range denseGroups {
+				if !gdense[g].has(d) {
+					if quick -= gub[g]; quick < theta {
+						break
+					}
 				}
 			}
 			if quick >= theta {
