@@ -102,6 +102,7 @@ type query struct {
 	// prefill's decoded block
 	blockDocs, blockTFs []uint32
 	cands               []uint32
+	candDLs             []uint16 // the lengths of cands
 	seen                []uint64 // exhaustivePairs' bit per piece, clear between uses
 }
 
@@ -825,10 +826,16 @@ func (ix *Index) exhaustivePairs(s *segment, cs []termCursor, avgdl float64, q *
 	slices.Sort(cands)
 	cands = slices.Compact(cands)
 	q.cands = cands
+	// The candidates' lengths first, in a loop of independent loads.
+	dls := slices.Grow(q.candDLs[:0], len(cands))[:len(cands)]
+	for j, d := range cands {
+		dls[j] = s.dlOf(d)
+	}
+	q.candDLs = dls
 	runs := newRunCursor(ix, s, q, f)
 	theta := top.threshold() * (1 - pruneSlack)
-	for _, d := range cands {
-		norm := q.norms.of(s.dlOf(d), avgdl)
+	for j, d := range cands {
+		norm := q.norms.of(dls[j], avgdl)
 		score := 0.0
 		for i := range lists {
 			// The candidates are few and ascending: search ahead, do not
@@ -886,10 +893,16 @@ func (t *decodedTerm) decode(ls []termCursor) {
 }
 
 // tfOf returns the term's tf in piece d (0: not in it), for pieces asked in
-// increasing order and far apart: searched ahead, not walked.
+// increasing order: searched ahead by steps that double (the next piece
+// asked is most often a few places on), then halved.
 func (t *decodedTerm) tfOf(d uint32) uint32 {
-	k, found := slices.BinarySearch(t.docs[t.at:], d)
-	t.at += k
+	docs := t.docs[t.at:] // ends in a sentinel past every piece
+	hi := 1
+	for hi < len(docs) && docs[hi-1] < d {
+		hi *= 2
+	}
+	k, found := slices.BinarySearch(docs[hi/2:min(hi, len(docs))], d)
+	t.at += hi/2 + k
 	if found {
 		return t.tfs[t.at]
 	}
