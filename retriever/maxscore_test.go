@@ -14,7 +14,8 @@ import (
 // pathTunings make the search take each of its ways: the default, lists
 // split at a few postings with neither prefill nor the all-postings merge
 // (MaxScore, champions, single), everything prefilled or merged, every
-// segment merged, and no split lists with little prefill.
+// segment merged, and no split lists with little prefill. All but the default
+// search the segments in two halves side by side (parallelMin 0).
 var pathTunings = []struct {
 	name string
 	tune tuning

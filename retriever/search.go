@@ -9,6 +9,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync/atomic"
 
 	"go.uber.org/zap"
 )
@@ -262,17 +263,15 @@ func (ix *Index) run(ctx context.Context, q *query, f *filter) ([]hit, error) {
 	avgdl := float64(terms) / float64(docs)
 	q.norms = newNormTable(avgdl)
 	q.best = make([]float64, len(q.terms))
-	top := newTopK(q.k)
-	// First every segment's rarest term, then its next rarest, and so on
-	// while terms are rare, their pieces scored whole: the threshold they set
-	// prunes the frequent terms in every segment, the first ones included.
-	// Then the frequent terms' best blocks, then MaxScore on the rest.
-	var segs []*pendingSegment
+	// Every segment's cursors first: the size of their postings decides
+	// whether the segments are searched in two halves side by side.
+	var work []segmentWork
+	size := 0
 	for _, s := range ix.segments {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		var cursors []termCursor
+		w := segmentWork{s: s}
 		var buf [2]list
 		scale := impactScale(avgdl, s.refAvgdl)
 		for qi, t := range q.terms {
@@ -289,10 +288,84 @@ func (ix *Index) run(ctx context.Context, q *query, f *filter) ([]hit, error) {
 				// Not yet at its first piece: most cursors never walk (the
 				// steps below start their own iterators, or leave them out),
 				// and decoding one posting of each list costs a cache miss.
-				cursors = append(cursors, c)
+				w.cursors = append(w.cursors, c)
+				w.size += len(l.it.p)
 			}
 		}
-		if p := ix.startSegment(s, cursors, avgdl, q, f, top); p != nil {
+		if len(w.cursors) > 0 {
+			work = append(work, w)
+			size += w.size
+		}
+	}
+	if size < ix.tune.parallelMin || len(work) < 2 {
+		top := newTopK(q.k)
+		if err := ix.search(ctx, q, f, work, avgdl, top); err != nil {
+			return nil, err
+		}
+		return top.sorted(), nil
+	}
+	// A query with many postings: two halves of the segments, as even in
+	// size as they come, searched side by side. Each half keeps its own
+	// best k, and prunes with the higher of the two thresholds: each half's
+	// k-th best is a floor for the whole query's k-th best, so a piece
+	// below either cannot enter. The halves' best are merged at the end.
+	var halves [2][]segmentWork
+	var sizes [2]int
+	for _, w := range work {
+		h := 0
+		if sizes[1] < sizes[0] {
+			h = 1
+		}
+		halves[h], sizes[h] = append(halves[h], w), sizes[h]+w.size
+	}
+	shared := newSharedBound()
+	tops := [2]*topK{newTopK(q.k), newTopK(q.k)}
+	tops[0].shared, tops[1].shared = shared, shared
+	other := q.fork()
+	var otherErr error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		otherErr = ix.search(ctx, other, f, halves[1], avgdl, tops[1])
+	}()
+	err := ix.search(ctx, q, f, halves[0], avgdl, tops[0])
+	<-done
+	if err = cmp.Or(err, otherErr); err != nil {
+		return nil, err
+	}
+	for _, h := range tops[1].h.hits {
+		tops[0].offer(h)
+	}
+	return tops[0].sorted(), nil
+}
+
+// segmentWork is a segment and its query terms' cursors.
+type segmentWork struct {
+	s       *segment
+	cursors []termCursor
+	size    int // postings bytes
+}
+
+// fork returns a copy of the query for another goroutine: the same terms
+// and tables (read only), scratch buffers of its own.
+func (q *query) fork() *query {
+	c := &query{norms: q.norms, terms: q.terms, agent: q.agent, k: q.k}
+	c.best = make([]float64, len(q.terms))
+	return c
+}
+
+// search scores the query over the segments of work into top.
+func (ix *Index) search(ctx context.Context, q *query, f *filter, work []segmentWork, avgdl float64, top *topK) error {
+	// First every segment's rarest term, then its next rarest, and so on
+	// while terms are rare, their pieces scored whole: the threshold they set
+	// prunes the frequent terms in every segment, the first ones included.
+	// Then the frequent terms' best blocks, then MaxScore on the rest.
+	var segs []*pendingSegment
+	for _, w := range work {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if p := ix.startSegment(w.s, w.cursors, avgdl, q, f, top); p != nil {
 			segs = append(segs, p)
 		}
 	}
@@ -315,14 +388,14 @@ func (ix *Index) run(ctx context.Context, q *query, f *filter) ([]hit, error) {
 	ix.champions(later, avgdl, q, f, top)
 	for _, p := range later {
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			return err
 		}
 		for i := range p.rest {
 			p.rest[i].it.next() // a segment's lists hold a posting at least
 		}
 		ix.maxScore(p.s, p.rest, avgdl, q, f, top)
 	}
-	return top.sorted(), nil
+	return nil
 }
 
 // pendingSegment is a segment on its way through the steps of run.
@@ -440,10 +513,14 @@ type tuning struct {
 	// prefillMax is the most postings bytes a list may have in a segment to
 	// be prefilled: rare enough that scoring each of its pieces whole is cheap.
 	prefillMax int
+	// parallelMin is the fewest postings bytes a query's terms must have
+	// over all segments for the segments to be searched in two halves side
+	// by side: below it, a second goroutine costs more than it saves.
+	parallelMin int
 }
 
 func defaultTuning() tuning {
-	return tuning{layerMin: defaultLayerMin, exhaustiveMax: 1 << 14, exhaustiveSpread: 8, prefillMax: 1 << 13}
+	return tuning{layerMin: defaultLayerMin, exhaustiveMax: 1 << 14, exhaustiveSpread: 8, prefillMax: 1 << 13, parallelMin: 1 << 17}
 }
 
 // scoreWhole scores piece d, of length dl, found with tf in the list of c, with every
@@ -1341,6 +1418,30 @@ type topK struct {
 	k     int
 	h     hitHeap
 	where map[uint64]int // text hash -> position in h
+	// shared, when set, is the threshold of all the halves of a query
+	// searched side by side (see run)
+	shared *sharedBound
+}
+
+// sharedBound is the highest threshold of a query's halves.
+type sharedBound struct{ bits atomic.Uint64 }
+
+func newSharedBound() *sharedBound {
+	b := &sharedBound{}
+	b.bits.Store(math.Float64bits(-1))
+	return b
+}
+
+func (b *sharedBound) load() float64 { return math.Float64frombits(b.bits.Load()) }
+
+// raise sets the bound to v if v is higher.
+func (b *sharedBound) raise(v float64) {
+	for {
+		old := b.bits.Load()
+		if math.Float64frombits(old) >= v || b.bits.CompareAndSwap(old, math.Float64bits(v)) {
+			return
+		}
+	}
 }
 
 func newTopK(k int) *topK {
@@ -1358,11 +1459,13 @@ func (t *topK) offer(c hit) {
 		if before(&c, &t.h.hits[i]) {
 			t.h.hits[i] = c
 			heap.Fix(&t.h, i)
+			t.publish()
 		}
 		return
 	}
 	if len(t.h.hits) < t.k {
 		heap.Push(&t.h, c)
+		t.publish()
 		return
 	}
 	if before(&c, &t.h.hits[0]) {
@@ -1370,16 +1473,28 @@ func (t *topK) offer(c hit) {
 		t.h.hits[0] = c
 		t.where[hash] = 0
 		heap.Fix(&t.h, 0)
+		t.publish()
+	}
+}
+
+// publish raises the shared threshold to this half's, when it has k.
+func (t *topK) publish() {
+	if t.shared != nil && len(t.h.hits) == t.k {
+		t.shared.raise(t.h.hits[0].score)
 	}
 }
 
 // threshold is the score a piece must reach to enter: the worst kept when
-// there are k, else -1.
+// there are k, else -1; or the shared threshold, when higher.
 func (t *topK) threshold() float64 {
-	if len(t.h.hits) < t.k {
-		return -1
+	own := -1.0
+	if len(t.h.hits) == t.k {
+		own = t.h.hits[0].score
 	}
-	return t.h.hits[0].score
+	if t.shared != nil {
+		return max(own, t.shared.load())
+	}
+	return own
 }
 
 func (t *topK) sorted() []hit {
