@@ -86,3 +86,24 @@ func TestDenseTermTF(t *testing.T) {
 		}
 	}
 }
+
+// TestTermIndex: a term is found through the sample whatever its place
+// (sampled, between samples, past the last one), and an absent one is not.
+func TestTermIndex(t *testing.T) {
+	for _, n := range []int{0, 1, 63, 64, 65, 200} {
+		s := &segment{}
+		for i := range n {
+			s.terms = append(s.terms, uint32(2*i+1)) // odd ids only
+		}
+		s.termSample = sampleTerms(s.terms)
+		for id := uint32(0); id <= uint32(2*n+2); id++ {
+			want := -1
+			if id%2 == 1 && int(id/2) < n {
+				want = int(id / 2)
+			}
+			if got := s.termIndex(id); got != want {
+				t.Fatalf("%d terms: termIndex(%d) = %d, want %d", n, id, got, want)
+			}
+		}
+	}
+}

@@ -1,5 +1,7 @@
 package retriever
 
+import "unsafe"
+
 // Footprint is the memory the index holds, by part, in bytes (capacity of the
 // slices it owns); benchmarks report it beside the heap.
 type Footprint struct {
@@ -26,7 +28,7 @@ func (ix *Index) Footprint() Footprint {
 			int64(cap(s.lineStep)) + int64(cap(s.farLine))*8 +
 			int64(cap(s.start16)+cap(s.blen16)+cap(s.conv16))*2 + int64(cap(s.dl)+cap(s.flags)) + int64(cap(s.dead))*8 +
 			int64(len(s.wide))*16 + int64(len(s.longDL))*8
-		f.Terms += int64(cap(s.terms)+cap(s.offs)+cap(s.skipOffs))*4 + int64(cap(s.maxTF))*2 + int64(cap(s.maxImpact))*4 + int64(cap(s.skips))*16
+		f.Terms += int64(cap(s.terms)+cap(s.termSample))*4 + int64(cap(s.meta))*int64(unsafe.Sizeof(termMeta{})) + int64(cap(s.skips))*16
 		for _, l := range s.layers {
 			f.Terms += int64(cap(l.dl))
 		}

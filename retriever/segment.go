@@ -43,20 +43,48 @@ type segment struct {
 	toldHash map[uint32]uint64 // hash of the whole trimmed message of told pieces
 
 	terms []uint32 // global term ids, ascending
-	offs  []uint32 // postings of terms[i] are post[offs[i]:offs[i+1]]
-	post  []byte
-	// per term: the largest tf and the largest impact of its postings, which
-	// bound its score (MaxScore), and its skip entries. A posting's impact is
-	// its bm25 without idf and k1+1, tf/(tf + k1(1-b+b·dl/refAvgdl)), at the
-	// batch's average piece length: see scoreBound for how it bounds the
-	// score at the index's.
-	maxTF     []uint16
-	maxImpact []float32
-	refAvgdl  float64
-	skipOffs  []uint32
-	skips     []skipEntry
-	dense     map[int]*denseTerm // by term index, for the most frequent terms
-	layers    map[int]*layers    // by term index, for terms with many postings
+	// termSample holds every termSampleEvery-th of terms: a lookup searches
+	// it (small, and often in cache), then one short run of terms, where a
+	// search of the whole column misses the cache at nearly every step.
+	termSample []uint32
+	// meta[i] is terms[i]'s; meta[len(terms)] holds where the last ends.
+	meta     []termMeta
+	post     []byte
+	refAvgdl float64
+	skips    []skipEntry
+	dense    map[int]*denseTerm // by term index, for the most frequent terms
+	layers   map[int]*layers    // by term index, for terms with many postings
+}
+
+// termMeta is what a segment keeps of a term besides its postings, side by
+// side so that a query reads it with one cache miss. The largest tf and
+// the largest impact of its postings bound its score (MaxScore). A
+// posting's impact is its bm25 without idf and k1+1, tf/(tf +
+// k1(1-b+b·dl/refAvgdl)), at the batch's average piece length: see
+// scoreBound for how it bounds the score at the index's.
+type termMeta struct {
+	off       uint32 // postings: post[off:] up to the next term's off
+	skipOff   uint32 // skip entries: skips[skipOff:] up to the next term's
+	maxImpact float32
+	maxTF     uint16
+	flags     uint8 // metaSplit, metaDense: the term is in layers, dense
+}
+
+const (
+	metaSplit = 1 << iota
+	metaDense
+)
+
+// termSampleEvery is how many terms apart termSample's are.
+const termSampleEvery = 64
+
+// sampleTerms returns every termSampleEvery-th of terms, from the first.
+func sampleTerms(terms []uint32) []uint32 {
+	sample := make([]uint32, 0, (len(terms)+termSampleEvery-1)/termSampleEvery)
+	for i := 0; i < len(terms); i += termSampleEvery {
+		sample = append(sample, terms[i])
+	}
+	return sample
 }
 
 // A term with many postings in a segment keeps them as two lists, each in
@@ -112,18 +140,22 @@ func (s *segment) lengthAt(dls []uint8, k int, d uint32) uint16 {
 // lists returns the posting lists of the segment's i-th term: one, or two
 // for a split term (high first).
 func (s *segment) lists(i int, buf *[2]list) []list {
-	p := s.post[s.offs[i]:s.offs[i+1]]
-	sk := s.skips[s.skipOffs[i]:s.skipOffs[i+1]]
-	l, ok := s.layers[i]
-	if !ok {
-		buf[0] = list{it: newPostingIter(p), maxTF: s.maxTF[i], maxImpact: s.maxImpact[i], dense: s.dense[i]}
+	m, end := &s.meta[i], &s.meta[i+1]
+	p := s.post[m.off:end.off]
+	sk := s.skips[m.skipOff:end.skipOff]
+	var dense *denseTerm
+	if m.flags&metaDense != 0 {
+		dense = s.dense[i]
+	}
+	if m.flags&metaSplit == 0 {
+		buf[0] = list{it: newPostingIter(p), maxTF: m.maxTF, maxImpact: m.maxImpact, dense: dense}
 		buf[0].it.skips = sk
 		return buf[:1]
 	}
-	buf[0] = list{it: newPostingIter(p[:l.split]), maxTF: l.maxTF[0], maxImpact: l.maxImpact[0], dls: l.dl}
+	l := s.layers[i]
+	buf[0] = list{it: newPostingIter(p[:l.split]), maxTF: l.maxTF[0], maxImpact: l.maxImpact[0], dls: l.dl, dense: dense}
 	buf[0].it.skips = sk[:l.skipSplit]
-	buf[1] = list{it: newPostingIter(p[l.split:]), maxTF: l.maxTF[1], maxImpact: l.maxImpact[1], dense: s.dense[i]}
-	buf[0].dense = s.dense[i]
+	buf[1] = list{it: newPostingIter(p[l.split:]), maxTF: l.maxTF[1], maxImpact: l.maxImpact[1], dense: dense}
 	buf[1].it.skips = sk[l.skipSplit:]
 	return buf[:2]
 }
@@ -553,11 +585,20 @@ func newPostingIter(p []byte) postingIter {
 
 // termIndex returns the index of a global term in the segment, or -1.
 func (s *segment) termIndex(term uint32) int {
-	i, ok := slices.BinarySearch(s.terms, term)
+	// The last sampled term at or before term starts the run to search.
+	j, ok := slices.BinarySearch(s.termSample, term)
+	if ok {
+		return j * termSampleEvery
+	}
+	if j == 0 {
+		return -1 // before the first term (which is sampled)
+	}
+	lo := (j - 1) * termSampleEvery
+	i, ok := slices.BinarySearch(s.terms[lo:min(lo+termSampleEvery, len(s.terms))], term)
 	if !ok {
 		return -1
 	}
-	return i
+	return lo + i
 }
 
 // builder collects the pieces of one batch with local term ids. Postings
@@ -725,8 +766,7 @@ func (b *builder) finish(globalIDs []uint32) *segment {
 
 	src := &b.seg
 	s := &segment{
-		terms: make([]uint32, n), offs: make([]uint32, n+1),
-		maxTF: make([]uint16, n), maxImpact: make([]float32, n), skipOffs: make([]uint32, n+1),
+		terms: make([]uint32, n), meta: make([]termMeta, n+1),
 		dead: make([]uint64, (len(src.hash)+63)/64),
 	}
 	s.narrow(src)
@@ -736,14 +776,14 @@ func (b *builder) finish(globalIDs []uint32) *segment {
 	k := 0
 	for i, id := range order {
 		s.terms[i] = globalIDs[id]
-		s.offs[i] = uint32(len(post))
-		s.skipOffs[i] = uint32(len(s.skips))
+		m := &s.meta[i]
+		m.off, m.skipOff = uint32(len(post)), uint32(len(s.skips))
 		entries := sorted[k : k+int(b.count[id])]
 		k += len(entries)
 		if high := cut.high(entries); high >= 0 {
 			l := &layers{}
 			post, l.maxTF[0], l.maxImpact[0] = s.appendList(post, entries, side{cut, high, true})
-			l.split = uint32(len(post)) - s.offs[i]
+			l.split = uint32(len(post)) - m.off
 			l.dl = make([]uint8, 0, len(entries)/layerFraction)
 			for j, e := range entries {
 				if cut.buckets[j] >= uint16(high) {
@@ -751,21 +791,22 @@ func (b *builder) finish(globalIDs []uint32) *segment {
 				}
 			}
 			l.dl = slices.Clip(l.dl)
-			l.skipSplit = uint32(len(s.skips)) - s.skipOffs[i]
+			l.skipSplit = uint32(len(s.skips)) - m.skipOff
 			post, l.maxTF[1], l.maxImpact[1] = s.appendList(post, entries, side{cut, high, false})
 			if s.layers == nil {
 				s.layers = map[int]*layers{}
 			}
 			s.layers[i] = l
-			s.maxTF[i], s.maxImpact[i] = max(l.maxTF[0], l.maxTF[1]), max(l.maxImpact[0], l.maxImpact[1])
+			m.flags |= metaSplit
+			m.maxTF, m.maxImpact = max(l.maxTF[0], l.maxTF[1]), max(l.maxImpact[0], l.maxImpact[1])
 			s.addDense(i, entries, len(src.hash))
 			continue
 		}
-		post, s.maxTF[i], s.maxImpact[i] = s.appendList(post, entries, side{cut: cut, from: -1})
+		post, m.maxTF, m.maxImpact = s.appendList(post, entries, side{cut: cut, from: -1})
 		s.addDense(i, entries, len(src.hash))
 	}
-	s.offs[n] = uint32(len(post))
-	s.skipOffs[n] = uint32(len(s.skips))
+	s.meta[n] = termMeta{off: uint32(len(post)), skipOff: uint32(len(s.skips))}
+	s.termSample = sampleTerms(s.terms)
 	s.post = slices.Clip(post)
 	if len(post) < cap(post)*3/4 {
 		s.post = slices.Clone(post)
@@ -826,6 +867,7 @@ func (s *segment) addDense(i int, entries []uint64, docs int) {
 			s.dense = map[int]*denseTerm{}
 		}
 		s.dense[i] = newDenseTerm(entries, docs)
+		s.meta[i].flags |= metaDense
 	}
 }
 
