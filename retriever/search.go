@@ -297,14 +297,15 @@ func (ix *Index) run(ctx context.Context, q *query, f *filter) ([]hit, error) {
 			size += w.size
 		}
 	}
-	if size < ix.tune.parallelMin || len(work) < 2 {
+	if size < ix.tune.parallelMin || len(work) < 2 || len(q.terms) < 2 {
 		top := newTopK(q.k)
 		if err := ix.search(ctx, q, f, work, avgdl, top); err != nil {
 			return nil, err
 		}
 		return top.sorted(), nil
 	}
-	// A query with many postings: two halves of the segments, as even in
+	// A query of several terms with many postings (one term alone is
+	// walked fast enough, its blocks skipped): two halves of the segments, as even in
 	// size as they come, searched side by side. Each half keeps its own
 	// best k, and prunes with the higher of the two thresholds: each half's
 	// k-th best is a floor for the whole query's k-th best, so a piece
