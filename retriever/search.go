@@ -562,6 +562,24 @@ type termCursor struct {
 	dls   []uint8 // a high list's lengths (see layers)
 }
 
+// blocks is how many blocks the cursor's list has: its skips' (one block
+// when it has none).
+func (c *termCursor) blocks() int { return max(len(c.it.skips), 1) }
+
+// block returns the byte range of the list's si-th block, the piece before
+// it, and the bound of the term's score in its pieces.
+func (c *termCursor) block(si int) (from, end int, prev uint32, ub float64) {
+	from, end, prev, ub = 0, len(c.it.p), ^uint32(0), c.ub
+	if si < len(c.it.skips) {
+		blk := c.it.skips[si]
+		end, ub = int(blk.end), scoreBound(c.idf, blk.maxImpact, c.scale)
+	}
+	if si > 0 {
+		from, prev = int(c.it.skips[si-1].end), c.it.skips[si-1].lastDoc
+	}
+	return from, end, prev, ub
+}
+
 // lookup returns the cursor's term's tf in piece d (0: not in it), for pieces
 // asked in increasing order.
 func (c *termCursor) lookup(d uint32) uint32 {
@@ -1057,28 +1075,29 @@ func (t *decodedTerm) mergeAt(mid int) {
 // single scores one term's postings in a tight loop, skipping the blocks
 // whose bound cannot reach the threshold.
 func (ix *Index) single(s *segment, c *termCursor, avgdl float64, q *query, f *filter, top *topK) {
-	it := &c.it
 	norms := q.norms
 	runs := newRunCursor(ix, s, q, f)
 	theta := top.threshold() * (1 - pruneSlack)
-	for it.valid {
-		if it.si < len(it.skips) {
-			blk := it.skips[it.si]
-			if scoreBound(c.idf, blk.maxImpact, c.scale) < theta {
-				if !it.advance(blk.lastDoc + 1) {
-					return
+	var dls [skipEvery]uint16
+	for si := range c.blocks() {
+		from, end, prev, ub := c.block(si)
+		if ub < theta {
+			continue
+		}
+		// The block whole, then its pieces' lengths in a loop of
+		// independent loads (their cache misses overlap), then the scores.
+		q.blockDocs, q.blockTFs = decodeFrom(c.it.p[from:end], prev, q.blockDocs[:0], q.blockTFs[:0])
+		for j, d := range q.blockDocs {
+			dls[j] = s.lengthAt(c.dls, si*skipEvery+j, d)
+		}
+		for j, d := range q.blockDocs {
+			if score := bm25n(c.idf, q.blockTFs[j], norms.of(dls[j], avgdl)); score >= theta {
+				if ok, fs := runs.at(d); ok {
+					top.offer(hit{score: score, seg: s, doc: d, fs: fs})
+					theta = top.threshold() * (1 - pruneSlack)
 				}
-				continue
 			}
 		}
-		d := it.doc
-		if score := bm25n(c.idf, it.tf, norms.of(s.dlOf(d), avgdl)); score >= theta {
-			if ok, fs := runs.at(d); ok {
-				top.offer(hit{score: score, seg: s, doc: d, fs: fs})
-				theta = top.threshold() * (1 - pruneSlack)
-			}
-		}
-		it.next()
 	}
 }
 
@@ -1091,7 +1110,6 @@ func (ix *Index) prefill(s *segment, cs []termCursor, r int, done []bool, avgdl 
 		it.valid, it.pos, it.last, it.si = false, 0, ^uint32(0), 0
 		return it
 	}
-	rare := fresh(cs[r].it)
 	others := make([]termCursor, len(cs))
 	for i := range cs {
 		others[i] = cs[i]
@@ -1160,23 +1178,12 @@ func (ix *Index) prefill(s *segment, cs []termCursor, r int, done []bool, avgdl 
 		d, tf, k uint32 // k: the piece's place in rare's list
 		dl       uint16
 	}
-	blocks := max(len(rare.skips), 1)
-	start, last := 0, ^uint32(0)
-	for si := range blocks {
-		end, rareUB := len(rare.p), cs[r].ub
-		if si < len(rare.skips) {
-			blk := rare.skips[si]
-			end, rareUB = int(blk.end), scoreBound(idf, blk.maxImpact, cs[r].scale)
-		}
-		from, blockLast := start, last
-		start = end
-		if si < len(rare.skips) {
-			last = rare.skips[si].lastDoc
-		}
+	for si := range cs[r].blocks() {
+		from, end, prev, rareUB := cs[r].block(si)
 		if rareUB+rest < theta {
 			continue
 		}
-		q.blockDocs, q.blockTFs = decodeFrom(rare.p[from:end], blockLast, q.blockDocs[:0], q.blockTFs[:0])
+		q.blockDocs, q.blockTFs = decodeFrom(cs[r].it.p[from:end], prev, q.blockDocs[:0], q.blockTFs[:0])
 		n := 0
 		for j, d := range q.blockDocs {
 			// The bounds of the terms the piece may have: those with bit
