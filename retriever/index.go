@@ -32,6 +32,8 @@ type Index struct {
 	seed        maphash.Seed
 	workers     int
 	tune        tuning
+	scratch     sync.Pool                   // of *scratch, queries' buffers
+	norms       atomic.Pointer[cachedNorms] // the last query's norm table
 
 	refreshMu sync.Mutex // one update at a time
 

@@ -98,13 +98,54 @@ type query struct {
 	agent int // -1: every agent
 	k     int
 	best  []float64 // scratch for reach, by query term
+	*scratch
+}
 
-	decoded []decodedTerm // exhaustive's buffers, kept across segments
-	// prefill's decoded block
+// scratch is a query's buffers, kept across segments, and across queries
+// in the index's pool: a query would otherwise allocate some 100 KB, whose
+// collection costs every query.
+type scratch struct {
+	decoded []decodedTerm // exhaustive's
+	// prefill's and single's decoded block
 	blockDocs, blockTFs []uint32
 	cands               []uint32
 	candDLs             []uint16 // the lengths of cands
 	seen                []uint64 // exhaustivePairs' bit per piece, clear between uses
+	cursors             []termCursor
+	work                []segmentWork
+}
+
+// getScratch takes buffers from the pool; putScratch gives them back.
+func (ix *Index) getScratch() *scratch {
+	if s, ok := ix.scratch.Get().(*scratch); ok {
+		return s
+	}
+	return &scratch{}
+}
+
+func (ix *Index) putScratch(s *scratch) {
+	// The segments the cursors point into may be dropped: let them go.
+	clear(s.cursors[:cap(s.cursors)])
+	clear(s.work[:cap(s.work)])
+	s.cursors, s.work = s.cursors[:0], s.work[:0]
+	ix.scratch.Put(s)
+}
+
+// normsFor returns the length norms at avgdl: the last query's when the
+// average is the same (it changes only as the index does).
+func (ix *Index) normsFor(avgdl float64) *normTable {
+	if c := ix.norms.Load(); c != nil && c.avgdl == avgdl {
+		return c.table
+	}
+	c := &cachedNorms{avgdl: avgdl, table: newNormTable(avgdl)}
+	ix.norms.Store(c)
+	return c.table
+}
+
+// cachedNorms is a norm table and the average length it is for.
+type cachedNorms struct {
+	avgdl float64
+	table *normTable
 }
 
 // reach is the most a piece can score from the cursors that use allows: the
@@ -261,17 +302,20 @@ func (ix *Index) run(ctx context.Context, q *query, f *filter) ([]hit, error) {
 		return nil, nil
 	}
 	avgdl := float64(terms) / float64(docs)
-	q.norms = newNormTable(avgdl)
+	q.norms = ix.normsFor(avgdl)
 	q.best = make([]float64, len(q.terms))
+	q.scratch = ix.getScratch()
+	defer ix.putScratch(q.scratch)
 	// Every segment's cursors first: the size of their postings decides
-	// whether the segments are searched in two halves side by side.
-	var work []segmentWork
+	// whether the segments are searched in two halves side by side. They
+	// go into one slice, cut per segment once it is full.
+	work, all := q.work[:0], q.cursors[:0]
 	size := 0
 	for _, s := range ix.segments {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		w := segmentWork{s: s}
+		w := segmentWork{s: s, from: len(all)}
 		var buf [2]list
 		scale := impactScale(avgdl, s.refAvgdl)
 		for qi, t := range q.terms {
@@ -288,15 +332,20 @@ func (ix *Index) run(ctx context.Context, q *query, f *filter) ([]hit, error) {
 				// Not yet at its first piece: most cursors never walk (the
 				// steps below start their own iterators, or leave them out),
 				// and decoding one posting of each list costs a cache miss.
-				w.cursors = append(w.cursors, c)
+				all = append(all, c)
 				w.size += len(l.it.p)
 			}
 		}
-		if len(w.cursors) > 0 {
+		if len(all) > w.from {
+			w.to = len(all)
 			work = append(work, w)
 			size += w.size
 		}
 	}
+	for i := range work {
+		work[i].cursors = all[work[i].from:work[i].to:work[i].to]
+	}
+	q.work, q.cursors = work, all
 	if size < ix.tune.parallelMin || len(work) < 2 || len(q.terms) < 2 {
 		top := newTopK(q.k)
 		if err := ix.search(ctx, q, f, work, avgdl, top); err != nil {
@@ -322,7 +371,8 @@ func (ix *Index) run(ctx context.Context, q *query, f *filter) ([]hit, error) {
 	shared := newSharedBound()
 	tops := [2]*topK{newTopK(q.k), newTopK(q.k)}
 	tops[0].shared, tops[1].shared = shared, shared
-	other := q.fork()
+	other := q.fork(ix.getScratch())
+	defer ix.putScratch(other.scratch)
 	var otherErr error
 	done := make(chan struct{})
 	go func() {
@@ -342,15 +392,16 @@ func (ix *Index) run(ctx context.Context, q *query, f *filter) ([]hit, error) {
 
 // segmentWork is a segment and its query terms' cursors.
 type segmentWork struct {
-	s       *segment
-	cursors []termCursor
-	size    int // postings bytes
+	s        *segment
+	cursors  []termCursor
+	from, to int // where cursors are in the query's scratch
+	size     int // postings bytes
 }
 
 // fork returns a copy of the query for another goroutine: the same terms
-// and tables (read only), scratch buffers of its own.
-func (q *query) fork() *query {
-	c := &query{norms: q.norms, terms: q.terms, agent: q.agent, k: q.k}
+// and tables (read only), scratch buffers of its own (sc).
+func (q *query) fork(sc *scratch) *query {
+	c := &query{norms: q.norms, terms: q.terms, agent: q.agent, k: q.k, scratch: sc}
 	c.best = make([]float64, len(q.terms))
 	return c
 }
