@@ -120,22 +120,35 @@ func benchQuery(b *testing.B, refresh bool) {
 		lat = append(lat, el)
 		perQuery[q] = append(perQuery[q], el)
 	}
+	cpu := cpuTime() - cpu0
+	// Each query's median: the queries that are slow, not the moments.
+	med := map[string]time.Duration{}
+	for q, ls := range perQuery {
+		slices.Sort(ls)
+		med[q] = ls[len(ls)/2]
+	}
+	keys := slices.SortedFunc(maps.Keys(med), func(a, b string) int { return int(med[b] - med[a]) })
 	if os.Getenv("RUNLS_BENCH_VERBOSE") != "" {
-		// Each query's median: the queries that are slow, not the moments.
-		med := map[string]time.Duration{}
-		for q, ls := range perQuery {
-			slices.Sort(ls)
-			med[q] = ls[len(ls)/2]
-		}
-		keys := slices.SortedFunc(maps.Keys(med), func(a, b string) int { return int(med[b] - med[a]) })
 		for _, k := range keys {
 			fmt.Fprintf(os.Stderr, "median %v %q\n", med[k], k)
 		}
 	}
-	b.ReportMetric(float64((cpuTime()-cpu0).Microseconds())/float64(len(lat)), "cpu-µs/op")
 	slices.Sort(lat)
-	b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "µs-median")
-	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "µs-p99")
+	median, p99 := lat[len(lat)/2], lat[len(lat)*99/100]
+	if path := os.Getenv("RUNLS_BENCH_TSV"); path != "" {
+		// For bench/ratio.sh: the run, the figures, each query's median.
+		dir, _ := benchRun(b)
+		out := fmt.Sprintf("run\t%s\nall\t%d\t%d\n", dir, median.Microseconds(), p99.Microseconds())
+		for _, k := range keys {
+			out += fmt.Sprintf("query\t%s\t%d\n", k, med[k].Microseconds())
+		}
+		if err := os.WriteFile(path, []byte(out), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(cpu.Microseconds())/float64(len(lat)), "cpu-µs/op")
+	b.ReportMetric(float64(median.Microseconds()), "µs-median")
+	b.ReportMetric(float64(p99.Microseconds()), "µs-p99")
 }
 
 // BenchmarkOneQuery runs the query in RUNLS_QUERY (default "deploy database
