@@ -1,6 +1,7 @@
 package retriever
 
 import (
+	"math"
 	"strings"
 	"testing"
 )
@@ -83,6 +84,17 @@ func TestDenseTermTF(t *testing.T) {
 		}
 		if dt.has(d) != (want[d] > 0) {
 			t.Fatalf("has(%d) = %v", d, dt.has(d))
+		}
+		// The window's bound: its largest tf, or past a byte, any.
+		var winMax uint32
+		for e := d / denseWindow * denseWindow; e < min((d/denseWindow+1)*denseWindow, docs); e++ {
+			winMax = max(winMax, want[e])
+		}
+		if winMax >= bigTFMark {
+			winMax = math.MaxUint16
+		}
+		if got := dt.windowMaxTF(d); uint32(got) != winMax {
+			t.Fatalf("windowMaxTF(%d) = %d, want %d", d, got, winMax)
 		}
 	}
 }

@@ -33,7 +33,7 @@ func (ix *Index) Footprint() Footprint {
 			f.Terms += int64(cap(l.dl))
 		}
 		for _, d := range s.dense {
-			f.Terms += int64(cap(d.bits))*8 + int64(cap(d.tfAt))*4 + int64(cap(d.tfLow))*2 + int64(cap(d.tfs)) + int64(len(d.bigTF))*8
+			f.Terms += int64(cap(d.bits))*8 + int64(cap(d.tfAt))*4 + int64(cap(d.tfLow))*2 + int64(cap(d.tfs)) + int64(len(d.bigTF))*8 + int64(cap(d.winMax))
 		}
 	}
 	for _, st := range ix.stats {

@@ -1237,21 +1237,16 @@ func (ix *Index) prefill(s *segment, cs []termCursor, r int, done []bool, avgdl 
 		q.blockDocs, q.blockTFs = decodeFrom(cs[r].it.p[from:end], prev, q.blockDocs[:0], q.blockTFs[:0])
 		n := 0
 		for j, d := range q.blockDocs {
-			// The bounds of the terms the piece may have: those with bit
-			// sets looked up, the likeliest to be missing first (the
-			// largest bound: the rarest), until the piece is out of reach.
+			// The bounds of the terms the piece may have, those with bit
+			// sets looked up. Without branches: whether a piece has a
+			// frequent term is a coin toss.
 			quick := rareUB + rest
 			for _, g := range denseGroups {
-				if !gdense[g].has(d) {
-					if quick -= gub[g]; quick < theta {
-						break
-					}
-				}
+				missing := ^gdense[g].bits[d>>6] >> (d & 63) & 1
+				quick -= gub[g] * float64(missing)
 			}
-			if quick >= theta {
-				batch[n].d, batch[n].tf, batch[n].k = d, q.blockTFs[j], uint32(si*skipEvery+j)
-				n++
-			}
+			batch[n].d, batch[n].tf, batch[n].k = d, q.blockTFs[j], uint32(si*skipEvery+j)
+			n += b2i(quick >= theta)
 		}
 		for j := range batch[:n] {
 			batch[j].dl = s.lengthAt(cs[r].dls, int(batch[j].k), batch[j].d)
@@ -1265,18 +1260,25 @@ func (ix *Index) prefill(s *segment, cs []termCursor, r int, done []bool, avgdl 
 			partial := bm25n(idf, b.tf, norm)
 			left := 0.0
 			for g := range nGroups {
-				bound[g] = 0
-				for _, i := range order[groups[g]:groups[g+1]] {
-					tf := cs[i].maxTF
-					// The largest tf of the block d would be in, read off the skips.
-					if it := &others[i].it; others[i].dense == nil && len(it.skips) > 0 {
-						it.seek(d)
-						if it.si < len(it.skips) {
-							tf = it.skips[it.si].maxTF
+				var tf uint16
+				if t := gdense[g]; t != nil {
+					// The largest tf of the window of pieces d is in.
+					tf = t.windowMaxTF(d)
+				} else {
+					for _, i := range order[groups[g]:groups[g+1]] {
+						// The largest tf of the block d would be in, read off the skips.
+						t := cs[i].maxTF
+						if it := &others[i].it; len(it.skips) > 0 {
+							it.seek(d)
+							if it.si < len(it.skips) {
+								t = it.skips[it.si].maxTF
+							}
 						}
+						tf = max(tf, t)
 					}
-					bound[g] = max(bound[g], bm25n(cs[i].idf, uint32(tf), norm))
 				}
+				// A term's lists share its idf: one score for the largest tf.
+				bound[g] = bm25n(cs[order[groups[g]]].idf, uint32(tf), norm)
 				left += bound[g]
 			}
 			if partial+left < theta {

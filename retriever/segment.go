@@ -228,6 +228,10 @@ type denseTerm struct {
 	tfLow []uint16
 	tfs   []uint8           // the tf, or bigTFMark
 	bigTF map[uint32]uint16 // tfs of bigTFMark and more, by piece
+	// winMax is the largest tf of each window (0: none has the term;
+	// bigTFMark: that or more), which bounds the term's score in its pieces
+	// far tighter than its largest tf over the segment.
+	winMax []uint8
 }
 
 const (
@@ -239,11 +243,13 @@ const (
 // piece order).
 func newDenseTerm(entries []uint64, docs int) *denseTerm {
 	windows := (docs + denseWindow - 1) / denseWindow
-	t := &denseTerm{bits: make([]uint64, (docs+63)/64), tfAt: make([]uint32, windows+1)}
+	t := &denseTerm{bits: make([]uint64, (docs+63)/64), tfAt: make([]uint32, windows+1), winMax: make([]uint8, windows)}
 	for _, e := range entries {
 		doc := uint32(e>>logTFBits) & maxBuilderDocs
 		tf := uint32(e & (1<<logTFBits - 1))
 		t.bits[doc>>6] |= 1 << (doc & 63)
+		w := &t.winMax[doc/denseWindow]
+		*w = max(*w, uint8(min(tf, bigTFMark)))
 		if tf != 1 {
 			t.tfAt[doc/denseWindow+1]++
 			t.tfLow = append(t.tfLow, uint16(doc%denseWindow))
@@ -265,6 +271,14 @@ func newDenseTerm(entries []uint64, docs int) *denseTerm {
 
 // has reports whether piece d has the term.
 func (t *denseTerm) has(d uint32) bool { return t.bits[d>>6]&(1<<(d&63)) != 0 }
+
+// windowMaxTF bounds the term's tf in piece d: the largest of its window.
+func (t *denseTerm) windowMaxTF(d uint32) uint16 {
+	if m := t.winMax[d/denseWindow]; m != bigTFMark {
+		return uint16(m)
+	}
+	return math.MaxUint16
+}
 
 // tf returns the term's tf in piece d, 0 when the piece lacks it.
 func (t *denseTerm) tf(d uint32) uint32 {
