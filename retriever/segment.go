@@ -95,7 +95,7 @@ func sampleTerms(terms []uint32) []uint32 {
 // most blocks and keep them all in reach. Each posting is in one list only.
 const (
 	// defaultLayerMin is the fewest postings a term must have to be split.
-	defaultLayerMin = 1024
+	defaultLayerMin = 128
 	// layerFraction: about 1/layerFraction of a term's postings are high.
 	layerFraction = 32
 	// impactBuckets is how finely impacts are told apart when choosing the cut.
@@ -940,16 +940,20 @@ func (c *impactCut) high(entries []uint64) int {
 	if len(entries) < c.layerMin {
 		return -1
 	}
-	clear(c.hist)
 	c.buckets = c.buckets[:0]
+	lo, hi := impactBuckets, 0
 	for _, e := range entries {
 		b := c.bucket(e)
 		c.buckets = append(c.buckets, uint16(b))
 		c.hist[b]++
+		lo, hi = min(lo, b), max(hi, b)
 	}
+	// Only the buckets between the lowest and highest taken are counted,
+	// and cleared for the next term: most terms are short.
+	defer clear(c.hist[lo : hi+1])
 	want := len(entries) / layerFraction
 	n := 0
-	for b := impactBuckets - 1; b > 0; b-- {
+	for b := hi; b > lo; b-- {
 		n += int(c.hist[b])
 		if n >= want {
 			if n > len(entries)/2 {
