@@ -113,6 +113,15 @@ type scratch struct {
 	seen                []uint64 // exhaustivePairs' bit per piece, clear between uses
 	cursors             []termCursor
 	work                []segmentWork
+	pf                  prefillScratch
+}
+
+// prefillScratch is prefill's buffers.
+type prefillScratch struct {
+	others              []termCursor
+	order, groups, byUB []int
+	gub, contrib, bound []float64
+	gdense              []*denseTerm
 }
 
 // getScratch takes buffers from the pool; putScratch gives them back.
@@ -127,6 +136,8 @@ func (ix *Index) putScratch(s *scratch) {
 	// The segments the cursors point into may be dropped: let them go.
 	clear(s.cursors[:cap(s.cursors)])
 	clear(s.work[:cap(s.work)])
+	clear(s.pf.others[:cap(s.pf.others)])
+	clear(s.pf.gdense[:cap(s.pf.gdense)])
 	s.cursors, s.work = s.cursors[:0], s.work[:0]
 	ix.scratch.Put(s)
 }
@@ -1161,15 +1172,17 @@ func (ix *Index) prefill(s *segment, cs []termCursor, r int, done []bool, avgdl 
 		it.valid, it.pos, it.last, it.si = false, 0, ^uint32(0), 0
 		return it
 	}
-	others := make([]termCursor, len(cs))
+	// The buffers below are the query's, kept from segment to segment.
+	pf := &q.pf
+	others := slices.Grow(pf.others[:0], len(cs))[:len(cs)]
 	for i := range cs {
 		others[i] = cs[i]
 		others[i].it = fresh(cs[i].it)
 	}
 	// The other terms, by query term: the piece is in no other list of its
 	// own term, and in at most one list of each other term.
-	var order []int  // of cs, the lists looked up, a term's lists together
-	var groups []int // start of each term's lists in order
+	order := pf.order[:0]   // of cs, the lists looked up, a term's lists together
+	groups := pf.groups[:0] // start of each term's lists in order
 	for i := range cs {
 		if i == r || done[i] || cs[i].qi == cs[r].qi || slices.ContainsFunc(order, func(j int) bool { return cs[j].qi == cs[i].qi }) {
 			continue
@@ -1184,15 +1197,16 @@ func (ix *Index) prefill(s *segment, cs []termCursor, r int, done []bool, avgdl 
 	groups = append(groups, len(order))
 	nGroups := len(groups) - 1
 	// Look the likeliest to add the most up first.
-	gub := make([]float64, nGroups)
-	gdense := make([]*denseTerm, nGroups) // a term's bit set, to tell absence cheaply
+	gub := slices.Grow(pf.gub[:0], nGroups)[:nGroups]
+	gdense := slices.Grow(pf.gdense[:0], nGroups)[:nGroups] // a term's bit set, to tell absence cheaply
+	clear(gub)
 	for g := range nGroups {
 		for _, i := range order[groups[g]:groups[g+1]] {
 			gub[g] = max(gub[g], cs[i].ub)
 			gdense[g] = cs[i].dense
 		}
 	}
-	byUB := make([]int, nGroups)
+	byUB := slices.Grow(pf.byUB[:0], nGroups)[:nGroups]
 	for g := range byUB {
 		byUB[g] = g
 	}
@@ -1207,15 +1221,15 @@ func (ix *Index) prefill(s *segment, cs []termCursor, r int, done []bool, avgdl 
 		return cmp.Or(cmp.Compare(sparse(a), sparse(b)), cmp.Compare(gub[b], gub[a]))
 	})
 	// byUB begins with the terms that have bit sets
-	denseGroups := byUB[:0:0]
-	for _, g := range byUB {
-		if gdense[g] != nil {
-			denseGroups = append(denseGroups, g)
-		}
+	dense := 0
+	for dense < nGroups && gdense[byUB[dense]] != nil {
+		dense++
 	}
+	denseGroups := byUB[:dense]
+	contrib := slices.Grow(pf.contrib[:0], len(q.terms))[:len(q.terms)]
+	bound := slices.Grow(pf.bound[:0], nGroups)[:nGroups]
+	pf.others, pf.order, pf.groups, pf.gub, pf.gdense, pf.byUB, pf.contrib, pf.bound = others, order, groups, gub, gdense, byUB, contrib, bound
 	rest := sumInOrder(gub) // the most the other terms add to any piece
-	contrib := make([]float64, len(q.terms))
-	bound := make([]float64, nGroups)
 	runs := newRunCursor(ix, s, q, f)
 	theta := top.threshold() * (1 - pruneSlack)
 	idf := cs[r].idf
