@@ -432,6 +432,9 @@ func (ix *Index) search(ctx context.Context, q *query, f *filter, work []segment
 			segs = append(segs, p)
 		}
 	}
+	// The segments whose rarest list can score highest first: the
+	// threshold rises sooner, and prunes more of the rest.
+	slices.SortStableFunc(segs, func(a, b *pendingSegment) int { return cmp.Compare(b.all[0].ub, a.all[0].ub) })
 	for round := 0; round < len(q.terms); round++ {
 		for _, p := range segs {
 			ix.prefillRound(p, round, avgdl, q, f, top)
