@@ -114,6 +114,10 @@ type scratch struct {
 	cursors             []termCursor
 	work                []segmentWork
 	pf                  prefillScratch
+	pending             []pendingSegment // search's
+	done                []bool
+	rest                []termCursor
+	cum, contrib        []float64 // maxScore's
 }
 
 // prefillScratch is prefill's buffers.
@@ -137,6 +141,8 @@ func (ix *Index) putScratch(s *scratch) {
 	clear(s.cursors[:cap(s.cursors)])
 	clear(s.work[:cap(s.work)])
 	clear(s.pf.others[:cap(s.pf.others)])
+	clear(s.pending[:cap(s.pending)])
+	clear(s.rest[:cap(s.rest)])
 	clear(s.pf.gdense[:cap(s.pf.gdense)])
 	s.cursors, s.work = s.cursors[:0], s.work[:0]
 	ix.scratch.Put(s)
@@ -423,34 +429,50 @@ func (ix *Index) search(ctx context.Context, q *query, f *filter, work []segment
 	// while terms are rare, their pieces scored whole: the threshold they set
 	// prunes the frequent terms in every segment, the first ones included.
 	// Then the frequent terms' best blocks, then MaxScore on the rest.
-	var segs []*pendingSegment
+	segs := q.pending[:0]
 	for _, w := range work {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if p := ix.startSegment(w.s, w.cursors, avgdl, q, f, top); p != nil {
+		if p, ok := ix.startSegment(w.s, w.cursors, avgdl, q, f, top); ok {
 			segs = append(segs, p)
 		}
 	}
+	// Their done flags and the lists left for MaxScore, in two buffers.
+	n := 0
+	for i := range segs {
+		n += len(segs[i].all)
+	}
+	done := slices.Grow(q.done[:0], n)[:n]
+	clear(done)
+	rest := slices.Grow(q.rest[:0], n)[:0]
+	n = 0
+	for i := range segs {
+		segs[i].done = done[n : n+len(segs[i].all) : n+len(segs[i].all)]
+		n += len(segs[i].all)
+	}
 	// The segments whose rarest list can score highest first: the
 	// threshold rises sooner, and prunes more of the rest.
-	slices.SortStableFunc(segs, func(a, b *pendingSegment) int { return cmp.Compare(b.all[0].ub, a.all[0].ub) })
+	slices.SortStableFunc(segs, func(a, b pendingSegment) int { return cmp.Compare(b.all[0].ub, a.all[0].ub) })
 	for round := 0; round < len(q.terms); round++ {
-		for _, p := range segs {
-			ix.prefillRound(p, round, avgdl, q, f, top)
+		for i := range segs {
+			ix.prefillRound(&segs[i], round, avgdl, q, f, top)
 		}
 	}
-	var later []pendingSegment
+	later := segs[:0] // in place: a segment is moved down, never up
 	for _, p := range segs {
+		from := len(rest)
 		for i := range p.all {
 			if !p.done[i] {
-				p.rest = append(p.rest, p.all[i])
+				rest = append(rest, p.all[i])
 			}
 		}
-		if len(p.rest) > 0 {
-			later = append(later, *p)
+		if len(rest) > from {
+			p.rest = rest[from:len(rest):len(rest)]
+			later = append(later, p)
 		}
 	}
+	q.pending, q.done, q.rest = segs, done, rest
 	ix.champions(later, avgdl, q, f, top)
 	for _, p := range later {
 		if err := ctx.Err(); err != nil {
@@ -665,9 +687,9 @@ const pruneSlack = 1e-9
 // startSegment scores a segment outright when all its query terms are rare
 // and alike (every posting), else readies it for the rounds of prefill: its
 // terms rarest first.
-func (ix *Index) startSegment(s *segment, cs []termCursor, avgdl float64, q *query, f *filter, top *topK) *pendingSegment {
+func (ix *Index) startSegment(s *segment, cs []termCursor, avgdl float64, q *query, f *filter, top *topK) (pendingSegment, bool) {
 	if len(cs) == 0 || len(s.fileRuns) == 0 {
-		return nil
+		return pendingSegment{}, false
 	}
 	// Every posting when the terms are few and alike; with a much more
 	// frequent term beside a rare one, the rare one's pieces set a threshold
@@ -686,13 +708,13 @@ func (ix *Index) startSegment(s *segment, cs []termCursor, avgdl float64, q *que
 	}
 	if terms > 1 && total <= ix.tune.exhaustiveMax && most <= ix.tune.exhaustiveSpread*least {
 		ix.exhaustive(s, cs, avgdl, q, f, top)
-		return nil
+		return pendingSegment{}, false
 	}
 	// Rarest first; of a split term, the high list (the shorter) first.
 	slices.SortFunc(cs, func(a, b termCursor) int {
 		return cmp.Or(cmp.Compare(b.idf, a.idf), cmp.Compare(len(a.it.p), len(b.it.p)))
 	})
-	return &pendingSegment{s: s, all: cs, done: make([]bool, len(cs)), budget: 2 * ix.tune.prefillMax}
+	return pendingSegment{s: s, all: cs, budget: 2 * ix.tune.prefillMax}, true
 }
 
 // prefillRound scores whole the pieces of the segment's round-th rarest term,
@@ -734,10 +756,12 @@ func (ix *Index) maxScore(s *segment, cs []termCursor, avgdl float64, q *query, 
 	}
 	slices.SortFunc(cs, func(a, b termCursor) int { return cmp.Compare(a.ub, b.ub) })
 	runs := newRunCursor(ix, s, q, f)
-	cum := make([]float64, len(cs))
+	cum := slices.Grow(q.cum[:0], len(cs))[:len(cs)]
+	q.cum = cum
 	// A score is summed in query term order, whatever order the cursors are
 	// in, so that equal pieces get equal scores to the last bit.
-	contrib := make([]float64, len(q.terms))
+	contrib := slices.Grow(q.contrib[:0], len(q.terms))[:len(q.terms)]
+	q.contrib = contrib
 	// cum[i] bounds what cursors 0..i add to a piece: of a split term's two
 	// lists only the larger bound counts, as a piece is in one of them.
 	clear(q.best)
