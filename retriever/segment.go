@@ -895,6 +895,7 @@ type impactCut struct {
 	dl       []uint16
 	avgdl    float64
 	norms    []float64 // lengthNorm by piece length, for the lengths in the batch
+	once     []uint16  // the bucket of tf 1 by piece length: most entries'
 	hist     []uint32
 	buckets  []uint16 // of the last term cut, by entry
 }
@@ -920,8 +921,10 @@ func newImpactCut(dl []uint16, layerMin int) *impactCut {
 	}
 	c := &impactCut{dl: dl, layerMin: layerMin, norms: make([]float64, int(longest)+1), hist: make([]uint32, impactBuckets)}
 	c.avgdl = max(float64(total)/float64(max(len(dl), 1)), 1)
+	c.once = make([]uint16, len(c.norms))
 	for l := range c.norms {
 		c.norms[l] = lengthNorm(uint32(l), c.avgdl)
+		c.once[l] = uint16(impactBucket(1, c.norms[l]))
 	}
 	return c
 }
@@ -929,8 +932,14 @@ func newImpactCut(dl []uint16, layerMin int) *impactCut {
 // bucket is the impact bucket of a log entry: tf/(tf + norm) in (0, 1).
 func (c *impactCut) bucket(e uint64) int {
 	doc := uint32(e>>logTFBits) & maxBuilderDocs
-	tf := float64(e & (1<<logTFBits - 1))
-	return min(int(tf/(tf+c.norms[c.dl[doc]])*impactBuckets), impactBuckets-1)
+	if tf := e & (1<<logTFBits - 1); tf != 1 {
+		return impactBucket(float64(tf), c.norms[c.dl[doc]])
+	}
+	return int(c.once[c.dl[doc]])
+}
+
+func impactBucket(tf, norm float64) int {
+	return min(int(tf/(tf+norm)*impactBuckets), impactBuckets-1)
 }
 
 // high returns the bucket from which a term's entries are high, or -1 when
