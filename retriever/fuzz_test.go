@@ -1,7 +1,6 @@
 package retriever
 
 import (
-	"encoding/binary"
 	"testing"
 	"unicode/utf8"
 
@@ -74,12 +73,7 @@ func FuzzDecodeList(f *testing.F) {
 				break
 			}
 			doc := last + uint32(delta)
-			if tf == 1 {
-				post = binary.AppendUvarint(post, delta<<1|1)
-			} else {
-				post = binary.AppendUvarint(post, delta<<1)
-				post = binary.AppendUvarint(post, uint64(tf))
-			}
+			post = appendPosting(post, delta, tf)
 			last = doc
 			wantDocs, wantTFs = append(wantDocs, doc), append(wantTFs, tf)
 		}

@@ -578,6 +578,16 @@ func (it *postingIter) advance(target uint32) bool {
 	return false
 }
 
+// appendPosting encodes a posting: the delta from the last piece, shifted
+// left, its low bit set when tf is 1 (nearly always); else the tf follows.
+func appendPosting(post []byte, delta uint64, tf uint32) []byte {
+	if tf == 1 {
+		return binary.AppendUvarint(post, delta<<1|1)
+	}
+	post = binary.AppendUvarint(post, delta<<1)
+	return binary.AppendUvarint(post, uint64(tf))
+}
+
 // uvarintAt decodes the uvarint at p[pos:] and returns the position after
 // it. Loops test for the one-byte form inline and call this for the rest:
 // the two-byte form (most deltas of middling terms) first.
@@ -854,13 +864,7 @@ func (s *segment) appendList(post []byte, entries []uint64, sd side) ([]byte, ui
 		c++
 		doc := uint32(e>>logTFBits) & maxBuilderDocs
 		tf := uint32(e & (1<<logTFBits - 1))
-		delta := uint64(doc - last)
-		if tf == 1 {
-			post = binary.AppendUvarint(post, delta<<1|1)
-		} else {
-			post = binary.AppendUvarint(post, delta<<1)
-			post = binary.AppendUvarint(post, uint64(tf))
-		}
+		post = appendPosting(post, uint64(doc-last), tf)
 		last = doc
 		impact := float64(tf) / (float64(tf) + sd.cut.norms[sd.cut.dl[doc]])
 		maxTF, maxImpact = max(maxTF, uint16(tf)), max(maxImpact, impact)
