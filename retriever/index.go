@@ -245,7 +245,7 @@ func (ix *Index) refresh(ctx context.Context, progress func(Progress)) (Changes,
 					}
 				}
 				changedMu.Unlock()
-				b = newBuilder(ix.tune.layerMin)
+				b = b.next()
 				pend = nil
 			}
 			for t := range ch {

@@ -633,6 +633,7 @@ type builder struct {
 	seg     rawColumns
 	terms   *termTable
 	log     []uint64 // term<<(logDocBits+logTFBits) | doc<<logTFBits | tf
+	sorted  []uint64 // room for the log sorted by term, in finish
 	tf      []uint32 // count of each term in the current piece
 	count   []uint32 // postings per term
 	touched []int32
@@ -655,6 +656,17 @@ const (
 	logTermShift   = logDocBits + logTFBits
 	maxBuilderDocs = 1<<logDocBits - 1
 )
+
+// next returns a builder for the worker's next batch, which takes over this
+// one's log and sort buffers (the batch's largest, some 50 MB each): made
+// anew for each batch, their clearing and first touch cost a tenth of the
+// indexing time. This builder must be finished.
+func (b *builder) next() *builder {
+	n := newBuilder(b.layerMin)
+	n.log, n.sorted = b.log[:0], b.sorted[:0]
+	b.log, b.sorted = nil, nil
+	return n
+}
 
 func newBuilder(layerMin int) *builder {
 	return &builder{terms: newTermTable(), layerMin: layerMin}
@@ -737,7 +749,11 @@ func (b *builder) reserve(n int64) {
 		return
 	}
 	n = min(n, 64<<20) // past that, doubling costs little against the reading
-	b.log = slices.Grow(b.log, int(float64(n)*postingsPerByte))
+	if need := len(b.log) + int(float64(n)*postingsPerByte); need > cap(b.log) {
+		// At least doubled: made just large enough for each file, the log
+		// (the batch's largest slice) is copied again for each file.
+		b.log = slices.Grow(b.log, max(need, 2*cap(b.log))-len(b.log))
+	}
 	p := int(float64(n) * piecesPerByte)
 	r := &b.seg
 	r.hash, r.file, r.line = slices.Grow(r.hash, p), slices.Grow(r.file, p), slices.Grow(r.line, p)
@@ -780,13 +796,14 @@ func (b *builder) finish(globalIDs []uint32) *segment {
 		at[id] = next
 		next += b.count[id]
 	}
-	sorted := make([]uint64, len(b.log))
+	// Every place of sorted is written once: no need to clear it.
+	sorted := slices.Grow(b.sorted[:0], len(b.log))[:len(b.log)]
 	for _, e := range b.log {
 		id := e >> logTermShift
 		sorted[at[id]] = e
 		at[id]++
 	}
-	b.log = nil
+	b.sorted = sorted
 
 	src := &b.seg
 	s := &segment{
