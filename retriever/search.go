@@ -371,11 +371,12 @@ func (ix *Index) run(ctx context.Context, q *query, f *filter) ([]hit, error) {
 		return top.sorted(), nil
 	}
 	// A query of several terms with many postings (one term alone is
-	// walked fast enough, its blocks skipped): two halves of the segments, as even in
-	// size as they come, searched side by side. Each half keeps its own
-	// best k, and prunes with the higher of the two thresholds: each half's
-	// k-th best is a floor for the whole query's k-th best, so a piece
-	// below either cannot enter. The halves' best are merged at the end.
+	// walked fast enough, its blocks skipped): two halves of the segments,
+	// as even in size as they come, searched side by side. Each half keeps
+	// its own best k, and prunes with the higher of the two thresholds:
+	// each half's k-th best is a floor for the whole query's k-th best, so
+	// a piece below either cannot enter. The halves' best are merged at the
+	// end.
 	var halves [2][]segmentWork
 	var sizes [2]int
 	for _, w := range work {
