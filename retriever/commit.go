@@ -1,27 +1,47 @@
 package retriever
 
-// commit makes a batch visible: the builder's segment with the files it read,
-// and the removal of deleted files. Term ids are made global under the
-// dictionary's lock and the segment laid out before the index's write lock is
-// taken, so searches wait only for the bookkeeping.
-func (ix *Index) commit(b *builder, updates []*update, removed []*fileState, episodes map[string]bool) {
+// laidOut is a builder's batch made into a segment, with its terms' global
+// ids, ready to be committed.
+type laidOut struct {
+	b      *builder
+	seg    *segment
+	global []uint32 // by the builder's term id
+	ids    int      // one more than the largest of global
+}
+
+// layOut makes the builder's segment: term ids made global under the
+// dictionary's lock, then the segment laid out. It takes no other lock, so
+// that workers lay their batches out side by side, and searches wait only
+// for commit's bookkeeping.
+func (ix *Index) layOut(b *builder) *laidOut {
+	global := ix.globalIDs(b.terms)
+	ids := 0
+	for _, id := range global {
+		ids = max(ids, int(id)+1)
+	}
+	return &laidOut{b: b, seg: b.finish(global), global: global, ids: ids}
+}
+
+// commit makes a batch visible: a laid out segment (or none) with the files
+// it read, and the removal of deleted files.
+func (ix *Index) commit(l *laidOut, updates []*update, removed []*fileState, episodes map[string]bool) {
 	var seg *segment
 	var global []uint32
-	if b != nil {
-		global = ix.globalIDs(b.terms)
-		seg = b.finish(global)
+	if l != nil {
+		seg, global = l.seg, l.global
 	}
 
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	if seg != nil {
+		b := l.b
 		ix.segments = append(ix.segments, seg)
 		for agent, df := range b.agentDF {
 			st := &ix.stats[agent]
 			st.docs += int64(b.agentDocs[agent])
 			st.terms += b.agentLen[agent]
-			if need := len(ix.dict); len(st.df) < need {
-				st.df = append(st.df, make([]uint32, need-len(st.df))...)
+			if len(st.df) < l.ids {
+				st.df = append(st.df, make([]uint32, l.ids-len(st.df))...)
 			}
 			for local, n := range df {
 				if n > 0 {

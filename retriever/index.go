@@ -235,8 +235,9 @@ func (ix *Index) refresh(ctx context.Context, progress func(Progress)) (Changes,
 				if len(pend) == 0 {
 					return
 				}
+				l := ix.layOut(b)
 				commitMu.Lock()
-				ix.commit(b, pend, nil, episodes)
+				ix.commit(l, pend, nil, episodes)
 				commitMu.Unlock()
 				changedMu.Lock()
 				for _, u := range pend {
