@@ -19,13 +19,8 @@ const (
 // update, under the write lock, when no read of a file is under way: the
 // file states it rewrites are the current ones, and no update holds an older.
 func (ix *Index) compact() {
-	var small []*segment
-	for _, s := range ix.segments {
-		if s.docs() < smallSegmentDocs || s.ndead*2 > s.docs() {
-			small = append(small, s)
-		}
-	}
-	if len(small) < mergeSmallAt {
+	small := mergeCandidates(ix.segments)
+	if len(small) == 0 {
 		return
 	}
 	merged, moved := mergeSegments(small, ix.tune.layerMin)
@@ -46,6 +41,39 @@ func (ix *Index) compact() {
 	for _, fs := range ix.files {
 		ix.moveRefs(fs, gone, merged)
 	}
+}
+
+// mergeCandidates returns the segments to merge now (none: not yet): the
+// small ones and those mostly dead, once there are mergeSmallAt of them. A
+// small segment that would be most of the merge (four times the others
+// together) is left out while it is not mostly dead: rewritten to take in a
+// few appended pieces every few updates, it would cost each of those
+// updates tens of milliseconds; left out, it is merged once the others have
+// grown to a fair share of it.
+func mergeCandidates(segments []*segment) []*segment {
+	var small []*segment
+	total := 0
+	for _, s := range segments {
+		if s.docs() < smallSegmentDocs || s.ndead*2 > s.docs() {
+			small = append(small, s)
+			total += s.docs()
+		}
+	}
+	for len(small) >= mergeSmallAt {
+		big := 0
+		for i, s := range small {
+			if s.docs() > small[big].docs() {
+				big = i
+			}
+		}
+		s := small[big]
+		if s.ndead*2 > s.docs() || s.docs() <= 4*(total-s.docs()) {
+			return small
+		}
+		small = slices.Delete(small, big, big+1)
+		total -= s.docs()
+	}
+	return nil
 }
 
 // moveRefs points a file's ranges and tail docs at the merged segment.

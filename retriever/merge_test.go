@@ -57,3 +57,36 @@ func (s *segment) deadCountSlow() int {
 func removeFile(root, rel string) error {
 	return os.Remove(filepath.Join(root, filepath.FromSlash(rel)))
 }
+
+// TestMergeCandidates: small segments are merged once there are enough, but
+// one that would be most of the merge waits, unless it is mostly dead.
+func TestMergeCandidates(t *testing.T) {
+	seg := func(docs, dead int) *segment {
+		return &segment{hash: make([]uint64, docs), ndead: dead}
+	}
+	tiny := func(n int) []*segment {
+		var ss []*segment
+		for range n {
+			ss = append(ss, seg(10, 0))
+		}
+		return ss
+	}
+	big := seg(60000, 0)
+	for _, tc := range []struct {
+		name string
+		segs []*segment
+		want int // segments merged
+	}{
+		{"too few", tiny(mergeSmallAt - 1), 0},
+		{"enough", tiny(mergeSmallAt), mergeSmallAt},
+		{"large ones are not small", append(tiny(mergeSmallAt-1), seg(smallSegmentDocs, 0)), 0},
+		{"one small but big waits", append(tiny(mergeSmallAt), big), mergeSmallAt},
+		{"and holds back too few others", append(tiny(mergeSmallAt-1), big), 0},
+		{"a mostly dead one goes in", append(tiny(mergeSmallAt-1), seg(60000, 40000)), mergeSmallAt},
+		{"a fair share of it", append(tiny(mergeSmallAt-1), seg(60000, 0), seg(15000, 0)), mergeSmallAt + 1},
+	} {
+		if got := len(mergeCandidates(tc.segs)); got != tc.want {
+			t.Errorf("%s: %d segments merged, want %d", tc.name, got, tc.want)
+		}
+	}
+}
