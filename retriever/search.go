@@ -325,14 +325,17 @@ func (ix *Index) run(ctx context.Context, q *query, f *filter) ([]hit, error) {
 	defer ix.putScratch(q.scratch)
 	// Every segment's cursors first: the size of their postings decides
 	// whether the segments are searched in two halves side by side. They
-	// go into one slice, cut per segment once it is full.
-	work, all := q.work[:0], q.cursors[:0]
+	// go into one slice, with room for them all (a term has two lists at
+	// most in a segment), so that each segment's stay where they are.
+	work := q.work[:0]
+	all := slices.Grow(q.cursors[:0], 2*len(q.terms)*len(ix.segments))
 	size := 0
 	for _, s := range ix.segments {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		w := segmentWork{s: s, from: len(all)}
+		w := segmentWork{s: s}
+		from := len(all)
 		var buf [2]list
 		scale := impactScale(avgdl, s.refAvgdl)
 		for qi, t := range q.terms {
@@ -353,14 +356,11 @@ func (ix *Index) run(ctx context.Context, q *query, f *filter) ([]hit, error) {
 				w.size += len(l.it.p)
 			}
 		}
-		if len(all) > w.from {
-			w.to = len(all)
+		if len(all) > from {
+			w.cursors = all[from:len(all):len(all)]
 			work = append(work, w)
 			size += w.size
 		}
-	}
-	for i := range work {
-		work[i].cursors = all[work[i].from:work[i].to:work[i].to]
 	}
 	q.work, q.cursors = work, all
 	if size < ix.tune.parallelMin || len(work) < 2 || len(q.terms) < 2 {
@@ -410,10 +410,9 @@ func (ix *Index) run(ctx context.Context, q *query, f *filter) ([]hit, error) {
 
 // segmentWork is a segment and its query terms' cursors.
 type segmentWork struct {
-	s        *segment
-	cursors  []termCursor
-	from, to int // where cursors are in the query's scratch
-	size     int // postings bytes
+	s       *segment
+	cursors []termCursor
+	size    int // postings bytes
 }
 
 // fork returns a copy of the query for another goroutine: the same terms
