@@ -96,7 +96,8 @@ func benchAppend(b *testing.B, watched bool) {
 }
 
 // pretendWatched makes the index behave as with a healthy watcher that saw no
-// event: every folder of the last walk is watched and clean.
+// event: every folder of the last update is watched and trusted, and a search
+// waits for a barrier that returns at once.
 func pretendWatched(b testing.TB, ix *Index) {
 	b.Helper()
 	ix.fw.start()
@@ -104,17 +105,10 @@ func pretendWatched(b testing.TB, ix *Index) {
 	for rel, ino := range ix.fw.folders {
 		ix.fw.watched[rel] = ino
 	}
+	ix.fw.updatePolled()
 	ix.fw.mu.Unlock()
-	before := ix.fw.listings.Load()
 	if _, err := ix.Refresh(context.Background(), nil); err != nil {
 		b.Fatal(err)
-	}
-	// Folders listed within racyWindow are listed until it passes.
-	if ix.fw.listings.Load() != before {
-		time.Sleep(racyWindow)
-		if _, err := ix.Refresh(context.Background(), nil); err != nil {
-			b.Fatal(err)
-		}
 	}
 }
 

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"hash/maphash"
+	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -12,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 
 	"go.uber.org/zap"
 
@@ -167,23 +170,32 @@ func (ix *Index) BytesRead() (content, checks int64) {
 	return ix.bytesRead.Load(), ix.checkBytes.Load()
 }
 
-// Refresh brings the index up to date with the files, reporting progress.
-// Subscribers (see Watch) are told which record files changed once the update
-// is committed, outside the update's lock: a subscriber may call the index,
-// and the calls of two updates may run at the same time, so a subscriber
-// reads the state it publishes when it publishes it.
+// Refresh brings the index up to date with every change made to the files
+// before the call, reporting progress. With a healthy watcher (see Watch) it
+// looks only at what the watcher's events named; without one it walks the
+// run folder. Subscribers (see Watch) are told which record files changed
+// once the update is committed, outside the update's lock: a subscriber may
+// call the index, and the calls of two updates may run at the same time, so
+// a subscriber reads the state it publishes when it publishes it.
 func (ix *Index) Refresh(ctx context.Context, progress func(Progress)) (Changes, error) {
-	c, err := ix.refresh(ctx, progress)
-	if err == nil {
-		ix.notify(c)
+	if err := ix.awaitEvents(ctx); err != nil {
+		return Changes{}, err
 	}
+	return ix.update(ctx, progress)
+}
+
+// update is Refresh without the wait for events: the watcher's own updates,
+// made on its events, need none.
+func (ix *Index) update(ctx context.Context, progress func(Progress)) (Changes, error) {
+	c, err := ix.refresh(ctx, progress)
+	ix.notify(c) // a cancelled update tells what it committed
 	return c, err
 }
 
 func (ix *Index) refresh(ctx context.Context, progress func(Progress)) (Changes, error) {
 	ix.refreshMu.Lock()
 	defer ix.refreshMu.Unlock()
-	found, episodes, err := ix.discover()
+	sc, err := ix.discover()
 	if err != nil {
 		return Changes{}, err
 	}
@@ -191,12 +203,22 @@ func (ix *Index) refresh(ctx context.Context, progress func(Progress)) (Changes,
 	known := ix.files
 	ix.mu.RUnlock()
 
+	fw := &ix.fw
+	if fw.pollFiles == nil {
+		fw.pollFiles = map[string]bool{}
+	}
 	var tasks []*task
 	var changed []string
 	var total int64
-	for rel, c := range found {
-		old := known[rel]
-		t := ix.plan(old, c)
+	for rel, c := range sc.found {
+		// A hard link is written through paths whose events go to other
+		// folders (or none, outside the run): it is polled.
+		if links(c.info) > 1 {
+			fw.pollFiles[rel] = true
+		} else {
+			delete(fw.pollFiles, rel)
+		}
+		t := ix.plan(known[rel], c)
 		if t == nil {
 			continue
 		}
@@ -204,10 +226,49 @@ func (ix *Index) refresh(ctx context.Context, progress func(Progress)) (Changes,
 		total += t.size - t.from
 	}
 	var removed []*fileState
-	for rel, old := range known {
-		if _, ok := found[rel]; !ok {
-			removed = append(removed, old)
+	if sc.full {
+		for rel, old := range known {
+			if _, ok := sc.found[rel]; !ok {
+				removed = append(removed, old)
+			}
 		}
+		for rel := range fw.pollFiles {
+			if _, ok := sc.found[rel]; !ok {
+				delete(fw.pollFiles, rel)
+			}
+		}
+	} else {
+		for rel := range sc.removed {
+			if _, ok := sc.found[rel]; ok {
+				continue // found again: another file, or the same
+			}
+			delete(fw.pollFiles, rel)
+			if old := known[rel]; old != nil {
+				removed = append(removed, old)
+			}
+		}
+	}
+	var episodes map[string]bool
+	if sc.episodes {
+		episodes = sc.episodeSet()
+		ix.mu.RLock()
+		same := maps.Equal(episodes, ix.episodes)
+		ix.mu.RUnlock()
+		if same {
+			episodes = nil
+		}
+	}
+	defer func() {
+		fw.mu.Lock()
+		fw.polledFiles = len(fw.pollFiles)
+		fw.mu.Unlock()
+	}()
+	if len(tasks) == 0 && len(removed) == 0 {
+		if episodes != nil {
+			ix.commit(nil, nil, nil, episodes)
+		}
+		ix.indexed.Store(true)
+		return Changes{}, nil
 	}
 	// Larger files first, so that the workers finish together.
 	slices.SortFunc(tasks, func(a, b *task) int { return int((b.size - b.from) - (a.size - a.from)) })
@@ -225,6 +286,7 @@ func (ix *Index) refresh(ctx context.Context, progress func(Progress)) (Changes,
 	var wg sync.WaitGroup
 	var commitMu sync.Mutex // serializes commits of workers
 	var changedMu sync.Mutex
+	var failed, skipped []string
 	for w := 0; w < ix.workers; w++ {
 		wg.Add(1)
 		go func() {
@@ -251,6 +313,9 @@ func (ix *Index) refresh(ctx context.Context, progress func(Progress)) (Changes,
 			}
 			for t := range ch {
 				if ctx.Err() != nil {
+					changedMu.Lock()
+					skipped = append(skipped, t.c.rel)
+					changedMu.Unlock()
 					continue
 				}
 				u, drop := ix.read(t, b)
@@ -259,11 +324,14 @@ func (ix *Index) refresh(ctx context.Context, progress func(Progress)) (Changes,
 				if u != nil {
 					pend = append(pend, u)
 				}
-				if drop && t.old != nil {
+				if drop {
 					// Gone or unreadable since it was found: left out until it
-					// can be read again.
+					// can be read again, and given a stat at each update.
 					changedMu.Lock()
-					removed = append(removed, t.old)
+					if t.old != nil {
+						removed = append(removed, t.old)
+					}
+					failed = append(failed, t.c.rel)
 					changedMu.Unlock()
 				}
 				if b.inputBytes > 32<<20 || len(b.seg.hash) > 1<<20 {
@@ -279,8 +347,15 @@ func (ix *Index) refresh(ctx context.Context, progress func(Progress)) (Changes,
 	}
 	close(ch)
 	wg.Wait()
+	for _, rel := range failed {
+		fw.pollFiles[rel] = true
+	}
 	if err := ctx.Err(); err != nil {
-		return Changes{}, err
+		// Cancelled: what the scan found and was not done is left to the
+		// next update (the scan's change set is spent).
+		fw.leave(skipped, removed, sc.episodes)
+		slices.Sort(changed)
+		return Changes{Files: slices.Compact(changed)}, err
 	}
 	commitMu.Lock()
 	ix.commit(nil, nil, removed, episodes)
@@ -314,6 +389,14 @@ func (ix *Index) warnLink(rel string) {
 		return
 	}
 	ix.warnOnce("link:"+rel, "skipped a link that points outside the run folder", zap.String("link", rel), zap.String("target", target))
+}
+
+// links returns a file's link count (1 where the system does not tell).
+func links(info fs.FileInfo) uint64 {
+	if st, ok := info.Sys().(*syscall.Stat_t); ok {
+		return uint64(st.Nlink)
+	}
+	return 1
 }
 
 func (ix *Index) warnOnce(key, msg string, fields ...zap.Field) {
