@@ -96,9 +96,9 @@ func parseFlags() (config, error) {
 	}
 	switch *shape {
 	case "big":
-		c.opts = rungen.Options{Bytes: 1 << 30, Seed: 1, Episodes: 10, Agents: 20, FilesPerAgent: 2}
+		c.opts = rungen.Options{Bytes: 1 << 30, Seed: 1}.FewFiles()
 	case "small":
-		c.opts = rungen.Options{Bytes: 200 << 20, Seed: 1, Episodes: 10, Agents: 100, FilesPerAgent: 98}
+		c.opts = rungen.Options{Bytes: 200 << 20, Seed: 1}.ManyFiles()
 	default:
 		return c, fmt.Errorf("-shape %q: want big or small", *shape)
 	}
