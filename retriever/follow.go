@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -119,6 +121,11 @@ type scan struct {
 	fresh    map[string]bool      // folders walked with everything below them
 	episodes bool                 // the root or an episode folder changed
 	tree     bool                 // folders appeared or went
+
+	// A full scan lists the root and the episodes, then walks the agent
+	// folders side by side: their visits take mu to record what they found.
+	mu     sync.Mutex
+	queued *[]string // agent folders to walk after the episodes (full scans)
 }
 
 // visitMode says how a folder is brought up to date.
@@ -159,7 +166,10 @@ func (ix *Index) discover() (*scan, error) {
 		sc.full, sc.episodes = true, true
 		sc.dirs = make(map[string]*dirState, len(sc.old))
 		ix.fw.unreadable = map[string]bool{}
-		err = sc.visit(nil, ".", ".", fullWalk)
+		sc.queued = new([]string)
+		if err = sc.visit(nil, ".", ".", fullWalk); err == nil {
+			sc.walkQueued()
+		}
 	} else {
 		sc.dirs = sc.old
 		err = sc.changes()
@@ -181,7 +191,7 @@ func (ix *Index) discover() (*scan, error) {
 func (sc *scan) changes() error {
 	fw := &sc.ix.fw
 	var todo []string
-	for _, set := range []map[string]bool{sc.cs.dirs, sc.cs.recheck, sc.cs.polled, fw.unreadable} {
+	for _, set := range []map[string]bool{sc.cs.dirs, sc.cs.polled, fw.unreadable} {
 		for rel := range set {
 			todo = append(todo, rel)
 		}
@@ -208,13 +218,31 @@ func (sc *scan) changes() error {
 				continue
 			}
 		}
-		m := visitMode{force: sc.cs.dirs[rel], poll: sc.cs.polled[rel] || sc.cs.recheck[rel] || fw.unreadable[rel]}
+		m := visitMode{force: sc.cs.dirs[rel], poll: sc.cs.polled[rel] || fw.unreadable[rel]}
 		if err := sc.visit(nil, "", rel, m); err != nil {
 			return err
 		}
 	}
 	sc.statNamed()
 	return nil
+}
+
+// walkQueued walks the agent folders of a full scan, side by side.
+func (sc *scan) walkQueued() {
+	agents := *sc.queued
+	sc.queued = nil
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(sc.ix.workers, len(agents)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := next.Add(1) - 1; i < int64(len(agents)); i = next.Add(1) - 1 {
+				_ = sc.visit(nil, "", agents[i], fullWalk) // only the root's visit fails
+			}
+		}()
+	}
+	wg.Wait()
 }
 
 // levelDepth orders folders shallow first.
@@ -301,7 +329,7 @@ func (sc *scan) visit(parent *os.Root, name, rel string, m visitMode) error {
 	}
 	old := sc.old[rel]
 	for attempt := 0; attempt < 2; attempt++ {
-		d, infos, err := sc.list(r, rel, m.force || attempt > 0)
+		d, infos, err := sc.list(r, rel, m.force || attempt > 0, &m)
 		if err != nil {
 			if rel == "." {
 				return fmt.Errorf("read run folder %s: %w", ix.root, err)
@@ -313,6 +341,7 @@ func (sc *scan) visit(parent *os.Root, name, rel string, m visitMode) error {
 		if stale && infos == nil {
 			continue // a file went since the cached listing: list it again
 		}
+		sc.mu.Lock()
 		delete(ix.fw.unreadable, rel)
 		sc.visited[rel] = true
 		if m.recurse {
@@ -331,6 +360,7 @@ func (sc *scan) visit(parent *os.Root, name, rel string, m visitMode) error {
 			}
 		}
 		sc.dirs[rel] = d
+		sc.mu.Unlock()
 		return sc.subfolders(r, rel, d, old, infos != nil, m)
 	}
 	return nil
@@ -375,6 +405,10 @@ func (sc *scan) subfolders(r *os.Root, rel string, d, old *dirState, listed bool
 			srel = rel + "/" + sub
 		}
 		if m.recurse {
+			if sc.queued != nil && levelOf(rel) == levelEpisode {
+				*sc.queued = append(*sc.queued, srel)
+				continue
+			}
 			if err := sc.visit(r, sub, srel, m); err != nil {
 				return err
 			}
@@ -441,6 +475,8 @@ func (sc *scan) drop(rel string) {
 // longer a folder) since its parent was listed, or unreadable, which is
 // logged once and tried again at each update. Its files are dropped.
 func (sc *scan) unlisted(rel string, err error) {
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
 	sc.drop(rel)
 	sc.visited[rel] = true
 	fw := &sc.ix.fw
@@ -478,8 +514,10 @@ func (sc *scan) candidate(rel string, info fs.FileInfo, evented bool) candidate 
 
 // list returns folder r's listing (rel names it), the cached one when the
 // folder's identity and time say it is unchanged; infos holds the entries'
-// stats when it was listed now.
-func (sc *scan) list(r *os.Root, rel string, force bool) (*dirState, map[string]fs.FileInfo, error) {
+// stats when it was listed now. With a watcher running, the folder is
+// watched first; when its watch begins now, m.poll is set: what changed in
+// it before raised no event.
+func (sc *scan) list(r *os.Root, rel string, force bool, m *visitMode) (*dirState, map[string]fs.FileInfo, error) {
 	ix := sc.ix
 	info, err := r.Lstat(".")
 	ix.fw.stats.Add(1)
@@ -488,6 +526,9 @@ func (sc *scan) list(r *os.Root, rel string, force bool) (*dirState, map[string]
 	}
 	dev, ino := fileID(info)
 	mtime := info.ModTime().UnixNano()
+	if ix.fw.watch(rel, ino) {
+		m.poll = true
+	}
 	old := sc.old[rel]
 	if old != nil && !force && old.dev == dev && old.ino == ino && old.mtime == mtime && mtime < old.listedAt-int64(racyWindow) {
 		return old, nil, nil
@@ -615,15 +656,39 @@ func (ix *Index) plan(old *fileState, c candidate) *task {
 	return &task{old: old, c: c, from: old.commitPos, size: size}
 }
 
-// read reads a file as planned into b. It returns the update to commit, or
-// nil when there is nothing to commit; drop is true when the file could not be
-// read (gone, or unreadable: logged once) and its old evidence must go.
-func (ix *Index) read(t *task, b *builder) (u *update, drop bool) {
+// readBuffer is a worker's block buffer, kept from file to file.
+type readBuffer struct{ block []byte }
+
+func (r *readBuffer) get(n int64) []byte {
+	if int64(cap(r.block)) < n {
+		r.block = make([]byte, n)
+	}
+	return r.block[:n]
+}
+
+// firstBlockBytes is the most read at first from a file whose head is
+// checked for a NUL: small files are read in one block, and a large binary
+// file costs little more than its check.
+const firstBlockBytes = 64 << 10
+
+// read reads a file as planned into b. dir is the opened folder that holds
+// the file (nil: it is opened from the run folder), and buf the worker's
+// block buffer. It returns the update to commit, or nil when there is nothing
+// to commit; drop is true when the file could not be read (gone, or
+// unreadable: logged once) and its old evidence must go.
+func (ix *Index) read(t *task, b *builder, dir *folder, buf *readBuffer) (u *update, drop bool) {
 	if h := ix.fw.beforeRead; h != nil {
 		h(t.c.rel)
 	}
 	checked := time.Now().UnixNano()
-	f, err := openFile(ix.fsys, t.c.rel)
+	var f *os.File
+	var err error
+	atPath := false
+	if dir != nil {
+		f, atPath, err = dir.open(t.c.rel[strings.LastIndexByte(t.c.rel, '/')+1:])
+	} else {
+		f, err = openFile(ix.fsys, t.c.rel)
+	}
 	if err != nil {
 		ix.unreadable(t, err)
 		return nil, true
@@ -637,7 +702,7 @@ func (ix *Index) read(t *task, b *builder) (u *update, drop bool) {
 		ix.unreadable(t, err)
 		return nil, true
 	}
-	if !ix.atPath(f, t.c.rel, t.c.info, info) {
+	if !atPath && !ix.atPath(f, t.c.rel, t.c.info, info) {
 		ix.unreadable(t, fmt.Errorf("replaced since it was listed: %w", fs.ErrNotExist))
 		return nil, true
 	}
@@ -672,21 +737,59 @@ func (ix *Index) read(t *task, b *builder) (u *update, drop bool) {
 	if t.fresh {
 		from = 0
 	}
-	if from < BinarySniffBytes {
-		head := make([]byte, min(size, BinarySniffBytes)-from)
-		n, _ := f.ReadAt(head, from)
-		ix.checkBytes.Add(int64(n))
-		if bytes.IndexByte(head[:n], 0) >= 0 {
-			if !t.fresh {
-				next = t.old.fresh()
-				next.dev, next.ino, next.size, next.mtime, next.checkedAt = dev, ino, size, mtime, checked
-				u.next, u.fresh = next, true
-			}
-			next.binary = true
-			next.readPos = size
-			ix.log.Debug("left out a binary file", zap.String("file", t.c.rel))
-			return u, false
+	var carry []byte
+	pos := from
+	if !t.fresh && t.old.tail != nil && int64(len(t.old.tail)) == t.old.readPos-t.old.commitPos {
+		carry = append(carry, t.old.tail...) // the pending tail, kept: not read again
+		pos = t.old.readPos
+	}
+	// No bigger than what is left to read: a small file does not cost a
+	// cleared 1 MiB block.
+	block := buf.get(min(ReadBlockBytes, max(size-pos, 0)))
+	readBlock := func(want int64) (int, error) {
+		if want <= 0 {
+			return 0, nil
 		}
+		var err error
+		if h := ix.fw.beforeBlock; h != nil {
+			err = h(t.c.rel, pos)
+		}
+		n := 0
+		if err == nil {
+			n, err = f.ReadAt(block[:want], pos)
+		}
+		if errors.Is(err, io.EOF) {
+			err = nil
+		}
+		return n, err
+	}
+	// The first block is read before anything is ingested, and the part of
+	// it within the file's first BinarySniffBytes is checked for a NUL (the
+	// bytes before pos were checked when they were read).
+	want := min(int64(len(block)), size-pos)
+	if pos < BinarySniffBytes {
+		want = min(want, firstBlockBytes)
+	}
+	n, err := readBlock(want)
+	if err != nil {
+		ix.unreadable(t, err)
+		u.discard, u.hi = true, u.lo
+		return u, true
+	}
+	if pos < BinarySniffBytes && bytes.IndexByte(block[:min(int64(n), BinarySniffBytes-pos)], 0) >= 0 {
+		ix.checkBytes.Add(int64(n))
+		if !t.fresh {
+			next = t.old.fresh()
+			next.dev, next.ino, next.size, next.mtime, next.checkedAt = dev, ino, size, mtime, checked
+			u.next, u.fresh = next, true
+		}
+		next.binary = true
+		next.readPos = size
+		ix.log.Debug("left out a binary file", zap.String("file", t.c.rel))
+		return u, false
+	}
+	if pos == 0 {
+		next.head = append([]byte(nil), block[:min(n, checkBytes)]...)
 	}
 
 	g := &ingester{ix: ix, b: b, fs: next, convs: map[string]uint32{}, masked: ix.masker != nil,
@@ -698,28 +801,12 @@ func (ix *Index) read(t *task, b *builder) (u *update, drop bool) {
 		g.line = next.commitLine
 	}
 
-	var carry []byte
-	pos := from
-	if !t.fresh && t.old.tail != nil && int64(len(t.old.tail)) == t.old.readPos-t.old.commitPos {
-		carry = append(carry, t.old.tail...) // the pending tail, kept: not read again
-		pos = t.old.readPos
-	}
-	// No bigger than what is left to read: a small file does not cost a
-	// cleared 1 MiB block.
-	block := make([]byte, min(ReadBlockBytes, max(size-from, 0)))
 	var final []byte
 	var finalPos int64
-	for {
-		want := min(int64(len(block)), size-pos)
-		n := 0
-		if want > 0 {
-			if h := ix.fw.beforeBlock; h != nil {
-				err = h(t.c.rel, pos)
-			}
-			if err == nil {
-				n, err = f.ReadAt(block[:want], pos)
-			}
-			if err != nil && !errors.Is(err, io.EOF) {
+	for first := true; ; first = false {
+		if !first {
+			want = min(int64(len(block)), size-pos)
+			if n, err = readBlock(want); err != nil {
 				ix.unreadable(t, err)
 				u.discard, u.hi = true, uint32(len(b.seg.hash))
 				return u, true
@@ -728,16 +815,19 @@ func (ix *Index) read(t *task, b *builder) (u *update, drop bool) {
 		ix.bytesRead.Add(int64(n))
 		b.inputBytes += int64(n)
 		pos += int64(n)
-		buf := append(carry, block[:n]...)
+		data := block[:n]
+		if len(carry) > 0 {
+			data = append(carry, data...)
+		}
 		last := pos >= size || n < int(want) || n == 0
 		bufPos := g.pos
 		if last {
-			g.feed(buf, true)
-			final, finalPos = buf, bufPos
+			g.feed(data, true)
+			final, finalPos = data, bufPos
 			break
 		}
-		used := g.feed(buf, false)
-		carry = append(carry[:0:0], buf[used:]...)
+		used := g.feed(data, false)
+		carry = append(carry[:0:0], data[used:]...)
 	}
 	ix.readable(t.c.rel)
 	if pos < size {
@@ -748,7 +838,7 @@ func (ix *Index) read(t *task, b *builder) (u *update, drop bool) {
 	}
 	next.readPos = pos
 	next.size = max(next.size, pos)
-	if t.fresh || len(next.head) < checkBytes {
+	if len(next.head) < checkBytes && next.readPos > int64(len(next.head)) {
 		next.head = ix.readCheck(f, 0, min(pos, checkBytes))
 	}
 	w := min(pos, checkBytes)

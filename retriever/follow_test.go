@@ -893,10 +893,10 @@ func waitWatched(t testing.TB, ix *Index, n int) {
 	t.Helper()
 	waitFor(t, "every folder watched", func() bool {
 		ix.fw.mu.Lock()
-		ready := len(ix.fw.watched) == n && len(ix.fw.polled) == 0 && len(ix.fw.recheck) == 0 && ix.fw.bar != nil
+		ready := len(ix.fw.watched) == n && len(ix.fw.polled) == 0 && ix.fw.bar != nil
 		ix.fw.mu.Unlock()
 		if ready {
-			ix.refreshMu.Lock() // the update that took the rechecks has ended
+			ix.refreshMu.Lock() // the update that watched the last of them has ended
 			ix.refreshMu.Unlock()
 		}
 		return ready

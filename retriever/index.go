@@ -1,6 +1,7 @@
 package retriever
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -270,8 +271,7 @@ func (ix *Index) refresh(ctx context.Context, progress func(Progress)) (Changes,
 		ix.indexed.Store(true)
 		return Changes{}, nil
 	}
-	// Larger files first, so that the workers finish together.
-	slices.SortFunc(tasks, func(a, b *task) int { return int((b.size - b.from) - (a.size - a.from)) })
+	jobs := readJobs(tasks)
 
 	var done atomic.Int64
 	var filesDone atomic.Int64
@@ -282,7 +282,7 @@ func (ix *Index) refresh(ctx context.Context, progress func(Progress)) (Changes,
 	}
 	report()
 
-	ch := make(chan *task)
+	ch := make(chan readJob)
 	var wg sync.WaitGroup
 	var commitMu sync.Mutex // serializes commits of workers
 	var changedMu sync.Mutex
@@ -292,6 +292,10 @@ func (ix *Index) refresh(ctx context.Context, progress func(Progress)) (Changes,
 		go func() {
 			defer wg.Done()
 			b := newBuilder(ix.tune.layerMin)
+			// Room for the worker's share of the update, up to a batch: the
+			// batch's columns and postings log are made once, not grown by
+			// doubling file after file.
+			b.reserve(min(total/int64(ix.workers)+1, batchBytes))
 			var pend []*update
 			flush := func() {
 				if len(pend) == 0 {
@@ -311,30 +315,52 @@ func (ix *Index) refresh(ctx context.Context, progress func(Progress)) (Changes,
 				b = b.next()
 				pend = nil
 			}
-			for t := range ch {
+			var buf readBuffer
+			for j := range ch {
 				if ctx.Err() != nil {
 					changedMu.Lock()
-					skipped = append(skipped, t.c.rel)
+					for _, t := range j.tasks {
+						skipped = append(skipped, t.c.rel)
+					}
 					changedMu.Unlock()
 					continue
 				}
-				u, drop := ix.read(t, b)
-				done.Add(t.size - t.from)
-				filesDone.Add(1)
-				if u != nil {
-					pend = append(pend, u)
-				}
-				if drop {
-					// Gone or unreadable since it was found: left out until it
-					// can be read again, and given a stat at each update.
-					changedMu.Lock()
-					if t.old != nil {
-						removed = append(removed, t.old)
+				// The folder is opened once for its files (else each open
+				// walks the path from the run folder again).
+				dir := ix.openFolder(j.dir)
+				first := len(pend)
+				for _, t := range j.tasks {
+					u, drop := ix.read(t, b, dir, &buf)
+					done.Add(t.size - t.from)
+					filesDone.Add(1)
+					if u != nil {
+						pend = append(pend, u)
 					}
-					failed = append(failed, t.c.rel)
+					if drop {
+						// Gone or unreadable since it was found: left out until
+						// it can be read again, and given a stat at each update.
+						changedMu.Lock()
+						if t.old != nil {
+							removed = append(removed, t.old)
+						}
+						failed = append(failed, t.c.rel)
+						changedMu.Unlock()
+					}
+				}
+				if !dir.stillAt() {
+					// Moved (perhaps out of the run) while its files were
+					// read: what was read is not used, and read again.
+					ix.noteOnce("moved:"+j.dir, "a folder moved while its files were read; they are read again", zap.String("folder", j.dir))
+					changedMu.Lock()
+					for _, u := range pend[first:] {
+						u.discard = true
+						failed = append(failed, u.next.rel)
+					}
 					changedMu.Unlock()
 				}
-				if b.inputBytes > 32<<20 || len(b.seg.hash) > 1<<20 {
+				dir.close()
+				// Between jobs only: a job's updates are committed together.
+				if b.inputBytes > batchBytes || len(b.seg.hash) > 1<<20 {
 					flush()
 				}
 				report()
@@ -342,8 +368,8 @@ func (ix *Index) refresh(ctx context.Context, progress func(Progress)) (Changes,
 			flush()
 		}()
 	}
-	for _, t := range tasks {
-		ch <- t
+	for _, j := range jobs {
+		ch <- j
 	}
 	close(ch)
 	wg.Wait()
@@ -374,6 +400,45 @@ func (ix *Index) refresh(ctx context.Context, progress func(Progress)) (Changes,
 	slices.Sort(changed)
 	changed = slices.Compact(changed)
 	return Changes{Files: changed}, nil
+}
+
+// batchBytes is about how much a worker reads into one batch (a segment).
+const batchBytes = 32 << 20
+
+// readJob is files of one folder that a worker reads in turn.
+type readJob struct {
+	dir   string
+	tasks []*task
+	size  int64
+}
+
+// jobBytes is about how much a job reads: a folder's small files go
+// together (the folder is opened once for them), and its large files one a
+// job, so that the workers share them.
+const jobBytes = 1 << 20
+
+// readJobs groups the tasks by folder into jobs, larger jobs first, so that
+// the workers finish together.
+func readJobs(tasks []*task) []readJob {
+	open := map[string]int{} // a folder's job that still takes files
+	var jobs []readJob
+	for _, t := range tasks {
+		dir, n := parentOf(t.c.rel), t.size-t.from
+		if n >= jobBytes {
+			jobs = append(jobs, readJob{dir: dir, tasks: []*task{t}, size: n})
+			continue
+		}
+		k, ok := open[dir]
+		if !ok || jobs[k].size+n > jobBytes {
+			k = len(jobs)
+			open[dir] = k
+			jobs = append(jobs, readJob{dir: dir})
+		}
+		jobs[k].tasks = append(jobs[k].tasks, t)
+		jobs[k].size += n
+	}
+	slices.SortStableFunc(jobs, func(a, b readJob) int { return cmp.Compare(b.size, a.size) })
+	return jobs
 }
 
 // warnLink reports a link below the run folder whose target lies outside it.

@@ -90,16 +90,18 @@ func (ix *Index) Watch(ctx context.Context, onChange func(Changes)) error {
 	}()
 	defer updater.Wait()
 
-	wt := &watcher{ix: ix, w: w, unwatched: map[string]bool{}}
+	wt := &watcher{ix: ix, w: w}
+	// From now on an update watches each folder it visits before it lists
+	// it, so that what changes after the listing raises an event; the
+	// folders of earlier updates are polled (their changes since were not
+	// watched) until an update visits them and watches them.
+	ix.fw.setAdder(wt.add)
 	if ix.fw.empty() {
 		// Nothing was indexed yet: the folders to watch are found first.
 		if _, err := ix.update(ctx, nil); err != nil && ctx.Err() == nil {
 			ix.warnOnce("watch:refresh", "updating the index failed; it is tried again at the next change", zap.Error(err))
 		}
 	}
-	// The folders of the last update are watched, and then each of them is
-	// polled once (recheck), which finds what changed before its watch began.
-	wt.sync()
 	bar, err := newBarrier(ix.root, w, ix.fw.markAllDirty)
 	if err != nil {
 		ix.warnOnce("watch:barrier", "searches list the run folder: no private folder for the watcher's barrier", zap.Error(err))
@@ -156,9 +158,7 @@ func (ix *Index) Watch(ctx context.Context, onChange func(Changes)) error {
 			}
 			schedule()
 		case <-ix.fw.kick:
-			if wt.sync() {
-				kick()
-			}
+			wt.sync()
 		case <-timer.C:
 			pending = false
 			kick()
@@ -253,15 +253,13 @@ func (ix *Index) notify(c Changes) {
 // written, or a file or folder created, removed, renamed or changed in its
 // attributes; any event but a write also marks the folder that holds the path
 // (dirs), whose listing it may have changed. A folder that is not watched is
-// polled at every update (polled); one watched since it was last listed is
-// polled once (recheck), for what changed in it before its watch began.
+// polled at every update (polled).
 type changeSet struct {
-	events  bool // a healthy watcher and barrier: the rest is valid
-	all     bool // events were lost: walk every folder
-	dirs    map[string]bool
-	names   map[string]bool
-	recheck map[string]bool
-	polled  map[string]bool
+	events bool // a healthy watcher and barrier: the rest is valid
+	all    bool // events were lost: walk every folder
+	dirs   map[string]bool
+	names  map[string]bool
+	polled map[string]bool
 }
 
 // leftover is what a cancelled update found and did not do: files to plan,
@@ -304,8 +302,8 @@ type followState struct {
 	allDirty   bool
 	dirtyDirs  map[string]bool
 	dirtyNames map[string]bool
-	recheck    map[string]bool
-	kick       chan struct{} // tells the watcher that the folders changed
+	adder      func(rel string, ino uint64) error // watches a folder; nil: no watcher
+	kick       chan struct{}                      // tells the watcher that the folders changed
 	// polledFiles is len(pollFiles) after the last update.
 	polledFiles int
 
@@ -337,9 +335,10 @@ func (f *followState) stop() {
 	defer f.mu.Unlock()
 	f.watching = false
 	f.bar = nil
+	f.adder = nil
 	f.watched = nil
 	f.polled = nil
-	f.dirtyDirs, f.dirtyNames, f.recheck = nil, nil, nil
+	f.dirtyDirs, f.dirtyNames = nil, nil
 }
 
 // empty reports whether no update found the run's folders yet.
@@ -347,6 +346,36 @@ func (f *followState) empty() bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.folders == nil
+}
+
+func (f *followState) setAdder(add func(rel string, ino uint64) error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.adder = add
+}
+
+// watch makes sure a running watcher watches folder rel at inode ino, and
+// reports whether it began to now: then what changed in the folder before
+// is polled by the caller. A folder that cannot be watched stays polled.
+func (f *followState) watch(rel string, ino uint64) bool {
+	f.mu.Lock()
+	add := f.adder
+	if add == nil || !f.watching || f.watched[rel] == ino {
+		f.mu.Unlock()
+		return false
+	}
+	f.mu.Unlock()
+	if add(rel, ino) != nil {
+		return false
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.watched == nil {
+		return false // the watcher stopped meanwhile
+	}
+	f.watched[rel] = ino
+	delete(f.polled, rel)
+	return true
 }
 
 func (f *followState) setBarrier(b *barrier) {
@@ -386,12 +415,12 @@ func (f *followState) polling() bool {
 func (f *followState) take() changeSet {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	cs := changeSet{events: f.bar != nil, all: f.allDirty, dirs: f.dirtyDirs, names: f.dirtyNames, recheck: f.recheck}
+	cs := changeSet{events: f.bar != nil, all: f.allDirty, dirs: f.dirtyDirs, names: f.dirtyNames}
 	if len(f.polled) > 0 {
 		cs.polled = maps.Clone(f.polled)
 	}
 	f.allDirty = false
-	f.dirtyDirs, f.dirtyNames, f.recheck = nil, nil, nil
+	f.dirtyDirs, f.dirtyNames = nil, nil
 	return cs
 }
 
@@ -447,9 +476,8 @@ func (f *followState) updatePolled() {
 
 // watcher is a running Watch's fsnotify watcher.
 type watcher struct {
-	ix        *Index
-	w         *fsnotify.Watcher
-	unwatched map[string]bool // folders that could not be watched (warned about)
+	ix *Index
+	w  *fsnotify.Watcher
 }
 
 // event records what an event may have changed, and reports whether the
@@ -471,107 +499,62 @@ func (wt *watcher) event(ev fsnotify.Event) bool {
 		// do the folders below it: fsnotify would report what happens in a
 		// moved folder under its old path. The next sync watches what is at
 		// those paths now; until then they are polled.
-		removed := false
 		for w := range f.watched {
 			if w == rel || rel == "." || strings.HasPrefix(w, rel+"/") {
 				delete(f.watched, w)
 				_ = wt.w.Remove(wt.ix.abs(w)) // the kernel may have dropped it already
-				removed = true
+				if _, ok := f.folders[w]; ok {
+					f.polled[w] = true
+				}
 			}
-		}
-		if removed {
-			f.updatePolled()
 		}
 	}
 	return true
 }
 
-// sync watches the folders of the last update that are not watched yet and
-// stops watching those that are gone. The folders newly watched are polled
-// once by the next update (recheck), which finds what changed in them before
-// their watch began. It reports whether it added watches.
-func (wt *watcher) sync() bool {
+// add watches the folder rel, listed at inode ino. A folder that cannot be
+// watched (the inotify limit reached, a network file system) is polled,
+// which is logged once.
+func (wt *watcher) add(rel string, ino uint64) error {
+	path := wt.ix.abs(rel)
+	err := unwatchable(path)
+	if err == nil {
+		if add := wt.ix.fw.addWatch; add != nil {
+			err = add(wt.w, path)
+		} else {
+			err = wt.w.Add(path)
+		}
+	}
+	if err != nil {
+		fields := []zap.Field{zap.String("folder", rel), zap.Duration("every", pollInterval), zap.Error(err)}
+		if errors.Is(err, syscall.ENOSPC) {
+			fields = append(fields, zap.String("hint", "the inotify watch limit is reached: raise fs.inotify.max_user_watches"))
+		}
+		wt.ix.warnOnce("watch:poll", "cannot watch folders of the run for changes: polling them instead", fields...)
+		return err
+	}
+	// The watch is of what is at the path now: another folder than the
+	// one listed is left to the next update (its parent's event names it).
+	if info, err := os.Lstat(path); err != nil || !info.IsDir() || sameID(info, ino) != nil {
+		_ = wt.w.Remove(path)
+		return errors.New("replaced while a watch was added")
+	}
+	return nil
+}
+
+// sync stops watching the folders that left the run folder (or were
+// replaced): a folder moved keeps its watch, an inode's, under its old path,
+// which a watch of its new path would reuse, reporting its events there.
+func (wt *watcher) sync() {
 	f := &wt.ix.fw
 	f.mu.Lock()
-	folders := f.folders
-	watched := maps.Clone(f.watched)
-	f.mu.Unlock()
-	add := wt.ix.fw.addWatch
-	if add == nil {
-		add = func(w *fsnotify.Watcher, path string) error { return w.Add(path) }
-	}
-	// Watches of folders gone go first: a folder moved keeps its watch (an
-	// inode's) under its old path, which a watch of its new path would reuse.
-	var gone []string
-	for rel, ino := range watched {
-		if folders[rel] != ino {
-			gone = append(gone, rel)
+	defer f.mu.Unlock()
+	for rel, ino := range f.watched {
+		if f.folders[rel] != ino {
+			delete(f.watched, rel)
 			_ = wt.w.Remove(wt.ix.abs(rel)) // usually gone with its folder
 		}
 	}
-	added := map[string]uint64{}
-	var failed []string
-	var firstErr error
-	for rel, ino := range folders {
-		if w, ok := watched[rel]; ok && w == ino {
-			continue
-		}
-		path := wt.ix.abs(rel)
-		err := unwatchable(path)
-		if err == nil {
-			err = add(wt.w, path)
-		}
-		if err == nil {
-			// The watch is of what is at the path now: another folder than
-			// the one listed is left to the next update, polled.
-			if info, serr := os.Lstat(path); serr != nil || !info.IsDir() || sameID(info, ino) != nil {
-				_ = wt.w.Remove(path)
-				continue
-			}
-		}
-		if err != nil {
-			if !wt.unwatched[rel] {
-				failed = append(failed, rel)
-				if firstErr == nil {
-					firstErr = err
-				}
-			}
-			wt.unwatched[rel] = true
-			continue
-		}
-		delete(wt.unwatched, rel)
-		added[rel] = ino
-	}
-	for rel := range wt.unwatched {
-		if _, ok := folders[rel]; !ok {
-			delete(wt.unwatched, rel)
-		}
-	}
-	f.mu.Lock()
-	if f.watched != nil {
-		for _, rel := range gone {
-			delete(f.watched, rel)
-		}
-		for rel, ino := range added {
-			f.watched[rel] = ino
-			if f.recheck == nil {
-				f.recheck = map[string]bool{}
-			}
-			f.recheck[rel] = true
-		}
-		f.updatePolled()
-	}
-	f.mu.Unlock()
-	if len(failed) > 0 {
-		msg := "cannot watch folders of the run for changes: polling them instead"
-		fields := []zap.Field{zap.String("folder", failed[0]), zap.Int("folders", len(failed)),
-			zap.Duration("every", pollInterval), zap.Error(firstErr)}
-		if errors.Is(firstErr, syscall.ENOSPC) {
-			fields = append(fields, zap.String("hint", "the inotify watch limit is reached: raise fs.inotify.max_user_watches"))
-		}
-		wt.ix.warnOnce("watch:poll", msg, fields...)
-	}
-	return len(added) > 0
 }
 
 // sameID returns nil when info is the folder of inode ino.
