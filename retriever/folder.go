@@ -43,17 +43,21 @@ func (ix *Index) openFolder(rel string) *folder {
 
 // open opens a file of the folder for reading (see openFile); checked tells
 // that it is at its own path in the run, reached through no link.
-func (d *folder) open(name string) (f *os.File, checked bool, err error) {
+func (d *folder) open(name string) (f fileReader, checked bool, err error) {
 	if d.file != nil {
 		f, err = openNoFollow(d.file, name)
 		return f, err == nil, err
 	}
+	var of *os.File
 	if d.root != nil {
-		f, err = openFile(d.root, name)
-		return f, false, err
+		of, err = openFile(d.root, name)
+	} else {
+		of, err = openFile(d.ix.fsys, d.rel+"/"+name)
 	}
-	f, err = openFile(d.ix.fsys, d.rel+"/"+name)
-	return f, false, err
+	if err != nil {
+		return nil, false, err
+	}
+	return of, false, nil
 }
 
 // stillAt reports whether the opened folder is at its own path in the run.

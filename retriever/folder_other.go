@@ -11,6 +11,6 @@ import (
 // is checked (see folder).
 const noFollowOpen = false
 
-func openNoFollow(*os.File, string) (*os.File, error) {
+func openNoFollow(*os.File, string) (fileReader, error) {
 	return nil, errors.New("not supported")
 }

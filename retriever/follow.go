@@ -681,7 +681,7 @@ func (ix *Index) read(t *task, b *builder, dir *folder, buf *readBuffer) (u *upd
 		h(t.c.rel)
 	}
 	checked := time.Now().UnixNano()
-	var f *os.File
+	var f fileReader
 	var err error
 	atPath := false
 	if dir != nil {
@@ -856,7 +856,7 @@ func (ix *Index) read(t *task, b *builder, dir *folder, buf *readBuffer) (u *upd
 }
 
 // rewritten tells whether the bytes a file had at the last read changed.
-func (ix *Index) rewritten(f *os.File, old *fileState) bool {
+func (ix *Index) rewritten(f fileReader, old *fileState) bool {
 	head := ix.readCheck(f, 0, int64(len(old.head)))
 	if !bytes.Equal(head, old.head) {
 		return true
@@ -865,7 +865,7 @@ func (ix *Index) rewritten(f *os.File, old *fileState) bool {
 	return !bytes.Equal(win, old.window)
 }
 
-func (ix *Index) readCheck(f *os.File, off, n int64) []byte {
+func (ix *Index) readCheck(f fileReader, off, n int64) []byte {
 	buf := make([]byte, n)
 	got, _ := f.ReadAt(buf, off)
 	ix.checkBytes.Add(int64(got))
@@ -916,7 +916,7 @@ func (ix *Index) readable(rel string) {
 // run means a link was followed. A path elsewhere (the run folder moved, or
 // no /proc) says nothing of links: then the file must be the one listed at
 // the path, or the one the path names now.
-func (ix *Index) atPath(f *os.File, rel string, listed, opened fs.FileInfo) bool {
+func (ix *Index) atPath(f fileReader, rel string, listed, opened fs.FileInfo) bool {
 	if p, err := os.Readlink("/proc/self/fd/" + strconv.Itoa(int(f.Fd()))); err == nil {
 		if p == ix.abs(rel) {
 			return true
@@ -935,6 +935,16 @@ func (ix *Index) atPath(f *os.File, rel string, listed, opened fs.FileInfo) bool
 	}
 	ndev, nino := fileID(now)
 	return ndev == dev && nino == ino
+}
+
+// fileReader is a file opened to be read by an update: an *os.File, or on
+// Linux a bare descriptor opened in a folder (see openNoFollow), which costs
+// neither a poller registration nor a finalizer.
+type fileReader interface {
+	io.ReaderAt
+	Stat() (fs.FileInfo, error)
+	Fd() uintptr
+	Close() error
 }
 
 // openFile opens a file listed as regular for reading without blocking: a
