@@ -174,7 +174,7 @@ func (ix *Index) ReadLines(ctx context.Context, req ReadRequest) (Lines, error) 
 	for i, text := range texts[min(len(texts), n-from):] {
 		c := cut[n-from+i]
 		if req.MaxLineBytes > 0 && len(text) > req.MaxLineBytes {
-			text, c = cutText(text, req.MaxLineBytes), true
+			text, c = CutText(text, req.MaxLineBytes), true
 		}
 		out.Lines = append(out.Lines, Line{Number: req.First + i, Text: text, Cut: c})
 	}
@@ -297,9 +297,9 @@ func maskLines(m masking.Masker, lines []string) []string {
 	return out
 }
 
-// cutText cuts text to at most n bytes on a character boundary, and before
-// a placeholder that the cut would split.
-func cutText(text string, n int) string {
+// CutText cuts text to at most n bytes on a character boundary, and before
+// a masking placeholder that the cut would split.
+func CutText(text string, n int) string {
 	if len(text) <= n {
 		return text
 	}
