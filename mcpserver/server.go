@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/zap"
 
@@ -50,6 +51,8 @@ type Server struct {
 	log   *zap.Logger
 	mcp   *mcp.Server
 	index *firstIndexing
+	// inputs are the tools' input schemas, by name, to explain a bad argument.
+	inputs map[string]*jsonschema.Schema
 }
 
 // New makes a server over eng. It reads nothing until Run.
@@ -60,7 +63,7 @@ func New(eng Engine, opts Options) (*Server, error) {
 	if opts.ProgressEvery <= 0 {
 		opts.ProgressEvery = 100 * time.Millisecond
 	}
-	s := &Server{eng: eng, opts: opts, log: opts.Logger, index: newFirstIndexing()}
+	s := &Server{eng: eng, opts: opts, log: opts.Logger, index: newFirstIndexing(), inputs: map[string]*jsonschema.Schema{}}
 	if s.log == nil {
 		s.log = zap.NewNop()
 	}
@@ -69,6 +72,8 @@ func New(eng Engine, opts Options) (*Server, error) {
 	if err := s.addTools(); err != nil {
 		return nil, err
 	}
+	// A later middleware runs first: masking sees the answer last.
+	s.mcp.AddReceivingMiddleware(s.plainArgumentErrors)
 	if s.opts.Masker != nil {
 		s.mcp.AddReceivingMiddleware(s.maskAnswers)
 	}

@@ -6,8 +6,13 @@ package mcpserver
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -48,6 +53,7 @@ func addTool[In, Out any](s *Server, spec toolSpec, answer toolFunc[In, Out]) er
 	if spec.input != nil {
 		spec.input(in)
 	}
+	s.inputs[spec.name] = in
 	out, err := schemaFor[Out]()
 	if err != nil {
 		return fmt.Errorf("tool %s: output schema: %w", spec.name, err)
@@ -99,4 +105,69 @@ func clip(s string, n int) string {
 		return s
 	}
 	return retriever.CutText(s, n) + "…"
+}
+
+// plainArgumentErrors rewrites the SDK's schema validation errors (such as
+// `validating "arguments": validating root: validating /properties/topK:
+// maximum: 51/1 is greater than 50.000000`) as the engine's own are written:
+// the argument named, its value, and what is wanted.
+func (s *Server) plainArgumentErrors(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		res, err := next(ctx, method, req)
+		r, ok := res.(*mcp.CallToolResult)
+		call, isCall := req.(*mcp.CallToolRequest)
+		if err != nil || !ok || r == nil || !r.IsError || len(r.Content) != 1 || !isCall || call.Params == nil {
+			return res, err
+		}
+		t, ok := r.Content[0].(*mcp.TextContent)
+		schema := s.inputs[call.Params.Name]
+		if !ok || schema == nil || !strings.HasPrefix(t.Text, `validating "arguments": `) {
+			return res, err
+		}
+		t.Text = argumentError(schema, call.Params.Arguments, t.Text)
+		return res, err
+	}
+}
+
+// argumentError says which argument a validation message is about, and what
+// the schema wants of it.
+func argumentError(schema *jsonschema.Schema, raw json.RawMessage, msg string) string {
+	var args map[string]json.RawMessage
+	if json.Unmarshal(raw, &args) != nil && len(raw) > 0 && string(raw) != "null" {
+		return "invalid arguments: want a JSON object of named arguments"
+	}
+	names := slices.Sorted(maps.Keys(schema.Properties))
+	if _, rest, ok := strings.Cut(msg, "unexpected additional properties "); ok {
+		return fmt.Sprintf("unknown argument %s: this tool takes %s", clip(strings.Trim(rest, "[]"), 200), strings.Join(names, ", "))
+	}
+	if _, rest, ok := strings.Cut(msg, "missing properties: "); ok {
+		return fmt.Sprintf("missing argument %s", strings.Trim(rest, `[]"`))
+	}
+	_, rest, ok := strings.Cut(msg, "validating /properties/")
+	if !ok {
+		return msg
+	}
+	name, _, _ := strings.Cut(rest, ":")
+	p := schema.Properties[name]
+	if p == nil {
+		return msg
+	}
+	want := "want " + article(p.Type)
+	if p.Minimum != nil && p.Maximum != nil {
+		want += " from " + strconv.FormatFloat(*p.Minimum, 'f', -1, 64) + " to " + strconv.FormatFloat(*p.Maximum, 'f', -1, 64)
+	}
+	if len(p.Enum) > 0 {
+		want += fmt.Sprintf(", one of %v", p.Enum)
+	}
+	return fmt.Sprintf("invalid argument %s %s: %s", name, clip(string(args[name]), 200), want)
+}
+
+func article(jsonType string) string {
+	switch jsonType {
+	case "integer", "object", "array":
+		return "an " + jsonType
+	case "":
+		return "a value"
+	}
+	return "a " + jsonType
 }
