@@ -16,10 +16,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"strconv"
 	"sync"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -75,7 +75,9 @@ func pump(in io.Reader, pw *io.PipeWriter, w *answerWriter, limit time.Duration)
 		line, tooLong, err := readMessage(r)
 		if tooLong {
 			w.writeError(nil, -32600, fmt.Sprintf("message too large: more than %d bytes", MaxMessageBytes))
-		} else if len(bytes.TrimSpace(line)) > 0 {
+		} else if line = bytes.TrimSpace(line); len(line) > 0 {
+			// Trimmed: the SDK's reader takes anything but a line end after a
+			// message for trailing garbage, and ends the session.
 			ids, refusal := vet(line)
 			if refusal != nil {
 				w.writeError(refusal.id, refusal.code, refusal.message)
@@ -120,68 +122,39 @@ type refusal struct {
 	message string
 }
 
-// wireMessage is a JSON-RPC message as the SDK decodes it.
-type wireMessage struct {
-	Version string          `json:"jsonrpc"`
-	ID      json.RawMessage `json:"id"`
-	Method  json.RawMessage `json:"method"`
-	Params  json.RawMessage `json:"params"`
-	Error   json.RawMessage `json:"error"`
-}
-
-// vet checks that the SDK will decode a line as a message (its decoder ends
-// the session on anything else), and returns the ids of the requests it
-// holds, whose answers are waited for when stdin ends, and those of the
-// requests a cancellation notification names, which are not.
+// vet checks that the SDK will decode a line (trimmed) as a message (its reader ends
+// the session at the first it cannot), with the SDK's own decoder, and
+// returns the id of the request it holds, whose answer is waited for when
+// stdin ends, and that of the request a cancellation names, which is not.
 func vet(line []byte) (ids idChanges, refused *refusal) {
 	if !json.Valid(line) {
 		return ids, &refusal{code: -32700, message: "parse error: not a JSON value"}
 	}
-	trimmed := bytes.TrimSpace(line)
-	if trimmed[0] == '[' {
+	switch line[0] {
+	case '[':
 		return ids, &refusal{code: -32600, message: "invalid request: batches are not supported (MCP has had none since 2025-06-18)"}
-	}
-	var m wireMessage
-	if trimmed[0] != '{' || json.Unmarshal(trimmed, &m) != nil {
+	case '{':
+	default:
 		return ids, &refusal{code: -32600, message: "invalid request: want a JSON-RPC 2.0 object"}
 	}
-	id, idOK := canonicalID(m.ID)
-	answerID := m.ID
-	if !idOK {
-		answerID = nil
+	msg, err := jsonrpc.DecodeMessage(line)
+	if err != nil {
+		return ids, &refusal{id: usableID(line), code: -32600, message: "invalid request: " + err.Error()}
 	}
-	bad := func(why string) (idChanges, *refusal) {
-		return ids, &refusal{id: answerID, code: -32600, message: "invalid request: " + why}
-	}
-	if m.Version != "2.0" {
-		return bad(`"jsonrpc" must be "2.0"`)
-	}
-	if !idOK {
-		return bad(`"id" must be a string or a number`)
-	}
-	if m.Method == nil {
-		if id == "" {
-			return bad(`a response needs an "id"`)
-		}
-		if m.Error != nil && !isErrorObject(m.Error) {
-			return bad(`"error" must be an object with a numeric "code"`)
-		}
+	req, ok := msg.(*jsonrpc.Request)
+	if !ok {
 		return ids, nil // the client's answer to a call of the server's
 	}
-	var method string
-	if json.Unmarshal(m.Method, &method) != nil {
-		return bad(`"method" must be a string`)
+	if req.ID.IsValid() {
+		ids.add = idKey(req.ID)
 	}
-	if id != "" {
-		ids.add = id
-	}
-	if method == "notifications/cancelled" {
+	if req.Method == "notifications/cancelled" {
 		var p struct {
-			RequestID json.RawMessage `json:"requestId"`
+			RequestID any `json:"requestId"`
 		}
-		if json.Unmarshal(m.Params, &p) == nil {
-			if cid, ok := canonicalID(p.RequestID); ok && cid != "" {
-				ids.cancel = cid
+		if json.Unmarshal(req.Params, &p) == nil {
+			if id, err := jsonrpc.MakeID(p.RequestID); err == nil && id.IsValid() {
+				ids.cancel = idKey(id)
 			}
 		}
 	}
@@ -193,33 +166,28 @@ type idChanges struct {
 	add, cancel string
 }
 
-// canonicalID returns an id as the SDK reads it ("" for none or null): a
-// number as the integer it is truncated to, a string quoted.
-func canonicalID(raw json.RawMessage) (string, bool) {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || string(raw) == "null" {
-		return "", true
-	}
-	var v any
-	if json.Unmarshal(raw, &v) != nil {
-		return "", false
-	}
-	switch v := v.(type) {
-	case float64:
-		return strconv.FormatInt(int64(v), 10), true
-	case string:
-		return strconv.Quote(v), true
-	}
-	return "", false
+func idKey(id jsonrpc.ID) string {
+	return fmt.Sprintf("%T:%v", id.Raw(), id.Raw())
 }
 
-func isErrorObject(raw json.RawMessage) bool {
-	var e struct {
-		Code    *int64          `json:"code"`
-		Message string          `json:"message"`
-		Data    json.RawMessage `json:"data"`
+// usableID is a refused message's id, to answer it with, when it has one
+// that is a string or a number (else null).
+func usableID(line []byte) json.RawMessage {
+	var m struct {
+		ID json.RawMessage `json:"id"`
 	}
-	return json.Unmarshal(raw, &e) == nil && e.Code != nil
+	if json.Unmarshal(line, &m) != nil || len(m.ID) == 0 {
+		return nil
+	}
+	var v any
+	if json.Unmarshal(m.ID, &v) != nil {
+		return nil
+	}
+	switch v.(type) {
+	case string, float64:
+		return m.ID
+	}
+	return nil
 }
 
 // answerWriter writes the SDK's messages to Out and counts the answers to
@@ -262,12 +230,10 @@ func (w *answerWriter) Close() error { return nil }
 
 // answered counts a message written, when it answers a request.
 func (w *answerWriter) answered(line []byte) {
-	var m wireMessage
-	if json.Unmarshal(line, &m) != nil || m.Method != nil {
-		return
-	}
-	if id, ok := canonicalID(m.ID); ok {
-		w.done(id)
+	if msg, err := jsonrpc.DecodeMessage(line); err == nil {
+		if resp, ok := msg.(*jsonrpc.Response); ok {
+			w.done(idKey(resp.ID))
+		}
 	}
 }
 

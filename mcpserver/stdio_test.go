@@ -133,6 +133,7 @@ func TestStdioGarbage(t *testing.T) {
 	in.WriteString(`{"jsonrpc":"2.0","id":20,"method":"no/such/method"}` + "\n")
 	in.WriteString(`{"jsonrpc":"2.0","id":21,"method":"tools/call","params":"not an object"}` + "\n")
 	in.WriteString(`{"jsonrpc":"2.0","id":22,"method":"tools/call","params":{"name":"read","arguments":{"path":"../../../../etc/passwd"}}}` + "\n")
+	in.WriteString("  \t" + `{"jsonrpc":"2.0","id":23,"method":"tools/list"}` + " \t \r\n")
 	in.WriteString(`{"jsonrpc":"2.0","id":99,"method":"tools/list"}` + "\n")
 	msgs := serveStdio(t, openSample(t), in.String())
 
@@ -154,7 +155,7 @@ func TestStdioGarbage(t *testing.T) {
 			t.Errorf("line %.40q: answered %v, want code %v id %v", g.line, errs[i], g.code, g.id)
 		}
 	}
-	for id, want := range map[string]string{"20": "error", "21": "error", "22": "result", "99": "result"} {
+	for id, want := range map[string]string{"20": "error", "21": "error", "22": "result", "23": "result", "99": "result"} {
 		if byID[id] == nil || byID[id][want] == nil {
 			t.Errorf("request %s: %v, want a %s", id, byID[id], want)
 		}
