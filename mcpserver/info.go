@@ -20,38 +20,23 @@ var runInfoTool = toolSpec{
 
 type runInfoInput struct{}
 
-type runInfoOutput struct {
-	Root     string        `json:"root" jsonschema:"the run folder, as a file URI"`
-	Agents   []string      `json:"agents"`
-	Episodes []episodeInfo `json:"episodes"`
-	Indexing indexingInfo  `json:"indexing"`
-}
+// The structured result is run/info's (retriever.Info), its lists never
+// null.
 
-type episodeInfo struct {
-	Episode       string   `json:"episode"`
-	Agents        []string `json:"agents"`
-	Conversations []string `json:"conversations"`
-}
-
-type indexingInfo struct {
-	Done  bool  `json:"done"`
-	Files int   `json:"files" jsonschema:"agent files indexed (binary files left out)"`
-	Bytes int64 `json:"bytes" jsonschema:"bytes of them read"`
-}
-
-func (s *Server) runInfo(ctx context.Context, _ runInfoInput) (runInfoOutput, string, error) {
+func (s *Server) runInfo(ctx context.Context, _ runInfoInput) (retriever.Info, string, error) {
 	info, err := s.eng.Info(ctx)
 	if err != nil {
-		return runInfoOutput{}, "", err
+		return retriever.Info{}, "", err
 	}
-	out := runInfoOutput{
-		Root: info.Root, Agents: nonNil(info.Agents), Episodes: make([]episodeInfo, 0, len(info.Episodes)),
-		Indexing: indexingInfo{Done: info.Indexing.Done, Files: info.Indexing.Files, Bytes: info.Indexing.Bytes},
+	info.Agents = nonNil(info.Agents)
+	if info.Episodes == nil {
+		info.Episodes = []retriever.EpisodeInfo{}
 	}
-	for _, e := range info.Episodes {
-		out.Episodes = append(out.Episodes, episodeInfo{Episode: e.Episode, Agents: nonNil(e.Agents), Conversations: nonNil(e.Conversations)})
+	for i := range info.Episodes {
+		info.Episodes[i].Agents = nonNil(info.Episodes[i].Agents)
+		info.Episodes[i].Conversations = nonNil(info.Episodes[i].Conversations)
 	}
-	return out, renderInfo(s.eng.Root(), info), nil
+	return info, renderInfo(s.eng.Root(), info), nil
 }
 
 func renderInfo(root string, info retriever.Info) string {
