@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -53,6 +54,7 @@ type Server struct {
 	index *firstIndexing
 	// inputs are the tools' input schemas, by name, to explain a bad argument.
 	inputs map[string]*jsonschema.Schema
+	ran    atomic.Bool
 }
 
 // New makes a server over eng. It reads nothing until Run.
@@ -82,9 +84,12 @@ func New(eng Engine, opts Options) (*Server, error) {
 
 // Run indexes the run in the background and answers over t until the client
 // ends the session or ctx ends. The index is kept current as the files grow.
+// A server serves one session: Run returns an error when called again.
 func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
+	if !s.ran.CompareAndSwap(false, true) {
+		return errors.New("mcpserver: Run called twice")
+	}
 	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
 	var bg sync.WaitGroup
 	bg.Add(1)
 	go func() {

@@ -134,6 +134,7 @@ func TestStdioGarbage(t *testing.T) {
 	in.WriteString(`{"jsonrpc":"2.0","id":21,"method":"tools/call","params":"not an object"}` + "\n")
 	in.WriteString(`{"jsonrpc":"2.0","id":22,"method":"tools/call","params":{"name":"read","arguments":{"path":"../../../../etc/passwd"}}}` + "\n")
 	in.WriteString("  \t" + `{"jsonrpc":"2.0","id":23,"method":"tools/list"}` + " \t \r\n")
+	in.WriteString(`{"jsonrpc":"2.0","id":24,"method":"tools/call","params":{"name":"read","arguments":{"path":"` + strings.Repeat("a/", 5<<20) + `"}}}` + "\n")
 	in.WriteString(`{"jsonrpc":"2.0","id":99,"method":"tools/list"}` + "\n")
 	msgs := serveStdio(t, openSample(t), in.String())
 
@@ -155,12 +156,15 @@ func TestStdioGarbage(t *testing.T) {
 			t.Errorf("line %.40q: answered %v, want code %v id %v", g.line, errs[i], g.code, g.id)
 		}
 	}
-	for id, want := range map[string]string{"20": "error", "21": "error", "22": "result", "23": "result", "99": "result"} {
+	for id, want := range map[string]string{"20": "error", "21": "error", "22": "result", "23": "result", "24": "result", "99": "result"} {
 		if byID[id] == nil || byID[id][want] == nil {
 			t.Errorf("request %s: %v, want a %s", id, byID[id], want)
 		}
 	}
 	if res, _ := byID["22"]["result"].(map[string]any); res["isError"] != true || strings.Contains(fmt.Sprint(res), "root:") {
 		t.Errorf("a read of /etc/passwd: %v", res)
+	}
+	if res, _ := byID["24"]["result"].(map[string]any); res["isError"] != true || len(fmt.Sprint(res)) > 2000 {
+		t.Errorf("a read of a 10 MB path: %.2000v", res)
 	}
 }
