@@ -56,7 +56,8 @@ type Index struct {
 	convMu  sync.Mutex
 	convs   []string
 	convIDs map[string]uint32
-	indexed atomic.Bool // a first full update has finished
+	indexed atomic.Bool   // a first full update has finished
+	commits atomic.Uint64 // commits made (see fresh)
 
 	warnedMu sync.Mutex
 	warned   map[string]bool // links and folders warned about
