@@ -314,6 +314,7 @@ func (ix *Index) refresh(ctx context.Context, progress func(Progress)) (Changes,
 				}
 				changedMu.Unlock()
 				b = b.next()
+				b.reserve(min(max(total/int64(ix.workers)-done.Load()/int64(ix.workers), 0)+1, batchBytes))
 				pend = nil
 			}
 			var buf readBuffer
