@@ -272,7 +272,7 @@ func (sc *scan) covered(rel string) bool {
 func (sc *scan) statNamed() {
 	fw := &sc.ix.fw
 	byDir := map[string][]string{}
-	add := func(rel string, evented bool) {
+	add := func(rel string) {
 		if _, ok := sc.found[rel]; ok {
 			return
 		}
@@ -288,10 +288,10 @@ func (sc *scan) statNamed() {
 		byDir[dir] = append(byDir[dir], rel)
 	}
 	for rel := range sc.cs.names {
-		add(rel, true)
+		add(rel)
 	}
 	for rel := range fw.pollFiles {
-		add(rel, false)
+		add(rel)
 	}
 	for dir, rels := range byDir {
 		r, err := sc.ix.fsys.OpenRoot(dir)
