@@ -3,8 +3,6 @@ package retriever
 import (
 	"context"
 	"fmt"
-	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -103,48 +101,15 @@ func benchAppend(b *testing.B, watched bool) {
 	ix.mu.RUnlock()
 }
 
-// copyRun copies cached into a run folder beside it, which may be appended
-// to (so the cached run stays as generated). It copies rather than links:
-// a file with several links is polled.
+// copyRun copies cached beside it (rungen.Copy), removed when b ends.
 func copyRun(b *testing.B, cached string) string {
 	b.Helper()
-	dir, err := os.MkdirTemp(filepath.Dir(cached), "append-")
+	dir, err := rungen.Copy(cached, filepath.Dir(cached))
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { os.RemoveAll(dir) })
-	err = filepath.WalkDir(cached, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(cached, p)
-		to := filepath.Join(dir, rel)
-		if d.IsDir() {
-			return os.MkdirAll(to, 0o755)
-		}
-		return copyFile(p, to)
-	})
-	if err != nil {
-		b.Fatal(err)
-	}
 	return dir
-}
-
-func copyFile(from, to string) error {
-	in, err := os.Open(from)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	out, err := os.Create(to)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
-	}
-	return out.Close()
 }
 
 // appendBlock returns n bytes of fielded log records, whole lines.

@@ -27,7 +27,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -143,7 +142,7 @@ func run() (int, error) {
 		return 0, err
 	}
 	targets := pickTargets(files, cfg.fresh+3)
-	dir, err := workingCopy(cached)
+	dir, err := rungen.Copy(cached, filepath.Dir(cached))
 	if err != nil {
 		return 0, err
 	}
@@ -227,50 +226,6 @@ func pickTargets(files []agentFile, n int) []string {
 		out = append(out, files[i*len(files)/n].rel)
 	}
 	return out
-}
-
-// workingCopy copies the cached run beside it, so that the benchmark may
-// change files and the cached run stays as generated. It copies rather than
-// links: runls polls a file with several links (it may be written through a
-// path whose events go elsewhere), and a run's files have one.
-func workingCopy(cached string) (string, error) {
-	dir, err := os.MkdirTemp(filepath.Dir(cached), "serve-")
-	if err != nil {
-		return "", err
-	}
-	err = filepath.WalkDir(cached, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(cached, p)
-		to := filepath.Join(dir, rel)
-		if d.IsDir() {
-			return os.MkdirAll(to, 0o755)
-		}
-		return copyFile(p, to)
-	})
-	if err != nil {
-		os.RemoveAll(dir)
-		return "", err
-	}
-	return dir, nil
-}
-
-func copyFile(from, to string) error {
-	in, err := os.Open(from)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	out, err := os.Create(to)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
-	}
-	return out.Close()
 }
 
 // server is the runls process and the client speaking to it.

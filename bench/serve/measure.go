@@ -222,67 +222,44 @@ func (f *freshness) changes(targets []string, r *report) error {
 		}
 		return nil
 	}
-	// Replaced: another file renamed over it.
-	if len(targets) > 0 {
-		rel := targets[0]
-		old, nw := f.word(), f.word()
+	// Each change to a file that holds an old word (appended and found
+	// first) writes a new one, or none; the search after it must find the
+	// new word and not the old.
+	for i, c := range []struct {
+		name   string
+		change func(rel, word string) error
+	}{
+		{"replaced (another file renamed over it)", func(rel, word string) error {
+			if err := os.WriteFile(abs(rel)+".new", []byte(line(rel, word)), 0o644); err != nil {
+				return err
+			}
+			return os.Rename(abs(rel)+".new", abs(rel))
+		}},
+		{"truncated and written", func(rel, word string) error {
+			return os.WriteFile(abs(rel), []byte(line(rel, word)), 0o644) // O_TRUNC
+		}},
+		{"deleted", func(rel, _ string) error { return os.Remove(abs(rel)) }},
+	} {
+		if i >= len(targets) {
+			break
+		}
+		rel, old, nw := targets[i], f.word(), f.word()
 		if err := appendTo(abs(rel), line(rel, old)); err != nil {
 			return err
 		}
-		if err := check("appended before the replace", rel, old, true, time.Now()); err != nil {
-			return err
-		}
-		tmp := abs(rel) + ".new"
-		if err := os.WriteFile(tmp, []byte(line(rel, nw)), 0o644); err != nil {
+		if err := check(c.name+": appended before", rel, old, true, time.Now()); err != nil {
 			return err
 		}
 		start := time.Now()
-		if err := os.Rename(tmp, abs(rel)); err != nil {
+		if err := c.change(rel, nw); err != nil {
 			return err
 		}
-		if err := check("replaced: the new word", rel, nw, true, start); err != nil {
-			return err
+		if c.name != "deleted" {
+			if err := check(c.name+": the new word", rel, nw, true, start); err != nil {
+				return err
+			}
 		}
-		if err := check("replaced: the old word", rel, old, false, time.Now()); err != nil {
-			return err
-		}
-	}
-	// Truncated, then a line written.
-	if len(targets) > 1 {
-		rel := targets[1]
-		old, nw := f.word(), f.word()
-		if err := appendTo(abs(rel), line(rel, old)); err != nil {
-			return err
-		}
-		if err := check("appended before the truncation", rel, old, true, time.Now()); err != nil {
-			return err
-		}
-		start := time.Now()
-		if err := os.WriteFile(abs(rel), []byte(line(rel, nw)), 0o644); err != nil { // O_TRUNC
-			return err
-		}
-		if err := check("truncated: the new word", rel, nw, true, start); err != nil {
-			return err
-		}
-		if err := check("truncated: the old word", rel, old, false, time.Now()); err != nil {
-			return err
-		}
-	}
-	// Deleted.
-	if len(targets) > 2 {
-		rel := targets[2]
-		old := f.word()
-		if err := appendTo(abs(rel), line(rel, old)); err != nil {
-			return err
-		}
-		if err := check("appended before the delete", rel, old, true, time.Now()); err != nil {
-			return err
-		}
-		start := time.Now()
-		if err := os.Remove(abs(rel)); err != nil {
-			return err
-		}
-		if err := check("deleted", rel, old, false, start); err != nil {
+		if err := check(c.name+": the old word", rel, old, false, start); err != nil {
 			return err
 		}
 	}
