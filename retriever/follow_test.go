@@ -805,9 +805,23 @@ func TestChangesNotified(t *testing.T) {
 // twice, none lost from one search to the next, and the statistics are those
 // of the live pieces at every point. Run it with -race.
 func TestAppendWhileSearching(t *testing.T) {
+	t.Run("walked", func(t *testing.T) { appendWhileSearching(t, false) })
+	// With a watcher, a search's answer is made while it waits for the
+	// barrier, and made again when the update commits (see fresh).
+	t.Run("watched", func(t *testing.T) { appendWhileSearching(t, true) })
+}
+
+func appendWhileSearching(t *testing.T, watched bool) {
 	root := writeRun(t, map[string]string{hist: "", note: ""})
 	opts := Options{Root: root, Interpreter: mustRules(t)}
 	ix := openTest(t, opts)
+	if watched {
+		if _, err := ix.Refresh(context.Background(), nil); err != nil {
+			t.Fatal(err)
+		}
+		startWatch(t, ix)
+		waitWatched(t, ix, 3)
+	}
 	const rounds = 150
 	done := make(chan struct{})
 	go func() {
