@@ -30,10 +30,13 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
+	"syscall"
 	"time"
 
 	"runls/internal/rungen"
@@ -149,6 +152,20 @@ func run() (int, error) {
 	if !cfg.keep {
 		defer os.RemoveAll(dir)
 	}
+	// Interrupted, it still removes its copy of the run (and its server).
+	var running atomic.Pointer[server]
+	interrupted := make(chan os.Signal, 1)
+	signal.Notify(interrupted, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-interrupted
+		if srv := running.Load(); srv != nil {
+			srv.stop()
+		}
+		if !cfg.keep {
+			os.RemoveAll(dir)
+		}
+		os.Exit(2)
+	}()
 	if dir, err = filepath.EvalSymlinks(dir); err != nil {
 		return 0, err
 	}
@@ -161,6 +178,7 @@ func run() (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	running.Store(srv)
 	defer srv.stop()
 	r := &report{cfg: cfg, files: len(files), bytes: runBytes}
 	if err := srv.waitIndexed(r); err != nil {
