@@ -885,6 +885,7 @@ func (ix *Index) unreadable(t *task, err error) {
 		ix.warnLink(t.c.rel)
 		return
 	}
+	ix.unreadWarned.Store(true)
 	ix.warnOnce("unread:"+t.c.rel, "cannot read a file; it is left out until it can be read", zap.String("file", t.c.rel), zap.Error(err))
 }
 
@@ -902,6 +903,9 @@ func (ix *Index) noteOnce(key, msg string, fields ...zap.Field) {
 // readable forgets an unreadable file's WARN, so that it is logged again if
 // the file becomes unreadable again.
 func (ix *Index) readable(rel string) {
+	if !ix.unreadWarned.Load() {
+		return // no file was ever unreadable: nothing to forget
+	}
 	key := "unread:" + rel
 	ix.warnedMu.Lock()
 	delete(ix.warned, key)

@@ -59,8 +59,9 @@ type Index struct {
 	indexed atomic.Bool   // a first full update has finished
 	commits atomic.Uint64 // commits made (see fresh)
 
-	warnedMu sync.Mutex
-	warned   map[string]bool // links and folders warned about
+	warnedMu     sync.Mutex
+	warned       map[string]bool // links and folders warned about
+	unreadWarned atomic.Bool     // a file was warned about as unreadable
 
 	handles handleCache // files kept open to read results
 
