@@ -28,6 +28,8 @@ type ingester struct {
 	pos    int64
 	line   uint32
 	parser *recordformat.Parser
+	// fed: a block was fed; whole: the first was at the file's start.
+	fed, whole bool
 
 	tailDocs []pendingDoc
 }
@@ -49,6 +51,9 @@ const lineIndexEvery = 16
 // caller feeds the rest again with more bytes after it. When final is true,
 // everything is ingested and the pending stretch becomes the file's tail.
 func (g *ingester) feed(buf []byte, final bool) int {
+	if !g.fed {
+		g.fed, g.whole = true, g.pos == 0
+	}
 	if g.fs.form.IsRecord() {
 		return g.feedRecords(buf, final)
 	}
@@ -81,6 +86,9 @@ func (g *ingester) feedRecords(buf []byte, final bool) int {
 			g.emitRecord(buf, rec, recLine, true)
 		} else {
 			g.commit(len(buf), line, g.parser.InRecord())
+		}
+		if g.whole {
+			g.fs.recs.trim()
 		}
 		return len(buf)
 	}

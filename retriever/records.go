@@ -22,7 +22,9 @@ import (
 // written to disk and mapped as it is (the persisted index, §15):
 //
 //	line []uint32  first line of the record (0-based)
-//	time []int64   recordformat.TimeKey of its first line: sortable, NoTime
+//	sec  []uint32  its time (recordformat.TimeKey of its first line, which
+//	ms   []uint16  sorts as the times compare as text) on a clock of fields
+//	               as written, and its milliseconds (recordtime.go); secNone
 //	               for a line before the file's first record
 //	conv []uint32  its conversation id (Index.convs): 0 for no conversation
 //	               field, else the id of the id as written ("-" included)
@@ -30,7 +32,8 @@ import (
 //	               kindFielded, kindUnfielded, kindBeforeFirst) and what
 //	               indexing made of it (bits 5-6: outcome*)
 //
-// 17 bytes a record. A record runs from its first line to the line before
+// 15 bytes a record (measured with the slices' spare room: BenchmarkIndex's
+// records-B/record). A record runs from its first line to the line before
 // the next record's (the last record: to the file's last line); empty lines
 // belong to the record above them, and empty lines before the first record
 // to none. Its text is not kept: it is read back from the file through the
@@ -50,9 +53,11 @@ import (
 // completes across reads without ever being counted twice.
 type recordTable struct {
 	line []uint32
-	time []int64
+	sec  []uint32
+	ms   []uint16
 	conv []uint32
 	meta []uint8
+	over []timeOver // the times off the clock of sec
 
 	spans []unindentedSpan // of committed records
 	runs  []unfieldedRun   // closed by a committed fielded record
@@ -186,7 +191,12 @@ func (t *recordTable) add(buf []byte, rec []recordformat.Line, first uint32, con
 	}
 	i := uint32(len(t.line))
 	t.line = append(t.line, first)
-	t.time = append(t.time, key)
+	sec, ms, ok := packTime(key)
+	if !ok {
+		t.over = append(t.over, timeOver{rec: i, key: key})
+	}
+	t.sec = append(t.sec, sec)
+	t.ms = append(t.ms, ms)
 	t.conv = append(t.conv, conv)
 	t.meta = append(t.meta, meta)
 	if span.count > 0 {
@@ -224,11 +234,15 @@ func (t *recordTable) recLine(i int) uint32 {
 	return t.pend.line
 }
 
+// recTime is the time key of record i (recordformat.TimeKey).
 func (t *recordTable) recTime(i int) int64 {
-	if i < len(t.time) {
-		return t.time[i]
+	switch {
+	case i >= len(t.sec):
+		return t.pend.time
+	case t.sec[i] == secOver:
+		return overKey(t.over, i)
 	}
-	return t.pend.time
+	return unpackTime(t.sec[i], t.ms[i])
 }
 
 func (t *recordTable) recConv(i int) uint32 {
@@ -315,8 +329,18 @@ func (t *recordTable) anyFielded() bool {
 
 // footprint is the bytes the table holds (capacity of its slices).
 func (t *recordTable) footprint() int64 {
-	return int64(cap(t.line))*4 + int64(cap(t.time))*8 + int64(cap(t.conv))*4 + int64(cap(t.meta)) +
-		int64(cap(t.spans))*16 + int64(cap(t.runs))*16
+	return int64(cap(t.line))*4 + int64(cap(t.sec))*4 + int64(cap(t.ms))*2 + int64(cap(t.conv))*4 + int64(cap(t.meta)) +
+		int64(cap(t.over))*16 + int64(cap(t.spans))*16 + int64(cap(t.runs))*16
+}
+
+// trim gives back the spare room appends left in the columns, when it is
+// large: after a file is read whole (not on each append: the copy would cost
+// every read of a growing file).
+func (t *recordTable) trim() {
+	if n := len(t.line); cap(t.line)-n > n/8 {
+		t.line, t.sec, t.ms = slices.Clip(slices.Clone(t.line)), slices.Clip(slices.Clone(t.sec)), slices.Clip(slices.Clone(t.ms))
+		t.conv, t.meta = slices.Clip(slices.Clone(t.conv)), slices.Clip(slices.Clone(t.meta))
+	}
 }
 
 // hasTerm reports whether text holds a term (spec §6: a letter or a digit).

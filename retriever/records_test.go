@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 
+	"runls/internal/rungen"
+	"runls/masking"
 	"runls/recordformat"
 )
 
@@ -275,10 +277,18 @@ func compareWithBrute(t *testing.T, ix *Index, path string, form recordformat.Fo
 	if k != len(recs) {
 		t.Fatalf("after %d bytes: outline lists %d records, want %d", len(data), k, len(recs))
 	}
-	// Every line of a record is found in it.
+	// Every line of a record is found in it, and its time is its first line's.
+	tab := &ix.recordFile(path).recs
 	for k, b := range recs {
+		want := recordformat.TimeKey(data[lines[b.first].Start:lines[b.first].TextEnd])
+		if b.kind == kindBeforeFirst {
+			want = recordformat.NoTime
+		}
+		if got := tab.recTime(k); got != want {
+			t.Fatalf("record %d: time %d, want %d", k, got, want)
+		}
 		for n := b.first; n <= b.last; n += max(1, (b.last-b.first)/3) {
-			if i := ix.recordFile(path).recs.recordAt(uint32(n)); i != k {
+			if i := tab.recordAt(uint32(n)); i != k {
 				t.Fatalf("line %d is in record %d, want %d", n, i, k)
 			}
 		}
@@ -375,5 +385,164 @@ func TestDiagnosticsCap(t *testing.T) {
 	}
 	if n := len(ix.Diagnostics(path, 100)); n != 4 {
 		t.Errorf("a cap above the index's: %d diagnostics, want the index's 4", n)
+	}
+}
+
+// TestVerdictAgainstSearchRules: a record is evidence for a request (the
+// hover's verdict) exactly when one of its indexed pieces passes the rules a
+// search applies to each piece (Index.evidence, and the agent), on the
+// sample run, with and without the interpreter, for requests of every kind.
+func TestVerdictAgainstSearchRules(t *testing.T) {
+	sample, err := filepath.Abs(filepath.Join("..", "testdata", "sample-run"))
+	must(t, err)
+	reqs := []Request{
+		{}, {Episode: "episode-2"}, {Episode: "episode-2", Conversation: "conv-1"},
+		{Episode: "episode-1", Conversation: "conv-1"}, {Episode: "episode-3", Conversation: "conv-4", Scope: "episode"},
+		{Scope: "episode"}, {Episode: "episode-2", Conversation: "conv-2", Agent: "alice"},
+		{Episode: "episode-2", Conversation: "nowhere"}, {Episode: "episode-10", Conversation: "conv-9"},
+	}
+	gen := t.TempDir()
+	if _, err := rungen.Generate(context.Background(), gen, rungen.Options{Bytes: 1 << 20, Seed: 9}); err != nil {
+		t.Fatal(err)
+	}
+	reqs = append(reqs, Request{Episode: "episode-3", Conversation: "conv-1"}, Request{Episode: "episode-1", Conversation: "-"})
+	for k, rules := range []*Interpreter{nil, mustRules(t), nil} {
+		root := sample
+		if k == 2 {
+			root = gen
+		}
+		ix := openTest(t, Options{Root: root, Interpreter: rules})
+		_, err := ix.Refresh(context.Background(), nil)
+		must(t, err)
+		checked := map[string]int{}
+		for _, path := range ix.RecordFiles() {
+			fs := ix.recordFile(path)
+			agent := ix.agents[fs.agent]
+			for _, req := range reqs {
+				f := ix.newFilter(req)
+				passes := map[uint32]bool{} // by line
+				each := func(s *segment, d uint32) {
+					if !s.isDead(d) && (req.Agent == "" || req.Agent == agent) && ix.evidence(f, s, d, fs) {
+						passes[s.lineOf(d)] = true
+					}
+				}
+				for _, r := range fs.ranges {
+					for d := r.lo; d < r.hi; d++ {
+						each(r.seg, d)
+					}
+				}
+				for _, td := range fs.tailDocs {
+					each(td.seg, td.doc)
+				}
+				tab := &fs.recs
+				for i := 0; i < tab.len(); i++ {
+					want := false
+					for l := tab.recLine(i); l <= tab.recLast(i); l++ {
+						want = want || passes[l]
+					}
+					reason := ix.verdict(req, fs, tab, i, agent)
+					if (reason == "") != want {
+						t.Fatalf("%s record %d (line %d), %+v: verdict %q, a piece passes: %v", path, i, tab.recLine(i), req, reason, want)
+					}
+					checked[reason]++
+				}
+			}
+		}
+		// Every reason the sample run can show, shown.
+		for _, r := range []string{"", ReasonLeftOut, ReasonOtherAgent, ReasonScope, ReasonNoContext, ReasonUnfielded, ReasonOtherConversation} {
+			if checked[r] == 0 && root == sample {
+				t.Errorf("interpreter %v: no record with verdict %q: %v", rules != nil, r, checked)
+			}
+		}
+	}
+}
+
+// hidingWord masks every "classified" with "###": a placeholder without a
+// term, so that masking can leave a record with none.
+type hidingWord struct{}
+
+func (hidingWord) Mask(text string) ([]masking.Span, int) {
+	var out []masking.Span
+	for i := 0; ; {
+		j := strings.Index(text[i:], "classified")
+		if j < 0 {
+			return out, -1
+		}
+		out = append(out, masking.Span{Start: i + j, End: i + j + len("classified"), Placeholder: "###"})
+		i += j + len("classified")
+	}
+}
+
+// TestVerdictMaskedAndNoTerms: a record whose every term masking hides is
+// not evidence because it is masked; one with no term at all, because it has
+// none (spec §11).
+func TestVerdictMaskedAndNoTerms(t *testing.T) {
+	root := writeRun(t, map[string]string{"episode-1/a/a.log": "" +
+		"2026-10-21 18:00:00.000 INFO  [s] [c] classified classified\n" +
+		"  classified\n" +
+		"2026-10-21 18:00:01.000 INFO  [s] [c] --- ...\n" +
+		"2026-10-21 18:00:02.000 INFO  [s] [c] classified but not this\n"})
+	ix := openTest(t, Options{Root: root, Masker: hidingWord{}})
+	_, err := ix.Refresh(context.Background(), nil)
+	must(t, err)
+	path := filepath.Join(root, "episode-1/a/a.log")
+	req := Request{Episode: "episode-1", Conversation: "c"}
+	for line, want := range map[int]string{0: ReasonMasked, 1: ReasonMasked, 2: ReasonNoTerms, 3: ""} {
+		facts, err := ix.RecordAt(context.Background(), path, line, req)
+		must(t, err)
+		if facts == nil || facts.Reason != want || facts.Evidence != (want == "") {
+			t.Errorf("line %d: %+v, want reason %q", line, facts, want)
+		}
+	}
+	out, err := ix.Outline(context.Background(), path, 0)
+	must(t, err)
+	if name := out.Runs[0].Records[0].Name; name != "18:00:00 ### ###" {
+		t.Errorf("masked name %q", name)
+	}
+}
+
+// FuzzPackTime: the table's 6-byte time gives back the key it was made
+// from, and keys on the clock keep their order in (sec, ms).
+func FuzzPackTime(f *testing.F) {
+	f.Add("2026-10-21 18:00:00", "2026-10-21 18:00:00,000")
+	f.Add("1970-01-01 00:00:00.999", "2100-12-31 23:59:60")
+	f.Add("2101-01-01 00:00:00", "2026-13-45 99:99:99")
+	f.Fuzz(func(t *testing.T, a, b string) {
+		ka, kb := recordformat.TimeKey([]byte(a)), recordformat.TimeKey([]byte(b))
+		sa, ma, oka := packTime(ka)
+		sb, mb, okb := packTime(kb)
+		if oka && unpackTime(sa, ma) != ka {
+			t.Fatalf("%q: key %d packed (%d, %d) unpacks to %d", a, ka, sa, ma, unpackTime(sa, ma))
+		}
+		if oka && okb && ka != recordformat.NoTime && kb != recordformat.NoTime &&
+			cmp.Compare(ka, kb) != cmp.Or(cmp.Compare(sa, sb), cmp.Compare(ma, mb)) {
+			t.Fatalf("%q, %q: keys %d, %d; packed (%d, %d), (%d, %d)", a, b, ka, kb, sa, ma, sb, mb)
+		}
+		if !oka && (sa != secOver || ka == recordformat.NoTime) {
+			t.Fatalf("%q off the clock packs to %d", a, sa)
+		}
+	})
+}
+
+// TestTimesOffTheClock: a record whose time is off the table's clock keeps
+// its time, in its place among the others.
+func TestTimesOffTheClock(t *testing.T) {
+	root := writeRun(t, map[string]string{"episode-1/a/a.history": "" +
+		"2026-10-21 18:00:00 [s] [c] A on the clock\n" +
+		"2026-13-21 18:00:00 [s] [c] A month 13\n" +
+		"2026-10-21 18:00:01,500 [s] [c] A on the clock\n" +
+		"2201-01-01 00:00:00 [s] [c] A year 2201\n" +
+		"2026-10-21 18:00:02 [s] [c] A last\n"})
+	ix := openTest(t, Options{Root: root})
+	_, err := ix.Refresh(context.Background(), nil)
+	must(t, err)
+	tab := &ix.recordFile(filepath.Join(root, "episode-1/a/a.history")).recs
+	for i, stamp := range []string{"2026-10-21 18:00:00", "2026-13-21 18:00:00", "2026-10-21 18:00:01,500", "2201-01-01 00:00:00", "2026-10-21 18:00:02"} {
+		if got, want := tab.recTime(i), recordformat.TimeKey([]byte(stamp)); got != want {
+			t.Errorf("record %d: time %d, want %d (%s)", i, got, want, stamp)
+		}
+	}
+	if len(tab.over) != 2 {
+		t.Errorf("%d times off the clock, want 2", len(tab.over))
 	}
 }
