@@ -266,13 +266,16 @@ var levelNames = [...]string{
 
 // recordName is an outline record's name (spec §11).
 func (ix *Index) recordName(r recordText) string {
-	first := r.evidence()
+	var first string
 	if ix.masker != nil {
-		spans, _ := ix.masker.Mask(first)
-		first, _ = masking.Apply(first, spans)
-	}
-	if nl := strings.IndexByte(first, '\n'); nl >= 0 {
-		first = first[:nl]
+		// Masked as a whole record, as it was indexed (a key block over
+		// several lines is one span).
+		text := r.evidence()
+		spans, _ := ix.masker.Mask(text)
+		text, _ = masking.Apply(text, spans)
+		first, _, _ = strings.Cut(text, "\n")
+	} else {
+		first = recordformat.ValidText(r.lines[0][r.head.Evidence:])
 	}
 	name := strings.Join(strings.Fields(first), " ")
 	if r.head.Kind != recordformat.BeforeFirst {
