@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -54,18 +53,7 @@ func TestRecordsGolden(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			got := recordsReport(t, c.ix, c.path)
-			path := filepath.Join("testdata", "golden", "records", c.name+".txt")
-			if *updateGolden {
-				must(t, os.MkdirAll(filepath.Dir(path), 0o755))
-				must(t, os.WriteFile(path, got, 0o644))
-				return
-			}
-			want, err := os.ReadFile(path)
-			must(t, err)
-			if !bytes.Equal(got, want) {
-				t.Errorf("%s differs from the golden file (go test -run RecordsGolden -update rewrites it):\n%s", path, got)
-			}
+			checkGolden(t, filepath.Join("testdata", "golden", "records", c.name+".txt"), recordsReport(t, c.ix, c.path))
 		})
 	}
 }
