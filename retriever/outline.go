@@ -316,7 +316,7 @@ func cutUnits(s string, n int) string {
 			if units+rest <= n {
 				return s
 			}
-			return strings.TrimRight(s[:i], " ") + "…"
+			return s[:i] + "…"
 		}
 		units += u
 	}

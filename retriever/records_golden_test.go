@@ -28,7 +28,9 @@ func TestRecordsGolden(t *testing.T) {
 		"2026-10-22 12:00:01.000 INFO  [running] [conv-4] Erin got password=hunter2hunter2\n" +
 		"2026-10-22 12:00:02.000 INFO  [running] [conv-4] /etc/shadow\n" +
 		"2026-10-22 12:00:03.000 INFO  [running] [conv-4] Erin chat stopped\n" +
-		"2026-10-22 12:00:04.000 INFO  [running] [conv-4] ---\n"
+		"2026-10-22 12:00:04.000 INFO  [running] [conv-4] ---\n" +
+		"2026-10-22 12:00:05.000 INFO  [/home/erin/secret-state] [token=abcdef0123456789abcdef] Erin odd fields\n" +
+		"2026-10-22 12:00:06.000 INFO  [running] [conv-4] Erin " + strings.Repeat("long ", 30) + "😀 line\n"
 	root := writeRun(t, files)
 	ix := openTest(t, Options{Root: root, Interpreter: mustRules(t), Masker: masking.HidingOutside(root)})
 	sample, err := filepath.Abs(filepath.Join("..", "testdata", "sample-run"))

@@ -546,3 +546,25 @@ func TestTimesOffTheClock(t *testing.T) {
 		t.Errorf("%d times off the clock, want 2", len(tab.over))
 	}
 }
+
+// TestGrowingRecordOneDiagnostic: a stack trace written a line at a time,
+// each read on its own, stays one warning whose count grows (spec §9: a
+// record completes across reads).
+func TestGrowingRecordOneDiagnostic(t *testing.T) {
+	root := writeRun(t, map[string]string{"episode-1/a/a.log": "2026-10-21 18:00:00.000 ERROR [s] [c] A failed\n"})
+	path := filepath.Join(root, "episode-1/a/a.log")
+	ix := openTest(t, Options{Root: root})
+	for n := 1; n <= 6; n++ {
+		f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+		must(t, err)
+		_, err = fmt.Fprintf(f, "\tat x.Y.z%d(Y.java:%d)\n", n, n)
+		must(t, err)
+		must(t, f.Close())
+		_, err = ix.Refresh(context.Background(), nil)
+		must(t, err)
+		ds := ix.Diagnostics(path, 0)
+		if len(ds) != 1 || ds[0].Range.Start.Line != 1 || ds[0].Range.End.Line != n || !strings.HasPrefix(ds[0].Message, plural(n, "continuation line", "continuation lines")) {
+			t.Fatalf("after %d lines of the trace:\n%s", n, dump(ds))
+		}
+	}
+}
