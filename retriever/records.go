@@ -71,6 +71,11 @@ type recordTable struct {
 	fielded   bool // a committed record has the conversation field
 	end       uint32
 	lastUnits uint32
+	// lastKey is the committed last record's time key; disorder: some
+	// committed record has an earlier time than the one before it, so that
+	// file order is not time order (run/records sorts such a file's records).
+	lastKey  int64
+	disorder bool
 
 	// This version's own: the last record when it may still gain lines, and
 	// where the file's lines end (as end and lastUnits, with pend counted).
@@ -197,6 +202,10 @@ func (t *recordTable) add(buf []byte, rec []recordformat.Line, first uint32, con
 	}
 	t.sec = append(t.sec, sec)
 	t.ms = append(t.ms, ms)
+	if i > 0 && key < t.lastKey {
+		t.disorder = true
+	}
+	t.lastKey = key
 	t.conv = append(t.conv, conv)
 	t.meta = append(t.meta, meta)
 	if span.count > 0 {
@@ -320,6 +329,12 @@ func (t *recordTable) allRuns() []unfieldedRun {
 		runs = append(runs, open)
 	}
 	return runs
+}
+
+// inTimeOrder reports whether the records' times never go back in file
+// order, the pending record's included.
+func (t *recordTable) inTimeOrder() bool {
+	return !t.disorder && (!t.hasPend || len(t.line) == 0 || t.pend.time >= t.lastKey)
 }
 
 // anyFielded reports whether some record has the conversation field.
