@@ -228,30 +228,7 @@ func BenchmarkRecordRequests(b *testing.B) {
 	a, p := osPipes(b)
 	done := make(chan error, 1)
 	go func() { done <- lsp.Serve(ctx, a, lsp.Options{Logger: zap.NewNop()}) }()
-	in := bufio.NewReaderSize(p, 1<<20)
-	id := 0
-	// call sends a request and reads frames up to its answer; the server's
-	// notifications (logMessage) are skipped.
-	call := func(method string, params any) (time.Duration, int) {
-		id++
-		body, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
-		if err != nil {
-			b.Fatal(err)
-		}
-		start := time.Now()
-		if _, err := fmt.Fprintf(p, "Content-Length: %d\r\n\r\n%s", len(body), body); err != nil {
-			b.Fatal(err)
-		}
-		for {
-			frame, err := lsp.ReadFrame(in)
-			if err != nil {
-				b.Fatal(err)
-			}
-			if !bytes.Contains(frame[:min(len(frame), 64)], []byte(`"method"`)) {
-				return time.Since(start), len(frame)
-			}
-		}
-	}
+	call := framedCaller(b, p)
 	defer func() {
 		call(protocol.MethodShutdown, nil)
 		fmt.Fprintf(p, "Content-Length: 33\r\n\r\n{\"jsonrpc\":\"2.0\",\"method\":\"exit\"}")
@@ -295,6 +272,35 @@ func BenchmarkRecordRequests(b *testing.B) {
 	}
 	b.ReportMetric(float64(symBytes), "bytes-documentSymbol")
 	b.ReportMetric(float64(foldBytes), "bytes-foldingRange")
+}
+
+// framedCaller returns a func that sends a request over p, framed as an
+// editor frames it, and reads frames up to its answer (the server's
+// notifications, such as logMessage, are skipped): the time from the request
+// written to the whole answer read, and the answer's size.
+func framedCaller(b *testing.B, p pipeEnd) func(method string, params any) (time.Duration, int) {
+	in := bufio.NewReaderSize(p, 1<<20)
+	id := 0
+	return func(method string, params any) (time.Duration, int) {
+		id++
+		body, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+		if err != nil {
+			b.Fatal(err)
+		}
+		start := time.Now()
+		if _, err := fmt.Fprintf(p, "Content-Length: %d\r\n\r\n%s", len(body), body); err != nil {
+			b.Fatal(err)
+		}
+		for {
+			frame, err := lsp.ReadFrame(in)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if !bytes.Contains(frame[:min(len(frame), 64)], []byte(`"method"`)) {
+				return time.Since(start), len(frame)
+			}
+		}
+	}
 }
 
 func countLines(path string) (int, error) {

@@ -34,6 +34,7 @@ func (ix *Index) readPicks(ctx context.Context, q *recordsQuery, files []*fileSt
 		}
 		fs := files[f]
 		t := &fs.recs
+		uri := FileURI(fs.abs)
 		slices.SortFunc(idx, func(a, b int) int { return picks[a].rec - picks[b].rec })
 		for lo := 0; lo < len(idx); {
 			if err := ctx.Err(); err != nil {
@@ -55,7 +56,7 @@ func (ix *Index) readPicks(ctx context.Context, q *recordsQuery, files []*fileSt
 				if err != nil {
 					return err
 				}
-				out[i] = ix.makeRecord(q, fs, agents[f], picks[i], r)
+				out[i] = ix.makeRecord(q, fs, uri, agents[f], picks[i], r)
 			}
 			lo = hi
 		}
@@ -64,9 +65,9 @@ func (ix *Index) readPicks(ctx context.Context, q *recordsQuery, files []*fileSt
 }
 
 // makeRecord is the Record of a record read back.
-func (ix *Index) makeRecord(q *recordsQuery, fs *fileState, agent string, p recordPick, r recordText) Record {
+func (ix *Index) makeRecord(q *recordsQuery, fs *fileState, uri, agent string, p recordPick, r recordText) Record {
 	rec := Record{
-		Location: Location{URI: FileURI(fs.abs), Range: r.rng},
+		Location: Location{URI: uri, Range: r.rng},
 		Agent:    agent,
 		Episode:  fs.episode,
 		Path:     fs.abs,
