@@ -19,8 +19,9 @@ import (
 // search on its times, and the files' walks are merged by a heap until the
 // page is full; only then are the page's records read back from their files,
 // a span of lines at a time. A file whose times go back somewhere (a clock
-// set back, records appended by two writers) cannot be walked in file order:
-// its passing records are sorted by time once for the request.
+// set back, records appended by two writers) is walked as its runs in time
+// order, each a stream of the merge; one whose times go back more than
+// maxTimeRuns times has its passing records sorted by time for the request.
 //
 // Paging. A cursor is the place in that order of the last record given (its
 // time, file and line, with a fingerprint of the filters; recordcursor.go).
@@ -220,9 +221,13 @@ func (ix *Index) records(ctx context.Context, q *recordsQuery) (RecordsResult, e
 	files, agents := ix.episodeRecordFiles(q)
 	h := make(streamHeap, 0, len(files))
 	for i, fs := range files {
-		s := newRecordStream(fs, i, q, conv)
-		if s.next() {
-			h = append(h, s)
+		if _, written := slices.BinarySearch(fs.convs, conv); q.hasConv && q.conv != "-" && !written {
+			continue // fs.convs holds every id written in the file but "-"
+		}
+		for _, s := range recordStreams(fs, i, q, conv) {
+			if s.next() {
+				h = append(h, s)
+			}
 		}
 	}
 	h.init()
@@ -282,10 +287,9 @@ type recordPick struct {
 	key  int64
 }
 
-// recordStream walks one file's records that pass the filters, in time
-// order (then line). In a file in time order it walks the table itself
-// between bounds found by binary search; otherwise it walks order, the
-// passing records sorted by time once.
+// recordStream walks records of one file that pass the filters, in time
+// order (then line): a run of the table in time order between bounds found
+// by binary search, or order, the file's passing records sorted by time.
 type recordStream struct {
 	t     *recordTable
 	rel   string
@@ -300,14 +304,19 @@ type recordStream struct {
 	key int64 // its time key
 }
 
-func newRecordStream(fs *fileState, file int, q *recordsQuery, conv uint32) *recordStream {
+// maxTimeRuns is how many runs in time order a file may have and still be
+// walked run by run, each its own stream; a file whose times go back more
+// often is sorted for the request.
+const maxTimeRuns = 64
+
+// recordStreams returns the streams of one file: one when its times never go
+// back, one per run in time order when they go back a few times, else one
+// over the file's passing records sorted by time.
+func recordStreams(fs *fileState, file int, q *recordsQuery, conv uint32) []*recordStream {
 	t := &fs.recs
-	s := &recordStream{t: t, rel: fs.rel, file: file, q: q, conv: conv, end: t.len()}
-	lo := q.from
-	if q.after != nil && q.after.key > lo {
-		lo = q.after.key
-	}
-	if !t.inTimeOrder() {
+	runs := t.timeRuns()
+	if len(runs)-1 > maxTimeRuns {
+		s := &recordStream{t: t, rel: fs.rel, file: file, q: q, conv: conv}
 		for i := 0; i < t.len(); i++ {
 			if k := t.recTime(i); s.passes(i, k) {
 				s.order = append(s.order, orderedRecord{rec: int32(i), key: k})
@@ -316,20 +325,30 @@ func newRecordStream(fs *fileState, file int, q *recordsQuery, conv uint32) *rec
 		// Stable: records of equal times stay in line order.
 		slices.SortStableFunc(s.order, func(a, b orderedRecord) int { return cmpKeys(a.key, b.key) })
 		s.end = len(s.order)
-		return s
+		return []*recordStream{s}
 	}
-	if q.window || q.after != nil {
-		// Times never go back: every record before the first at lo or later
-		// is before the page, every one after the last at to or earlier past it.
-		s.i = firstAtOrAfter(t, 0, s.end, lo)
-		if q.to != noLaterBound {
-			s.end = firstAtOrAfter(t, s.i, s.end, q.to+1)
+	lo := q.from
+	if q.after != nil && q.after.key > lo {
+		lo = q.after.key
+	}
+	out := make([]*recordStream, 0, len(runs)-1)
+	for r := 0; r+1 < len(runs); r++ {
+		s := &recordStream{t: t, rel: fs.rel, file: file, q: q, conv: conv, i: int(runs[r]), end: int(runs[r+1])}
+		if q.window || q.after != nil {
+			// Times never go back within a run: every record before the first
+			// at lo or later is before the page, every one after the last at
+			// to or earlier past it.
+			s.i = firstAtOrAfter(t, s.i, s.end, lo)
+			if q.to != noLaterBound {
+				s.end = firstAtOrAfter(t, s.i, s.end, q.to+1)
+			}
 		}
+		out = append(out, s)
 	}
-	return s
+	return out
 }
 
-// orderedRecord is a record of a file not in time order, with its time key.
+// orderedRecord is a record of a file sorted by time, with its time key.
 type orderedRecord struct {
 	rec int32
 	key int64
@@ -399,15 +418,18 @@ func (s *recordStream) passes(i int, k int64) bool {
 }
 
 // streamHeap is a min-heap of streams by their current record's time, then
-// file (the files are in path order); a file's own records come out of its
-// stream in order.
+// file (the files are in path order), then line (a file's runs).
 type streamHeap []*recordStream
 
 func (h streamHeap) less(a, b int) bool {
-	if h[a].key != h[b].key {
-		return h[a].key < h[b].key
+	x, y := h[a], h[b]
+	if x.key != y.key {
+		return x.key < y.key
 	}
-	return h[a].file < h[b].file
+	if x.file != y.file {
+		return x.file < y.file
+	}
+	return x.t.recLine(x.rec) < y.t.recLine(y.rec)
 }
 
 func (h streamHeap) init() {

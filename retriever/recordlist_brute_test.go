@@ -215,6 +215,8 @@ func randomTimedRun(t testing.TB, seed uint64) string {
 			files[base+"notes.txt"] = "2026-10-21 18:00:00 [running] [conv-1] a note\n"
 		}
 	}
+	// Times that go back more often than a file is walked run by run.
+	files["episode-1/c/many-runs.log"] = string(randomTimedRecords(r, 450, true, true))
 	return writeRun(t, files)
 }
 
@@ -299,4 +301,25 @@ func firstDifference(got, want []string) string {
 		}
 	}
 	return " (equal)"
+}
+
+// TestTimeRunsOfGeneratedFiles: the random runs' files take both ways of
+// walking a file whose times go back (so the brute force sees both).
+func TestTimeRunsOfGeneratedFiles(t *testing.T) {
+	root := randomTimedRun(t, 1)
+	ix := openTest(t, Options{Root: root})
+	_, err := ix.Refresh(context.Background(), nil)
+	must(t, err)
+	few, many := 0, 0
+	for _, fs := range ix.files {
+		switch n := len(fs.recs.timeRuns()) - 1; {
+		case n > maxTimeRuns:
+			many++
+		case n > 1:
+			few++
+		}
+	}
+	if few == 0 || many == 0 {
+		t.Errorf("%d files of a few runs, %d of many: want some of each", few, many)
+	}
 }

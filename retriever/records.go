@@ -71,11 +71,11 @@ type recordTable struct {
 	fielded   bool // a committed record has the conversation field
 	end       uint32
 	lastUnits uint32
-	// lastKey is the committed last record's time key; disorder: some
-	// committed record has an earlier time than the one before it, so that
-	// file order is not time order (run/records sorts such a file's records).
+	// lastKey is the committed last record's time key; descents lists the
+	// committed records whose time is earlier than the one before them, so
+	// that run/records walks the file's runs in time order (recordlist.go).
 	lastKey  int64
-	disorder bool
+	descents []uint32
 
 	// This version's own: the last record when it may still gain lines, and
 	// where the file's lines end (as end and lastUnits, with pend counted).
@@ -203,7 +203,7 @@ func (t *recordTable) add(buf []byte, rec []recordformat.Line, first uint32, con
 	t.sec = append(t.sec, sec)
 	t.ms = append(t.ms, ms)
 	if i > 0 && key < t.lastKey {
-		t.disorder = true
+		t.descents = append(t.descents, i)
 	}
 	t.lastKey = key
 	t.conv = append(t.conv, conv)
@@ -331,10 +331,16 @@ func (t *recordTable) allRuns() []unfieldedRun {
 	return runs
 }
 
-// inTimeOrder reports whether the records' times never go back in file
-// order, the pending record's included.
-func (t *recordTable) inTimeOrder() bool {
-	return !t.disorder && (!t.hasPend || len(t.line) == 0 || t.pend.time >= t.lastKey)
+// timeRuns returns where the table's runs in time order start (the first
+// record, then each record whose time is earlier than the one before it, the
+// pending one's included), with the table's length last.
+func (t *recordTable) timeRuns() []uint32 {
+	runs := make([]uint32, 0, len(t.descents)+3)
+	runs = append(append(runs, 0), t.descents...)
+	if t.hasPend && len(t.line) > 0 && t.pend.time < t.lastKey {
+		runs = append(runs, uint32(len(t.line)))
+	}
+	return append(runs, uint32(t.len()))
 }
 
 // anyFielded reports whether some record has the conversation field.
@@ -345,7 +351,7 @@ func (t *recordTable) anyFielded() bool {
 // footprint is the bytes the table holds (capacity of its slices).
 func (t *recordTable) footprint() int64 {
 	return int64(cap(t.line))*4 + int64(cap(t.sec))*4 + int64(cap(t.ms))*2 + int64(cap(t.conv))*4 + int64(cap(t.meta)) +
-		int64(cap(t.over))*16 + int64(cap(t.spans))*16 + int64(cap(t.runs))*16
+		int64(cap(t.over))*16 + int64(cap(t.spans))*16 + int64(cap(t.runs))*16 + int64(cap(t.descents))*4
 }
 
 // trim gives back the spare room appends left in the columns, when it is
