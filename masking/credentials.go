@@ -14,6 +14,8 @@ import "strings"
 // per byte.
 type CredentialMasker struct {
 	rules []rule
+	// vendor: gitleaks' rules (gitleaks.go); nil in tests of runls' own rules alone.
+	vendor *vendorRules
 	// hot[b]: some keyword is watched for at byte b (the fast test of the scan);
 	// hotOrPath adds the bytes at which a path may start, for HidingOutside's
 	// single pass.
@@ -34,7 +36,15 @@ type trigger struct {
 
 // NewCredentialMasker returns the masker of the built-in credential rules.
 func NewCredentialMasker() *CredentialMasker {
-	return newCredentialMasker(compiledRules)
+	m := newCredentialMasker(compiledRules)
+	vr, err := vendorRulesOnce()
+	if err != nil {
+		// The configuration is embedded in the gitleaks module: it loads the
+		// same way every time, and every test run loads it.
+		panic("masking: " + err.Error())
+	}
+	m.vendor = vr
+	return m
 }
 
 func newCredentialMasker(rules []rule) *CredentialMasker {
@@ -139,13 +149,53 @@ func (m *CredentialMasker) Mask(text string) ([]Span, int) {
 const maxRules = 32
 
 func (m *CredentialMasker) find(text string, out []Span) ([]Span, int) {
-	return m.scan(text, out, nil)
+	return m.scanAll(text, out, nil)
+}
+
+// scanAll is scan, then the credential rules again on the readable views of
+// text (views.go), their spans mapped back onto text.
+//
+// A view is read only when a keyword of the vendor rules occurs in the text
+// or something was hidden in it: undoing escapes and indentation makes no
+// keyword, and the rules of rules.go hide nothing in text where none of
+// those keywords (password, secret, token, key, auth, …) occurs.
+func (m *CredentialMasker) scanAll(text string, out []Span, paths *PathRedactor) ([]Span, int) {
+	from := len(out)
+	out, open, cue := m.scan(text, out, paths)
+	var levels [maxViews]Mapping
+	view := text
+	for n := 0; n < maxViews && (cue || len(out) > from); n++ {
+		v, mp, ok := readable(view)
+		if !ok {
+			break
+		}
+		levels[n], view = mp, v
+		from = len(out)
+		var o int
+		out, o, cue = m.scan(view, out, nil)
+		for k := from; k < len(out); k++ {
+			s, e := out[k].Start, out[k].End
+			for l := n; l >= 0; l-- {
+				s, e = levels[l].OriginalRange(s, e)
+			}
+			out[k].Start, out[k].End = s, e
+		}
+		if o >= 0 {
+			for l := n; l >= 0; l-- {
+				o = levels[l].Original(o)
+			}
+			if open < 0 || o < open {
+				open = o
+			}
+		}
+	}
+	return out, open
 }
 
 // scan finds the credentials in text and, when paths is not nil, the paths it
-// hides too, in one pass.
-func (m *CredentialMasker) scan(text string, out []Span, paths *PathRedactor) ([]Span, int) {
-	open := -1
+// hides too, in one pass; cue reports that a keyword of the vendor rules occurs.
+func (m *CredentialMasker) scan(text string, out []Span, paths *PathRedactor) (_ []Span, open int, cue bool) {
+	open = -1
 	hot := &m.hot
 	if paths != nil {
 		hot = &m.hotOrPath
@@ -206,7 +256,10 @@ func (m *CredentialMasker) scan(text string, out []Span, paths *PathRedactor) ([
 			}
 		}
 	}
-	return out, open
+	if m.vendor != nil {
+		out, cue = m.vendor.findCued(text, out)
+	}
+	return out, open, cue
 }
 
 // skipCold returns the index of the first byte at or after i that is hot

@@ -80,7 +80,7 @@ func (h *hidingOutside) Mask(text string) ([]Span, int) {
 }
 
 func (h *hidingOutside) find(text string, out []Span) ([]Span, int) {
-	return h.creds.scan(text, out, h.paths)
+	return h.creds.scanAll(text, out, h.paths)
 }
 
 // Mapping maps byte offsets of a masked text back to the original text.
