@@ -227,6 +227,13 @@ func (m *CredentialMasker) scan(text string, out []Span, paths *PathRedactor) (_
 				continue
 			}
 			r := &m.rules[t.rule]
+			if r.custom != nil {
+				// No scanned gate: its keywords overlap (!== holds != and ==).
+				if sp, ok := r.custom(text, s); ok {
+					out = append(out, sp)
+				}
+				continue
+			}
 			start := s
 			switch {
 			case r.keyBefore:
@@ -293,10 +300,13 @@ func (r *rule) apply(text string, start int, out []Span) ([]Span, int, int) {
 		return out, start, -1
 	}
 	if r.blockEnd != nil {
-		end, closed := r.findBlockEnd(text, start+mt[1])
+		endAt, end, closed := r.findBlockEnd(text, start+mt[1])
 		open := -1
 		if !closed {
 			open = start
+		} else if bodyBytes(text[start+mt[1]:endAt]) < minKeyBody {
+			// "-----BEGIN PRIVATE KEY-----\nanything\n-----END …": an example, not a key.
+			return out, end, -1
 		}
 		return append(out, Span{Start: start, End: end, Placeholder: SecretPlaceholder}), end, open
 	}
@@ -347,9 +357,24 @@ var tokenStop = func() (s [256]bool) {
 	return s
 }()
 
-// findBlockEnd returns the end of the first blockEnd match at or after from,
+// minKeyBody is the least a closed key block holds between its BEGIN and END
+// lines (white space aside) to be hidden: gitleaks' private-key rule asks
+// for 64 characters from the BEGIN line to the END line's "KEY-----".
+const minKeyBody = 16
+
+func bodyBytes(s string) int {
+	n := 0
+	for i := 0; i < len(s); i++ {
+		if !isSpace(s[i]) && s[i] != '\\' {
+			n++
+		}
+	}
+	return n
+}
+
+// findBlockEnd returns the start and end of the first blockEnd match at or after from,
 // and true; or the end of text and false when the block is not closed yet.
-func (r *rule) findBlockEnd(text string, from int) (int, bool) {
+func (r *rule) findBlockEnd(text string, from int) (int, int, bool) {
 	for from < len(text) {
 		k := strings.Index(text[from:], r.blockEndKeyword)
 		if k < 0 {
@@ -357,11 +382,11 @@ func (r *rule) findBlockEnd(text string, from int) (int, bool) {
 		}
 		at := from + k
 		if mt := r.blockEnd.FindStringIndex(text[at:min(len(text), at+r.maxLen)]); mt != nil {
-			return at + mt[1], true
+			return at, at + mt[1], true
 		}
 		from = at + len(r.blockEndKeyword)
 	}
-	return len(text), false
+	return len(text), len(text), false
 }
 
 // wordStart returns where the word that holds byte s starts: it goes back over
@@ -378,8 +403,18 @@ func wordStart(text string, s int) int {
 // goes back over blanks and a closing quote (escaped or not: JSON in a string).
 func keyEnd(text string, op int) int {
 	k := op
+	// The rest of a longer operator (!=, ::=, ?=, .=).
+	for n := 0; n < 3 && k > 0 && strings.IndexByte("!:?.=", text[k-1]) >= 0; n++ {
+		k--
+	}
 	for k > 0 && (text[k-1] == ' ' || text[k-1] == '\t') {
 		k--
+	}
+	// A C array or its size: secret[] = "…", char key[25] = "…".
+	if k > 0 && text[k-1] == ']' {
+		if open := strings.LastIndexByte(text[max(0, k-8):k], '['); open >= 0 {
+			k = max(0, k-8) + open
+		}
 	}
 	if k > 0 && (text[k-1] == '"' || text[k-1] == '\'') {
 		k--

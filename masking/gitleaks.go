@@ -52,6 +52,9 @@ type vendorRules struct {
 	// byKeyword[k] lists the rules (indexes in rules) that keyword k triggers.
 	byKeyword [][]uint16
 	global    []*config.Allowlist
+	// generic is gitleaks' generic-api-key rule, whose allow-lists runls'
+	// own assignment rule applies too.
+	generic *vendorRule
 }
 
 type vendorRule struct {
@@ -88,6 +91,10 @@ var vendorRulesOnce = sync.OnceValues(loadVendorRules)
 // skipVendorRules are gitleaks rules that runls applies in its own way.
 var skipVendorRules = map[string]bool{
 	"private-key": true, // the PEM block rule of rules.go, which knows open blocks
+	// For .tf and .hcl files only, where `password = "…"` is Terraform's;
+	// in any text it is a plain assignment, which the assignment rule of
+	// rules.go reads with its placeholders.
+	"hashicorp-tf-password": true,
 }
 
 func loadVendorRules() (*vendorRules, error) {
@@ -138,7 +145,9 @@ func loadVendorRules() (*vendorRules, error) {
 			vrule.boundary = boundary
 			vrule.leads = leads
 		} else if vrule.named {
-			vrule.anchored = regexp.MustCompile(`^(?:` + expr + `)`)
+			// Anchored at the keyword, without the name before it: Go's
+			// matcher would otherwise follow every length of that name at once.
+			vrule.anchored = regexp.MustCompile(`^(?:` + stripLead(raw).String() + `)`)
 			vrule.keyLead = keyLead(raw)
 		}
 		ri := uint16(len(vr.rules))
@@ -158,6 +167,11 @@ func loadVendorRules() (*vendorRules, error) {
 		}
 	}
 	vr.keywords = newKeywordSet(keywords)
+	for i := range vr.rules {
+		if vr.rules[i].id == "generic-api-key" {
+			vr.generic = &vr.rules[i]
+		}
+	}
 	return vr, nil
 }
 
@@ -219,6 +233,22 @@ func maxLen(re *syntax.Regexp) int {
 		return n
 	}
 	return 0 // empty-width operators
+}
+
+// stripLead returns re without the runs of name that may lead it ([\w.-]{0,n}?),
+// at any depth of its first element.
+func stripLead(re *syntax.Regexp) *syntax.Regexp {
+	if re.Op != syntax.OpConcat {
+		return re
+	}
+	for i, sub := range re.Sub {
+		if sub.Op == syntax.OpRepeat && sub.Min == 0 && sub.Sub[0].Op == syntax.OpCharClass {
+			continue
+		}
+		rest := append([]*syntax.Regexp{stripLead(sub)}, re.Sub[i+1:]...)
+		return &syntax.Regexp{Op: syntax.OpConcat, Flags: re.Flags, Sub: rest}
+	}
+	return &syntax.Regexp{Op: syntax.OpEmptyMatch}
 }
 
 // keyLead returns how many bytes of name a semi-generic rule's match may
@@ -384,16 +414,17 @@ func (vr *vendorRules) findCued(text string, out []Span) ([]Span, bool) {
 				if !opFollows(text, int(o.end), r.reach) {
 					continue
 				}
-				s := int(o.start)
-				for s > 0 && s > int(o.start)-r.keyLead && isKeyByte(text[s-1]) {
-					s--
+				// The match starts with the name, up to keyLead bytes of it.
+				k, from := int(o.start), int(o.start)
+				for from > 0 && from > k-r.keyLead && isKeyByte(text[from-1]) {
+					from--
 				}
 				cue = true
-				if !tried.add(ri, s) {
+				if !tried.add(ri, k) {
 					continue
 				}
 				var end int
-				out, end = r.applyAt(vr, text, s, widenRight(text, min(len(text), s+r.reach)), out)
+				out, end = r.applyAt(vr, text, k, widenRight(text, min(len(text), k+r.reach)), from, out)
 				tried.matched(ri, end)
 				continue
 			}
@@ -403,7 +434,7 @@ func (vr *vendorRules) findCued(text string, out []Span) ([]Span, bool) {
 					continue
 				}
 				cue = true
-				out, _ = r.applyAt(vr, text, s, widenRight(text, min(len(text), s+r.reach)), out)
+				out, _ = r.applyAt(vr, text, s, widenRight(text, min(len(text), s+r.reach)), s, out)
 				continue
 			}
 			cue = true
@@ -538,70 +569,78 @@ func (r *vendorRule) leadAt(text string, i int) bool {
 func (r *vendorRule) apply(vr *vendorRules, text string, lo, hi int, out []Span) []Span {
 	cut := r.reach > maxWindowReach && hi < len(text)
 	for _, m := range r.re.FindAllStringSubmatchIndex(text[lo:hi], -1) {
-		out = r.keep(vr, text, lo, hi, cut, m, out)
+		out = r.keep(vr, text, lo, hi, lo+m[0], cut, m, out)
 	}
 	return out
 }
 
-// applyAt runs the anchored rule on text[lo:hi], a match starting at lo, and
-// returns where the match ended (lo when there was none), kept or not.
-func (r *vendorRule) applyAt(vr *vendorRules, text string, lo, hi int, out []Span) ([]Span, int) {
+// applyAt runs the anchored rule on text[lo:hi], a match starting at lo (its
+// whole match, for the allow-lists, starting at from), and returns where the
+// match ended (lo when there was none), kept or not.
+func (r *vendorRule) applyAt(vr *vendorRules, text string, lo, hi, from int, out []Span) ([]Span, int) {
 	m := r.anchored.FindStringSubmatchIndex(text[lo:hi])
 	if m == nil {
 		return out, lo
 	}
-	return r.keep(vr, text, lo, hi, r.reach >= unboundedReach && hi < len(text), m, out), lo + m[1]
+	return r.keep(vr, text, lo, hi, from, r.reach >= unboundedReach && hi < len(text), m, out), lo + m[1]
 }
 
 // keep vets the match m of text[lo:hi] as gitleaks does and appends its secret.
 // cut says that the window may end before a match of the rule would: then a
 // secret that runs to its end is hidden to the end of its token.
-func (r *vendorRule) keep(vr *vendorRules, text string, lo, hi int, cut bool, m []int, out []Span) []Span {
-	win := text[lo:hi]
-	ms, me := m[0], m[1]
+func (r *vendorRule) keep(vr *vendorRules, text string, lo, hi, from int, cut bool, m []int, out []Span) []Span {
+	// In text's offsets: the match [ms, me) and the secret [ss, se).
+	ms, me := from, lo+m[1]
 	// gitleaks trims line ends off a match.
-	for ms < me && win[ms] == '\n' {
+	for ms < me && text[ms] == '\n' {
 		ms++
 	}
-	for me > ms && win[me-1] == '\n' {
+	for me > ms && text[me-1] == '\n' {
 		me--
 	}
 	ss, se := ms, me
 	if n := len(m) / 2; n > 1 {
 		if r.secretGroup > 0 {
-			if r.secretGroup >= n {
+			if r.secretGroup >= n || m[2*r.secretGroup] < 0 {
 				return out
 			}
-			ss, se = m[2*r.secretGroup], m[2*r.secretGroup+1]
+			ss, se = lo+m[2*r.secretGroup], lo+m[2*r.secretGroup+1]
 		} else {
 			for g := 1; g < n; g++ {
 				if m[2*g] >= 0 && m[2*g+1] > m[2*g] {
-					ss, se = m[2*g], m[2*g+1]
+					ss, se = lo+m[2*g], lo+m[2*g+1]
 					break
 				}
 			}
 		}
 	}
-	if ss < 0 || se <= ss {
+	if se <= ss {
 		return out
 	}
-	secret := win[ss:se]
+	secret := text[ss:se]
 	if r.entropy != 0 && shannonEntropy(secret) <= r.entropy {
 		return out
 	}
-	match := win[ms:me]
-	line := lineAround(text, lo+ms, lo+me)
+	// The match as gitleaks sees it in a file, where it ends at the end of
+	// the text or line: white space after it (the marker word that follows,
+	// in a record) must not defeat an allow-list anchored at its end.
+	match := strings.TrimRight(text[ms:me], " \t\r\n")
+	line := lineAround(text, ms, me)
 	if allowed(vr.global, secret, match, line) || allowed(r.allow, secret, match, line) {
 		return out
 	}
-	end := lo + se
-	if cut && se == len(win) {
+	if cut && se == hi {
 		// The window may have cut the secret: hide the rest of its token too.
-		for end < len(text) && !tokenStop[text[end]] {
-			end++
+		for se < len(text) && !tokenStop[text[se]] {
+			se++
 		}
 	}
-	return append(out, Span{Start: lo + ss, End: end, Placeholder: SecretPlaceholder})
+	// A rule of a fixed length (glpat-[\w-]{20}) matches the start of a
+	// longer token (a routable one): hide the token to its end.
+	for se < len(text) && (isWordByte(text[se]) || text[se] == '-') {
+		se++
+	}
+	return append(out, Span{Start: ss, End: se, Placeholder: SecretPlaceholder})
 }
 
 // lineAround returns the lines of text that hold [s, e).

@@ -13,13 +13,13 @@ import "slices"
 // only at or near an occurrence of one of its keywords.
 type keywordSet struct {
 	class  [256]uint8 // byte -> class; 0: a byte in no keyword
-	stride uint32     // classes per state
-	next   []uint32   // next[state+class]: the state after that byte (premultiplied)
+	stride uint16     // classes per state
+	next   []uint16   // next[state+class]: the state after that byte (premultiplied)
 	// firstEnd is the first state (premultiplied) where a keyword ends;
 	// ends[(state-firstEnd)/stride] lists the keywords that end there (its
 	// own and, through its suffix links, the shorter ones that end there too),
 	// as indexes into the keywords given to newKeywordSet.
-	firstEnd uint32
+	firstEnd uint16
 	ends     [][]uint16
 	lens     []int32 // each keyword's length
 }
@@ -87,6 +87,10 @@ func newKeywordSet(keywords []string) *keywordSet {
 			queue = append(queue, t)
 		}
 	}
+	if len(trie)*nclass > 1<<16 {
+		// States are premultiplied uint16: some 1,500 states of 40 classes fit.
+		panic("masking: keywords need more automaton states than fit uint16")
+	}
 	// Renumber: states without ends first (the root stays 0), then the others.
 	order := make([]int, len(trie)) // new number of each state
 	n := 0
@@ -94,7 +98,7 @@ func newKeywordSet(keywords []string) *keywordSet {
 		for s := range trie {
 			if (len(ends[s]) > 0) == (pass == 1) {
 				if pass == 1 && k.firstEnd == 0 && k.ends == nil {
-					k.firstEnd = uint32(n * nclass)
+					k.firstEnd = uint16(n * nclass)
 				}
 				order[s] = n
 				n++
@@ -105,17 +109,14 @@ func newKeywordSet(keywords []string) *keywordSet {
 		}
 	}
 	if k.ends == nil {
-		k.firstEnd = uint32(n * nclass) // no keyword: no state ends one
+		k.firstEnd = uint16(n * nclass) // no keyword: no state ends one
 	}
-	if n*nclass >= 1<<32-1 {
-		panic("masking: keywords need more automaton states than fit uint32")
-	}
-	k.stride = uint32(nclass)
-	k.next = make([]uint32, len(trie)*nclass)
+	k.stride = uint16(nclass)
+	k.next = make([]uint16, len(trie)*nclass)
 	for s, row := range trie {
 		base := order[s] * nclass
 		for c, t := range row {
-			k.next[base+c] = uint32(order[t] * nclass)
+			k.next[base+c] = uint16(order[t] * nclass)
 		}
 	}
 	return k
@@ -129,10 +130,10 @@ type occurrence struct {
 
 // find appends the occurrences of the keywords in text to out, in order of their end.
 func (k *keywordSet) find(text string, out []occurrence) []occurrence {
-	var s uint32
+	var s uint16
 	next, class, firstEnd := k.next, &k.class, k.firstEnd
 	for i := 0; i < len(text); i++ {
-		s = next[s+uint32(class[text[i]])]
+		s = next[s+uint16(class[text[i]])]
 		if s >= firstEnd {
 			for _, id := range k.ends[(s-firstEnd)/k.stride] {
 				out = append(out, occurrence{keyword: id, start: int32(i+1) - k.lens[id], end: int32(i + 1)})

@@ -38,7 +38,8 @@ func same(s string) ruleCase { return ruleCase{s, s} }
 var ruleCases = map[string][]ruleCase{
 	"private-key-pem": {
 		{"key:\n" + pemBlock + "\nafter", "key:\n<secret>\nafter"},
-		{`"private_key": "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBg\n-----END PRIVATE KEY-----\n"`, `"private_key": "<secret>\n"`},
+		{`"private_key": "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQ\n-----END PRIVATE KEY-----\n"`, `"private_key": "<secret>\n"`},
+		same("-----BEGIN PRIVATE KEY-----\nanything\n-----END PRIVATE KEY-----"),
 		{"-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\nstill", "<secret>"},
 		same("-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----"),
 		same("-----BEGIN PUBLIC KEY-----\nMFkwEwYH\n-----END PUBLIC KEY-----"),
@@ -108,11 +109,53 @@ var ruleCases = map[string][]ruleCase{
 		same("--- PASS: TestMasking (0.01s)"),
 		same("password: <secret>"),
 		same("PASSWORD=${DB_PASSWORD}"),
+		same("-e SUMO_ACCESS_KEY=`etcdctl get /sumologic_secret`"),
 		same("password: null"),
 		same("token: expired"),
 		same("monkey: banana123ABC"),
 		same("PWD=/run/x/episode-1"),
 		same("api_key_name: production-key-2024"),
+	},
+	"secret-call": {
+		{`std::string secret("` + "Zx81kLmn0qPw" + `");`, `std::string secret("<secret>");`},
+		{`secrete.assign('` + "Zx81kLmn0qPw" + `', 17)`, `secrete.assign('<secret>', 17)`},
+		same(`user = getPassword("alice")`),
+		same(`os.getenv("API_KEY")`),
+		same(`token("x")`),
+	},
+	"secret-comparison": {
+		{`if ("` + "Zx81kLmn0qPw" + `" == password) {`, `if ("<secret>" == password) {`},
+		{`if ('` + "Zx81kLmn0qPw" + `' !== my_api_key)`, `if ('<secret>' !== my_api_key)`},
+		same(`if ("alice" == username) {`),
+		same(`if ("" == password) {`),
+	},
+	"artifactory-token": {
+		{"X-JFrog-Art-Api: AKC" + "p8k9rT2mQ7xW3", "X-JFrog-Art-Api: <secret>"},
+		{"=AP6" + "xq9rT2mQ7", "=<secret>"},
+		same("APIs and APPLICATIONS"),
+		same("AKCshort"),
+	},
+	"softlayer-key": {
+		{"softlayer_api_key: " + strings.Repeat("a1b2", 16), "softlayer_api_key: <secret>"},
+		same(`SOFTLAYER_APIKEY: "insert_key_here"`),
+	},
+	"softlayer-url": {
+		{"http://api.softlayer.com/soap/v3.1/" + strings.Repeat("a1b2", 16), "http://api.softlayer.com/soap/v3.1/<secret>"},
+		same("see http://api.softlayer.com/soap/v3/ for the API"),
+	},
+	"slack-token": {
+		{"xoxp-" + "523423-234243-234233-e039d02840a0b9379c", "<secret>"},
+		same("xoxp-1234567890"),
+	},
+	"jwt": {
+		{"token=" + jwt + " ok", "token=<secret> ok"},
+		{"eyJ0eXAiOiJKV1QiLCJhbGciOiJIUzI1NiJ9" + "." + "eyJuYW1lIjoiSm9lIiwKInN0YXR1cyI6ImVtcGxveWVlIgp9", "<secret>"},
+		same("eyJhbasdGciOiJIUaddasdasfs.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6Ikpv"),
+		same("eyJhbGciOiJIUzI1NiJ9 alone is a header, not a token"),
+	},
+	"discord-bot-token": {
+		{"bot MTk4NjIyNDgzNDcxOTI1MjQ4" + ".Cl2FMQ." + "ZnCjm1XVW7vRze4b7Cq4se7kKWs ok", "bot <secret> ok"},
+		same("NTP and ODBC.config.files"),
 	},
 	"cli-secret-flag": {
 		{"mysql --password hunter2 -u root", "mysql --password <secret> -u root"},

@@ -22,14 +22,16 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/zricethezav/gitleaks/v8/detect"
+
 	"runls/masking"
 	"runls/retriever"
 )
 
 // The bar of issue 15 ("What must hold").
 const (
-	minHidden     = 0.98 // of the true positives
-	maxOverMasked = 0.25 // of the false positives
+	minHidden     = 0.995 // of the true positives
+	maxOverMasked = 0.05  // of the false positives that hold no other rule's secret
 )
 
 // samplesFile is where the samples are, relative to a folder that holds the
@@ -265,7 +267,14 @@ func terms(text string) []string {
 // vendor prefix such as "ghp_" or "sk-ant-" (which may show, and says nothing).
 var vendorPrefix = regexp.MustCompile(`^(?:[A-Za-z][A-Za-z0-9]{0,9}[_-]){1,2}`)
 
+// yamlKey is the name a secret of gitleaks' Kubernetes rule starts with
+// ("password: …", ".dockercfg: >\n …"): the name is no secret.
+var yamlKey = regexp.MustCompile(`^[\w.-]+:(?:[ \t]*(?:\||>[-+]?)\s+)?[ \t]*["']?`)
+
 func randomPart(secret string) string {
+	if p := yamlKey.FindString(secret); p != "" && len(secret)-len(p) >= 8 {
+		secret = strings.TrimRight(secret[len(p):], `"'`)
+	}
 	if p := vendorPrefix.FindString(secret); p != "" && len(secret)-len(p) >= 8 {
 		return secret[len(p):]
 	}
@@ -284,6 +293,7 @@ type outcome struct {
 	termLeak    []string // the secret's terms that a search finds
 	changedIn   []string // for a false positive: context files where a secret was hidden
 	pathsIn     []string // and where only a path outside the run was (as spec §8 asks)
+	otherSecret bool     // a false positive that holds another rule's secret
 	markersLost []string // markers that a search does not find in their context
 	shown       []string // returned texts that show the leak or the change (for the log)
 }
@@ -334,6 +344,35 @@ func TestSecretSamples(t *testing.T) {
 	close(errs)
 	if err := <-errs; err != nil {
 		t.Fatal(err)
+	}
+	// A false positive of one rule may be another's secret: what gitleaks'
+	// whole default rule set (its own detect package) finds in it. Masking it
+	// is right; the bar is over the others.
+	d, err := detect.NewDetectorDefaultConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// So is one that holds a true positive's secret: detect-secrets' keyword
+	// tables call `password = m{{h}o)p…}}` a secret in Go and not in C++,
+	// where it wants quotes; a run's language is not known.
+	var tpSecrets []string
+	for _, s := range doc.Samples {
+		if s.Kind == "tp" && len(s.Secret) >= 16 && !isLetters(s.Secret) {
+			tpSecrets = append(tpSecrets, s.Secret)
+		}
+	}
+	holdsSecret := func(text string) bool {
+		for _, sec := range tpSecrets {
+			if strings.Contains(text, sec) {
+				return true
+			}
+		}
+		return false
+	}
+	for i := range outcomes {
+		if s := outcomes[i].sample; s.Kind == "fp" {
+			outcomes[i].otherSecret = holdsSecret(s.Text) || len(d.DetectString(s.Text)) > 0
+		}
 	}
 	report(t, outcomes)
 }
@@ -534,6 +573,7 @@ func mapKeys(m map[string]bool) func(func(string) bool) {
 type familyStats struct {
 	tp, hidden, partial, full int
 	fp, changed, paths        int
+	fpOther, changedOther     int // the false positives that are other rules' secrets
 	markersLost               int
 }
 
@@ -562,11 +602,19 @@ func report(t *testing.T, outcomes []outcome) {
 					s.hidden++
 				}
 			} else {
-				s.fp++
-				if len(o.changedIn) > 0 {
-					s.changed++
-				} else if len(o.pathsIn) > 0 {
-					s.paths++
+				changed := len(o.changedIn) > 0
+				if o.otherSecret {
+					s.fpOther++
+					if changed {
+						s.changedOther++
+					}
+				} else {
+					s.fp++
+					if changed {
+						s.changed++
+					} else if len(o.pathsIn) > 0 {
+						s.paths++
+					}
 				}
 			}
 			if len(o.markersLost) > 0 {
@@ -578,10 +626,10 @@ func report(t *testing.T, outcomes []outcome) {
 		}
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "\n| family | true positives hidden | leak whole / in part | false positives over-masked | only a path hidden |\n|---|---|---|---|---|\n")
+	fmt.Fprintf(&b, "\n| family | true positives hidden | leak whole / in part | false positives over-masked | only a path hidden | other rules' secrets masked |\n|---|---|---|---|---|---|\n")
 	row := func(name string, s *familyStats) {
-		fmt.Fprintf(&b, "| %s | %d of %d (%s) | %d / %d | %d of %d (%s) | %d |\n", name, s.hidden, s.tp, pct(s.hidden, s.tp),
-			s.full, s.partial, s.changed, s.fp, pct(s.changed, s.fp), s.paths)
+		fmt.Fprintf(&b, "| %s | %d of %d (%s) | %d / %d | %d of %d (%s) | %d | %d of %d |\n", name, s.hidden, s.tp, pct(s.hidden, s.tp),
+			s.full, s.partial, s.changed, s.fp, pct(s.changed, s.fp), s.paths, s.changedOther, s.fpOther)
 	}
 	for _, f := range familyOrder {
 		if s := stats[f]; s != nil {
@@ -594,7 +642,9 @@ func report(t *testing.T, outcomes []outcome) {
 		}
 	}
 	row("**all**", &total)
-	fmt.Fprintf(&b, "\nsamples with a marker word lost: %d of %d\n", total.markersLost, len(outcomes))
+	all, allChanged := total.fp+total.fpOther, total.changed+total.changedOther
+	fmt.Fprintf(&b, "\nfalse positives over-masked, counting other rules' secrets: %d of %d (%s)\n", allChanged, all, pct(allChanged, all))
+	fmt.Fprintf(&b, "samples with a marker word lost: %d of %d\n", total.markersLost, len(outcomes))
 	var ctxs []string
 	for _, c := range agentContexts {
 		ctxs = append(ctxs, fmt.Sprintf("%s %d", c.file, byContext[c.file]))
@@ -612,7 +662,7 @@ func report(t *testing.T, outcomes []outcome) {
 				t.Logf("LEAK %s [%s] in %v terms %v: secret %q text %q\n\t%s", o.sample.ID, o.family, o.leakedIn, o.termLeak,
 					o.sample.Secret, o.sample.Text, strings.Join(o.shown, "\n\t"))
 			}
-			if len(o.changedIn) > 0 || len(o.pathsIn) > 0 {
+			if (len(o.changedIn) > 0 || len(o.pathsIn) > 0) && !o.otherSecret {
 				t.Logf("CHANGED %s [%s] in %v, paths in %v: text %q\n\t%s", o.sample.ID, o.family, o.changedIn, o.pathsIn, o.sample.Text, strings.Join(o.shown, "\n\t"))
 			}
 			if len(o.markersLost) > 0 {
@@ -637,4 +687,8 @@ func pct(n, of int) string {
 		return "-"
 	}
 	return fmt.Sprintf("%.1f%%", 100*float64(n)/float64(of))
+}
+
+func isLetters(s string) bool {
+	return strings.IndexFunc(s, func(r rune) bool { return !unicode.IsLetter(r) }) < 0
 }
