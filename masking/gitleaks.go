@@ -404,9 +404,9 @@ func (vr *vendorRules) findCued(text string, out []Span) ([]Span, bool) {
 	}
 	cue := false
 	var tried attempts
-	// The windows each rule runs on, merged where they overlap.
-	var wbuf [16]ruleWindow
-	wins := wbuf[:0]
+	// The windows each rule runs on, merged where they overlap (few texts
+	// have any: they are allocated when needed).
+	var wins []ruleWindow
 	for _, o := range occ {
 		for _, ri := range vr.byKeyword[o.keyword] {
 			r := &vr.rules[ri]
@@ -465,10 +465,12 @@ func (vr *vendorRules) findCued(text string, out []Span) ([]Span, bool) {
 }
 
 // attempts are the starts where named rules were tried, so that the
-// keywords of one name (secret_api_key) try it once.
+// keywords of one name (secret_api_key) try it once. The first few are kept
+// in an array (no allocation for the common text).
 type attempts struct {
+	n    int
 	buf  [8]attempt
-	list []attempt
+	more []attempt
 }
 
 type attempt struct {
@@ -476,27 +478,36 @@ type attempt struct {
 	start, end int
 }
 
+func (a *attempts) at(i int) *attempt {
+	if i < len(a.buf) {
+		return &a.buf[i]
+	}
+	return &a.more[i-len(a.buf)]
+}
+
 // add reports whether rule should be tried at start: not tried there yet,
 // and not inside its last match (a regular expression's search goes on
 // after a match, so gitleaks finds no match that overlaps another).
 func (a *attempts) add(rule uint16, start int) bool {
-	if a.list == nil {
-		a.list = a.buf[:0]
-	}
-	for _, t := range a.list {
-		if t.rule == rule && (t.start == start || start < t.end) {
+	for i := 0; i < a.n; i++ {
+		if t := a.at(i); t.rule == rule && (t.start == start || start < t.end) {
 			return false
 		}
 	}
-	a.list = append(a.list, attempt{rule: rule, start: start})
+	if a.n < len(a.buf) {
+		a.buf[a.n] = attempt{rule: rule, start: start}
+	} else {
+		a.more = append(a.more, attempt{rule: rule, start: start})
+	}
+	a.n++
 	return true
 }
 
 // matched notes that rule's attempt last added matched up to end.
 func (a *attempts) matched(rule uint16, end int) {
-	for i := len(a.list) - 1; i >= 0; i-- {
-		if a.list[i].rule == rule {
-			a.list[i].end = end
+	for i := a.n - 1; i >= 0; i-- {
+		if t := a.at(i); t.rule == rule {
+			t.end = end
 			return
 		}
 	}

@@ -14,7 +14,9 @@ import "slices"
 type keywordSet struct {
 	class  [256]uint8 // byte -> class; 0: a byte in no keyword
 	stride uint16     // classes per state
-	next   []uint16   // next[state+class]: the state after that byte (premultiplied)
+	// next[state+class] is the state after that byte (premultiplied): a
+	// whole uint16 range, so that the scan's index needs no bounds check.
+	next *[1 << 16]uint16
 	// firstEnd is the first state (premultiplied) where a keyword ends;
 	// ends[(state-firstEnd)/stride] lists the keywords that end there (its
 	// own and, through its suffix links, the shorter ones that end there too),
@@ -112,7 +114,7 @@ func newKeywordSet(keywords []string) *keywordSet {
 		k.firstEnd = uint16(n * nclass) // no keyword: no state ends one
 	}
 	k.stride = uint16(nclass)
-	k.next = make([]uint16, len(trie)*nclass)
+	k.next = new([1 << 16]uint16)
 	for s, row := range trie {
 		base := order[s] * nclass
 		for c, t := range row {
