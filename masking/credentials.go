@@ -16,6 +16,9 @@ type CredentialMasker struct {
 	rules []rule
 	// vendor: gitleaks' rules (gitleaks.go); nil in tests of runls' own rules alone.
 	vendor *vendorRules
+	// viaAC[k] lists the triggers of rules found by the vendor automaton's
+	// keyword k (kw as written, off unused).
+	viaAC [][]trigger
 	// hot[b]: some keyword is watched for at byte b (the fast test of the scan);
 	// hotOrPath adds the bytes at which a path may start, for HidingOutside's
 	// single pass.
@@ -36,19 +39,33 @@ type trigger struct {
 
 // NewCredentialMasker returns the masker of the built-in credential rules.
 func NewCredentialMasker() *CredentialMasker {
-	m := newCredentialMasker(compiledRules)
 	vr, err := vendorRulesOnce()
 	if err != nil {
 		// The configuration is embedded in the gitleaks module: it loads the
 		// same way every time, and every test run loads it.
 		panic("masking: " + err.Error())
 	}
-	m.vendor = vr
-	return m
+	return newCredentialMasker(compiledRules, vr)
 }
 
-func newCredentialMasker(rules []rule) *CredentialMasker {
-	m := &CredentialMasker{rules: rules}
+// newCredentialMasker returns the masker of rules and, when vr is not nil,
+// of the vendor rules, whose automaton then finds the keywords of rules too.
+func newCredentialMasker(rules []rule, vr *vendorRules) *CredentialMasker {
+	m := &CredentialMasker{rules: rules, vendor: vr}
+	if vr != nil {
+		index := map[string]int16{}
+		for i := range rules {
+			index[rules[i].name] = int16(i)
+		}
+		m.viaAC = make([][]trigger, len(vr.hand))
+		for k, hs := range vr.hand {
+			for _, h := range hs {
+				if ri, ok := index[h.rule]; ok {
+					m.viaAC[k] = append(m.viaAC[k], trigger{kw: h.kw, rule: ri, fold: h.fold})
+				}
+			}
+		}
+	}
 	m.hotOrPath = pathTrigger
 	// Bytes the scan stops at anyway (path starts, one-byte keywords) cost a
 	// keyword nothing more to be watched for at.
@@ -64,6 +81,9 @@ func newCredentialMasker(rules []rule) *CredentialMasker {
 		}
 	}
 	for ri, r := range rules {
+		if vr != nil && viaAutomaton(&r.ruleSpec) {
+			continue
+		}
 		for _, kw := range r.keywords {
 			if r.fold {
 				kw = strings.ToLower(kw)
@@ -195,16 +215,12 @@ func (m *CredentialMasker) scanAll(text string, out []Span, paths *PathRedactor)
 // scan finds the credentials in text and, when paths is not nil, the paths it
 // hides too, in one pass; cue reports that a keyword of the vendor rules occurs.
 func (m *CredentialMasker) scan(text string, out []Span, paths *PathRedactor) (_ []Span, open int, cue bool) {
-	open = -1
+	st := scanState{open: -1, keyAt: -1}
 	hot := &m.hot
 	if paths != nil {
 		hot = &m.hotOrPath
 	}
 	pathsTo := 0 // the end of the last path found: no path starts inside it
-	// scanned[r] is where rule r's last attempt ended: a keyword found before
-	// it was part of that attempt (or of its match).
-	var scanned [maxRules]int32 // small: it is zeroed on every call, and records are short
-	keyAt, keyFrom, keyTo, parts := -1, 0, 0, keyParts(0)
 	for i := 0; ; i++ {
 		if i = skipCold(text, i, hot); i >= len(text) {
 			break
@@ -223,50 +239,78 @@ func (m *CredentialMasker) scan(text string, out []Span, paths *PathRedactor) (_
 		for k := range ts {
 			t := &ts[k]
 			s := i - int(t.off)
-			if s < int(scanned[t.rule]) || s < 0 || !hasKeyword(text[s:], t.kw, t.fold) {
+			if s < int(st.scanned[t.rule]) || s < 0 || !hasKeyword(text[s:], t.kw, t.fold) {
 				continue
 			}
-			r := &m.rules[t.rule]
-			if r.custom != nil {
-				// No scanned gate: its keywords overlap (!== holds != and ==).
-				if sp, ok := r.custom(text, s); ok {
-					out = append(out, sp)
-				}
-				continue
-			}
-			start := s
-			switch {
-			case r.keyBefore:
-				if s != keyAt {
-					// The operator rules share the key: read it once per operator.
-					keyAt, keyTo = s, keyEnd(text, s)
-					keyFrom = wordStart(text, keyTo)
-					parts = partsOf(text[keyFrom:keyTo])
-				}
-				start = keyFrom
-				if start == keyTo || r.keyCheck != nil && !r.keyCheck(text[start:keyTo], parts) {
-					continue
-				}
-			case r.wordStart:
-				start = wordStart(text, s)
-			}
-			if start < int(scanned[t.rule]) || r.boundary && start > 0 && isWordByte(text[start-1]) ||
-				r.near != nil && !r.near(text, s) {
-				scanned[t.rule] = int32(max(int(scanned[t.rule]), s+1))
-				continue
-			}
-			var end, o int
-			out, end, o = r.apply(text, start, out)
-			scanned[t.rule] = int32(max(end, s+1))
-			if o >= 0 && (open < 0 || o < open) {
-				open = o
-			}
+			out = m.try(text, t.rule, s, &st, out)
 		}
 	}
 	if m.vendor != nil {
-		out, cue = m.vendor.findCued(text, out)
+		var buf [16]occurrence
+		occ := m.vendor.keywords.find(text, buf[:0])
+		for _, o := range occ {
+			for k := range m.viaAC[o.keyword] {
+				t := &m.viaAC[o.keyword][k]
+				s := int(o.start)
+				if s < int(st.scanned[t.rule]) || !t.fold && text[s:s+len(t.kw)] != t.kw {
+					continue
+				}
+				out = m.try(text, t.rule, s, &st, out)
+			}
+		}
+		out, cue = m.vendor.findCued(text, occ, out)
 	}
-	return out, open, cue
+	return out, st.open, cue
+}
+
+// scanState is what scan keeps from keyword to keyword.
+type scanState struct {
+	open int // the start of a block not closed by the end of text, or -1
+	// scanned[r] is where rule r's last attempt ended: a keyword found before
+	// it was part of that attempt (or of its match).
+	scanned               [maxRules]int32 // small: it is zeroed on every call, and records are short
+	keyAt, keyFrom, keyTo int
+	parts                 keyParts
+}
+
+// try runs rule ri where its keyword starts at s.
+func (m *CredentialMasker) try(text string, ri int16, s int, st *scanState, out []Span) []Span {
+	r := &m.rules[ri]
+	if r.custom != nil {
+		// No scanned gate: its keywords overlap (!== holds != and ==).
+		if sp, ok := r.custom(text, s); ok {
+			out = append(out, sp)
+		}
+		return out
+	}
+	start := s
+	switch {
+	case r.keyBefore:
+		if s != st.keyAt {
+			// The operator rules share the key: read it once per operator.
+			st.keyAt, st.keyTo = s, keyEnd(text, s)
+			st.keyFrom = wordStart(text, st.keyTo)
+			st.parts = partsOf(text[st.keyFrom:st.keyTo])
+		}
+		start = st.keyFrom
+		if start == st.keyTo || r.keyCheck != nil && !r.keyCheck(text[start:st.keyTo], st.parts) {
+			return out
+		}
+	case r.wordStart:
+		start = wordStart(text, s)
+	}
+	if start < int(st.scanned[ri]) || r.boundary && start > 0 && isWordByte(text[start-1]) ||
+		r.near != nil && !r.near(text, s) {
+		st.scanned[ri] = int32(max(int(st.scanned[ri]), s+1))
+		return out
+	}
+	var end, o int
+	out, end, o = r.apply(text, start, out)
+	st.scanned[ri] = int32(max(end, s+1))
+	if o >= 0 && (st.open < 0 || o < st.open) {
+		st.open = o
+	}
+	return out
 }
 
 // skipCold returns the index of the first byte at or after i that is hot

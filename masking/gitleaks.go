@@ -55,6 +55,32 @@ type vendorRules struct {
 	// generic is gitleaks' generic-api-key rule, whose allow-lists runls'
 	// own assignment rule applies too.
 	generic *vendorRule
+	// hand[k] lists the rules of rules.go that keyword k triggers: the
+	// automaton finds their keywords too, in the same pass, so that the byte
+	// scan of credentials.go watches only for operators and paths.
+	hand [][]handKeyword
+}
+
+// handKeyword is a keyword of a rule of rules.go, as written.
+type handKeyword struct {
+	rule string
+	kw   string
+	fold bool
+}
+
+// viaAutomaton reports whether the keywords of a rule of rules.go are found
+// by the automaton: not operators (":", "==", `("`) that key rules read
+// backwards from, and not one byte long.
+func viaAutomaton(r *ruleSpec) bool {
+	if r.keyBefore || r.custom != nil {
+		return false
+	}
+	for _, kw := range r.keywords {
+		if len(kw) < 2 {
+			return false
+		}
+	}
+	return true
 }
 
 type vendorRule struct {
@@ -86,7 +112,11 @@ type vendorRule struct {
 
 // vendorRulesOnce loads and compiles the rules once, on first use: some 40 ms,
 // which a run with masking off never pays.
-var vendorRulesOnce = sync.OnceValues(loadVendorRules)
+var vendorRulesOnce func() (*vendorRules, error)
+
+// init sets vendorRulesOnce: loadVendorRules reads ruleTable, whose rules
+// call vendorRulesOnce, so the variable cannot be initialized in place.
+func init() { vendorRulesOnce = sync.OnceValues(loadVendorRules) }
 
 // skipVendorRules are gitleaks rules that runls applies in its own way.
 var skipVendorRules = map[string]bool{
@@ -164,6 +194,25 @@ func loadVendorRules() (*vendorRules, error) {
 			if !slices.Contains(vr.byKeyword[k], ri) {
 				vr.byKeyword[k] = append(vr.byKeyword[k], ri)
 			}
+		}
+	}
+	vr.hand = make([][]handKeyword, len(keywords))
+	for i := range ruleTable {
+		r := &ruleTable[i]
+		if !viaAutomaton(r) {
+			continue
+		}
+		for _, kw := range r.keywords {
+			lower := strings.ToLower(kw)
+			k, ok := kwIndex[lower]
+			if !ok {
+				k = len(keywords)
+				kwIndex[lower] = k
+				keywords = append(keywords, lower)
+				vr.byKeyword = append(vr.byKeyword, nil)
+				vr.hand = append(vr.hand, nil)
+			}
+			vr.hand[k] = append(vr.hand[k], handKeyword{rule: r.name, kw: kw, fold: r.fold})
 		}
 	}
 	vr.keywords = newKeywordSet(keywords)
@@ -390,15 +439,14 @@ func keywordsLead(leads []lead, keywords []string) bool {
 
 // find appends the spans of the secrets the rules find in text.
 func (vr *vendorRules) find(text string, out []Span) []Span {
-	out, _ = vr.findCued(text, out)
+	var buf [16]occurrence
+	out, _ = vr.findCued(text, vr.keywords.find(text, buf[:0]), out)
 	return out
 }
 
-// findCued is find, and reports whether a rule was tried: a keyword occurs
+// findCued is find on the keywords' occurrences occ, and reports whether a rule was tried: a keyword occurs
 // where a token could start, or before an operator.
-func (vr *vendorRules) findCued(text string, out []Span) ([]Span, bool) {
-	var buf [16]occurrence
-	occ := vr.keywords.find(text, buf[:0])
+func (vr *vendorRules) findCued(text string, occ []occurrence, out []Span) ([]Span, bool) {
 	if len(occ) == 0 {
 		return out, false
 	}

@@ -170,7 +170,7 @@ func maskerOf(t *testing.T, name string) *CredentialMasker {
 	t.Helper()
 	for _, r := range compiledRules {
 		if r.name == name {
-			return newCredentialMasker([]rule{r})
+			return newCredentialMasker([]rule{r}, nil)
 		}
 	}
 	t.Fatalf("no rule %q", name)
