@@ -1,13 +1,14 @@
 # `make test` runs every test of the project on a fresh machine: Go (with the
-# race detector, vet and gofmt), the VS Code extension and the Neovim plugin.
+# race detector, vet and gofmt), the VS Code extension, the Neovim plugin and
+# runls mcp against the TypeScript MCP SDK's client.
 # The editor scripts install what they need (npm packages, Debian packages, a
 # current Neovim) when it is missing. `.ci/run` calls exactly this.
 
 GO ?= go
 
-.PHONY: test test-go test-vscode test-neovim lint fuzz-seeds build bench
+.PHONY: test test-go test-vscode test-neovim test-mcp-ts lint fuzz-seeds build bench
 
-test: test-go test-vscode test-neovim
+test: test-go test-vscode test-neovim test-mcp-ts
 
 lint:
 	@bad=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$bad" ]; then echo "gofmt would change:"; echo "$$bad"; exit 1; fi
@@ -21,6 +22,9 @@ test-vscode:
 
 test-neovim:
 	bash editors/neovim/scripts/test.sh
+
+test-mcp-ts:
+	bash mcpserver/tsclient/test.sh
 
 build:
 	$(GO) build -o bin/runls ./cmd/runls

@@ -1,6 +1,7 @@
 // Command runls indexes the files AI agents write during a run and answers
 // BM25-ranked searches for evidence: as a language server (`runls serve`, the
-// default) and on the command line (`runls search`, `runls check`).
+// default), on the command line (`runls search`, `runls check`) and as an MCP
+// server for agents (`runls mcp`).
 package main
 
 import (
@@ -15,6 +16,7 @@ const usageText = `usage:
   runls search [--agent A] [--episode episode-N] [--conversation C] [--scope run|episode]
                [--top-k K] [--mask] [--interpreter rules.json] [--json] RUN_FOLDER QUERY...
   runls check RUN_FOLDER
+  runls mcp [--mask] [--interpreter rules.json] RUN_FOLDER
   runls version`
 
 func main() {
@@ -36,6 +38,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return runSearch(ctx, args[1:], stdout, stderr)
 	case "check":
 		return runCheck(ctx, args[1:], stdout, stderr)
+	case "mcp":
+		return runMCP(ctx, args[1:], stdin, stdout, stderr)
 	case "version", "--version", "-version":
 		_, _ = io.WriteString(stdout, "runls "+buildVersion()+"\n")
 		return 0

@@ -1,0 +1,42 @@
+// Package mcpserver serves a run's evidence to AI agents over the Model
+// Context Protocol (spec §14): the tools search, read and run_info, on the
+// official Go SDK (github.com/modelcontextprotocol/go-sdk, whose package is
+// named mcp), over the engine the language server and the command line use.
+// It holds no search logic of its own.
+//
+// Choices where the spec is silent:
+//
+//   - Every tool is read-only and says so (readOnlyHint, idempotentHint; not
+//     destructive; not open-world: it reads one run folder).
+//   - Structured results have the shapes of run/search and run/info, with a
+//     location as {"path", "line"} (the path relative to the run folder, the
+//     line 1-based), and with a field that LSP sends as null (conversation)
+//     left out instead: no schema has a type list such as ["null", "array"]
+//     or a field of any type, which some clients reject; every list is [] when
+//     empty, never null.
+//   - Answers are bounded so that none comes near the 25,000 tokens clients
+//     accept: search's topK is 1 to 50 (default 10), read gives at most 200
+//     lines, and the texts of one answer together hold at most
+//     MaxAnswerTextBytes. A search cuts each text to a fair share of that
+//     (short texts whole, the long ones cut to the same length), a read cuts
+//     each line at MaxLineBytes and stops before the line that would pass the
+//     bound; a cut text is marked (cut: true, and "[…]" in the text content),
+//     and the text content says how to read the rest.
+//   - A bad argument (unknown field, wrong type, out of range, a path outside
+//     the run) is a tool error (isError) whose text names the field; an
+//     unknown tool, and a message that is not JSON-RPC, are JSON-RPC errors.
+//     The session goes on after either.
+//   - Every tool waits for the first indexing of the run; a call that carries
+//     a progress token gets notifications/progress meanwhile (bytes read of
+//     the bytes to read), and a cancelled call stops waiting.
+//   - With masking on, every text a tool returns (texts, error messages,
+//     names, the text content) passes the masker once more before it leaves
+//     the process.
+//   - The stdio transport (Stdio) reads one message a line, as the MCP stdio
+//     transport says. A line that is not JSON-RPC gets a JSON-RPC error and
+//     the session goes on (the SDK's own transport ends the session on it);
+//     a batch (a JSON array) is refused likewise (batches left MCP in
+//     2025-06-18); a line of more than MaxMessageBytes is refused unread.
+//     When stdin ends, the answers to the requests already read are written
+//     before the session ends (at most DrainLimit later).
+package mcpserver
