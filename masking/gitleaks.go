@@ -144,6 +144,19 @@ func loadVendorRules() (*vendorRules, error) {
 	vr := &vendorRules{global: cfg.Allowlists}
 	var keywords []string
 	kwIndex := map[string]int{}
+	// keywordID returns the index of kw (lower-cased) among keywords, adding it.
+	keywordID := func(kw string) int {
+		kw = strings.ToLower(kw)
+		k, ok := kwIndex[kw]
+		if !ok {
+			k = len(keywords)
+			kwIndex[kw] = k
+			keywords = append(keywords, kw)
+			vr.byKeyword = append(vr.byKeyword, nil)
+			vr.hand = append(vr.hand, nil)
+		}
+		return k
+	}
 	for _, r := range cfg.GetOrderedRules() {
 		if r.Regex == nil || r.SkipReport || skipVendorRules[r.RuleID] || len(r.Keywords) == 0 {
 			// Path-only rules find files, not text; a rule without keywords
@@ -183,35 +196,18 @@ func loadVendorRules() (*vendorRules, error) {
 		ri := uint16(len(vr.rules))
 		vr.rules = append(vr.rules, vrule)
 		for _, kw := range r.Keywords {
-			kw = strings.ToLower(kw)
-			k, ok := kwIndex[kw]
-			if !ok {
-				k = len(keywords)
-				kwIndex[kw] = k
-				keywords = append(keywords, kw)
-				vr.byKeyword = append(vr.byKeyword, nil)
-			}
-			if !slices.Contains(vr.byKeyword[k], ri) {
+			if k := keywordID(kw); !slices.Contains(vr.byKeyword[k], ri) {
 				vr.byKeyword[k] = append(vr.byKeyword[k], ri)
 			}
 		}
 	}
-	vr.hand = make([][]handKeyword, len(keywords))
 	for i := range ruleTable {
 		r := &ruleTable[i]
 		if !viaAutomaton(r) {
 			continue
 		}
 		for _, kw := range r.keywords {
-			lower := strings.ToLower(kw)
-			k, ok := kwIndex[lower]
-			if !ok {
-				k = len(keywords)
-				kwIndex[lower] = k
-				keywords = append(keywords, lower)
-				vr.byKeyword = append(vr.byKeyword, nil)
-				vr.hand = append(vr.hand, nil)
-			}
+			k := keywordID(kw)
 			vr.hand[k] = append(vr.hand[k], handKeyword{rule: r.name, kw: kw, fold: r.fold})
 		}
 	}

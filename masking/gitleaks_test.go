@@ -88,23 +88,7 @@ type sampleText struct{ id, rule, text string }
 // sampleTexts reads the texts of the secret samples (see samples_test.go), or skips.
 func sampleTexts(t *testing.T) []sampleText {
 	t.Helper()
-	path := os.Getenv("RUNLS_SECRET_SAMPLES")
-	if path == "" {
-		dir, err := os.Getwd()
-		if err != nil {
-			t.Fatal(err)
-		}
-		for path == "" {
-			if p := filepath.Join(dir, "shared", "data", "secret-samples.json"); fileExists(p) {
-				path = p
-			} else if parent := filepath.Dir(dir); parent != dir {
-				dir = parent
-			} else {
-				t.Skip("the secret samples are not here: no shared/data/secret-samples.json in a folder above the package (set RUNLS_SECRET_SAMPLES)")
-			}
-		}
-	}
-	data, err := os.ReadFile(path)
+	data, err := os.ReadFile(SamplesPath(t))
 	if err != nil {
 		t.Skipf("the secret samples cannot be read: %v", err)
 	}
@@ -119,6 +103,30 @@ func sampleTexts(t *testing.T) []sampleText {
 		out[i] = sampleText{s.ID, s.Rule, s.Text}
 	}
 	return out
+}
+
+// SamplesPath returns the path of the secret samples, or skips the test
+// saying why. They are in the team's shared folder beside the repository
+// (shared/data/secret-samples.json, in a folder above the package), or where
+// RUNLS_SECRET_SAMPLES says, and are never copied into the repository (their
+// licences and provenance are in the file). Exported for samples_test.go.
+func SamplesPath(tb testing.TB) string {
+	tb.Helper()
+	if path := os.Getenv("RUNLS_SECRET_SAMPLES"); path != "" {
+		return path
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for dir := wd; ; dir = filepath.Dir(dir) {
+		if p := filepath.Join(dir, "shared", "data", "secret-samples.json"); fileExists(p) {
+			return p
+		}
+		if filepath.Dir(dir) == dir {
+			tb.Skipf("the secret samples are not here: no shared/data/secret-samples.json in a folder above %s (set RUNLS_SECRET_SAMPLES to the file)", wd)
+		}
+	}
 }
 
 func fileExists(p string) bool {

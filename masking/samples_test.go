@@ -34,15 +34,6 @@ const (
 	maxOverMasked = 0.05  // of the false positives that hold no other rule's secret
 )
 
-// samplesFile is where the samples are, relative to a folder that holds the
-// repository (the team's shared folder sits beside the repository); the
-// variable RUNLS_SECRET_SAMPLES names the file itself instead. They are never
-// copied into the repository (their licences and provenance are in the file).
-const (
-	samplesFile = "shared/data/secret-samples.json"
-	samplesEnv  = "RUNLS_SECRET_SAMPLES"
-)
-
 // families groups the samples' rules for the report: the kinds of credential
 // the spec names (§8), then the rest by the shape of the rule. One place: the
 // report, the bar and the failure messages all use it.
@@ -115,24 +106,7 @@ type samplesDoc struct {
 // loadSamples reads the samples, or skips the test saying why.
 func loadSamples(t *testing.T) samplesDoc {
 	t.Helper()
-	path := os.Getenv(samplesEnv)
-	if path == "" {
-		dir, err := os.Getwd()
-		if err != nil {
-			t.Fatal(err)
-		}
-		for {
-			if p := filepath.Join(dir, samplesFile); fileExists(p) {
-				path = p
-				break
-			}
-			parent := filepath.Dir(dir)
-			if parent == dir {
-				t.Skipf("the secret samples are not here: no %s in a folder above %s (set %s to the file)", samplesFile, mustGetwd(t), samplesEnv)
-			}
-			dir = parent
-		}
-	}
+	path := masking.SamplesPath(t)
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Skipf("the secret samples cannot be read: %v", err)
@@ -148,19 +122,6 @@ func loadSamples(t *testing.T) samplesDoc {
 		t.Logf("samples from %s (%s at %.12s, %s)", s.Name, s.Repository, s.Commit, s.License)
 	}
 	return doc
-}
-
-func fileExists(p string) bool {
-	st, err := os.Stat(p)
-	return err == nil && st.Mode().IsRegular()
-}
-
-func mustGetwd(t *testing.T) string {
-	wd, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return wd
 }
 
 // An agent context: a file of the agent's folder and how a sample's text is
