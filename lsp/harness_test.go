@@ -345,6 +345,13 @@ func (e *fakeEngine) Diagnostics(path string, max int) []retriever.Diagnostic {
 	defer e.mu.Unlock()
 	return e.diags[path]
 }
+func (e *fakeEngine) Outline(ctx context.Context, path string, limit int) (retriever.Outline, error) {
+	return retriever.Outline{}, nil
+}
+func (e *fakeEngine) Folds(path string) []retriever.Fold { return nil }
+func (e *fakeEngine) RecordAt(ctx context.Context, path string, line int, req retriever.Request) (*retriever.RecordFacts, error) {
+	return nil, nil
+}
 func (e *fakeEngine) Watch(ctx context.Context, onChange func(retriever.Changes)) error {
 	e.mu.Lock()
 	e.onChange = onChange

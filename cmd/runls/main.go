@@ -15,7 +15,7 @@ const usageText = `usage:
   runls [serve] [--stdio] [--log-file FILE] [--log-level LEVEL]
   runls search [--agent A] [--episode episode-N] [--conversation C] [--scope run|episode]
                [--top-k K] [--mask] [--interpreter rules.json] [--json] RUN_FOLDER QUERY...
-  runls check RUN_FOLDER
+  runls check [--code CODE]... [--summary] RUN_FOLDER
   runls mcp [--mask] [--interpreter rules.json] RUN_FOLDER
   runls version`
 
