@@ -18,6 +18,9 @@ import (
 // secret hidden to the end of its token; runls' own rules for private keys
 // and Terraform passwords).
 func TestVendorRulesMatchGitleaks(t *testing.T) {
+	if RaceEnabled {
+		t.Skip("minutes under the race detector: make test-go runs it without")
+	}
 	texts := sampleTexts(t)
 	d, err := detect.NewDetectorDefaultConfig()
 	if err != nil {

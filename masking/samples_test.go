@@ -269,6 +269,9 @@ func (o *outcome) hidden() bool { return len(o.leakedIn) == 0 && len(o.termLeak)
 // marker words findable. It logs the table by family (go test -v), and the
 // samples that miss the bar with RUNLS_SAMPLES_VERBOSE=1.
 func TestSecretSamples(t *testing.T) {
+	if masking.RaceEnabled {
+		t.Skip("minutes under the race detector: make test-go runs it without")
+	}
 	doc := loadSamples(t)
 	rules := map[string]sampleRule{}
 	for _, r := range doc.Rules {
