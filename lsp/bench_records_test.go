@@ -2,15 +2,11 @@ package lsp_test
 
 import (
 	"context"
-	"fmt"
-	"slices"
 	"testing"
 	"time"
 
-	"go.lsp.dev/protocol"
 	"go.uber.org/zap"
 
-	"runls/internal/rungen"
 	"runls/lsp"
 	"runls/retriever"
 )
@@ -24,37 +20,12 @@ import (
 // conversation of one agent, carol (10,378 records in 2 files).
 func BenchmarkRunRecords(b *testing.B) {
 	ctx := context.Background()
-	dir, _, err := rungen.BenchRun(ctx)
-	if err != nil {
-		b.Fatal(err)
-	}
-	ix, err := retriever.Open(ctx, retriever.Options{Root: dir})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer ix.Close()
-	if _, err := ix.Refresh(ctx, nil); err != nil {
-		b.Fatal(err)
-	}
-	a, p := osPipes(b)
-	done := make(chan error, 1)
+	ix, dir, _ := benchIndex(b)
 	shared := sharedIndex{Index: ix}
-	go func() {
-		done <- lsp.Serve(ctx, a, lsp.Options{
-			Logger: zap.NewNop(),
-			Open:   func(context.Context, retriever.Options) (lsp.Engine, error) { return shared, nil },
-		})
-	}()
-	call := framedCaller(b, p)
-	defer func() {
-		call(protocol.MethodShutdown, nil)
-		fmt.Fprintf(p, "Content-Length: 33\r\n\r\n{\"jsonrpc\":\"2.0\",\"method\":\"exit\"}")
-		<-done
-		p.Close()
-	}()
-	call(protocol.MethodInitialize, map[string]any{"processId": nil, "rootUri": retriever.FileURI(dir), "capabilities": map[string]any{}})
-	body := `{"jsonrpc":"2.0","method":"initialized","params":{}}`
-	fmt.Fprintf(p, "Content-Length: %d\r\n\r\n%s", len(body), body)
+	call := serveFramed(b, lsp.Options{
+		Logger: zap.NewNop(),
+		Open:   func(context.Context, retriever.Options) (lsp.Engine, error) { return shared, nil },
+	}, dir, nil)
 	for _, c := range []struct {
 		name string
 		req  retriever.RecordsRequest
@@ -76,15 +47,8 @@ func BenchmarkRunRecords(b *testing.B) {
 				}
 				engine, n = append(engine, time.Since(start)), len(res.Records)
 			}
-			for _, m := range []struct {
-				name string
-				d    []time.Duration
-			}{{"server", server}, {"engine", engine}} {
-				s := slices.Clone(m.d)
-				slices.Sort(s)
-				b.ReportMetric(float64(s[len(s)/2].Microseconds())/1000, "ms-median-"+m.name)
-				b.ReportMetric(float64(s[len(s)*99/100].Microseconds())/1000, "ms-p99-"+m.name)
-			}
+			reportLatencies(b, "server", server)
+			reportLatencies(b, "engine", engine)
 			b.ReportMetric(float64(size), "bytes-answer")
 			b.ReportMetric(float64(n), "records")
 		})

@@ -191,12 +191,7 @@ func randomTimedRecords(r *rand.Rand, n int, log, back bool) []byte {
 		default:
 			sb.WriteString("free text 😀 password=hunter2hunter2")
 		}
-		if r.IntN(10) == 0 {
-			sb.WriteString("\r")
-		}
-		if i < n-1 || r.IntN(2) == 0 {
-			sb.WriteString("\n")
-		}
+		endRandomLine(&sb, r, i == n-1)
 	}
 	return []byte(sb.String())
 }
