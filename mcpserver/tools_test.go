@@ -255,6 +255,10 @@ func TestHostileInput(t *testing.T) {
 	if err := os.WriteFile(outside, []byte("zebrasecret outside\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// A record file beside it, for records through the agent folder link.
+	if err := os.WriteFile(filepath.Join(filepath.Dir(outside), "bob.log"), []byte("2026-10-21 18:00:00 INFO  [running] [conv-1] zebrasecret\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	root := writeRun(t, map[string]string{"episode-1/alice/notes.txt": "inside note\n"})
 	for name, target := range map[string]string{
 		"episode-1/alice/out.txt": outside,
@@ -286,6 +290,11 @@ func TestHostileInput(t *testing.T) {
 		{"fraction", "search", map[string]any{"query": "note", "topK": 2.5}, "topK"},
 		{"arguments not an object", "search", []int{1}, ""},
 		{"null argument", "search", map[string]any{"query": nil}, "query"},
+		{"10 MB conversation", "records", map[string]any{"episode": "episode-1", "conversation": big}, ""},
+		{"10 MB cursor", "records", map[string]any{"episode": "episode-1", "cursor": big}, "cursor"},
+		{"10 MB episode", "records", map[string]any{"episode": "episode-" + big}, "episode"},
+		{"records agent a link", "records", map[string]any{"episode": "episode-1", "agent": "bob"}, ""},
+		{"records agent dot dot", "records", map[string]any{"episode": "episode-1", "agent": ".."}, "agent"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tt.tool, Arguments: tt.args})
