@@ -113,14 +113,18 @@ func (s *server) publishLocked(g *generation, path string, always bool) {
 
 func toProtocolDiagnostic(d retriever.Diagnostic) protocol.Diagnostic {
 	return protocol.Diagnostic{
-		Range: protocol.Range{
-			Start: protocol.Position{Line: uint32(d.Line), Character: uint32(d.StartChar)},
-			End:   protocol.Position{Line: uint32(d.Line), Character: uint32(d.EndChar)},
-		},
-		Severity: protocol.DiagnosticSeverityWarning,
+		Range:    toProtocolRange(d.Range),
+		Severity: protocol.DiagnosticSeverity(d.Severity),
 		Code:     d.Code,
 		Source:   DiagnosticSource,
 		Message:  d.Message,
+	}
+}
+
+func toProtocolRange(r retriever.Range) protocol.Range {
+	return protocol.Range{
+		Start: protocol.Position{Line: uint32(r.Start.Line), Character: uint32(r.Start.Character)},
+		End:   protocol.Position{Line: uint32(r.End.Line), Character: uint32(r.End.Character)},
 	}
 }
 

@@ -43,7 +43,8 @@ func TestDiagnosticsLifecycle(t *testing.T) {
 		clean = "/fake/run/episode-1/alice/other.log"
 	)
 	warn := func(line int, code string) retriever.Diagnostic {
-		return retriever.Diagnostic{Line: line, StartChar: 0, EndChar: 19, Code: code, Message: code + " message"}
+		return retriever.Diagnostic{Range: retriever.Range{Start: retriever.Position{Line: line}, End: retriever.Position{Line: line + 2, Character: 19}},
+			Severity: retriever.SeverityWarning, Code: code, Message: code + " message"}
 	}
 	fake := newFake()
 	fake.diags[bad] = []retriever.Diagnostic{warn(0, retriever.CodeUnfieldedLine)}
@@ -55,7 +56,7 @@ func TestDiagnosticsLifecycle(t *testing.T) {
 	p := c.publishedFor(retriever.FileURI(bad), count(1))
 	d := p.Diagnostics[0]
 	if d.Severity != protocol.DiagnosticSeverityWarning || d.Source != "runls" || d.Code != retriever.CodeUnfieldedLine ||
-		d.Range.Start != (protocol.Position{Line: 0, Character: 0}) || d.Range.End != (protocol.Position{Line: 0, Character: 19}) {
+		d.Range.Start != (protocol.Position{Line: 0, Character: 0}) || d.Range.End != (protocol.Position{Line: 2, Character: 19}) {
 		t.Errorf("diagnostic = %+v", d)
 	}
 

@@ -1,15 +1,18 @@
 // Package lsp is the language server of runls (spec §9): it serves an editor the
 // evidence of one run folder through LSP 3.16 — workspace/symbol, the custom
-// requests run/search and run/info, diagnostics of malformed record lines,
-// progress while indexing, and settings from the editor. It holds no search or
-// parsing logic of its own: every answer comes from the engine (runls/retriever).
+// requests run/search, run/info and run/records, grouped diagnostics of
+// malformed record lines, the records of a file (documentSymbol,
+// foldingRange, hover), progress while indexing, and settings from the
+// editor. It holds no search or parsing logic of its own: every answer comes
+// from the engine (runls/retriever).
 //
 // The package is shaped after buf's language server: server holds all state
 // (the engine, settings, the connection), handlers holds only the thin LSP
 // methods, one file per feature (initialize.go, settings.go, search.go,
-// info.go, symbol.go, diagnostic.go, progress.go; unimplemented.go completes
-// protocol.Server). jsonrpc.go and stream.go stand between the connection and
-// go.lsp.dev/protocol v0.12.0 to work around what that version gets wrong.
+// info.go, recordlist.go, symbol.go, diagnostic.go, records.go, progress.go;
+// unimplemented.go completes protocol.Server). jsonrpc.go and stream.go stand
+// between the connection and go.lsp.dev/protocol v0.12.0 to work around what
+// that version gets wrong.
 //
 // # Choices the spec leaves open
 //
@@ -31,6 +34,16 @@
 //   - run/search: a field absent, null or "" in the params takes the setting;
 //     "topK": 0 given explicitly is out of range (-32602), as are values the
 //     engine's Request.Validate rejects. Errors carry {"field", "value"} as data.
+//   - run/records (recordlist.go, spec §13): a field absent, null or "" is not
+//     given, and the settings give no defaults (episode is required: a view
+//     asks for what it shows); "limit": 0 given is out of range (-32602), as
+//     are the values the engine's RecordsRequest.Validate rejects (a bad
+//     episode, agent, minLevel, from, to, limit or cursor), named in the
+//     message and in the error's data {"field", "value"}. It waits for the
+//     first indexing as run/search does. The answer is the engine's
+//     RecordsResult as it is: {"records": [...], "cursor": string|null}. A
+//     cursor continues by place, so a page asked after the files grew is
+//     consistent with the pages before it (retriever/recordlist.go).
 //   - Requests that arrive while indexing: run/search and workspace/symbol wait
 //     for the first indexing to end (a workspace/symbol request with a
 //     workDoneToken shows that wait as progress); run/info answers at once, its
@@ -45,7 +58,26 @@
 //     published; a change the engine reports re-publishes that file (an empty
 //     list clears it, for a fixed or deleted file); didOpen publishes the
 //     opened file's list, empty or not. URIs are retriever.FileURI of the
-//     engine's (real) paths.
+//     engine's (real) paths. They carry no codeDescription: the server does
+//     not know where its documentation is installed; the VS Code extension
+//     links each code to its README's section.
+//   - documentSymbol, foldingRange, hover (records.go) wait for the first
+//     indexing, as run/search does, and answer from the engine's record table
+//     and the file on disk, never from text the editor sent. documentSymbol
+//     lists at most MaxOutlineRecords (5,000) records, then one symbol
+//     "… N more records" spanning the rest; foldingRange gives every range,
+//     without a kind. With a healthy watcher, documentSymbol and hover first
+//     bring the index up to date through the watcher's barrier (no walk), so
+//     they see an append made before the request. A file that changed on
+//     disk since it was read (its text no longer matches the table) answers
+//     [] or null until the watcher has read it again: editors ask again when
+//     a file changes. Hover is Markdown,
+//     one fact a line (hard breaks), values from the file as code spans, the
+//     line "evidence: yes" or "evidence: no (REASON)" as the spec writes it,
+//     and after "no" the reason in words.
+//   - A successful reply's result, which jsonrpc2 has already marshaled, is
+//     framed as it is (stream.writeResult): Response.MarshalJSON would check
+//     and compact it a second time, some 10 ms for a 100 MB log's folds.
 //   - A workspace that is not a run folder serves empty answers and says why
 //     once; it is looked at again every PollInterval and served as soon as it
 //     has an episode-N folder.

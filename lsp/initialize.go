@@ -40,6 +40,9 @@ func (h handlers) Initialize(ctx context.Context, params *protocol.InitializePar
 			WorkspaceSymbolProvider: &protocol.WorkspaceSymbolOptions{
 				WorkDoneProgressOptions: protocol.WorkDoneProgressOptions{WorkDoneProgress: true},
 			},
+			DocumentSymbolProvider: &protocol.DocumentSymbolOptions{Label: "runls records"},
+			FoldingRangeProvider:   true,
+			HoverProvider:          true,
 			Experimental: map[string]any{
 				"runSearchProvider": true,
 				"runInfoProvider":   true,

@@ -24,12 +24,15 @@ func TestInitializeCapabilities(t *testing.T) {
 	for _, want := range []string{
 		`"textDocumentSync":{"openClose":true}`,
 		`"workspaceSymbolProvider":{"workDoneProgress":true}`,
+		`"documentSymbolProvider":{"label":"runls records"}`,
+		`"foldingRangeProvider":true`,
+		`"hoverProvider":true`,
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("capabilities %s lack %s", got, want)
 		}
 	}
-	for _, absent := range []string{"hoverProvider", "completionProvider", "definitionProvider"} {
+	for _, absent := range []string{"completionProvider", "definitionProvider", "referencesProvider"} {
 		if strings.Contains(got, absent) {
 			t.Errorf("capabilities %s claim %s, which is not served", got, absent)
 		}

@@ -109,6 +109,9 @@ var servedMethods = map[string]bool{
 	protocol.MethodWorkspaceDidChangeConfiguration: true,
 	protocol.MethodTextDocumentDidOpen:             true,
 	protocol.MethodTextDocumentDidClose:            true,
+	protocol.MethodTextDocumentDocumentSymbol:      true,
+	protocol.MethodTextDocumentFoldingRange:        true,
+	protocol.MethodTextDocumentHover:               true,
 	protocol.MethodSetTrace:                        true,
 	protocol.MethodWorkDoneProgressCancel:          true,
 }

@@ -43,6 +43,10 @@ type Engine interface {
 	Info(ctx context.Context) (retriever.Info, error)
 	RecordFiles() []string
 	Diagnostics(path string, max int) []retriever.Diagnostic
+	Outline(ctx context.Context, path string, limit int) (retriever.Outline, error)
+	Folds(path string) []retriever.Fold
+	RecordAt(ctx context.Context, path string, line int, req retriever.Request) (*retriever.RecordFacts, error)
+	Records(ctx context.Context, req retriever.RecordsRequest) (retriever.RecordsResult, error)
 	Watch(ctx context.Context, onChange func(retriever.Changes)) error
 	Close() error
 }

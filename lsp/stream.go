@@ -138,7 +138,38 @@ func (s *stream) Write(ctx context.Context, msg jsonrpc2.Message) (int64, error)
 	if _, ok := msg.(*jsonrpc2.Notification); ok && s.queue.dropWhenFull() {
 		return 0, errNotificationDropped
 	}
+	if resp, ok := msg.(*jsonrpc2.Response); ok && resp.Err() == nil {
+		return s.writeResult(resp)
+	}
 	return s.out.Write(ctx, msg)
+}
+
+// writeResult frames a successful response as jsonrpc2's framing does.
+// Response.MarshalJSON would marshal its result, which jsonrpc2 has already
+// made JSON, once more: the folding ranges of a 100 MB log (3 MB) spent some
+// 10 ms there, checked and compacted again.
+func (s *stream) writeResult(resp *jsonrpc2.Response) (int64, error) {
+	rid := resp.ID()
+	id, err := json.Marshal(&rid) // ID marshals through its pointer
+	if err != nil {
+		return 0, fmt.Errorf("marshaling a response id: %w", err)
+	}
+	result := resp.Result()
+	if len(result) == 0 {
+		result = json.RawMessage("null")
+	}
+	body := make([]byte, 0, len(result)+len(id)+64)
+	body = append(body, `{"jsonrpc":"2.0","id":`...)
+	body = append(body, id...)
+	body = append(body, `,"result":`...)
+	body = append(body, result...)
+	body = append(body, '}')
+	n, err := fmt.Fprintf(writeOnly{s.queue}, "Content-Length: %d\r\n\r\n", len(body))
+	if err != nil {
+		return int64(n), err
+	}
+	m, err := s.queue.Write(body)
+	return int64(n + m), err
 }
 
 // Close sends what is queued (waiting at most closeFlushTimeout for the

@@ -46,16 +46,12 @@ func (h handlers) Symbols(ctx context.Context, params *protocol.WorkspaceSymbolP
 }
 
 func toSymbol(it retriever.Item) protocol.SymbolInformation {
-	r := it.Location.Range
 	return protocol.SymbolInformation{
 		Name: symbolName(it.Text),
 		Kind: protocol.SymbolKindString,
 		Location: protocol.Location{
-			URI: uri.URI(it.Location.URI),
-			Range: protocol.Range{
-				Start: protocol.Position{Line: uint32(r.Start.Line), Character: uint32(r.Start.Character)},
-				End:   protocol.Position{Line: uint32(r.End.Line), Character: uint32(r.End.Character)},
-			},
+			URI:   uri.URI(it.Location.URI),
+			Range: toProtocolRange(it.Location.Range),
 		},
 		ContainerName: containerName(it),
 	}

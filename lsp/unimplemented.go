@@ -84,24 +84,12 @@ func (handlers) DocumentLinkResolve(ctx context.Context, params *protocol.Docume
 	return nil, notServed("DocumentLinkResolve")
 }
 
-func (handlers) DocumentSymbol(ctx context.Context, params *protocol.DocumentSymbolParams) (result []interface{}, err error) {
-	return nil, notServed("DocumentSymbol")
-}
-
 func (handlers) ExecuteCommand(ctx context.Context, params *protocol.ExecuteCommandParams) (result interface{}, err error) {
 	return nil, notServed("ExecuteCommand")
 }
 
-func (handlers) FoldingRanges(ctx context.Context, params *protocol.FoldingRangeParams) (result []protocol.FoldingRange, err error) {
-	return nil, notServed("FoldingRanges")
-}
-
 func (handlers) Formatting(ctx context.Context, params *protocol.DocumentFormattingParams) (result []protocol.TextEdit, err error) {
 	return nil, notServed("Formatting")
-}
-
-func (handlers) Hover(ctx context.Context, params *protocol.HoverParams) (result *protocol.Hover, err error) {
-	return nil, notServed("Hover")
 }
 
 func (handlers) Implementation(ctx context.Context, params *protocol.ImplementationParams) (result []protocol.Location, err error) {

@@ -194,27 +194,8 @@ var levels = [...]struct {
 // `yyyy-MM-dd HH:mm:ss[,SSS|.SSS] [LEVEL ][<state>] [[<conversation>] ]`.
 func parseRecord(text []byte, withLevel bool) (recordFields, bool) {
 	var r recordFields
-	// yyyy-MM-dd HH:mm:ss
-	const stamp = "dddd-dd-dd dd:dd:dd"
-	if len(text) < len(stamp)+1 {
-		return r, false
-	}
-	for i := 0; i < len(stamp); i++ {
-		c := text[i]
-		if stamp[i] == 'd' {
-			if c < '0' || c > '9' {
-				return r, false
-			}
-		} else if c != stamp[i] {
-			return r, false
-		}
-	}
-	i := len(stamp)
-	if (text[i] == ',' || text[i] == '.') && len(text) >= i+4 &&
-		isDigit(text[i+1]) && isDigit(text[i+2]) && isDigit(text[i+3]) {
-		i += 4
-	}
-	if i >= len(text) || text[i] != ' ' {
+	i := StampLen(text) // yyyy-MM-dd HH:mm:ss[,SSS|.SSS]
+	if i == 0 || i >= len(text) || text[i] != ' ' {
 		return r, false
 	}
 	i++

@@ -141,13 +141,22 @@ const (
 	CodeMore                   = "more-warnings"
 )
 
-// Diagnostic is a format warning on one line of a record file.
+// Severity is how serious a diagnostic is, numbered as LSP numbers it.
+type Severity int
+
+const (
+	SeverityWarning     Severity = 2
+	SeverityInformation Severity = 3
+)
+
+// Diagnostic is a format warning of a record file (spec §9), over a record,
+// part of one or a run of them. Every range starts at the start of a line.
 type Diagnostic struct {
-	Line      int // 0-based
-	StartChar int // UTF-16
-	EndChar   int // UTF-16
-	StartByte int // byte column
-	EndByte   int // byte column
-	Code      string
-	Message   string
+	Range    Range
+	Severity Severity
+	Code     string
+	Message  string
 }
+
+// Uncapped, as Diagnostics' max, gives every diagnostic of a file.
+const Uncapped = -1

@@ -67,6 +67,10 @@ func BenchmarkIndex(b *testing.B) {
 		b.SetBytes(content)
 		after := heapInUse()
 		b.ReportMetric(float64(after-before)/float64(content), "heap/byte")
+		// The record tables' part of it (records.go), per input byte and per record.
+		fp := ix.Footprint()
+		b.ReportMetric(float64(fp.Records)/float64(content), "records-B/byte")
+		b.ReportMetric(float64(fp.Records)/float64(max(fp.NRecords, 1)), "records-B/record")
 		b.ReportMetric(float64(content)/elapsed.Seconds()/1e6, "MB/s-index")
 		// What two idle cores would give: the CPU time spread over both.
 		b.ReportMetric(float64(content)/(cpu.Seconds()/2)/1e6, "MB/s-2cores-cpu")

@@ -46,13 +46,8 @@ type fileState struct {
 	ranges    []docRange
 	lineIndex []int64 // start offset of every lineIndexEvery-th line
 
-	diags           []Diagnostic // the first maxDiags
-	diagCount       int
-	commitDiags     int
-	commitDiagCount int
-	unfielded       int // unfielded record lines (diagnosed, so non-empty)
-	commitUnfielded int
-	convs           []uint32 // conversation ids written in the file, sorted
+	recs  recordTable // a record file's records (records.go)
+	convs []uint32    // conversation ids written in the file, sorted
 
 	warned *fileWarnings // shared by all versions of the file
 }
@@ -82,9 +77,7 @@ const (
 // clone starts the next version of a file for an update that appends.
 func (fs *fileState) clone() *fileState {
 	n := *fs
-	n.diags = slices.Clone(fs.diags[:fs.commitDiags])
-	n.diagCount = fs.commitDiagCount
-	n.unfielded = fs.commitUnfielded
+	n.recs = fs.recs.afterCommit()
 	n.tailDocs = nil
 	n.tail = nil
 	return &n

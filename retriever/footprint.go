@@ -13,6 +13,8 @@ type Footprint struct {
 	Dict      int   // distinct terms
 	Segments  int
 	LineIndex int64
+	Records   int64 // record tables (records.go)
+	NRecords  int64 // records in them
 }
 
 // Footprint measures the index.
@@ -41,6 +43,8 @@ func (ix *Index) Footprint() Footprint {
 	}
 	for _, fs := range ix.files {
 		f.LineIndex += int64(cap(fs.lineIndex)) * 8
+		f.Records += fs.recs.footprint()
+		f.NRecords += int64(fs.recs.len())
 	}
 	ix.dictMu.RLock()
 	f.Dict = len(ix.dict)

@@ -57,17 +57,23 @@ func TestGoldenSearches(t *testing.T) {
 			must(t, err)
 			got = bytes.ReplaceAll(got, []byte(strings.TrimPrefix(FileURI(ix.Root()), "file://")), []byte("$RUN"))
 			got = append(got, '\n')
-			path := filepath.Join("testdata", "golden", tt.name+".json")
-			if *updateGolden {
-				must(t, os.MkdirAll(filepath.Dir(path), 0o755))
-				must(t, os.WriteFile(path, got, 0o644))
-				return
-			}
-			want, err := os.ReadFile(path)
-			must(t, err)
-			if !bytes.Equal(got, want) {
-				t.Errorf("%s differs from the golden file (go test -run Golden -update rewrites it):\n%s", path, got)
-			}
+			checkGolden(t, filepath.Join("testdata", "golden", tt.name+".json"), got)
 		})
+	}
+}
+
+// checkGolden compares got with the golden file at path, or writes it with
+// -update.
+func checkGolden(t *testing.T, path string, got []byte) {
+	t.Helper()
+	if *updateGolden {
+		must(t, os.MkdirAll(filepath.Dir(path), 0o755))
+		must(t, os.WriteFile(path, got, 0o644))
+		return
+	}
+	want, err := os.ReadFile(path)
+	must(t, err)
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from the golden file (go test -run %s -update rewrites it):\n%s", path, strings.SplitN(t.Name(), "/", 2)[0], got)
 	}
 }

@@ -28,6 +28,8 @@ type ingester struct {
 	pos    int64
 	line   uint32
 	parser *recordformat.Parser
+	// fed: a block was fed; whole: the first was at the file's start.
+	fed, whole bool
 
 	tailDocs []pendingDoc
 }
@@ -49,6 +51,9 @@ const lineIndexEvery = 16
 // caller feeds the rest again with more bytes after it. When final is true,
 // everything is ingested and the pending stretch becomes the file's tail.
 func (g *ingester) feed(buf []byte, final bool) int {
+	if !g.fed {
+		g.fed, g.whole = true, g.pos == 0
+	}
 	if g.fs.form.IsRecord() {
 		return g.feedRecords(buf, final)
 	}
@@ -81,6 +86,9 @@ func (g *ingester) feedRecords(buf []byte, final bool) int {
 			g.emitRecord(buf, rec, recLine, true)
 		} else {
 			g.commit(len(buf), line, g.parser.InRecord())
+		}
+		if g.whole {
+			g.fs.recs.trim()
 		}
 		return len(buf)
 	}
@@ -170,9 +178,6 @@ func (g *ingester) commit(at int, line uint32, inRecord bool) {
 	fs.commitPos = g.pos + int64(at)
 	fs.commitLine = line
 	fs.inRecord = inRecord
-	fs.commitDiags = len(fs.diags)
-	fs.commitDiagCount = fs.diagCount
-	fs.commitUnfielded = fs.unfielded
 }
 
 func (g *ingester) indexLine(line uint32, off int64) {
@@ -181,29 +186,38 @@ func (g *ingester) indexLine(line uint32, off int64) {
 	}
 }
 
-// emitRecord ingests one record of a record file: its lines' diagnostics,
-// then, unless it is left out, its pieces.
+// emitRecord ingests one record of a record file: its pieces, unless it is
+// left out, then its entry in the file's record table.
 func (g *ingester) emitRecord(buf []byte, rec []recordformat.Line, firstLine uint32, pending bool) {
-	first := rec[0]
-	for i, l := range rec {
-		g.diagnose(buf, l, firstLine+uint32(i))
-	}
 	var conv uint32
-	var flags uint8
-	if first.Kind == recordformat.Fielded {
-		conv = g.convID(buf[first.ConvStart:first.ConvEnd])
+	if rec[0].Kind == recordformat.Fielded {
+		conv = g.convID(buf[rec[0].ConvStart:rec[0].ConvEnd])
 	}
+	before := len(g.b.seg.hash)
+	outcome := g.emitPieces(buf, rec, firstLine, conv, pending)
+	if outcome == outcomeIndexed && len(g.b.seg.hash) == before {
+		outcome = outcomeNoTerms
+	}
+	g.fs.recs.add(buf, rec, firstLine, conv, outcome, pending)
+}
+
+// emitPieces adds a record's pieces and tells what became of it: left out,
+// masked (masking left no term), or indexed (which, with no piece added,
+// means it has no term).
+func (g *ingester) emitPieces(buf []byte, rec []recordformat.Line, firstLine uint32, conv uint32, pending bool) int {
+	first := rec[0]
+	var flags uint8
 	if first.Kind.IsUnfielded() {
 		flags |= flagUnfielded
 	}
 	if first.Level.LeftOut() {
-		return
+		return outcomeLeftOut
 	}
 	if !g.rules && !g.masked {
 		for i, l := range rec {
 			g.addPieces(buf[l.Evidence:l.TextEnd], 0, l.TextEnd-l.Evidence, nil, firstLine+uint32(i), uint32(l.Evidence-l.Start), conv, flags, pending)
 		}
-		return
+		return outcomeIndexed
 	}
 	// The evidence text of the whole record: its lines joined with "\n".
 	var sb strings.Builder
@@ -220,7 +234,7 @@ func (g *ingester) emitRecord(buf []byte, rec []recordformat.Line, firstLine uin
 	if g.rules {
 		reading, ms, me = g.ix.interpreter.Read(text)
 		if reading == ReadingLeftOut {
-			return
+			return outcomeLeftOut
 		}
 	}
 	flags |= flagOfReading(reading)
@@ -233,6 +247,7 @@ func (g *ingester) emitRecord(buf []byte, rec []recordformat.Line, firstLine uin
 	if g.masked {
 		spans, _ = g.ix.masker.Mask(text)
 	}
+	added := len(g.b.seg.hash)
 	for i, l := range rec {
 		s, e := segStarts[i], segStarts[i]+(l.TextEnd-l.Evidence)
 		lo, hi := max(s, ms), min(e, me)
@@ -250,6 +265,10 @@ func (g *ingester) emitRecord(buf []byte, rec []recordformat.Line, firstLine uin
 			}
 		}
 	}
+	if len(spans) > 0 && len(g.b.seg.hash) == added && hasTerm(text[ms:me]) {
+		return outcomeMasked
+	}
+	return outcomeIndexed
 }
 
 // lineSpans clips spans of a joined text to one line's segment [s, e) and
@@ -360,31 +379,6 @@ func pieceEnd(text []byte, start int) int {
 		i += size
 	}
 	return i
-}
-
-// diagnose adds a line's format warning, if it has one (spec §9).
-func (g *ingester) diagnose(buf []byte, l recordformat.Line, line uint32) {
-	fs := g.fs
-	if l.Empty() {
-		return
-	}
-	var code, msg string
-	switch l.Kind {
-	case recordformat.Unfielded, recordformat.BeforeFirst:
-		fs.unfielded++
-		code, msg = CodeUnfieldedLine, "record line without the conversation field (written before 0.18.6?): it is not evidence in its own episode"
-	case recordformat.Unindented:
-		code, msg = CodeUnindentedContinuation, "continuation line without the two-space indent: a line in such a block that looks like a record is read as one"
-	default:
-		return
-	}
-	fs.diagCount++
-	if len(fs.diags) < g.ix.maxDiags {
-		text := buf[l.Start:l.TextEnd]
-		fs.diags = append(fs.diags, Diagnostic{
-			Line: int(line), EndChar: recordformat.UTF16Len(text), EndByte: len(text), Code: code, Message: msg,
-		})
-	}
 }
 
 func (g *ingester) convID(b []byte) uint32 {

@@ -68,19 +68,25 @@ func ParseInterpreter(data []byte) (*Interpreter, error) {
 // Read tells what a record with evidence text means, and where in text its
 // message is (the whole text unless a rule's group "text" says otherwise).
 func (in *Interpreter) Read(text string) (reading Reading, start, end int) {
+	reading, start, end, _ = in.readRule(text)
+	return reading, start, end
+}
+
+// readRule is Read that also tells which rule decided (its index; -1: none).
+func (in *Interpreter) readRule(text string) (reading Reading, start, end, rule int) {
 	if in != nil {
-		for _, r := range in.rules {
+		for i, r := range in.rules {
 			m := r.re.FindStringSubmatchIndex(text)
 			if m == nil {
 				continue
 			}
 			if r.text >= 0 && m[2*r.text] >= 0 {
-				return r.reading, m[2*r.text], m[2*r.text+1]
+				return r.reading, m[2*r.text], m[2*r.text+1], i
 			}
-			return r.reading, 0, len(text)
+			return r.reading, 0, len(text), i
 		}
 	}
-	return ReadingNote, 0, len(text)
+	return ReadingNote, 0, len(text), -1
 }
 
 // maxRulesBytes bounds a rules file: rules are a few lines of JSON.

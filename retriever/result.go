@@ -8,7 +8,6 @@ import (
 	"net/url"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 
 	"go.uber.org/zap"
@@ -168,55 +167,29 @@ func sortedKeys(m map[string]bool) []string {
 	return out
 }
 
-// RecordFiles lists the absolute paths of the run's record files, sorted.
+// RecordFiles lists the absolute paths of the run's record files in
+// location order (spec §3: episode number, then path relative to the run
+// folder, byte-wise).
 func (ix *Index) RecordFiles() []string {
 	ix.mu.RLock()
-	defer ix.mu.RUnlock()
-	var out []string
+	var files []*fileState
 	for _, fs := range ix.files {
 		if fs.form.IsRecord() {
-			out = append(out, fs.abs)
+			files = append(files, fs)
 		}
 	}
-	slices.Sort(out)
-	return out
-}
-
-// Diagnostics returns the format warnings of one record file (by absolute
-// path), capped at max (0: the index's MaxDiagnosticsPerFile): when there
-// are more, the first max-1 and a last one saying how many more there are.
-func (ix *Index) Diagnostics(path string, max int) []Diagnostic {
-	if max <= 0 || max > ix.maxDiags {
-		max = ix.maxDiags
-	}
-	rel, err := filepath.Rel(ix.root, path)
-	if err != nil {
-		return nil
-	}
-	ix.mu.RLock()
-	fs := ix.files[filepath.ToSlash(rel)]
 	ix.mu.RUnlock()
-	if fs == nil || !fs.form.IsRecord() || fs.binary {
-		return nil
-	}
-	if fs.diagCount <= max {
-		return slices.Clone(fs.diags)
-	}
-	out := slices.Clone(fs.diags[:max-1])
-	last := fs.diags[max-1]
-	more := fs.diagCount - max + 1
-	out = append(out, Diagnostic{
-		Line: last.Line, StartChar: last.StartChar, EndChar: last.EndChar, StartByte: last.StartByte, EndByte: last.EndByte,
-		Code: CodeMore, Message: pluralMore(more),
+	slices.SortFunc(files, func(a, b *fileState) int {
+		if c := compareEpisodeNumbers(a.epNum, b.epNum); c != 0 {
+			return c
+		}
+		return strings.Compare(a.rel, b.rel)
 	})
-	return out
-}
-
-func pluralMore(n int) string {
-	if n == 1 {
-		return "1 more format warning in this file"
+	out := make([]string, len(files))
+	for i, fs := range files {
+		out[i] = fs.abs
 	}
-	return strconv.Itoa(n) + " more format warnings in this file"
+	return out
 }
 
 // FileURI writes a file URI the way VS Code writes it: every byte of the

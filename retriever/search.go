@@ -58,12 +58,18 @@ func (ix *Index) fresh(ctx context.Context, answer func() (Result, error)) (Resu
 
 // searchIndexed answers a valid request from what is indexed now.
 func (ix *Index) searchIndexed(ctx context.Context, req Request) (Result, error) {
+	f := ix.newFilter(req)
+	if f.scopeEpisode && f.episode == "" {
+		return Result{Items: []Item{}}, nil
+	}
+	return ix.rank(ctx, req.rankingText(), req.Agent, req.topK(), f)
+}
+
+// newFilter makes the evidence rules of a valid request.
+func (ix *Index) newFilter(req Request) *filter {
 	f := &filter{scopeEpisode: req.Scope == "episode", records: req.Episode != "" && req.Conversation != ""}
 	if req.Episode != "" {
 		f.episode, _ = EpisodeNumber(req.Episode)
-	}
-	if f.scopeEpisode && f.episode == "" {
-		return Result{Items: []Item{}}, nil
 	}
 	if f.records {
 		f.conv, f.hasConv = ix.lookupConv(req.Conversation)
@@ -72,7 +78,7 @@ func (ix *Index) searchIndexed(ctx context.Context, req Request) (Result, error)
 	if ix.interpreter != nil && req.TurnMessage != "" {
 		f.turnHash, f.hasTurn = maphash.String(ix.seed, strings.TrimSpace(req.TurnMessage)), true
 	}
-	return ix.rank(ctx, req.rankingText(), req.Agent, req.topK(), f)
+	return f
 }
 
 // rank answers a query from one committed state: its statistics, postings and

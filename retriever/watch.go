@@ -216,6 +216,20 @@ func (ix *Index) awaitEvents(ctx context.Context) error {
 	return nil
 }
 
+// freshIfWatched brings the index up to date before a request that reads a
+// record file's table (Outline, RecordAt) when a healthy watcher makes that
+// cheap: the barrier, then an update of what its events named, no walk. So
+// documentSymbol and hover sent right after an append see it. Without a
+// watcher the table is read as the last update left it (the watcher's or the
+// next search's): a walk per request is what issue 13 took away.
+func (ix *Index) freshIfWatched(ctx context.Context) error {
+	if ix.fw.currentBarrier() == nil {
+		return nil
+	}
+	_, err := ix.Refresh(ctx, nil)
+	return err
+}
+
 // subscribe adds fn to the functions told of changes; the returned function
 // removes it.
 func (ix *Index) subscribe(fn func(Changes)) func() {

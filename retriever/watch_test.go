@@ -502,8 +502,8 @@ func TestWatchHardLink(t *testing.T) {
 }
 
 // TestWatchRequestsCostNoWalk (issue 13): with a healthy watcher and nothing
-// changed, searches, workspace symbols, run/info and diagnostics list no
-// folder and give no stat.
+// changed, searches, workspace symbols, run/info, diagnostics, run/records,
+// documentSymbol, foldingRange and hover list no folder and give no stat.
 func TestWatchRequestsCostNoWalk(t *testing.T) {
 	files := map[string]string{}
 	for i := range 100 {
@@ -522,10 +522,80 @@ func TestWatchRequestsCostNoWalk(t *testing.T) {
 			}
 			for _, p := range ix.RecordFiles() {
 				ix.Diagnostics(p, 0)
+				if _, err := ix.Outline(ctx, p, 0); err != nil {
+					t.Fatal(err)
+				}
+				ix.Folds(p)
+				if _, err := ix.RecordAt(ctx, p, 0, Request{Query: "apple"}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if _, err := ix.Records(ctx, RecordsRequest{Episode: "episode-1", Conversation: "c1"}); err != nil {
+				t.Fatal(err)
 			}
 		}
 	})
 	if listings != 0 || stats != 0 {
 		t.Fatalf("requests with nothing changed listed %d folders and gave %d stats", listings, stats)
+	}
+}
+
+// TestWatchRecordRequestsSeeAppendAtOnce (issues 13, 14, 19): with a healthy
+// watcher, run/records, documentSymbol (Outline) and hover (RecordAt) sent
+// right after a record is appended see it, every time, at no walk.
+func TestWatchRecordRequestsSeeAppendAtOnce(t *testing.T) {
+	files := map[string]string{}
+	for i := range 20 {
+		files[fmt.Sprintf("episode-1/a%d/a.history", i)] = rec("c1", "Alice apple")
+	}
+	ix, root := watchedRun(t, files, Options{})
+	ctx := context.Background()
+	listings, _ := cost(ix, func() {
+		for i := range 40 {
+			rel := fmt.Sprintf("episode-1/a%d/a.history", i%20)
+			word := fmt.Sprintf("fresh%dword", i)
+			appendFile(t, root, rel, "2026-10-21 18:00:01 [st"+word+"] [c1] Alice "+word+"\n")
+			line := 1 + i/20
+			path := filepath.Join(ix.Root(), filepath.FromSlash(rel))
+
+			outline := func() {
+				o, err := ix.Outline(ctx, path, 0)
+				must(t, err)
+				var names []string
+				for _, run := range o.Runs {
+					for _, r := range run.Records {
+						names = append(names, r.Name)
+					}
+				}
+				if len(names) != line+1 || !strings.HasSuffix(names[line], word) {
+					t.Fatalf("append %d: the outline right after is %q; want %d records, the last ending in %q", i, names, line+1, word)
+				}
+			}
+			hover := func() {
+				facts, err := ix.RecordAt(ctx, path, line, Request{Query: "x"})
+				must(t, err)
+				if facts == nil || facts.State != "st"+word {
+					t.Fatalf("append %d: the hover of line %d right after is %+v; want state st%s", i, line, facts, word)
+				}
+			}
+			records := func() {
+				res, err := ix.Records(ctx, RecordsRequest{Episode: "episode-1", Conversation: "c1", Limit: 1000})
+				must(t, err)
+				if !slices.ContainsFunc(res.Records, func(r Record) bool { return strings.Contains(r.Text, word) }) {
+					t.Fatalf("append %d: run/records right after does not list %q", i, word)
+				}
+			}
+			// Each in turn is the one asked right after the append, so each
+			// sees it by its own update.
+			asks := []func(){outline, hover, records}
+			for k := range asks {
+				asks[(i+k)%len(asks)]()
+			}
+		}
+	})
+	// Each update reads the one file appended to, with its stats; no folder
+	// is listed.
+	if listings != 0 {
+		t.Fatalf("40 appends, each followed by records, outline and hover, listed %d folders; want 0", listings)
 	}
 }

@@ -153,22 +153,92 @@ func TestCheck(t *testing.T) {
 	if code != 1 {
 		t.Fatalf("exit %d, want 1 (warnings found)", code)
 	}
-	form := regexp.MustCompile(`^sample-run/episode-\d+/[a-z]+/[a-z]+\.(log|history):\d+:1: warning: .+ \[(unfielded-line|unindented-continuation)\]$`)
-	n := 0
-	for _, l := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
-		n++
+	form := regexp.MustCompile(`^sample-run/episode-\d+/[a-z]+/[a-z]+\.(log|history):\d+:1: (warning|info): .+ \[(unfielded-line|unindented-continuation)\]$`)
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	for _, l := range lines {
 		if !form.MatchString(l) {
 			t.Errorf("line %q", l)
 		}
 	}
-	if !strings.Contains(out, "sample-run/episode-2/bob/bob.log:4:1: warning:") || !strings.Contains(out, "[unindented-continuation]") {
-		t.Errorf("the stack trace of bob.log is not reported:\n%s", out)
+	// Grouped (spec §9): one warning per stack trace, one Information per
+	// file written before 0.18.6 (all five of episode-1), in location order.
+	want := []string{
+		"sample-run/episode-1/alice/alice.history:1:1: info: this file predates the conversation field",
+		"sample-run/episode-1/alice/alice.log:1:1: info: ",
+		"sample-run/episode-1/bob/bob.history:1:1: info: ",
+		"sample-run/episode-1/bob/bob.log:1:1: info: ",
+		"sample-run/episode-1/carol/carol.history:1:1: info: ",
+		"sample-run/episode-2/bob/bob.log:4:1: warning: 4 continuation lines without the two-space indent",
+		"sample-run/episode-3/bob/bob.log:3:1: warning: 4 continuation lines",
+	}
+	if len(lines) != len(want) {
+		t.Fatalf("%d lines, want %d:\n%s", len(lines), len(want), out)
+	}
+	for i, w := range want {
+		if !strings.HasPrefix(lines[i], w) {
+			t.Errorf("line %d: %q, want it to start with %q", i+1, lines[i], w)
+		}
 	}
 	clean := t.TempDir()
 	os.MkdirAll(filepath.Join(clean, "episode-1", "a"), 0o755)
 	os.WriteFile(filepath.Join(clean, "episode-1", "a", "a.history"), []byte("2026-10-21 18:00:00 [s] [c] A fine\n  indented\n"), 0o644)
 	if code, out, _ := runCLI(t, td, "check", clean); code != 0 || out != "" {
 		t.Errorf("clean run: exit %d, output %q", code, out)
+	}
+}
+
+// TestCheckCodesAndSummary: --code keeps the codes given, --summary counts
+// per file and in all, an Information alone exits 0 (spec §10).
+func TestCheckCodesAndSummary(t *testing.T) {
+	td := testdata(t)
+	tests := []struct {
+		args []string
+		code int
+		out  string
+	}{
+		{[]string{"--summary"}, 1, "" +
+			"sample-run/episode-1/alice/alice.history: 1 unfielded-line\n" +
+			"sample-run/episode-1/alice/alice.log: 1 unfielded-line\n" +
+			"sample-run/episode-1/bob/bob.history: 1 unfielded-line\n" +
+			"sample-run/episode-1/bob/bob.log: 1 unfielded-line\n" +
+			"sample-run/episode-1/carol/carol.history: 1 unfielded-line\n" +
+			"sample-run/episode-2/bob/bob.log: 1 unindented-continuation\n" +
+			"sample-run/episode-3/bob/bob.log: 1 unindented-continuation\n" +
+			"7 files: 2 unindented-continuation, 5 unfielded-line\n"},
+		{[]string{"--code", "unindented-continuation", "--summary"}, 1, "" +
+			"sample-run/episode-2/bob/bob.log: 1 unindented-continuation\n" +
+			"sample-run/episode-3/bob/bob.log: 1 unindented-continuation\n" +
+			"2 files: 2 unindented-continuation\n"},
+		// Only Informations: nothing to fix, exit 0.
+		{[]string{"--code", "unfielded-line", "--summary"}, 0, "" +
+			"sample-run/episode-1/alice/alice.history: 1 unfielded-line\n" +
+			"sample-run/episode-1/alice/alice.log: 1 unfielded-line\n" +
+			"sample-run/episode-1/bob/bob.history: 1 unfielded-line\n" +
+			"sample-run/episode-1/bob/bob.log: 1 unfielded-line\n" +
+			"sample-run/episode-1/carol/carol.history: 1 unfielded-line\n" +
+			"5 files: 5 unfielded-line\n"},
+		{[]string{"--code", "unfielded-line", "--code", "unindented-continuation"}, 1, ""},
+	}
+	for _, tt := range tests {
+		code, out, errs := runCLI(t, td, append(append([]string{"check"}, tt.args...), "sample-run")...)
+		if code != tt.code || (tt.out != "" && out != tt.out) {
+			t.Errorf("check %v: exit %d, want %d; stdout:\n%s\nstderr: %s", tt.args, code, tt.code, out, errs)
+		}
+	}
+	_, all, _ := runCLI(t, td, "check", "sample-run")
+	if _, both, _ := runCLI(t, td, "check", "--code", "unfielded-line", "--code", "unindented-continuation", "sample-run"); both != all {
+		t.Errorf("both codes given: output differs from no --code")
+	}
+	code, out, errs := runCLI(t, td, "check", "--code", "more-warnings", "sample-run")
+	if first, _, _ := strings.Cut(errs, "\n"); code != 2 || out != "" || !strings.Contains(first, `invalid code "more-warnings"`) {
+		t.Errorf("unknown code: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+	// No diagnostic at all: the summary prints nothing.
+	clean := t.TempDir()
+	os.MkdirAll(filepath.Join(clean, "episode-1", "a"), 0o755)
+	os.WriteFile(filepath.Join(clean, "episode-1", "a", "a.log"), []byte("2026-10-21 18:00:00 INFO  [s] [c] A fine\n"), 0o644)
+	if code, out, _ := runCLI(t, td, "check", "--summary", clean); code != 0 || out != "" {
+		t.Errorf("clean run, --summary: exit %d, output %q", code, out)
 	}
 }
 

@@ -1,7 +1,7 @@
 // Command runls indexes the files AI agents write during a run and answers
 // BM25-ranked searches for evidence: as a language server (`runls serve`, the
-// default), on the command line (`runls search`, `runls check`) and as an MCP
-// server for agents (`runls mcp`).
+// default), on the command line (`runls search`, `runls check`, `runls
+// records`) and as an MCP server for agents (`runls mcp`).
 package main
 
 import (
@@ -15,7 +15,9 @@ const usageText = `usage:
   runls [serve] [--stdio] [--log-file FILE] [--log-level LEVEL]
   runls search [--agent A] [--episode episode-N] [--conversation C] [--scope run|episode]
                [--top-k K] [--mask] [--interpreter rules.json] [--json] RUN_FOLDER QUERY...
-  runls check RUN_FOLDER
+  runls check [--code CODE]... [--summary] RUN_FOLDER
+  runls records [--agent A] [--conversation C] [--min-level L] [--from T] [--to T]
+                [--limit N] [--cursor C] [--mask] [--json] RUN_FOLDER episode-N
   runls mcp [--mask] [--interpreter rules.json] RUN_FOLDER
   runls version`
 
@@ -38,6 +40,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return runSearch(ctx, args[1:], stdout, stderr)
 	case "check":
 		return runCheck(ctx, args[1:], stdout, stderr)
+	case "records":
+		return runRecords(ctx, args[1:], stdout, stderr)
 	case "mcp":
 		return runMCP(ctx, args[1:], stdin, stdout, stderr)
 	case "version", "--version", "-version":

@@ -82,38 +82,6 @@ func runSearch(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	return exitFound
 }
 
-// runCheck is `runls check` (spec §10): the diagnostics of every record file.
-func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("check", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	if err := fs.Parse(args); err != nil {
-		return usageError(stderr, "%v", err)
-	}
-	if fs.NArg() != 1 {
-		return usageError(stderr, "check needs one run folder")
-	}
-	ix, err := openIndex(ctx, fs.Arg(0), false, "", stderr)
-	if err != nil {
-		return fail(stderr, err)
-	}
-	defer ix.Close()
-	if _, err := ix.Refresh(ctx, nil); err != nil {
-		return fail(stderr, err)
-	}
-	cwd, _ := os.Getwd()
-	found := false
-	for _, path := range ix.RecordFiles() {
-		for _, d := range ix.Diagnostics(path, 0) {
-			found = true
-			fmt.Fprintf(stdout, "%s:%d:%d: warning: %s [%s]\n", displayPath(cwd, path), d.Line+1, d.StartByte+1, d.Message, d.Code)
-		}
-	}
-	if found {
-		return exitNotFound
-	}
-	return exitFound
-}
-
 // openIndex opens a run folder with the command line's options; WARNs go to
 // stderr, one line each.
 func openIndex(ctx context.Context, root string, mask bool, rulesFile string, stderr io.Writer) (*retriever.Index, error) {

@@ -223,6 +223,7 @@ var exceptions = [...]string{
 
 // stackTrace appends an unindented Java stack trace, as logback writes one.
 func (g *gen) stackTrace() {
+	g.stats.traces++
 	causes := 1
 	if g.r.IntN(3) == 0 {
 		causes = 2

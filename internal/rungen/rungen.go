@@ -24,6 +24,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -65,12 +66,15 @@ type Options struct {
 
 // Stats says what Generate wrote.
 type Stats struct {
-	Files    int   // files written, including the few that belong to no agent
-	Bytes    int64 // bytes written
-	Lines    int64 // lines written
-	Records  int64 // records written to .history and .log files
-	Episodes int
-	Agents   int // agent folders, over all episodes
+	Files   int   // files written, including the few that belong to no agent
+	Bytes   int64 // bytes written
+	Lines   int64 // lines written
+	Records int64 // records written to .history and .log files
+	// StackTraces counts the records that end with an unindented stack trace
+	// (so that a checker can count one warning per such record).
+	StackTraces int64
+	Episodes    int
+	Agents      int // agent folders, over all episodes
 }
 
 // Defaults returns opts with every zero field set to its default.
@@ -161,6 +165,7 @@ func Generate(ctx context.Context, dir string, opts Options) (Stats, error) {
 				stats.Bytes += fs.bytes
 				stats.Lines += fs.lines
 				stats.Records += fs.records
+				stats.StackTraces += fs.traces
 				mu.Unlock()
 			}
 		}()
@@ -175,6 +180,33 @@ func Generate(ctx context.Context, dir string, opts Options) (Stats, error) {
 	stats.Episodes = opts.Episodes
 	stats.Agents = opts.Episodes * opts.Agents
 	return stats, nil
+}
+
+// Measure returns the Stats that Generate writes for opts, without writing
+// anything: every file is generated from its own stream into nothing. For
+// checking what a cached run (Cached) holds.
+func Measure(opts Options) (Stats, error) {
+	if err := opts.validate(); err != nil {
+		return Stats{}, err
+	}
+	opts = opts.Defaults()
+	vocab := NewVocabulary(opts.Seed, opts.VocabularySize)
+	shared := sharedNoteLines(opts.Seed, vocab)
+	var st Stats
+	for _, j := range planFiles(opts) {
+		fs, err := newGen(opts.Seed, j.stream, vocab, shared).writeFile(io.Discard, &j)
+		if err != nil {
+			return st, err
+		}
+		st.Files++
+		st.Bytes += fs.bytes
+		st.Lines += fs.lines
+		st.Records += fs.records
+		st.StackTraces += fs.traces
+	}
+	st.Episodes = opts.Episodes
+	st.Agents = opts.Episodes * opts.Agents
+	return st, nil
 }
 
 // Queries returns n search queries over the vocabulary of opts (its Seed and
@@ -321,7 +353,7 @@ func notePath(k int) string {
 }
 
 type fileStats struct {
-	bytes, lines, records int64
+	bytes, lines, records, traces int64
 }
 
 func writeJob(path string, j *job, seed int64, vocab *Vocabulary, shared []string) (fileStats, error) {

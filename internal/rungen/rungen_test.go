@@ -126,6 +126,13 @@ func TestSizeAndStats(t *testing.T) {
 		if st.Files != 163 {
 			t.Errorf("size %d: %d files, want 163", size, st.Files)
 		}
+		// Measure tells the same without writing.
+		if m, err := Measure(opts); err != nil || m != st {
+			t.Errorf("size %d: Measure %+v (%v), Generate %+v", size, m, err, st)
+		}
+		if st.StackTraces == 0 || st.StackTraces >= st.Records {
+			t.Errorf("size %d: %d records with a stack trace of %d", size, st.StackTraces, st.Records)
+		}
 	}
 }
 

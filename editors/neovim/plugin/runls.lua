@@ -1,4 +1,5 @@
--- runls: the :Runls command, <Plug> mappings, progress tracking (filetypes: ftdetect/).
+-- runls: the :Runls command, <Plug> mappings, progress tracking, folding by record on
+-- attach (filetypes: ftdetect/).
 -- No keys are mapped: map the <Plug> names yourself (see :help runls-mappings).
 if vim.g.loaded_runls then
   return
@@ -19,6 +20,13 @@ end, {
   desc = 'runls: search agent memory (search, lsearch, symbols, context, set, status, restart, diagnostics)',
   complete = function(...)
     return require('runls').complete(...)
+  end,
+})
+
+vim.api.nvim_create_autocmd('LspAttach', {
+  group = vim.api.nvim_create_augroup('runls_attach', { clear = true }),
+  callback = function(ev)
+    require('runls').on_attach(ev)
   end,
 })
 

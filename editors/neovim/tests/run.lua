@@ -376,18 +376,17 @@ test('diagnostics on a .log file with an unindented stack trace', function()
     end, vim.diagnostic.get(buf))
   end
   ok(vim.wait(TIMEOUT, function()
-    return #unindented() >= 4
+    return #unindented() >= 1
   end, 50), 'no unindented-continuation diagnostics: ' .. vim.inspect(vim.diagnostic.get(buf)))
-  local lines = {}
-  for _, d in ipairs(unindented()) do
-    eq('runls', d.source, 'source')
-    eq(vim.diagnostic.severity.WARN, d.severity, 'severity')
-    lines[#lines + 1] = d.lnum
-  end
-  table.sort(lines)
-  -- 0-based lines 3..6: the exception line and three tab-indented `at` lines.
-  eq({ 3, 4, 5, 6 }, lines, 'diagnosed lines')
-  eq(4, #vim.diagnostic.get(buf), 'no other diagnostics in a fielded file')
+  -- Grouped (spec §9): one warning for the record's stack trace, 0-based lines 3..6
+  -- (the exception line and three tab-indented `at` lines), not one a line.
+  local d = unindented()[1]
+  eq(1, #unindented(), 'one warning for the stack trace')
+  eq('runls', d.source, 'source')
+  eq(vim.diagnostic.severity.WARN, d.severity, 'severity')
+  eq({ 3, 6 }, { d.lnum, d.end_lnum }, 'lines of the warning')
+  ok(d.message:find('^4 continuation lines without the two%-space indent'), 'message: ' .. d.message)
+  eq(1, #vim.diagnostic.get(buf), 'no other diagnostics in a fielded file')
 end)
 
 test('diagnostics on an unfielded (pre-0.18.6) history file', function()
@@ -398,6 +397,91 @@ test('diagnostics on an unfielded (pre-0.18.6) history file', function()
       return d.code == 'unfielded-line'
     end, vim.diagnostic.get(buf)) > 0
   end, 50), 'no unfielded-line diagnostics')
+  -- One Information over the whole file: it predates the field, nothing to fix.
+  local ds = vim.diagnostic.get(buf)
+  eq(1, #ds, 'one diagnostic for the whole file')
+  eq(vim.diagnostic.severity.INFO, ds[1].severity, 'severity')
+  eq({ 0, 7 }, { ds[1].lnum, ds[1].end_lnum }, 'over the whole file')
+  ok(ds[1].message:find('predates the conversation field', 1, true), ds[1].message)
+end)
+
+--- The runls client attached to the current buffer, once it is.
+local function attached()
+  local buf = vim.api.nvim_get_current_buf()
+  local c
+  ok(vim.wait(TIMEOUT, function()
+    c = vim.lsp.get_clients({ name = 'runls', bufnr = buf })[1]
+    return c ~= nil and c.initialized
+  end, 20), 'no runls client attached to ' .. vim.api.nvim_buf_get_name(buf))
+  return c
+end
+
+test('gO fills the location list with the records, under their conversations', function()
+  vim.cmd('edit ' .. RUN .. '/episode-2/bob/bob.log')
+  attached()
+  vim.fn.setloclist(0, {}, 'f')
+  vim.api.nvim_feedkeys('gO', 'x', false)
+  ok(vim.wait(TIMEOUT, function()
+    return #vim.fn.getloclist(0) > 0
+  end, 20), 'gO filled no location list')
+  local items = vim.fn.getloclist(0)
+  local texts = {}
+  for _, it in ipairs(items) do
+    texts[#texts + 1] = it.lnum .. ' ' .. it.text
+  end
+  -- Conversation runs (Namespace) and their records (Event), in file order.
+  eq({
+    '1 [Namespace] -',
+    '1 [Event] 18:00:10 Bob chat started',
+    '2 [Namespace] conv-1',
+    '2 [Event] 18:01:00 Bob running migration dry-run against staging',
+    '3 [Event] 18:01:02 Bob migration dry-run failed',
+    '8 [Event] 18:05:59 Bob retrying migration with IF NOT EXISTS',
+    '9 [Event] 18:06:01 Bob migration dry-run passed in 2.4 s',
+    '10 [Namespace] -',
+    '10 [Event] 18:15:00 Bob chat stopped',
+  }, texts, 'location list')
+  vim.cmd('lclose')
+end)
+
+test('K shows the record under the cursor: its conversation and whether it is evidence', function()
+  vim.cmd('edit ' .. RUN .. '/episode-2/bob/bob.log')
+  attached()
+  vim.api.nvim_win_set_cursor(0, { 5, 2 }) -- an `at` line of the ERROR record's stack trace
+  vim.api.nvim_feedkeys('K', 'x', false)
+  local lines
+  ok(vim.wait(TIMEOUT, function()
+    for _, win in ipairs(vim.api.nvim_list_wins()) do
+      if vim.api.nvim_win_get_config(win).relative ~= '' then
+        lines = table.concat(vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(win), 0, -1, false), '\n')
+        if lines:find('evidence:', 1, true) then
+          return true
+        end
+      end
+    end
+  end, 20), 'no hover window with an evidence line: ' .. tostring(lines))
+  ok(lines:find('conversation `?conv%-1`?'), 'conversation in the hover: ' .. lines)
+  ok(lines:find('2026-10-21 18:01:02.310', 1, true), 'the record\'s time in the hover: ' .. lines)
+  -- The settings: episode-2, conv-1: the ERROR record of conv-1 is evidence.
+  ok(lines:find('evidence: yes', 1, true), 'evidence line: ' .. lines)
+  vim.cmd('fclose!')
+end)
+
+test('zc on a continuation line folds the whole record', function()
+  vim.cmd('edit ' .. RUN .. '/episode-2/bob/bob.log')
+  attached()
+  eq('expr', vim.wo.foldmethod, 'foldmethod set by the plugin')
+  -- Lines 3-7 (1-based): the ERROR record and its stack trace, inside conv-1's run (2-9).
+  ok(vim.wait(TIMEOUT, function()
+    vim.cmd('normal! zx')
+    return vim.fn.foldlevel(5) == 2
+  end, 50), 'no folds from the server: foldlevel(5) = ' .. vim.fn.foldlevel(5))
+  vim.api.nvim_win_set_cursor(0, { 5, 0 })
+  vim.cmd('normal! zc')
+  eq({ 3, 7 }, { vim.fn.foldclosed(5), vim.fn.foldclosedend(5) }, 'the closed fold')
+  vim.cmd('normal! zc')
+  eq({ 2, 9 }, { vim.fn.foldclosed(5), vim.fn.foldclosedend(5) }, 'then the conversation run')
+  vim.cmd('normal! zR')
 end)
 
 test(':Runls diagnostics lists the diagnostics of the whole run', function()

@@ -20,7 +20,7 @@ import {
   WorkDoneProgressCreateRequest,
 } from 'vscode-languageclient/node';
 import { agentPicks, ContextPick, conversationPicks, episodePicks } from './context';
-import { docsFragment } from './diagnosticsLinks';
+import { docsCommandUri, docsFragment, MARKDOWN_PREVIEW, SHOW_DOCS_COMMAND } from './diagnosticsLinks';
 import { INVALID_PARAMS, infoWhenIndexed, RunInfo, search } from './protocol';
 import { EvidencePick, pickLocation, pickTitle, toPicks } from './results';
 import { RestartPolicy } from './restartPolicy';
@@ -76,6 +76,7 @@ class Runls implements vscode.Disposable {
       cmd('runls.pickContext', () => this.pickContext()),
       cmd('runls.restartServer', () => this.restart()),
       cmd('runls.showOutput', () => this.output.show(true)),
+      vscode.commands.registerCommand(SHOW_DOCS_COMMAND, (fragment: unknown) => this.showDocs(fragment)),
       vscode.workspace.onDidChangeConfiguration((e) => this.onConfigurationChanged(e)),
     );
     this.render();
@@ -136,9 +137,6 @@ class Runls implements vscode.Disposable {
       transport: TransportKind.stdio,
       options: { cwd: folder.uri.fsPath },
     };
-    // vsce stores the README as readme.md; a source checkout has README.md.
-    const readmeName = ['readme.md', 'README.md'].find((n) => fs.existsSync(vscode.Uri.joinPath(this.context.extensionUri, n).fsPath)) ?? 'README.md';
-    const readme = vscode.Uri.joinPath(this.context.extensionUri, readmeName);
     const clientOptions: LanguageClientOptions = {
       documentSelector: [
         { scheme: 'file', language: 'runls-history' },
@@ -169,7 +167,7 @@ class Runls implements vscode.Disposable {
         handleDiagnostics: (uri, diagnostics, next) => {
           for (const d of diagnostics) {
             const fragment = docsFragment(d.code as never, d.source);
-            if (fragment !== undefined) d.code = { value: d.code as string, target: readme.with({ fragment }) };
+            if (fragment !== undefined) d.code = { value: d.code as string, target: vscode.Uri.parse(docsCommandUri(fragment)) };
           }
           next(uri, diagnostics);
         },
@@ -199,6 +197,24 @@ class Runls implements vscode.Disposable {
       const msg = e instanceof Error ? e.message : String(e);
       this.output.error(`server did not start: ${msg}`);
       this.setState({ kind: 'error', message: msg });
+    }
+  }
+
+  /** Opens the README rendered in the Markdown preview, scrolled to `fragment`. */
+  private async showDocs(fragment: unknown): Promise<void> {
+    // vsce stores the README as readme.md; a source checkout has README.md.
+    const name = ['readme.md', 'README.md'].find((n) => fs.existsSync(vscode.Uri.joinPath(this.context.extensionUri, n).fsPath)) ?? 'README.md';
+    const readme = vscode.Uri.joinPath(this.context.extensionUri, name);
+    const anchor = typeof fragment === 'string' ? fragment : '';
+    try {
+      await vscode.commands.executeCommand('vscode.openWith', readme.with({ fragment: anchor }), MARKDOWN_PREVIEW);
+    } catch (e) {
+      // No Markdown preview (disabled): the text, at the section's line.
+      this.output.warn(`Markdown preview: ${e}`);
+      const doc = await vscode.workspace.openTextDocument(readme);
+      const line = doc.getText().split(/\r?\n/).findIndex((l) => /^#+ /.test(l) && l.replace(/^#+ /, '').trim().toLowerCase().replace(/[^a-z0-9]+/g, '-') === anchor);
+      const pos = new vscode.Position(Math.max(line, 0), 0);
+      await vscode.window.showTextDocument(doc, { selection: new vscode.Range(pos, pos) });
     }
   }
 

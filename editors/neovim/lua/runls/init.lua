@@ -11,11 +11,13 @@ local SETTING_KEYS = { 'agent', 'episode', 'conversation', 'scope', 'topK', 'mas
 ---@field configured boolean setup() was called
 ---@field settings table<string, any> what the server is sent under `runls`
 ---@field open_list boolean open the quickfix/location window after a search
+---@field folding boolean fold runls buffers by record (vim.lsp.foldexpr)
 ---@field progress table<integer, table> last $/progress value per client id
 local state = {
   configured = false,
   settings = {},
   open_list = true,
+  folding = true,
   progress = {},
 }
 
@@ -208,7 +210,8 @@ end
 
 --- Configures the plugin. Options: agent, episode, conversation, scope, topK, masking,
 --- interpreter (rules table or path to a rules JSON file), maxDiagnosticsPerFile
---- (server settings), cmd (the server command), open_list (default true), enable
+--- (server settings), cmd (the server command), open_list (default true), folding
+--- (fold run files by record, default true), enable
 --- (call vim.lsp.enable('runls'), default true). Calling it again changes the settings
 --- of running servers through workspace/didChangeConfiguration.
 ---@param opts? table
@@ -232,6 +235,9 @@ function M.setup(opts)
   state.configured = true
   if opts.open_list ~= nil then
     state.open_list = opts.open_list and true or false
+  end
+  if opts.folding ~= nil then
+    state.folding = opts.folding and true or false
   end
   if opts.cmd then
     vim.lsp.config(NAME, { cmd = opts.cmd })
@@ -660,6 +666,46 @@ function M.status(cb)
       end
     end)
   end
+end
+
+--- Folds a buffer by record in a window: the server's textDocument/foldingRange
+--- (one fold per record of several lines, one per conversation run) through
+--- vim.lsp.foldexpr(), all folds open to start with.
+---@param win integer
+---@param buf integer
+local function fold_by_record(win, buf)
+  if not vim.api.nvim_win_is_valid(win) or vim.api.nvim_win_get_buf(win) ~= buf then
+    return
+  end
+  local wo = vim.wo[win][0] -- local to the buffer the window shows: buf
+  wo.foldmethod = 'expr'
+  wo.foldexpr = 'v:lua.vim.lsp.foldexpr()'
+  wo.foldlevel = 99
+end
+
+--- On LspAttach of a runls client: folding by record in the buffer's windows, now and
+--- whenever it is shown in another, unless the `folding` option (|runls-setup|) or
+--- vim.g.runls_folding is false.
+---@param ev table autocmd event
+function M.on_attach(ev)
+  local client = ev.data and vim.lsp.get_client_by_id(ev.data.client_id)
+  if not client or client.name ~= NAME or not state.folding or vim.g.runls_folding == false then
+    return
+  end
+  if not client:supports_method('textDocument/foldingRange') then
+    return
+  end
+  local buf = ev.buf
+  for _, win in ipairs(vim.fn.win_findbuf(buf)) do
+    fold_by_record(win, buf)
+  end
+  vim.api.nvim_create_autocmd('BufWinEnter', {
+    group = vim.api.nvim_create_augroup('runls_folding_' .. buf, { clear = true }),
+    buffer = buf,
+    callback = function()
+      fold_by_record(vim.api.nvim_get_current_win(), buf)
+    end,
+  })
 end
 
 --- Records the latest $/progress value of runls clients (from the LspProgress event).

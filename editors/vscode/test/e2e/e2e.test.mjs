@@ -98,11 +98,70 @@ function cliSearch(args) {
   return JSON.parse(out).items;
 }
 
+// A log with several stack traces (four warnings, for the cap) and one record of
+// 120 stack lines (for sticky scroll), added to the copy of the sample run. Its words
+// are none of the queries', so the search tests see the sample run's evidence.
+const WORKER_LOG = 'episode-3/carol/worker.log';
+const LONG_RECORD_LINE = 10; // 0-based: the long record's first line
+function workerLog() {
+  const lines = ['2026-10-22 10:00:00.000 INFO  [running] [conv-5] Carol worker started'];
+  for (let i = 1; i <= 3; i++) {
+    lines.push(`2026-10-22 10:0${i}:00.000 ERROR [running] [conv-5] Carol job ${i} failed`);
+    lines.push(`java.lang.IllegalStateException: job ${i}`);
+    lines.push(`\tat com.example.worker.Job.run(Job.java:${10 + i})`);
+  }
+  lines.push('2026-10-22 10:05:00.000 ERROR [running] [conv-6] Carol the long job failed');
+  lines.push('java.lang.RuntimeException: the long job');
+  for (let i = 0; i < 120; i++) lines.push(`\tat com.example.worker.Step${i}.run(Step${i}.java:${i + 1})`);
+  lines.push('2026-10-22 10:06:00.000 INFO  [finished] [-] Carol worker stopped');
+  return lines.join('\n') + '\n';
+}
+
+/**
+ * The rows of the Problems panel under one file's row (its name then its folder, as the
+ * panel writes them), whatever the panel's filter shows besides.
+ */
+async function problemsOf(fileRow) {
+  const rows = await page
+    .locator('.markers-panel .monaco-list-row[aria-level]')
+    .evaluateAll((els) => els.map((e) => ({ level: Number(e.getAttribute('aria-level')), text: e.innerText.replace(/\s+/g, ' ').trim() })));
+  const at = rows.findIndex((r) => r.level === 1 && r.text.startsWith(fileRow));
+  if (at < 0) return [];
+  const out = [];
+  for (const r of rows.slice(at + 1)) {
+    if (r.level === 1) break;
+    out.push(r.text);
+  }
+  return out;
+}
+
+/** Opens a file of the run by its path, through Quick Open. */
+async function openFile(rel) {
+  await page.keyboard.press('Escape');
+  await page.keyboard.press('F1');
+  const input = page.locator('.quick-input-widget .quick-input-box input');
+  await input.fill(rel);
+  await page.locator('.quick-input-widget .monaco-list-row', { hasText: path.basename(rel) }).first().waitFor();
+  await page.keyboard.press('Enter');
+  await page.locator('.tabs-container .tab.active', { hasText: path.basename(rel) }).waitFor();
+}
+
+/** Moves the cursor to a 1-based line of the active editor. */
+async function goToLine(line) {
+  await page.keyboard.press('Escape');
+  await page.keyboard.press('F1');
+  const input = page.locator('.quick-input-widget .quick-input-box input');
+  await input.fill(`:${line}`);
+  await page.keyboard.press('Enter');
+  await page.locator('.statusbar-item', { hasText: `Ln ${line},` }).first().waitFor({ timeout: TIMEOUT });
+}
+
 before(async () => {
   for (const p of [CODE_SERVER, RUNLS_BIN, VSIX, CHROMIUM]) assert.ok(fs.existsSync(p), `missing ${p}`);
   work = fs.mkdtempSync(path.join(os.tmpdir(), 'runls-e2e-'));
   run = path.join(work, 'sample-run');
   fs.cpSync(SAMPLE, run, { recursive: true });
+  fs.writeFileSync(path.join(run, WORKER_LOG), workerLog());
   const ud = path.join(work, 'user-data');
   const ext = path.join(work, 'extensions');
   const cfg = path.join(work, 'config.yaml');
@@ -298,7 +357,7 @@ test('a server that crashes is restarted and searches work again', async () => {
   await page.keyboard.press('Escape');
 });
 
-test('the Problems panel shows the .log file\'s format warnings with their code', async () => {
+test('the Problems panel shows the grouped warnings; the code opens the README section rendered', async () => {
   await page.keyboard.press('Escape');
   await page.locator('[id="status.problems"]').click(); // the status bar's problem counts open the panel
   const panel = page.locator('.markers-panel');
@@ -308,36 +367,134 @@ test('the Problems panel shows the .log file\'s format warnings with their code'
   await page.locator('.markers-panel .monaco-list-row', { hasText: 'bob.log' }).first().waitFor({ timeout: TIMEOUT });
   const warning = page.locator('.markers-panel .monaco-list-row', { hasText: 'unindented-continuation' }).first();
   await warning.waitFor({ timeout: TIMEOUT });
-  const texts = await page.locator('.markers-panel .monaco-list-row').evaluateAll((els) => els.map((e) => e.innerText.replace(/\s+/g, ' ')));
-  const warnings = texts.filter((t) => t.includes('unindented-continuation'));
-  assert.equal(warnings.length, 4, JSON.stringify(texts)); // the four stack-trace lines of episode-2/bob/bob.log
-  assert.ok(warnings.every((t) => t.includes('runls')), JSON.stringify(warnings));
-  // The code is a link to the README section on the warning.
+  // One warning for the stack trace of episode-2/bob/bob.log, not one for each of its four lines.
+  const warnings = (await problemsOf('bob.logepisode-2/bob')).filter((t) => t.includes('unindented-continuation'));
+  assert.equal(warnings.length, 1, JSON.stringify(warnings));
+  assert.ok(warnings[0].includes('4 continuation lines without the two-space indent'), warnings[0]);
+  assert.ok(warnings[0].includes('runls'), warnings[0]);
   fs.writeFileSync(path.join(ARTIFACTS, 'problems-row.html'), await warning.evaluate((e) => e.outerHTML));
+  await shot('problems.png');
+
+  // A file written before 0.18.6 shows one Information, nothing to fix.
+  await filter.fill('episode-1/alice/alice.history');
+  const info = page.locator('.markers-panel .monaco-list-row', { hasText: 'predates the conversation field' }).first();
+  await info.waitFor({ timeout: TIMEOUT });
+  assert.equal(await info.locator('.codicon-info, .codicon-warning').first().evaluate((e) => e.className.includes('info')), true, 'severity Information');
+
+  // The code links to the README's section, rendered (a command: link; a link to the
+  // file would open its raw text at line 1).
+  await filter.fill('episode-2/bob');
+  await warning.waitFor({ timeout: TIMEOUT });
   const link = warning.locator('a', { hasText: 'unindented-continuation' }).first();
   await link.waitFor();
   const href = (await link.getAttribute('href')) ?? (await link.getAttribute('title')) ?? '';
-  assert.match(href, /readme\.md#unindented-continuation$/i, href);
-  await shot('problems.png');
+  assert.match(href, /^command:runls\.showWarningDocs\?/, href);
+  await link.click();
+  // The Markdown preview as an editor: its tab is named after the file.
+  await page.locator('.tabs-container .tab.active', { hasText: /readme\.md/i }).waitFor({ timeout: TIMEOUT });
+  // The preview (a webview's inner frame) is scrolled to the section's heading.
+  const end = Date.now() + TIMEOUT;
+  let top;
+  while (Date.now() < end) {
+    for (const f of page.frames()) {
+      top = await f.evaluate(() => document.getElementById('unindented-continuation')?.getBoundingClientRect().top).catch(() => undefined);
+      if (top !== undefined) break;
+    }
+    if (top !== undefined && top >= -5 && top < 200) break;
+    await page.waitForTimeout(250);
+  }
+  await shot('warning-docs.png');
+  assert.ok(top !== undefined && top >= -5 && top < 200, `the heading is at ${top}px from the preview's top`);
+  await page.keyboard.press('Control+W'); // the panel stays open
 
   // A setting changed in VS Code reaches the server (didChangeConfiguration): with a
-  // cap of 2 the file gets 1 warning and 1 saying how many more there are.
+  // cap of 2 the worker log's four warnings show as 1 and 1 saying how many more.
+  await filter.fill('worker.log');
   const settingsFile = path.join(run, '.vscode', 'settings.json');
   const settings = fs.existsSync(settingsFile) ? JSON.parse(fs.readFileSync(settingsFile, 'utf8')) : {};
   fs.mkdirSync(path.dirname(settingsFile), { recursive: true });
   fs.writeFileSync(settingsFile, JSON.stringify({ ...settings, 'runls.maxDiagnosticsPerFile': 2 }, null, 2));
-  const end = Date.now() + TIMEOUT;
+  const until = Date.now() + TIMEOUT;
   let capped = [];
-  while (Date.now() < end) {
-    capped = (await page.locator('.markers-panel .monaco-list-row').evaluateAll((els) => els.map((e) => e.innerText.replace(/\s+/g, ' '))))
-      .filter((t) => t.includes('runls'));
-    if (capped.length === 2) break;
+  while (Date.now() < until) {
+    capped = (await problemsOf('worker.logepisode-3/carol')).filter((t) => t.includes('runls'));
+    if (capped.length === 2 && /more format warnings/.test(capped[1])) break;
     await page.waitForTimeout(250);
   }
   assert.equal(capped.length, 2, JSON.stringify(capped));
-  assert.match(capped[1], /3/, `the last warning counts the 3 left out: ${capped[1]}`);
+  assert.match(capped[1], /3 more format warnings/, `the last warning counts the 3 left out: ${capped[1]}`);
   fs.writeFileSync(settingsFile, JSON.stringify(settings, null, 2));
   await filter.fill('');
+});
+
+test('the Outline lists a .log file\'s records under their conversations', async () => {
+  await openFile('episode-2/bob/bob.log');
+  await runCommand('Explorer: Focus on Outline View');
+  const pane = page.locator('.pane', { has: page.locator('.pane-header', { hasText: /^\s*Outline/i }) });
+  await pane.locator('.monaco-list-row', { hasText: 'Bob migration dry-run failed' }).first().waitFor({ timeout: TIMEOUT });
+  const outline = await pane
+    .locator('.monaco-list-row[aria-level]')
+    .evaluateAll((els) => els.map((e) => ({ level: Number(e.getAttribute('aria-level')), text: e.innerText.replace(/\s+/g, ' ').trim() })));
+  const shown = outline;
+  fs.writeFileSync(path.join(ARTIFACTS, 'outline.json'), JSON.stringify(shown, null, 1));
+  await shot('outline.png');
+  const conv = outline.find((r) => r.text.startsWith('conv-1'));
+  assert.ok(conv, JSON.stringify(shown));
+  const failed = outline.find((r) => r.text.includes('18:01:02 Bob migration dry-run failed'));
+  assert.ok(failed, JSON.stringify(shown));
+  assert.ok(failed.level === conv.level + 1, `a record is one level below its conversation: ${JSON.stringify(outline)}`);
+  assert.ok(failed.text.includes('ERROR · running'), failed.text);
+  // Records of conv-1 in file order, each under it (the pane shows what fits).
+  const under = [];
+  for (const r of outline.slice(outline.indexOf(conv) + 1)) {
+    if (r.level <= conv.level) break;
+    if (r.level === conv.level + 1) under.push(r.text.slice(0, 8));
+  }
+  const all = ['18:01:00', '18:01:02', '18:05:59', '18:06:01'];
+  assert.ok(under.length >= 3, JSON.stringify(outline));
+  assert.deepEqual(under, all.slice(0, under.length), JSON.stringify(outline));
+  assert.equal(outline[0].text, '-', 'the first run is the record outside any conversation');
+});
+
+test('on a continuation line the breadcrumbs and sticky scroll show the record\'s header', async () => {
+  await openFile(WORKER_LOG);
+  // Deep inside the 120-line stack trace: the record's first line is out of view.
+  await goToLine(LONG_RECORD_LINE + 100);
+  const crumbs = page.locator('.breadcrumbs-control .monaco-breadcrumb-item');
+  const end = Date.now() + TIMEOUT;
+  let texts = [];
+  while (Date.now() < end) {
+    texts = await crumbs.evaluateAll((els) => els.map((e) => e.innerText.trim()));
+    if (texts.some((t) => t.includes('Carol the long job failed'))) break;
+    await page.waitForTimeout(250);
+  }
+  assert.ok(texts.includes('conv-6'), JSON.stringify(texts));
+  assert.ok(texts.some((t) => t.includes('10:05:00 Carol the long job failed')), JSON.stringify(texts));
+  const sticky = page.locator('.sticky-widget');
+  await sticky.locator('.sticky-line-content', { hasText: 'Carol the long job failed' }).first().waitFor({ timeout: TIMEOUT });
+  const pinned = (await sticky.innerText()).replace(/\s+/g, ' ');
+  assert.ok(pinned.includes('10:05:00.000 ERROR [running] [conv-6] Carol the long job failed'), pinned);
+  await shot('sticky-scroll.png');
+});
+
+test('hover on a record shows its conversation and whether it is evidence', async () => {
+  await openFile('episode-2/bob/bob.log');
+  await goToLine(3); // 2026-10-21 18:01:02.310 ERROR [running] [conv-1] Bob migration dry-run failed
+  await runCommand('Show or Focus Hover');
+  const hover = page.locator('.monaco-hover:not(.hidden) .hover-contents, .monaco-hover .markdown-hover').first();
+  await hover.waitFor({ state: 'visible', timeout: TIMEOUT });
+  const end = Date.now() + TIMEOUT;
+  let text = '';
+  while (Date.now() < end) {
+    text = (await page.locator('.monaco-hover').allInnerTexts()).join('\n');
+    if (text.includes('evidence:')) break;
+    await page.waitForTimeout(200);
+  }
+  await shot('hover.png');
+  assert.ok(text.includes('conversation conv-1'), text);
+  assert.ok(text.includes('evidence: yes'), `episode-2 and conv-1 are set, so the ERROR record is evidence: ${text}`);
+  assert.ok(text.includes('ERROR'), text);
+  await page.keyboard.press('Escape');
 });
 
 test('a .log file of the run opens as runls Log with its warnings underlined', async () => {

@@ -88,6 +88,8 @@ before(async () => {
     initializationOptions: initializationOptions(ctx),
   });
   assert.ok(result.capabilities.workspaceSymbolProvider, 'server offers workspace/symbol');
+  // Outline, breadcrumbs and sticky scroll, folding by record, hover (spec §11).
+  for (const cap of ['documentSymbolProvider', 'foldingRangeProvider', 'hoverProvider']) assert.ok(result.capabilities[cap], `server offers ${cap}`);
   await conn.sendNotification('initialized', {});
 });
 
@@ -190,16 +192,25 @@ test('invalid params answer -32602 naming the field', async () => {
   }
 });
 
-test('format warnings are published for record files, with codes, severity Warning and source runls', async () => {
+test('format warnings are published for record files, grouped, with codes, severity and source runls', async () => {
   const bobLog = pathToFileURL(path.join(sampleRun, 'episode-2/bob/bob.log')).href;
   await eventually(() => (diagnostics.get(bobLog)?.length ?? 0) > 0, `diagnostics for ${bobLog}`);
   const d = diagnostics.get(bobLog)!;
-  assert.ok(d.every((x) => x.severity === 2 && x.source === 'runls'));
-  assert.deepEqual([...new Set(d.map((x) => x.code))], ['unindented-continuation']);
-  assert.deepEqual(d.map((x) => x.range.start.line), [3, 4, 5, 6]);
+  // One warning for the stack trace's four lines, not one a line.
+  assert.equal(d.length, 1, JSON.stringify(d));
+  assert.equal(d[0].severity, 2);
+  assert.equal(d[0].source, 'runls');
+  assert.equal(d[0].code, 'unindented-continuation');
+  assert.equal(d[0].range.start.line, 3);
+  assert.match(d[0].message, /^4 continuation lines without the two-space indent/);
+  // A file written before 0.18.6: one Information (3), nothing to fix.
   const ep1 = pathToFileURL(path.join(sampleRun, 'episode-1/alice/alice.log')).href;
   await eventually(() => (diagnostics.get(ep1)?.length ?? 0) > 0, `diagnostics for ${ep1}`);
-  assert.ok(diagnostics.get(ep1)!.every((x) => x.code === 'unfielded-line'));
+  const info = diagnostics.get(ep1)!;
+  assert.equal(info.length, 1, JSON.stringify(info));
+  assert.equal(info[0].code, 'unfielded-line');
+  assert.equal(info[0].severity, 3);
+  assert.match(info[0].message, /predates the conversation field/);
   const notes = pathToFileURL(path.join(sampleRun, 'episode-2/alice/notes.md')).href;
   assert.equal(diagnostics.get(notes)?.length ?? 0, 0, 'plain files get no format warnings');
 });

@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { test } from 'node:test';
 import { agentPicks, conversationPicks, episodePicks } from '../../src/context';
-import { docsFragment } from '../../src/diagnosticsLinks';
+import { docsCommandUri, docsFragment } from '../../src/diagnosticsLinks';
 import type { RunInfo } from '../../src/protocol';
 import { RestartPolicy } from '../../src/restartPolicy';
 import { arrangeSymbols, pieceText } from '../../src/symbols';
@@ -46,8 +46,11 @@ test('restart policy: three restarts within three minutes, then stop; old crashe
   assert.equal(p.recent, 0);
 });
 
-test('runls warning codes link to the README sections', () => {
+test('runls warning codes link to the README sections, through the command that opens its preview', () => {
   assert.equal(docsFragment('unfielded-line', 'runls'), 'unfielded-line');
+  assert.equal(docsFragment('more-warnings', 'runls'), 'format-warnings');
+  assert.equal(docsCommandUri('unfielded-line'), 'command:runls.showWarningDocs?%5B%22unfielded-line%22%5D');
+  assert.deepEqual(JSON.parse(decodeURIComponent(docsCommandUri('a b').split('?')[1])), ['a b']);
   assert.equal(docsFragment('unindented-continuation', undefined), 'unindented-continuation');
   assert.equal(docsFragment('unfielded-line', 'eslint'), undefined);
   assert.equal(docsFragment({ value: 'unfielded-line', target: 'x' }, 'runls'), undefined);

@@ -71,8 +71,8 @@ func run(args []string) error {
 		return err
 	}
 	secs := time.Since(start).Seconds()
-	fmt.Fprintf(os.Stderr, "wrote %s: %d files, %d bytes, %d lines, %d records in %.2fs (%.0f MB/s)\n",
-		*out, st.Files, st.Bytes, st.Lines, st.Records, secs, float64(st.Bytes)/secs/1e6)
+	fmt.Fprintf(os.Stderr, "wrote %s: %d files, %d bytes, %d lines, %d records (%d with a stack trace) in %.2fs (%.0f MB/s)\n",
+		*out, st.Files, st.Bytes, st.Lines, st.Records, st.StackTraces, secs, float64(st.Bytes)/secs/1e6)
 	return nil
 }
 

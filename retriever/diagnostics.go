@@ -1,0 +1,133 @@
+package retriever
+
+import (
+	"fmt"
+	"path/filepath"
+	"strconv"
+)
+
+// Diagnostics returns the format warnings of one record file (by absolute
+// path), grouped as spec §9 says, from the file's record table (nothing is
+// read): one unindented-continuation per record that has continuation lines
+// without the indent, one unfielded-line per maximal run of unfielded
+// records, or, for a file none of whose records has the conversation field,
+// one Information over the whole file. They are capped at max (0: the
+// index's MaxDiagnosticsPerFile; Uncapped: none): when there are more, the
+// first max-1, then one saying how many more there are.
+func (ix *Index) Diagnostics(path string, max int) []Diagnostic {
+	switch {
+	case max == Uncapped:
+	case max <= 0 || max > ix.maxDiags:
+		max = ix.maxDiags
+	}
+	fs := ix.recordFile(path)
+	if fs == nil {
+		return nil
+	}
+	return fileDiagnostics(fs, max)
+}
+
+// recordFile returns the committed state of a record file of the run, by
+// absolute path, or nil.
+func (ix *Index) recordFile(path string) *fileState {
+	rel, err := filepath.Rel(ix.root, path)
+	if err != nil {
+		return nil
+	}
+	ix.mu.RLock()
+	fs := ix.files[filepath.ToSlash(rel)]
+	ix.mu.RUnlock()
+	if fs == nil || !fs.form.IsRecord() || fs.binary {
+		return nil
+	}
+	return fs
+}
+
+func fileDiagnostics(fs *fileState, max int) []Diagnostic {
+	t := &fs.recs
+	spans, runs := t.allSpans(), t.allRuns()
+	total := len(spans) + len(runs)
+	if total == 0 {
+		return nil
+	}
+	whole := !t.anyFielded() // then runs holds one run: every record
+	shown := total
+	if max != Uncapped && total > max {
+		shown = max - 1
+	}
+	out := make([]Diagnostic, 0, min(total, shown+1))
+	si, ri := 0, 0
+	next := func() Diagnostic {
+		// In line order; a run starts at a record's first line, a span after it.
+		if ri < len(runs) && (si == len(spans) || t.recLine(int(runs[ri].first)) < spans[si].first) {
+			r := runs[ri]
+			ri++
+			d := Diagnostic{
+				Range: Range{Start: Position{Line: int(t.recLine(int(r.first)))},
+					End: Position{Line: int(r.endLine), Character: int(r.endUnits)}},
+				Severity: SeverityWarning, Code: CodeUnfieldedLine,
+				Message: unfieldedMessage(int(r.last-r.first+1), fs.episode),
+			}
+			if whole {
+				d.Severity, d.Message = SeverityInformation, predatesMessage(int(r.last-r.first+1), fs.episode)
+			}
+			return d
+		}
+		sp := spans[si]
+		si++
+		return Diagnostic{
+			Range:    Range{Start: Position{Line: int(sp.first)}, End: Position{Line: int(sp.last), Character: int(sp.lastUnits)}},
+			Severity: SeverityWarning, Code: CodeUnindentedContinuation,
+			Message: unindentedMessage(int(sp.count)),
+		}
+	}
+	for len(out) < shown {
+		out = append(out, next())
+	}
+	if shown < total {
+		at := next().Range.Start
+		out = append(out, Diagnostic{Range: Range{Start: at, End: at}, Severity: SeverityWarning,
+			Code: CodeMore, Message: moreMessage(total - shown)})
+	}
+	return out
+}
+
+// The messages say what the warning means for a search, in plain words.
+
+func unindentedMessage(n int) string {
+	return fmt.Sprintf("%s without the two-space indent (a stack trace, or text written before logback pattern 0.18.6): "+
+		"read as part of this record, though such a line that starts like a record would begin a new one",
+		plural(n, "continuation line", "continuation lines"))
+}
+
+func unfieldedMessage(n int, episode string) string {
+	them := "them"
+	if n == 1 {
+		them = "it"
+	}
+	return fmt.Sprintf("%s without the conversation field (written before logback pattern 0.18.6): "+
+		"not evidence while %s is the current episode (a search made there does not return %s, since it cannot tell "+
+		"their conversation); searches from other episodes do return %s",
+		plural(n, "record", "records"), episode, them, them)
+}
+
+func predatesMessage(n int, episode string) string {
+	none := "its one record has none"
+	if n > 1 {
+		none = "none of its " + strconv.Itoa(n) + " records has one"
+	}
+	return fmt.Sprintf("this file predates the conversation field (logback pattern 0.18.6): %s, "+
+		"and nothing in it needs fixing. A search whose current episode is %s does not return its records; "+
+		"searches from other episodes do", none, episode)
+}
+
+func moreMessage(n int) string {
+	return plural(n, "more format warning", "more format warnings") + " in this file (runls check lists them all)"
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
+}

@@ -1,0 +1,379 @@
+package retriever
+
+import (
+	"slices"
+	"unicode"
+	"unicode/utf8"
+
+	"runls/recordformat"
+)
+
+// The record table: what the index knows of the records of one record file
+// (spec §2), from its own parse of the file as it reads it. It is the one
+// place that knows where records start and end: the grouped diagnostics
+// (§9), the outline, folding and hover (§11) are made from it, and so are,
+// later, the time and level of a result's record (§9 run/search items: a
+// piece finds its record by its line) and run/records (§13: every record of
+// an episode, one conversation, one agent, a level, a time window, in time
+// order, paged).
+//
+// Layout. Records are kept in file order as columns, entry i of each being
+// record i; no pointer and no map per record, so that the table can later be
+// written to disk and mapped as it is (the persisted index, §15):
+//
+//	line []uint32  first line of the record (0-based)
+//	sec  []uint32  its time (recordformat.TimeKey of its first line, which
+//	ms   []uint16  sorts as the times compare as text) on a clock of fields
+//	               as written, and its milliseconds (recordtime.go); secNone
+//	               for a line before the file's first record
+//	conv []uint32  its conversation id (Index.convs): 0 for no conversation
+//	               field, else the id of the id as written ("-" included)
+//	meta []uint8   level (bits 0-2, recordformat.Level), kind (bits 3-4:
+//	               kindFielded, kindUnfielded, kindBeforeFirst) and what
+//	               indexing made of it (bits 5-6: outcome*)
+//
+// 15 bytes a record (measured with the slices' spare room: BenchmarkIndex's
+// records-B/record). A record runs from its first line to the line before
+// the next record's (the last record: to the file's last line); empty lines
+// belong to the record above them, and empty lines before the first record
+// to none. Its text is not kept: it is read back from the file through the
+// file's line index, as results are, and checked against the columns.
+//
+// Two short lists complete the columns for the diagnostics, so that they are
+// made without reading the file: spans, the records that have continuation
+// lines without the two-space indent (one entry each, in file order), and
+// runs, the maximal runs of unfielded records that a fielded record has
+// closed.
+//
+// Versions. A table is part of a fileState and versioned with it: the
+// columns and lists only grow, and versions share their backing arrays (a
+// reader never looks past its own lengths). What a later read can still
+// change is this version's own: the file's last record, which may gain lines
+// (pend), the line count, and the unfielded run still open. A record thus
+// completes across reads without ever being counted twice.
+type recordTable struct {
+	line []uint32
+	sec  []uint32
+	ms   []uint16
+	conv []uint32
+	meta []uint8
+	over []timeOver // the times off the clock of sec
+
+	spans []unindentedSpan // of committed records
+	runs  []unfieldedRun   // closed by a committed fielded record
+
+	// State after the committed records, kept with them. open is the
+	// unfielded run the last committed record ends, if hasOpen; end is the
+	// line after that record's last line, lastUnits the UTF-16 length of its
+	// last line. The zero table is the table of a file not read yet.
+	open      unfieldedRun
+	hasOpen   bool
+	fielded   bool // a committed record has the conversation field
+	end       uint32
+	lastUnits uint32
+	// lastKey is the committed last record's time key; descents lists the
+	// committed records whose time is earlier than the one before them, so
+	// that run/records walks the file's runs in time order (recordlist.go).
+	lastKey  int64
+	descents []uint32
+
+	// This version's own: the last record when it may still gain lines, and
+	// where the file's lines end (as end and lastUnits, with pend counted).
+	pend     pendingRecord
+	hasPend  bool
+	lines    uint32
+	endUnits uint32
+}
+
+// Kinds of records in the meta column.
+const (
+	kindFielded = iota
+	kindUnfielded
+	kindBeforeFirst
+)
+
+// What indexing made of a record, in the meta column: its pieces are
+// indexed, or none is, because it is left out (its level or a leftOut
+// reading, spec §3), because masking left no term in it (§8), or because it
+// has no term to search (§4).
+const (
+	outcomeIndexed = iota
+	outcomeLeftOut
+	outcomeMasked
+	outcomeNoTerms
+)
+
+const (
+	metaLevelMask   = 0b111
+	metaKindShift   = 3
+	metaOutcomeShft = 5
+)
+
+func packMeta(level recordformat.Level, kind, outcome int) uint8 {
+	return uint8(level)&metaLevelMask | uint8(kind)<<metaKindShift | uint8(outcome)<<metaOutcomeShft
+}
+
+func metaLevel(m uint8) recordformat.Level { return recordformat.Level(m & metaLevelMask) }
+func metaKind(m uint8) int                 { return int(m>>metaKindShift) & 0b11 }
+func metaOutcome(m uint8) int              { return int(m>>metaOutcomeShft) & 0b11 }
+
+// unindentedSpan is a record's continuation lines without the indent: the
+// first and last of them (lines), how many there are (empty lines aside), and
+// the UTF-16 length of the last.
+type unindentedSpan struct {
+	first, last, count, lastUnits uint32
+}
+
+// unfieldedRun is a maximal run of unfielded records: its first and last
+// record, and, once closed, the end of the last record (its last line and
+// that line's UTF-16 length).
+type unfieldedRun struct {
+	first, last       uint32
+	endLine, endUnits uint32
+}
+
+type pendingRecord struct {
+	line    uint32
+	time    int64
+	conv    uint32
+	meta    uint8
+	span    unindentedSpan
+	hasSpan bool
+}
+
+// afterCommit is the table as the next read of an appended file starts it:
+// the committed records only (the pending one is read again).
+func (t recordTable) afterCommit() recordTable {
+	t.pend, t.hasPend = pendingRecord{}, false
+	t.lines, t.endUnits = t.end, t.lastUnits
+	return t
+}
+
+// add adds one record as the ingester groups lines (rec: its lines, parsed in
+// buf; first: the line number of rec[0]); pending: it may still gain lines.
+// A line before the first record is a record of its own for the ingester;
+// here an empty one belongs to the record above it, or to none.
+func (t *recordTable) add(buf []byte, rec []recordformat.Line, first uint32, conv uint32, outcome int, pending bool) {
+	head := rec[0]
+	lastText := buf[rec[len(rec)-1].Start:rec[len(rec)-1].TextEnd]
+	units := uint32(recordformat.UTF16Len(lastText))
+	end := first + uint32(len(rec))
+	if head.Kind == recordformat.BeforeFirst && head.Empty() {
+		if !pending {
+			t.end, t.lastUnits = end, units
+		}
+		t.lines, t.endUnits = end, units
+		return
+	}
+	kind := kindFielded
+	key := recordformat.NoTime
+	switch head.Kind {
+	case recordformat.Unfielded:
+		kind = kindUnfielded
+	case recordformat.BeforeFirst:
+		kind = kindBeforeFirst
+	}
+	if kind != kindBeforeFirst {
+		key = recordformat.TimeKey(buf[head.Start:head.TextEnd])
+	}
+	var span unindentedSpan
+	for i, l := range rec[1:] {
+		if l.Kind == recordformat.Unindented && !l.Empty() {
+			n := first + 1 + uint32(i)
+			if span.count == 0 {
+				span.first = n
+			}
+			span.last, span.count = n, span.count+1
+			span.lastUnits = uint32(recordformat.UTF16Len(buf[l.Start:l.TextEnd]))
+		}
+	}
+	meta := packMeta(head.Level, kind, outcome)
+	t.lines, t.endUnits = end, units
+	if pending {
+		t.pend = pendingRecord{line: first, time: key, conv: conv, meta: meta, span: span, hasSpan: span.count > 0}
+		t.hasPend = true
+		return
+	}
+	i := uint32(len(t.line))
+	t.line = append(t.line, first)
+	sec, ms, ok := packTime(key)
+	if !ok {
+		t.over = append(t.over, timeOver{rec: i, key: key})
+	}
+	t.sec = append(t.sec, sec)
+	t.ms = append(t.ms, ms)
+	if i > 0 && key < t.lastKey {
+		t.descents = append(t.descents, i)
+	}
+	t.lastKey = key
+	t.conv = append(t.conv, conv)
+	t.meta = append(t.meta, meta)
+	if span.count > 0 {
+		t.spans = append(t.spans, span)
+	}
+	switch {
+	case kind == kindFielded:
+		if t.hasOpen {
+			t.open.endLine, t.open.endUnits = first-1, t.lastUnits
+			t.runs = append(t.runs, t.open)
+			t.hasOpen = false
+		}
+		t.fielded = true
+	case !t.hasOpen:
+		t.open, t.hasOpen = unfieldedRun{first: i, last: i}, true
+	default:
+		t.open.last = i
+	}
+	t.end, t.lastUnits = end, units
+}
+
+// The table as a reader sees it: the committed records, then the pending one.
+
+func (t *recordTable) len() int {
+	if t.hasPend {
+		return len(t.line) + 1
+	}
+	return len(t.line)
+}
+
+func (t *recordTable) recLine(i int) uint32 {
+	if i < len(t.line) {
+		return t.line[i]
+	}
+	return t.pend.line
+}
+
+// recTime is the time key of record i (recordformat.TimeKey).
+func (t *recordTable) recTime(i int) int64 {
+	switch {
+	case i >= len(t.sec):
+		return t.pend.time
+	case t.sec[i] == secOver:
+		return overKey(t.over, i)
+	}
+	return unpackTime(t.sec[i], t.ms[i])
+}
+
+func (t *recordTable) recConv(i int) uint32 {
+	if i < len(t.conv) {
+		return t.conv[i]
+	}
+	return t.pend.conv
+}
+
+func (t *recordTable) recMeta(i int) uint8 {
+	if i < len(t.meta) {
+		return t.meta[i]
+	}
+	return t.pend.meta
+}
+
+// recLast is the last line of record i.
+func (t *recordTable) recLast(i int) uint32 {
+	if i+1 < t.len() {
+		return t.recLine(i+1) - 1
+	}
+	return t.lines - 1
+}
+
+// unfielded reports whether record i has no conversation field (a line
+// before the first record counts as such a record, spec §2).
+func (t *recordTable) unfielded(i int) bool { return metaKind(t.recMeta(i)) != kindFielded }
+
+// recordAt returns the record that holds line n, or -1 (an empty line before
+// the first record, or past the end).
+func (t *recordTable) recordAt(n uint32) int {
+	if t.len() == 0 || n < t.recLine(0) || n >= t.lines {
+		return -1
+	}
+	if t.hasPend && n >= t.pend.line {
+		return len(t.line)
+	}
+	i, found := slices.BinarySearch(t.line, n)
+	if !found {
+		i--
+	}
+	return i
+}
+
+// allSpans returns the unindented spans of every record, the pending one's
+// included, in file order.
+func (t *recordTable) allSpans() []unindentedSpan {
+	if !t.hasPend || !t.pend.hasSpan {
+		return t.spans
+	}
+	return append(t.spans[:len(t.spans):len(t.spans)], t.pend.span)
+}
+
+// allRuns returns every maximal run of unfielded records, the last one
+// closed at the file's end, in file order.
+func (t *recordTable) allRuns() []unfieldedRun {
+	runs := t.runs[:len(t.runs):len(t.runs)]
+	open, hasOpen := t.open, t.hasOpen
+	if t.hasPend {
+		last := uint32(len(t.line))
+		switch {
+		case metaKind(t.pend.meta) == kindFielded && hasOpen:
+			open.endLine, open.endUnits = t.pend.line-1, t.lastUnits
+			runs = append(runs, open)
+			hasOpen = false
+		case metaKind(t.pend.meta) == kindFielded:
+		case !hasOpen:
+			open, hasOpen = unfieldedRun{first: last, last: last}, true
+		default:
+			open.last = last
+		}
+	}
+	if hasOpen {
+		open.endLine, open.endUnits = t.lines-1, t.endUnits
+		runs = append(runs, open)
+	}
+	return runs
+}
+
+// timeRuns returns where the table's runs in time order start (the first
+// record, then each record whose time is earlier than the one before it, the
+// pending one's included), with the table's length last.
+func (t *recordTable) timeRuns() []uint32 {
+	runs := make([]uint32, 0, len(t.descents)+3)
+	runs = append(append(runs, 0), t.descents...)
+	if t.hasPend && len(t.line) > 0 && t.pend.time < t.lastKey {
+		runs = append(runs, uint32(len(t.line)))
+	}
+	return append(runs, uint32(t.len()))
+}
+
+// anyFielded reports whether some record has the conversation field.
+func (t *recordTable) anyFielded() bool {
+	return t.fielded || (t.hasPend && metaKind(t.pend.meta) == kindFielded)
+}
+
+// footprint is the bytes the table holds (capacity of its slices).
+func (t *recordTable) footprint() int64 {
+	return int64(cap(t.line))*4 + int64(cap(t.sec))*4 + int64(cap(t.ms))*2 + int64(cap(t.conv))*4 + int64(cap(t.meta)) +
+		int64(cap(t.over))*16 + int64(cap(t.spans))*16 + int64(cap(t.runs))*16 + int64(cap(t.descents))*4
+}
+
+// trim gives back the spare room appends left in the columns, when it is
+// large: after a file is read whole (not on each append: the copy would cost
+// every read of a growing file).
+func (t *recordTable) trim() {
+	if n := len(t.line); cap(t.line)-n > n/8 {
+		t.line, t.sec, t.ms = slices.Clip(slices.Clone(t.line)), slices.Clip(slices.Clone(t.sec)), slices.Clip(slices.Clone(t.ms))
+		t.conv, t.meta = slices.Clip(slices.Clone(t.conv)), slices.Clip(slices.Clone(t.meta))
+	}
+}
+
+// hasTerm reports whether text holds a term (spec §6: a letter or a digit).
+func hasTerm(text string) bool {
+	for _, r := range text {
+		if r < utf8.RuneSelf {
+			if asciiClass[r] != 0 {
+				return true
+			}
+		} else if r != utf8.RuneError && (unicode.IsLetter(r) || unicode.IsDigit(r)) {
+			return true
+		}
+	}
+	return false
+}
