@@ -23,6 +23,11 @@ local subcommands = {
   search = function(args)
     with_query('runls search: ', args, R.search)
   end,
+  searchall = function(args)
+    with_query('runls searchall: ', args, function(q)
+      R.search(q, { params = { allConversations = true } })
+    end)
+  end,
   lsearch = function(args)
     with_query('runls lsearch: ', args, function(q)
       R.search(q, { loclist = true })

@@ -55,7 +55,9 @@ function M.context()
           return
         end
         local convs = { NO_CONVERSATION }
-        vim.list_extend(convs, (by_name[episode] or {}).conversations or {})
+        local ids = vim.deepcopy((by_name[episode] or {}).conversations or {})
+        table.sort(ids, M.natural_less)
+        vim.list_extend(convs, ids)
         vim.ui.select(convs, { prompt = 'runls conversation' }, function(conv)
           if not conv then
             return
@@ -76,6 +78,38 @@ function M.context()
       end)
     end)
   end)
+end
+
+--- Orders ids as people read them: runs of digits by their number (conv-2 before
+--- conv-10), the rest byte-wise; equal numbers (07, 7) by their text.
+---@param a string
+---@param b string
+---@return boolean
+function M.natural_less(a, b)
+  local ia, ib = 1, 1
+  while ia <= #a and ib <= #b do
+    local da, db = a:match('^%d+', ia), b:match('^%d+', ib)
+    if da and db then
+      local na, nb = da:gsub('^0+(%d)', '%1'), db:gsub('^0+(%d)', '%1')
+      if #na ~= #nb then
+        return #na < #nb
+      end
+      if na ~= nb then
+        return na < nb
+      end
+      if da ~= db then
+        return da < db
+      end
+      ia, ib = ia + #da, ib + #db
+    else
+      local ca, cb = a:sub(ia, ia), b:sub(ib, ib)
+      if ca ~= cb then
+        return ca < cb
+      end
+      ia, ib = ia + 1, ib + 1
+    end
+  end
+  return #a - ia < #b - ib
 end
 
 return M

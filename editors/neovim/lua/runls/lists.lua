@@ -95,16 +95,86 @@ function M.search_items(result, encoding)
   local line_text = line_reader(vim.tbl_map(function(it)
     return it.location
   end, result.items or {}))
-  for _, it in ipairs(result.items or {}) do
-    local where = it.episode .. '/' .. it.agent
-    if type(it.conversation) == 'string' and it.conversation ~= '' then
-      where = where .. ' [' .. it.conversation .. ']'
-    end
-    local item = location_item(it.location, ('%s %s: %s'):format(where, it.reading, it.text), encoding, line_text)
+  for rank, it in ipairs(result.items or {}) do
+    local item = location_item(it.location, M.item_text(rank, it), encoding, line_text)
     item.user_data = { runls = it }
     items[#items + 1] = item
   end
   return items
+end
+
+--- A search item's quickfix text: rank, score, the record's time and level, its
+--- conversation, how it reads (told/said), then the piece. The path (episode and
+--- agent) is the item's file name, so it is not repeated.
+---@param rank integer
+---@param it table a run/search item
+---@return string
+function M.item_text(rank, it)
+  local parts = { '#' .. rank, ('%.2f'):format(tonumber(it.score) or 0) }
+  for _, v in ipairs({ it.time, it.level }) do
+    if type(v) == 'string' and v ~= '' then
+      parts[#parts + 1] = v
+    end
+  end
+  if type(it.conversation) == 'string' and it.conversation ~= '' then
+    parts[#parts + 1] = '[' .. it.conversation .. ']'
+  end
+  if it.reading == 'told' or it.reading == 'said' then
+    parts[#parts + 1] = it.reading .. ':'
+  end
+  parts[#parts + 1] = it.text
+  return table.concat(parts, ' ')
+end
+
+local match_ns = vim.api.nvim_create_namespace('runls_matches')
+vim.api.nvim_set_hl(0, 'RunlsMatch', { default = true, link = 'Search' })
+
+--- The byte ranges, in a piece's text, of its matches (UTF-16 ranges, spec §9).
+---@param text string
+---@param matches table[]
+---@return integer[][] 0-based [start, end) byte ranges
+function M.match_bytes(text, matches)
+  local out = {}
+  for _, m in ipairs(matches or {}) do
+    local ok1, s = pcall(vim.str_byteindex, text, 'utf-16', m[1], false)
+    local ok2, e = pcall(vim.str_byteindex, text, 'utf-16', m[2], false)
+    if ok1 and ok2 and s < e then
+      out[#out + 1] = { s, e }
+    end
+  end
+  return out
+end
+
+--- Highlights the query's words (RunlsMatch, linked to Search) in a quickfix or
+--- location list buffer of a runls search: in each line, the piece's text ends it.
+---@param buf integer the list's buffer
+function M.highlight_list(buf)
+  if not vim.api.nvim_buf_is_valid(buf) then
+    return
+  end
+  local win = vim.fn.bufwinid(buf)
+  local what = { items = 0, context = 0 }
+  local list
+  if win ~= -1 and vim.fn.getwininfo(win)[1].loclist == 1 then
+    list = vim.fn.getloclist(win, what)
+  else
+    list = vim.fn.getqflist(what)
+  end
+  vim.api.nvim_buf_clear_namespace(buf, match_ns, 0, -1)
+  if type(list.context) ~= 'table' or type(list.context.runls) ~= 'table' or not list.context.runls.query then
+    return
+  end
+  local lines = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
+  for i, item in ipairs(list.items or {}) do
+    local it = type(item.user_data) == 'table' and item.user_data.runls
+    local line = lines[i]
+    if type(it) == 'table' and type(it.text) == 'string' and line and #line >= #it.text and line:sub(-#it.text) == it.text then
+      local at = #line - #it.text
+      for _, r in ipairs(M.match_bytes(it.text, it.matches)) do
+        vim.api.nvim_buf_set_extmark(buf, match_ns, i - 1, at + r[1], { end_col = at + r[2], hl_group = 'RunlsMatch' })
+      end
+    end
+  end
 end
 
 --- List items from a workspace/symbol result, in the server's order.
@@ -150,6 +220,10 @@ local function fill_list(items, title, loclist_win, context)
       end)
     else
       vim.cmd('botright copen')
+    end
+    local qfbuf = loclist_win and vim.fn.getloclist(loclist_win, { qfbufnr = 0 }).qfbufnr or vim.fn.getqflist({ qfbufnr = 0 }).qfbufnr
+    if qfbuf and qfbuf > 0 then
+      M.highlight_list(qfbuf)
     end
     -- Opening the list moves the cursor into it; the user stays where they were.
     if vim.api.nvim_win_is_valid(cur) then

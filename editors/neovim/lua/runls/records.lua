@@ -1,4 +1,5 @@
--- runls for Neovim: Records in the buffer: folding by record on attach.
+-- runls for Neovim: records in the buffer: folding by record on attach, and reading
+-- again the buffers of files that changed on disk.
 local M = {}
 
 local S = require('runls.state')
@@ -43,6 +44,32 @@ function M.on_attach(ev)
       fold_by_record(vim.api.nvim_get_current_win(), buf)
     end,
   })
+end
+
+--- Reads again the loaded, unmodified buffers of files that changed on disk
+--- (:checktime), among the given file names; a buffer with changes of its own is
+--- left to the user.
+---@param fnames string[]
+function M.reload_changed(fnames)
+  local seen = {}
+  for _, f in ipairs(fnames) do
+    local buf = vim.fn.bufnr(f)
+    if buf ~= -1 and not seen[buf] and vim.api.nvim_buf_is_loaded(buf) and not vim.bo[buf].modified then
+      seen[buf] = true
+      pcall(vim.cmd.checktime, buf)
+    end
+  end
+end
+
+--- On DiagnosticChanged from a runls client (the server publishes a record file's
+--- diagnostics again when the file changed): the buffer is read again.
+---@param ev table autocmd event
+function M.on_diagnostics(ev)
+  local buf = ev.buf
+  if not buf or not vim.api.nvim_buf_is_loaded(buf) or #vim.lsp.get_clients({ name = NAME, bufnr = buf }) == 0 then
+    return
+  end
+  M.reload_changed({ vim.api.nvim_buf_get_name(buf) })
 end
 
 return M

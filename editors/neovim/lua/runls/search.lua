@@ -2,6 +2,7 @@
 local M = {}
 
 -- The other modules' functions, through the plugin's table (loaded lazily: no cycle).
+local state = require('runls.state').state
 local R = setmetatable({}, { __index = function(_, k) return require('runls')[k] end })
 local function done(...) return require('runls.events').done(...) end
 local function notify_error(...) return require('runls.events').notify_error(...) end
@@ -33,14 +34,59 @@ function M.search(query, opts)
         done('RunlsSearch', { query = query, error = err })
         return
       end
-      local items = R.search_items(result or {}, client.offset_encoding)
+      result = result or {}
+      -- A buffer of a file that changed on disk is read again first, so that the
+      -- items' columns are the file's and a jump lands on the right line.
+      R.reload_changed(vim.tbl_map(function(it)
+        return vim.uri_to_fname(it.location.uri)
+      end, result.items or {}))
+      local items = R.search_items(result, client.offset_encoding)
+      state.last_search = { query = query, params = opts.params }
       fill_list(items, 'runls: ' .. query, opts.loclist and win or nil, { runls = { query = query } })
+      local notes = M.notes(result, vim.tbl_extend('force', R.settings(), opts.params or {}))
       if #items == 0 then
-        vim.notify('runls: no evidence for ' .. query, vim.log.levels.INFO)
+        table.insert(notes, 1, 'no evidence for ' .. query)
       end
-      done('RunlsSearch', { query = query, items = items })
+      if #notes > 0 then
+        vim.notify('runls: ' .. table.concat(notes, '\n'), #items == 0 and vim.log.levels.WARN or vim.log.levels.INFO)
+      end
+      done('RunlsSearch', { query = query, items = items, hidden = result.hidden, notices = result.notices, notes = notes })
     end)
   end)
+end
+
+--- What a search's filters hid and which of its values the run does not hold
+--- (spec §12), a line each, with the command that widens the search.
+---@param result table a run/search result
+---@param asked table the request's fields (settings and params)
+---@return string[]
+function M.notes(result, asked)
+  local out = {}
+  for _, n in ipairs(result.notices or {}) do
+    local line = n.message or ''
+    if n.field == 'agent' then
+      local to = type(n.suggestion) == 'string' and n.suggestion or ''
+      line = line .. (' (:Runls set agent=%s)'):format(to)
+    elseif n.field == 'episode' or n.field == 'conversation' then
+      line = line .. ' (:Runls context)'
+    end
+    out[#out + 1] = line
+  end
+  local h = type(result.hidden) == 'table' and result.hidden or {}
+  local ep = (type(asked.episode) == 'string' and asked.episode ~= '') and asked.episode or 'the current episode'
+  if (h.scope or 0) > 0 then
+    out[#out + 1] = ('%d more outside %s (:Runls set scope=run)'):format(h.scope, ep)
+  end
+  if (h.noContext or 0) > 0 then
+    out[#out + 1] = ('%d more in record files, which need an episode and a conversation (:Runls context)'):format(h.noContext)
+  end
+  if (h.unfielded or 0) > 0 then
+    out[#out + 1] = ('%d more without the conversation field in %s (evidence only from another episode)'):format(h.unfielded, ep)
+  end
+  if (h.otherConversation or 0) > 0 then
+    out[#out + 1] = ('%d more in other conversations of %s (:Runls searchall searches them)'):format(h.otherConversation, ep)
+  end
+  return out
 end
 
 --- `workspace/symbol` for `query` into the quickfix list. Fires `User RunlsSymbols`.
