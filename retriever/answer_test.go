@@ -9,6 +9,7 @@ import (
 	"testing"
 	"unicode/utf16"
 
+	"runls/internal/rungen"
 	"runls/masking"
 	"runls/recordformat"
 )
@@ -336,48 +337,39 @@ func dumpNotices(ns []Notice) []string {
 // in the result, under the first reason that its own fields give.
 func bruteHidden(t *testing.T, ix *Index, req Request, res Result) Hidden {
 	t.Helper()
-	u := bruteRanked(t, ix, req)
 	inResult := map[string]bool{}
 	for _, it := range res.Items {
 		inResult[it.Text] = true
 	}
 	var h Hidden
-	for _, it := range u {
+	for _, it := range ix.bruteItems(bruteTop(ix.bruteHits(t, req), req.topK(), func(hit) bool { return true })) {
 		if inResult[it.Text] {
 			continue
 		}
-		current := false
-		if req.Episode != "" {
-			a, _ := EpisodeNumber(req.Episode)
-			b, _ := EpisodeNumber(it.Episode)
-			current = a == b
-		}
-		record := strings.HasSuffix(it.File, ".log") || strings.HasSuffix(it.File, ".history")
-		switch {
-		case req.Scope == "episode" && !current:
-			h.Scope++
-		case !record:
-			t.Fatalf("a note of the lifted ranking is not in the result: %q", it.Text)
-		case req.Episode == "" || req.Conversation == "":
-			h.NoContext++
-		case current && it.Conversation == nil:
-			h.Unfielded++
-		case current && !req.AllConversations && *it.Conversation != req.Conversation && *it.Conversation != "-":
-			h.OtherConversation++
-		default:
+		switch bruteReason(req, it) {
+		case "":
 			t.Fatalf("evidence of the lifted ranking is not in the result: %q", it.Text)
+		case ReasonScope:
+			h.Scope++
+		case ReasonNoContext:
+			h.NoContext++
+		case ReasonUnfielded:
+			h.Unfielded++
+		case ReasonOtherConversation:
+			h.OtherConversation++
 		}
 	}
 	return h
 }
 
-// bruteAll is every piece of the agents searched that has a query term,
+// bruteHits is every piece of the agents searched that has a query term,
 // scored with no pruning, best first, ties in location order (the told
 // records of the turn message left out).
-func bruteAll(t *testing.T, ix *Index, req Request) []Item {
+func (ix *Index) bruteHits(t *testing.T, req Request) []hit {
 	t.Helper()
 	lifted := liftedFilter(ix.newFilter(req))
 	ix.mu.RLock()
+	defer ix.mu.RUnlock()
 	q, err := ix.newQuery(req.rankingText(), req.Agent)
 	if err != nil {
 		t.Fatal(err)
@@ -413,6 +405,12 @@ func bruteAll(t *testing.T, ix *Index, req Request) []Item {
 		}
 		return 1
 	})
+	return hits
+}
+
+// bruteItems makes the items of hits.
+func (ix *Index) bruteItems(hits []hit) []Item {
+	ix.mu.RLock()
 	agents := make([]string, len(hits))
 	for i, h := range hits {
 		agents[i] = ix.agents[h.fs.agent]
@@ -421,16 +419,17 @@ func bruteAll(t *testing.T, ix *Index, req Request) []Item {
 	return ix.items(hits, agents).Items
 }
 
-// bruteTop is the first k of items that keep says to keep, each text once.
-func bruteTop(items []Item, k int, keep func(Item) bool) []Item {
-	var out []Item
-	seen := map[string]bool{}
-	for _, it := range items {
-		if seen[it.Text] || !keep(it) {
+// bruteTop is the first k of hits that keep says to keep, each text once.
+func bruteTop(hits []hit, k int, keep func(hit) bool) []hit {
+	var out []hit
+	seen := map[uint64]bool{}
+	for _, h := range hits {
+		hash := h.seg.hash[h.doc]
+		if seen[hash] || !keep(h) {
 			continue
 		}
-		seen[it.Text] = true
-		out = append(out, it)
+		seen[hash] = true
+		out = append(out, h)
 		if len(out) == k {
 			break
 		}
@@ -438,13 +437,9 @@ func bruteTop(items []Item, k int, keep func(Item) bool) []Item {
 	return out
 }
 
-// bruteRanked is the top K of the request with rules 1-4 lifted.
-func bruteRanked(t *testing.T, ix *Index, req Request) []Item {
-	return bruteTop(bruteAll(t, ix, req), req.topK(), func(Item) bool { return true })
-}
-
-// bruteEvidence applies rules 1-4 of spec §5 to an item by its own fields.
-func bruteEvidence(req Request, it Item) bool {
+// bruteReason applies rules 1-4 of spec §5 to an item by its own fields:
+// the first that keeps it out, or "".
+func bruteReason(req Request, it Item) string {
 	current := false
 	if req.Episode != "" {
 		a, _ := EpisodeNumber(req.Episode)
@@ -453,17 +448,24 @@ func bruteEvidence(req Request, it Item) bool {
 	}
 	switch {
 	case req.Scope == "episode" && !current:
-		return false
+		return ReasonScope
 	case !strings.HasSuffix(it.File, ".log") && !strings.HasSuffix(it.File, ".history"):
-		return true
+		return ""
 	case req.Episode == "" || req.Conversation == "":
-		return false
+		return ReasonNoContext
 	case current && it.Conversation == nil:
-		return false
+		return ReasonUnfielded
 	case current && !req.AllConversations && *it.Conversation != req.Conversation && *it.Conversation != "-":
-		return false
+		return ReasonOtherConversation
 	}
-	return true
+	return ""
+}
+
+// bruteFiltered is the request's top K, given once among the pieces its
+// rules let in (each piece judged by its item's fields).
+func bruteFiltered(t *testing.T, ix *Index, req Request) []Item {
+	keep := func(h hit) bool { return bruteReason(req, ix.bruteItems([]hit{h})[0]) == "" }
+	return ix.bruteItems(bruteTop(ix.bruteHits(t, req), req.topK(), keep))
 }
 
 // TestHiddenAgainstBruteForce: random small runs and requests, the hidden
@@ -498,37 +500,84 @@ func TestHiddenAgainstBruteForce(t *testing.T) {
 		}
 		ix := openTest(t, Options{Root: writeRun(t, files)})
 		for i := 0; i < 20; i++ {
-			req := Request{Query: words[r.IntN(len(words))] + " " + words[r.IntN(len(words))], TopK: 1 + r.IntN(8)}
-			if r.IntN(4) > 0 {
-				req.Episode = fmt.Sprintf("episode-%d", 1+r.IntN(4))
-			}
-			if r.IntN(4) > 0 {
-				req.Conversation = convs[r.IntN(3)]
-			}
-			if r.IntN(3) == 0 {
-				req.Scope = "episode"
-			}
-			if r.IntN(4) == 0 {
-				req.Agent = "a"
-			}
-			req.AllConversations = r.IntN(5) == 0
-			res, err := ix.Search(context.Background(), req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if want := bruteHidden(t, ix, req, res); res.Hidden != want {
-				t.Fatalf("round %d %+v: hidden %+v, brute force %+v", round, req, res.Hidden, want)
-			}
-			if want := bruteFiltered(t, ix, req); !slices.Equal(texts(res.Items), texts(want)) {
-				t.Fatalf("round %d %+v: items %q, brute force %q", round, req, texts(res.Items), texts(want))
-			}
+			req := randomRequest(r, words[r.IntN(len(words))]+" "+words[r.IntN(len(words))], []string{"a", "b"}, convs[:3], 4, 8)
+			checkHidden(t, ix, req)
 		}
 		ix.Close()
 	}
 }
 
-// bruteFiltered is the request's top K, given once among the pieces its
-// rules let in.
-func bruteFiltered(t *testing.T, ix *Index, req Request) []Item {
-	return bruteTop(bruteAll(t, ix, req), req.topK(), func(it Item) bool { return bruteEvidence(req, it) })
+// TestHiddenEveryPath: the same on a generated run, every way of searching
+// (pathTunings), the lifted ranking and the ranking with the rules on each.
+func TestHiddenEveryPath(t *testing.T) {
+	opts := rungen.Options{Bytes: 1 << 20, Seed: 5, Episodes: 3, Agents: 2}
+	dir := t.TempDir()
+	if _, err := rungen.Generate(context.Background(), dir, opts); err != nil {
+		t.Fatal(err)
+	}
+	queries := rungen.Queries(opts, 12)
+	for _, tc := range pathTunings {
+		t.Run(tc.name, func(t *testing.T) {
+			ix := openTest(t, Options{Root: dir})
+			ix.tune = tc.tune
+			if _, err := ix.Refresh(context.Background(), nil); err != nil {
+				t.Fatal(err)
+			}
+			info, err := ix.Info(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := rand.New(rand.NewPCG(5, 5))
+			noted := 0
+			for _, q := range queries {
+				for range 3 {
+					ep := info.Episodes[r.IntN(len(info.Episodes))]
+					convs := append(ep.Conversations, "nope")
+					if checkHidden(t, ix, randomRequest(r, q, info.Agents, convs, len(info.Episodes)+1, 30)).Total() > 0 {
+						noted++
+					}
+				}
+			}
+			if noted < len(queries) {
+				t.Errorf("only %d of %d searches hid anything", noted, 3*len(queries))
+			}
+		})
+	}
+}
+
+// randomRequest is a request for query with fields drawn at random: an
+// episode of 1 to episodes (or none), a conversation of convs (or none), a
+// scope, an agent of agents (or none), topK from 1 to maxK.
+func randomRequest(r *rand.Rand, query string, agents, convs []string, episodes, maxK int) Request {
+	req := Request{Query: query, TopK: 1 + r.IntN(maxK)}
+	if r.IntN(4) > 0 {
+		req.Episode = fmt.Sprintf("episode-%d", 1+r.IntN(episodes))
+	}
+	if r.IntN(4) > 0 {
+		req.Conversation = convs[r.IntN(len(convs))]
+	}
+	if r.IntN(3) == 0 {
+		req.Scope = "episode"
+	}
+	if r.IntN(4) == 0 {
+		req.Agent = agents[r.IntN(len(agents))]
+	}
+	req.AllConversations = r.IntN(5) == 0
+	return req
+}
+
+// checkHidden checks a search's hidden counts and items against brute force.
+func checkHidden(t *testing.T, ix *Index, req Request) Hidden {
+	t.Helper()
+	res, err := ix.Search(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := bruteHidden(t, ix, req, res); res.Hidden != want {
+		t.Fatalf("%+v: hidden %+v, brute force %+v", req, res.Hidden, want)
+	}
+	if want := bruteFiltered(t, ix, req); !slices.Equal(texts(res.Items), texts(want)) {
+		t.Fatalf("%+v: items %q, brute force %q", req, texts(res.Items), texts(want))
+	}
+	return res.Hidden
 }
