@@ -16,6 +16,8 @@ lint:
 
 test-go: lint
 	$(GO) test -race -count=1 ./...
+	# masking's tests over every secret sample: minutes under the race detector.
+	$(GO) test -count=1 -run 'TestSecretSamples|TestVendorRulesMatchGitleaks' ./masking
 
 test-vscode:
 	bash editors/vscode/scripts/test.sh

@@ -14,6 +14,11 @@ import "strings"
 // per byte.
 type CredentialMasker struct {
 	rules []rule
+	// vendor: gitleaks' rules (gitleaks.go); nil in tests of runls' own rules alone.
+	vendor *vendorRules
+	// viaAC[k] lists the triggers of rules found by the vendor automaton's
+	// keyword k (kw as written, off unused).
+	viaAC [][]trigger
 	// hot[b]: some keyword is watched for at byte b (the fast test of the scan);
 	// hotOrPath adds the bytes at which a path may start, for HidingOutside's
 	// single pass.
@@ -34,11 +39,33 @@ type trigger struct {
 
 // NewCredentialMasker returns the masker of the built-in credential rules.
 func NewCredentialMasker() *CredentialMasker {
-	return newCredentialMasker(compiledRules)
+	vr, err := vendorRulesOnce()
+	if err != nil {
+		// The configuration is embedded in the gitleaks module: it loads the
+		// same way every time, and every test run loads it.
+		panic("masking: " + err.Error())
+	}
+	return newCredentialMasker(compiledRules, vr)
 }
 
-func newCredentialMasker(rules []rule) *CredentialMasker {
-	m := &CredentialMasker{rules: rules}
+// newCredentialMasker returns the masker of rules and, when vr is not nil,
+// of the vendor rules, whose automaton then finds the keywords of rules too.
+func newCredentialMasker(rules []rule, vr *vendorRules) *CredentialMasker {
+	m := &CredentialMasker{rules: rules, vendor: vr}
+	if vr != nil {
+		index := map[string]int16{}
+		for i := range rules {
+			index[rules[i].name] = int16(i)
+		}
+		m.viaAC = make([][]trigger, len(vr.hand))
+		for k, hs := range vr.hand {
+			for _, h := range hs {
+				if ri, ok := index[h.rule]; ok {
+					m.viaAC[k] = append(m.viaAC[k], trigger{kw: h.kw, rule: ri, fold: h.fold})
+				}
+			}
+		}
+	}
 	m.hotOrPath = pathTrigger
 	// Bytes the scan stops at anyway (path starts, one-byte keywords) cost a
 	// keyword nothing more to be watched for at.
@@ -54,6 +81,9 @@ func newCredentialMasker(rules []rule) *CredentialMasker {
 		}
 	}
 	for ri, r := range rules {
+		if vr != nil && viaAutomaton(&r.ruleSpec) {
+			continue
+		}
 		for _, kw := range r.keywords {
 			if r.fold {
 				kw = strings.ToLower(kw)
@@ -139,22 +169,58 @@ func (m *CredentialMasker) Mask(text string) ([]Span, int) {
 const maxRules = 32
 
 func (m *CredentialMasker) find(text string, out []Span) ([]Span, int) {
-	return m.scan(text, out, nil)
+	return m.scanAll(text, out, nil)
+}
+
+// scanAll is scan, then the credential rules again on the readable views of
+// text (views.go), their spans mapped back onto text.
+//
+// A view is read only when a keyword of the vendor rules occurs in the text
+// or something was hidden in it: undoing escapes and indentation makes no
+// keyword, and the rules of rules.go hide nothing in text where none of
+// those keywords (password, secret, token, key, auth, …) occurs.
+func (m *CredentialMasker) scanAll(text string, out []Span, paths *PathRedactor) ([]Span, int) {
+	from := len(out)
+	out, open, cue := m.scan(text, out, paths)
+	var levels [maxViews]Mapping
+	view := text
+	for n := 0; n < maxViews && (cue || len(out) > from); n++ {
+		v, mp, ok := readable(view)
+		if !ok {
+			break
+		}
+		levels[n], view = mp, v
+		from = len(out)
+		var o int
+		out, o, cue = m.scan(view, out, nil)
+		for k := from; k < len(out); k++ {
+			s, e := out[k].Start, out[k].End
+			for l := n; l >= 0; l-- {
+				s, e = levels[l].OriginalRange(s, e)
+			}
+			out[k].Start, out[k].End = s, e
+		}
+		if o >= 0 {
+			for l := n; l >= 0; l-- {
+				o = levels[l].Original(o)
+			}
+			if open < 0 || o < open {
+				open = o
+			}
+		}
+	}
+	return out, open
 }
 
 // scan finds the credentials in text and, when paths is not nil, the paths it
-// hides too, in one pass.
-func (m *CredentialMasker) scan(text string, out []Span, paths *PathRedactor) ([]Span, int) {
-	open := -1
+// hides too, in one pass; cue reports that a keyword of the vendor rules occurs.
+func (m *CredentialMasker) scan(text string, out []Span, paths *PathRedactor) (_ []Span, open int, cue bool) {
+	st := scanState{open: -1, keyAt: -1}
 	hot := &m.hot
 	if paths != nil {
 		hot = &m.hotOrPath
 	}
 	pathsTo := 0 // the end of the last path found: no path starts inside it
-	// scanned[r] is where rule r's last attempt ended: a keyword found before
-	// it was part of that attempt (or of its match).
-	var scanned [maxRules]int32 // small: it is zeroed on every call, and records are short
-	keyAt, keyFrom, keyTo, parts := -1, 0, 0, keyParts(0)
 	for i := 0; ; i++ {
 		if i = skipCold(text, i, hot); i >= len(text) {
 			break
@@ -173,40 +239,78 @@ func (m *CredentialMasker) scan(text string, out []Span, paths *PathRedactor) ([
 		for k := range ts {
 			t := &ts[k]
 			s := i - int(t.off)
-			if s < int(scanned[t.rule]) || s < 0 || !hasKeyword(text[s:], t.kw, t.fold) {
+			if s < int(st.scanned[t.rule]) || s < 0 || !hasKeyword(text[s:], t.kw, t.fold) {
 				continue
 			}
-			r := &m.rules[t.rule]
-			start := s
-			switch {
-			case r.keyBefore:
-				if s != keyAt {
-					// The operator rules share the key: read it once per operator.
-					keyAt, keyTo = s, keyEnd(text, s)
-					keyFrom = wordStart(text, keyTo)
-					parts = partsOf(text[keyFrom:keyTo])
-				}
-				start = keyFrom
-				if start == keyTo || r.keyCheck != nil && !r.keyCheck(text[start:keyTo], parts) {
-					continue
-				}
-			case r.wordStart:
-				start = wordStart(text, s)
-			}
-			if start < int(scanned[t.rule]) || r.boundary && start > 0 && isWordByte(text[start-1]) ||
-				r.near != nil && !r.near(text, s) {
-				scanned[t.rule] = int32(max(int(scanned[t.rule]), s+1))
-				continue
-			}
-			var end, o int
-			out, end, o = r.apply(text, start, out)
-			scanned[t.rule] = int32(max(end, s+1))
-			if o >= 0 && (open < 0 || o < open) {
-				open = o
-			}
+			out = m.try(text, t.rule, s, &st, out)
 		}
 	}
-	return out, open
+	if m.vendor != nil {
+		var buf [16]occurrence
+		occ := m.vendor.keywords.find(text, buf[:0])
+		for _, o := range occ {
+			for k := range m.viaAC[o.keyword] {
+				t := &m.viaAC[o.keyword][k]
+				s := int(o.start)
+				if s < int(st.scanned[t.rule]) || !t.fold && text[s:s+len(t.kw)] != t.kw {
+					continue
+				}
+				out = m.try(text, t.rule, s, &st, out)
+			}
+		}
+		out, cue = m.vendor.findCued(text, occ, out)
+	}
+	return out, st.open, cue
+}
+
+// scanState is what scan keeps from keyword to keyword.
+type scanState struct {
+	open int // the start of a block not closed by the end of text, or -1
+	// scanned[r] is where rule r's last attempt ended: a keyword found before
+	// it was part of that attempt (or of its match).
+	scanned               [maxRules]int32 // small: it is zeroed on every call, and records are short
+	keyAt, keyFrom, keyTo int
+	parts                 keyParts
+}
+
+// try runs rule ri where its keyword starts at s.
+func (m *CredentialMasker) try(text string, ri int16, s int, st *scanState, out []Span) []Span {
+	r := &m.rules[ri]
+	if r.custom != nil {
+		// No scanned gate: its keywords overlap (!== holds != and ==).
+		if sp, ok := r.custom(text, s); ok {
+			out = append(out, sp)
+		}
+		return out
+	}
+	start := s
+	switch {
+	case r.keyBefore:
+		if s != st.keyAt {
+			// The operator rules share the key: read it once per operator.
+			st.keyAt, st.keyTo = s, keyEnd(text, s)
+			st.keyFrom = wordStart(text, st.keyTo)
+			st.parts = partsOf(text[st.keyFrom:st.keyTo])
+		}
+		start = st.keyFrom
+		if start == st.keyTo || r.keyCheck != nil && !r.keyCheck(text[start:st.keyTo], st.parts) {
+			return out
+		}
+	case r.wordStart:
+		start = wordStart(text, s)
+	}
+	if start < int(st.scanned[ri]) || r.boundary && start > 0 && isWordByte(text[start-1]) ||
+		r.near != nil && !r.near(text, s) {
+		st.scanned[ri] = int32(max(int(st.scanned[ri]), s+1))
+		return out
+	}
+	var end, o int
+	out, end, o = r.apply(text, start, out)
+	st.scanned[ri] = int32(max(end, s+1))
+	if o >= 0 && (st.open < 0 || o < st.open) {
+		st.open = o
+	}
+	return out
 }
 
 // skipCold returns the index of the first byte at or after i that is hot
@@ -240,10 +344,13 @@ func (r *rule) apply(text string, start int, out []Span) ([]Span, int, int) {
 		return out, start, -1
 	}
 	if r.blockEnd != nil {
-		end, closed := r.findBlockEnd(text, start+mt[1])
+		endAt, end, closed := r.findBlockEnd(text, start+mt[1])
 		open := -1
 		if !closed {
 			open = start
+		} else if bodyBytes(text[start+mt[1]:endAt]) < minKeyBody {
+			// "-----BEGIN PRIVATE KEY-----\nanything\n-----END …": an example, not a key.
+			return out, end, -1
 		}
 		return append(out, Span{Start: start, End: end, Placeholder: SecretPlaceholder}), end, open
 	}
@@ -294,9 +401,24 @@ var tokenStop = func() (s [256]bool) {
 	return s
 }()
 
-// findBlockEnd returns the end of the first blockEnd match at or after from,
+// minKeyBody is the least a closed key block holds between its BEGIN and END
+// lines (white space aside) to be hidden: gitleaks' private-key rule asks
+// for 64 characters from the BEGIN line to the END line's "KEY-----".
+const minKeyBody = 16
+
+func bodyBytes(s string) int {
+	n := 0
+	for i := 0; i < len(s); i++ {
+		if !isSpace(s[i]) && s[i] != '\\' {
+			n++
+		}
+	}
+	return n
+}
+
+// findBlockEnd returns the start and end of the first blockEnd match at or after from,
 // and true; or the end of text and false when the block is not closed yet.
-func (r *rule) findBlockEnd(text string, from int) (int, bool) {
+func (r *rule) findBlockEnd(text string, from int) (int, int, bool) {
 	for from < len(text) {
 		k := strings.Index(text[from:], r.blockEndKeyword)
 		if k < 0 {
@@ -304,11 +426,11 @@ func (r *rule) findBlockEnd(text string, from int) (int, bool) {
 		}
 		at := from + k
 		if mt := r.blockEnd.FindStringIndex(text[at:min(len(text), at+r.maxLen)]); mt != nil {
-			return at + mt[1], true
+			return at, at + mt[1], true
 		}
 		from = at + len(r.blockEndKeyword)
 	}
-	return len(text), false
+	return len(text), len(text), false
 }
 
 // wordStart returns where the word that holds byte s starts: it goes back over
@@ -325,8 +447,18 @@ func wordStart(text string, s int) int {
 // goes back over blanks and a closing quote (escaped or not: JSON in a string).
 func keyEnd(text string, op int) int {
 	k := op
+	// The rest of a longer operator (!=, ::=, ?=, .=).
+	for n := 0; n < 3 && k > 0 && strings.IndexByte("!:?.=", text[k-1]) >= 0; n++ {
+		k--
+	}
 	for k > 0 && (text[k-1] == ' ' || text[k-1] == '\t') {
 		k--
+	}
+	// A C array or its size: secret[] = "…", char key[25] = "…".
+	if k > 0 && text[k-1] == ']' {
+		if open := strings.LastIndexByte(text[max(0, k-8):k], '['); open >= 0 {
+			k = max(0, k-8) + open
+		}
 	}
 	if k > 0 && (text[k-1] == '"' || text[k-1] == '\'') {
 		k--

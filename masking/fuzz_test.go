@@ -50,7 +50,7 @@ func FuzzMask(f *testing.F) {
 			if again, _ := m.Mask(masked); len(again) != 0 {
 				t.Fatalf("%s: not idempotent: masking %q (from %q) again finds %v", name, masked, text, again)
 			}
-			if name != "paths" && len(spans) == 0 && isPEMHeader(text) {
+			if name != "paths" && len(spans) == 0 && isPEMHeader(text) && !shortKeyBlock(text) {
 				t.Fatalf("%s: a PEM header in %q is not hidden", name, text)
 			}
 		}
@@ -75,4 +75,17 @@ func isPEMHeader(text string) bool {
 		}
 	}
 	return true
+}
+
+// shortKeyBlock reports a key block closed after less than minKeyBody of body
+// (an example such as "…KEY-----\nanything\n-----END…"), which is left as written.
+func shortKeyBlock(text string) bool {
+	i := strings.Index(text, "-----BEGIN")
+	j := strings.Index(text[i:], "PRIVATE KEY-----")
+	if j < 0 {
+		return false
+	}
+	body := text[i+j+len("PRIVATE KEY-----"):]
+	k := strings.Index(body, "-----END")
+	return k >= 0 && bodyBytes(body[:k]) < minKeyBody
 }

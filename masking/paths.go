@@ -79,7 +79,7 @@ func (p *PathRedactor) find(text string, out []Span) ([]Span, int) {
 func (p *PathRedactor) pathAt(text string, i int) (int, int, bool) {
 	switch text[i] {
 	case '/':
-		if !boundaryBefore(text, i) || i+1 >= len(text) || text[i+1] == '/' {
+		if !boundaryBefore(text, i) || i+1 >= len(text) || text[i+1] == '/' || closingTag(text, i) {
 			return 0, 0, false
 		}
 		end := posixEnd(text, i)
@@ -151,6 +151,22 @@ func (p *PathRedactor) pathAt(text string, i int) (int, int, bool) {
 		}
 	}
 	return 0, 0, false
+}
+
+// closingTag reports whether the "/" at i closes a markup tag: "</code>",
+// "</x:Name >", which is not a path.
+func closingTag(text string, i int) bool {
+	if i == 0 || text[i-1] != '<' || i+1 >= len(text) || !isASCIILetter(text[i+1]) {
+		return false
+	}
+	j := i + 2
+	for j < len(text) && (isAlnum(text[j]) || text[j] == ':' || text[j] == '.' || text[j] == '_' || text[j] == '-') {
+		j++
+	}
+	for j < len(text) && (text[j] == ' ' || text[j] == '\t') {
+		j++
+	}
+	return j < len(text) && text[j] == '>'
 }
 
 // inside reports whether the absolute slash path abs, cleaned, is in the run folder.

@@ -47,6 +47,8 @@ func TestPathRedactor(t *testing.T) {
 		{"file:///runs/r1/../r2", "<path>"},
 		// not paths
 		same("https://example.com/a/b/c"),
+		same("<p>see <code>hf_xxxxx</code> and </span ></x:Row>"),
+		{"<a></etc/passwd", "<a><<path>"},
 		same("docs/a/b.md ./x ../y a/b"),
 		same("24/7 and/or 1/2 km/h"),
 		same("// a comment"),

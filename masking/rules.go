@@ -1,8 +1,12 @@
 package masking
 
 import (
+	"encoding/base64"
+	"encoding/json"
 	"regexp"
 	"strings"
+
+	"github.com/zricethezav/gitleaks/v8/config"
 )
 
 // ruleSpec is one credential rule as written: the table below is the whole
@@ -46,6 +50,10 @@ type ruleSpec struct {
 	// accept, when set, vets a match (gitleaks' allowlists and entropy checks);
 	// sub[i] is the text of group i, "" when it took no part.
 	accept func(sub []string) bool
+	// custom, when set, replaces pattern: it finds the span to hide around the
+	// keyword at at, for a shape a forward regular expression cannot start
+	// at the keyword ("value" == password).
+	custom func(text string, at int) (Span, bool)
 }
 
 // ruleTable is the credential rule set. Every entry has a test table of
@@ -59,9 +67,13 @@ var ruleTable = []ruleSpec{
 		blockEndKeyword: "-----END",
 	},
 	{
+		// Wider than gitleaks' aws-access-token (base32 [A-Z2-7]{16}, with an
+		// entropy bar): any upper-case letters and digits, as detect-secrets
+		// reads them, but not AWS's documentation keys (…EXAMPLE).
 		name:     "aws-access-key-id",
 		keywords: []string{"AKIA", "ASIA", "ABIA", "ACCA", "A3T"},
 		pattern:  `\b(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b`,
+		accept:   func(sub []string) bool { return !strings.HasSuffix(sub[0], "EXAMPLE") && !longRun(sub[0][4:], 6, "xX") },
 	},
 	{
 		name:      "aws-secret-access-key",
@@ -70,38 +82,6 @@ var ruleTable = []ruleSpec{
 		keyCheck:  func(_ string, parts keyParts) bool { return parts&partAWS != 0 },
 		pattern:   `(?i)[a-z0-9_.-]*?aws_?(?:secret_?(?:access_?)?key|sk)(?:\\?["'])?\s*(?:=|:|=>)\s*(?:\\?["'])?([A-Za-z0-9/+=]{40})(?:[^A-Za-z0-9/+=]|$)`,
 		hide:      []int{1},
-	},
-	{
-		name:     "github-token",
-		keywords: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_"},
-		pattern:  `\bgh[pousr]_[A-Za-z0-9]{36,255}\b`,
-	},
-	{
-		name:     "github-fine-grained-pat",
-		keywords: []string{"github_pat_"},
-		pattern:  `\bgithub_pat_[A-Za-z0-9_]{22,255}\b`,
-	},
-	{
-		name:     "gitlab-token",
-		keywords: []string{"glpat-", "glptt-", "gldt-", "glrt-", "glcbt-", "glft-", "glsoat-", "glimt-"},
-		pattern:  `\bgl(?:pat|ptt|dt|rt|cbt|ft|soat|imt)-[A-Za-z0-9_-]{20,}`,
-	},
-	{
-		name:     "npm-token",
-		keywords: []string{"npm_"},
-		pattern:  `\bnpm_[A-Za-z0-9]{36}\b`,
-	},
-	{
-		name:     "slack-token",
-		keywords: []string{"xox", "xapp-"},
-		pattern:  `\b(?:xox[abposre]|xoxe\.xox[bp]|xapp)-[A-Za-z0-9-]{10,}`,
-		accept:   func(sub []string) bool { return hasDigit(sub[0]) },
-	},
-	{
-		name:     "slack-webhook",
-		keywords: []string{"hooks.slack.com"},
-		pattern:  `hooks\.slack\.com/(?:services|workflows|triggers)/([A-Za-z0-9+/_-]{20,})`,
-		hide:     []int{1},
 	},
 	{
 		name:      "discord-webhook",
@@ -117,27 +97,6 @@ var ruleTable = []ruleSpec{
 		pattern:   `[0-9]{8,10}:AA[A-Za-z0-9_-]{33}\b`,
 	},
 	{
-		name:     "anthropic-api-key",
-		keywords: []string{"sk-ant-"},
-		pattern:  `\bsk-ant-[A-Za-z0-9_-]{20,}`,
-	},
-	{
-		name:     "openai-api-key",
-		keywords: []string{"sk-"},
-		pattern:  `\bsk-[A-Za-z0-9_-]{20,}`,
-		accept:   func(sub []string) bool { return hasDigit(sub[0][3:]) && classes(sub[0][3:]) >= 2 },
-	},
-	{
-		name:     "google-api-key",
-		keywords: []string{"AIza"},
-		pattern:  `\bAIza[0-9A-Za-z_-]{35}`,
-	},
-	{
-		name:     "huggingface-token",
-		keywords: []string{"hf_"},
-		pattern:  `\bhf_[A-Za-z0-9]{34,}\b`,
-	},
-	{
 		name:     "groq-api-key",
 		keywords: []string{"gsk_"},
 		pattern:  `\bgsk_[A-Za-z0-9]{48,}\b`,
@@ -146,23 +105,6 @@ var ruleTable = []ruleSpec{
 		name:     "xai-api-key",
 		keywords: []string{"xai-"},
 		pattern:  `\bxai-[A-Za-z0-9]{70,}\b`,
-	},
-	{
-		name:      "stripe-secret-key",
-		keywords:  []string{"k_live_", "k_test_"},
-		wordStart: true,
-		pattern:   `[rs]k_(?:live|test)_[A-Za-z0-9]{20,}\b`,
-	},
-	{
-		name:     "sendgrid-api-key",
-		keywords: []string{"SG."},
-		pattern:  `\bSG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}`,
-	},
-	{
-		name:     "jwt",
-		keywords: []string{"eyJ"},
-		pattern:  `\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]*`,
-		maxLen:   16 << 10,
 	},
 	{
 		name:      "authorization-header",
@@ -174,9 +116,9 @@ var ruleTable = []ruleSpec{
 		hide: []int{1, 2},
 		accept: func(sub []string) bool {
 			if sub[1] != "" {
-				return true
+				return !isPlaceholderValue(sub[1]) && !strings.HasPrefix(sub[1], "{")
 			}
-			return !isAuthScheme(sub[2]) && len(sub[2]) >= 8 && looksRandom(sub[2])
+			return !isAuthScheme(sub[2]) && len(sub[2]) >= 8 && looksRandom(sub[2]) && !isPlaceholderValue(sub[2])
 		},
 	},
 	{
@@ -185,7 +127,7 @@ var ruleTable = []ruleSpec{
 		fold:     true,
 		pattern:  `(?i)\bbearer\s+([A-Za-z0-9._~+/-]{16,}=*)`,
 		hide:     []int{1},
-		accept:   func(sub []string) bool { return looksRandom(sub[1]) },
+		accept:   func(sub []string) bool { return looksRandom(sub[1]) && !isPlaceholderValue(sub[1]) },
 	},
 	{
 		name:      "url-password",
@@ -202,11 +144,84 @@ var ruleTable = []ruleSpec{
 		keyCheck: func(key string, parts keyParts) bool {
 			return parts&partSecretName != 0 && secretKeyClass(key) != keyNone
 		},
-		pattern: `(?i)([a-z0-9_.-]*(?:pass|pwd|secret|token|key|auth|credential)[a-z0-9_.-]*)` +
-			`(?:\\?["'])?[ \t]*(?::=|=>|==?|:)[ \t]*` +
-			`(?:\\?"((?:\\[^"]|[^"\\\r\n])*)|'([^'\r\n]*)'|\$\{[^}\s]*\}?|([^\s"'<>,;&(){}\[\]=][^\s"'<>,;&(){}\[\]]*))`,
-		hide:   []int{2, 3, 4},
+		// Any assignment or comparison operator of the languages agents
+		// write (= := ::= ?= .= => == === != !== :), a C array or size after
+		// the name, a quoted value ("", '', ``, @"") or an unquoted one up to
+		// white space, which may hold braces (m{{h}o)p${e]…}}).
+		pattern: `(?i)([a-z0-9_.-]*(?:pass|pwd|pw|secret|token|key|auth|credential)[a-z0-9_.-]*)(?:\[\d*\])?` +
+			`(?:\\?["'])?[ \t]*(?::::=|::=|:=|===|==|!==|!=|=>|\?=|\.=|=|:)[ \t]*@?` +
+			`(?:\\?"((?:\\[^"]|[^"\\\r\n])*)|'([^'\r\n]*)'|` + "`([^`\\r\\n]*)`" + `|\$\{[^}\s]*\}?|` +
+			"([^\\s\"'`<>,;&(){}\\[\\]=\\\\](?:[^\\s\"'`&\\\\]*[^\\s\"'`&,;\\\\])?))",
+		hide:   []int{2, 3, 4, 5},
 		accept: acceptAssignment,
+	},
+	{
+		// A secret passed to a constructor or setter: std::string secret("…"),
+		// key.assign("…"), setPassword('…') (not a getter: getPassword("user")).
+		name:      "secret-call",
+		keywords:  []string{`("`, "('", "(`"},
+		keyBefore: true,
+		keyCheck: func(key string, parts keyParts) bool {
+			return parts&partSecretName != 0 && secretKeyClass(key) != keyNone && !isGetter(key)
+		},
+		pattern: "(?i)[a-z0-9_.-]*\\((?:\"([^\"\\r\\n]*)\"|'([^'\\r\\n]*)'|`([^`\\r\\n]*)`)",
+		hide:    []int{1, 2, 3},
+		accept: func(sub []string) bool {
+			v := sub[1] + sub[2] + sub[3]
+			return len(v) >= minSecretLen && !isPlaceholderValue(v)
+		},
+	},
+	{
+		// A comparison with the literal first: if ("…" == password).
+		name:     "secret-comparison",
+		keywords: []string{"==", "!="},
+		custom:   reversedComparison,
+	},
+	{
+		// detect-secrets' Artifactory tokens (gitleaks names them only with
+		// the vendor's name before them).
+		name:     "artifactory-token",
+		keywords: []string{"AKC", "AP"},
+		pattern:  `\b(?:AKC[a-zA-Z0-9]{10,}|AP[\dABCDEF][a-zA-Z0-9]{8,})\b`,
+	},
+	{
+		// detect-secrets' SoftLayer keys: named as such, or in the SOAP URL.
+		name:      "softlayer-key",
+		keywords:  []string{"softlayer", "slapi", "sl_key", "sl-key", "sl_api", "sl-api"},
+		fold:      true,
+		wordStart: true,
+		pattern:   `(?i)[a-z0-9_.-]*(?:softlayer|sl)[_-]?(?:api)?[_-]?key["']?\s*(?:::=|:=|=|:)\s*["']?([a-z0-9]{64})\b`,
+		hide:      []int{1},
+	},
+	{
+		name:     "softlayer-url",
+		keywords: []string{"api.softlayer.com/soap/"},
+		fold:     true,
+		pattern:  `(?i)api\.softlayer\.com/soap/v3(?:\.1)?/([a-z0-9]{64})\b`,
+		hide:     []int{1},
+	},
+	{
+		// Slack tokens of the older shapes detect-secrets knows
+		// (xoxp-523423-234243-234233-e039d02840a0b9379c), shorter than gitleaks'.
+		name:     "slack-token",
+		keywords: []string{"xoxa-", "xoxb-", "xoxp-", "xoxo-", "xoxs-", "xoxr-"},
+		pattern:  `\bxox[abposr]-(?:\d+-)+[a-z0-9]{16,}\b`,
+	},
+	{
+		// A JWT of two parts (no signature) or whose signature gitleaks'
+		// shape misses; its header must read as JSON.
+		name:     "jwt",
+		keywords: []string{"eyJ"},
+		pattern:  `\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}(?:\.[A-Za-z0-9_-]*)?`,
+		maxLen:   16 << 10,
+		accept:   func(sub []string) bool { return jwtHeader(sub[0]) },
+	},
+	{
+		// A Discord bot token: a user id in base64 (17-19 digits: MT…, Nz…,
+		// OT…), a timestamp, an HMAC. gitleaks wants the vendor's name before it.
+		name:     "discord-bot-token",
+		keywords: []string{"MT", "Mj", "Mz", "ND", "NT", "Nj", "Nz", "OD", "OT"},
+		pattern:  `\b[MNO][A-Za-z0-9_-]{22,26}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,}`,
 	},
 	{
 		name:      "cli-secret-flag",
@@ -250,8 +265,10 @@ func compileRules(specs []ruleSpec) []rule {
 	for i, s := range specs {
 		rules[i] = rule{
 			ruleSpec: s,
-			re:       regexp.MustCompile(`^(?:` + s.pattern + `)`),
 			boundary: strings.HasPrefix(strings.TrimPrefix(s.pattern, "(?i)"), `\b`),
+		}
+		if s.custom == nil {
+			rules[i].re = regexp.MustCompile(`^(?:` + s.pattern + `)`)
 		}
 		if rules[i].maxLen == 0 {
 			rules[i].maxLen = defaultMaxLen
@@ -267,9 +284,13 @@ func compileRules(specs []ruleSpec) []rule {
 // its words, so that max_tokens and tokenizer do not), and the value must look
 // like one rather than a reference, a null, a number or a word.
 func acceptAssignment(sub []string) bool {
-	value := sub[2] + sub[3] + sub[4]
+	// A backslash ends an unquoted value in JSON (`\"key\": value\"`).
+	value := strings.TrimRight(sub[2]+sub[3]+sub[4]+sub[5], `\`)
+	if sub[4] != "" && strings.ContainsAny(sub[4], " \t") {
+		return false // `etcdctl get /secret`: a shell command's output, not a literal
+	}
 	class := secretKeyClass(sub[1])
-	if class == keyNone || isPlaceholderValue(value) {
+	if class == keyNone || len(value) < minSecretLen || isPlaceholderValue(value) || genericAllows(value, sub[0], class != keyToken) {
 		return false
 	}
 	if class == keyPassword {
@@ -280,6 +301,107 @@ func acceptAssignment(sub []string) bool {
 		return !strings.HasPrefix(value, "/") && !strings.HasPrefix(value, "~")
 	}
 	return len(value) >= 8 && classes(value) >= 2 && !allDigits(value)
+}
+
+// isGetter reports a key that reads a secret rather than sets one
+// (getPassword, os.getenv, readToken).
+func isGetter(key string) bool {
+	var buf [8]string
+	words := keyWords(key, buf[:0])
+	for _, w := range words {
+		switch w {
+		case "get", "getenv", "read", "load", "fetch", "lookup", "find", "has", "is", "check", "validate", "verify", "env", "environ":
+			return true
+		}
+	}
+	return false
+}
+
+// reversedComparison hides the literal of a comparison whose other side
+// names a secret: "…" == password, '…' != api_key.
+func reversedComparison(text string, at int) (Span, bool) {
+	j := at + 2
+	if j < len(text) && text[j] == '=' {
+		j++
+	}
+	for j < len(text) && (text[j] == ' ' || text[j] == '\t') {
+		j++
+	}
+	k := j
+	for k < len(text) && isKeyByte(text[k]) {
+		k++
+	}
+	if k == j || secretKeyClass(text[j:k]) == keyNone {
+		return Span{}, false
+	}
+	e := at
+	for e > 0 && (text[e-1] == ' ' || text[e-1] == '\t') {
+		e--
+	}
+	if e == 0 || (text[e-1] != '"' && text[e-1] != '\'') {
+		return Span{}, false
+	}
+	q := text[e-1]
+	lineStart := strings.LastIndexByte(text[:e-1], '\n') + 1
+	open := strings.LastIndexByte(text[lineStart:e-1], q)
+	if open < 0 {
+		return Span{}, false
+	}
+	from, to := lineStart+open+1, e-1
+	if v := text[from:to]; len(v) < minSecretLen || isPlaceholderValue(v) {
+		return Span{}, false
+	}
+	return Span{Start: from, End: to, Placeholder: SecretPlaceholder}, true
+}
+
+// jwtHeader reports whether a JWT's first part decodes to a JSON object.
+func jwtHeader(token string) bool {
+	head, _, _ := strings.Cut(token, ".")
+	b, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(head, "="))
+	return err == nil && json.Valid(b) && len(b) > 0 && b[0] == '{'
+}
+
+func plainToken(v string) bool {
+	for i := 0; i < len(v); i++ {
+		if b := v[i]; !isWordByte(b) && b != '.' && b != '=' && b != '-' && b != '+' && b != '/' {
+			return false
+		}
+	}
+	return true
+}
+
+// minSecretLen: a value shorter than this (PuttyPassword=0) is a setting.
+const minSecretLen = 3
+
+// genericAllows applies the allow-lists of gitleaks' generic-api-key rule, the
+// scanner's own word on what a `name = value` that is not a secret looks like
+// (public_token, csrf-token, keyVaultToStoreSecrets), and unless password,
+// what it allows of the value itself (words, its stop words): a random token
+// holds none of those, a password may.
+func genericAllows(value, match string, password bool) bool {
+	vr, err := vendorRulesOnce()
+	if err != nil || vr.generic == nil {
+		return false
+	}
+	for _, a := range vr.generic.allow {
+		if a.MatchCondition != config.AllowlistMatchOr || len(a.Commits)+len(a.Paths) > 0 {
+			continue
+		}
+		if a.RegexTarget == "match" || a.RegexTarget == "line" {
+			if a.RegexAllowed(match) {
+				return true
+			}
+		} else if !password && a.RegexAllowed(value) {
+			return true
+		}
+		// Stop words, on the value: only for a token of the shape gitleaks'
+		// rule reads ([\w.=-]); a password may be a word, and a value of
+		// other characters is not what they are chosen for.
+		if stop, _ := a.ContainsStopWord(value); stop && !password && plainToken(value) {
+			return true
+		}
+	}
+	return false
 }
 
 type keyClass int
@@ -300,14 +422,16 @@ var notSecretLast = map[string]bool{
 	"size": true, "usage": true, "used": true, "enabled": true, "required": true, "method": true,
 	"header": true, "prefix": true, "field": true, "env": true, "var": true, "hint": true,
 	"policy": true, "rotation": true, "ttl": true, "format": true, "mode": true, "set": true,
+	"variable": true, "param": true, "ref": true, "store": true,
 }
 
 // secretKeyWords are key words that name a secret on their own; secretKeyPairs
 // are two adjacent words that do (api key, access key).
 var (
 	secretKeyWords = map[string]keyClass{
-		"password": keyPassword, "passwd": keyPassword, "passphrase": keyPassword, "pwd": keyPwd,
-		"secret": keyToken, "secrets": keyToken, "token": keyToken, "auth": keyToken,
+		"password": keyPassword, "passwd": keyPassword, "passphrase": keyPassword, "pwd": keyPwd, "pw": keyPwd,
+		"secrete": keyToken,
+		"secret":  keyToken, "secrets": keyToken, "token": keyToken, "auth": keyToken,
 		"credential": keyToken, "credentials": keyToken, "apikey": keyToken, "accesskey": keyToken,
 		"secretkey": keyToken, "privatekey": keyToken, "accountkey": keyToken,
 		"clientsecret": keyToken, "accesstoken": keyToken, "refreshtoken": keyToken,
@@ -400,7 +524,7 @@ func partsOf(key string) keyParts {
 		rest := key[i:]
 		switch key[i] | 0x20 {
 		case 'p':
-			if hasKeyword(rest, "pass", true) || hasKeyword(rest, "pwd", true) {
+			if hasKeyword(rest, "pass", true) || hasKeyword(rest, "pw", true) {
 				parts |= partSecretName
 			}
 		case 's':
@@ -446,10 +570,24 @@ func hasUserinfo(text string, at int) bool {
 
 // isPlaceholderValue reports values that are not secrets but stand for one: empty,
 // null-like, a variable reference, a template, a mask (****), or a placeholder
-// such as <secret> (which keeps masking idempotent).
+// such as <secret> (which keeps masking idempotent), as gitleaks' global
+// allow-list reads them and as people write them (xxxx, your_token_here,
+// changeme, …EXAMPLE, an ENV_NAME, var.db_password).
 func isPlaceholderValue(v string) bool {
 	if v == "" || strings.HasPrefix(v, "<") || strings.HasPrefix(v, "${") || strings.HasPrefix(v, "{{") ||
-		strings.HasPrefix(v, "%(") {
+		strings.HasPrefix(v, "%(") || strings.HasPrefix(v, "$(") || strings.HasPrefix(v, "`") {
+		return true
+	}
+	if vr, err := vendorRulesOnce(); err == nil && allowed(vr.global, v, v, v) {
+		return true
+	}
+	lower := strings.ToLower(v)
+	for _, w := range placeholderWords {
+		if strings.Contains(lower, w) {
+			return true
+		}
+	}
+	if longRun(v, 5, "xX*.#") || longRun(v, 8, "") || isEnvReference(v) {
 		return true
 	}
 	switch strings.ToLower(v) {
@@ -460,6 +598,56 @@ func isPlaceholderValue(v string) bool {
 		return true
 	}
 	return strings.Count(v, v[:1]) == len(v) && (v[0] == '*' || v[0] == 'x' || v[0] == 'X' || v[0] == '.')
+}
+
+// placeholderWords, in a value, say it stands for a secret.
+var placeholderWords = []string{
+	"example", "placeholder", "your_", "your-", "yourtoken", "yourkey", "_here", "-here", "changeme",
+	"change_me", "dummy", "fake", "sample", "redacted", "insert_", "replace_me", "xxxx",
+}
+
+// longRun reports a run of at least n of one byte (of those in set, or any
+// byte when set is empty) in s: a mask (xxxxx, *****) or a made-up value
+// (1111111111), not a generated one.
+func longRun(s string, n int, set string) bool {
+	for i := 0; i < len(s); {
+		j := i + 1
+		for j < len(s) && s[j] == s[i] {
+			j++
+		}
+		if j-i >= n && (set == "" || strings.IndexByte(set, s[i]) >= 0) {
+			return true
+		}
+		i = j
+	}
+	return false
+}
+
+// isEnvReference reports a value that names where the secret is rather than
+// holding it: an environment variable's name (ACCESS_TOKEN) or a dotted
+// reference (var.db_password, process.env.TOKEN).
+func isEnvReference(v string) bool {
+	upper, under := true, false
+	for i := 0; i < len(v); i++ {
+		b := v[i]
+		under = under || b == '_'
+		if !(b >= 'A' && b <= 'Z' || b >= '0' && b <= '9' || b == '_') {
+			upper = false
+		}
+	}
+	if upper && under && v[0] >= 'A' && v[0] <= 'Z' {
+		return true
+	}
+	dots := strings.Count(v, ".")
+	if dots == 0 || strings.ContainsAny(v, "-/+=") {
+		return false
+	}
+	for _, part := range strings.Split(v, ".") {
+		if part == "" || !isEnvName(part) || part[0] >= '0' && part[0] <= '9' || hasDigit(part) && len(part) > 12 {
+			return false
+		}
+	}
+	return true
 }
 
 func isEnvName(s string) bool {
