@@ -74,16 +74,17 @@ func checkMatchesAreTerms(t *testing.T, it Item, query string) {
 }
 
 func TestMatchesOfMaskedText(t *testing.T) {
+	token := "gh" + "p_R8sK2mWq9TzX4vLp7NcY3bHd6FjG1aQe5UiO" // a made-up token, written in two parts
 	root := writeRun(t, map[string]string{
-		"episode-1/a/notes.md": "deploy with key AKIAIOSFODNN7EXAMPLE from /home/ops/deploy.sh\n",
+		"episode-1/a/notes.md": "deploy with key " + token + " from /home/ops/deploy.sh\n",
 	})
 	ix := openTest(t, Options{Root: root, Masker: masking.HidingOutside(root)})
-	items := search(t, ix, Request{Query: "deploy AKIAIOSFODNN7EXAMPLE home", TopK: 5})
+	items := search(t, ix, Request{Query: "deploy " + token + " home", TopK: 5})
 	if len(items) != 1 {
 		t.Fatalf("items %q", texts(items))
 	}
 	it := items[0]
-	if strings.Contains(it.Text, "AKIA") || strings.Contains(it.Text, "/home") {
+	if strings.Contains(it.Text, "ghp_") || strings.Contains(it.Text, "/home") {
 		t.Fatalf("not masked: %q", it.Text)
 	}
 	// Only the deploy left in the masked text: the hidden key and path give no range.
