@@ -2,7 +2,6 @@
 local M = {}
 
 -- The other modules' functions, through the plugin's table (loaded lazily: no cycle).
-local state = require('runls.state').state
 local R = setmetatable({}, { __index = function(_, k) return require('runls')[k] end })
 local function done(...) return require('runls.events').done(...) end
 local function notify_error(...) return require('runls.events').notify_error(...) end
@@ -41,7 +40,6 @@ function M.search(query, opts)
         return vim.uri_to_fname(it.location.uri)
       end, result.items or {}))
       local items = R.search_items(result, client.offset_encoding)
-      state.last_search = { query = query, params = opts.params }
       fill_list(items, 'runls: ' .. query, opts.loclist and win or nil, { runls = { query = query } })
       local notes = M.notes(result, vim.tbl_extend('force', R.settings(), opts.params or {}))
       if #items == 0 then
