@@ -53,18 +53,7 @@ func (s sharedIndex) Search(ctx context.Context, req retriever.Request) (retriev
 // time Index.Search itself took when the server called it.
 func BenchmarkRunSearch(b *testing.B) {
 	ctx := context.Background()
-	dir, opts, err := rungen.BenchRun(ctx)
-	if err != nil {
-		b.Fatal(err)
-	}
-	ix, err := retriever.Open(ctx, retriever.Options{Root: dir})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer ix.Close()
-	if _, err := ix.Refresh(ctx, nil); err != nil {
-		b.Fatal(err)
-	}
+	ix, dir, opts := benchIndex(b)
 
 	shared := sharedIndex{Index: ix, searches: make(chan span, 1)}
 	// OS pipes, as between an editor and `runls serve` (net.Pipe has no
@@ -225,43 +214,7 @@ func BenchmarkRecordRequests(b *testing.B) {
 		b.Fatal(err)
 	}
 
-	a, p := osPipes(b)
-	done := make(chan error, 1)
-	go func() { done <- lsp.Serve(ctx, a, lsp.Options{Logger: zap.NewNop()}) }()
-	in := bufio.NewReaderSize(p, 1<<20)
-	id := 0
-	// call sends a request and reads frames up to its answer; the server's
-	// notifications (logMessage) are skipped.
-	call := func(method string, params any) (time.Duration, int) {
-		id++
-		body, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
-		if err != nil {
-			b.Fatal(err)
-		}
-		start := time.Now()
-		if _, err := fmt.Fprintf(p, "Content-Length: %d\r\n\r\n%s", len(body), body); err != nil {
-			b.Fatal(err)
-		}
-		for {
-			frame, err := lsp.ReadFrame(in)
-			if err != nil {
-				b.Fatal(err)
-			}
-			if !bytes.Contains(frame[:min(len(frame), 64)], []byte(`"method"`)) {
-				return time.Since(start), len(frame)
-			}
-		}
-	}
-	defer func() {
-		call(protocol.MethodShutdown, nil)
-		fmt.Fprintf(p, "Content-Length: 33\r\n\r\n{\"jsonrpc\":\"2.0\",\"method\":\"exit\"}")
-		<-done
-		p.Close()
-	}()
-	call(protocol.MethodInitialize, map[string]any{"processId": nil, "rootUri": retriever.FileURI(dir), "capabilities": map[string]any{},
-		"initializationOptions": map[string]any{"runls": map[string]any{"episode": "episode-1", "conversation": "conv-3"}}})
-	body := `{"jsonrpc":"2.0","method":"initialized","params":{}}`
-	fmt.Fprintf(p, "Content-Length: %d\r\n\r\n%s", len(body), body)
+	call := serveFramed(b, lsp.Options{Logger: zap.NewNop()}, dir, map[string]any{"episode": "episode-1", "conversation": "conv-3"})
 	doc := map[string]any{"textDocument": map[string]any{"uri": retriever.FileURI(log)}}
 	call(protocol.MethodTextDocumentFoldingRange, doc) // waits for the indexing
 	var symbols, folds, hovers []time.Duration
@@ -284,17 +237,92 @@ func BenchmarkRecordRequests(b *testing.B) {
 	}
 	b.StopTimer()
 	b.ReportMetric(float64(st.Size())/1e6, "MB-file")
-	for _, m := range []struct {
-		name string
-		d    []time.Duration
-	}{{"documentSymbol", symbols}, {"foldingRange", folds}, {"hover", hovers}} {
-		s := slices.Clone(m.d)
-		slices.Sort(s)
-		b.ReportMetric(float64(s[len(s)/2].Microseconds())/1000, "ms-median-"+m.name)
-		b.ReportMetric(float64(s[len(s)*99/100].Microseconds())/1000, "ms-p99-"+m.name)
-	}
+	reportLatencies(b, "documentSymbol", symbols)
+	reportLatencies(b, "foldingRange", folds)
+	reportLatencies(b, "hover", hovers)
 	b.ReportMetric(float64(symBytes), "bytes-documentSymbol")
 	b.ReportMetric(float64(foldBytes), "bytes-foldingRange")
+}
+
+// reportLatencies reports the median and p99 of d, in ms, as
+// ms-median-NAME and ms-p99-NAME.
+func reportLatencies(b *testing.B, name string, d []time.Duration) {
+	s := slices.Clone(d)
+	slices.Sort(s)
+	b.ReportMetric(float64(s[len(s)/2].Microseconds())/1000, "ms-median-"+name)
+	b.ReportMetric(float64(s[len(s)*99/100].Microseconds())/1000, "ms-p99-"+name)
+}
+
+// benchIndex opens and indexes rungen.BenchRun's run; it is closed when the
+// benchmark ends.
+func benchIndex(b *testing.B) (*retriever.Index, string, rungen.Options) {
+	ctx := context.Background()
+	dir, opts, err := rungen.BenchRun(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ix, err := retriever.Open(ctx, retriever.Options{Root: dir})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { ix.Close() })
+	if _, err := ix.Refresh(ctx, nil); err != nil {
+		b.Fatal(err)
+	}
+	return ix, dir, opts
+}
+
+// serveFramed serves a session over OS pipes, initialized on root with
+// settings, and returns framedCaller's func on it; the session is shut down
+// when the benchmark ends.
+func serveFramed(b *testing.B, opts lsp.Options, root string, settings map[string]any) func(method string, params any) (time.Duration, int) {
+	a, p := osPipes(b)
+	done := make(chan error, 1)
+	go func() { done <- lsp.Serve(context.Background(), a, opts) }()
+	call := framedCaller(b, p)
+	b.Cleanup(func() {
+		call(protocol.MethodShutdown, nil)
+		fmt.Fprintf(p, "Content-Length: 33\r\n\r\n{\"jsonrpc\":\"2.0\",\"method\":\"exit\"}")
+		<-done
+		p.Close()
+	})
+	init := map[string]any{"processId": nil, "rootUri": retriever.FileURI(root), "capabilities": map[string]any{}}
+	if settings != nil {
+		init["initializationOptions"] = map[string]any{"runls": settings}
+	}
+	call(protocol.MethodInitialize, init)
+	body := `{"jsonrpc":"2.0","method":"initialized","params":{}}`
+	fmt.Fprintf(p, "Content-Length: %d\r\n\r\n%s", len(body), body)
+	return call
+}
+
+// framedCaller returns a func that sends a request over p, framed as an
+// editor frames it, and reads frames up to its answer (the server's
+// notifications, such as logMessage, are skipped): the time from the request
+// written to the whole answer read, and the answer's size.
+func framedCaller(b *testing.B, p pipeEnd) func(method string, params any) (time.Duration, int) {
+	in := bufio.NewReaderSize(p, 1<<20)
+	id := 0
+	return func(method string, params any) (time.Duration, int) {
+		id++
+		body, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+		if err != nil {
+			b.Fatal(err)
+		}
+		start := time.Now()
+		if _, err := fmt.Fprintf(p, "Content-Length: %d\r\n\r\n%s", len(body), body); err != nil {
+			b.Fatal(err)
+		}
+		for {
+			frame, err := lsp.ReadFrame(in)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if !bytes.Contains(frame[:min(len(frame), 64)], []byte(`"method"`)) {
+				return time.Since(start), len(frame)
+			}
+		}
+	}
 }
 
 func countLines(path string) (int, error) {

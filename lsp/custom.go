@@ -14,14 +14,17 @@ const (
 	MethodRunSearch = "run/search"
 	// MethodRunInfo tells what the run holds.
 	MethodRunInfo = "run/info"
+	// MethodRunRecords lists an episode's records in time order (spec §13).
+	MethodRunRecords = "run/records"
 )
 
 // customHandlers routes the custom methods to typed handlers.
 func (s *server) customHandlers() map[string]jsonrpc2.Handler {
 	h := handlers{s}
 	return map[string]jsonrpc2.Handler{
-		MethodRunSearch: typed(h.RunSearch),
-		MethodRunInfo:   typed(h.RunInfo),
+		MethodRunSearch:  typed(h.RunSearch),
+		MethodRunInfo:    typed(h.RunInfo),
+		MethodRunRecords: typed(h.RunRecords),
 	}
 }
 

@@ -1,17 +1,18 @@
 // Package lsp is the language server of runls (spec §9): it serves an editor the
 // evidence of one run folder through LSP 3.16 — workspace/symbol, the custom
-// requests run/search and run/info, grouped diagnostics of malformed record
-// lines, the records of a file (documentSymbol, foldingRange, hover), progress
-// while indexing, and settings from the editor. It holds no search or
-// parsing logic of its own: every answer comes from the engine (runls/retriever).
+// requests run/search, run/info and run/records, grouped diagnostics of
+// malformed record lines, the records of a file (documentSymbol,
+// foldingRange, hover), progress while indexing, and settings from the
+// editor. It holds no search or parsing logic of its own: every answer comes
+// from the engine (runls/retriever).
 //
 // The package is shaped after buf's language server: server holds all state
 // (the engine, settings, the connection), handlers holds only the thin LSP
 // methods, one file per feature (initialize.go, settings.go, search.go,
-// info.go, symbol.go, diagnostic.go, records.go, progress.go; unimplemented.go
-// completes protocol.Server). jsonrpc.go and stream.go stand between the
-// connection and go.lsp.dev/protocol v0.12.0 to work around what that version
-// gets wrong.
+// info.go, recordlist.go, symbol.go, diagnostic.go, records.go, progress.go;
+// unimplemented.go completes protocol.Server). jsonrpc.go and stream.go stand
+// between the connection and go.lsp.dev/protocol v0.12.0 to work around what
+// that version gets wrong.
 //
 // # Choices the spec leaves open
 //
@@ -37,6 +38,16 @@
 //     episode's records from every conversation, for the editors' widening of
 //     a result whose hidden counts other conversations. The result's time,
 //     level, matches, hidden and notices are the engine's, passed on as they are.
+//   - run/records (recordlist.go, spec §13): a field absent, null or "" is not
+//     given, and the settings give no defaults (episode is required: a view
+//     asks for what it shows); "limit": 0 given is out of range (-32602), as
+//     are the values the engine's RecordsRequest.Validate rejects (a bad
+//     episode, agent, minLevel, from, to, limit or cursor), named in the
+//     message and in the error's data {"field", "value"}. It waits for the
+//     first indexing as run/search does. The answer is the engine's
+//     RecordsResult as it is: {"records": [...], "cursor": string|null}. A
+//     cursor continues by place, so a page asked after the files grew is
+//     consistent with the pages before it (retriever/recordlist.go).
 //   - Requests that arrive while indexing: run/search and workspace/symbol wait
 //     for the first indexing to end (a workspace/symbol request with a
 //     workDoneToken shows that wait as progress); run/info answers at once, its

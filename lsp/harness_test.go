@@ -257,13 +257,14 @@ type fakeEngine struct {
 
 	refreshGate chan struct{} // Refresh waits for it when not nil
 
-	mu       sync.Mutex
-	requests []retriever.Request
-	search   func(ctx context.Context, req retriever.Request) (retriever.Result, error)
-	diags    map[string][]retriever.Diagnostic
-	onChange func(retriever.Changes)
-	watching chan struct{}
-	closed   bool
+	mu           sync.Mutex
+	requests     []retriever.Request
+	recordsAsked int
+	search       func(ctx context.Context, req retriever.Request) (retriever.Result, error)
+	diags        map[string][]retriever.Diagnostic
+	onChange     func(retriever.Changes)
+	watching     chan struct{}
+	closed       bool
 }
 
 func newFake() *fakeEngine {
@@ -351,6 +352,12 @@ func (e *fakeEngine) Outline(ctx context.Context, path string, limit int) (retri
 func (e *fakeEngine) Folds(path string) []retriever.Fold { return nil }
 func (e *fakeEngine) RecordAt(ctx context.Context, path string, line int, req retriever.Request) (*retriever.RecordFacts, error) {
 	return nil, nil
+}
+func (e *fakeEngine) Records(ctx context.Context, req retriever.RecordsRequest) (retriever.RecordsResult, error) {
+	e.mu.Lock()
+	e.recordsAsked++
+	e.mu.Unlock()
+	return retriever.RecordsResult{Records: []retriever.Record{}}, nil
 }
 func (e *fakeEngine) Watch(ctx context.Context, onChange func(retriever.Changes)) error {
 	e.mu.Lock()

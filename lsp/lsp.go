@@ -46,6 +46,7 @@ type Engine interface {
 	Outline(ctx context.Context, path string, limit int) (retriever.Outline, error)
 	Folds(path string) []retriever.Fold
 	RecordAt(ctx context.Context, path string, line int, req retriever.Request) (*retriever.RecordFacts, error)
+	Records(ctx context.Context, req retriever.RecordsRequest) (retriever.RecordsResult, error)
 	Watch(ctx context.Context, onChange func(retriever.Changes)) error
 	Close() error
 }

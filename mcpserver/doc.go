@@ -1,7 +1,8 @@
 // Package mcpserver serves a run's evidence to AI agents over the Model
-// Context Protocol (spec §14): the tools search, read and run_info, on the
-// official Go SDK (github.com/modelcontextprotocol/go-sdk, whose package is
-// named mcp), over the engine the language server and the command line use.
+// Context Protocol (spec §14): the tools search, records, read and run_info,
+// on the official Go SDK (github.com/modelcontextprotocol/go-sdk, whose
+// package is named mcp), over the engine the language server and the command
+// line use.
 // It holds no search logic of its own.
 //
 // Choices where the spec is silent:
@@ -14,13 +15,23 @@
 //     left out instead: no schema has a type list such as ["null", "array"]
 //     or a field of any type, which some clients reject; every list is [] when
 //     empty, never null.
+//   - records answers run/records (spec §13) with a location as {"path",
+//     "line", "endLine"} (the record's first and last lines, 1-based, for
+//     read), its fields that run/records sends as null left out, and the
+//     cursor as it is (lowercase hex: no masking rule takes it for a secret,
+//     so it survives the masking of the answer). Its text is one line per
+//     record: `path:line: time level agent [conversation] text`, the text's
+//     line ends written as \n. No interpreter rule applies (spec §13).
 //   - Answers are bounded so that none comes near the 25,000 tokens clients
-//     accept: search's topK is 1 to 50 (default 10), read gives at most 200
-//     lines, and the texts of one answer together hold at most
-//     MaxAnswerTextBytes. A search cuts each text to a fair share of that
-//     (short texts whole, the long ones cut to the same length), a read cuts
-//     each line at MaxLineBytes and stops before the line that would pass the
-//     bound; a cut text is marked (cut: true, and "[…]" in the text content),
+//     accept: search's topK is 1 to 50 (default 10), records' limit 1 to 500
+//     (default 100), read gives at most 200 lines, and the texts of one answer
+//     together hold at most MaxAnswerTextBytes. A search cuts each text to a
+//     fair share of that (short texts whole, the long ones cut to the same
+//     length); a read cuts each line at MaxLineBytes and stops before the
+//     line that would pass the bound; records gives whole records and stops
+//     before the one that would pass the bound (stopped: true, its cursor
+//     reading on from there), cutting only a first record that alone passes
+//     it. A cut text is marked (cut: true, and "[…]" in the text content),
 //     and the text content says how to read the rest.
 //   - A bad argument (unknown field, wrong type, out of range, a path outside
 //     the run) is a tool error (isError) whose text names the field; an

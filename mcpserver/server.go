@@ -25,6 +25,7 @@ type Engine interface {
 	Refresh(ctx context.Context, progress func(retriever.Progress)) (retriever.Changes, error)
 	Watch(ctx context.Context, onChange func(retriever.Changes)) error
 	Search(ctx context.Context, req retriever.Request) (retriever.Result, error)
+	Records(ctx context.Context, req retriever.RecordsRequest) (retriever.RecordsResult, error)
 	Info(ctx context.Context) (retriever.Info, error)
 	ReadLines(ctx context.Context, req retriever.ReadRequest) (retriever.Lines, error)
 }
@@ -113,6 +114,7 @@ const instructions = `runls serves the files that the AI agents of one run wrote
 	`records are searched only when both episode and conversation are given (without them only notes are), ` +
 	`and records of the current episode only in that conversation. ` +
 	`Each hit reads episode-N/<agent>/<file>:<line>: <text>; call read with that path and line to see the lines around it. ` +
+	`To follow a conversation step by step, call records with episode and conversation: its records, whole, in time order across agents. ` +
 	`Nothing outside the run folder is ever read.`
 
 // indexAndWatch runs the first indexing, then keeps the index current until

@@ -74,6 +74,16 @@ func TestMaskedNoSecret(t *testing.T) {
 	keep(cs.CallTool(ctx, &mcp.CallToolParams{Name: "read", Arguments: map[string]any{"path": "episode-1/" + requestKey}}))
 	keep(cs.CallTool(ctx, &mcp.CallToolParams{Name: "read", Arguments: map[string]any{"path": plantedPath}}))
 	keep(cs.CallTool(ctx, &mcp.CallToolParams{Name: "run_info", Arguments: map[string]any{}}))
+	for _, args := range []map[string]any{
+		{"episode": "episode-1"},
+		{"episode": "episode-1", "conversation": "conv-1", "limit": 1},
+		{"episode": "episode-1", "agent": "alice", "minLevel": "INFO"},
+		{"episode": "episode-1", "conversation": requestKey},
+		{"episode": "episode-1", "cursor": requestKey},
+		{"episode": "episode-1", "agent": requestKey + "/"},
+	} {
+		keep(cs.CallTool(ctx, &mcp.CallToolParams{Name: "records", Arguments: args}))
+	}
 	keep(cs.CallTool(ctx, &mcp.CallToolParams{Name: requestKey, Arguments: map[string]any{}}))
 
 	all := strings.Join(answers, "\n")

@@ -20,12 +20,11 @@ import (
 	"runls/retriever"
 )
 
-// addTools adds every tool of spec §14 that the engine can answer. The
-// records tool (spec §13's run/records) joins this list, as one more line,
-// once the engine answers records.
+// addTools adds every tool of spec §14.
 func (s *Server) addTools() error {
 	return errors.Join(
 		addTool(s, searchTool, s.search),
+		addTool(s, recordsTool, s.records),
 		addTool(s, readTool, s.read),
 		addTool(s, runInfoTool, s.runInfo),
 	)

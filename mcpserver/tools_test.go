@@ -38,6 +38,19 @@ func TestTools(t *testing.T) {
 		{"read-default-lines", false, "read", map[string]any{"path": "episode-2/alice/notes.md"}},
 		{"read-end-of-file", false, "read", map[string]any{"path": "episode-10/alice/retro.md", "startLine": 2}},
 		{"run-info", false, "run_info", map[string]any{}},
+		{"records-conversation", false, "records", map[string]any{"episode": "episode-2", "conversation": "conv-1", "limit": 8}},
+		{"records-outside-conversations", false, "records", map[string]any{"episode": "episode-2", "conversation": "-"}},
+		{"records-agent-level-window", true, "records", map[string]any{"episode": "episode-2", "agent": "bob", "minLevel": "WARN", "from": "2026-10-21 18:00:00", "to": "2026-10-21 18:10:00"}},
+		{"records-unfielded-episode", false, "records", map[string]any{"episode": "episode-1", "agent": "alice", "limit": 3}},
+		{"records-nothing", false, "records", map[string]any{"episode": "episode-2", "conversation": "conv-9"}},
+		{"error-records-no-episode", false, "records", map[string]any{"conversation": "conv-1"}},
+		{"error-records-episode", false, "records", map[string]any{"episode": "2"}},
+		{"error-records-limit-range", false, "records", map[string]any{"episode": "episode-2", "limit": 501}},
+		{"error-records-limit-zero", false, "records", map[string]any{"episode": "episode-2", "limit": 0}},
+		{"error-records-min-level", false, "records", map[string]any{"episode": "episode-2", "minLevel": "LOUD"}},
+		{"error-records-from", false, "records", map[string]any{"episode": "episode-2", "from": "yesterday"}},
+		{"error-records-cursor", false, "records", map[string]any{"episode": "episode-2", "cursor": "next"}},
+		{"error-records-agent", false, "records", map[string]any{"episode": "episode-2", "agent": "../bob"}},
 		{"error-topk-range", false, "search", map[string]any{"query": "x", "topK": 51}},
 		{"error-topk-zero", false, "search", map[string]any{"query": "x", "topK": 0}},
 		{"error-topk-type", false, "search", map[string]any{"query": "x", "topK": "ten"}},
@@ -126,7 +139,7 @@ func TestToolList(t *testing.T) {
 			}
 		}
 	}
-	if want := []string{"read", "run_info", "search"}; !slices.Equal(slices.Sorted(slices.Values(names)), want) {
+	if want := []string{"read", "records", "run_info", "search"}; !slices.Equal(slices.Sorted(slices.Values(names)), want) {
 		t.Errorf("tools %v, want %v", names, want)
 	}
 }
@@ -167,9 +180,20 @@ func TestBoundedAnswers(t *testing.T) {
 	for range 250 {
 		wide.WriteString(strings.Repeat("x", 10<<10) + "\n")
 	}
+	var log, huge strings.Builder
+	for i := range 600 {
+		fmt.Fprintf(&log, "2026-10-21 18:%02d:%02d INFO  [running] [conv-1] Alice step %d %s\n", i/60, i%60, i, strings.Repeat("words ", 100))
+	}
+	huge.WriteString("2026-10-21 18:00:00 [running] [conv-1] Bob pasted a file\n")
+	for range 100 {
+		huge.WriteString("  " + strings.Repeat("y", 1000) + "\n")
+	}
+	huge.WriteString("2026-10-21 18:00:01 [running] [conv-1] Bob again\n")
 	root := writeRun(t, map[string]string{
 		"episode-1/alice/notes.txt": notes.String(),
 		"episode-1/alice/wide.txt":  wide.String(),
+		"episode-1/alice/alice.log": log.String(),
+		"episode-1/bob/bob.history": huge.String(),
 	})
 	cs := start(t, root, startOpts{})
 	for _, tt := range []struct {
@@ -179,6 +203,8 @@ func TestBoundedAnswers(t *testing.T) {
 		{"search", map[string]any{"query": "evidence", "topK": mcpserver.MaxTopK}},
 		{"read", map[string]any{"path": "episode-1/alice/wide.txt", "startLine": 1, "endLine": mcpserver.MaxReadLines}},
 		{"read", map[string]any{"path": "episode-1/alice/notes.txt", "startLine": 1, "endLine": 60}},
+		{"records", map[string]any{"episode": "episode-1", "agent": "bob"}},
+		{"records", map[string]any{"episode": "episode-1", "agent": "alice", "limit": mcpserver.MaxRecordsLimit}},
 	} {
 		res := call(t, cs, tt.tool, tt.args)
 		data, err := json.Marshal(res)
@@ -188,7 +214,12 @@ func TestBoundedAnswers(t *testing.T) {
 		if res.IsError || len(data) > 100_000 {
 			t.Errorf("%s %v: %d bytes (isError %v), want at most 100,000", tt.tool, tt.args, len(data), res.IsError)
 		}
-		if !strings.Contains(text(res), "[…]") || !strings.Contains(string(data), `"cut":true`) {
+		if tt.tool == "records" && tt.args["agent"] == "alice" {
+			// Whole records, as many as fit; the cursor reads on.
+			if !strings.Contains(text(res), "stopped to bound the answer") || !strings.Contains(string(data), `"stopped":true`) || strings.Contains(string(data), `"cut":true`) {
+				t.Errorf("records %v: not stopped with whole records", tt.args)
+			}
+		} else if !strings.Contains(text(res), "[…]") || !strings.Contains(string(data), `"cut":true`) {
 			t.Errorf("%s %v: no text says it was cut", tt.tool, tt.args)
 		}
 		t.Logf("%s: %d bytes", tt.tool, len(data))
@@ -224,6 +255,10 @@ func TestHostileInput(t *testing.T) {
 	if err := os.WriteFile(outside, []byte("zebrasecret outside\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// A record file beside it, for records through the agent folder link.
+	if err := os.WriteFile(filepath.Join(filepath.Dir(outside), "bob.log"), []byte("2026-10-21 18:00:00 INFO  [running] [conv-1] zebrasecret\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	root := writeRun(t, map[string]string{"episode-1/alice/notes.txt": "inside note\n"})
 	for name, target := range map[string]string{
 		"episode-1/alice/out.txt": outside,
@@ -255,6 +290,11 @@ func TestHostileInput(t *testing.T) {
 		{"fraction", "search", map[string]any{"query": "note", "topK": 2.5}, "topK"},
 		{"arguments not an object", "search", []int{1}, ""},
 		{"null argument", "search", map[string]any{"query": nil}, "query"},
+		{"10 MB conversation", "records", map[string]any{"episode": "episode-1", "conversation": big}, ""},
+		{"10 MB cursor", "records", map[string]any{"episode": "episode-1", "cursor": big}, "cursor"},
+		{"10 MB episode", "records", map[string]any{"episode": "episode-" + big}, "episode"},
+		{"records agent a link", "records", map[string]any{"episode": "episode-1", "agent": "bob"}, ""},
+		{"records agent dot dot", "records", map[string]any{"episode": "episode-1", "agent": ".."}, "agent"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tt.tool, Arguments: tt.args})
@@ -289,4 +329,53 @@ func clipped(s string) string {
 		return s[:300] + "…"
 	}
 	return s
+}
+
+// TestRecordsToolPages: following the cursors, pages of any size together
+// are the one big answer.
+func TestRecordsToolPages(t *testing.T) {
+	cs := start(t, sampleRun(t), startOpts{})
+	type page struct {
+		Records []map[string]any
+		Cursor  string
+		Stopped bool
+	}
+	for _, args := range []map[string]any{
+		{"episode": "episode-2"},
+		{"episode": "episode-2", "conversation": "conv-1"},
+		{"episode": "episode-2", "minLevel": "INFO", "agent": "alice"},
+	} {
+		var whole page
+		big := map[string]any{"limit": mcpserver.MaxRecordsLimit}
+		for k, v := range args {
+			big[k] = v
+		}
+		remarshal(t, call(t, cs, "records", big).StructuredContent, &whole)
+		if len(whole.Records) < 3 || whole.Cursor != "" {
+			t.Fatalf("%v: %d records, cursor %q", args, len(whole.Records), whole.Cursor)
+		}
+		for _, limit := range []int{1, 2, 5} {
+			var got []map[string]any
+			a := map[string]any{"limit": limit}
+			for k, v := range args {
+				a[k] = v
+			}
+			for {
+				var p page
+				res := call(t, cs, "records", a)
+				remarshal(t, res.StructuredContent, &p)
+				got = append(got, p.Records...)
+				if p.Cursor == "" {
+					break
+				}
+				if !strings.Contains(text(res), p.Cursor) {
+					t.Errorf("the text does not give the cursor:\n%s", text(res))
+				}
+				a["cursor"] = p.Cursor
+			}
+			if fmt.Sprint(got) != fmt.Sprint(whole.Records) {
+				t.Errorf("%v in pages of %d:\n%v\nwant\n%v", args, limit, got, whole.Records)
+			}
+		}
+	}
 }

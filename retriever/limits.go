@@ -19,6 +19,9 @@ const (
 	DefaultSymbolLimit = 100
 	// DefaultMaxDiagnostics caps each file's diagnostics (spec §9).
 	DefaultMaxDiagnostics = 200
+	// DefaultRecordsLimit and MaxRecordsLimit bound a run/records page (spec §13).
+	DefaultRecordsLimit = 1000
+	MaxRecordsLimit     = 10000
 	// MaxQueryTerms caps the distinct terms of a query: more is rejected.
 	MaxQueryTerms = 1024
 )

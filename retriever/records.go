@@ -73,6 +73,11 @@ type recordTable struct {
 	fielded   bool // a committed record has the conversation field
 	end       uint32
 	lastUnits uint32
+	// lastKey is the committed last record's time key; descents lists the
+	// committed records whose time is earlier than the one before them, so
+	// that run/records walks the file's runs in time order (recordlist.go).
+	lastKey  int64
+	descents []uint32
 
 	// This version's own: the last record when it may still gain lines, and
 	// where the file's lines end (as end and lastUnits, with pend counted).
@@ -203,6 +208,10 @@ func (t *recordTable) add(buf []byte, rec []recordformat.Line, first uint32, con
 	}
 	t.sec = append(t.sec, sec)
 	t.ms = append(t.ms, ms)
+	if i > 0 && key < t.lastKey {
+		t.descents = append(t.descents, i)
+	}
+	t.lastKey = key
 	t.conv = append(t.conv, conv)
 	t.meta = append(t.meta, meta)
 	if span.count > 0 {
@@ -328,6 +337,18 @@ func (t *recordTable) allRuns() []unfieldedRun {
 	return runs
 }
 
+// timeRuns returns where the table's runs in time order start (the first
+// record, then each record whose time is earlier than the one before it, the
+// pending one's included), with the table's length last.
+func (t *recordTable) timeRuns() []uint32 {
+	runs := make([]uint32, 0, len(t.descents)+3)
+	runs = append(append(runs, 0), t.descents...)
+	if t.hasPend && len(t.line) > 0 && t.pend.time < t.lastKey {
+		runs = append(runs, uint32(len(t.line)))
+	}
+	return append(runs, uint32(t.len()))
+}
+
 // anyFielded reports whether some record has the conversation field.
 func (t *recordTable) anyFielded() bool {
 	return t.fielded || (t.hasPend && metaKind(t.pend.meta) == kindFielded)
@@ -336,7 +357,7 @@ func (t *recordTable) anyFielded() bool {
 // footprint is the bytes the table holds (capacity of its slices).
 func (t *recordTable) footprint() int64 {
 	return int64(cap(t.line))*4 + int64(cap(t.sec))*4 + int64(cap(t.ms))*2 + int64(cap(t.conv))*4 + int64(cap(t.meta)) +
-		int64(cap(t.over))*16 + int64(cap(t.spans))*16 + int64(cap(t.runs))*16
+		int64(cap(t.over))*16 + int64(cap(t.spans))*16 + int64(cap(t.runs))*16 + int64(cap(t.descents))*4
 }
 
 // trim gives back the spare room appends left in the columns, when it is

@@ -334,14 +334,21 @@ func randomRecords(r *rand.Rand, n int) []byte {
 		default:
 			sb.WriteString(" ")
 		}
-		if r.IntN(10) == 0 {
-			sb.WriteString("\r")
-		}
-		if i < n-1 || r.IntN(2) == 0 {
-			sb.WriteString("\n")
-		}
+		endRandomLine(&sb, r, i == n-1)
 	}
 	return []byte(sb.String())
+}
+
+// endRandomLine ends a line of a random record file: "\r" one time in ten
+// (CRLF, or a "\r" that is text on an unended last line), and no line end
+// one time in two after the last line.
+func endRandomLine(sb *strings.Builder, r *rand.Rand, last bool) {
+	if r.IntN(10) == 0 {
+		sb.WriteString("\r")
+	}
+	if !last || r.IntN(2) == 0 {
+		sb.WriteString("\n")
+	}
 }
 
 // FuzzRecordTable: for any content, read in two parts, the diagnostics and

@@ -142,7 +142,7 @@ func TestEndToEndClosedStdin(t *testing.T) {
 
 // buildBinary builds runls into the test's temporary folder (the Go build
 // cache makes the second build of a run cheap).
-func buildBinary(t *testing.T) string {
+func buildBinary(t testing.TB) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "runls")
 	if runtime.GOOS == "windows" {

@@ -1,7 +1,7 @@
 // Command runls indexes the files AI agents write during a run and answers
 // BM25-ranked searches for evidence: as a language server (`runls serve`, the
-// default), on the command line (`runls search`, `runls check`) and as an MCP
-// server for agents (`runls mcp`).
+// default), on the command line (`runls search`, `runls check`, `runls
+// records`) and as an MCP server for agents (`runls mcp`).
 package main
 
 import (
@@ -17,9 +17,11 @@ const usageText = `usage:
                [--scope run|episode] [--top-k K] [--mask] [--interpreter rules.json] [--json]
                RUN_FOLDER QUERY...
   runls check [--code CODE]... [--summary] RUN_FOLDER
+  runls records [--agent A] [--conversation C] [--min-level L] [--from T] [--to T]
+                [--limit N] [--cursor C] [--mask] [--json] RUN_FOLDER episode-N
   runls mcp [--mask] [--interpreter rules.json] RUN_FOLDER
   runls version
-runls search --help and runls check --help describe their flags.`
+runls search --help, runls check --help and runls records --help describe their flags.`
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
@@ -40,6 +42,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return runSearch(ctx, args[1:], stdout, stderr)
 	case "check":
 		return runCheck(ctx, args[1:], stdout, stderr)
+	case "records":
+		return runRecords(ctx, args[1:], stdout, stderr)
 	case "mcp":
 		return runMCP(ctx, args[1:], stdin, stdout, stderr)
 	case "version", "--version", "-version":

@@ -40,6 +40,17 @@ func TestMCPEndToEnd(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(run, "episode-2", "bob", "keys.txt"), []byte("the deploy key is "+secret+" for the database migration\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	history := filepath.Join(run, "episode-2", "bob", "bob.history")
+	f, err := os.OpenFile(history, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := fmt.Fprintf(f, "2026-10-21 18:30:00 [running] [conv-1] Bob noted the key %s\n  for the bucket\n", secret); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
 	rules := filepath.Join(testdata(t), "interpreter.json")
 	requests := []retriever.Request{
 		{Query: "deploy database migration"},
@@ -125,6 +136,7 @@ func TestMCPEndToEnd(t *testing.T) {
 					t.Errorf("unmasked, search %v does not find the secret: the masked case says little", args)
 				}
 			}
+			checkRecordsEqual(t, cs, run, masked, secret)
 			read, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "read", Arguments: map[string]any{"path": "episode-2/bob/keys.txt"}})
 			if err != nil || read.IsError || masked == strings.Contains(textOf(read), secret) || !strings.Contains(textOf(read), "deploy key") {
 				t.Errorf("read: %v %s", err, textOf(read))
@@ -134,6 +146,109 @@ func TestMCPEndToEnd(t *testing.T) {
 				t.Errorf("run_info: %v %s", err, textOf(info))
 			}
 		})
+	}
+}
+
+// checkRecordsEqual: the records tool answers what `runls records --json`
+// answers for the same request (the same records in the same order, every
+// field, and the same cursor); no interpreter rule applies to either.
+func checkRecordsEqual(t *testing.T, cs *mcp.ClientSession, run string, masked bool, secret string) {
+	t.Helper()
+	type record struct {
+		Path, Time, Level, State, Conversation, Agent, Episode, Text string
+		Line, EndLine                                                int
+	}
+	real, err := filepath.EvalSymlinks(run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sawSecret := false
+	for _, args := range []map[string]any{
+		{"episode": "episode-2", "conversation": "conv-1", "limit": 5},
+		{"episode": "episode-2", "conversation": "conv-1"},
+		{"episode": "episode-2"},
+		{"episode": "episode-3", "agent": "carol", "minLevel": "INFO"},
+		{"episode": "episode-2", "conversation": "-", "from": "2026-10-21 18:00:00", "to": "2026-10-21 18:06:00"},
+		{"episode": "episode-1", "limit": 2},
+	} {
+		flags := []string{"records", "--json"}
+		if masked {
+			flags = append(flags, "--mask")
+		}
+		for name, flag := range map[string]string{"conversation": "--conversation", "agent": "--agent", "minLevel": "--min-level", "from": "--from", "to": "--to"} {
+			if v, ok := args[name]; ok {
+				flags = append(flags, flag, v.(string))
+			}
+		}
+		limit, ok := args["limit"].(int)
+		if !ok {
+			limit = 100 // the tool's default; runls records' is 1000
+		}
+		flags = append(flags, "--limit", fmt.Sprint(limit), run, args["episode"].(string))
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "records", Arguments: args})
+		if err != nil || res.IsError {
+			t.Fatalf("records %v: %v %s", args, err, textOf(res))
+		}
+		var got struct {
+			Records []struct {
+				Location struct {
+					Path          string
+					Line, EndLine int
+				}
+				Time, Level, State, Conversation, Agent, Episode, Text string
+			}
+			Cursor string
+		}
+		remarshal(t, res.StructuredContent, &got)
+		var gotRecs []record
+		for _, r := range got.Records {
+			gotRecs = append(gotRecs, record{r.Location.Path, r.Time, r.Level, r.State, r.Conversation, r.Agent, r.Episode, r.Text, r.Location.Line, r.Location.EndLine})
+		}
+		var out, errb bytes.Buffer
+		if code := runIn(flags, &out, &errb); code != exitFound {
+			t.Fatalf("runls %v: exit %d: %s", flags, code, errb.String())
+		}
+		var cli retriever.RecordsResult
+		if err := json.Unmarshal(out.Bytes(), &cli); err != nil {
+			t.Fatal(err)
+		}
+		var want []record
+		or := func(s *string) string {
+			if s == nil {
+				return ""
+			}
+			return *s
+		}
+		for _, r := range cli.Records {
+			rel, err := filepath.Rel(real, retriever.PathOfURI(r.Location.URI))
+			if err != nil {
+				t.Fatal(err)
+			}
+			want = append(want, record{filepath.ToSlash(rel), or(r.Time), or(r.Level), r.State, or(r.Conversation), r.Agent, r.Episode, r.Text,
+				r.Location.Range.Start.Line + 1, r.Location.Range.End.Line + 1})
+		}
+		if fmt.Sprint(gotRecs) != fmt.Sprint(want) || got.Cursor != or(cli.Cursor) {
+			t.Errorf("records %v:\n mcp     %v %q\n records %v %q", args, gotRecs, got.Cursor, want, or(cli.Cursor))
+		}
+		if len(want) == 0 {
+			t.Errorf("records %v listed nothing: the comparison says little", args)
+		}
+		lines := strings.Split(strings.TrimSpace(textOf(res)), "\n")
+		if len(lines) < len(gotRecs) || !strings.HasPrefix(lines[0], fmt.Sprintf("%s:%d: ", gotRecs[0].Path, gotRecs[0].Line)) {
+			t.Errorf("records %v text: %q", args, lines[0])
+		}
+		data, err := json.Marshal(res)
+		if err != nil {
+			t.Fatal(err)
+		}
+		has := strings.Contains(string(data), secret)
+		sawSecret = sawSecret || has
+		if masked && has {
+			t.Errorf("masked, records %v answers the secret", args)
+		}
+	}
+	if !masked && !sawSecret {
+		t.Errorf("unmasked, no records answer holds the secret: the masked case says little")
 	}
 }
 

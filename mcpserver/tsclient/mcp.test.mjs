@@ -2,7 +2,8 @@
 // client (the one most agent harnesses are built on) starts the built binary
 // over stdio, lists the tools (its client compiles their output schemas and
 // validates every structured result against them), calls each tool, and
-// compares a search with `runls search --json`.
+// compares a search with `runls search --json` and records with `runls
+// records --json`.
 //
 // RUNLS_BIN names the binary; the sample run is the repository's.
 import { test, before, after } from "node:test";
@@ -39,9 +40,9 @@ test("the server says who it is and how to search", () => {
   assert.ok(client.getServerCapabilities().tools);
 });
 
-test("three read-only tools with object schemas", async () => {
+test("four read-only tools with object schemas", async () => {
   const { tools } = await client.listTools();
-  assert.deepEqual(tools.map((t) => t.name).sort(), ["read", "run_info", "search"]);
+  assert.deepEqual(tools.map((t) => t.name).sort(), ["read", "records", "run_info", "search"]);
   for (const t of tools) {
     assert.equal(t.annotations.readOnlyHint, true, t.name);
     assert.equal(t.annotations.destructiveHint, false, t.name);
@@ -50,6 +51,40 @@ test("three read-only tools with object schemas", async () => {
   }
   const search = tools.find((t) => t.name === "search");
   assert.equal(search.inputSchema.properties.topK.maximum, 50);
+  const records = tools.find((t) => t.name === "records");
+  assert.equal(records.inputSchema.properties.limit.maximum, 500);
+  assert.deepEqual(records.inputSchema.required, ["episode"]);
+});
+
+test("records answers what runls records --json answers, page by page", async () => {
+  const args = { episode: "episode-2", conversation: "conv-1", limit: 4 };
+  const flags = () => ["records", "--json", "--conversation", "conv-1", "--limit", "4", ...(args.cursor ? ["--cursor", args.cursor] : []), run, "episode-2"];
+  let got = [];
+  let want = [];
+  for (let page = 0; page < 50; page++) {
+    const res = await client.callTool({ name: "records", arguments: args });
+    assert.equal(res.isError, undefined, JSON.stringify(res));
+    const sc = res.structuredContent;
+    got.push(...sc.records.map((r) => [r.location.path, r.location.line, r.location.endLine, r.time, r.level, r.conversation, r.agent, r.text]));
+    const cli = JSON.parse(execFileSync(bin, flags()));
+    want.push(
+      ...cli.records.map((r) => [
+        path.relative(run, fileURLToPath(r.location.uri)),
+        r.location.range.start.line + 1,
+        r.location.range.end.line + 1,
+        r.time ?? undefined,
+        r.level ?? undefined,
+        r.conversation ?? undefined,
+        r.agent,
+        r.text,
+      ]),
+    );
+    assert.equal(sc.cursor, cli.cursor ?? undefined);
+    if (!sc.cursor) break;
+    args.cursor = sc.cursor;
+  }
+  assert.ok(want.length > 4);
+  assert.deepEqual(got, want);
 });
 
 test("search answers what runls search --json answers", async () => {
@@ -93,6 +128,9 @@ test("bad arguments are tool errors naming the argument", async () => {
     ["read", { path: "../../etc/passwd" }, "path"],
     ["read", { path: "/proc/self/environ" }, "path"],
     ["read", {}, "path"],
+    ["records", { conversation: "conv-1" }, "episode"],
+    ["records", { episode: "episode-2", limit: 501 }, "limit"],
+    ["records", { episode: "episode-2", cursor: "x" }, "cursor"],
   ]) {
     const res = await client.callTool({ name, arguments: args });
     assert.equal(res.isError, true, JSON.stringify(args));

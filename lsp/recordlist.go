@@ -1,0 +1,84 @@
+package lsp
+
+import (
+	"context"
+	"strconv"
+
+	"go.uber.org/zap"
+
+	"runls/retriever"
+)
+
+// run/records (spec §13): the records of an episode in time order, whole,
+// across agents, filtered and paged, from the engine's record tables.
+
+// RecordsParams are the params of run/records. A field that is absent,
+// null or "" is not given; the settings give no defaults here (a view of
+// the run asks for what it shows).
+type RecordsParams struct {
+	Episode      *string `json:"episode,omitempty"`
+	Conversation *string `json:"conversation,omitempty"`
+	Agent        *string `json:"agent,omitempty"`
+	MinLevel     *string `json:"minLevel,omitempty"`
+	From         *string `json:"from,omitempty"`
+	To           *string `json:"to,omitempty"`
+	Limit        *int    `json:"limit,omitempty"`
+	Cursor       *string `json:"cursor,omitempty"`
+}
+
+// RecordsResult is the result of run/records; the engine's has its shape.
+type RecordsResult = retriever.RecordsResult
+
+// RunRecords answers run/records from the engine, after the first indexing.
+func (h handlers) RunRecords(ctx context.Context, params *RecordsParams) (*RecordsResult, error) {
+	req, err := params.request()
+	if err != nil {
+		return nil, requestError(err)
+	}
+	if err := req.Validate(); err != nil {
+		return nil, requestError(err)
+	}
+	s := h.s
+	g := s.acquire()
+	defer g.release()
+	if g == nil || g.engine == nil {
+		return &RecordsResult{Records: []retriever.Record{}}, nil
+	}
+	if err := g.waitReady(ctx); err != nil {
+		return nil, err
+	}
+	res, err := g.engine.Records(ctx, req)
+	if err != nil {
+		return nil, requestError(err)
+	}
+	if res.Records == nil {
+		res.Records = []retriever.Record{}
+	}
+	s.logger.Debug("run/records", zap.Int("records", len(res.Records)), zap.Bool("more", res.Cursor != nil))
+	return &res, nil
+}
+
+// request is the engine's request of the params.
+func (p *RecordsParams) request() (retriever.RecordsRequest, error) {
+	var req retriever.RecordsRequest
+	set := func(dst *string, v *string) {
+		if v != nil {
+			*dst = *v
+		}
+	}
+	set(&req.Episode, p.Episode)
+	set(&req.Conversation, p.Conversation)
+	set(&req.Agent, p.Agent)
+	set(&req.MinLevel, p.MinLevel)
+	set(&req.From, p.From)
+	set(&req.To, p.To)
+	set(&req.Cursor, p.Cursor)
+	if p.Limit != nil {
+		// The engine reads a zero Limit as absent; given, 0 is out of range.
+		if *p.Limit == 0 {
+			return req, &retriever.FieldError{Field: "limit", Value: "0", Reason: "want 1 to " + strconv.Itoa(retriever.MaxRecordsLimit)}
+		}
+		req.Limit = *p.Limit
+	}
+	return req, nil
+}
