@@ -6,6 +6,8 @@ package retriever
 import (
 	"cmp"
 	"slices"
+
+	"runls/retriever/internal/bm25"
 )
 
 // builder collects the pieces of one batch with local term ids. Postings
@@ -14,13 +16,13 @@ import (
 // while indexing, and nothing in the builder holds pointers for the GC to scan.
 type builder struct {
 	seg     rawColumns
-	terms   *termTable
+	terms   *bm25.TermTable
 	log     []uint64 // term<<(logDocBits+logTFBits) | doc<<logTFBits | tf
 	sorted  []uint64 // room for the log sorted by term, in finish
 	tf      []uint32 // count of each term in the current piece
 	count   []uint32 // postings per term
 	touched []int32
-	scan    termScanner
+	scan    bm25.Scanner
 	tokens  int // terms of the current piece
 
 	// per agent id: pieces, total length and local df
@@ -52,19 +54,19 @@ func (b *builder) next() *builder {
 }
 
 func newBuilder(layerMin int) *builder {
-	return &builder{terms: newTermTable(), layerMin: layerMin}
+	return &builder{terms: bm25.NewTermTable(), layerMin: layerMin}
 }
 
 // pieceTerms tokenizes one piece into the builder's pending term counts and
 // returns how many terms it has; 0 leaves nothing pending.
 func (b *builder) pieceTerms(text []byte) int {
 	b.tokens = 0
-	b.scan.each(text, b.addToken)
+	b.scan.Each(text, b.addToken)
 	return b.tokens
 }
 
 func (b *builder) addToken(term []byte, h uint64) {
-	id := b.terms.id(term, h)
+	id := b.terms.ID(term, h)
 	if int(id) >= len(b.tf) {
 		b.tf = append(b.tf, 0)
 		b.count = append(b.count, 0)

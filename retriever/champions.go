@@ -3,6 +3,8 @@ package retriever
 // This file holds the champion blocks: each frequent term's best blocks,
 // scored whole before MaxScore, and scoreWhole.
 
+import "runls/retriever/internal/bm25"
+
 // championBlocks is how many of a frequent term's best blocks (by their
 // score bound, over all segments) are scored whole before MaxScore.
 const championBlocks = 2
@@ -38,7 +40,7 @@ func (ix *Index) champions(later []pendingSegment, avgdl float64, q *query, f *f
 				best[k], best[k-1] = best[k-1], best[k]
 			}
 		}
-		theta := top.threshold() * (1 - pruneSlack)
+		theta := top.threshold() * (1 - bm25.PruneSlack)
 		for p, ps := range later {
 			if q.reach(ps.rest, nil) < theta { // no piece of the segment can enter
 				continue
@@ -52,14 +54,14 @@ func (ix *Index) champions(later []pendingSegment, avgdl float64, q *query, f *f
 					keep(block{cur.ub, p, c, -1})
 				}
 				for b, e := range cur.it.skips {
-					if bound := scoreBound(cur.idf, e.maxImpact, cur.scale); n < championBlocks || bound > best[n-1].bound {
+					if bound := bm25.ScoreBound(cur.idf, e.maxImpact, cur.scale); n < championBlocks || bound > best[n-1].bound {
 						keep(block{bound, p, c, b})
 					}
 				}
 			}
 		}
 		for _, bl := range best[:n] {
-			if bl.bound < top.threshold()*(1-pruneSlack) {
+			if bl.bound < top.threshold()*(1-bm25.PruneSlack) {
 				break
 			}
 			ps := later[bl.p]
@@ -101,16 +103,16 @@ func (ix *Index) scoreWhole(s *segment, c *termCursor, tf uint32, dl uint16, oth
 		return
 	}
 	clear(contrib)
-	norm := q.norms.of(dl, avgdl)
-	contrib[c.qi] = bm25n(c.idf, tf, norm)
+	norm := q.norms.Of(dl, avgdl)
+	contrib[c.qi] = bm25.ScoreNorm(c.idf, tf, norm)
 	for i := range others {
 		o := &others[i]
 		if contrib[o.qi] != 0 {
 			continue // found in the term's other list
 		}
 		if tf := o.lookup(d); tf > 0 {
-			contrib[o.qi] = bm25n(o.idf, tf, norm)
+			contrib[o.qi] = bm25.ScoreNorm(o.idf, tf, norm)
 		}
 	}
-	top.offer(hit{score: sumInOrder(contrib), seg: s, doc: d, fs: fs})
+	top.offer(hit{score: bm25.SumInOrder(contrib), seg: s, doc: d, fs: fs})
 }

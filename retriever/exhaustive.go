@@ -7,6 +7,8 @@ package retriever
 import (
 	"cmp"
 	"slices"
+
+	"runls/retriever/internal/bm25"
 )
 
 // exhaustive scores every posting of the query's terms: each term's lists
@@ -30,7 +32,7 @@ func (ix *Index) exhaustive(s *segment, cs []termCursor, avgdl float64, q *query
 		ix.maxScore(s, cs, avgdl, q, f, top)
 		return
 	}
-	theta := top.threshold() * (1 - pruneSlack)
+	theta := top.threshold() * (1 - bm25.PruneSlack)
 	if pairsOnly(cs, distinct, theta) {
 		ix.exhaustivePairs(s, cs, avgdl, q, f, top)
 		return
@@ -86,17 +88,17 @@ func (ix *Index) exhaustive(s *segment, cs []termCursor, avgdl float64, q *query
 			}
 		}
 		if bound >= theta {
-			norm := norms.of(s.dlOf(d), avgdl)
+			norm := norms.Of(s.dlOf(d), avgdl)
 			score := 0.0
 			for i := range m {
 				if has&(1<<i) != 0 {
-					score += bm25n(idf[i], tfs[i][at[i]], norm)
+					score += bm25.ScoreNorm(idf[i], tfs[i][at[i]], norm)
 				}
 			}
 			if score >= theta {
 				if ok, fs := runs.at(d); ok {
 					top.offer(hit{score: score, seg: s, doc: d, fs: fs})
-					theta = top.threshold() * (1 - pruneSlack)
+					theta = top.threshold() * (1 - bm25.PruneSlack)
 				}
 			}
 		}
@@ -179,15 +181,15 @@ func (ix *Index) exhaustivePairs(s *segment, cs []termCursor, avgdl float64, q *
 	}
 	q.candDLs = dls
 	runs := newRunCursor(ix, s, q, f)
-	theta := top.threshold() * (1 - pruneSlack)
+	theta := top.threshold() * (1 - bm25.PruneSlack)
 	for j, d := range cands {
-		norm := q.norms.of(dls[j], avgdl)
+		norm := q.norms.Of(dls[j], avgdl)
 		score := 0.0
 		for i := range lists {
 			// The candidates are few and ascending: search ahead, do not
 			// walk. Lists are in query term order, a term's found in one.
 			if tf := lists[i].tfOf(d); tf > 0 {
-				score += bm25n(lists[i].idf, tf, norm)
+				score += bm25.ScoreNorm(lists[i].idf, tf, norm)
 			}
 		}
 		if score < theta {
@@ -195,7 +197,7 @@ func (ix *Index) exhaustivePairs(s *segment, cs []termCursor, avgdl float64, q *
 		}
 		if ok, fs := runs.at(d); ok {
 			top.offer(hit{score: score, seg: s, doc: d, fs: fs})
-			theta = top.threshold() * (1 - pruneSlack)
+			theta = top.threshold() * (1 - bm25.PruneSlack)
 		}
 	}
 }

@@ -3,6 +3,8 @@ package retriever
 // This file holds the impact cut: how a term with many postings is split into
 // a high list and a low one.
 
+import "runls/retriever/internal/bm25"
+
 // A term with many postings in a segment keeps them as two lists, each in
 // piece order with its own skips: the few with the highest impact (large tf
 // in a short piece) and the rest. A query scores the high list first, as it
@@ -40,7 +42,7 @@ type impactCut struct {
 	layerMin int
 	dl       []uint16
 	avgdl    float64
-	norms    []float64 // lengthNorm by piece length, for the lengths in the batch
+	norms    []float64 // bm25.LengthNorm by piece length, for the lengths in the batch
 	once     []uint16  // the bucket of tf 1 by piece length: most entries'
 	hist     []uint32
 	buckets  []uint16 // of the last term cut, by entry
@@ -69,7 +71,7 @@ func newImpactCut(dl []uint16, layerMin int) *impactCut {
 	c.avgdl = max(float64(total)/float64(max(len(dl), 1)), 1)
 	c.once = make([]uint16, len(c.norms))
 	for l := range c.norms {
-		c.norms[l] = lengthNorm(uint32(l), c.avgdl)
+		c.norms[l] = bm25.LengthNorm(uint32(l), c.avgdl)
 		c.once[l] = uint16(impactBucket(1, c.norms[l]))
 	}
 	return c

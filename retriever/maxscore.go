@@ -6,6 +6,8 @@ package retriever
 import (
 	"cmp"
 	"slices"
+
+	"runls/retriever/internal/bm25"
 )
 
 // maxScore finds the segment's pieces that can enter the top k, document at
@@ -37,7 +39,7 @@ func (ix *Index) maxScore(s *segment, cs []termCursor, avgdl float64, q *query, 
 		cum[i] = sum
 	}
 	for {
-		theta := top.threshold() * (1 - pruneSlack)
+		theta := top.threshold() * (1 - bm25.PruneSlack)
 		e := 0
 		for e < len(cs) && cum[e] < theta {
 			e++
@@ -51,7 +53,7 @@ func (ix *Index) maxScore(s *segment, cs []termCursor, avgdl float64, q *query, 
 			c := &cs[e]
 			for c.it.valid && c.it.si < len(c.it.skips) {
 				blk := c.it.skips[c.it.si]
-				if scoreBound(c.idf, blk.maxImpact, c.scale)+before >= theta {
+				if bm25.ScoreBound(c.idf, blk.maxImpact, c.scale)+before >= theta {
 					break
 				}
 				c.it.advance(blk.lastDoc + 1)
@@ -73,7 +75,7 @@ func (ix *Index) maxScore(s *segment, cs []termCursor, avgdl float64, q *query, 
 			dl := uint32(s.dlOf(d))
 			for i := e; i < len(cs); i++ {
 				if cs[i].it.valid && cs[i].it.doc == d {
-					v := bm25(cs[i].idf, cs[i].it.tf, dl, avgdl)
+					v := bm25.Score(cs[i].idf, cs[i].it.tf, dl, avgdl)
 					contrib[cs[i].qi] = v
 					partial += v
 				}
@@ -96,13 +98,13 @@ func (ix *Index) maxScore(s *segment, cs []termCursor, avgdl float64, q *query, 
 					continue // found in the term's other list
 				}
 				if tf := cs[j].lookup(d); tf > 0 {
-					v := bm25(cs[j].idf, tf, dl, avgdl)
+					v := bm25.Score(cs[j].idf, tf, dl, avgdl)
 					contrib[cs[j].qi] = v
 					partial += v
 				}
 			}
 			if !pruned {
-				top.offer(hit{score: sumInOrder(contrib), seg: s, doc: d, fs: fs})
+				top.offer(hit{score: bm25.SumInOrder(contrib), seg: s, doc: d, fs: fs})
 			}
 		}
 		for i := e; i < len(cs); i++ {
@@ -118,7 +120,7 @@ func (ix *Index) maxScore(s *segment, cs []termCursor, avgdl float64, q *query, 
 func (ix *Index) single(s *segment, c *termCursor, avgdl float64, q *query, f *filter, top *topK) {
 	norms := q.norms
 	runs := newRunCursor(ix, s, q, f)
-	theta := top.threshold() * (1 - pruneSlack)
+	theta := top.threshold() * (1 - bm25.PruneSlack)
 	var dls [skipEvery]uint16
 	for si := range c.blocks() {
 		from, end, prev, ub := c.block(si)
@@ -132,10 +134,10 @@ func (ix *Index) single(s *segment, c *termCursor, avgdl float64, q *query, f *f
 			dls[j] = s.lengthAt(c.dls, si*skipEvery+j, d)
 		}
 		for j, d := range q.blockDocs {
-			if score := bm25n(c.idf, q.blockTFs[j], norms.of(dls[j], avgdl)); score >= theta {
+			if score := bm25.ScoreNorm(c.idf, q.blockTFs[j], norms.Of(dls[j], avgdl)); score >= theta {
 				if ok, fs := runs.at(d); ok {
 					top.offer(hit{score: score, seg: s, doc: d, fs: fs})
-					theta = top.threshold() * (1 - pruneSlack)
+					theta = top.threshold() * (1 - bm25.PruneSlack)
 				}
 			}
 		}

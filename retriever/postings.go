@@ -24,7 +24,7 @@ type postingIter struct {
 // skipEntry marks the end of a block of postings: its last doc and the byte
 // offset after it, so that advance can jump over blocks without decoding them,
 // and the block's largest tf and largest impact, which bound the score of
-// any of its pieces (block-max; see scoreBound).
+// any of its pieces (block-max; see bm25.ScoreBound).
 type skipEntry struct {
 	lastDoc   uint32
 	end       uint32

@@ -7,6 +7,8 @@ import (
 	"cmp"
 	"math"
 	"slices"
+
+	"runls/retriever/internal/bm25"
 )
 
 // prefillScratch is prefill's buffers.
@@ -78,7 +80,7 @@ func (ix *Index) prefillRound(p *pendingSegment, round int, avgdl float64, q *qu
 	// the most a piece without a done term can score
 	reach := q.reach(cs, func(i int) bool { return !p.done[i] })
 	p.done[round] = true
-	if reach < top.threshold()*(1-pruneSlack) {
+	if reach < top.threshold()*(1-bm25.PruneSlack) {
 		return // none of the term's pieces can enter
 	}
 	p.budget -= n
@@ -151,9 +153,9 @@ func (ix *Index) prefill(s *segment, cs []termCursor, r int, done []bool, avgdl 
 	contrib := slices.Grow(pf.contrib[:0], len(q.terms))[:len(q.terms)]
 	bound := slices.Grow(pf.bound[:0], nGroups)[:nGroups]
 	pf.others, pf.order, pf.groups, pf.gub, pf.gdense, pf.byUB, pf.contrib, pf.bound = others, order, groups, gub, gdense, byUB, contrib, bound
-	rest := sumInOrder(gub) // the most the other terms add to any piece
+	rest := bm25.SumInOrder(gub) // the most the other terms add to any piece
 	runs := newRunCursor(ix, s, q, f)
-	theta := top.threshold() * (1 - pruneSlack)
+	theta := top.threshold() * (1 - bm25.PruneSlack)
 	idf := cs[r].idf
 	// A block of rare at a time: skipped when it cannot reach the
 	// threshold with the most the other terms add, else decoded whole, then
@@ -192,8 +194,8 @@ func (ix *Index) prefill(s *segment, cs []termCursor, r int, done []bool, avgdl 
 			// The most each other term can add to this piece: its largest tf
 			// at the piece's own length, far tighter than its bound over all
 			// pieces.
-			norm := q.norms.of(b.dl, avgdl)
-			partial := bm25n(idf, b.tf, norm)
+			norm := q.norms.Of(b.dl, avgdl)
+			partial := bm25.ScoreNorm(idf, b.tf, norm)
 			left := 0.0
 			for g := range nGroups {
 				var tf uint16
@@ -214,7 +216,7 @@ func (ix *Index) prefill(s *segment, cs []termCursor, r int, done []bool, avgdl 
 					}
 				}
 				// A term's lists share its idf: one score for the largest tf.
-				bound[g] = bm25n(cs[order[groups[g]]].idf, uint32(tf), norm)
+				bound[g] = bm25.ScoreNorm(cs[order[groups[g]]].idf, uint32(tf), norm)
 				left += bound[g]
 			}
 			if partial+left < theta {
@@ -231,7 +233,7 @@ func (ix *Index) prefill(s *segment, cs []termCursor, r int, done []bool, avgdl 
 				left -= bound[g]
 				for _, i := range order[groups[g]:groups[g+1]] {
 					if tf := others[i].lookup(d); tf > 0 {
-						v := bm25n(cs[i].idf, tf, norm)
+						v := bm25.ScoreNorm(cs[i].idf, tf, norm)
 						contrib[cs[i].qi] = v
 						partial += v
 						break
@@ -240,13 +242,13 @@ func (ix *Index) prefill(s *segment, cs []termCursor, r int, done []bool, avgdl 
 			}
 			// Whether the piece is evidence last: most pieces are, and most
 			// fall short of the threshold before.
-			score := sumInOrder(contrib)
+			score := bm25.SumInOrder(contrib)
 			if pruned || score < theta {
 				continue
 			}
 			if ok, fs := runs.at(d); ok {
 				top.offer(hit{score: score, seg: s, doc: d, fs: fs})
-				theta = top.threshold() * (1 - pruneSlack)
+				theta = top.threshold() * (1 - bm25.PruneSlack)
 			}
 		}
 	}

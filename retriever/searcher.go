@@ -9,10 +9,12 @@ import (
 	"context"
 	"fmt"
 	"slices"
+
+	"runls/retriever/internal/bm25"
 )
 
 type query struct {
-	norms *normTable
+	norms *bm25.NormTable
 	terms []queryTerm
 	agent int // -1: every agent
 	k     int
@@ -61,11 +63,11 @@ func (ix *Index) putScratch(s *scratch) {
 
 // normsFor returns the length norms at avgdl: the last query's when the
 // average is the same (it changes only as the index does).
-func (ix *Index) normsFor(avgdl float64) *normTable {
+func (ix *Index) normsFor(avgdl float64) *bm25.NormTable {
 	if c := ix.norms.Load(); c != nil && c.avgdl == avgdl {
 		return c.table
 	}
-	c := &cachedNorms{avgdl: avgdl, table: newNormTable(avgdl)}
+	c := &cachedNorms{avgdl: avgdl, table: bm25.NewNormTable(avgdl)}
 	ix.norms.Store(c)
 	return c.table
 }
@@ -73,7 +75,7 @@ func (ix *Index) normsFor(avgdl float64) *normTable {
 // cachedNorms is a norm table and the average length it is for.
 type cachedNorms struct {
 	avgdl float64
-	table *normTable
+	table *bm25.NormTable
 }
 
 // reach is the most a piece can score from the cursors that use allows: the
@@ -87,7 +89,7 @@ func (q *query) reach(cs []termCursor, use func(i int) bool) float64 {
 			q.best[cs[i].qi] = max(q.best[cs[i].qi], cs[i].ub)
 		}
 	}
-	return sumInOrder(q.best)
+	return bm25.SumInOrder(q.best)
 }
 
 type queryTerm struct {
@@ -98,7 +100,7 @@ type queryTerm struct {
 // newQuery looks up the terms of text and their statistics over the agents
 // searched (spec §6). The caller holds the read lock.
 func (ix *Index) newQuery(text, agent string) (*query, error) {
-	names := queryTerms(text)
+	names := bm25.Terms(text)
 	if len(names) > MaxQueryTerms {
 		return nil, &FieldError{"query", fmt.Sprintf("%d terms", len(names)), fmt.Sprintf("at most %d distinct terms", MaxQueryTerms)}
 	}
@@ -134,7 +136,7 @@ func (ix *Index) newQuery(text, agent string) (*query, error) {
 		if df == 0 {
 			continue
 		}
-		q.terms = append(q.terms, queryTerm{id: id, idf: idf(docs, df)})
+		q.terms = append(q.terms, queryTerm{id: id, idf: bm25.IDF(docs, df)})
 	}
 	return q, nil
 }
@@ -171,7 +173,7 @@ func (ix *Index) run(ctx context.Context, q *query, f *filter) ([]hit, error) {
 		w := segmentWork{s: s}
 		from := len(all)
 		var buf [2]list
-		scale := impactScale(avgdl, s.refAvgdl)
+		scale := bm25.ImpactScale(avgdl, s.refAvgdl)
 		for qi, t := range q.terms {
 			i := s.termIndex(t.id)
 			if i < 0 {
@@ -182,7 +184,7 @@ func (ix *Index) run(ctx context.Context, q *query, f *filter) ([]hit, error) {
 			ls := s.lists(i, &buf)
 			for _, l := range ls {
 				c := termCursor{it: l.it, idf: t.idf, qi: qi, dense: l.dense, maxTF: l.maxTF, scale: scale, dls: l.dls}
-				c.ub = scoreBound(t.idf, l.maxImpact, scale)
+				c.ub = bm25.ScoreBound(t.idf, l.maxImpact, scale)
 				// Not yet at its first piece: most cursors never walk (the
 				// steps below start their own iterators, or leave them out),
 				// and decoding one posting of each list costs a cache miss.

@@ -177,7 +177,7 @@ func (s *segment) termIndex(term uint32) int {
 // the largest impact of its postings bound its score (MaxScore). A
 // posting's impact is its bm25 without idf and k1+1, tf/(tf +
 // k1(1-b+b·dl/refAvgdl)), at the batch's average piece length: see
-// scoreBound for how it bounds the score at the index's.
+// bm25.ScoreBound for how it bounds the score at the index's.
 type termMeta struct {
 	off       uint32 // postings: post[off:] up to the next term's off
 	skipOff   uint32 // skip entries: skips[skipOff:] up to the next term's
