@@ -67,7 +67,7 @@ func (ix *Index) champions(later []pendingSegment, avgdl float64, q *query, f *f
 			ps := later[bl.p]
 			cur := ps.rest[bl.c]
 			it := cur.it
-			it.valid, it.pos, it.last, it.si = false, 0, ^uint32(0), 0
+			it.rewind()
 			end := len(it.p)
 			if bl.b >= 0 {
 				if bl.b > 0 {
@@ -81,7 +81,7 @@ func (ix *Index) champions(later []pendingSegment, avgdl float64, q *query, f *f
 			others = others[:0]
 			for _, c := range ps.all {
 				if c.qi != cur.qi {
-					c.it.valid, c.it.pos, c.it.last, c.it.si = false, 0, ^uint32(0), 0
+					c.it.rewind()
 					others = append(others, c)
 				}
 			}

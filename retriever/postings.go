@@ -82,6 +82,12 @@ func (it *postingIter) seek(target uint32) {
 	}
 }
 
+// rewind moves the iterator back before its list's first posting, as
+// newPostingIter leaves it, keeping its list and skips.
+func (it *postingIter) rewind() {
+	it.valid, it.pos, it.last, it.si = false, 0, ^uint32(0), 0
+}
+
 // advance moves to the first doc at or after target, if not there already.
 // It jumps over whole blocks, then decodes the rest in a tight loop that
 // reads a tf only where it stops.

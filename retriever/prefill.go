@@ -92,16 +92,12 @@ func (ix *Index) prefillRound(p *pendingSegment, round int, avgdl float64, q *qu
 // as the piece can still reach the threshold. Blocks of cs[r] that cannot
 // reach it with the most the other terms add are skipped.
 func (ix *Index) prefill(s *segment, cs []termCursor, r int, done []bool, avgdl float64, q *query, f *filter, top *topK) {
-	fresh := func(it postingIter) postingIter {
-		it.valid, it.pos, it.last, it.si = false, 0, ^uint32(0), 0
-		return it
-	}
 	// The buffers below are the query's, kept from segment to segment.
 	pf := &q.pf
 	others := slices.Grow(pf.others[:0], len(cs))[:len(cs)]
 	for i := range cs {
 		others[i] = cs[i]
-		others[i].it = fresh(cs[i].it)
+		others[i].it.rewind()
 	}
 	// The other terms, by query term: the piece is in no other list of its
 	// own term, and in at most one list of each other term.
