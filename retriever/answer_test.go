@@ -396,13 +396,13 @@ func (ix *Index) bruteHits(t *testing.T, req Request) []hit {
 			})
 		}
 		for d, score := range acc {
-			if ok, fs := ix.candidate(s, d, q, lifted); ok {
-				hits = append(hits, hit{score: score, seg: s, doc: d, fs: fs})
+			if (&evidenceFilter{ix: ix, f: lifted, agent: q.agent}).accept(s, d) {
+				hits = append(hits, hit{score: score, seg: s, doc: d, fs: ix.file(s.fileOf(d))})
 			}
 		}
 	}
 	slices.SortFunc(hits, func(a, b hit) int {
-		if before(&a, &b) {
+		if better(&a, &b, ix.locationBefore) {
 			return -1
 		}
 		return 1

@@ -13,7 +13,7 @@ const championBlocks = 2
 // they hold its best pieces, so the threshold is near its final value
 // before MaxScore walks anything, and MaxScore skips the blocks (and terms)
 // that cannot reach it. Pieces are offered again later; that changes nothing.
-func (ix *Index) champions(later []pendingSegment, avgdl float64, q *query, f *filter, top *topK) {
+func (sr *searcher) champions(later []pendingSegment, avgdl float64, q *query, f docFilter, top *topK) {
 	type block struct {
 		bound float64
 		p, c  int // segment in later, cursor in rest
@@ -88,7 +88,7 @@ func (ix *Index) champions(later []pendingSegment, avgdl float64, q *query, f *f
 			k := max(bl.b, 0) * skipEvery // the block's first place in its list
 			for ; it.pos < end && it.next(); k++ {
 				dl := ps.s.lengthAt(cur.dls, k, it.doc)
-				ix.scoreWhole(ps.s, &cur, it.tf, dl, others, it.doc, avgdl, q, f, top, contrib)
+				sr.scoreWhole(ps.s, &cur, it.tf, dl, others, it.doc, avgdl, q, f, top, contrib)
 			}
 		}
 	}
@@ -97,9 +97,8 @@ func (ix *Index) champions(later []pendingSegment, avgdl float64, q *query, f *f
 // scoreWhole scores piece d, of length dl, found with tf in the list of c, with every
 // other query term of its segment (looked up in others, which are asked
 // for pieces in increasing order) and offers it.
-func (ix *Index) scoreWhole(s *segment, c *termCursor, tf uint32, dl uint16, others []termCursor, d uint32, avgdl float64, q *query, f *filter, top *topK, contrib []float64) {
-	ok, fs := ix.candidate(s, d, q, f)
-	if !ok {
+func (sr *searcher) scoreWhole(s *segment, c *termCursor, tf uint32, dl uint16, others []termCursor, d uint32, avgdl float64, q *query, f docFilter, top *topK, contrib []float64) {
+	if !f.accept(s, d) {
 		return
 	}
 	clear(contrib)
@@ -114,5 +113,5 @@ func (ix *Index) scoreWhole(s *segment, c *termCursor, tf uint32, dl uint16, oth
 			contrib[o.qi] = bm25.ScoreNorm(o.idf, tf, norm)
 		}
 	}
-	top.offer(hit{score: bm25.SumInOrder(contrib), seg: s, doc: d, fs: fs})
+	top.offer(hit{score: bm25.SumInOrder(contrib), seg: s, doc: d})
 }

@@ -1,8 +1,8 @@
 package retriever
 
 // This file holds the evidence rules of a request (spec §5) as the scoring
-// paths consult them: filter, the per-piece candidate check, and runCursor,
-// which decides once a file run what depends on the file.
+// paths consult them: filter, and evidenceFilter, the docFilter that applies
+// it, with runCursor, which decides once a file run what depends on the file.
 
 import (
 	"cmp"
@@ -24,16 +24,28 @@ type filter struct {
 	hasTurn      bool
 }
 
-// candidate reports whether a piece is alive and evidence for the request.
-func (ix *Index) candidate(s *segment, d uint32, q *query, f *filter) (bool, *fileState) {
+// evidenceFilter is the docFilter of a request: its rules, over the pieces
+// of the agent searched (agent < 0: every agent's).
+type evidenceFilter struct {
+	ix    *Index
+	f     *filter
+	agent int
+}
+
+// accept reports whether a piece is alive and evidence for the request.
+func (e *evidenceFilter) accept(s *segment, d uint32) bool {
 	if s.isDead(d) {
-		return false, nil
+		return false
 	}
-	fs := ix.file(s.fileOf(d))
-	if fs == nil || (q.agent >= 0 && int(fs.agent) != q.agent) || !ix.evidence(f, s, d, fs) {
-		return false, nil
-	}
-	return true, fs
+	fs := e.ix.file(s.fileOf(d))
+	return fs != nil && (e.agent < 0 || int(fs.agent) == e.agent) && e.ix.evidence(e.f, s, d, fs)
+}
+
+// cursor returns a runCursor over the segment's pieces.
+func (e *evidenceFilter) cursor(s *segment) docCursor {
+	c := &runCursor{ix: e.ix, s: s, f: e.f, agent: e.agent, i: -1}
+	c.enter(0)
+	return c
 }
 
 // file returns the committed state of a file id, or nil: the pieces of a
@@ -57,18 +69,12 @@ const (
 type runCursor struct {
 	ix      *Index
 	s       *segment
-	q       *query
 	f       *filter
+	agent   int
 	i       int // current run
 	next    uint32
 	fs      *fileState
 	verdict int
-}
-
-func newRunCursor(ix *Index, s *segment, q *query, f *filter) *runCursor {
-	c := &runCursor{ix: ix, s: s, q: q, f: f, i: -1}
-	c.enter(0)
-	return c
 }
 
 func (c *runCursor) enter(i int) {
@@ -78,28 +84,28 @@ func (c *runCursor) enter(i int) {
 		c.next = c.s.fileRuns[i+1].lo
 	}
 	c.fs = c.ix.file(c.s.fileRuns[i].file)
-	c.verdict = c.ix.fileVerdict(c.fs, c.q, c.f)
+	c.verdict = c.ix.fileVerdict(c.fs, c.agent, c.f)
 }
 
 // at reports whether piece d (at or after the last one asked) is alive and
-// evidence, and its file.
-func (c *runCursor) at(d uint32) (bool, *fileState) {
+// evidence.
+func (c *runCursor) at(d uint32) bool {
 	if d >= c.next {
 		i, _ := slices.BinarySearchFunc(c.s.fileRuns, d+1, func(r fileRun, t uint32) int { return cmp.Compare(r.lo, t) })
 		c.enter(i - 1)
 	}
 	switch {
 	case c.verdict == rejectRun || c.s.isDead(d):
-		return false, nil
+		return false
 	case c.verdict == acceptRun:
-		return true, c.fs
+		return true
 	}
-	return c.ix.evidence(c.f, c.s, d, c.fs), c.fs
+	return c.ix.evidence(c.f, c.s, d, c.fs)
 }
 
 // fileVerdict decides what it can of the evidence rules from the file alone.
-func (ix *Index) fileVerdict(fs *fileState, q *query, f *filter) int {
-	if fs == nil || (q.agent >= 0 && int(fs.agent) != q.agent) {
+func (ix *Index) fileVerdict(fs *fileState, agent int, f *filter) int {
+	if fs == nil || (agent >= 0 && int(fs.agent) != agent) {
 		return rejectRun
 	}
 	if f.all {

@@ -16,7 +16,7 @@ import (
 // that each piece is scored once, its length read in order, and the evidence
 // rules follow the runs of files. A piece's score is summed in query term
 // order, as on the other paths, to the last bit.
-func (ix *Index) exhaustive(s *segment, cs []termCursor, avgdl float64, q *query, f *filter, top *topK) {
+func (sr *searcher) exhaustive(s *segment, cs []termCursor, avgdl float64, q *query, f docFilter, top *topK) {
 	slices.SortFunc(cs, func(a, b termCursor) int { return cmp.Compare(a.qi, b.qi) })
 	distinct := 1
 	for i := 1; i < len(cs); i++ {
@@ -29,12 +29,12 @@ func (ix *Index) exhaustive(s *segment, cs []termCursor, avgdl float64, q *query
 		for i := range cs {
 			cs[i].it.next() // a segment's lists hold a posting at least
 		}
-		ix.maxScore(s, cs, avgdl, q, f, top)
+		sr.maxScore(s, cs, avgdl, q, f, top)
 		return
 	}
 	theta := top.threshold() * (1 - bm25.PruneSlack)
 	if pairsOnly(cs, distinct, theta) {
-		ix.exhaustivePairs(s, cs, avgdl, q, f, top)
+		sr.exhaustivePairs(s, cs, avgdl, q, f, top)
 		return
 	}
 	terms := q.decoded[:0]
@@ -53,7 +53,7 @@ func (ix *Index) exhaustive(s *segment, cs []termCursor, avgdl float64, q *query
 	}
 	q.decoded = terms
 	norms := q.norms
-	runs := newRunCursor(ix, s, q, f)
+	runs := f.cursor(s)
 	// The merge's state in arrays of its own, which the compiler keeps on
 	// the stack, not behind the terms' slices. Each array ends in a sentinel
 	// past every piece, so the merge needs no bounds but the sentinel's.
@@ -96,8 +96,8 @@ func (ix *Index) exhaustive(s *segment, cs []termCursor, avgdl float64, q *query
 				}
 			}
 			if score >= theta {
-				if ok, fs := runs.at(d); ok {
-					top.offer(hit{score: score, seg: s, doc: d, fs: fs})
+				if runs.at(d) {
+					top.offer(hit{score: score, seg: s, doc: d})
 					theta = top.threshold() * (1 - bm25.PruneSlack)
 				}
 			}
@@ -136,7 +136,7 @@ const maxPairTerms = 4
 // arrays waits on every comparison. Only those pieces are scored. A piece
 // is in one list of its own term at most, so a second sighting is another
 // term's.
-func (ix *Index) exhaustivePairs(s *segment, cs []termCursor, avgdl float64, q *query, f *filter, top *topK) {
+func (sr *searcher) exhaustivePairs(s *segment, cs []termCursor, avgdl float64, q *query, f docFilter, top *topK) {
 	lists := q.decoded[:0]
 	for i := range cs {
 		var t decodedTerm
@@ -180,7 +180,7 @@ func (ix *Index) exhaustivePairs(s *segment, cs []termCursor, avgdl float64, q *
 		dls[j] = s.dlOf(d)
 	}
 	q.candDLs = dls
-	runs := newRunCursor(ix, s, q, f)
+	runs := f.cursor(s)
 	theta := top.threshold() * (1 - bm25.PruneSlack)
 	for j, d := range cands {
 		norm := q.norms.Of(dls[j], avgdl)
@@ -195,8 +195,8 @@ func (ix *Index) exhaustivePairs(s *segment, cs []termCursor, avgdl float64, q *
 		if score < theta {
 			continue
 		}
-		if ok, fs := runs.at(d); ok {
-			top.offer(hit{score: score, seg: s, doc: d, fs: fs})
+		if runs.at(d) {
+			top.offer(hit{score: score, seg: s, doc: d})
 			theta = top.threshold() * (1 - bm25.PruneSlack)
 		}
 	}

@@ -35,9 +35,7 @@ type Index struct {
 	maxDiags    int
 	seed        maphash.Seed
 	workers     int
-	tune        tuning
-	scratch     sync.Pool                   // of *scratch, queries' buffers
-	norms       atomic.Pointer[cachedNorms] // the last query's norm table
+	searcher    // the scoring paths' tuning and buffers
 
 	refreshMu sync.Mutex // one update at a time
 
@@ -122,7 +120,7 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 		convIDs:     map[string]uint32{},
 		warned:      map[string]bool{},
 		handles:     handleCache{max: maxOpenHandles},
-		tune:        defaultTuning(),
+		searcher:    searcher{tune: defaultTuning()},
 	}
 	if ix.log == nil {
 		ix.log = zap.NewNop()

@@ -13,16 +13,16 @@ import (
 // maxScore finds the segment's pieces that can enter the top k, document at
 // a time: terms whose bounds together cannot reach the threshold are not
 // walked, only looked up for pieces the other terms find.
-func (ix *Index) maxScore(s *segment, cs []termCursor, avgdl float64, q *query, f *filter, top *topK) {
+func (sr *searcher) maxScore(s *segment, cs []termCursor, avgdl float64, q *query, f docFilter, top *topK) {
 	switch len(cs) {
 	case 0:
 		return
 	case 1:
-		ix.single(s, &cs[0], avgdl, q, f, top)
+		sr.single(s, &cs[0], avgdl, q, f, top)
 		return
 	}
 	slices.SortFunc(cs, func(a, b termCursor) int { return cmp.Compare(a.ub, b.ub) })
-	runs := newRunCursor(ix, s, q, f)
+	runs := f.cursor(s)
 	cum := slices.Grow(q.cum[:0], len(cs))[:len(cs)]
 	q.cum = cum
 	// A score is summed in query term order, whatever order the cursors are
@@ -82,13 +82,7 @@ func (ix *Index) maxScore(s *segment, cs []termCursor, avgdl float64, q *query, 
 			}
 			// Filter only pieces that can still enter, then look the other
 			// terms up while the piece can still reach the threshold.
-			pruned := partial+before < theta
-			var fs *fileState
-			if !pruned {
-				var ok bool
-				ok, fs = runs.at(d)
-				pruned = !ok
-			}
+			pruned := partial+before < theta || !runs.at(d)
 			for j := e - 1; j >= 0 && !pruned; j-- {
 				if partial+cum[j] < theta {
 					pruned = true
@@ -104,7 +98,7 @@ func (ix *Index) maxScore(s *segment, cs []termCursor, avgdl float64, q *query, 
 				}
 			}
 			if !pruned {
-				top.offer(hit{score: bm25.SumInOrder(contrib), seg: s, doc: d, fs: fs})
+				top.offer(hit{score: bm25.SumInOrder(contrib), seg: s, doc: d})
 			}
 		}
 		for i := e; i < len(cs); i++ {
@@ -117,9 +111,9 @@ func (ix *Index) maxScore(s *segment, cs []termCursor, avgdl float64, q *query, 
 
 // single scores one term's postings in a tight loop, skipping the blocks
 // whose bound cannot reach the threshold.
-func (ix *Index) single(s *segment, c *termCursor, avgdl float64, q *query, f *filter, top *topK) {
+func (sr *searcher) single(s *segment, c *termCursor, avgdl float64, q *query, f docFilter, top *topK) {
 	norms := q.norms
-	runs := newRunCursor(ix, s, q, f)
+	runs := f.cursor(s)
 	theta := top.threshold() * (1 - bm25.PruneSlack)
 	var dls [skipEvery]uint16
 	for si := range c.blocks() {
@@ -135,8 +129,8 @@ func (ix *Index) single(s *segment, c *termCursor, avgdl float64, q *query, f *f
 		}
 		for j, d := range q.blockDocs {
 			if score := bm25.ScoreNorm(c.idf, q.blockTFs[j], norms.Of(dls[j], avgdl)); score >= theta {
-				if ok, fs := runs.at(d); ok {
-					top.offer(hit{score: score, seg: s, doc: d, fs: fs})
+				if runs.at(d) {
+					top.offer(hit{score: score, seg: s, doc: d})
 					theta = top.threshold() * (1 - bm25.PruneSlack)
 				}
 			}

@@ -1,22 +1,18 @@
 package retriever
 
-// This file holds the order of hits: score first, then location order.
+// This file holds the order of hits of equal score: location order.
 
-// before orders hits: higher score first, then location order (episode
-// number, path relative to the run folder byte-wise, line, piece).
-func before(a, b *hit) bool {
-	if a.score != b.score {
-		return a.score > b.score
-	}
-	return locationBefore(a, b)
-}
-
-func locationBefore(a, b *hit) bool {
-	if c := compareEpisodeNumbers(a.fs.epNum, b.fs.epNum); c != 0 {
+// locationBefore orders pieces of equal score by location: episode number,
+// path relative to the run folder byte-wise, line, piece. The scoring paths
+// ask it only for hits of equal score, so it finds the files of the two
+// pieces here rather than carrying a file in every hit.
+func (ix *Index) locationBefore(a, b *hit) bool {
+	fa, fb := ix.file(a.seg.fileOf(a.doc)), ix.file(b.seg.fileOf(b.doc))
+	if c := compareEpisodeNumbers(fa.epNum, fb.epNum); c != 0 {
 		return c < 0
 	}
-	if a.fs.rel != b.fs.rel {
-		return a.fs.rel < b.fs.rel
+	if fa.rel != fb.rel {
+		return fa.rel < fb.rel
 	}
 	la, lb := a.seg.lineOf(a.doc), b.seg.lineOf(b.doc)
 	if la != lb {

@@ -31,8 +31,8 @@ type pendingSegment struct {
 // startSegment scores a segment outright when all its query terms are rare
 // and alike (every posting), else readies it for the rounds of prefill: its
 // terms rarest first.
-func (ix *Index) startSegment(s *segment, cs []termCursor, avgdl float64, q *query, f *filter, top *topK) (pendingSegment, bool) {
-	if len(cs) == 0 || len(s.fileRuns) == 0 {
+func (sr *searcher) startSegment(s *segment, cs []termCursor, avgdl float64, q *query, f docFilter, top *topK) (pendingSegment, bool) {
+	if len(cs) == 0 || s.docs() == 0 {
 		return pendingSegment{}, false
 	}
 	// Every posting when the terms are few and alike; with a much more
@@ -50,15 +50,15 @@ func (ix *Index) startSegment(s *segment, cs []termCursor, avgdl float64, q *que
 			total, least, most, terms = total+n, min(least, n), max(most, n), terms+1
 		}
 	}
-	if terms > 1 && total <= ix.tune.exhaustiveMax && most <= ix.tune.exhaustiveSpread*least {
-		ix.exhaustive(s, cs, avgdl, q, f, top)
+	if terms > 1 && total <= sr.tune.exhaustiveMax && most <= sr.tune.exhaustiveSpread*least {
+		sr.exhaustive(s, cs, avgdl, q, f, top)
 		return pendingSegment{}, false
 	}
 	// Rarest first; of a split term, the high list (the shorter) first.
 	slices.SortFunc(cs, func(a, b termCursor) int {
 		return cmp.Or(cmp.Compare(b.idf, a.idf), cmp.Compare(len(a.it.p), len(b.it.p)))
 	})
-	return pendingSegment{s: s, all: cs, budget: 2 * ix.tune.prefillMax}, true
+	return pendingSegment{s: s, all: cs, budget: 2 * sr.tune.prefillMax}, true
 }
 
 // prefillRound scores whole the pieces of the segment's round-th rarest term,
@@ -68,13 +68,13 @@ func (ix *Index) startSegment(s *segment, cs []termCursor, avgdl float64, q *que
 // so it changes nothing (a lower score never displaces the same piece, nor
 // passes a threshold that its full score did not). The same holds within the
 // prefill of the next terms, which leave the done ones out too.
-func (ix *Index) prefillRound(p *pendingSegment, round int, avgdl float64, q *query, f *filter, top *topK) {
+func (sr *searcher) prefillRound(p *pendingSegment, round int, avgdl float64, q *query, f docFilter, top *topK) {
 	cs := p.all
 	if round >= len(cs) || len(cs) == 1 {
 		return
 	}
 	n := len(cs[round].it.p)
-	if n > ix.tune.prefillMax || n > p.budget {
+	if n > sr.tune.prefillMax || n > p.budget {
 		return
 	}
 	// the most a piece without a done term can score
@@ -84,14 +84,14 @@ func (ix *Index) prefillRound(p *pendingSegment, round int, avgdl float64, q *qu
 		return // none of the term's pieces can enter
 	}
 	p.budget -= n
-	ix.prefill(p.s, cs, round, p.done, avgdl, q, f, top)
+	sr.prefill(p.s, cs, round, p.done, avgdl, q, f, top)
 }
 
 // prefill scores every piece of the list cs[r] in the segment with the
 // terms not done (see prefillRound), looked up with fresh iterators as long
 // as the piece can still reach the threshold. Blocks of cs[r] that cannot
 // reach it with the most the other terms add are skipped.
-func (ix *Index) prefill(s *segment, cs []termCursor, r int, done []bool, avgdl float64, q *query, f *filter, top *topK) {
+func (sr *searcher) prefill(s *segment, cs []termCursor, r int, done []bool, avgdl float64, q *query, f docFilter, top *topK) {
 	// The buffers below are the query's, kept from segment to segment.
 	pf := &q.pf
 	others := slices.Grow(pf.others[:0], len(cs))[:len(cs)]
@@ -150,7 +150,7 @@ func (ix *Index) prefill(s *segment, cs []termCursor, r int, done []bool, avgdl 
 	bound := slices.Grow(pf.bound[:0], nGroups)[:nGroups]
 	pf.others, pf.order, pf.groups, pf.gub, pf.gdense, pf.byUB, pf.contrib, pf.bound = others, order, groups, gub, gdense, byUB, contrib, bound
 	rest := bm25.SumInOrder(gub) // the most the other terms add to any piece
-	runs := newRunCursor(ix, s, q, f)
+	runs := f.cursor(s)
 	theta := top.threshold() * (1 - bm25.PruneSlack)
 	idf := cs[r].idf
 	// A block of rare at a time: skipped when it cannot reach the
@@ -242,8 +242,8 @@ func (ix *Index) prefill(s *segment, cs []termCursor, r int, done []bool, avgdl 
 			if pruned || score < theta {
 				continue
 			}
-			if ok, fs := runs.at(d); ok {
-				top.offer(hit{score: score, seg: s, doc: d, fs: fs})
+			if runs.at(d) {
+				top.offer(hit{score: score, seg: s, doc: d})
 				theta = top.threshold() * (1 - bm25.PruneSlack)
 			}
 		}

@@ -9,6 +9,8 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"sync"
+	"sync/atomic"
 
 	"runls/retriever/internal/bm25"
 )
@@ -42,14 +44,14 @@ type scratch struct {
 }
 
 // getScratch takes buffers from the pool; putScratch gives them back.
-func (ix *Index) getScratch() *scratch {
-	if s, ok := ix.scratch.Get().(*scratch); ok {
+func (sr *searcher) getScratch() *scratch {
+	if s, ok := sr.scratch.Get().(*scratch); ok {
 		return s
 	}
 	return &scratch{}
 }
 
-func (ix *Index) putScratch(s *scratch) {
+func (sr *searcher) putScratch(s *scratch) {
 	// The segments the cursors point into may be dropped: let them go.
 	clear(s.cursors[:cap(s.cursors)])
 	clear(s.work[:cap(s.work)])
@@ -58,17 +60,17 @@ func (ix *Index) putScratch(s *scratch) {
 	clear(s.rest[:cap(s.rest)])
 	clear(s.pf.gdense[:cap(s.pf.gdense)])
 	s.cursors, s.work = s.cursors[:0], s.work[:0]
-	ix.scratch.Put(s)
+	sr.scratch.Put(s)
 }
 
 // normsFor returns the length norms at avgdl: the last query's when the
 // average is the same (it changes only as the index does).
-func (ix *Index) normsFor(avgdl float64) *bm25.NormTable {
-	if c := ix.norms.Load(); c != nil && c.avgdl == avgdl {
+func (sr *searcher) normsFor(avgdl float64) *bm25.NormTable {
+	if c := sr.norms.Load(); c != nil && c.avgdl == avgdl {
 		return c.table
 	}
 	c := &cachedNorms{avgdl: avgdl, table: bm25.NewNormTable(avgdl)}
-	ix.norms.Store(c)
+	sr.norms.Store(c)
 	return c.table
 }
 
@@ -141,8 +143,9 @@ func (ix *Index) newQuery(text, agent string) (*query, error) {
 	return q, nil
 }
 
-// run scores the query over every segment, keeps the best k pieces with
-// distinct texts, and reads their text.
+// run scores the query over every segment under the request's rules, keeps
+// the best k pieces with distinct texts, equal scores in location order, and
+// gives each its file. The caller holds the read lock.
 func (ix *Index) run(ctx context.Context, q *query, f *filter) ([]hit, error) {
 	var docs, terms int64
 	for a := range ix.stats {
@@ -155,18 +158,37 @@ func (ix *Index) run(ctx context.Context, q *query, f *filter) ([]hit, error) {
 		return nil, nil
 	}
 	avgdl := float64(terms) / float64(docs)
-	q.norms = ix.normsFor(avgdl)
+	hits, err := ix.searcher.run(ctx, q, &evidenceFilter{ix: ix, f: f, agent: q.agent}, ix.segments, avgdl, ix.locationBefore)
+	for i := range hits {
+		hits[i].fs = ix.file(hits[i].seg.fileOf(hits[i].doc))
+	}
+	return hits, err
+}
+
+// searcher runs queries over segments: it holds the thresholds that choose
+// the scoring paths, a pool of query buffers and the last norm table.
+type searcher struct {
+	tune    tuning
+	scratch sync.Pool                   // of *scratch, queries' buffers
+	norms   atomic.Pointer[cachedNorms] // the last query's norm table
+}
+
+// run scores the query over segs, whose average piece length is avgdl: the
+// best k pieces that f accepts, with distinct texts, equal scores in tie's
+// order.
+func (sr *searcher) run(ctx context.Context, q *query, f docFilter, segs []*segment, avgdl float64, tie func(a, b *hit) bool) ([]hit, error) {
+	q.norms = sr.normsFor(avgdl)
 	q.best = make([]float64, len(q.terms))
-	q.scratch = ix.getScratch()
-	defer ix.putScratch(q.scratch)
+	q.scratch = sr.getScratch()
+	defer sr.putScratch(q.scratch)
 	// Every segment's cursors first: the size of their postings decides
 	// whether the segments are searched in two halves side by side. They
 	// go into one slice, with room for them all (a term has two lists at
 	// most in a segment), so that each segment's stay where they are.
 	work := q.work[:0]
-	all := slices.Grow(q.cursors[:0], 2*len(q.terms)*len(ix.segments))
+	all := slices.Grow(q.cursors[:0], 2*len(q.terms)*len(segs))
 	size := 0
-	for _, s := range ix.segments {
+	for _, s := range segs {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
@@ -199,9 +221,9 @@ func (ix *Index) run(ctx context.Context, q *query, f *filter) ([]hit, error) {
 		}
 	}
 	q.work, q.cursors = work, all
-	if size < ix.tune.parallelMin || len(work) < 2 || len(q.terms) < 2 {
-		top := newTopK(q.k)
-		if err := ix.search(ctx, q, f, work, avgdl, top); err != nil {
+	if size < sr.tune.parallelMin || len(work) < 2 || len(q.terms) < 2 {
+		top := newTopK(q.k, tie)
+		if err := sr.search(ctx, q, f, work, avgdl, top); err != nil {
 			return nil, err
 		}
 		return top.sorted(), nil
@@ -223,17 +245,17 @@ func (ix *Index) run(ctx context.Context, q *query, f *filter) ([]hit, error) {
 		halves[h], sizes[h] = append(halves[h], w), sizes[h]+w.size
 	}
 	shared := newSharedBound()
-	tops := [2]*topK{newTopK(q.k), newTopK(q.k)}
+	tops := [2]*topK{newTopK(q.k, tie), newTopK(q.k, tie)}
 	tops[0].shared, tops[1].shared = shared, shared
-	other := q.fork(ix.getScratch())
-	defer ix.putScratch(other.scratch)
+	other := q.fork(sr.getScratch())
+	defer sr.putScratch(other.scratch)
 	var otherErr error
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		otherErr = ix.search(ctx, other, f, halves[1], avgdl, tops[1])
+		otherErr = sr.search(ctx, other, f, halves[1], avgdl, tops[1])
 	}()
-	err := ix.search(ctx, q, f, halves[0], avgdl, tops[0])
+	err := sr.search(ctx, q, f, halves[0], avgdl, tops[0])
 	<-done
 	if err = cmp.Or(err, otherErr); err != nil {
 		return nil, err
@@ -260,7 +282,7 @@ func (q *query) fork(sc *scratch) *query {
 }
 
 // search scores the query over the segments of work into top.
-func (ix *Index) search(ctx context.Context, q *query, f *filter, work []segmentWork, avgdl float64, top *topK) error {
+func (sr *searcher) search(ctx context.Context, q *query, f docFilter, work []segmentWork, avgdl float64, top *topK) error {
 	// First every segment's rarest term, then its next rarest, and so on
 	// while terms are rare, their pieces scored whole: the threshold they set
 	// prunes the frequent terms in every segment, the first ones included.
@@ -270,7 +292,7 @@ func (ix *Index) search(ctx context.Context, q *query, f *filter, work []segment
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if p, ok := ix.startSegment(w.s, w.cursors, avgdl, q, f, top); ok {
+		if p, ok := sr.startSegment(w.s, w.cursors, avgdl, q, f, top); ok {
 			segs = append(segs, p)
 		}
 	}
@@ -292,7 +314,7 @@ func (ix *Index) search(ctx context.Context, q *query, f *filter, work []segment
 	slices.SortStableFunc(segs, func(a, b pendingSegment) int { return cmp.Compare(b.all[0].ub, a.all[0].ub) })
 	for round := 0; round < len(q.terms); round++ {
 		for i := range segs {
-			ix.prefillRound(&segs[i], round, avgdl, q, f, top)
+			sr.prefillRound(&segs[i], round, avgdl, q, f, top)
 		}
 	}
 	later := segs[:0] // in place: a segment is moved down, never up
@@ -309,7 +331,7 @@ func (ix *Index) search(ctx context.Context, q *query, f *filter, work []segment
 		}
 	}
 	q.pending, q.done, q.rest = segs, done, rest
-	ix.champions(later, avgdl, q, f, top)
+	sr.champions(later, avgdl, q, f, top)
 	for _, p := range later {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -317,7 +339,7 @@ func (ix *Index) search(ctx context.Context, q *query, f *filter, work []segment
 		for i := range p.rest {
 			p.rest[i].it.next() // a segment's lists hold a posting at least
 		}
-		ix.maxScore(p.s, p.rest, avgdl, q, f, top)
+		sr.maxScore(p.s, p.rest, avgdl, q, f, top)
 	}
 	return nil
 }

@@ -10,7 +10,8 @@ import (
 	"sync/atomic"
 )
 
-// hit is a scored piece.
+// hit is a scored piece. The scoring paths give score, seg and doc; fs is
+// the piece's file, set by Index.run for the hits it returns.
 type hit struct {
 	score float64
 	seg   *segment
@@ -18,9 +19,18 @@ type hit struct {
 	fs    *fileState
 }
 
+// better orders hits: higher score first, then tie.
+func better(a, b *hit, tie func(a, b *hit) bool) bool {
+	if a.score != b.score {
+		return a.score > b.score
+	}
+	return tie(a, b)
+}
+
 // topK keeps the best k hits with distinct texts (spec §3 "given once").
 type topK struct {
 	k     int
+	tie   func(a, b *hit) bool // orders hits of equal score
 	h     hitHeap
 	where map[uint64]int // text hash -> position in h
 	// shared, when set, is the threshold of all the halves of a query
@@ -49,9 +59,9 @@ func (b *sharedBound) raise(v float64) {
 	}
 }
 
-func newTopK(k int) *topK {
-	t := &topK{k: k, where: map[uint64]int{}}
-	t.h.where = t.where
+func newTopK(k int, tie func(a, b *hit) bool) *topK {
+	t := &topK{k: k, tie: tie, where: map[uint64]int{}}
+	t.h.where, t.h.tie = t.where, tie
 	return t
 }
 
@@ -61,7 +71,7 @@ func (t *topK) offer(c hit) {
 	}
 	hash := c.seg.hash[c.doc]
 	if i, ok := t.where[hash]; ok {
-		if before(&c, &t.h.hits[i]) {
+		if better(&c, &t.h.hits[i], t.tie) {
 			t.h.hits[i] = c
 			heap.Fix(&t.h, i)
 			t.publish()
@@ -73,7 +83,7 @@ func (t *topK) offer(c hit) {
 		t.publish()
 		return
 	}
-	if before(&c, &t.h.hits[0]) {
+	if better(&c, &t.h.hits[0], t.tie) {
 		delete(t.where, t.h.hits[0].seg.hash[t.h.hits[0].doc])
 		t.h.hits[0] = c
 		t.where[hash] = 0
@@ -105,7 +115,7 @@ func (t *topK) threshold() float64 {
 func (t *topK) sorted() []hit {
 	out := slices.Clone(t.h.hits)
 	slices.SortFunc(out, func(a, b hit) int {
-		if before(&a, &b) {
+		if better(&a, &b, t.tie) {
 			return -1
 		}
 		return 1
@@ -117,10 +127,11 @@ func (t *topK) sorted() []hit {
 type hitHeap struct {
 	hits  []hit
 	where map[uint64]int
+	tie   func(a, b *hit) bool
 }
 
 func (h *hitHeap) Len() int           { return len(h.hits) }
-func (h *hitHeap) Less(i, j int) bool { return before(&h.hits[j], &h.hits[i]) }
+func (h *hitHeap) Less(i, j int) bool { return better(&h.hits[j], &h.hits[i], h.tie) }
 func (h *hitHeap) Swap(i, j int) {
 	h.hits[i], h.hits[j] = h.hits[j], h.hits[i]
 	h.where[h.hits[i].seg.hash[h.hits[i].doc]] = i
