@@ -2,11 +2,13 @@ package retriever
 
 import (
 	"context"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest/observer"
@@ -116,5 +118,99 @@ func must(t testing.TB, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestWalkSkipsUnchangedFolders: with a watcher running, a search lists no
+// folder and stats no file that did not change, yet finds a file created just
+// before it.
+func TestWalkSkipsUnchangedFolders(t *testing.T) {
+	root := writeRun(t, map[string]string{note: "apple one\n", "episode-2/b/b.txt": "apple bee\n"})
+	opts := Options{Root: root}
+	ix := openTest(t, opts)
+	ctx, cancel := context.WithCancel(context.Background())
+	stopped := make(chan error)
+	go func() { stopped <- ix.Watch(ctx, nil) }()
+	defer func() { cancel(); <-stopped }()
+	waitWatched(t, ix, 5)
+	waitFor(t, "a search that lists no folder and stats no file", func() bool {
+		listings, stats := ix.fw.listings.Load(), ix.fw.stats.Load()
+		search(t, ix, allEvidence("apple"))
+		return ix.fw.listings.Load() == listings && ix.fw.stats.Load() == stats
+	})
+	writeFile(t, root, "episode-2/b/new.txt", "apple new\n")
+	search(t, ix, allEvidence("apple"))
+	if got := livePieces(t, ix); !slices.Contains(got, "episode-2/b/new.txt:0:0 note apple new") {
+		t.Fatalf("a file created before the search was not found: %q", got)
+	}
+	appendFile(t, root, note, "apple two\n")
+	assertFollowed(t, ix, opts, []string{note + ":0:0 note apple one", note + ":1:0 note apple two",
+		"episode-2/b/b.txt:0:0 note apple bee", "episode-2/b/new.txt:0:0 note apple new"})
+}
+
+// waitWatched waits until a running Watch watches n folders and has polled
+// each of them since its watch began, so that an update trusts events alone.
+func waitWatched(t testing.TB, ix *Index, n int) {
+	t.Helper()
+	waitFor(t, "every folder watched", func() bool {
+		ix.fw.mu.Lock()
+		ready := len(ix.fw.watched) == n && len(ix.fw.polled) == 0 && ix.fw.bar != nil
+		ix.fw.mu.Unlock()
+		if ready {
+			ix.refreshMu.Lock() // the update that watched the last of them has ended
+			ix.refreshMu.Unlock()
+		}
+		return ready
+	})
+}
+
+// TestWalkWithoutEvents: without a watcher (the command line, or events
+// off), a search still finds every change made before it, by the stat of
+// each folder and file; it lists only the folders whose time changed.
+func TestWalkWithoutEvents(t *testing.T) {
+	root := writeRun(t, map[string]string{note: "apple one\n", "episode-1/a/x.txt": "apple x\n", "episode-2/b/b.txt": "apple bee\n"})
+	backdate := func() {
+		old := time.Now().Add(-time.Hour)
+		must(t, filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err == nil && d.IsDir() {
+				err = os.Chtimes(p, old, old)
+			}
+			return err
+		}))
+	}
+	backdate()
+	opts := Options{Root: root}
+	ix := openTest(t, opts)
+	assertFollowed(t, ix, opts, nil)
+	search(t, ix, allEvidence("apple")) // lists the folders listed within racyWindow once more
+	steps := []struct {
+		name   string
+		change func()
+		listed int64 // folders listed by the search after the change
+		want   []string
+	}{
+		{"nothing", func() {}, 0, []string{note + ":0:0 note apple one", "episode-1/a/x.txt:0:0 note apple x", "episode-2/b/b.txt:0:0 note apple bee"}},
+		{"append", func() { appendFile(t, root, note, "apple two\n") }, 0,
+			[]string{note + ":0:0 note apple one", note + ":1:0 note apple two", "episode-1/a/x.txt:0:0 note apple x", "episode-2/b/b.txt:0:0 note apple bee"}},
+		{"new file", func() { writeFile(t, root, "episode-2/b/new.txt", "apple new\n") }, 1,
+			[]string{note + ":0:0 note apple one", note + ":1:0 note apple two", "episode-1/a/x.txt:0:0 note apple x", "episode-2/b/b.txt:0:0 note apple bee", "episode-2/b/new.txt:0:0 note apple new"}},
+		{"deleted file", func() { must(t, os.Remove(filepath.Join(root, "episode-1/a/x.txt"))) }, 1,
+			[]string{note + ":0:0 note apple one", note + ":1:0 note apple two", "episode-2/b/b.txt:0:0 note apple bee", "episode-2/b/new.txt:0:0 note apple new"}},
+		{"new agent and episode", func() {
+			writeFile(t, root, "episode-2/c/c.txt", "apple sea\n")
+			writeFile(t, root, "episode-3/d/sub/d.txt", "apple dee\n")
+		}, 2 + 4, // the root and episode-2, then episode-2/c, episode-3, episode-3/d and its sub
+			[]string{note + ":0:0 note apple one", note + ":1:0 note apple two", "episode-2/b/b.txt:0:0 note apple bee", "episode-2/b/new.txt:0:0 note apple new",
+				"episode-2/c/c.txt:0:0 note apple sea", "episode-3/d/sub/d.txt:0:0 note apple dee"}},
+	}
+	for _, s := range steps {
+		s.change()
+		before := ix.fw.listings.Load()
+		assertFollowed(t, ix, opts, s.want)
+		if got := ix.fw.listings.Load() - before; got != s.listed {
+			t.Fatalf("%s: the search listed %d folders, want %d", s.name, got, s.listed)
+		}
+		backdate()
+		search(t, ix, allEvidence("apple")) // lists the backdated folders once more
 	}
 }

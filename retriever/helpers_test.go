@@ -2,10 +2,13 @@ package retriever
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
+	"time"
 )
 
 // writeRun writes files (slash paths relative to a new run folder) and returns the folder.
@@ -55,4 +58,213 @@ func sortedTexts(items []Item) []string {
 	out := texts(items)
 	slices.Sort(out)
 	return out
+}
+
+// allEvidence is a request that makes every file evidence: records of an
+// episode that is not the current one count whatever their conversation.
+func allEvidence(query string) Request {
+	return Request{Query: query, Episode: "episode-999999", Conversation: "none", TopK: MaxTopK}
+}
+
+// livePieces lists every live piece of the index as "rel:line:col reading text"
+// (col: byte column; conversation appended when there is one), sorted.
+func livePieces(t testing.TB, ix *Index) []string {
+	t.Helper()
+	return listPieces(ix, func(msg string) { t.Helper(); t.Error(msg) })
+}
+
+// listPieces lists the live pieces as livePieces does, telling problems to
+// fail (an index being updated by a watcher may point at a file that just
+// changed: pieces whose text cannot be read back are then left out).
+func listPieces(ix *Index, fail func(string)) []string {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	var out []string
+	files := map[string][]string{} // lines of the files, read once
+	for _, s := range ix.segments {
+		for d := uint32(0); d < uint32(s.docs()); d++ {
+			if s.isDead(d) {
+				continue
+			}
+			fs := ix.byID[s.fileOf(d)]
+			if fs == nil {
+				fail(fmt.Sprintf("live piece %d of a removed file %d", d, s.fileOf(d)))
+				continue
+			}
+			if ix.files[fs.rel] != fs {
+				fail(fmt.Sprintf("live piece of %s points to a replaced version of it", fs.rel))
+			}
+			text, ok := s.masked[d]
+			if !ok {
+				lines, ok := files[fs.rel]
+				if !ok {
+					data, err := os.ReadFile(fs.abs)
+					if err != nil {
+						fail(fmt.Sprintf("%s: cannot read the file back: %v", fs.rel, err))
+					}
+					lines = strings.Split(string(data), "\n")
+					files[fs.rel] = lines
+				}
+				end := int(s.startOf(d) + s.blenOf(d))
+				if int(s.lineOf(d)) >= len(lines) || len(lines[s.lineOf(d)]) < end {
+					fail(fmt.Sprintf("%s:%d: the piece is not in the file", fs.rel, s.lineOf(d)))
+					continue
+				}
+				text = lines[s.lineOf(d)][s.startOf(d):end]
+			}
+			p := fmt.Sprintf("%s:%d:%d %s %s", fs.rel, s.lineOf(d), s.startOf(d), readingOfFlag[s.flags[d]&flagReadingMask], text)
+			if c := s.convOf(d); c != 0 {
+				p += " [" + ix.convName(c) + "]"
+			}
+			out = append(out, p)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// indexStats are an index's statistics by agent name and term text.
+type indexStats map[string]struct {
+	docs, terms int64
+	df          map[string]int64
+}
+
+// checkStats recomputes each agent's statistics from the live pieces and
+// compares them with what the index keeps; it returns them.
+func checkStats(t testing.TB, ix *Index) indexStats {
+	t.Helper()
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	ix.dictMu.RLock()
+	names := make([]string, len(ix.dict))
+	for term, id := range ix.dict {
+		names[id] = term
+	}
+	ix.dictMu.RUnlock()
+	type acc struct {
+		docs, terms int64
+		df          map[uint32]int64
+	}
+	got := make([]acc, len(ix.stats))
+	for a := range got {
+		got[a].df = map[uint32]int64{}
+	}
+	for _, s := range ix.segments {
+		for d := uint32(0); d < uint32(s.docs()); d++ {
+			if s.isDead(d) {
+				continue
+			}
+			a := ix.byID[s.fileOf(d)].agent
+			got[a].docs++
+			got[a].terms += int64(s.dlOf(d))
+		}
+		for i, term := range s.terms {
+			s.eachPosting(i, func(doc, _ uint32) {
+				if !s.isDead(doc) {
+					got[ix.byID[s.fileOf(doc)].agent].df[term]++
+				}
+			})
+		}
+	}
+	out := indexStats{}
+	for a, st := range ix.stats {
+		name := ix.agents[a]
+		if got[a].docs != st.docs || got[a].terms != st.terms {
+			t.Errorf("agent %s: index says %d pieces, %d terms; live pieces have %d, %d", name, st.docs, st.terms, got[a].docs, got[a].terms)
+		}
+		e := struct {
+			docs, terms int64
+			df          map[string]int64
+		}{st.docs, st.terms, map[string]int64{}}
+		for id, n := range st.df {
+			if int64(n) != got[a].df[uint32(id)] {
+				t.Errorf("agent %s term %q: index says df %d; live pieces have %d", name, names[id], n, got[a].df[uint32(id)])
+			}
+			if n > 0 {
+				e.df[names[id]] = int64(n)
+			}
+		}
+		for id, n := range got[a].df {
+			if int(id) >= len(st.df) && n > 0 {
+				t.Errorf("agent %s term %q: no df kept; live pieces have %d", name, names[id], n)
+			}
+		}
+		if e.docs > 0 {
+			out[name] = e
+		}
+	}
+	return out
+}
+
+// assertFollowed searches (which brings the index up to date), then checks
+// that the index holds exactly want (nil: skip that check), that its
+// statistics are those of its live pieces, and that it equals an index built
+// from scratch on the same files.
+func assertFollowed(t *testing.T, ix *Index, opts Options, want []string) {
+	t.Helper()
+	search(t, ix, allEvidence("x"))
+	got := livePieces(t, ix)
+	if want != nil {
+		w := slices.Sorted(slices.Values(want))
+		if !slices.Equal(got, w) {
+			t.Fatalf("pieces after the change:\n got  %q\n want %q", got, w)
+		}
+	}
+	gotStats := checkStats(t, ix)
+	opts.Root = ix.Root()
+	opts.Logger = nil
+	scratch := openTest(t, opts)
+	if _, err := scratch.Refresh(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	fresh := livePieces(t, scratch)
+	if !slices.Equal(got, fresh) {
+		t.Fatalf("followed index differs from one built from scratch:\n followed %q\n scratch  %q", got, fresh)
+	}
+	freshStats := checkStats(t, scratch)
+	if fmt.Sprint(gotStats) != fmt.Sprint(freshStats) {
+		t.Fatalf("statistics differ from an index built from scratch:\n followed %v\n scratch  %v", gotStats, freshStats)
+	}
+}
+
+func writeFile(t testing.TB, root, rel, content string) {
+	t.Helper()
+	p := filepath.Join(root, filepath.FromSlash(rel))
+	must(t, os.MkdirAll(filepath.Dir(p), 0o755))
+	must(t, os.WriteFile(p, []byte(content), 0o644))
+}
+
+func appendFile(t testing.TB, root, rel, content string) {
+	t.Helper()
+	f, err := os.OpenFile(filepath.Join(root, filepath.FromSlash(rel)), os.O_WRONLY|os.O_APPEND, 0)
+	must(t, err)
+	_, err = f.WriteString(content)
+	must(t, err)
+	must(t, f.Close())
+}
+
+// rec writes a fielded history record line.
+func rec(conv, text string) string {
+	return "2026-10-21 18:00:00 [running] [" + conv + "] " + text + "\n"
+}
+
+// bigNotes returns at least n bytes of distinct note lines.
+func bigNotes(n int) string {
+	var sb strings.Builder
+	for i := 0; sb.Len() < n; i++ {
+		fmt.Fprintf(&sb, "apple note %d of %d\n", i%97, i%13)
+	}
+	return sb.String()
+}
+
+// waitFor polls cond for up to 10 s.
+func waitFor(t testing.TB, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
