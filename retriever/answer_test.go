@@ -237,10 +237,7 @@ func TestHidden(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			tt.req.Query = "zebra"
-			res, err := ix.Search(context.Background(), tt.req)
-			if err != nil {
-				t.Fatal(err)
-			}
+			res := searchResult(t, ix, tt.req)
 			if res.Hidden != tt.want {
 				t.Errorf("hidden %+v, want %+v (items %q)", res.Hidden, tt.want, texts(res.Items))
 			}
@@ -306,10 +303,7 @@ func TestNotices(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			tt.req.Query = "zebra"
-			res, err := ix.Search(context.Background(), tt.req)
-			if err != nil {
-				t.Fatal(err)
-			}
+			res := searchResult(t, ix, tt.req)
 			if fmt.Sprint(dumpNotices(res.Notices)) != fmt.Sprint(dumpNotices(tt.want)) {
 				t.Errorf("notices\n%v\nwant\n%v", dumpNotices(res.Notices), dumpNotices(tt.want))
 			}
