@@ -18,6 +18,9 @@ import (
 func TestMatches(t *testing.T) {
 	// 2000 units: "zebra ", 1991 x, " ze"; then "bra zebra"
 	long := "zebra " + strings.Repeat("x", MaxPieceChars-9) + " zebra zebra"
+	// 1999 units ("zebra ", 996 two-unit emoji, x): the next emoji does not fit, so
+	// the second piece starts with it and its ranges count from there.
+	longWide := "zebra " + strings.Repeat("😀", (MaxPieceChars-7)/2) + "x😀 zebra zébra Zebra"
 	tests := []struct {
 		name  string
 		line  string // a note's line
@@ -37,6 +40,8 @@ func TestMatches(t *testing.T) {
 			map[string][][2]int{"😀": {{3, 8}}}},
 		{"a piece cut at 2000 units: ranges within each piece", long, "zebra",
 			map[string][][2]int{"zebra xxx": {{0, 5}}, "bra zebra": {{4, 9}}}},
+		{"a piece cut at 2000 units before a surrogate pair", longWide, "zebra",
+			map[string][][2]int{"zebra 😀": {{0, 5}}, "😀 zebra": {{3, 8}, {15, 20}}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -233,10 +238,7 @@ func TestHidden(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			tt.req.Query = "zebra"
-			res, err := ix.Search(context.Background(), tt.req)
-			if err != nil {
-				t.Fatal(err)
-			}
+			res := searchResult(t, ix, tt.req)
 			if res.Hidden != tt.want {
 				t.Errorf("hidden %+v, want %+v (items %q)", res.Hidden, tt.want, texts(res.Items))
 			}
@@ -302,10 +304,7 @@ func TestNotices(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			tt.req.Query = "zebra"
-			res, err := ix.Search(context.Background(), tt.req)
-			if err != nil {
-				t.Fatal(err)
-			}
+			res := searchResult(t, ix, tt.req)
 			if fmt.Sprint(dumpNotices(res.Notices)) != fmt.Sprint(dumpNotices(tt.want)) {
 				t.Errorf("notices\n%v\nwant\n%v", dumpNotices(res.Notices), dumpNotices(tt.want))
 			}

@@ -7,6 +7,22 @@ local function done(...) return require('runls.events').done(...) end
 local function notify_error(...) return require('runls.events').notify_error(...) end
 local function fill_list(...) return require('runls.lists').fill_list(...) end
 
+--- Calls cb(client) with the run's client; without one, says why and fires
+--- `User <event>` with the query and that error.
+---@param event string
+---@param query string
+---@param cb fun(client: vim.lsp.Client)
+local function with_client_for(event, query, cb)
+  R.with_client(function(client, msg)
+    if not client then
+      vim.notify(msg, vim.log.levels.ERROR)
+      done(event, { query = query, error = { message = msg } })
+      return
+    end
+    cb(client)
+  end)
+end
+
 --- `run/search` for `query` into the quickfix list (or location list with
 --- opts.loclist). opts.params adds request fields (spec §5) over the settings for
 --- this search only. Fires `User RunlsSearch` with data {query, items, error} when done.
@@ -20,12 +36,7 @@ function M.search(query, opts)
     return
   end
   local win = vim.api.nvim_get_current_win()
-  R.with_client(function(client, msg)
-    if not client then
-      vim.notify(msg, vim.log.levels.ERROR)
-      done('RunlsSearch', { query = query, error = { message = msg } })
-      return
-    end
+  with_client_for('RunlsSearch', query, function(client)
     local params = vim.tbl_extend('force', opts.params or {}, { query = query })
     client:request('run/search', params, function(err, result)
       if err then
@@ -91,12 +102,7 @@ end
 ---@param query string
 function M.symbols(query)
   query = vim.trim(query or '')
-  R.with_client(function(client, msg)
-    if not client then
-      vim.notify(msg, vim.log.levels.ERROR)
-      done('RunlsSymbols', { query = query, error = { message = msg } })
-      return
-    end
+  with_client_for('RunlsSymbols', query, function(client)
     client:request('workspace/symbol', { query = query }, function(err, result)
       if err then
         notify_error('symbols', err)

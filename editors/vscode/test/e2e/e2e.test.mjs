@@ -422,6 +422,7 @@ test('Search Selection or Word searches the word under the cursor', async () => 
   await rowsShowing(cliSearch(['--interpreter', INTERPRETER, '--episode', 'episode-2', '--conversation', 'conv-1', run, 'failed']));
   const rows = await evidenceRows();
   assert.ok(rows[0].highlights.some((h) => h.toLowerCase() === 'failed'), JSON.stringify(rows));
+  await shot('search-word.png'); // rows of log records: their level's icon and colour
 });
 
 test('Search Again uses the context now shown in the status bar', async () => {
