@@ -395,8 +395,8 @@ func (ix *Index) bruteHits(t *testing.T, req Request) []hit {
 			})
 		}
 		for d, score := range acc {
-			if (&evidenceFilter{ix: ix, f: lifted, agent: q.agent}).accept(s, d) {
-				hits = append(hits, hit{score: score, seg: s, doc: d, fs: ix.file(s.fileOf(d))})
+			if ok, id := (&evidenceFilter{ix: ix, f: lifted, agent: q.agent}).accept(s, d); ok {
+				hits = append(hits, hit{score: score, seg: s, doc: d, tag: id, fs: ix.file(id)})
 			}
 		}
 	}

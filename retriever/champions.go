@@ -98,7 +98,8 @@ func (sr *searcher) champions(later []pendingSegment, avgdl float64, q *query, f
 // other query term of its segment (looked up in others, which are asked
 // for pieces in increasing order) and offers it.
 func (sr *searcher) scoreWhole(s *segment, c *termCursor, tf uint32, dl uint16, others []termCursor, d uint32, avgdl float64, q *query, f docFilter, top *topK, contrib []float64) {
-	if !f.accept(s, d) {
+	ok, tag := f.accept(s, d)
+	if !ok {
 		return
 	}
 	clear(contrib)
@@ -113,5 +114,5 @@ func (sr *searcher) scoreWhole(s *segment, c *termCursor, tf uint32, dl uint16, 
 			contrib[o.qi] = bm25.ScoreNorm(o.idf, tf, norm)
 		}
 	}
-	top.offer(hit{score: bm25.SumInOrder(contrib), seg: s, doc: d})
+	top.offer(hit{score: bm25.SumInOrder(contrib), seg: s, doc: d, tag: tag})
 }

@@ -32,13 +32,15 @@ type evidenceFilter struct {
 	agent int
 }
 
-// accept reports whether a piece is alive and evidence for the request.
-func (e *evidenceFilter) accept(s *segment, d uint32) bool {
+// accept reports whether a piece is alive and evidence for the request, and
+// its file id.
+func (e *evidenceFilter) accept(s *segment, d uint32) (bool, uint32) {
 	if s.isDead(d) {
-		return false
+		return false, 0
 	}
-	fs := e.ix.file(s.fileOf(d))
-	return fs != nil && (e.agent < 0 || int(fs.agent) == e.agent) && e.ix.evidence(e.f, s, d, fs)
+	id := s.fileOf(d)
+	fs := e.ix.file(id)
+	return fs != nil && (e.agent < 0 || int(fs.agent) == e.agent) && e.ix.evidence(e.f, s, d, fs), id
 }
 
 // cursor returns a runCursor over the segment's pieces.
@@ -73,6 +75,7 @@ type runCursor struct {
 	agent   int
 	i       int // current run
 	next    uint32
+	id      uint32 // the run's file
 	fs      *fileState
 	verdict int
 }
@@ -83,24 +86,25 @@ func (c *runCursor) enter(i int) {
 	if i+1 < len(c.s.fileRuns) {
 		c.next = c.s.fileRuns[i+1].lo
 	}
-	c.fs = c.ix.file(c.s.fileRuns[i].file)
+	c.id = c.s.fileRuns[i].file
+	c.fs = c.ix.file(c.id)
 	c.verdict = c.ix.fileVerdict(c.fs, c.agent, c.f)
 }
 
 // at reports whether piece d (at or after the last one asked) is alive and
-// evidence.
-func (c *runCursor) at(d uint32) bool {
+// evidence, and its file id.
+func (c *runCursor) at(d uint32) (bool, uint32) {
 	if d >= c.next {
 		i, _ := slices.BinarySearchFunc(c.s.fileRuns, d+1, func(r fileRun, t uint32) int { return cmp.Compare(r.lo, t) })
 		c.enter(i - 1)
 	}
 	switch {
 	case c.verdict == rejectRun || c.s.isDead(d):
-		return false
+		return false, 0
 	case c.verdict == acceptRun:
-		return true
+		return true, c.id
 	}
-	return c.ix.evidence(c.f, c.s, d, c.fs)
+	return c.ix.evidence(c.f, c.s, d, c.fs), c.id
 }
 
 // fileVerdict decides what it can of the evidence rules from the file alone.

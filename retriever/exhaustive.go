@@ -96,8 +96,8 @@ func (sr *searcher) exhaustive(s *segment, cs []termCursor, avgdl float64, q *qu
 				}
 			}
 			if score >= theta {
-				if runs.at(d) {
-					top.offer(hit{score: score, seg: s, doc: d})
+				if ok, tag := runs.at(d); ok {
+					top.offer(hit{score: score, seg: s, doc: d, tag: tag})
 					theta = top.threshold() * (1 - bm25.PruneSlack)
 				}
 			}
@@ -195,8 +195,8 @@ func (sr *searcher) exhaustivePairs(s *segment, cs []termCursor, avgdl float64, 
 		if score < theta {
 			continue
 		}
-		if runs.at(d) {
-			top.offer(hit{score: score, seg: s, doc: d})
+		if ok, tag := runs.at(d); ok {
+			top.offer(hit{score: score, seg: s, doc: d, tag: tag})
 			theta = top.threshold() * (1 - bm25.PruneSlack)
 		}
 	}

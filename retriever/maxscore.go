@@ -82,7 +82,13 @@ func (sr *searcher) maxScore(s *segment, cs []termCursor, avgdl float64, q *quer
 			}
 			// Filter only pieces that can still enter, then look the other
 			// terms up while the piece can still reach the threshold.
-			pruned := partial+before < theta || !runs.at(d)
+			pruned := partial+before < theta
+			var tag uint32
+			if !pruned {
+				var ok bool
+				ok, tag = runs.at(d)
+				pruned = !ok
+			}
 			for j := e - 1; j >= 0 && !pruned; j-- {
 				if partial+cum[j] < theta {
 					pruned = true
@@ -98,7 +104,7 @@ func (sr *searcher) maxScore(s *segment, cs []termCursor, avgdl float64, q *quer
 				}
 			}
 			if !pruned {
-				top.offer(hit{score: bm25.SumInOrder(contrib), seg: s, doc: d})
+				top.offer(hit{score: bm25.SumInOrder(contrib), seg: s, doc: d, tag: tag})
 			}
 		}
 		for i := e; i < len(cs); i++ {
@@ -129,8 +135,8 @@ func (sr *searcher) single(s *segment, c *termCursor, avgdl float64, q *query, f
 		}
 		for j, d := range q.blockDocs {
 			if score := bm25.ScoreNorm(c.idf, q.blockTFs[j], norms.Of(dls[j], avgdl)); score >= theta {
-				if runs.at(d) {
-					top.offer(hit{score: score, seg: s, doc: d})
+				if ok, tag := runs.at(d); ok {
+					top.offer(hit{score: score, seg: s, doc: d, tag: tag})
 					theta = top.threshold() * (1 - bm25.PruneSlack)
 				}
 			}

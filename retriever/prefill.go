@@ -242,8 +242,8 @@ func (sr *searcher) prefill(s *segment, cs []termCursor, r int, done []bool, avg
 			if pruned || score < theta {
 				continue
 			}
-			if runs.at(d) {
-				top.offer(hit{score: score, seg: s, doc: d})
+			if ok, tag := runs.at(d); ok {
+				top.offer(hit{score: score, seg: s, doc: d, tag: tag})
 				theta = top.threshold() * (1 - bm25.PruneSlack)
 			}
 		}

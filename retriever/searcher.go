@@ -160,7 +160,7 @@ func (ix *Index) run(ctx context.Context, q *query, f *filter) ([]hit, error) {
 	avgdl := float64(terms) / float64(docs)
 	hits, err := ix.searcher.run(ctx, q, &evidenceFilter{ix: ix, f: f, agent: q.agent}, ix.segments, avgdl, ix.locationBefore)
 	for i := range hits {
-		hits[i].fs = ix.file(hits[i].seg.fileOf(hits[i].doc))
+		hits[i].fs = ix.file(hits[i].tag)
 	}
 	return hits, err
 }

@@ -10,12 +10,14 @@ import (
 	"sync/atomic"
 )
 
-// hit is a scored piece. The scoring paths give score, seg and doc; fs is
-// the piece's file, set by Index.run for the hits it returns.
+// hit is a scored piece. The scoring paths give score, seg, doc and the tag
+// the docFilter gave the piece (its file id); fs is the piece's file, set by
+// Index.run for the hits it returns.
 type hit struct {
 	score float64
 	seg   *segment
 	doc   uint32
+	tag   uint32
 	fs    *fileState
 }
 
