@@ -152,6 +152,16 @@ func checkFrame(file []byte, ref BlobRef) error {
 	if crc32.Checksum(h[:24], castagnoli) != binary.LittleEndian.Uint32(h[24:]) {
 		return fmt.Errorf("%w: header checksum", ErrCorrupt)
 	}
+	for _, c := range h[12:16] {
+		if c != 0 {
+			return fmt.Errorf("%w: header flags", ErrCorrupt)
+		}
+	}
+	for _, c := range h[28:] {
+		if c != 0 {
+			return fmt.Errorf("%w: header padding", ErrCorrupt)
+		}
+	}
 	if v := binary.LittleEndian.Uint32(h[8:]); v != blobVersion {
 		return fmt.Errorf("%w: blob format %d, want %d", ErrFormat, v, blobVersion)
 	}

@@ -64,6 +64,7 @@ type Entry struct {
 	mu       sync.Mutex
 	lock     *os.File // held while this process writes the entry
 	m        *Manifest
+	cached   *Snapshot          // m opened by its load, for the next Snapshot call
 	mStat    os.FileInfo        // the manifest file m was read from (readers: to see a new commit)
 	pending  map[string]BlobRef // blobs written, not yet named by a commit
 	verified map[string]bool    // blobs whose content was checked in this process
@@ -95,9 +96,13 @@ func (r *Root) Open(run string, config []byte, opts Options) (*Entry, error) {
 		return nil, err
 	}
 	e.touch()
-	e.load()
+	e.mu.Lock()
+	e.loadLocked(e.report)
 	if e.lock != nil {
-		e.collect()
+		e.collectLocked()
+	}
+	e.mu.Unlock()
+	if e.lock != nil {
 		e.trim()
 	}
 	return e, nil
@@ -130,30 +135,36 @@ func (e *Entry) Snapshot() (*Snapshot, error) {
 	if e.closed {
 		return nil, errors.New("store: entry closed")
 	}
-	var rep *Report
+	rep := &Report{Entry: e.dir}
 	if e.lock == nil && e.manifestChanged() {
-		saved := e.report
-		e.report = &Report{Entry: e.dir}
-		e.loadLocked()
-		rep, e.report = e.report.orNil(), saved
+		e.loadLocked(rep)
 	}
-	if e.m == nil {
-		if rep != nil {
-			return nil, rep
+	for attempt := 0; ; attempt++ {
+		if s := e.cached; s != nil {
+			e.cached = nil
+			return s, rep.asError()
 		}
-		return nil, nil
+		if e.m == nil {
+			return nil, rep.asError()
+		}
+		s, err := e.openSnapshot(e.m)
+		if err == nil {
+			return s, rep.asError()
+		}
+		// A reader's commit may have been replaced (and its blobs
+		// removed) since it was read.
+		if e.lock == nil && attempt < maxReloads && e.manifestChanged() {
+			e.loadLocked(rep)
+			continue
+		}
+		e.dropLocked(rep, err)
+		return nil, rep
 	}
-	s, err := e.openSnapshot(e.m)
-	if err != nil {
-		// Checked at load; a failure now means a file changed since.
-		e.dropLocked(manifestName, err)
-		return nil, err
-	}
-	if rep != nil {
-		return s, rep
-	}
-	return s, nil
 }
+
+// maxReloads bounds a reader's retries when commits keep replacing the one
+// it read: past it, the reader takes the entry as unusable for this call.
+const maxReloads = 8
 
 // CreateBlob starts a new blob (writer only).
 func (e *Entry) CreateBlob() (*BlobWriter, error) {
@@ -255,7 +266,7 @@ func (e *Entry) Upgrade() (bool, error) {
 	if e.lock == nil {
 		return false, nil
 	}
-	e.loadLocked()
+	e.loadLocked(e.report)
 	e.collectLocked()
 	return true, nil
 }
@@ -268,6 +279,10 @@ func (e *Entry) Close() error {
 		return nil
 	}
 	e.closed = true
+	if e.cached != nil {
+		e.cached.Close()
+		e.cached = nil
+	}
 	if e.lock != nil {
 		err := e.lock.Close()
 		e.lock = nil
@@ -328,20 +343,20 @@ func (e *Entry) touch() {
 	os.Chtimes(filepath.Join(e.dir, lockName), now, now)
 }
 
-func (e *Entry) load() {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.loadLocked()
-}
-
-// loadLocked reads and checks the current commit into e.m (nil when there
-// is none or it is bad, said in the report). A reader that finds a blob
-// missing reads the manifest again: a writer may have committed and removed
-// it between the two reads (Lucene's readers retry the same way).
-func (e *Entry) loadLocked() {
+// loadLocked reads and checks the current commit into e.m and opens it
+// into e.cached (both nil when there is none or it is bad, said in rep). A
+// reader that finds a blob missing reads the manifest again: a writer may
+// have committed and removed it between the two reads (Lucene's readers
+// retry the same way).
+func (e *Entry) loadLocked(rep *Report) {
 	e.m = nil
+	if e.cached != nil {
+		e.cached.Close()
+		e.cached = nil
+	}
 	for attempt := 0; ; attempt++ {
 		m, fi, err := e.readManifest()
+		e.mStat = fi
 		if errors.Is(err, os.ErrNotExist) {
 			return
 		}
@@ -349,18 +364,14 @@ func (e *Entry) loadLocked() {
 			var s *Snapshot
 			s, err = e.openSnapshot(m)
 			if err == nil {
-				s.Close()
-				e.m, e.mStat = m, fi
+				e.m, e.cached = m, s
 				return
 			}
-			if e.lock == nil && errors.Is(err, errMissing) && attempt < 8 {
-				if fi2, err2 := os.Stat(filepath.Join(e.dir, manifestName)); err2 == nil && !os.SameFile(fi, fi2) {
-					continue
-				}
+			if e.lock == nil && attempt < maxReloads && e.manifestChanged() {
+				continue
 			}
 		}
-		e.mStat = fi
-		e.dropLocked(manifestName, err)
+		e.dropLocked(rep, err)
 		return
 	}
 }
@@ -416,24 +427,20 @@ func (e *Entry) corrupted(m *Manifest, err error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.m == m {
-		e.dropLocked(manifestName, err)
+		e.dropLocked(nil, err)
 	}
 }
 
 // dropLocked forgets the current commit, removing the manifest when this
-// process writes the entry, and says so.
-func (e *Entry) dropLocked(file string, err error) {
+// process writes the entry, and says so in rep.
+func (e *Entry) dropLocked(rep *Report, err error) {
 	e.m = nil
 	if e.lock != nil {
 		os.Remove(filepath.Join(e.dir, manifestName))
 	}
-	e.report.add(file, "dropped", err)
-}
-
-func (e *Entry) collect() {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.collectLocked()
+	if rep != nil {
+		rep.add(manifestName, "dropped", err)
+	}
 }
 
 var (

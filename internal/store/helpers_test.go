@@ -2,8 +2,9 @@ package store
 
 import (
 	"bytes"
-	"hash/crc32"
 	"encoding/binary"
+	"fmt"
+	"hash/crc32"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -83,48 +84,80 @@ func genCaller(gen uint64, sizes []int) []byte {
 // genContent.
 func checkGen(t testing.TB, s *Snapshot) uint64 {
 	t.Helper()
+	gen, err := genOf(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return gen
+}
+
+func genOf(s *Snapshot) (uint64, error) {
 	c := s.Caller()
 	gen, n := binary.Uvarint(c)
+	if n <= 0 {
+		return 0, fmt.Errorf("caller section %q", c)
+	}
 	c = c[n:]
 	blobs := s.Blobs()
 	for i := 0; len(c) > 0; i++ {
 		size, n := binary.Uvarint(c)
 		c = c[n:]
 		if i >= len(blobs) {
-			t.Fatalf("generation %d: %d blobs, caller names more", gen, len(blobs))
+			return gen, fmt.Errorf("generation %d: %d blobs, caller names more", gen, len(blobs))
 		}
 		err := blobs[i].Access(func(got []byte) error {
 			if !bytes.Equal(got, genContent(gen, i, int(size))) {
-				t.Errorf("generation %d blob %d: wrong content", gen, i)
+				return fmt.Errorf("generation %d blob %d: wrong content", gen, i)
 			}
 			return nil
 		})
 		if err != nil {
-			t.Fatal(err)
+			return gen, err
 		}
 	}
-	return gen
+	return gen, nil
 }
 
 // commitGen writes and commits one generation: sizes vary with it.
 func commitGen(t testing.TB, e *Entry, gen uint64, blobs int) *Snapshot {
 	t.Helper()
-	var refs []BlobRef
-	var sizes []int
-	for i := 0; i < blobs; i++ {
-		size := int((gen*7919+uint64(i)*104729)%(256<<10)) &^ 7
-		refs = append(refs, writeBlob(t, e, genContent(gen, i, size)))
-		sizes = append(sizes, size)
-	}
-	s, err := e.Commit(refs, genCaller(gen, sizes))
+	s, err := commitGenErr(e, gen, blobs)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return s
 }
 
+func commitGenErr(e *Entry, gen uint64, blobs int) (*Snapshot, error) {
+	var refs []BlobRef
+	var sizes []int
+	for i := 0; i < blobs; i++ {
+		size := int((gen*7919+uint64(i)*104729)%(256<<10)) &^ 7
+		w, err := e.CreateBlob()
+		if err != nil {
+			return nil, err
+		}
+		data := genContent(gen, i, size)
+		// In uneven pieces, as a serialiser would write.
+		for p := data; len(p) > 0; {
+			n := min(len(p), 1+len(p)/3)
+			if _, err := w.Write(p[:n]); err != nil {
+				return nil, err
+			}
+			p = p[n:]
+		}
+		ref, err := w.Commit()
+		if err != nil {
+			return nil, err
+		}
+		refs = append(refs, ref)
+		sizes = append(sizes, size)
+	}
+	return e.Commit(refs, genCaller(gen, sizes))
+}
+
 func putUint64(b []byte, v uint64) { binary.LittleEndian.PutUint64(b, v) }
 func putUint32(b []byte, v uint32) { binary.LittleEndian.PutUint32(b, v) }
-func crc32c(b []byte) uint32        { return crc32.Checksum(b, castagnoli) }
+func crc32c(b []byte) uint32       { return crc32.Checksum(b, castagnoli) }
 
 func appendUvarint(b []byte, v uint64) []byte { return binary.AppendUvarint(b, v) }

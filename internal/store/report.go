@@ -77,3 +77,12 @@ func (r *Report) orNil() *Report {
 	}
 	return r
 }
+
+// asError is r as an error: nil (the interface, not a nil *Report) when it
+// holds nothing.
+func (r *Report) asError() error {
+	if r.orNil() == nil {
+		return nil
+	}
+	return r
+}
