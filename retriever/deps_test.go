@@ -17,6 +17,7 @@ var allowedImports = map[string]bool{
 	"runls/retriever/internal/bm25": true,
 	"runls/recordformat":            true,
 	"runls/masking":                 true,
+	"runls/internal/store":          true, // the persisted index (issue 18)
 	"go.uber.org/zap":               true,
 	"github.com/fsnotify/fsnotify":  true,
 }
