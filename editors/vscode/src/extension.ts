@@ -21,6 +21,7 @@ import {
   WorkDoneProgressCreateRequest,
 } from 'vscode-languageclient/node';
 import { ConversationDocuments } from './conversationView';
+import { Follower } from './follow';
 import { agentPicks, ContextPick, conversationPicks, episodePicks, scopePicks } from './context';
 import { docsCommandUri, docsFragment, MARKDOWN_PREVIEW, SHOW_DOCS_COMMAND } from './diagnosticsLinks';
 import { info, INVALID_PARAMS, infoWhenIndexed, RunInfo, search, SearchParams } from './protocol';
@@ -86,6 +87,7 @@ class Runls implements vscode.Disposable {
     });
     this.disposables.push(
       conversations,
+      new Follower(),
       this.output,
       this.status,
       this.results,

@@ -731,3 +731,56 @@ test('Show Conversation: the picks describe each conversation; the document list
   await page.locator('.tabs-container .tab.active', { hasText: file2 }).waitFor({ timeout: TIMEOUT });
   await waitLine(expected[1].location.range.start.line + 1);
 });
+
+/** The highest line number the active editor shows (its last visible line, 1-based). */
+async function lastVisibleLine() {
+  const nums = await page
+    .locator('.editor-group-container.active .monaco-editor .margin-view-overlays .line-numbers')
+    .evaluateAll((els) => els.map((e) => Number(e.textContent.trim())).filter((n) => n > 0));
+  return Math.max(0, ...nums);
+}
+
+async function waitLastVisible(want, what) {
+  const end = Date.now() + TIMEOUT;
+  let got = 0;
+  while (Date.now() < end) {
+    got = await lastVisibleLine();
+    if (got === want) return;
+    await page.waitForTimeout(200);
+  }
+  assert.fail(`${what}: the last visible line is ${got}, want ${want}`);
+}
+
+test('Follow File: the editor stays at the end as the file grows, pauses when scrolled up, resumes on the command', async () => {
+  const rel = 'episode-3/carol/follow.log';
+  const file = path.join(run, rel);
+  const line = (i) => `2026-10-22 11:00:${String(i % 60).padStart(2, '0')}.000 INFO  [running] [conv-5] Carol follow line ${i}\n`;
+  fs.writeFileSync(file, line(0));
+  await openFile(rel);
+  await runCommand('runls: Follow File');
+  await page.locator('.statusbar-item', { hasText: 'runls: following' }).first().waitFor({ timeout: TIMEOUT });
+  let n = 1;
+  const append = (count) => {
+    let text = '';
+    for (let i = 0; i < count; i++) text += line(n++);
+    fs.appendFileSync(file, text);
+  };
+  append(120);
+  // The file's last line is its line n (the last line end leaves an empty line n+1).
+  await waitLastVisible(n + 1, 'after appends');
+  await shot('follow.png');
+
+  // Scrolled to the top: following pauses; appends leave the view where it is.
+  await page.keyboard.press('Control+Home');
+  await page.locator('.statusbar-item', { hasText: 'runls: follow paused' }).first().waitFor({ timeout: TIMEOUT });
+  append(30);
+  await page.locator('.editor-group-container.active .view-line', { hasText: `Carol follow line ${n - 1}` }).first().waitFor({ state: 'attached', timeout: TIMEOUT }).catch(() => undefined);
+  await page.waitForTimeout(1500);
+  assert.ok((await lastVisibleLine()) < 60, 'the view stayed at the top while paused');
+
+  // The command resumes: the end again, and appends follow.
+  await runCommand('runls: Follow File');
+  await waitLastVisible(n + 1, 'resumed');
+  append(10);
+  await waitLastVisible(n + 1, 'after appends, resumed');
+});
