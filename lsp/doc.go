@@ -34,6 +34,10 @@
 //   - run/search: a field absent, null or "" in the params takes the setting;
 //     "topK": 0 given explicitly is out of range (-32602), as are values the
 //     engine's Request.Validate rejects. Errors carry {"field", "value"} as data.
+//     "allConversations": true (runls' own, no setting) takes the current
+//     episode's records from every conversation, for the editors' widening of
+//     a result whose hidden counts other conversations. The result's time,
+//     level, matches, hidden and notices are the engine's, passed on as they are.
 //   - run/records (recordlist.go, spec §13): a field absent, null or "" is not
 //     given, and the settings give no defaults (episode is required: a view
 //     asks for what it shows); "limit": 0 given is out of range (-32602), as

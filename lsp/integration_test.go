@@ -95,6 +95,7 @@ func TestSearchEqualsEngine(t *testing.T) {
 		opts     retriever.Options // of the oracle, Root aside
 		params   map[string]any
 		want     retriever.Request // what the oracle is asked
+		noted    bool              // the result has hidden counts or notices
 	}{
 		{name: "with episode and conversation",
 			params: map[string]any{"query": "deploy database migration", "episode": "episode-2", "conversation": "conv-1"},
@@ -109,6 +110,12 @@ func TestSearchEqualsEngine(t *testing.T) {
 			settings: map[string]any{"episode": "episode-2", "conversation": "conv-2", "scope": "episode", "topK": 50},
 			params:   map[string]any{"query": "hotel booking"},
 			want:     retriever.Request{Query: "hotel booking", Episode: "episode-2", Conversation: "conv-2", Scope: "episode", TopK: 50}},
+		{name: "every conversation, and what the run does not hold",
+			params: map[string]any{"query": "hotel booking", "agent": "Alice", "episode": "episode-2", "conversation": "conv-9", "allConversations": true},
+			want:   retriever.Request{Query: "hotel booking", Agent: "Alice", Episode: "episode-2", Conversation: "conv-9", AllConversations: true}, noted: true},
+		{name: "hidden by the conversation",
+			params: map[string]any{"query": "hotel booking", "episode": "episode-2", "conversation": "conv-1"},
+			want:   retriever.Request{Query: "hotel booking", Episode: "episode-2", Conversation: "conv-1"}, noted: true},
 		{name: "nothing outside agent folders",
 			params: map[string]any{"query": "quokka", "episode": "episode-2", "conversation": "conv-1"},
 			want:   retriever.Request{Query: "quokka", Episode: "episode-2", Conversation: "conv-1"}},
@@ -146,6 +153,9 @@ func TestSearchEqualsEngine(t *testing.T) {
 			}
 			if g, w := canonical(t, got), canonical(t, want); g != w {
 				t.Errorf("run/search differs from Index.Search:\n got %s\nwant %s", g, w)
+			}
+			if noted := got.Hidden.Total() > 0 || len(got.Notices) > 0; tt.noted && !noted {
+				t.Errorf("hidden %+v, notices %+v", got.Hidden, got.Notices)
 			}
 			if err := c.shutdownExit(); err != nil {
 				t.Errorf("Serve = %v", err)

@@ -23,6 +23,9 @@ type SearchParams struct {
 	Conversation *string `json:"conversation,omitempty"`
 	Scope        *string `json:"scope,omitempty"`
 	TopK         *int    `json:"topK,omitempty"`
+	// AllConversations (runls' own) widens the current episode to every
+	// conversation; it has no setting.
+	AllConversations *bool `json:"allConversations,omitempty"`
 }
 
 // SearchResult is the result of run/search; the engine's Result has its shape.
@@ -74,6 +77,9 @@ func (p *SearchParams) merge(req retriever.Request) (retriever.Request, error) {
 	set(&req.Episode, p.Episode)
 	set(&req.Conversation, p.Conversation)
 	set(&req.Scope, p.Scope)
+	if p.AllConversations != nil {
+		req.AllConversations = *p.AllConversations
+	}
 	if p.TopK != nil {
 		// retriever.Request reads a zero TopK as absent (the settings' "unset");
 		// given in a request, 0 is out of range, as on the command line.

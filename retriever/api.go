@@ -36,6 +36,11 @@ type Request struct {
 	Conversation string `json:"conversation,omitempty"`
 	Scope        string `json:"scope,omitempty"`
 	TopK         int    `json:"topK,omitempty"`
+	// AllConversations makes the records of the current episode evidence
+	// whatever conversation they were written in (unfielded ones still are
+	// not): the widening an editor offers when a result says that evidence
+	// of other conversations was hidden. runls' own, beside spec §5.
+	AllConversations bool `json:"allConversations,omitempty"`
 }
 
 // FieldError rejects a request field, naming the field and its value.
@@ -50,8 +55,36 @@ func (e *FieldError) Error() string {
 }
 
 // Result is the answer to a search: the run/search result shape of spec §9.
+// Hidden and Notices are a search's (spec §12); workspace symbols have none.
 type Result struct {
-	Items []Item `json:"items"`
+	Items   []Item   `json:"items"`
+	Hidden  Hidden   `json:"hidden"`
+	Notices []Notice `json:"notices"`
+}
+
+// Hidden counts the pieces that the same request would have returned with
+// rules 1-4 of spec §5 lifted, and that those rules kept out of the result
+// (texts the result holds aside), each under the first reason that applies
+// (spec §12).
+type Hidden struct {
+	Scope             int `json:"scope,omitempty"`
+	NoContext         int `json:"noContext,omitempty"`
+	Unfielded         int `json:"unfielded,omitempty"`
+	OtherConversation int `json:"otherConversation,omitempty"`
+}
+
+// Total is how many pieces were hidden.
+func (h Hidden) Total() int { return h.Scope + h.NoContext + h.Unfielded + h.OtherConversation }
+
+// Notice says that the run holds no such value as a request field names
+// (spec §12); the search is made as asked all the same.
+type Notice struct {
+	Field   string `json:"field"`
+	Value   string `json:"value"`
+	Message string `json:"message"`
+	// Suggestion is the value the run has that was probably meant (an
+	// agent whose name differs only in case), or nil.
+	Suggestion *string `json:"suggestion"`
 }
 
 // Reading is what a record means (spec §3).
@@ -73,6 +106,14 @@ type Item struct {
 	Episode      string   `json:"episode"`
 	Conversation *string  `json:"conversation"`
 	Reading      Reading  `json:"reading"`
+	// Time is the record's `<date> <time>` as written and Level its level
+	// (log files only); nil for plain files and a line before a file's
+	// first record.
+	Time  *string `json:"time"`
+	Level *string `json:"level"`
+	// Matches are the UTF-16 ranges [start, end) within Text of every
+	// occurrence of a term of the query that ranked the request, in order.
+	Matches [][2]int `json:"matches"`
 
 	// Path is the file's absolute path, and File its path relative to the run folder.
 	Path string `json:"-"`

@@ -36,11 +36,17 @@ func openTest(t testing.TB, opts Options) *Index {
 
 func search(t testing.TB, ix *Index, req Request) []Item {
 	t.Helper()
+	return searchResult(t, ix, req).Items
+}
+
+// searchResult is the whole result of req (hidden and notices with the items).
+func searchResult(t testing.TB, ix *Index, req Request) Result {
+	t.Helper()
 	res, err := ix.Search(context.Background(), req)
 	if err != nil {
 		t.Fatalf("search %+v: %v", req, err)
 	}
-	return res.Items
+	return res
 }
 
 func texts(items []Item) []string {

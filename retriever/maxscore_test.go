@@ -139,47 +139,11 @@ func checkAgainstExhaustive(t *testing.T, ix *Index, queries []string, ks []int)
 	}
 }
 
-// exhaustive scores every posting of the query's terms with no pruning.
+// exhaustive scores every posting of the query's terms with no pruning
+// (bruteHits), and keeps the best k pieces that are evidence, each text once.
 func exhaustive(t *testing.T, ix *Index, req Request) []Item {
 	t.Helper()
-	ep, _ := EpisodeNumber(req.Episode)
-	f := &filter{episode: ep, records: true}
-	f.conv, f.hasConv = ix.lookupConv(req.Conversation)
-	f.dash, _ = ix.lookupConv("-")
-	ix.mu.RLock()
-	q, err := ix.newQuery(req.rankingText(), req.Agent)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var docs, terms int64
-	for _, st := range ix.stats {
-		docs += st.docs
-		terms += st.terms
-	}
-	avgdl := float64(terms) / float64(docs)
-	top := newTopK(req.TopK)
-	for _, s := range ix.segments {
-		acc := map[uint32]float64{}
-		for _, qt := range q.terms {
-			i := s.termIndex(qt.id)
-			if i < 0 {
-				continue
-			}
-			s.eachPosting(i, func(doc, tf uint32) {
-				acc[doc] += bm25(qt.idf, tf, uint32(s.dlOf(doc)), avgdl)
-			})
-		}
-		for d, score := range acc {
-			if ok, fs := ix.candidate(s, d, q, f); ok {
-				top.offer(hit{score: score, seg: s, doc: d, fs: fs})
-			}
-		}
-	}
-	hits := top.sorted()
-	agents := make([]string, len(hits))
-	for i, h := range hits {
-		agents[i] = ix.agents[h.fs.agent]
-	}
-	ix.mu.RUnlock()
-	return ix.items(hits, agents).Items
+	f := ix.newFilter(req)
+	evidence := func(h hit) bool { return ix.evidence(f, h.seg, h.doc, h.fs) }
+	return ix.bruteItems(bruteTop(ix.bruteHits(t, req), req.TopK, evidence))
 }

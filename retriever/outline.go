@@ -254,17 +254,7 @@ func (ix *Index) verdict(req Request, fs *fileState, t *recordTable, i int, agen
 	}
 	f := ix.newFilter(req)
 	current := f.episode != "" && fs.epNum == f.episode
-	switch {
-	case f.scopeEpisode && !current:
-		return ReasonScope
-	case !f.records:
-		return ReasonNoContext
-	case current && t.unfielded(i):
-		return ReasonUnfielded
-	case current && !(f.hasConv && t.recConv(i) == f.conv) && t.recConv(i) != f.dash:
-		return ReasonOtherConversation
-	}
-	return ""
+	return ruleReason(f, current, true, t.unfielded(i), t.recConv(i))
 }
 
 var levelNames = [...]string{

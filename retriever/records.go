@@ -29,8 +29,10 @@ import (
 //	conv []uint32  its conversation id (Index.convs): 0 for no conversation
 //	               field, else the id of the id as written ("-" included)
 //	meta []uint8   level (bits 0-2, recordformat.Level), kind (bits 3-4:
-//	               kindFielded, kindUnfielded, kindBeforeFirst) and what
-//	               indexing made of it (bits 5-6: outcome*)
+//	               kindFielded, kindUnfielded, kindBeforeFirst), what
+//	               indexing made of it (bits 5-6: outcome*) and whether its
+//	               milliseconds follow a "." rather than a "," (bit 7), so
+//	               that its time is given back as written
 //
 // 15 bytes a record (measured with the slices' spare room: BenchmarkIndex's
 // records-B/record). A record runs from its first line to the line before
@@ -107,6 +109,7 @@ const (
 	metaLevelMask   = 0b111
 	metaKindShift   = 3
 	metaOutcomeShft = 5
+	metaDotMillis   = 1 << 7
 )
 
 func packMeta(level recordformat.Level, kind, outcome int) uint8 {
@@ -188,6 +191,9 @@ func (t *recordTable) add(buf []byte, rec []recordformat.Line, first uint32, con
 		}
 	}
 	meta := packMeta(head.Level, kind, outcome)
+	if kind != kindBeforeFirst && recordformat.StampLen(buf[head.Start:head.TextEnd]) == stampWithMillis && buf[head.Start+stampSeconds] == '.' {
+		meta |= metaDotMillis
+	}
 	t.lines, t.endUnits = end, units
 	if pending {
 		t.pend = pendingRecord{line: first, time: key, conv: conv, meta: meta, span: span, hasSpan: span.count > 0}

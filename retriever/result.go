@@ -20,7 +20,7 @@ import (
 // what was indexed (the file changed after the update) is left out and logged:
 // a search never returns stale evidence.
 func (ix *Index) items(hits []hit, agents []string) Result {
-	out := Result{Items: make([]Item, 0, len(hits))}
+	out := Result{Items: make([]Item, 0, len(hits)), Notices: []Notice{}}
 	for i, h := range hits {
 		s, d, fs := h.seg, h.doc, h.fs
 		lineText, err := ix.readLine(fs, s.lineOf(d), int(s.startOf(d)+s.blenOf(d)))
@@ -57,6 +57,7 @@ func (ix *Index) items(hits []hit, agents []string) Result {
 			name := ix.convName(c)
 			item.Conversation = &name
 		}
+		item.Time, item.Level = fs.recs.timeAndLevel(s.lineOf(d))
 		out.Items = append(out.Items, item)
 	}
 	return out

@@ -58,11 +58,7 @@ func (ix *Index) fresh(ctx context.Context, answer func() (Result, error)) (Resu
 
 // searchIndexed answers a valid request from what is indexed now.
 func (ix *Index) searchIndexed(ctx context.Context, req Request) (Result, error) {
-	f := ix.newFilter(req)
-	if f.scopeEpisode && f.episode == "" {
-		return Result{Items: []Item{}}, nil
-	}
-	return ix.rank(ctx, req.rankingText(), req.Agent, req.topK(), f)
+	return ix.answer(ctx, req)
 }
 
 // newFilter makes the evidence rules of a valid request.
@@ -74,6 +70,7 @@ func (ix *Index) newFilter(req Request) *filter {
 	if f.records {
 		f.conv, f.hasConv = ix.lookupConv(req.Conversation)
 		f.dash, _ = ix.lookupConv("-")
+		f.allConvs = req.AllConversations
 	}
 	if ix.interpreter != nil && req.TurnMessage != "" {
 		f.turnHash, f.hasTurn = maphash.String(ix.seed, strings.TrimSpace(req.TurnMessage)), true
@@ -122,6 +119,7 @@ type filter struct {
 	records      bool // record files are evidence (episode and conversation given)
 	conv, dash   uint32
 	hasConv      bool
+	allConvs     bool // every conversation of the current episode
 	turnHash     uint64
 	hasTurn      bool
 }
@@ -1509,7 +1507,7 @@ func (ix *Index) evidence(f *filter, s *segment, d uint32, fs *fileState) bool {
 			return false
 		}
 		c := s.convOf(d)
-		if !(f.hasConv && c == f.conv) && c != f.dash {
+		if !(f.hasConv && c == f.conv) && c != f.dash && !f.allConvs {
 			return false
 		}
 	}

@@ -39,9 +39,12 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	fs := flag.NewFlagSet("check", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	codes := codeList{}
-	fs.Var(codes, "code", "")
-	summary := fs.Bool("summary", false, "")
+	fs.Var(codes, "code", "keep only the warnings of `CODE` (unindented-continuation, unfielded-line); repeatable")
+	summary := fs.Bool("summary", false, "one line of counts a file, then a total, instead of the warnings")
 	if err := fs.Parse(args); err != nil {
+		if helpRequested(err, fs, checkSynopsis, checkAbout, stdout) {
+			return exitFound
+		}
 		return usageError(stderr, "%v", err)
 	}
 	if fs.NArg() != 1 {
@@ -95,6 +98,14 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	return exitFound
 }
+
+const (
+	checkSynopsis = "runls check [flags] RUN_FOLDER"
+	checkAbout    = `Prints the format warnings of every record file of the run, grouped as the
+editors show them, with no cap, as path:line:column: warning: message [code]
+(info: for a file written before the conversation field).
+Exit status: 0 no warning, 1 a warning, 2 error.`
+)
 
 // countList is "N unindented-continuation, M unfielded-line", codes counted
 // zero times left out.

@@ -13,13 +13,15 @@ import (
 
 const usageText = `usage:
   runls [serve] [--stdio] [--log-file FILE] [--log-level LEVEL]
-  runls search [--agent A] [--episode episode-N] [--conversation C] [--scope run|episode]
-               [--top-k K] [--mask] [--interpreter rules.json] [--json] RUN_FOLDER QUERY...
+  runls search [--agent A] [--episode episode-N] [--conversation C] [--all-conversations]
+               [--scope run|episode] [--top-k K] [--mask] [--interpreter rules.json] [--json]
+               RUN_FOLDER QUERY...
   runls check [--code CODE]... [--summary] RUN_FOLDER
   runls records [--agent A] [--conversation C] [--min-level L] [--from T] [--to T]
                 [--limit N] [--cursor C] [--mask] [--json] RUN_FOLDER episode-N
   runls mcp [--mask] [--interpreter rules.json] RUN_FOLDER
-  runls version`
+  runls version
+runls search --help, runls check --help and runls records --help describe their flags.`
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)

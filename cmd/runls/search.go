@@ -31,15 +31,19 @@ func runSearch(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	fs := flag.NewFlagSet("search", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	var req retriever.Request
-	fs.StringVar(&req.Agent, "agent", "", "")
-	fs.StringVar(&req.Episode, "episode", "", "")
-	fs.StringVar(&req.Conversation, "conversation", "", "")
-	fs.StringVar(&req.Scope, "scope", "", "")
-	topK := fs.String("top-k", "", "")
-	mask := fs.Bool("mask", false, "")
-	rules := fs.String("interpreter", "", "")
-	asJSON := fs.Bool("json", false, "")
+	fs.StringVar(&req.Agent, "agent", "", "search agent `A`'s files only (its folder's name); default: every agent")
+	fs.StringVar(&req.Episode, "episode", "", "the current episode, `episode-N`; record files need it and --conversation")
+	fs.StringVar(&req.Conversation, "conversation", "", "the current conversation id `C`; of the current episode, only its records and those outside any")
+	fs.BoolVar(&req.AllConversations, "all-conversations", false, "records of the current episode from every conversation (with --episode and --conversation)")
+	fs.StringVar(&req.Scope, "scope", "", "every episode or the current one only (`run|episode`; default run)")
+	topK := fs.String("top-k", "", "at most `K` pieces, 1 to 1000 (default 5)")
+	mask := fs.Bool("mask", false, "hide local paths outside the run and credentials before indexing")
+	rules := fs.String("interpreter", "", "record interpreter `rules.json` (told/said/leftOut rules)")
+	asJSON := fs.Bool("json", false, "print the run/search result as JSON (UTF-16 ranges, hidden, notices)")
 	if err := fs.Parse(args); err != nil {
+		if helpRequested(err, fs, searchSynopsis, searchAbout, stdout) {
+			return exitFound
+		}
 		return usageError(stderr, "%v", err)
 	}
 	if fs.NArg() < 2 {
@@ -75,12 +79,21 @@ func runSearch(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		for _, it := range res.Items {
 			fmt.Fprintf(stdout, "%s:%d:%d: %s\n", displayPath(cwd, it.Path), it.Location.Range.Start.Line+1, it.ByteStart+1, it.Text)
 		}
+		printNotes(stderr, req, res)
 	}
 	if len(res.Items) == 0 {
 		return exitNotFound
 	}
 	return exitFound
 }
+
+const (
+	searchSynopsis = "runls search [flags] RUN_FOLDER QUERY..."
+	searchAbout    = `Prints the run's evidence for QUERY, ranked by BM25, one piece a line as
+path:line:column: text. After the results, stderr says what the filters hid
+and names request values the run does not hold (lines "runls: note: ").
+Exit status: 0 found, 1 nothing found, 2 error.`
+)
 
 // openIndex opens a run folder with the command line's options; WARNs go to
 // stderr, one line each.

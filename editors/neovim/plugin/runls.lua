@@ -17,7 +17,7 @@ vim.api.nvim_create_user_command('Runls', function(cmd)
   require('runls').command(cmd.args)
 end, {
   nargs = '+',
-  desc = 'runls: search agent memory (search, lsearch, symbols, context, set, status, restart, diagnostics)',
+  desc = 'runls: search agent memory (search, searchall, lsearch, symbols, context, set, status, restart, diagnostics)',
   complete = function(...)
     return require('runls').complete(...)
   end,
@@ -27,6 +27,24 @@ vim.api.nvim_create_autocmd('LspAttach', {
   group = vim.api.nvim_create_augroup('runls_attach', { clear = true }),
   callback = function(ev)
     require('runls').on_attach(ev)
+  end,
+})
+
+-- The query's words highlighted in a runls search's quickfix or location list.
+vim.api.nvim_create_autocmd('FileType', {
+  group = vim.api.nvim_create_augroup('runls_lists', { clear = true }),
+  pattern = 'qf',
+  callback = function(ev)
+    require('runls').highlight_list(ev.buf)
+  end,
+})
+
+-- A record file the server reports changed (its diagnostics published again) is read
+-- again in its buffer, so that a jump to a result lands on the right line.
+vim.api.nvim_create_autocmd('DiagnosticChanged', {
+  group = vim.api.nvim_create_augroup('runls_changed', { clear = true }),
+  callback = function(ev)
+    require('runls').on_diagnostics(ev)
   end,
 })
 

@@ -304,15 +304,108 @@ test(':Runls search fills quickfix like runls search (files, lines, byte columns
   eq(1, code, 'CLI exit code for quokka')
 end)
 
-test('quickfix text holds the evidence, agent, episode and reading', function()
+test('quickfix text: rank, score, time, level, conversation and reading, not the path again', function()
   search('zebracorn quay')
   local items = vim.fn.getqflist()
   ok(#items > 0, 'no items')
   local first = items[1]
   eq(real(DAVE_HISTORY), real(vim.api.nvim_buf_get_name(first.bufnr)), 'best result file')
+  local it = first.user_data.runls
   ok(first.text:find('zebracorn sighting near the quay', 1, true), 'text: ' .. first.text)
-  ok(first.text:find('episode-2/dave', 1, true), 'episode/agent in text: ' .. first.text)
-  ok(first.text:find('said', 1, true), 'reading in text: ' .. first.text)
+  ok(not first.text:find('episode-2/dave', 1, true), 'the path is the file name, not repeated: ' .. first.text)
+  local want = ('#1 %.2f %s [%s] said: '):format(it.score, it.time, it.conversation)
+  eq(want, first.text:sub(1, #want), 'text begins with rank, score, time, conversation, reading')
+  -- A log record's level follows its time.
+  search('migration dry-run failed')
+  local found
+  for _, q in ipairs(vim.fn.getqflist()) do
+    if q.user_data.runls.level == 'ERROR' then
+      found = q
+    end
+  end
+  ok(found, 'an ERROR record among the results')
+  ok(found.text:find(found.user_data.runls.time .. ' ERROR ', 1, true), 'time and level: ' .. found.text)
+end)
+
+test('the query words are highlighted in the quickfix window', function()
+  search('zebracorn quay')
+  local qf = vim.fn.getqflist({ qfbufnr = 0 }).qfbufnr
+  ok(qf > 0, 'quickfix buffer')
+  local ns = vim.api.nvim_create_namespace('runls_matches')
+  local marks = vim.api.nvim_buf_get_extmarks(qf, ns, 0, -1, { details = true })
+  ok(#marks >= 2, 'highlights: ' .. #marks)
+  local lines = vim.api.nvim_buf_get_lines(qf, 0, -1, false)
+  for _, m in ipairs(marks) do
+    local word = lines[m[2] + 1]:sub(m[3] + 1, m[4].end_col)
+    ok(word:lower() == 'zebracorn' or word:lower() == 'quay', 'highlighted ' .. vim.inspect(word) .. ' in ' .. lines[m[2] + 1])
+    eq('RunlsMatch', m[4].hl_group, 'highlight group')
+  end
+  -- Opened again later, the list is highlighted again.
+  vim.cmd('cclose')
+  vim.api.nvim_buf_clear_namespace(qf, ns, 0, -1)
+  vim.cmd('copen')
+  qf = vim.fn.getqflist({ qfbufnr = 0 }).qfbufnr
+  ok(#vim.api.nvim_buf_get_extmarks(qf, ns, 0, -1, {}) >= 2, 'highlights after :copen')
+  vim.cmd('wincmd p')
+end)
+
+test('a search whose filters hide evidence notifies what and how to widen it', function()
+  notifications = {}
+  local data = search('hotel booking')
+  local _, _, _, decoded = cli('hotel booking')
+  local n = decoded.hidden.otherConversation or 0
+  ok(n > 0, 'the CLI says evidence was hidden: ' .. vim.inspect(decoded.hidden))
+  eq(decoded.hidden, data.hidden, 'hidden counts given to User RunlsSearch')
+  local said = table.concat(vim.tbl_map(function(x) return x.msg end, notifications), '\n')
+  ok(said:find(('%d more in other conversations of episode-2'):format(n), 1, true), 'notified: ' .. said)
+  ok(said:find(':Runls searchall', 1, true), 'with the widening command: ' .. said)
+  -- The widening finds them.
+  local wide = await_user('RunlsSearch', function()
+    vim.cmd('Runls searchall hotel booking')
+  end)
+  eq(nil, (wide.hidden or {}).otherConversation, 'nothing hidden by the conversation')
+  local other = false
+  for _, q in ipairs(vim.fn.getqflist()) do
+    local it = q.user_data.runls
+    if it.episode == 'episode-2' and type(it.conversation) == 'string' and it.conversation ~= 'conv-1' and it.conversation ~= '-' then
+      other = true
+    end
+  end
+  ok(other, 'evidence of another conversation of episode-2')
+  -- A request value the run lacks is a notice.
+  notifications = {}
+  require('runls').set({ agent = 'Alice' })
+  search('hotel booking')
+  said = table.concat(vim.tbl_map(function(x) return x.msg end, notifications), '\n')
+  ok(said:find('no agent folder named Alice', 1, true) and said:find(':Runls set agent=alice', 1, true), 'agent notice: ' .. said)
+  require('runls').set({ agent = '' })
+end)
+
+test('after an append to an open file, :cc lands on the right line', function()
+  local path = RUN .. '/episode-2/alice/alice.log'
+  vim.cmd('edit ' .. path)
+  local buf = vim.api.nvim_get_current_buf()
+  local before = vim.api.nvim_buf_line_count(buf)
+  -- Lines the buffer does not have yet: a record whose word is found only there.
+  local fd = assert(io.open(path, 'a'))
+  fd:write('2026-10-21 18:30:00.000 INFO  [running] [conv-1] Alice first appended line\n')
+  fd:write('2026-10-21 18:30:01.000 INFO  [running] [conv-1] Alice the xylophonist arrived\n')
+  fd:close()
+  search('xylophonist')
+  local items = vim.fn.getqflist()
+  eq(1, #items, 'one piece')
+  eq(before + 2, items[1].lnum, 'its line')
+  vim.cmd('cc 1')
+  eq(before + 2, vim.api.nvim_win_get_cursor(0)[1], 'the cursor is on the appended line')
+  ok(vim.api.nvim_get_current_line():find('xylophonist', 1, true), 'the buffer was read again: ' .. vim.api.nvim_get_current_line())
+  eq(before + 2, vim.api.nvim_buf_line_count(buf), 'buffer lines')
+end)
+
+test('conversation ids are offered in natural order', function()
+  local less = require('runls').natural_less
+  local ids = { 'conv-10', 'conv-2', 'conv-1', 'conv-11', 'conv-02', 'a' }
+  table.sort(ids, less)
+  eq({ 'a', 'conv-1', 'conv-02', 'conv-2', 'conv-10', 'conv-11' }, ids, 'natural order')
 end)
 
 test(':cc jumps to the evidence line and byte column after non-ASCII text', function()
@@ -683,9 +776,9 @@ test('syntax groups on record lines', function()
 end)
 
 test('completion for subcommands and set keys', function()
-  eq({ 'search', 'set', 'status', 'symbols' }, vim.fn.getcompletion('Runls s', 'cmdline'), 'subcommands')
+  eq({ 'search', 'searchall', 'set', 'status', 'symbols' }, vim.fn.getcompletion('Runls s', 'cmdline'), 'subcommands')
   local all = vim.fn.getcompletion('Runls ', 'cmdline')
-  for _, s in ipairs({ 'context', 'lsearch', 'restart', 'search', 'status', 'symbols' }) do
+  for _, s in ipairs({ 'context', 'lsearch', 'restart', 'search', 'searchall', 'status', 'symbols' }) do
     ok(vim.list_contains(all, s), 'missing ' .. s)
   end
   eq({ 'conversation=' }, vim.fn.getcompletion('Runls set conv', 'cmdline'), 'set keys')

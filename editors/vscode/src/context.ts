@@ -35,12 +35,47 @@ export function episodePicks(info: RunInfo, current: string): ContextPick[] {
 /** Conversations of `episode`; empty when the episode is unknown or has none. */
 export function conversationPicks(info: RunInfo, episode: string, current: string): ContextPick[] {
   const ep = info.episodes.find((e) => e.episode === episode);
-  const picks: ContextPick[] = (ep?.conversations ?? []).map((c) => ({
+  const picks: ContextPick[] = [...(ep?.conversations ?? [])].sort(naturalCompare).map((c) => ({
     label: `$(comment-discussion) ${c}`,
     value: c,
   }));
   picks.push({ label: '$(close) No conversation', description: 'record files give no evidence', value: '' });
   return markCurrent(picks, current);
+}
+
+export function scopePicks(current: string): ContextPick[] {
+  return markCurrent(
+    [
+      { label: '$(globe) run', description: 'every episode of the run', value: 'run' },
+      { label: '$(history) episode', description: 'the current episode only', value: 'episode' },
+    ],
+    current || 'run',
+  );
+}
+
+/**
+ * Orders ids as people read them: runs of digits by their number, so conv-2 comes
+ * before conv-10; the rest by UTF-16 code units (the server's byte-wise order for
+ * ASCII), and equal-looking numbers (07 and 7) by their text.
+ */
+export function naturalCompare(a: string, b: string): number {
+  const re = /(\d+)|(\D+)/g;
+  const pa = a.match(re) ?? [];
+  const pb = b.match(re) ?? [];
+  for (let i = 0; i < Math.min(pa.length, pb.length); i++) {
+    const x = pa[i];
+    const y = pb[i];
+    const dx = /^\d/.test(x);
+    const dy = /^\d/.test(y);
+    if (dx && dy) {
+      const nx = x.replace(/^0+(?=\d)/, '');
+      const ny = y.replace(/^0+(?=\d)/, '');
+      if (nx.length !== ny.length) return nx.length - ny.length;
+      if (nx !== ny) return nx < ny ? -1 : 1;
+    }
+    if (x !== y) return x < y ? -1 : 1;
+  }
+  return pa.length - pb.length;
 }
 
 function describeEpisode(agents: string[], conversations: string[]): string {

@@ -4,6 +4,7 @@
 
 import * as fs from 'node:fs';
 import * as os from 'node:os';
+import * as readline from 'node:readline';
 import * as vscode from 'vscode';
 import {
   CloseAction,
@@ -19,24 +20,32 @@ import {
   WorkDoneProgress,
   WorkDoneProgressCreateRequest,
 } from 'vscode-languageclient/node';
-import { agentPicks, ContextPick, conversationPicks, episodePicks } from './context';
+import { agentPicks, ContextPick, conversationPicks, episodePicks, scopePicks } from './context';
 import { docsCommandUri, docsFragment, MARKDOWN_PREVIEW, SHOW_DOCS_COMMAND } from './diagnosticsLinks';
-import { INVALID_PARAMS, infoWhenIndexed, RunInfo, search } from './protocol';
-import { EvidencePick, pickLocation, pickTitle, toPicks } from './results';
+import { info, INVALID_PARAMS, infoWhenIndexed, RunInfo, search, SearchParams } from './protocol';
+import { Widening } from './results';
+import { LOAD_MORE_COMMAND, ResultsView, WIDEN_COMMAND } from './resultsView';
 import { RestartPolicy } from './restartPolicy';
+import { parseServerLine } from './serverLog';
 import { resolveServerPath, ServerNotFound } from './serverPath';
 import {
+  ContextKey,
   contextMissing,
   didChangeConfigurationParams,
   initializationOptions,
   readServerSettings,
   searchParams,
   ServerSettings,
+  StoredContext,
+  withContext,
 } from './settings';
 import { applyProgress, contextLabel, ServerState, statusView } from './status';
 import { arrangeSymbols } from './symbols';
 
 let runls: Runls | undefined;
+
+/** The workspace state key of the context the pickers chose (StoredContext). */
+const CONTEXT_STATE = 'runls.context';
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
   runls = new Runls(context);
@@ -55,7 +64,9 @@ class Runls implements vscode.Disposable {
   private readonly output: vscode.LogOutputChannel;
   private readonly status: vscode.StatusBarItem;
   private readonly policy = new RestartPolicy();
+  private readonly results: ResultsView;
   private lastQuery = '';
+  private info: RunInfo | undefined;
   private readonly disposables: vscode.Disposable[] = [];
 
   constructor(private readonly context: vscode.ExtensionContext) {
@@ -65,11 +76,17 @@ class Runls implements vscode.Disposable {
     this.status.command = 'runls.pickContext';
     this.status.show();
     const cmd = (id: string, fn: () => unknown) => vscode.commands.registerCommand(id, fn);
+    this.results = new ResultsView();
     this.disposables.push(
       this.output,
       this.status,
+      this.results,
       cmd('runls.search', () => this.searchCommand(false)),
       cmd('runls.searchAgain', () => this.searchCommand(true)),
+      cmd('runls.searchSelection', () => this.searchSelection()),
+      cmd('runls.pickScope', () => this.pickScope()),
+      vscode.commands.registerCommand(WIDEN_COMMAND, (w: Widening) => this.widen(w)),
+      vscode.commands.registerCommand(LOAD_MORE_COMMAND, (topK: unknown) => this.loadMore(Number(topK))),
       cmd('runls.pickAgent', () => this.pickAgent()),
       cmd('runls.pickEpisode', () => this.pickEpisode()),
       cmd('runls.pickConversation', () => this.pickConversation()),
@@ -87,8 +104,32 @@ class Runls implements vscode.Disposable {
     for (const d of this.disposables) d.dispose();
   }
 
+  /** The settings, with the context the pickers chose laid over them. */
   private settings(): ServerSettings {
-    return readServerSettings(vscode.workspace.getConfiguration('runls'));
+    return withContext(readServerSettings(vscode.workspace.getConfiguration('runls')), this.storedContext());
+  }
+
+  private storedContext(): StoredContext {
+    return this.context.workspaceState.get<StoredContext>(CONTEXT_STATE) ?? {};
+  }
+
+  /**
+   * Saves a pick: in the extension's workspace state (never in the run folder's
+   * .vscode/settings.json), or in the user settings when runls.saveContextIn says so;
+   * then the server gets the new defaults.
+   */
+  private async saveContext(key: ContextKey, value: string): Promise<void> {
+    const stored = { ...this.storedContext() };
+    if (vscode.workspace.getConfiguration('runls').get<string>('saveContextIn') === 'userSettings') {
+      delete stored[key];
+      await this.context.workspaceState.update(CONTEXT_STATE, stored);
+      await vscode.workspace.getConfiguration('runls').update(key, value, vscode.ConfigurationTarget.Global);
+    } else {
+      stored[key] = value;
+      await this.context.workspaceState.update(CONTEXT_STATE, stored);
+      this.pushSettings();
+    }
+    this.render();
   }
 
   private setState(state: ServerState): void {
@@ -97,7 +138,7 @@ class Runls implements vscode.Disposable {
   }
 
   private render(): void {
-    const view = statusView(this.state, this.settings());
+    const view = statusView(this.state, this.settings(), this.info);
     this.status.text = view.text;
     this.status.tooltip = view.tooltip;
     this.status.backgroundColor =
@@ -145,6 +186,16 @@ class Runls implements vscode.Disposable {
       workspaceFolder: folder,
       initializationOptions: () => initializationOptions(this.settings()),
       outputChannel: this.output,
+      // The server's log lines keep their level (by default each would be an error).
+      stdioOptions: {
+        stdout: () => undefined,
+        stderr: (input, channel) => {
+          readline.createInterface({ input, crlfDelay: Infinity, terminal: false }).on('line', (line) => {
+            const { level, text } = parseServerLine(line);
+            channel[level](text);
+          });
+        },
+      },
       traceOutputChannel: this.output,
       errorHandler: {
         error: () => ({ action: ErrorAction.Continue }),
@@ -183,10 +234,18 @@ class Runls implements vscode.Disposable {
     };
 
     const client = new LanguageClient('runls', 'runls', serverOptions, clientOptions);
-    client.registerFeature(new ProgressObserver(client, (p) => this.setState(applyProgress(this.state, p))));
+    client.registerFeature(
+      new ProgressObserver(client, (p) => {
+        this.setState(applyProgress(this.state, p));
+        if (p.kind === 'end') void this.refreshInfo();
+      }),
+    );
     client.onDidChangeState((e) => {
       if (e.newState === State.Starting) this.setState({ kind: 'starting' });
-      else if (e.newState === State.Running && this.state.kind !== 'indexing') this.setState({ kind: 'ready' });
+      else if (e.newState === State.Running && this.state.kind !== 'indexing') {
+        this.setState({ kind: 'ready' });
+        void this.refreshInfo();
+      }
       else if (e.newState === State.Stopped && this.state.kind !== 'error') this.setState({ kind: 'stopped' });
     });
     this.client = client;
@@ -243,11 +302,28 @@ class Runls implements vscode.Disposable {
       void this.restart();
       return;
     }
+    this.pushSettings();
+  }
+
+  /** Sends the settings (the picked context laid over them) to a running server. */
+  private pushSettings(): void {
     const client = this.client;
     if (client?.isRunning()) {
       void client
         .sendNotification(DidChangeConfigurationNotification.type, didChangeConfigurationParams(this.settings()))
         .catch((err) => this.output.error(`didChangeConfiguration: ${err}`));
+    }
+  }
+
+  /** run/info for the status bar's overview of the run; quietly nothing when it fails. */
+  private async refreshInfo(): Promise<void> {
+    const client = this.client;
+    if (!client?.isRunning()) return;
+    try {
+      this.info = await info(client);
+      this.render();
+    } catch (e) {
+      this.output.debug(`run/info: ${e}`);
     }
   }
 
@@ -327,61 +403,96 @@ class Runls implements vscode.Disposable {
       if (typed === undefined || typed.trim() === '') return;
       query = typed.trim();
     }
-    this.lastQuery = query;
+    await this.search(query);
+  }
 
-    // VS Code has no switch to turn a QuickPick's own filtering off: items whose label
-    // matches the input box move to the top. The input stays empty and every item is
-    // alwaysShow, so the order is the server's; the query is in the title.
-    const qp = vscode.window.createQuickPick<EvidencePick>();
-    qp.title = `runls: searching "${query}"…`;
-    qp.placeholder = `Evidence for "${query}" (${contextLabel(settings)}); Enter opens it`;
-    qp.matchOnDescription = false;
-    qp.matchOnDetail = false;
-    qp.ignoreFocusOut = true;
-    qp.busy = true;
-    const cts = new vscode.CancellationTokenSource();
-    qp.onDidHide(() => {
-      cts.cancel();
-      qp.dispose();
-    });
-    qp.onDidAccept(() => {
-      const chosen = qp.selectedItems[0] ?? qp.activeItems[0];
-      qp.hide();
-      if (chosen) void this.openEvidence(chosen);
-    });
-    qp.show();
+  /** Searches the editor's selection, or the word under the cursor. */
+  private async searchSelection(): Promise<void> {
+    const editor = vscode.window.activeTextEditor;
+    if (!editor) return this.searchCommand(false);
+    const sel = editor.selection;
+    let text = sel.isEmpty ? '' : editor.document.getText(sel);
+    if (text.trim() === '') {
+      const word = editor.document.getWordRangeAtPosition(sel.active);
+      text = word ? editor.document.getText(word) : '';
+    }
+    text = text.replace(/\s+/g, ' ').trim();
+    if (text === '') return this.searchCommand(false);
+    await this.search(text);
+  }
+
+  /**
+   * Runs a search with the current settings and shows it in the results view.
+   * `topK` (Load more) and `allConversations` (a widening) apply to this search only.
+   */
+  private async search(query: string, opts: { topK?: number; allConversations?: boolean; keep?: boolean } = {}): Promise<void> {
+    const client = await this.runningClient();
+    if (!client) return;
+    const settings = this.settings();
+    this.lastQuery = query;
+    const params: SearchParams = searchParams(query, settings);
+    const topK = opts.topK ?? settings.topK;
+    params.topK = topK;
+    if (opts.allConversations) params.allConversations = true;
     try {
-      const result = await search(client, searchParams(query, settings), cts.token);
+      const result = await vscode.window.withProgress(
+        { location: { viewId: 'runls.results' }, title: `runls: searching "${query}"` },
+        (_p, token) => search(client, params, token),
+      );
       const root = vscode.workspace.workspaceFolders?.[0]?.uri.toString();
-      qp.items = toPicks(result.items, root);
-      qp.title = pickTitle(query, result.items.length, contextLabel(settings));
-      if (result.items.length === 0) qp.placeholder = `No evidence for "${query}" (${contextLabel(settings)})`;
+      // The view first, then its rows: focus moving to it once they show would close
+      // whatever the user opened in between (a command palette, a picker).
+      await this.results.reveal();
+      await this.results.show(
+        {
+          query,
+          result,
+          context: contextLabel(settings),
+          asked: { agent: settings.agent, episode: settings.episode, conversation: settings.conversation },
+          topK,
+          page: settings.topK,
+          allConversations: !!opts.allConversations,
+          rootUri: root,
+        },
+        opts.keep,
+      );
+      void this.refreshInfo();
     } catch (e) {
-      qp.hide();
-      if (!cts.token.isCancellationRequested) this.showRequestError('run/search', e);
-    } finally {
-      qp.busy = false;
+      this.showRequestError('run/search', e);
     }
   }
 
-  private async openEvidence(pick: EvidencePick): Promise<void> {
-    const loc = pickLocation(pick);
-    const r = loc.range;
-    const range = new vscode.Range(r.start.line, r.start.character, r.end.line, r.end.character);
-    try {
-      const doc = await vscode.workspace.openTextDocument(vscode.Uri.parse(loc.uri));
-      const editor = await vscode.window.showTextDocument(doc, { preview: false });
-      // Selected from its end back to its start: the cursor (and so the view) is at the
-      // start of the evidence, not scrolled sideways to the end of a long line.
-      editor.selection = new vscode.Selection(range.end, range.start);
-      // The line's start first, so the record's timestamp and fields stay in view,
-      // then the evidence's start in case it lies beyond the editor's width.
-      const lineStart = new vscode.Range(range.start.line, 0, range.start.line, 0);
-      editor.revealRange(lineStart, vscode.TextEditorRevealType.InCenterIfOutsideViewport);
-      editor.revealRange(new vscode.Range(range.start, range.start), vscode.TextEditorRevealType.InCenterIfOutsideViewport);
-    } catch (e) {
-      void vscode.window.showErrorMessage(`runls: cannot open ${loc.uri}: ${e instanceof Error ? e.message : e}`);
+  /** The next topK of the search shown. */
+  private async loadMore(topK: number): Promise<void> {
+    const shown = this.results.shown;
+    if (!shown || !Number.isFinite(topK)) return;
+    await this.search(shown.query, { topK, allConversations: shown.allConversations, keep: true });
+  }
+
+  /** Runs a sentence's action: the search shown, widened. */
+  private async widen(w: Widening): Promise<void> {
+    const shown = this.results.shown;
+    if (!shown) return;
+    switch (w.kind) {
+      case 'allConversations':
+        return this.search(shown.query, { allConversations: true });
+      case 'scopeRun':
+        await this.saveContext('scope', 'run');
+        break;
+      case 'agent':
+        await this.saveContext('agent', w.value);
+        break;
+      case 'pickContext':
+        if (!(await this.pickEpisode()) || !(await this.pickConversation())) return;
+        break;
+      case 'pickEpisode':
+        if (!(await this.pickEpisode())) return;
+        break;
+      case 'pickConversation':
+        if (!(await this.pickConversation())) return;
+        break;
     }
+    await this.search(shown.query, { allConversations: shown.allConversations });
   }
 
   private async pickContext(): Promise<void> {
@@ -390,6 +501,7 @@ class Runls implements vscode.Disposable {
         { label: '$(person) Agent', description: this.settings().agent || 'all agents', id: 'agent' },
         { label: '$(history) Episode', description: this.settings().episode || 'none', id: 'episode' },
         { label: '$(comment-discussion) Conversation', description: this.settings().conversation || 'none', id: 'conversation' },
+        { label: '$(globe) Scope', description: this.settings().scope, id: 'scope' },
         { label: '$(output) Show Output', id: 'output' },
         { label: '$(debug-restart) Restart Server', id: 'restart' },
       ],
@@ -403,6 +515,8 @@ class Runls implements vscode.Disposable {
         return;
       case 'conversation':
         return void (await this.pickConversation());
+      case 'scope':
+        return void (await this.pickScope());
       case 'output':
         return this.output.show(true);
       case 'restart':
@@ -437,13 +551,15 @@ class Runls implements vscode.Disposable {
     );
   }
 
-  /** Shows `picks` and saves the chosen value in the workspace settings. */
-  private async pickSetting(key: string, title: string, picks: ContextPick[]): Promise<boolean> {
+  private async pickScope(): Promise<boolean> {
+    return this.pickSetting('scope', 'Pick the scope of the searches', scopePicks(this.settings().scope));
+  }
+
+  /** Shows `picks` and saves the chosen value (see saveContext). */
+  private async pickSetting(key: ContextKey, title: string, picks: ContextPick[]): Promise<boolean> {
     const chosen = await vscode.window.showQuickPick(picks, { title: `runls: ${title}`, matchOnDescription: true });
     if (!chosen) return false;
-    const target = vscode.workspace.workspaceFolders ? vscode.ConfigurationTarget.Workspace : vscode.ConfigurationTarget.Global;
-    await vscode.workspace.getConfiguration('runls').update(key, chosen.value, target);
-    this.render();
+    await this.saveContext(key, chosen.value);
     return true;
   }
 

@@ -28,10 +28,33 @@ export interface SearchItem {
   episode: string;
   conversation: string | null;
   reading: Reading;
+  /** The record's time as written, and its level (log files); null for notes. */
+  time: string | null;
+  level: string | null;
+  /** UTF-16 ranges [start, end) of the query's terms within `text`. */
+  matches: Array<[number, number]>;
+}
+
+/** What the request's rules kept out of the best `topK` pieces (spec §12); zero counts are absent. */
+export interface Hidden {
+  scope?: number;
+  noContext?: number;
+  unfielded?: number;
+  otherConversation?: number;
+}
+
+/** A request value the run does not hold (spec §12). */
+export interface Notice {
+  field: string;
+  value: string;
+  message: string;
+  suggestion: string | null;
 }
 
 export interface SearchResult {
   items: SearchItem[];
+  hidden: Hidden;
+  notices: Notice[];
 }
 
 /** The params of `run/search` (spec §5). Absent fields take the server's settings. */
@@ -43,6 +66,8 @@ export interface SearchParams {
   conversation?: string;
   scope?: 'run' | 'episode';
   topK?: number;
+  /** runls' own: records of the current episode from every conversation. */
+  allConversations?: boolean;
 }
 
 export interface EpisodeInfo {
@@ -123,7 +148,13 @@ export function checkSearchResult(result: unknown): SearchResult {
         !isObject(item.location.range) || typeof item.text !== 'string' || typeof item.score !== 'number') {
       throw new Error(`run/search: malformed item ${JSON.stringify(item)?.slice(0, 200)}`);
     }
+    // An older server sends none of these: the view then shows what it has.
+    item.time ??= null;
+    item.level ??= null;
+    if (!Array.isArray(item.matches)) item.matches = [];
   }
+  if (!isObject(result.hidden)) result.hidden = {};
+  if (!Array.isArray(result.notices)) result.notices = [];
   return result as unknown as SearchResult;
 }
 

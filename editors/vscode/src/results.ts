@@ -1,57 +1,199 @@
-// run/search results as QuickPick items, and back to the location to open. Pure:
-// the extension wraps these plain objects into vscode types.
+// What the results view shows of a run/search result: one row per piece (its rank,
+// text with the query's words highlighted, time, level, who and where), the sentences
+// for what the filters hid and for request values the run lacks, each with the action
+// that widens the search, and whether "Load more" can ask for more. Pure: the view
+// (resultsView.ts) wraps these plain objects into vscode types.
 
-import type { SearchItem, WireLocation } from './protocol';
+import type { Hidden, Notice, SearchItem, SearchResult } from './protocol';
 
-/** The fields of vscode.QuickPickItem this module fills, plus the evidence behind it. */
-export interface EvidencePick {
+/** The longest text shown in a row; the whole piece is in the file the row opens. */
+export const MAX_LABEL_CHARS = 160;
+
+/** The most pieces a request may ask for (spec §5), and how many more "Load more" asks. */
+export const MAX_TOP_K = 1000;
+
+export interface EvidenceRow {
+  /** "#1  18:01:02  <text>", shortened to one line (the clock time when the piece has one). */
   label: string;
+  /** [start, end) ranges of `label` to highlight: the query's words (item.matches). */
+  highlights: Array<[number, number]>;
+  /** time · level · agent · episode · conversation · file:line */
   description: string;
-  detail: string;
-  /** Keeps VS Code from hiding items whose label does not match the input box. */
-  alwaysShow: true;
+  /** The codicon of the row: the record's level, or what the piece is. */
+  icon: string;
+  /** Markdown: the whole text and every field. */
+  tooltip: string;
   item: SearchItem;
 }
 
-/** The longest label shown; the whole piece is in the file the item opens. */
-export const MAX_LABEL_CHARS = 160;
-
-const READING_ICON: Record<string, string> = {
-  note: '$(note)',
-  told: '$(arrow-right)',
-  said: '$(comment)',
+const LEVEL_ICON: Record<string, string> = {
+  ERROR: 'error',
+  WARN: 'warning',
+  INFO: 'info',
 };
 
-/**
- * Turns ranked evidence into QuickPick items, keeping the server's order. `rootUri`
- * (from run/info or the workspace folder) makes file paths relative to the run.
- */
-export function toPicks(items: SearchItem[], rootUri?: string): EvidencePick[] {
+const READING_ICON: Record<string, string> = {
+  note: 'note',
+  told: 'arrow-right',
+  said: 'comment',
+};
+
+/** The rows of a result, in the server's order; `rootUri` makes paths relative to the run. */
+export function evidenceRows(items: SearchItem[], rootUri?: string): EvidenceRow[] {
   return items.map((item, i) => {
-    const icon = READING_ICON[item.reading] ?? READING_ICON.note;
+    // The clock time leads the text (the sidebar is narrow: the description may not
+    // show), the whole time and level follow in the description.
+    const clock = item.time && item.time.length >= 19 ? `${item.time.slice(11, 19)}  ` : '';
+    const prefix = `#${i + 1}  ${clock}`;
+    const { text, ranges } = shortenWithRanges(item.text, item.matches ?? [], MAX_LABEL_CHARS);
     const where = `${relativePath(item.location.uri, rootUri)}:${item.location.range.start.line + 1}`;
-    const conv = item.conversation === null || item.conversation === undefined ? '' : ` · ${item.conversation}`;
-    // The label row truncates its description behind a long text, so who/when/where
-    // go on the detail row, which has the width to itself.
+    const who = [item.agent, item.episode, item.conversation].filter((s): s is string => !!s).join(' · ');
+    const when = [item.time, item.level].filter((s): s is string => !!s).join(' ');
+    const description = [when, who, where].filter((s) => s !== '').join('  ·  ');
     return {
-      label: `${icon} ${escapeIcons(shorten(item.text, MAX_LABEL_CHARS))}`,
-      description: '',
-      detail: `#${i + 1}  ${item.agent} · ${item.episode}${conv}  ·  ${where}  ·  score ${item.score.toFixed(2)}  ·  ${item.reading}`,
-      alwaysShow: true,
+      label: prefix + text,
+      highlights: ranges.map(([s, e]) => [s + prefix.length, e + prefix.length] as [number, number]),
+      description,
+      icon: (item.level && LEVEL_ICON[item.level]) ?? READING_ICON[item.reading] ?? 'note',
+      tooltip: tooltipOf(item, i + 1, where),
       item,
     };
   });
 }
 
-/** Where choosing a pick goes: the file and the evidence's range, to select and reveal. */
-export function pickLocation(pick: EvidencePick): WireLocation {
-  return pick.item.location;
+function tooltipOf(item: SearchItem, rank: number, where: string): string {
+  const fields = [
+    `#${rank} · score ${item.score.toFixed(2)} · ${item.reading}`,
+    [item.time, item.level].filter(Boolean).join(' '),
+    [item.agent, item.episode, item.conversation ?? ''].filter(Boolean).join(' · '),
+    where,
+  ].filter((s) => s !== '');
+  return `${escapeMarkdown(item.text)}\n\n${fields.map(escapeMarkdown).join('  \n')}`;
 }
 
-/** The QuickPick's title; the query lives here because a non-empty `value` would re-sort the items. */
-export function pickTitle(query: string, count: number, context: string): string {
+/**
+ * Folds white space runs to one space (a row is one line) and cuts the text to `max`
+ * UTF-16 units with an ellipsis, never inside a surrogate pair, carrying the ranges
+ * over: each range is moved to where its characters went, and cut at the ellipsis.
+ */
+export function shortenWithRanges(text: string, ranges: Array<[number, number]>, max: number): { text: string; ranges: Array<[number, number]> } {
+  const at: number[] = new Array(text.length + 1); // at[i]: where unit i of text went
+  let out = '';
+  let space = false;
+  for (let i = 0; i < text.length; i++) {
+    at[i] = out.length;
+    if (/\s/.test(text[i])) {
+      space = out.length > 0;
+      continue;
+    }
+    if (space) {
+      out += ' ';
+      at[i] = out.length;
+      space = false;
+    }
+    out += text[i];
+  }
+  at[text.length] = out.length;
+  let cut = out.length;
+  if (out.length > max) {
+    cut = max - 1;
+    const code = out.charCodeAt(cut - 1);
+    if (code >= 0xd800 && code <= 0xdbff) cut--;
+    out = out.slice(0, cut) + '…';
+  }
+  const moved: Array<[number, number]> = [];
+  for (const [s, e] of ranges) {
+    if (s < 0 || e > text.length || s >= e) continue;
+    const ms = at[s];
+    const me = Math.min(at[e], cut);
+    if (ms < me) moved.push([ms, me]);
+  }
+  return { text: out, ranges: moved };
+}
+
+/** Shortens `text` to at most `max` UTF-16 units with an ellipsis, never splitting a surrogate pair. */
+export function shorten(text: string, max: number): string {
+  return shortenWithRanges(text, [], max).text;
+}
+
+/** How a sentence of the view widens the search when its action is run. */
+export type Widening =
+  | { kind: 'allConversations' }
+  | { kind: 'scopeRun' }
+  | { kind: 'pickContext' }
+  | { kind: 'agent'; value: string } // '' drops the agent
+  | { kind: 'pickEpisode' }
+  | { kind: 'pickConversation' };
+
+export interface Sentence {
+  /** What the filters hid, or what the run does not hold, in words. */
+  text: string;
+  /** The action's title, and what it does; none when no request shows them. */
+  action?: { title: string; widening: Widening };
+}
+
+/** The context a result was asked with, as the sentences name it. */
+export interface AskedContext {
+  agent: string;
+  episode: string;
+  conversation: string;
+}
+
+/**
+ * The sentences for a result's notices, then its hidden counts (spec §12), in the
+ * order of the server's reasons, each with the action that would show what it names.
+ */
+export function sentences(result: Pick<SearchResult, 'hidden' | 'notices'>, asked: AskedContext): Sentence[] {
+  const out: Sentence[] = [];
+  for (const n of result.notices ?? []) out.push(noticeSentence(n));
+  const h: Hidden = result.hidden ?? {};
+  const ep = asked.episode || 'the current episode';
+  const more = (n: number) => `${n} more`;
+  if (h.scope) {
+    out.push({ text: `${more(h.scope)} outside ${ep}`, action: { title: 'Search the whole run', widening: { kind: 'scopeRun' } } });
+  }
+  if (h.noContext) {
+    out.push({
+      text: `${more(h.noContext)} in record files, which need an episode and a conversation`,
+      action: { title: 'Pick the chat context', widening: { kind: 'pickContext' } },
+    });
+  }
+  if (h.unfielded) {
+    out.push({ text: `${more(h.unfielded)} without the conversation field in ${ep} (evidence only from another episode)` });
+  }
+  if (h.otherConversation) {
+    out.push({
+      text: `${more(h.otherConversation)} in other conversations of ${ep}`,
+      action: { title: 'Search all conversations', widening: { kind: 'allConversations' } },
+    });
+  }
+  return out;
+}
+
+function noticeSentence(n: Notice): Sentence {
+  switch (n.field) {
+    case 'agent':
+      return n.suggestion
+        ? { text: n.message, action: { title: `Search ${n.suggestion}`, widening: { kind: 'agent', value: n.suggestion } } }
+        : { text: n.message, action: { title: 'Search all agents', widening: { kind: 'agent', value: '' } } };
+    case 'episode':
+      return { text: n.message, action: { title: 'Pick the episode', widening: { kind: 'pickEpisode' } } };
+    case 'conversation':
+      return { text: n.message, action: { title: 'Pick the conversation', widening: { kind: 'pickConversation' } } };
+  }
+  return { text: n.message };
+}
+
+/** How many pieces "Load more" asks for after `shown` of `asked`, or undefined when there are no more. */
+export function nextTopK(asked: number, shown: number, page: number): number | undefined {
+  if (shown < asked || asked >= MAX_TOP_K) return undefined; // the server had no more
+  return Math.min(asked + Math.max(page, 1), MAX_TOP_K);
+}
+
+/** The view's message: the query, the count and the context. */
+export function resultsMessage(query: string, count: number, context: string): string {
   const n = count === 1 ? '1 piece' : `${count} pieces`;
-  return `runls: "${shorten(query, 60)}": ${n} of evidence${context ? ` (${context})` : ''}`;
+  return `"${shorten(query, 60)}": ${n} of evidence${context ? ` (${context})` : ''}`;
 }
 
 /** The path of `uri` relative to `rootUri` when it lies below it, else the URI's path. */
@@ -64,19 +206,8 @@ export function relativePath(uri: string, rootUri?: string): string {
   return path;
 }
 
-/** Shortens `text` to at most `max` UTF-16 units with an ellipsis, never splitting a surrogate pair. */
-export function shorten(text: string, max: number): string {
-  const oneLine = text.replace(/\s+/g, ' ').trim();
-  if (oneLine.length <= max) return oneLine;
-  let cut = max - 1;
-  const code = oneLine.charCodeAt(cut - 1);
-  if (code >= 0xd800 && code <= 0xdbff) cut--;
-  return oneLine.slice(0, cut) + '…';
-}
-
-/** Keeps `$(name)` in evidence text from rendering as an icon. */
-export function escapeIcons(text: string): string {
-  return text.replace(/\$\(/g, '\\$(');
+function escapeMarkdown(text: string): string {
+  return text.replace(/[\\`*_{}[\]()#+\-.!|<>~$]/g, '\\$&');
 }
 
 function uriPath(uri: string): string {

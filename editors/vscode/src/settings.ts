@@ -69,6 +69,29 @@ export function readServerSettings(cfg: ConfigReader): ServerSettings {
   };
 }
 
+/** The chat context a search is asked in; the pickers keep it apart from the settings. */
+export const CONTEXT_KEYS = ['agent', 'episode', 'conversation', 'scope'] as const;
+export type ContextKey = (typeof CONTEXT_KEYS)[number];
+
+/**
+ * The context the pickers chose, kept in the extension's workspace state (not in the
+ * run folder's .vscode/settings.json: a run is the agents' data, maybe read-only or
+ * shared). A key that was never picked is absent and the setting's value holds.
+ */
+export type StoredContext = Partial<Record<ContextKey, string>>;
+
+/** The settings with the picked context laid over them. */
+export function withContext(s: ServerSettings, stored: StoredContext): ServerSettings {
+  const out = { ...s };
+  for (const k of CONTEXT_KEYS) {
+    const v = stored[k];
+    if (typeof v !== 'string') continue;
+    if (k === 'scope') out.scope = v === 'episode' ? 'episode' : 'run';
+    else out[k] = v.trim();
+  }
+  return out;
+}
+
 /** The initializationOptions of the initialize request. */
 export function initializationOptions(s: ServerSettings): { runls: ServerSettings } {
   return { runls: { ...s } };

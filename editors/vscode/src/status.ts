@@ -1,6 +1,7 @@
 // The status bar's text: the server's state (fed by $/progress and the client's
 // state) and the chat context the searches use.
 
+import type { RunInfo } from './protocol';
 import type { ServerSettings } from './settings';
 
 export type ServerState =
@@ -53,10 +54,11 @@ export interface StatusView {
   alert?: 'error' | 'warning';
 }
 
-/** One status bar item: server state, then the chat context. */
-export function statusView(state: ServerState, s: ServerSettings): StatusView {
+/** One status bar item: server state, then the chat context; the tooltip adds what the run holds. */
+export function statusView(state: ServerState, s: ServerSettings, info?: RunInfo): StatusView {
   const ctx = contextLabel(s);
-  const tail = `\n\nContext: ${ctx}\nClick to pick the agent, episode and conversation.`;
+  const run = info ? `\n\n${runOverview(info)}` : '';
+  const tail = `${run}\n\nContext: ${ctx} · scope ${s.scope}\nClick to pick the agent, episode, conversation or scope.`;
   switch (state.kind) {
     case 'starting':
       return { text: `$(loading~spin) runls: starting`, tooltip: `runls server starting${tail}` };
@@ -78,6 +80,27 @@ export function statusView(state: ServerState, s: ServerSettings): StatusView {
     case 'stopped':
       return { text: `$(circle-slash) runls: stopped`, tooltip: `runls server stopped${tail}`, alert: 'warning' };
   }
+}
+
+/** What the run holds, from run/info: "Run: 12 files, 1.2 MB · 3 episodes · 2 agents (alice, bob)". */
+export function runOverview(info: RunInfo): string {
+  const n = (k: number, one: string) => `${k} ${one}${k === 1 ? '' : 's'}`;
+  const agents = info.agents.length <= 5 ? ` (${info.agents.join(', ')})` : '';
+  const indexing = info.indexing.done ? '' : ' so far (indexing)';
+  return `Run: ${n(info.indexing.files, 'file')}, ${formatBytes(info.indexing.bytes)}${indexing} · ${n(info.episodes.length, 'episode')} · ${n(info.agents.length, 'agent')}${agents}`;
+}
+
+/** Bytes as people read them: 512 B, 1.2 KB, 3.4 MB, 1.1 GB (powers of 1000). */
+export function formatBytes(b: number): string {
+  if (b < 1000) return `${b} B`;
+  const units = ['KB', 'MB', 'GB', 'TB'];
+  let v = b;
+  let u = -1;
+  while (v >= 1000 && u < units.length - 1) {
+    v /= 1000;
+    u++;
+  }
+  return `${v < 10 ? v.toFixed(1) : Math.round(v)} ${units[u]}`;
 }
 
 /** "alice · episode-2 · conv-1", with "all agents" and "no episode/conversation" for unset fields. */

@@ -60,6 +60,7 @@ test('only what runs is packaged: no node_modules, no sources, no source maps, n
     /^extension\/language-configuration\.json$/,
     /^extension\/syntaxes\/runls-(history|log)\.tmLanguage\.json$/,
     /^extension\/docs\/[\w-]+\.png$/,
+    /^extension\/media\/runls\.svg$/, // the results view's icon
   ];
   for (const n of names) assert.ok(allowed.some((re) => re.test(n)), `unexpected file in the .vsix: ${n}`);
   for (const n of ['extension/package.json', 'extension/dist/extension.js', 'extension/readme.md',
@@ -82,15 +83,23 @@ test('manifest: entry point, engine, activation, commands, settings, languages a
   assert.equal(manifest.engines.vscode, '^1.91.0');
   assert.ok(manifest.activationEvents.includes('workspaceContains:episode-*/**'));
   const commands = manifest.contributes.commands.map((c) => c.command).sort();
-  assert.deepEqual(commands, ['runls.pickAgent', 'runls.pickContext', 'runls.pickConversation', 'runls.pickEpisode',
-    'runls.restartServer', 'runls.search', 'runls.searchAgain', 'runls.showOutput']);
+  assert.deepEqual(commands, ['runls.nextEvidence', 'runls.pickAgent', 'runls.pickContext', 'runls.pickConversation', 'runls.pickEpisode',
+    'runls.pickScope', 'runls.previousEvidence', 'runls.restartServer', 'runls.search', 'runls.searchAgain', 'runls.searchSelection',
+    'runls.showOutput']);
+  // The results view, its keys (F4 / Shift+F4 as the Search view's) and the editor's context menu.
+  assert.deepEqual(manifest.contributes.views.runls.map((v) => v.id), ['runls.results']);
+  assert.ok(zip.has(`extension/${manifest.contributes.viewsContainers.activitybar[0].icon}`), 'the view icon is packaged');
+  const keys = Object.fromEntries(manifest.contributes.keybindings.map((k) => [k.command, k.key]));
+  assert.deepEqual([keys['runls.nextEvidence'], keys['runls.previousEvidence']], ['f4', 'shift+f4']);
+  assert.ok(manifest.contributes.menus['editor/context'].some((m) => m.command === 'runls.searchSelection'));
   const titles = manifest.contributes.commands.map((c) => `${c.category}: ${c.title}`);
-  for (const t of ['runls: Search Agent Memory', 'runls: Search Again with Current Settings', 'runls: Restart Server', 'runls: Show Output']) {
+  for (const t of ['runls: Search Agent Memory', 'runls: Search Again with Current Settings', 'runls: Next Evidence', 'runls: Previous Evidence',
+    'runls: Search Selection or Word in Agent Memory', 'runls: Restart Server', 'runls: Show Output']) {
     assert.ok(titles.includes(t), t);
   }
   const settings = Object.keys(manifest.contributes.configuration.properties).sort();
   assert.deepEqual(settings, ['runls.agent', 'runls.conversation', 'runls.episode', 'runls.interpreter', 'runls.masking',
-    'runls.maxDiagnosticsPerFile', 'runls.scope', 'runls.server.path', 'runls.topK', 'runls.trace.server']);
+    'runls.maxDiagnosticsPerFile', 'runls.saveContextIn', 'runls.scope', 'runls.server.path', 'runls.topK', 'runls.trace.server']);
   const langs = Object.fromEntries(manifest.contributes.languages.map((l) => [l.id, l]));
   assert.deepEqual(langs['runls-history'].extensions, ['.history']);
   assert.deepEqual(langs['runls-log'].filenamePatterns, ['**/episode-*/**/*.log']);

@@ -12,7 +12,7 @@ import { after, before, test } from 'node:test';
 import { pathToFileURL, fileURLToPath } from 'node:url';
 import { createMessageConnection, MessageConnection, ResponseError, StreamMessageReader, StreamMessageWriter } from 'vscode-jsonrpc/node';
 import { infoWhenIndexed, INVALID_PARAMS, search, SearchItem } from '../../src/protocol';
-import { toPicks, pickLocation } from '../../src/results';
+import { evidenceRows, sentences } from '../../src/results';
 import { DEFAULTS, didChangeConfigurationParams, initializationOptions, searchParams, ServerSettings } from '../../src/settings';
 import { applyProgress, ServerState } from '../../src/status';
 import { arrangeSymbols } from '../../src/symbols';
@@ -143,10 +143,38 @@ test('run/search ranks evidence best first, each item pointing at its text in th
   for (const it of top.items) {
     if (it.episode === 'episode-2' && it.conversation !== null) assert.ok(['conv-1', '-'].includes(it.conversation), it.conversation);
   }
-  // The QuickPick shows them in that order and goes back to the same location.
-  const picks = toPicks(r.items, rootUri);
-  assert.deepEqual(picks.map((p) => pickLocation(p)), r.items.map((i) => i.location));
-  assert.match(picks[0].detail, /^#1  \w+ · episode-\d+( · \S+)?  ·  episode-\d+\/\w+\/\S+:\d+  ·  score \d+\.\d\d  ·  (note|told|said)$/);
+  // The results view shows them in that order, each highlighting the query's words.
+  const rows = evidenceRows(r.items, rootUri);
+  assert.deepEqual(rows.map((row) => row.item.location), r.items.map((i) => i.location));
+  rows.forEach((row, i) => {
+    assert.ok(row.label.startsWith(`#${i + 1}  `), row.label);
+    assert.ok(row.highlights.length > 0, `the query's words in ${row.label}`);
+    for (const [s, e] of row.highlights) assert.match(row.label.slice(s, e).toLowerCase(), /^(deploy|database|migration)$/);
+    assert.match(row.description, /episode-\d+\/\w+\/\S+:\d+$/);
+  });
+  // A record's time and level come with it: bob.log's ERROR record, a note's none.
+  const err = await search(conn, { ...searchParams('migration dry-run failed', ctx), topK: 50 });
+  const log = err.items.find((i) => i.location.uri.endsWith('/episode-2/bob/bob.log'));
+  assert.ok(log, JSON.stringify(err.items.map((i) => i.location.uri)));
+  assert.match(log.time ?? '', /^2026-10-21 18:01:02\.310$/);
+  assert.equal(log.level, 'ERROR');
+  for (const it of err.items.filter((i) => !/\.(history|log)$/.test(i.location.uri))) assert.equal(it.time, null);
+});
+
+test('run/search says what its filters hid, and the view says it in words with a widening', async () => {
+  const r = await search(conn, { ...searchParams('hotel booking', ctx), topK: 5 });
+  assert.ok((r.hidden.otherConversation ?? 0) > 0, JSON.stringify(r.hidden));
+  const said = sentences(r, { agent: '', episode: 'episode-2', conversation: 'conv-1' });
+  const other = said.find((s) => /in other conversations of episode-2$/.test(s.text));
+  assert.ok(other, JSON.stringify(said));
+  assert.equal(other.action?.widening.kind, 'allConversations');
+  // The widening shows them.
+  const all = await search(conn, { ...searchParams('hotel booking', ctx), topK: 5, allConversations: true });
+  assert.equal(all.hidden.otherConversation ?? 0, 0, JSON.stringify(all.hidden));
+  assert.ok(all.items.some((i) => i.episode === 'episode-2' && i.conversation !== null && !['conv-1', '-'].includes(i.conversation)));
+  // A request value the run does not hold is a notice, with the name it probably meant.
+  const bob = await search(conn, { ...searchParams('hotel booking', ctx), agent: 'Bob' });
+  assert.deepEqual(bob.notices.map((n) => [n.field, n.suggestion]), [['agent', 'bob']]);
 });
 
 test('files that belong to no agent are never searched', async () => {

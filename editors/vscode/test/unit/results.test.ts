@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { test } from 'node:test';
 import type { SearchItem } from '../../src/protocol';
-import { escapeIcons, pickLocation, pickTitle, relativePath, shorten, toPicks } from '../../src/results';
+import { evidenceRows, nextTopK, relativePath, resultsMessage, sentences, shorten, shortenWithRanges } from '../../src/results';
 
 const root = 'file:///home/u/my%20run';
 function item(over: Partial<SearchItem>): SearchItem {
@@ -13,28 +13,42 @@ function item(over: Partial<SearchItem>): SearchItem {
     episode: 'episode-2',
     conversation: 'conv-1',
     reading: 'note',
+    time: '2026-10-21 18:01:02.310',
+    level: 'ERROR',
+    matches: [[4, 13]],
     ...over,
   };
 }
 
-test('picks keep the server order and show text, file:line, agent, episode, conversation, score', () => {
-  const items = [item({}), item({ text: 'second', score: 1, conversation: null, reading: 'said', location: { uri: `${root}/episode-2/alice/notes.md`, range: { start: { line: 0, character: 0 }, end: { line: 0, character: 6 } } } })];
-  const picks = toPicks(items, root);
-  assert.equal(picks.length, 2);
+test('rows keep the server order: rank, text with the query words highlighted, time, level, who, file:line', () => {
+  const items = [
+    item({}),
+    item({ text: 'second  note', score: 1, conversation: null, reading: 'said', time: null, level: null, matches: [[8, 12]],
+      location: { uri: `${root}/episode-2/alice/notes.md`, range: { start: { line: 0, character: 0 }, end: { line: 0, character: 6 } } } }),
+  ];
+  const rows = evidenceRows(items, root);
   assert.deepEqual(
-    picks.map((p) => [p.label, p.description, p.detail, p.alwaysShow]),
+    rows.map((r) => [r.label, r.highlights, r.description, r.icon]),
     [
-      ['$(note) Bob migration dry-run failed', '', '#1  bob · episode-2 · conv-1  ·  episode-2/bob/bob.log:3  ·  score 2.35  ·  note', true],
-      ['$(comment) second', '', '#2  bob · episode-2  ·  episode-2/alice/notes.md:1  ·  score 1.00  ·  said', true],
+      ['#1  18:01:02  Bob migration dry-run failed', [[18, 27]], '2026-10-21 18:01:02.310 ERROR  ·  bob · episode-2 · conv-1  ·  episode-2/bob/bob.log:3', 'error'],
+      ['#2  second note', [[11, 15]], 'bob · episode-2  ·  episode-2/alice/notes.md:1', 'comment'],
     ],
   );
+  assert.equal(rows[0].label.slice(18, 27), 'migration');
+  assert.deepEqual(rows[0].item.location, items[0].location);
+  assert.ok(rows[0].tooltip.includes("score 2\\.35 · note"), rows[0].tooltip); // Markdown, escaped
 });
 
-test('choosing a pick goes back to the exact evidence location', () => {
-  const it = item({});
-  const [pick] = toPicks([it], root);
-  assert.deepEqual(pickLocation(pick), it.location);
-  assert.equal(pickLocation(pick).range.start.character, 47);
+test('ranges follow the text as it is folded to a line and cut', () => {
+  assert.deepEqual(shortenWithRanges('  a\n\n  bb  c ', [[2, 3], [7, 9], [11, 12]], 100), { text: 'a bb c', ranges: [[0, 1], [2, 4], [5, 6]] });
+  // Cut at 10 units: a range past the cut is gone, one across it ends there.
+  assert.deepEqual(shortenWithRanges('xxxxxx yyyyy zz', [[0, 6], [7, 12], [13, 15]], 10), { text: 'xxxxxx yy…', ranges: [[0, 6], [7, 9]] });
+  // UTF-16 units, and no surrogate pair split.
+  assert.deepEqual(shortenWithRanges('😀 café', [[3, 7]], 100), { text: '😀 café', ranges: [[3, 7]] });
+  assert.equal(shorten('x'.repeat(8) + '😀' + 'y', 10), 'xxxxxxxx…');
+  assert.equal(shorten('x'.repeat(20), 10).length, 10);
+  // Ranges out of the text are dropped, not thrown on.
+  assert.deepEqual(shortenWithRanges('abc', [[2, 9], [1, 1]], 10).ranges, []);
 });
 
 test('paths outside the root stay whole; encoded characters are decoded', () => {
@@ -44,17 +58,39 @@ test('paths outside the root stay whole; encoded characters are decoded', () => 
   assert.equal(relativePath(`${root}2/z.txt`, root), '/home/u/my run2/z.txt');
 });
 
-test('long text is shortened without splitting a surrogate pair; icons are escaped', () => {
-  assert.equal(shorten('a\n b', 10), 'a b');
-  const s = shorten('x'.repeat(8) + '😀' + 'y', 10);
-  assert.equal(s, 'xxxxxxxx…');
-  assert.equal(shorten('x'.repeat(20), 10).length, 10);
-  assert.equal(escapeIcons('cost $(zap) now'), 'cost \\$(zap) now');
-  const [pick] = toPicks([item({ text: 'run $(rm -rf) later' })], root);
-  assert.equal(pick.label, '$(note) run \\$(rm -rf) later');
+test('the sentences say what the filters hid and offer the widening', () => {
+  const asked = { agent: 'Alice', episode: 'episode-2', conversation: 'conv-2' };
+  const said = sentences(
+    {
+      hidden: { scope: 1, noContext: 2, unfielded: 3, otherConversation: 4 },
+      notices: [
+        { field: 'agent', value: 'Alice', message: 'the run has no agent folder named Alice (alice differs only in case)', suggestion: 'alice' },
+        { field: 'conversation', value: 'conv-9', message: 'no record of episode-2 was written in conversation conv-9', suggestion: null },
+      ],
+    },
+    asked,
+  );
+  assert.deepEqual(
+    said.map((s) => [s.text, s.action?.title, s.action?.widening]),
+    [
+      ['the run has no agent folder named Alice (alice differs only in case)', 'Search alice', { kind: 'agent', value: 'alice' }],
+      ['no record of episode-2 was written in conversation conv-9', 'Pick the conversation', { kind: 'pickConversation' }],
+      ['1 more outside episode-2', 'Search the whole run', { kind: 'scopeRun' }],
+      ['2 more in record files, which need an episode and a conversation', 'Pick the chat context', { kind: 'pickContext' }],
+      ['3 more without the conversation field in episode-2 (evidence only from another episode)', undefined, undefined],
+      ['4 more in other conversations of episode-2', 'Search all conversations', { kind: 'allConversations' }],
+    ],
+  );
+  const noAgent = sentences({ hidden: {}, notices: [{ field: 'agent', value: 'dave', message: 'm', suggestion: null }] }, asked);
+  assert.deepEqual(noAgent[0].action?.widening, { kind: 'agent', value: '' });
+  assert.deepEqual(sentences({ hidden: {}, notices: [] }, asked), []);
 });
 
-test('the title carries the query, count and context', () => {
-  assert.equal(pickTitle('hotel booking', 3, 'all agents · episode-2 · conv-2'), 'runls: "hotel booking": 3 pieces of evidence (all agents · episode-2 · conv-2)');
-  assert.equal(pickTitle('q', 1, ''), 'runls: "q": 1 piece of evidence');
+test('Load more asks for the next page while the server may have more', () => {
+  assert.equal(nextTopK(5, 5, 5), 10);
+  assert.equal(nextTopK(5, 3, 5), undefined, 'fewer than asked: that was all');
+  assert.equal(nextTopK(998, 998, 5), 1000);
+  assert.equal(nextTopK(1000, 1000, 5), undefined);
+  assert.equal(resultsMessage('hotel booking', 3, 'all agents · episode-2 · conv-2'), '"hotel booking": 3 pieces of evidence (all agents · episode-2 · conv-2)');
+  assert.equal(resultsMessage('q', 1, ''), '"q": 1 piece of evidence');
 });

@@ -1,0 +1,227 @@
+package retriever
+
+// What a search answers besides its ranked pieces (spec §9 run/search, §12):
+// what rules 1-4 of §5 hid of the pieces the request would otherwise have
+// returned, the request's values that the run does not hold, and where the
+// query's terms are in each piece's text.
+
+import (
+	"context"
+	"slices"
+	"strings"
+)
+
+// answer ranks a valid request (spec §5, §6) and says what its filters hid
+// and which of its values the run does not hold (§12). Both rankings read one
+// committed state under one read lock.
+//
+// The lifted ranking U (the request with rules 1-4 lifted) is made first:
+// when every piece of U passes the rules, U is the result itself (a piece
+// that passes ranks in the result no lower than in U, and every piece above
+// it in the result is above it in U), so one ranking answers both; else the
+// request is ranked again with its rules.
+func (ix *Index) answer(ctx context.Context, req Request) (Result, error) {
+	f := ix.newFilter(req)
+	text := req.rankingText()
+	ix.mu.RLock()
+	q, err := ix.newQuery(text, req.Agent)
+	if err != nil {
+		ix.mu.RUnlock()
+		return Result{}, err
+	}
+	q.k = req.topK()
+	lifted, err := ix.run(ctx, q, liftedFilter(f))
+	var hits []hit
+	switch {
+	case err != nil:
+	case f.scopeEpisode && f.episode == "":
+		// rule 1: nothing without a current episode
+	case ix.allEvidence(lifted, f):
+		hits = lifted
+	default:
+		hits, err = ix.run(ctx, q, f)
+	}
+	if err != nil {
+		ix.mu.RUnlock()
+		return Result{}, err
+	}
+	hidden := ix.hiddenOf(lifted, hits, f)
+	notices := ix.notices(req)
+	agents := make([]string, len(hits))
+	for i, h := range hits {
+		agents[i] = ix.agents[h.fs.agent]
+	}
+	ix.mu.RUnlock()
+	res := ix.items(hits, agents)
+	res.Hidden, res.Notices = hidden, notices
+	terms := map[string]bool{}
+	for _, t := range queryTerms(text) {
+		terms[t] = true
+	}
+	for i := range res.Items {
+		res.Items[i].Matches = matchRanges(res.Items[i].Text, terms)
+	}
+	return res, nil
+}
+
+// liftedFilter is f with rules 1-4 of spec §5 lifted: every indexed piece of
+// the agents searched, but for the records of being told the turn message,
+// which stay out (§12).
+func liftedFilter(f *filter) *filter {
+	return &filter{records: true, turnHash: f.turnHash, hasTurn: f.hasTurn}
+}
+
+// allEvidence reports whether every hit passes f's rules.
+func (ix *Index) allEvidence(hits []hit, f *filter) bool {
+	for _, h := range hits {
+		if ix.pieceReason(f, h) != "" {
+			return false
+		}
+	}
+	return true
+}
+
+// hiddenOf counts the hits of the lifted ranking that f's rules kept out and
+// whose text the result does not hold, by the first reason that applies.
+func (ix *Index) hiddenOf(lifted, result []hit, f *filter) Hidden {
+	var out Hidden
+	if len(lifted) == 0 {
+		return out
+	}
+	texts := make(map[uint64]bool, len(result))
+	for _, h := range result {
+		texts[h.seg.hash[h.doc]] = true
+	}
+	for _, h := range lifted {
+		if texts[h.seg.hash[h.doc]] {
+			continue
+		}
+		switch ix.pieceReason(f, h) {
+		case ReasonScope:
+			out.Scope++
+		case ReasonNoContext:
+			out.NoContext++
+		case ReasonUnfielded:
+			out.Unfielded++
+		case ReasonOtherConversation:
+			out.OtherConversation++
+		}
+	}
+	return out
+}
+
+// pieceReason is why rules 1-4 of spec §5 keep a hit's piece out of f's
+// result, or "" when they let it in.
+func (ix *Index) pieceReason(f *filter, h hit) string {
+	current := f.episode != "" && h.fs.epNum == f.episode
+	return ruleReason(f, current, h.fs.form.IsRecord(), h.seg.flags[h.doc]&flagUnfielded != 0, h.seg.convOf(h.doc))
+}
+
+// ruleReason is the first of rules 1-4 of spec §5 that keeps out a piece
+// (or a record) of a file of the current episode or not, of a record file or
+// not, unfielded or of conversation conv, in the order of §11's hover; ""
+// when none does. The search applies the same rules in Index.evidence.
+func ruleReason(f *filter, current, record, unfielded bool, conv uint32) string {
+	switch {
+	case f.scopeEpisode && !current:
+		return ReasonScope
+	case !record:
+		return ""
+	case !f.records:
+		return ReasonNoContext
+	case current && unfielded:
+		return ReasonUnfielded
+	case current && !f.allConvs && !(f.hasConv && conv == f.conv) && conv != f.dash:
+		return ReasonOtherConversation
+	}
+	return ""
+}
+
+// notices are the request's values that the run does not hold (spec §12):
+// an agent with no agent folder of that name (with the agent whose name
+// differs only in case, if any), an episode with no such folder, and a
+// conversation that no record of the current episode was written in, when
+// that episode exists. An agent folder counts when it holds a file, as
+// run/info counts it. The caller holds the read lock.
+func (ix *Index) notices(req Request) []Notice {
+	out := []Notice{}
+	if req.Agent != "" && !ix.hasAgent(req.Agent) {
+		n := Notice{Field: "agent", Value: req.Agent, Message: "the run has no agent folder named " + req.Agent}
+		if s, ok := ix.agentInOtherCase(req.Agent); ok {
+			n.Suggestion = &s
+			n.Message += " (" + s + " differs only in case)"
+		}
+		out = append(out, n)
+	}
+	if req.Episode == "" {
+		return out
+	}
+	num, _ := EpisodeNumber(req.Episode)
+	if !ix.hasEpisode(num) {
+		return append(out, Notice{Field: "episode", Value: req.Episode, Message: "the run has no folder " + req.Episode})
+	}
+	if c := req.Conversation; c != "" && c != "-" && !ix.conversationIn(c, num) {
+		out = append(out, Notice{Field: "conversation", Value: c,
+			Message: "no record of " + req.Episode + " was written in conversation " + c})
+	}
+	return out
+}
+
+// hasAgent reports whether a file of the run lies in an agent folder of
+// that name. It stops at the first such file.
+func (ix *Index) hasAgent(name string) bool {
+	id, ok := ix.agentIDs[name]
+	if !ok {
+		return false
+	}
+	for _, fs := range ix.files {
+		if fs.agent == id {
+			return true
+		}
+	}
+	return false
+}
+
+// agentInOtherCase returns the first, byte-wise, of the run's agents whose
+// name differs from name only in case.
+func (ix *Index) agentInOtherCase(name string) (string, bool) {
+	var found []string
+	for _, a := range ix.agents {
+		if a != name && strings.EqualFold(a, name) && ix.hasAgent(a) {
+			found = append(found, a)
+		}
+	}
+	if len(found) == 0 {
+		return "", false
+	}
+	return slices.Min(found), true
+}
+
+// hasEpisode reports whether the run has an episode folder of number num
+// (EpisodeNumber: episode-07 is episode-7).
+func (ix *Index) hasEpisode(num string) bool {
+	for name := range ix.episodes {
+		if n, _ := EpisodeNumber(name); n == num {
+			return true
+		}
+	}
+	return false
+}
+
+// conversationIn reports whether a record of episode num (any agent, any
+// level) was written in conversation name. It stops at the first file that
+// has one.
+func (ix *Index) conversationIn(name, num string) bool {
+	id, ok := ix.lookupConv(name)
+	if !ok {
+		return false
+	}
+	for _, fs := range ix.files {
+		if fs.epNum == num {
+			if _, found := slices.BinarySearch(fs.convs, id); found {
+				return true
+			}
+		}
+	}
+	return false
+}
