@@ -77,9 +77,12 @@
 //     and the file on disk, never from text the editor sent. documentSymbol
 //     lists at most MaxOutlineRecords (5,000) records, then one symbol
 //     "… N more records" spanning the rest; foldingRange gives every range,
-//     without a kind. A file that changed on disk since it was read (its text
-//     no longer matches the table) answers [] or null until the watcher has
-//     read it again: editors ask again when a file changes. Hover is Markdown,
+//     without a kind. With a healthy watcher, documentSymbol and hover first
+//     bring the index up to date through the watcher's barrier (no walk), so
+//     they see an append made before the request. A file that changed on
+//     disk since it was read (its text no longer matches the table) answers
+//     [] or null until the watcher has read it again: editors ask again when
+//     a file changes. Hover is Markdown,
 //     one fact a line (hard breaks), values from the file as code spans, the
 //     line "evidence: yes" or "evidence: no (REASON)" as the spec writes it,
 //     and after "no" the reason in words.

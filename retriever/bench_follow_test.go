@@ -3,8 +3,6 @@ package retriever
 import (
 	"context"
 	"fmt"
-	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -21,9 +19,10 @@ import (
 // ratio compares like with like on a noisy machine. Segments made by the
 // appends accumulate as they would in a long session.
 //
-//	walk:    no watcher: each search lists every folder and stats every file
-//	watched: as with a healthy watcher that saw no folder change: each search
-//	         stats every file and lists no folder
+//	walk:    no watcher: each search walks the run folder (a stat of each
+//	         folder and file, a listing of the folders that changed)
+//	watched: a running watcher: each search waits for its barrier and looks at
+//	         what the events named (the file appended to)
 func BenchmarkSearchAfterAppend(b *testing.B) {
 	for _, mode := range []string{"walk", "watched"} {
 		b.Run(mode, func(b *testing.B) { benchAppend(b, mode == "watched") })
@@ -33,7 +32,7 @@ func BenchmarkSearchAfterAppend(b *testing.B) {
 func benchAppend(b *testing.B, watched bool) {
 	cached, opts := benchRun(b)
 	const target = "episode-3/alice/alice.log"
-	dir := linkRun(b, cached, target)
+	dir := copyRun(b, cached)
 	ix, err := Open(context.Background(), Options{Root: dir})
 	if err != nil {
 		b.Fatal(err)
@@ -44,7 +43,14 @@ func benchAppend(b *testing.B, watched bool) {
 		b.Fatal(err)
 	}
 	if watched {
-		pretendWatched(b, ix)
+		wctx, stop := context.WithCancel(ctx)
+		done := make(chan error, 1)
+		go func() { done <- ix.Watch(wctx, nil) }()
+		defer func() { stop(); <-done }()
+		ix.fw.mu.Lock()
+		n := len(ix.fw.folders)
+		ix.fw.mu.Unlock()
+		waitWatched(b, ix, n)
 	}
 	queries := rungen.Queries(opts, 50)
 	block := appendBlock(1 << 10)
@@ -95,74 +101,15 @@ func benchAppend(b *testing.B, watched bool) {
 	ix.mu.RUnlock()
 }
 
-// pretendWatched makes the index behave as with a healthy watcher that saw no
-// event: every folder of the last walk is watched and clean.
-func pretendWatched(b testing.TB, ix *Index) {
+// copyRun copies cached beside it (rungen.Copy), removed when b ends.
+func copyRun(b *testing.B, cached string) string {
 	b.Helper()
-	ix.fw.start()
-	ix.fw.mu.Lock()
-	for rel, ino := range ix.fw.folders {
-		ix.fw.watched[rel] = ino
-	}
-	ix.fw.mu.Unlock()
-	before := ix.fw.listings.Load()
-	if _, err := ix.Refresh(context.Background(), nil); err != nil {
-		b.Fatal(err)
-	}
-	// Folders listed within racyWindow are listed until it passes.
-	if ix.fw.listings.Load() != before {
-		time.Sleep(racyWindow)
-		if _, err := ix.Refresh(context.Background(), nil); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
-
-// linkRun makes a run folder beside cached whose files are hard links to
-// cached's, but for target, which is a copy that may be appended to (so the
-// cached run stays as generated). It copies when linking is not possible.
-func linkRun(b *testing.B, cached, target string) string {
-	b.Helper()
-	dir, err := os.MkdirTemp(filepath.Dir(cached), "append-")
+	dir, err := rungen.Copy(cached, filepath.Dir(cached))
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { os.RemoveAll(dir) })
-	err = filepath.WalkDir(cached, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(cached, p)
-		to := filepath.Join(dir, rel)
-		switch {
-		case d.IsDir():
-			return os.MkdirAll(to, 0o755)
-		case filepath.ToSlash(rel) != target && os.Link(p, to) == nil:
-			return nil
-		}
-		return copyFile(p, to)
-	})
-	if err != nil {
-		b.Fatal(err)
-	}
 	return dir
-}
-
-func copyFile(from, to string) error {
-	in, err := os.Open(from)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	out, err := os.Create(to)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
-	}
-	return out.Close()
 }
 
 // appendBlock returns n bytes of fielded log records, whole lines.

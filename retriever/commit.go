@@ -33,6 +33,7 @@ func (ix *Index) commit(l *laidOut, updates []*update, removed []*fileState, epi
 
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
+	ix.commits.Add(1)
 	if seg != nil {
 		b := l.b
 		ix.segments = append(ix.segments, seg)

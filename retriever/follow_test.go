@@ -805,9 +805,23 @@ func TestChangesNotified(t *testing.T) {
 // twice, none lost from one search to the next, and the statistics are those
 // of the live pieces at every point. Run it with -race.
 func TestAppendWhileSearching(t *testing.T) {
+	t.Run("walked", func(t *testing.T) { appendWhileSearching(t, false) })
+	// With a watcher, a search's answer is made while it waits for the
+	// barrier, and made again when the update commits (see fresh).
+	t.Run("watched", func(t *testing.T) { appendWhileSearching(t, true) })
+}
+
+func appendWhileSearching(t *testing.T, watched bool) {
 	root := writeRun(t, map[string]string{hist: "", note: ""})
 	opts := Options{Root: root, Interpreter: mustRules(t)}
 	ix := openTest(t, opts)
+	if watched {
+		if _, err := ix.Refresh(context.Background(), nil); err != nil {
+			t.Fatal(err)
+		}
+		startWatch(t, ix)
+		waitWatched(t, ix, 3)
+	}
 	const rounds = 150
 	done := make(chan struct{})
 	go func() {
@@ -861,31 +875,21 @@ func TestAppendWhileSearching(t *testing.T) {
 }
 
 // TestWalkSkipsUnchangedFolders: with a watcher running, a search lists no
-// folder that did not change, yet finds a file created just before it.
+// folder and stats no file that did not change, yet finds a file created just
+// before it.
 func TestWalkSkipsUnchangedFolders(t *testing.T) {
 	root := writeRun(t, map[string]string{note: "apple one\n", "episode-2/b/b.txt": "apple bee\n"})
-	old := time.Now().Add(-time.Hour)
-	must(t, filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err == nil {
-			err = os.Chtimes(p, old, old)
-		}
-		return err
-	}))
 	opts := Options{Root: root}
 	ix := openTest(t, opts)
 	ctx, cancel := context.WithCancel(context.Background())
 	stopped := make(chan error)
 	go func() { stopped <- ix.Watch(ctx, nil) }()
 	defer func() { cancel(); <-stopped }()
-	waitFor(t, "every folder watched", func() bool {
-		ix.fw.mu.Lock()
-		defer ix.fw.mu.Unlock()
-		return len(ix.fw.watched) == 5 && len(ix.fw.dirty) == 0
-	})
-	waitFor(t, "a search that lists no folder", func() bool {
-		before := ix.fw.listings.Load()
+	waitWatched(t, ix, 5)
+	waitFor(t, "a search that lists no folder and stats no file", func() bool {
+		listings, stats := ix.fw.listings.Load(), ix.fw.stats.Load()
 		search(t, ix, allEvidence("apple"))
-		return ix.fw.listings.Load() == before
+		return ix.fw.listings.Load() == listings && ix.fw.stats.Load() == stats
 	})
 	writeFile(t, root, "episode-2/b/new.txt", "apple new\n")
 	search(t, ix, allEvidence("apple"))
@@ -897,10 +901,25 @@ func TestWalkSkipsUnchangedFolders(t *testing.T) {
 		"episode-2/b/b.txt:0:0 note apple bee", "episode-2/b/new.txt:0:0 note apple new"})
 }
 
-// TestWalkWithoutEvents: with a watcher that reports nothing (as when its
-// events have not arrived yet), a search still finds every change made
-// before it, by the stat of each folder and file; it lists only the folders
-// whose time changed.
+// waitWatched waits until a running Watch watches n folders and has polled
+// each of them since its watch began, so that an update trusts events alone.
+func waitWatched(t testing.TB, ix *Index, n int) {
+	t.Helper()
+	waitFor(t, "every folder watched", func() bool {
+		ix.fw.mu.Lock()
+		ready := len(ix.fw.watched) == n && len(ix.fw.polled) == 0 && ix.fw.bar != nil
+		ix.fw.mu.Unlock()
+		if ready {
+			ix.refreshMu.Lock() // the update that watched the last of them has ended
+			ix.refreshMu.Unlock()
+		}
+		return ready
+	})
+}
+
+// TestWalkWithoutEvents: without a watcher (the command line, or events
+// off), a search still finds every change made before it, by the stat of
+// each folder and file; it lists only the folders whose time changed.
 func TestWalkWithoutEvents(t *testing.T) {
 	root := writeRun(t, map[string]string{note: "apple one\n", "episode-1/a/x.txt": "apple x\n", "episode-2/b/b.txt": "apple bee\n"})
 	backdate := func() {
@@ -916,8 +935,7 @@ func TestWalkWithoutEvents(t *testing.T) {
 	opts := Options{Root: root}
 	ix := openTest(t, opts)
 	assertFollowed(t, ix, opts, nil)
-	pretendWatched(t, ix)
-	defer ix.fw.stop()
+	search(t, ix, allEvidence("apple")) // lists the folders listed within racyWindow once more
 	steps := []struct {
 		name   string
 		change func()

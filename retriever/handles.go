@@ -26,7 +26,7 @@ type handle struct {
 	evicted bool
 }
 
-const maxOpenHandles = 128
+const maxOpenHandles = 512
 
 // acquire returns an open handle on fs's file, opening it when needed.
 func (c *handleCache) acquire(ix *Index, fs *fileState) (*handle, error) {

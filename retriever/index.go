@@ -1,10 +1,13 @@
 package retriever
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"hash/maphash"
+	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -12,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 
 	"go.uber.org/zap"
 
@@ -52,10 +56,12 @@ type Index struct {
 	convMu  sync.Mutex
 	convs   []string
 	convIDs map[string]uint32
-	indexed atomic.Bool // a first full update has finished
+	indexed atomic.Bool   // a first full update has finished
+	commits atomic.Uint64 // commits made (see fresh)
 
-	warnedMu sync.Mutex
-	warned   map[string]bool // links and folders warned about
+	warnedMu     sync.Mutex
+	warned       map[string]bool // links and folders warned about
+	unreadWarned atomic.Bool     // a file was warned about as unreadable
 
 	handles handleCache // files kept open to read results
 
@@ -167,23 +173,32 @@ func (ix *Index) BytesRead() (content, checks int64) {
 	return ix.bytesRead.Load(), ix.checkBytes.Load()
 }
 
-// Refresh brings the index up to date with the files, reporting progress.
-// Subscribers (see Watch) are told which record files changed once the update
-// is committed, outside the update's lock: a subscriber may call the index,
-// and the calls of two updates may run at the same time, so a subscriber
-// reads the state it publishes when it publishes it.
+// Refresh brings the index up to date with every change made to the files
+// before the call, reporting progress. With a healthy watcher (see Watch) it
+// looks only at what the watcher's events named; without one it walks the
+// run folder. Subscribers (see Watch) are told which record files changed
+// once the update is committed, outside the update's lock: a subscriber may
+// call the index, and the calls of two updates may run at the same time, so
+// a subscriber reads the state it publishes when it publishes it.
 func (ix *Index) Refresh(ctx context.Context, progress func(Progress)) (Changes, error) {
-	c, err := ix.refresh(ctx, progress)
-	if err == nil {
-		ix.notify(c)
+	if err := ix.awaitEvents(ctx); err != nil {
+		return Changes{}, err
 	}
+	return ix.update(ctx, progress)
+}
+
+// update is Refresh without the wait for events: the watcher's own updates,
+// made on its events, need none.
+func (ix *Index) update(ctx context.Context, progress func(Progress)) (Changes, error) {
+	c, err := ix.refresh(ctx, progress)
+	ix.notify(c) // a cancelled update tells what it committed
 	return c, err
 }
 
 func (ix *Index) refresh(ctx context.Context, progress func(Progress)) (Changes, error) {
 	ix.refreshMu.Lock()
 	defer ix.refreshMu.Unlock()
-	found, episodes, err := ix.discover()
+	sc, err := ix.discover()
 	if err != nil {
 		return Changes{}, err
 	}
@@ -191,12 +206,22 @@ func (ix *Index) refresh(ctx context.Context, progress func(Progress)) (Changes,
 	known := ix.files
 	ix.mu.RUnlock()
 
+	fw := &ix.fw
+	if fw.pollFiles == nil {
+		fw.pollFiles = map[string]bool{}
+	}
 	var tasks []*task
 	var changed []string
 	var total int64
-	for rel, c := range found {
-		old := known[rel]
-		t := ix.plan(old, c)
+	for rel, c := range sc.found {
+		// A hard link is written through paths whose events go to other
+		// folders (or none, outside the run): it is polled.
+		if links(c.info) > 1 {
+			fw.pollFiles[rel] = true
+		} else {
+			delete(fw.pollFiles, rel)
+		}
+		t := ix.plan(known[rel], c)
 		if t == nil {
 			continue
 		}
@@ -204,13 +229,51 @@ func (ix *Index) refresh(ctx context.Context, progress func(Progress)) (Changes,
 		total += t.size - t.from
 	}
 	var removed []*fileState
-	for rel, old := range known {
-		if _, ok := found[rel]; !ok {
-			removed = append(removed, old)
+	if sc.full {
+		for rel, old := range known {
+			if _, ok := sc.found[rel]; !ok {
+				removed = append(removed, old)
+			}
+		}
+		for rel := range fw.pollFiles {
+			if _, ok := sc.found[rel]; !ok {
+				delete(fw.pollFiles, rel)
+			}
+		}
+	} else {
+		for rel := range sc.removed {
+			if _, ok := sc.found[rel]; ok {
+				continue // found again: another file, or the same
+			}
+			delete(fw.pollFiles, rel)
+			if old := known[rel]; old != nil {
+				removed = append(removed, old)
+			}
 		}
 	}
-	// Larger files first, so that the workers finish together.
-	slices.SortFunc(tasks, func(a, b *task) int { return int((b.size - b.from) - (a.size - a.from)) })
+	var episodes map[string]bool
+	if sc.episodes {
+		episodes = sc.episodeSet()
+		ix.mu.RLock()
+		same := maps.Equal(episodes, ix.episodes)
+		ix.mu.RUnlock()
+		if same {
+			episodes = nil
+		}
+	}
+	defer func() {
+		fw.mu.Lock()
+		fw.polledFiles = len(fw.pollFiles)
+		fw.mu.Unlock()
+	}()
+	if len(tasks) == 0 && len(removed) == 0 {
+		if episodes != nil {
+			ix.commit(nil, nil, nil, episodes)
+		}
+		ix.indexed.Store(true)
+		return Changes{}, nil
+	}
+	jobs := readJobs(tasks)
 
 	var done atomic.Int64
 	var filesDone atomic.Int64
@@ -221,15 +284,20 @@ func (ix *Index) refresh(ctx context.Context, progress func(Progress)) (Changes,
 	}
 	report()
 
-	ch := make(chan *task)
+	ch := make(chan readJob)
 	var wg sync.WaitGroup
 	var commitMu sync.Mutex // serializes commits of workers
 	var changedMu sync.Mutex
+	var failed, skipped []string
 	for w := 0; w < ix.workers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			b := newBuilder(ix.tune.layerMin)
+			// Room for the worker's share of the update, up to a batch: the
+			// batch's columns and postings log are made once, not grown by
+			// doubling file after file.
+			b.reserve(min(total/int64(ix.workers)+1, batchBytes))
 			var pend []*update
 			flush := func() {
 				if len(pend) == 0 {
@@ -247,26 +315,55 @@ func (ix *Index) refresh(ctx context.Context, progress func(Progress)) (Changes,
 				}
 				changedMu.Unlock()
 				b = b.next()
+				b.reserve(min(max(total/int64(ix.workers)-done.Load()/int64(ix.workers), 0)+1, batchBytes))
 				pend = nil
 			}
-			for t := range ch {
+			var buf readBuffer
+			for j := range ch {
 				if ctx.Err() != nil {
+					changedMu.Lock()
+					for _, t := range j.tasks {
+						skipped = append(skipped, t.c.rel)
+					}
+					changedMu.Unlock()
 					continue
 				}
-				u, drop := ix.read(t, b)
-				done.Add(t.size - t.from)
-				filesDone.Add(1)
-				if u != nil {
-					pend = append(pend, u)
+				// The folder is opened once for its files (else each open
+				// walks the path from the run folder again).
+				dir := ix.openFolder(j.dir)
+				first := len(pend)
+				for _, t := range j.tasks {
+					u, drop := ix.read(t, b, dir, &buf)
+					done.Add(t.size - t.from)
+					filesDone.Add(1)
+					if u != nil {
+						pend = append(pend, u)
+					}
+					if drop {
+						// Gone or unreadable since it was found: left out until
+						// it can be read again, and given a stat at each update.
+						changedMu.Lock()
+						if t.old != nil {
+							removed = append(removed, t.old)
+						}
+						failed = append(failed, t.c.rel)
+						changedMu.Unlock()
+					}
 				}
-				if drop && t.old != nil {
-					// Gone or unreadable since it was found: left out until it
-					// can be read again.
+				if !dir.stillAt() {
+					// Moved (perhaps out of the run) while its files were
+					// read: what was read is not used, and read again.
+					ix.noteOnce("moved:"+j.dir, "a folder moved while its files were read; they are read again", zap.String("folder", j.dir))
 					changedMu.Lock()
-					removed = append(removed, t.old)
+					for _, u := range pend[first:] {
+						u.discard = true
+						failed = append(failed, u.next.rel)
+					}
 					changedMu.Unlock()
 				}
-				if b.inputBytes > 32<<20 || len(b.seg.hash) > 1<<20 {
+				dir.close()
+				// Between jobs only: a job's updates are committed together.
+				if b.inputBytes > batchBytes || len(b.seg.hash) > 1<<20 {
 					flush()
 				}
 				report()
@@ -274,13 +371,20 @@ func (ix *Index) refresh(ctx context.Context, progress func(Progress)) (Changes,
 			flush()
 		}()
 	}
-	for _, t := range tasks {
-		ch <- t
+	for _, j := range jobs {
+		ch <- j
 	}
 	close(ch)
 	wg.Wait()
+	for _, rel := range failed {
+		fw.pollFiles[rel] = true
+	}
 	if err := ctx.Err(); err != nil {
-		return Changes{}, err
+		// Cancelled: what the scan found and was not done is left to the
+		// next update (the scan's change set is spent).
+		fw.leave(skipped, removed, sc.episodes)
+		slices.Sort(changed)
+		return Changes{Files: slices.Compact(changed)}, err
 	}
 	commitMu.Lock()
 	ix.commit(nil, nil, removed, episodes)
@@ -301,6 +405,45 @@ func (ix *Index) refresh(ctx context.Context, progress func(Progress)) (Changes,
 	return Changes{Files: changed}, nil
 }
 
+// batchBytes is about how much a worker reads into one batch (a segment).
+const batchBytes = 32 << 20
+
+// readJob is files of one folder that a worker reads in turn.
+type readJob struct {
+	dir   string
+	tasks []*task
+	size  int64
+}
+
+// jobBytes is about how much a job reads: a folder's small files go
+// together (the folder is opened once for them), and its large files one a
+// job, so that the workers share them.
+const jobBytes = 1 << 20
+
+// readJobs groups the tasks by folder into jobs, larger jobs first, so that
+// the workers finish together.
+func readJobs(tasks []*task) []readJob {
+	open := map[string]int{} // a folder's job that still takes files
+	var jobs []readJob
+	for _, t := range tasks {
+		dir, n := parentOf(t.c.rel), t.size-t.from
+		if n >= jobBytes {
+			jobs = append(jobs, readJob{dir: dir, tasks: []*task{t}, size: n})
+			continue
+		}
+		k, ok := open[dir]
+		if !ok || jobs[k].size+n > jobBytes {
+			k = len(jobs)
+			open[dir] = k
+			jobs = append(jobs, readJob{dir: dir})
+		}
+		jobs[k].tasks = append(jobs[k].tasks, t)
+		jobs[k].size += n
+	}
+	slices.SortStableFunc(jobs, func(a, b readJob) int { return cmp.Compare(b.size, a.size) })
+	return jobs
+}
+
 // warnLink reports a link below the run folder whose target lies outside it.
 func (ix *Index) warnLink(rel string) {
 	abs := filepath.Join(ix.root, filepath.FromSlash(rel))
@@ -314,6 +457,14 @@ func (ix *Index) warnLink(rel string) {
 		return
 	}
 	ix.warnOnce("link:"+rel, "skipped a link that points outside the run folder", zap.String("link", rel), zap.String("target", target))
+}
+
+// links returns a file's link count (1 where the system does not tell).
+func links(info fs.FileInfo) uint64 {
+	if st, ok := info.Sys().(*syscall.Stat_t); ok {
+		return uint64(st.Nlink)
+	}
+	return 1
 }
 
 func (ix *Index) warnOnce(key, msg string, fields ...zap.Field) {

@@ -96,9 +96,13 @@ const (
 var ErrChanged = errors.New("the file changed since it was indexed")
 
 // Outline returns the outline of a record file of the run (by absolute
-// path), listing at most limit records (0: all).
+// path), listing at most limit records (0: all); with a healthy watcher, of
+// the file as it is now (freshIfWatched).
 func (ix *Index) Outline(ctx context.Context, path string, limit int) (Outline, error) {
 	var out Outline
+	if err := ix.freshIfWatched(ctx); err != nil {
+		return out, err
+	}
 	fs := ix.recordFile(path)
 	if fs == nil || fs.recs.len() == 0 {
 		return out, nil
@@ -167,8 +171,12 @@ func (ix *Index) Folds(path string) []Fold {
 // RecordAt returns the facts of the record that holds line n (0-based) of a
 // record file of the run, with whether it is evidence for req (a valid
 // request: the settings); nil when no record holds the line or the file is
-// not a record file of the run.
+// not a record file of the run. With a healthy watcher the index is brought
+// up to date first (freshIfWatched).
 func (ix *Index) RecordAt(ctx context.Context, path string, n int, req Request) (*RecordFacts, error) {
+	if err := ix.freshIfWatched(ctx); err != nil {
+		return nil, err
+	}
 	fs := ix.recordFile(path)
 	if fs == nil || n < 0 || int64(n) > int64(^uint32(0)) {
 		return nil, nil

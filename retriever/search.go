@@ -19,10 +19,41 @@ func (ix *Index) Search(ctx context.Context, req Request) (Result, error) {
 	if err := req.Validate(); err != nil {
 		return Result{}, err
 	}
-	if _, err := ix.Refresh(ctx, nil); err != nil {
+	return ix.fresh(ctx, func() (Result, error) { return ix.searchIndexed(ctx, req) })
+}
+
+// fresh returns answer's result after the index was brought up to date with
+// every change made before the call (Refresh). With a healthy watcher, the
+// wait for the watcher's events and the answer run side by side: when the
+// update then commits nothing, the index the answer read is the index after
+// the update, so its result is the one to return; otherwise the answer is
+// made again.
+func (ix *Index) fresh(ctx context.Context, answer func() (Result, error)) (Result, error) {
+	if ix.fw.currentBarrier() == nil {
+		if _, err := ix.Refresh(ctx, nil); err != nil {
+			return Result{}, err
+		}
+		return answer()
+	}
+	type answered struct {
+		res Result
+		err error
+	}
+	before := ix.commits.Load()
+	early := make(chan answered, 1)
+	go func() {
+		res, err := answer()
+		early <- answered{res, err}
+	}()
+	_, err := ix.Refresh(ctx, nil)
+	a := <-early
+	if err != nil {
 		return Result{}, err
 	}
-	return ix.searchIndexed(ctx, req)
+	if a.err == nil && ix.commits.Load() == before {
+		return a.res, nil
+	}
+	return answer()
 }
 
 // searchIndexed answers a valid request from what is indexed now.
@@ -77,10 +108,7 @@ func (ix *Index) Symbols(ctx context.Context, query string, limit int) (Result, 
 	if limit <= 0 {
 		limit = DefaultSymbolLimit
 	}
-	if _, err := ix.Refresh(ctx, nil); err != nil {
-		return Result{}, err
-	}
-	return ix.rank(ctx, query, "", limit, &filter{all: true})
+	return ix.fresh(ctx, func() (Result, error) { return ix.rank(ctx, query, "", limit, &filter{all: true}) })
 }
 
 // filter is the evidence rules of a request (spec §5).

@@ -3,6 +3,7 @@ package retriever
 import (
 	"context"
 	"errors"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -29,11 +30,18 @@ const (
 // record files whose diagnostics may have changed, whichever update (a search's
 // or the watcher's) found the change. It watches the run folder, its episode
 // folders and its agent folders at every depth with fsnotify, adds folders as
-// they appear, and updates the index shortly after a burst of events. Folders
-// that cannot be watched (the inotify watch limit reached, or a file system
-// without events) are polled instead, which is logged once. While it runs, an
-// update lists again only the folders that changed; each file is still given a
-// stat, so a search never misses a change to a file made before it was asked.
+// they appear, and updates the index shortly after a burst of events.
+//
+// While it runs, an update costs what changed: it looks only at the folders
+// and files the events named (see changeSet), and a search waits, before it
+// updates, for every event queued before it was asked (see barrier), so it
+// still never misses a change made before it. Folders that cannot be watched
+// (the inotify watch limit reached, a network file system) are polled
+// instead, which is logged once: their files are given a stat at each update
+// and every pollInterval. When events fail (the watcher stops, the kernel's
+// queue overflows) the next update walks the whole run folder, and if the
+// watcher stopped every update does from then on.
+//
 // Watch returns nil when ctx ends; only one Watch runs at a time.
 func (ix *Index) Watch(ctx context.Context, onChange func(Changes)) error {
 	if onChange != nil {
@@ -52,11 +60,56 @@ func (ix *Index) Watch(ctx context.Context, onChange func(Changes)) error {
 	if err != nil {
 		ix.warnOnce("watch:poll", "file-system events are not available: polling the run folder instead",
 			zap.Duration("every", pollInterval), zap.Error(err))
-		ix.fw.markAllDirty()
 		return ix.poll(ctx)
 	}
-	wt := &watcher{ix: ix, w: w, watched: map[string]uint64{}, unwatched: map[string]bool{}}
 	defer w.Close()
+
+	// Updates run apart from the loop, so that the loop keeps reading events
+	// (a barrier waits for the loop, not for an update).
+	trigger := make(chan struct{}, 1)
+	kick := func() {
+		select {
+		case trigger <- struct{}{}:
+		default:
+		}
+	}
+	var updater sync.WaitGroup
+	updater.Add(1)
+	go func() {
+		defer updater.Done()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-trigger:
+			}
+			if _, err := ix.update(ctx, nil); err != nil && ctx.Err() == nil {
+				ix.warnOnce("watch:refresh", "updating the index failed; it is tried again at the next change", zap.Error(err))
+			}
+		}
+	}()
+	defer updater.Wait()
+
+	wt := &watcher{ix: ix, w: w}
+	// From now on an update watches each folder it visits before it lists
+	// it, so that what changes after the listing raises an event; the
+	// folders of earlier updates are polled (their changes since were not
+	// watched) until an update visits them and watches them.
+	ix.fw.setAdder(wt.add)
+	if ix.fw.empty() {
+		// Nothing was indexed yet: the folders to watch are found first.
+		if _, err := ix.update(ctx, nil); err != nil && ctx.Err() == nil {
+			ix.warnOnce("watch:refresh", "updating the index failed; it is tried again at the next change", zap.Error(err))
+		}
+	}
+	bar, err := newBarrier(ix.root, w, ix.fw.markAllDirty)
+	if err != nil {
+		ix.warnOnce("watch:barrier", "searches list the run folder: no private folder for the watcher's barrier", zap.Error(err))
+	} else {
+		defer bar.close()
+		ix.fw.setBarrier(bar)
+	}
+	kick()
 
 	var timer = time.NewTimer(time.Hour)
 	timer.Stop()
@@ -69,24 +122,9 @@ func (ix *Index) Watch(ctx context.Context, onChange func(Changes)) error {
 		}
 		timer.Reset(max(0, min(debounce, burst.Add(maxDelay).Sub(now))))
 	}
-	var poll *time.Ticker
-	var pollC <-chan time.Time
-	defer func() {
-		if poll != nil {
-			poll.Stop()
-		}
-	}()
-	update := func() {
-		pending = false
-		timer.Stop()
-		if _, err := ix.Refresh(ctx, nil); err != nil && ctx.Err() == nil {
-			ix.warnOnce("watch:refresh", "updating the index failed; it is tried again at the next change", zap.Error(err))
-		}
-	}
+	poll := time.NewTicker(pollInterval)
+	defer poll.Stop()
 
-	// The first update lists every folder; the loop then watches the folders
-	// it found (see sync) and updates again to catch what changed in between.
-	update()
 	events, errs := w.Events, w.Errors
 	for {
 		select {
@@ -95,7 +133,11 @@ func (ix *Index) Watch(ctx context.Context, onChange func(Changes)) error {
 		case ev, ok := <-events:
 			if !ok {
 				events = nil
-				continue
+				break
+			}
+			if bar != nil && ev.Name == bar.path {
+				bar.arrived()
+				break
 			}
 			if wt.event(ev) {
 				schedule()
@@ -103,34 +145,35 @@ func (ix *Index) Watch(ctx context.Context, onChange func(Changes)) error {
 		case err, ok := <-errs:
 			if !ok {
 				errs = nil
-				continue
+				break
 			}
 			if !errors.Is(err, fsnotify.ErrEventOverflow) {
 				ix.warnOnce("watch:error", "file-system events failed; the run folder is listed again", zap.Error(err))
 			}
+			// Events were lost, perhaps a barrier's too: the next update walks
+			// every folder, which is what the searches waiting need.
 			ix.fw.markAllDirty()
+			if bar != nil {
+				bar.lost()
+			}
 			schedule()
 		case <-ix.fw.kick:
-			if wt.sync() {
-				schedule()
-			}
-			if len(wt.unwatched) > 0 && poll == nil {
-				poll = time.NewTicker(pollInterval)
-				pollC = poll.C
-			} else if len(wt.unwatched) == 0 && poll != nil {
-				poll.Stop()
-				poll, pollC = nil, nil
-			}
+			wt.sync()
 		case <-timer.C:
-			update()
-		case <-pollC:
-			update()
+			pending = false
+			kick()
+		case <-poll.C:
+			if ix.fw.polling() {
+				kick()
+			}
 		}
 		if events == nil && errs == nil {
 			// The watcher stopped on its own: poll from now on.
 			ix.warnOnce("watch:poll", "file-system events stopped: polling the run folder instead", zap.Duration("every", pollInterval))
-			ix.fw.stop()
-			ix.fw.markAllDirty()
+			ix.fw.noEvents()
+			if bar != nil {
+				bar.lost()
+			}
 			return ix.poll(ctx)
 		}
 	}
@@ -145,11 +188,46 @@ func (ix *Index) poll(ctx context.Context) error {
 		case <-ctx.Done():
 			return nil
 		case <-t.C:
-			if _, err := ix.Refresh(ctx, nil); err != nil && ctx.Err() == nil {
+			if _, err := ix.update(ctx, nil); err != nil && ctx.Err() == nil {
 				ix.warnOnce("watch:refresh", "updating the index failed; it is tried again", zap.Error(err))
 			}
 		}
 	}
+}
+
+// awaitEvents makes the next update see every change made before the call:
+// with a healthy watcher it waits until the watcher has read every event the
+// kernel queued before now (see barrier). When that cannot be known (the
+// barrier failed or is late), the next update walks every folder instead.
+func (ix *Index) awaitEvents(ctx context.Context) error {
+	b := ix.fw.currentBarrier()
+	if b == nil {
+		return nil // no events: the update walks every folder
+	}
+	err := b.wait(ctx, barrierTimeout)
+	if err == nil {
+		return nil
+	}
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	ix.fw.markAllDirty()
+	ix.log.Info("the watcher's events are late or lost: this update walks the run folder", zap.Error(err))
+	return nil
+}
+
+// freshIfWatched brings the index up to date before a request that reads a
+// record file's table (Outline, RecordAt) when a healthy watcher makes that
+// cheap: the barrier, then an update of what its events named, no walk. So
+// documentSymbol and hover sent right after an append see it. Without a
+// watcher the table is read as the last update left it (the watcher's or the
+// next search's): a walk per request is what issue 13 took away.
+func (ix *Index) freshIfWatched(ctx context.Context) error {
+	if ix.fw.currentBarrier() == nil {
+		return nil
+	}
+	_, err := ix.Refresh(ctx, nil)
+	return err
 }
 
 // subscribe adds fn to the functions told of changes; the returned function
@@ -183,21 +261,68 @@ func (ix *Index) notify(c Changes) {
 	}
 }
 
-// followState is what the folder walk keeps between updates and what the
-// watcher tells it. dirs is read and written by discover only, under
-// refreshMu; the rest is under mu.
+// changeSet is what an incremental update looks at, taken from the watcher's
+// events since the last update (or the whole run folder, when all is set or
+// events are off). An event that names a path marks it (names): a file
+// written, or a file or folder created, removed, renamed or changed in its
+// attributes; any event but a write also marks the folder that holds the path
+// (dirs), whose listing it may have changed. A folder that is not watched is
+// polled at every update (polled).
+type changeSet struct {
+	events bool // a healthy watcher and barrier: the rest is valid
+	all    bool // events were lost: walk every folder
+	dirs   map[string]bool
+	names  map[string]bool
+	polled map[string]bool
+}
+
+// leftover is what a cancelled update found and did not do: files to plan,
+// files to drop, and whether the episodes changed.
+type leftover struct {
+	names, removed map[string]bool
+	episodes       bool
+}
+
+// leave keeps what a cancelled update did not do for the next one.
+// Under refreshMu.
+func (f *followState) leave(files []string, removed []*fileState, episodes bool) {
+	if f.left.names == nil {
+		f.left.names, f.left.removed = map[string]bool{}, map[string]bool{}
+	}
+	for _, rel := range files {
+		f.left.names[rel] = true
+	}
+	for _, fs := range removed {
+		f.left.removed[fs.rel] = true
+	}
+	f.left.episodes = f.left.episodes || episodes
+}
+
+// followState is what discovery keeps between updates and what the watcher
+// tells it. dirs, unreadable and pollFiles are read and written by updates
+// only, under refreshMu; the rest is under mu.
 type followState struct {
-	dirs map[string]*dirState // by slash path relative to the root, "." the root
+	dirs       map[string]*dirState // by slash path relative to the root, "." the root
+	unreadable map[string]bool      // folders that exist but cannot be read: tried at each update
+	pollFiles  map[string]bool      // files no event covers (hard links, failed reads): a stat at each update
+	left       leftover             // what a cancelled update did not do
 
-	mu       sync.Mutex
-	watching bool
-	watched  map[string]uint64 // folders under watch, with the inode watched
-	dirty    map[string]bool   // folders with events since they were listed
-	allDirty bool              // events were lost: list every folder
-	folders  map[string]uint64 // the folders of the last walk, with their inodes
-	kick     chan struct{}     // tells the watcher that the folders changed
+	mu         sync.Mutex
+	watching   bool
+	bar        *barrier          // set while events are healthy
+	watched    map[string]uint64 // folders under watch, with the inode watched
+	folders    map[string]uint64 // the folders of the last update, with their inodes
+	polled     map[string]bool   // folders of the last update that are not watched
+	allDirty   bool
+	dirtyDirs  map[string]bool
+	dirtyNames map[string]bool
+	adder      func(rel string, ino uint64) error // watches a folder; nil: no watcher
+	kick       chan struct{}                      // tells the watcher that the folders changed
+	// polledFiles is len(pollFiles) after the last update.
+	polledFiles int
 
-	listings atomic.Int64 // folders listed (read) by walks, for tests
+	listings atomic.Int64 // folders listed (read) by updates, for tests
+	stats    atomic.Int64 // stats of files and folders by updates, for tests
 
 	// hooks for tests; set before the index is used
 	beforeRead  func(rel string)
@@ -214,8 +339,8 @@ func (f *followState) start() bool {
 	}
 	f.watching = true
 	f.watched = map[string]uint64{}
-	f.dirty = map[string]bool{}
 	f.kick = make(chan struct{}, 1)
+	f.updatePolled()
 	return true
 }
 
@@ -223,16 +348,68 @@ func (f *followState) stop() {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.watching = false
+	f.bar = nil
+	f.adder = nil
 	f.watched = nil
-	f.dirty = nil
+	f.polled = nil
+	f.dirtyDirs, f.dirtyNames = nil, nil
 }
 
-func (f *followState) takeAllDirty() bool {
+// empty reports whether no update found the run's folders yet.
+func (f *followState) empty() bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	all := f.allDirty
-	f.allDirty = false
-	return all
+	return f.folders == nil
+}
+
+func (f *followState) setAdder(add func(rel string, ino uint64) error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.adder = add
+}
+
+// watch makes sure a running watcher watches folder rel at inode ino, and
+// reports whether it began to now: then what changed in the folder before
+// is polled by the caller. A folder that cannot be watched stays polled.
+func (f *followState) watch(rel string, ino uint64) bool {
+	f.mu.Lock()
+	add := f.adder
+	if add == nil || !f.watching || f.watched[rel] == ino {
+		f.mu.Unlock()
+		return false
+	}
+	f.mu.Unlock()
+	if add(rel, ino) != nil {
+		return false
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.watched == nil {
+		return false // the watcher stopped meanwhile
+	}
+	f.watched[rel] = ino
+	delete(f.polled, rel)
+	return true
+}
+
+func (f *followState) setBarrier(b *barrier) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.bar = b
+}
+
+func (f *followState) currentBarrier() *barrier {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.bar
+}
+
+// noEvents says that events stopped: every update walks every folder.
+func (f *followState) noEvents() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.bar = nil
+	f.allDirty = true
 }
 
 func (f *followState) markAllDirty() {
@@ -241,23 +418,47 @@ func (f *followState) markAllDirty() {
 	f.mu.Unlock()
 }
 
-// clean reports whether a folder (its inode ino) is watched and had no event
-// since it was last listed. A folder that is not clean is listed now, which
-// consumes its events: an event that comes later marks it again.
-func (f *followState) clean(rel string, ino uint64) bool {
+// polling reports whether some folders or files are polled.
+func (f *followState) polling() bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if !f.watching {
-		return false
-	}
-	dirty := f.dirty[rel]
-	delete(f.dirty, rel)
-	w, ok := f.watched[rel]
-	return ok && w == ino && !dirty
+	return len(f.polled) > 0 || f.polledFiles > 0
 }
 
-// setFolders records the folders a walk found, and tells a running watcher
-// when some are not watched yet (or no longer exist).
+// take returns the changes since the last take and starts a new set.
+func (f *followState) take() changeSet {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	cs := changeSet{events: f.bar != nil, all: f.allDirty, dirs: f.dirtyDirs, names: f.dirtyNames}
+	if len(f.polled) > 0 {
+		cs.polled = maps.Clone(f.polled)
+	}
+	f.allDirty = false
+	f.dirtyDirs, f.dirtyNames = nil, nil
+	return cs
+}
+
+// mark records an event that names rel; listing tells whether it may have
+// changed the listing of the folder that holds rel. Under mu.
+func (f *followState) mark(rel string, listing bool) {
+	if f.dirtyNames == nil {
+		f.dirtyNames = map[string]bool{}
+	}
+	f.dirtyNames[rel] = true
+	if !listing {
+		return
+	}
+	if f.dirtyDirs == nil {
+		f.dirtyDirs = map[string]bool{}
+	}
+	f.dirtyDirs[parentOf(rel)] = true
+	if rel == "." {
+		f.dirtyDirs["."] = true
+	}
+}
+
+// setFolders records the folders an update found, and tells a running
+// watcher that they changed.
 func (f *followState) setFolders(dirs map[string]*dirState) {
 	folders := make(map[string]uint64, len(dirs))
 	for rel, d := range dirs {
@@ -269,126 +470,113 @@ func (f *followState) setFolders(dirs map[string]*dirState) {
 	if !f.watching {
 		return
 	}
-	same := len(f.watched) == len(folders)
-	for rel, ino := range folders {
+	f.updatePolled()
+	select {
+	case f.kick <- struct{}{}:
+	default:
+	}
+}
+
+// updatePolled lists the folders of the last update that are not watched
+// (or watched at another inode). Under mu.
+func (f *followState) updatePolled() {
+	f.polled = map[string]bool{}
+	for rel, ino := range f.folders {
 		if w, ok := f.watched[rel]; !ok || w != ino {
-			same = false
-			break
-		}
-	}
-	if !same {
-		select {
-		case f.kick <- struct{}{}:
-		default:
+			f.polled[rel] = true
 		}
 	}
 }
 
-// watcher is a running Watch's fsnotify watcher and what it watches.
+// watcher is a running Watch's fsnotify watcher.
 type watcher struct {
-	ix        *Index
-	w         *fsnotify.Watcher
-	watched   map[string]uint64 // by rel, the inode watched
-	unwatched map[string]bool   // folders that could not be watched: polled
+	ix *Index
+	w  *fsnotify.Watcher
 }
 
-// event marks the folders an event may have changed the listing of, and
-// reports whether the index may need an update.
+// event records what an event may have changed, and reports whether the
+// index may need an update.
 func (wt *watcher) event(ev fsnotify.Event) bool {
 	rel, ok := wt.rel(ev.Name)
 	if !ok {
 		return false
 	}
-	if ev.Op&^fsnotify.Write == 0 {
-		return true // a file grew or changed: its stat tells
-	}
 	f := &wt.ix.fw
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.dirty == nil {
+	if !f.watching {
 		return true
 	}
-	f.dirty[rel] = true
-	if rel != "." {
-		f.dirty[parentOf(rel)] = true
-	}
+	f.mark(rel, ev.Op&^fsnotify.Write != 0)
 	if ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename) {
-		// A watched folder that went away (or moved) loses its watch: the next
-		// sync watches what is at its path now.
-		if _, ok := f.watched[rel]; ok {
-			delete(f.watched, rel)
-			delete(wt.watched, rel)
-			_ = wt.w.Remove(ev.Name) // the kernel may have dropped it already
+		// A watched folder that went away (or moved) loses its watch, and so
+		// do the folders below it: fsnotify would report what happens in a
+		// moved folder under its old path. The next sync watches what is at
+		// those paths now; until then they are polled.
+		for w := range f.watched {
+			if w == rel || rel == "." || strings.HasPrefix(w, rel+"/") {
+				delete(f.watched, w)
+				_ = wt.w.Remove(wt.ix.abs(w)) // the kernel may have dropped it already
+				if _, ok := f.folders[w]; ok {
+					f.polled[w] = true
+				}
+			}
 		}
 	}
 	return true
 }
 
-// sync watches the folders of the last walk that are not watched yet and
-// stops watching those that are gone. It reports whether it added watches:
-// the folders newly watched are marked, so the next update lists them again
-// and finds what changed in them before their watch began.
-func (wt *watcher) sync() bool {
+// add watches the folder rel, listed at inode ino. A folder that cannot be
+// watched (the inotify limit reached, a network file system) is polled,
+// which is logged once.
+func (wt *watcher) add(rel string, ino uint64) error {
+	path := wt.ix.abs(rel)
+	err := unwatchable(path)
+	if err == nil {
+		if add := wt.ix.fw.addWatch; add != nil {
+			err = add(wt.w, path)
+		} else {
+			err = wt.w.Add(path)
+		}
+	}
+	if err != nil {
+		fields := []zap.Field{zap.String("folder", rel), zap.Duration("every", pollInterval), zap.Error(err)}
+		if errors.Is(err, syscall.ENOSPC) {
+			fields = append(fields, zap.String("hint", "the inotify watch limit is reached: raise fs.inotify.max_user_watches"))
+		}
+		wt.ix.warnOnce("watch:poll", "cannot watch folders of the run for changes: polling them instead", fields...)
+		return err
+	}
+	// The watch is of what is at the path now: another folder than the
+	// one listed is left to the next update (its parent's event names it).
+	if info, err := os.Lstat(path); err != nil || !info.IsDir() || sameID(info, ino) != nil {
+		_ = wt.w.Remove(path)
+		return errors.New("replaced while a watch was added")
+	}
+	return nil
+}
+
+// sync stops watching the folders that left the run folder (or were
+// replaced): a folder moved keeps its watch, an inode's, under its old path,
+// which a watch of its new path would reuse, reporting its events there.
+func (wt *watcher) sync() {
 	f := &wt.ix.fw
 	f.mu.Lock()
-	folders := f.folders
-	f.mu.Unlock()
-	add := wt.ix.fw.addWatch
-	if add == nil {
-		add = func(w *fsnotify.Watcher, path string) error { return w.Add(path) }
-	}
-	var added []string
-	var failed []string
-	var firstErr error
-	for rel, ino := range folders {
-		if w, ok := wt.watched[rel]; ok && w == ino {
-			continue
-		}
-		if err := add(wt.w, wt.ix.abs(rel)); err != nil {
-			if !wt.unwatched[rel] {
-				failed = append(failed, rel)
-				if firstErr == nil {
-					firstErr = err
-				}
-			}
-			wt.unwatched[rel] = true
-			delete(wt.watched, rel)
-			continue
-		}
-		delete(wt.unwatched, rel)
-		wt.watched[rel] = ino
-		added = append(added, rel)
-	}
-	for rel := range wt.watched {
-		if _, ok := folders[rel]; !ok {
-			delete(wt.watched, rel)
+	defer f.mu.Unlock()
+	for rel, ino := range f.watched {
+		if f.folders[rel] != ino {
+			delete(f.watched, rel)
 			_ = wt.w.Remove(wt.ix.abs(rel)) // usually gone with its folder
 		}
 	}
-	for rel := range wt.unwatched {
-		if _, ok := folders[rel]; !ok {
-			delete(wt.unwatched, rel)
-		}
+}
+
+// sameID returns nil when info is the folder of inode ino.
+func sameID(info os.FileInfo, ino uint64) error {
+	if _, i := fileID(info); i != ino {
+		return errors.New("replaced")
 	}
-	f.mu.Lock()
-	f.watched = make(map[string]uint64, len(wt.watched))
-	for rel, ino := range wt.watched {
-		f.watched[rel] = ino
-	}
-	for _, rel := range added {
-		f.dirty[rel] = true
-	}
-	f.mu.Unlock()
-	if len(failed) > 0 {
-		msg := "cannot watch folders of the run for changes: polling them instead"
-		fields := []zap.Field{zap.String("folder", failed[0]), zap.Int("folders", len(failed)),
-			zap.Duration("every", pollInterval), zap.Error(firstErr)}
-		if errors.Is(firstErr, syscall.ENOSPC) {
-			fields = append(fields, zap.String("hint", "the inotify watch limit is reached: raise fs.inotify.max_user_watches"))
-		}
-		wt.ix.warnOnce("watch:poll", msg, fields...)
-	}
-	return len(added) > 0
+	return nil
 }
 
 // rel returns the slash path of name relative to the run folder.

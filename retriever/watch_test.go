@@ -3,12 +3,15 @@ package retriever
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/fsnotify/fsnotify"
 	"go.uber.org/goleak"
@@ -184,5 +187,415 @@ func TestWatcherRel(t *testing.T) {
 		if rel, ok := wt.rel(c.name); rel != c.rel || ok != c.ok {
 			t.Errorf("rel(%q) = %q, %v; want %q, %v", c.name, rel, ok, c.rel, c.ok)
 		}
+	}
+}
+
+// watchedRun writes files, opens an index on them, starts a watcher and
+// waits until the watcher's events alone keep the index current.
+func watchedRun(t *testing.T, files map[string]string, opts Options) (*Index, string) {
+	t.Helper()
+	root := writeRun(t, files)
+	opts.Root = root
+	ix := openTest(t, opts)
+	if _, err := ix.Refresh(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	startWatch(t, ix)
+	ix.fw.mu.Lock()
+	n := len(ix.fw.folders)
+	ix.fw.mu.Unlock()
+	waitWatched(t, ix, n)
+	return ix, root
+}
+
+// cost returns the folders listed and the stats given by the updates while
+// fn ran.
+func cost(ix *Index, fn func()) (listings, stats int64) {
+	l, s := ix.fw.listings.Load(), ix.fw.stats.Load()
+	fn()
+	return ix.fw.listings.Load() - l, ix.fw.stats.Load() - s
+}
+
+// found reports whether a search for word returns a piece of rel holding it.
+func found(t *testing.T, ix *Index, word, rel string) bool {
+	t.Helper()
+	for _, it := range search(t, ix, allEvidence(word)) {
+		if it.File == rel && strings.Contains(it.Text, word) {
+			return true
+		}
+	}
+	return false
+}
+
+// TestWatchFreshAppends (issue 13): 200 times in a row, a line with a new
+// word is appended to another file and searched for at once: it is found
+// every time, and the searches list no folder and give a stat only to the
+// files appended to (a walk would give every file one at each search).
+func TestWatchFreshAppends(t *testing.T) {
+	const agents, perAgent = 20, 10
+	files := map[string]string{}
+	var rels []string
+	for a := range agents {
+		for f := range perAgent {
+			rel := fmt.Sprintf("episode-%d/agent%d/notes-%d.md", 1+a%3, a, f)
+			if f%3 == 1 {
+				rel = fmt.Sprintf("episode-%d/agent%d/agent%d.history", 1+a%3, a, f)
+				files[rel] = rec("c1", "Agent old record")
+			} else {
+				files[rel] = "an old note\n"
+			}
+			rels = append(rels, rel)
+		}
+	}
+	slices.Sort(rels)
+	ix, root := watchedRun(t, files, Options{})
+	var listings, stats int64
+	for i := range 200 {
+		rel := rels[i*len(rels)/200]
+		word := fmt.Sprintf("fresh%dword", i)
+		l, s := cost(ix, func() {
+			line := "noted " + word + "\n"
+			if strings.HasSuffix(rel, ".history") {
+				line = rec("c1", "Agent noted "+word)
+			}
+			appendFile(t, root, rel, line)
+			if !found(t, ix, word, rel) {
+				t.Fatalf("append %d: %q appended to %s was not found by the search right after", i, word, rel)
+			}
+		})
+		listings += l
+		stats += s
+	}
+	// Each append is one event, one file to look at; the watcher's own
+	// updates may take some of them before the search does.
+	if listings != 0 || stats > 200 {
+		t.Fatalf("200 searches after an append each listed %d folders and gave %d stats; want 0 and at most 200 (%d files)", listings, stats, len(rels))
+	}
+}
+
+// TestWatchChangesSearchedAtOnce: every kind of change is seen by the search
+// made right after it, and the index then equals one built from scratch.
+func TestWatchChangesSearchedAtOnce(t *testing.T) {
+	base := map[string]string{
+		note:                    "apple one\n",
+		hist:                    rec("c1", "Alice apple record"),
+		"episode-1/a/sub/x.txt": "apple sub\n",
+		"episode-1/b/b.txt":     "apple bee\n",
+		"episode-2/c/c.txt":     "apple sea\n",
+	}
+	ep1 := []string{"episode-1/a/sub/x.txt:0:0 note apple sub", "episode-1/b/b.txt:0:0 note apple bee", "episode-2/c/c.txt:0:0 note apple sea"}
+	all := append([]string{note + ":0:0 note apple one", fmt.Sprintf("%s:0:%d note Alice apple record [c1]", hist, recCol)}, ep1...)
+	without := func(pieces []string, drop ...string) []string {
+		return slices.DeleteFunc(slices.Clone(pieces), func(p string) bool { return slices.Contains(drop, p) })
+	}
+	for _, c := range []struct {
+		name   string
+		change func(t *testing.T, root string)
+		want   []string
+	}{
+		{"append", func(t *testing.T, root string) { appendFile(t, root, note, "apple two\n") },
+			append(slices.Clone(all), note+":1:0 note apple two")},
+		{"replaced: another file renamed over it", func(t *testing.T, root string) {
+			writeFile(t, root, "episode-1/a/new.tmp", "pear new\n")
+			must(t, os.Rename(filepath.Join(root, "episode-1/a/new.tmp"), filepath.Join(root, note)))
+		}, append(without(all, note+":0:0 note apple one"), note+":0:0 note pear new")},
+		{"truncated and written again", func(t *testing.T, root string) { writeFile(t, root, note, "pear\n") },
+			append(without(all, note+":0:0 note apple one"), note+":0:0 note pear")},
+		{"truncated to nothing", func(t *testing.T, root string) { must(t, os.Truncate(filepath.Join(root, note), 0)) },
+			without(all, note+":0:0 note apple one")},
+		{"rewritten in place, same size and time", func(t *testing.T, root string) {
+			p := filepath.Join(root, note)
+			st, err := os.Stat(p)
+			must(t, err)
+			writeFile(t, root, note, "pearr one\n")
+			must(t, os.Chtimes(p, st.ModTime(), st.ModTime()))
+		}, append(without(all, note+":0:0 note apple one"), note+":0:0 note pearr one")},
+		{"deleted", func(t *testing.T, root string) { must(t, os.Remove(filepath.Join(root, hist))) },
+			without(all, fmt.Sprintf("%s:0:%d note Alice apple record [c1]", hist, recCol))},
+		{"a new episode folder", func(t *testing.T, root string) { writeFile(t, root, "episode-3/d/deep/d.txt", "apple dee\n") },
+			append(slices.Clone(all), "episode-3/d/deep/d.txt:0:0 note apple dee")},
+		{"a new agent folder", func(t *testing.T, root string) { writeFile(t, root, "episode-2/e/e.txt", "apple e\n") },
+			append(slices.Clone(all), "episode-2/e/e.txt:0:0 note apple e")},
+		{"a folder moved in whole", func(t *testing.T, root string) {
+			writeFile(t, root, "staging/f/g/f.txt", "apple f\n")
+			must(t, os.Rename(filepath.Join(root, "staging"), filepath.Join(root, "episode-4")))
+		}, append(slices.Clone(all), "episode-4/f/g/f.txt:0:0 note apple f")},
+		{"a folder moved within the run", func(t *testing.T, root string) {
+			must(t, os.Rename(filepath.Join(root, "episode-1/a/sub"), filepath.Join(root, "episode-2/c/moved")))
+		}, append(without(all, "episode-1/a/sub/x.txt:0:0 note apple sub"), "episode-2/c/moved/x.txt:0:0 note apple sub")},
+		{"a folder replaced by another", func(t *testing.T, root string) {
+			must(t, os.RemoveAll(filepath.Join(root, "episode-1/b")))
+			writeFile(t, root, "episode-1/b/b2.txt", "apple bee two\n")
+		}, append(without(all, "episode-1/b/b.txt:0:0 note apple bee"), "episode-1/b/b2.txt:0:0 note apple bee two")},
+		{"a folder replaced by a file", func(t *testing.T, root string) {
+			must(t, os.RemoveAll(filepath.Join(root, "episode-1/a/sub")))
+			writeFile(t, root, "episode-1/a/sub", "apple file\n")
+		}, append(without(all, "episode-1/a/sub/x.txt:0:0 note apple sub"), "episode-1/a/sub:0:0 note apple file")},
+		{"an episode deleted", func(t *testing.T, root string) { must(t, os.RemoveAll(filepath.Join(root, "episode-2"))) },
+			without(all, "episode-2/c/c.txt:0:0 note apple sea")},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ix, root := watchedRun(t, base, Options{})
+			assertFollowed(t, ix, Options{}, all)
+			c.change(t, root)
+			assertFollowed(t, ix, Options{}, c.want)
+		})
+	}
+}
+
+// TestWatchRacyRewrite: a file rewritten with the same size and time as when
+// it was last read, long after (so its time is no longer racy), is seen by
+// the event alone: polling would trust its time.
+func TestWatchRacyRewrite(t *testing.T) {
+	ix, root := watchedRun(t, map[string]string{note: "apple one\n"}, Options{})
+	p := filepath.Join(root, note)
+	old := time.Now().Add(-time.Hour)
+	must(t, os.Chtimes(p, old, old))
+	assertFollowed(t, ix, Options{}, []string{note + ":0:0 note apple one"})
+	writeFile(t, root, note, "pearr one\n")
+	must(t, os.Chtimes(p, old, old))
+	if !found(t, ix, "pearr", note) {
+		t.Fatal("a same-size rewrite with the old time was not seen")
+	}
+	assertFollowed(t, ix, Options{}, []string{note + ":0:0 note pearr one"})
+}
+
+// TestWatchSomeFoldersUnwatched (issue 13): with the inotify watch limit
+// reached for some folders, those are polled, so a change in them is seen at
+// once; the rest still costs no stat.
+func TestWatchSomeFoldersUnwatched(t *testing.T) {
+	files := map[string]string{"episode-2/b/b.txt": "apple bee\n", "episode-2/b/c.txt": "apple sea\n"}
+	for i := range 50 {
+		files[fmt.Sprintf("episode-1/a/n%d.txt", i)] = "apple note\n"
+	}
+	root := writeRun(t, files)
+	core, logs := observer.New(zap.WarnLevel)
+	ix := openTest(t, Options{Root: root, Logger: zap.New(core)})
+	if _, err := ix.Refresh(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	ix.fw.addWatch = func(w *fsnotify.Watcher, path string) error {
+		if strings.HasSuffix(path, "episode-2") || strings.HasSuffix(path, "episode-2/b") {
+			return syscall.ENOSPC
+		}
+		return w.Add(path)
+	}
+	startWatch(t, ix)
+	waitFor(t, "the folders watched", func() bool {
+		ix.fw.mu.Lock()
+		defer ix.fw.mu.Unlock()
+		return len(ix.fw.watched) == 3 && len(ix.fw.polled) == 2 && ix.fw.bar != nil
+	})
+	for i := range 20 {
+		rel := "episode-2/b/b.txt"
+		if i%2 == 1 {
+			rel = fmt.Sprintf("episode-1/a/n%d.txt", i)
+		}
+		word := fmt.Sprintf("fresh%dword", i)
+		listings, stats := cost(ix, func() {
+			appendFile(t, root, rel, word+"\n")
+			if !found(t, ix, word, rel) {
+				t.Fatalf("%q appended to %s was not found by the search right after", word, rel)
+			}
+		})
+		// The two polled folders: their stats, a listing of each when its
+		// time is racy, their two files; one more for a watched file.
+		if listings > 2 || stats > 2*(1+2)+1 {
+			t.Fatalf("a search after an append listed %d folders and gave %d stats; want the polled folders' only", listings, stats)
+		}
+	}
+	writeFile(t, root, "episode-2/b/new.txt", "apple new\n")
+	if !found(t, ix, "new", "episode-2/b/new.txt") {
+		t.Fatal("a new file in a polled folder was not found at once")
+	}
+	if n := logs.FilterMessageSnippet("polling").Len(); n != 1 {
+		t.Fatalf("want one WARN about polling, got %v", logs.All())
+	}
+}
+
+// TestWatchEventsLost: when the kernel's queue overflows, the next search
+// walks the run folder, and finds what changed without an event.
+func TestWatchEventsLost(t *testing.T) {
+	var w *fsnotify.Watcher
+	root := writeRun(t, map[string]string{note: "apple one\n", "episode-1/b/b.txt": "apple bee\n"})
+	ix := openTest(t, Options{Root: root})
+	ix.fw.newWatcher = func() (*fsnotify.Watcher, error) {
+		var err error
+		w, err = fsnotify.NewBufferedWatcher(16)
+		return w, err
+	}
+	if _, err := ix.Refresh(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	startWatch(t, ix)
+	waitWatched(t, ix, 4)
+	// Lose the events of episode-1/b: its watch goes, but the index still
+	// trusts it, as when the kernel drops events.
+	must(t, w.Remove(filepath.Join(ix.Root(), "episode-1", "b")))
+	appendFile(t, root, "episode-1/b/b.txt", "lost word\n")
+	if found(t, ix, "lost", "episode-1/b/b.txt") {
+		t.Fatal("the test's lost event was not lost")
+	}
+	w.Errors <- fsnotify.ErrEventOverflow
+	listings, _ := cost(ix, func() {
+		if !found(t, ix, "lost", "episode-1/b/b.txt") {
+			t.Fatal("after an overflow, a change without an event was not found")
+		}
+	})
+	if listings == 0 {
+		t.Fatal("after an overflow, the search did not walk the run folder")
+	}
+	assertFollowed(t, ix, Options{}, nil)
+}
+
+// TestWatchStops: when the watcher stops, searches walk the run folder.
+func TestWatchStops(t *testing.T) {
+	var w *fsnotify.Watcher
+	core, logs := observer.New(zap.WarnLevel)
+	root := writeRun(t, map[string]string{note: "apple one\n"})
+	ix := openTest(t, Options{Root: root, Logger: zap.New(core)})
+	ix.fw.newWatcher = func() (*fsnotify.Watcher, error) {
+		var err error
+		w, err = fsnotify.NewWatcher()
+		return w, err
+	}
+	if _, err := ix.Refresh(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	startWatch(t, ix)
+	waitWatched(t, ix, 3)
+	must(t, w.Close())
+	waitFor(t, "the WARN", func() bool { return logs.FilterMessageSnippet("stopped").Len() == 1 })
+	for i := range 3 {
+		word := fmt.Sprintf("after%dstop", i)
+		appendFile(t, root, note, word+"\n")
+		if !found(t, ix, word, note) {
+			t.Fatalf("after the watcher stopped, %q was not found", word)
+		}
+	}
+}
+
+// TestWatchHardLink: a file with another link outside the run is written
+// through that path, whose events go elsewhere; it is polled.
+func TestWatchHardLink(t *testing.T) {
+	outside := filepath.Join(t.TempDir(), "outside.txt")
+	must(t, os.WriteFile(outside, []byte("apple one\n"), 0o644))
+	root := writeRun(t, map[string]string{"episode-1/b/b.txt": "apple bee\n"})
+	must(t, os.MkdirAll(filepath.Join(root, "episode-1/a"), 0o755))
+	if err := os.Link(outside, filepath.Join(root, note)); err != nil {
+		t.Skipf("no hard links here: %v", err)
+	}
+	ix := openTest(t, Options{Root: root})
+	if _, err := ix.Refresh(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	startWatch(t, ix)
+	waitWatched(t, ix, 4)
+	f, err := os.OpenFile(outside, os.O_WRONLY|os.O_APPEND, 0)
+	must(t, err)
+	_, err = f.WriteString("linked word\n")
+	must(t, err)
+	must(t, f.Close())
+	if !found(t, ix, "linked", note) {
+		t.Fatal("a write through a hard link outside the run was not seen")
+	}
+}
+
+// TestWatchRequestsCostNoWalk (issue 13): with a healthy watcher and nothing
+// changed, searches, workspace symbols, run/info, diagnostics, run/records,
+// documentSymbol, foldingRange and hover list no folder and give no stat.
+func TestWatchRequestsCostNoWalk(t *testing.T) {
+	files := map[string]string{}
+	for i := range 100 {
+		files[fmt.Sprintf("episode-%d/a%d/a.history", 1+i%4, i)] = rec("c1", "Alice apple") + "2026-10-21 18:00:00 [running] old style line\n"
+	}
+	ix, _ := watchedRun(t, files, Options{})
+	ctx := context.Background()
+	listings, stats := cost(ix, func() {
+		for range 5 {
+			search(t, ix, Request{Query: "apple", Episode: "episode-1", Conversation: "c1"})
+			if _, err := ix.Symbols(ctx, "apple", 0); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := ix.Info(ctx); err != nil {
+				t.Fatal(err)
+			}
+			for _, p := range ix.RecordFiles() {
+				ix.Diagnostics(p, 0)
+				if _, err := ix.Outline(ctx, p, 0); err != nil {
+					t.Fatal(err)
+				}
+				ix.Folds(p)
+				if _, err := ix.RecordAt(ctx, p, 0, Request{Query: "apple"}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if _, err := ix.Records(ctx, RecordsRequest{Episode: "episode-1", Conversation: "c1"}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
+	if listings != 0 || stats != 0 {
+		t.Fatalf("requests with nothing changed listed %d folders and gave %d stats", listings, stats)
+	}
+}
+
+// TestWatchRecordRequestsSeeAppendAtOnce (issues 13, 14, 19): with a healthy
+// watcher, run/records, documentSymbol (Outline) and hover (RecordAt) sent
+// right after a record is appended see it, every time, at no walk.
+func TestWatchRecordRequestsSeeAppendAtOnce(t *testing.T) {
+	files := map[string]string{}
+	for i := range 20 {
+		files[fmt.Sprintf("episode-1/a%d/a.history", i)] = rec("c1", "Alice apple")
+	}
+	ix, root := watchedRun(t, files, Options{})
+	ctx := context.Background()
+	listings, _ := cost(ix, func() {
+		for i := range 40 {
+			rel := fmt.Sprintf("episode-1/a%d/a.history", i%20)
+			word := fmt.Sprintf("fresh%dword", i)
+			appendFile(t, root, rel, "2026-10-21 18:00:01 [st"+word+"] [c1] Alice "+word+"\n")
+			line := 1 + i/20
+			path := filepath.Join(ix.Root(), filepath.FromSlash(rel))
+
+			outline := func() {
+				o, err := ix.Outline(ctx, path, 0)
+				must(t, err)
+				var names []string
+				for _, run := range o.Runs {
+					for _, r := range run.Records {
+						names = append(names, r.Name)
+					}
+				}
+				if len(names) != line+1 || !strings.HasSuffix(names[line], word) {
+					t.Fatalf("append %d: the outline right after is %q; want %d records, the last ending in %q", i, names, line+1, word)
+				}
+			}
+			hover := func() {
+				facts, err := ix.RecordAt(ctx, path, line, Request{Query: "x"})
+				must(t, err)
+				if facts == nil || facts.State != "st"+word {
+					t.Fatalf("append %d: the hover of line %d right after is %+v; want state st%s", i, line, facts, word)
+				}
+			}
+			records := func() {
+				res, err := ix.Records(ctx, RecordsRequest{Episode: "episode-1", Conversation: "c1", Limit: 1000})
+				must(t, err)
+				if !slices.ContainsFunc(res.Records, func(r Record) bool { return strings.Contains(r.Text, word) }) {
+					t.Fatalf("append %d: run/records right after does not list %q", i, word)
+				}
+			}
+			// Each in turn is the one asked right after the append, so each
+			// sees it by its own update.
+			asks := []func(){outline, hover, records}
+			for k := range asks {
+				asks[(i+k)%len(asks)]()
+			}
+		}
+	})
+	// Each update reads the one file appended to, with its stats; no folder
+	// is listed.
+	if listings != 0 {
+		t.Fatalf("40 appends, each followed by records, outline and hover, listed %d folders; want 0", listings)
 	}
 }

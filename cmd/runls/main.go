@@ -20,6 +20,7 @@ const usageText = `usage:
   runls records [--agent A] [--conversation C] [--min-level L] [--from T] [--to T]
                 [--limit N] [--cursor C] [--mask] [--json] RUN_FOLDER episode-N
   runls mcp [--mask] [--interpreter rules.json] RUN_FOLDER
+  runls cache list|clear [--cache-dir DIR] [RUN_FOLDER]
   runls version
 runls search --help, runls check --help and runls records --help describe their flags.`
 
@@ -46,6 +47,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return runRecords(ctx, args[1:], stdout, stderr)
 	case "mcp":
 		return runMCP(ctx, args[1:], stdin, stdout, stderr)
+	case "cache":
+		return runCache(ctx, args[1:], stdout, stderr)
 	case "version", "--version", "-version":
 		_, _ = io.WriteString(stdout, "runls "+buildVersion()+"\n")
 		return 0

@@ -3,6 +3,8 @@ package rungen
 import (
 	"context"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 )
@@ -48,4 +50,48 @@ func Cached(ctx context.Context, cacheDir string, opts Options) (string, error) 
 		return "", fmt.Errorf("rungen: cache: %w", err)
 	}
 	return final, nil
+}
+
+// Copy copies the run in dir (a cached one, say) into a new folder made in
+// parent, and returns it: a run that may be changed while the cached one
+// stays as generated. It copies rather than links, since runls polls a file
+// that has several links (it may be written through a path whose events go
+// elsewhere), and a run's files have one.
+func Copy(dir, parent string) (string, error) {
+	to, err := os.MkdirTemp(parent, "copy-")
+	if err != nil {
+		return "", fmt.Errorf("rungen: copy: %w", err)
+	}
+	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(to, rel), 0o755)
+		}
+		return copyFile(p, filepath.Join(to, rel))
+	})
+	if err != nil {
+		os.RemoveAll(to)
+		return "", fmt.Errorf("rungen: copy: %w", err)
+	}
+	return to, nil
+}
+
+func copyFile(from, to string) error {
+	in, err := os.Open(from)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.Create(to)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
 }

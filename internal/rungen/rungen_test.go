@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"syscall"
 	"testing"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -536,4 +537,44 @@ func BenchmarkAppend(b *testing.B) {
 		total += n
 	}
 	b.SetBytes(total / int64(b.N))
+}
+
+// TestCopy: a copy holds the same files with the same bytes, each a file of
+// its own (one link).
+func TestCopy(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := Generate(context.Background(), filepath.Join(dir, "run"), Options{Bytes: 64 << 10, Seed: 2, Episodes: 2, Agents: 2}); err != nil {
+		t.Fatal(err)
+	}
+	to, err := Copy(filepath.Join(dir, "run"), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	err = filepath.WalkDir(filepath.Join(dir, "run"), func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(filepath.Join(dir, "run"), p)
+		a, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		b, err := os.ReadFile(filepath.Join(to, rel))
+		if err != nil {
+			return err
+		}
+		st, err := os.Stat(filepath.Join(to, rel))
+		if err != nil {
+			return err
+		}
+		if !bytes.Equal(a, b) || st.Sys().(*syscall.Stat_t).Nlink != 1 {
+			t.Errorf("%s: copy differs or is linked", rel)
+		}
+		n++
+		return nil
+	})
+	if err != nil || n == 0 {
+		t.Fatalf("walked %d files: %v", n, err)
+	}
 }

@@ -30,10 +30,26 @@ func ParseSize(s string) (int64, error) {
 	return int64(n * float64(mult)), nil
 }
 
+// FewFiles returns o in the shape of a run of few, large files: 800 of them
+// (10 episodes of 20 agents, each with a .history, a .log and 2 notes; the
+// default shape has 4 agents: 160 files).
+func (o Options) FewFiles() Options {
+	o.Episodes, o.Agents, o.FilesPerAgent = 10, 20, 2
+	return o
+}
+
+// ManyFiles returns o in the shape of a run of many small files: 100,000 of
+// them (10 episodes of 100 agents, each with a .history, a .log and 98 notes).
+func (o Options) ManyFiles() Options {
+	o.Episodes, o.Agents, o.FilesPerAgent = 10, 100, 98
+	return o
+}
+
 // BenchRun returns the generated run the benchmarks of runls share: of
 // RUNLS_BENCH_SIZE (default 20MB; 100MB and 1GB for the figures of record),
-// seed 1, cached under RUNLS_BENCH_CACHE (default the temp folder's
-// runls-bench).
+// in the shape RUNLS_BENCH_SHAPE names ("few" or "many" files, see
+// Options.FewFiles; default the default options), seed 1, cached under
+// RUNLS_BENCH_CACHE (default the temp folder's runls-bench).
 func BenchRun(ctx context.Context) (string, Options, error) {
 	size := int64(20 << 20)
 	if s := os.Getenv("RUNLS_BENCH_SIZE"); s != "" {
@@ -48,6 +64,15 @@ func BenchRun(ctx context.Context) (string, Options, error) {
 		cache = filepath.Join(os.TempDir(), "runls-bench")
 	}
 	opts := Options{Bytes: size, Seed: 1}
+	switch shape := os.Getenv("RUNLS_BENCH_SHAPE"); shape {
+	case "":
+	case "few":
+		opts = opts.FewFiles()
+	case "many":
+		opts = opts.ManyFiles()
+	default:
+		return "", Options{}, fmt.Errorf("RUNLS_BENCH_SHAPE %q: want few or many", shape)
+	}
 	dir, err := Cached(ctx, cache, opts)
 	return dir, opts, err
 }

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Times what an editor gets: the real `runls serve` over stdio, run/search
+# against a request to an unknown method and one `rg -i -n` scan, on a 1 GB /
+# 800-file run and a 200 MB / 100,000-file run, then 200 appends of a new word
+# to different files, each searched at once, and a file replaced, truncated,
+# deleted, a new episode and a new agent folder (see bench/serve/main.go).
+#
+#   bench/serve.sh                        # both runs (some 5 minutes, more the first time)
+#   SHAPES=small bench/serve.sh           # one of them
+#   RUNLS=/path/to/runls bench/serve.sh   # another binary (the "before" figures)
+#   ARGS="-rounds 5" bench/serve.sh       # flags for bench/serve
+#
+# It exits 1 when a target of issue 13 fails on either run.
+#
+# Environment: SHAPES (big small), RUNLS (built from this tree), CACHE
+# (/tmp/runls-bench), ARGS.
+set -euo pipefail
+
+SHAPES=${SHAPES:-big small}
+CACHE=${CACHE:-/tmp/runls-bench}
+
+die() { echo "serve.sh: $*" >&2; exit 2; }
+
+cd "$(dirname "$0")/.."
+command -v rg >/dev/null || die "rg (ripgrep) is missing: apt-get install ripgrep"
+mkdir -p "$CACHE/bin"
+if [ -z "${RUNLS:-}" ]; then
+	RUNLS=$CACHE/bin/runls-serve-bench
+	go build -o "$RUNLS" ./cmd/runls || die "could not build runls"
+fi
+go build -o "$CACHE/bin/serve-bench" ./bench/serve || die "could not build bench/serve"
+
+status=0
+for shape in $SHAPES; do
+	echo "== $shape"
+	# shellcheck disable=SC2086
+	"$CACHE/bin/serve-bench" -runls "$RUNLS" -shape "$shape" -cache "$CACHE" ${ARGS:-} || status=$?
+	[ "$status" -le 1 ] || die "bench/serve failed on the $shape run"
+done
+exit "$status"

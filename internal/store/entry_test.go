@@ -1,0 +1,264 @@
+package store
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+func TestEntryReopen(t *testing.T) {
+	run, root := testRun(t)
+	e := openEntry(t, root, run, Options{})
+	if !e.Writable() || e.Report() != nil {
+		t.Fatalf("writable %v, report %v", e.Writable(), e.Report())
+	}
+	if s, err := e.Snapshot(); s != nil || err != nil {
+		t.Fatalf("new entry has a commit: %v %v", s, err)
+	}
+	s := commitGen(t, e, 1, 3)
+	checkGen(t, s)
+	s.Close()
+	e.Close()
+
+	for _, verify := range []VerifyMode{VerifyFull, VerifyFrame} {
+		e = openEntry(t, root, run, Options{Verify: verify})
+		if e.Report() != nil {
+			t.Fatalf("report: %v", e.Report())
+		}
+		s, err := e.Snapshot()
+		if err != nil || s == nil {
+			t.Fatalf("%v %v", s, err)
+		}
+		if gen := checkGen(t, s); gen != 1 || s.Manifest().RunPath != mustReal(t, run) || string(s.Manifest().Config) != "config" {
+			t.Fatalf("gen %d, manifest %+v", gen, s.Manifest())
+		}
+		s.Close()
+		e.Close()
+	}
+}
+
+// TestEntryKeys: another configuration or another run is another entry;
+// two paths to one run (a link) are one.
+func TestEntryKeys(t *testing.T) {
+	run, root := testRun(t)
+	link := filepath.Join(filepath.Dir(run), "link")
+	if err := os.Symlink(run, link); err != nil {
+		t.Fatal(err)
+	}
+	a, _ := root.Open(run, []byte("mask=off"), Options{})
+	defer a.Close()
+	b, _ := root.Open(run, []byte("mask=on"), Options{})
+	defer b.Close()
+	c, _ := root.Open(link, []byte("mask=off"), Options{})
+	defer c.Close()
+	if a.Key() == b.Key() || a.Key() != c.Key() || !b.Writable() || c.Writable() {
+		t.Errorf("keys %s %s %s, writable %v %v", a.Key(), b.Key(), c.Key(), b.Writable(), c.Writable())
+	}
+}
+
+// TestSecondOpenReadOnly: while one Entry writes, another open of the same
+// entry reads its commits and writes nothing; after the writer closes, it
+// can take over.
+func TestSecondOpenReadOnly(t *testing.T) {
+	run, root := testRun(t)
+	w := openEntry(t, root, run, Options{})
+	commitGen(t, w, 1, 2).Close()
+	r := openEntry(t, root, run, Options{})
+	if r.Writable() {
+		t.Fatal("second open writes")
+	}
+	if _, err := r.CreateBlob(); !errors.Is(err, ErrReadOnly) {
+		t.Errorf("create blob: %v", err)
+	}
+	if _, err := r.Commit(nil, nil); !errors.Is(err, ErrReadOnly) {
+		t.Errorf("commit: %v", err)
+	}
+	s1, err := r.Snapshot()
+	if err != nil || checkGen(t, s1) != 1 {
+		t.Fatal(err)
+	}
+	// The writer commits twice: the reader's old snapshot still reads
+	// (its blobs are removed from the folder, not from its mapping), and a
+	// new Snapshot is the latest commit.
+	commitGen(t, w, 2, 2).Close()
+	commitGen(t, w, 3, 2).Close()
+	for _, b := range s1.Blobs() {
+		if _, err := os.Stat(filepath.Join(w.Dir(), b.Ref().Name)); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("blob of generation 1 still in the folder: %v", err)
+		}
+	}
+	checkGen(t, s1)
+	s1.Close()
+	s3, err := r.Snapshot()
+	if err != nil || checkGen(t, s3) != 3 {
+		t.Fatal(err)
+	}
+	s3.Close()
+	if ok, _ := r.Upgrade(); ok {
+		t.Fatal("upgraded while the writer lives")
+	}
+	w.Close()
+	if ok, err := r.Upgrade(); !ok || err != nil {
+		t.Fatalf("upgrade after the writer closed: %v", err)
+	}
+	commitGen(t, r, 4, 1).Close()
+}
+
+// TestCommitKeepsBlobs: a commit may name blobs of the commit before;
+// those it drops go, those it keeps stay; a blob the entry does not hold
+// is refused.
+func TestCommitKeepsBlobs(t *testing.T) {
+	run, root := testRun(t)
+	e := openEntry(t, root, run, Options{})
+	a := writeBlob(t, e, []byte("a"))
+	b := writeBlob(t, e, []byte("b"))
+	s, err := e.Commit([]BlobRef{a, b}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	c := writeBlob(t, e, []byte("c"))
+	s, err = e.Commit([]BlobRef{b, c}, []byte("two"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Blob(b.Name).Bytes(); !bytes.Equal(got, []byte("b")) {
+		t.Errorf("kept blob reads %q", got)
+	}
+	s.Close()
+	if names := dirNames(t, e.Dir()); !slices.Equal(names, sorted(lockName, manifestName, b.Name, c.Name)) {
+		t.Errorf("folder holds %v", names)
+	}
+	forged := c
+	forged.Checksum++
+	for _, refs := range [][]BlobRef{{a}, {forged}, {c, c}, {{Name: "b-000000000000000000000000.blob"}}} {
+		if _, err := e.Commit(refs, nil); err == nil {
+			t.Errorf("commit of %v accepted", refs)
+		}
+	}
+}
+
+// TestOpenCollects: the writer's open removes what the manifest does not
+// name (an unfinished write, a blob no commit names, a foreign file or
+// folder), says it without dropping the commit, and keeps the commit.
+func TestOpenCollects(t *testing.T) {
+	run, root := testRun(t)
+	e := openEntry(t, root, run, Options{})
+	commitGen(t, e, 1, 2).Close()
+	unnamed := writeBlob(t, e, []byte("never named"))
+	w, _ := e.CreateBlob()
+	w.Write([]byte("unfinished"))
+	e.Close()
+	os.WriteFile(filepath.Join(e.Dir(), "foreign.txt"), []byte("x"), 0o644)
+	os.Mkdir(filepath.Join(e.Dir(), "sub"), 0o755)
+	os.WriteFile(filepath.Join(e.Dir(), "manifest.tmp"), []byte("torn"), 0o600)
+
+	e = openEntry(t, root, run, Options{})
+	rep := e.Report()
+	if rep == nil || rep.Dropped() || len(rep.Items) != 5 {
+		t.Fatalf("report: %v", rep)
+	}
+	if names := dirNames(t, e.Dir()); slices.Contains(names, unnamed.Name) || len(names) != 4 {
+		t.Errorf("folder holds %v", names)
+	}
+	s, err := e.Snapshot()
+	if err != nil || checkGen(t, s) != 1 {
+		t.Fatal(err)
+	}
+	s.Close()
+	// A reader never removes anything.
+	os.WriteFile(filepath.Join(e.Dir(), "foreign.txt"), []byte("x"), 0o600)
+	r := openEntry(t, root, run, Options{})
+	if r.Writable() || r.Report() != nil || !slices.Contains(dirNames(t, e.Dir()), "foreign.txt") {
+		t.Errorf("reader: writable %v, report %v", r.Writable(), r.Report())
+	}
+}
+
+// TestPermissions: folders 0700, files 0600 whatever the umask; a looser
+// folder or file of ours is tightened and said; a folder another user owns
+// is refused.
+func TestPermissions(t *testing.T) {
+	run, root := testRun(t)
+	e := openEntry(t, root, run, Options{})
+	commitGen(t, e, 1, 1).Close()
+	e.Close()
+	checkModes(t, root.Path())
+
+	os.Chmod(root.Path(), 0o755)
+	os.Chmod(e.Dir(), 0o777)
+	os.Chmod(filepath.Join(e.Dir(), manifestName), 0o644)
+	root2, err := OpenRoot(root.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	e = openEntry(t, root2, run, Options{})
+	rep := e.Report()
+	if rep == nil || rep.Dropped() || len(rep.Items) != 3 {
+		t.Fatalf("report: %v", rep)
+	}
+	for _, it := range rep.Items {
+		if it.Action != "tightened" {
+			t.Errorf("item %+v", it)
+		}
+	}
+	checkModes(t, root.Path())
+
+	if os.Getuid() != 0 {
+		t.Skip("another user's folder: needs root to make one")
+	}
+	other := filepath.Join(t.TempDir(), "theirs")
+	os.Mkdir(other, 0o700)
+	os.Chown(other, 65534, 65534)
+	if _, err := OpenRoot(other); !errors.Is(err, ErrUnsafe) {
+		t.Errorf("another user's root: %v", err)
+	}
+	os.Chown(e.Dir(), 65534, 65534)
+	e.Close()
+	if _, err := root2.Open(run, []byte("config"), Options{}); !errors.Is(err, ErrUnsafe) {
+		t.Errorf("another user's entry: %v", err)
+	}
+}
+
+func checkModes(t *testing.T, root string) {
+	t.Helper()
+	filepath.Walk(root, func(path string, fi os.FileInfo, err error) error {
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := os.FileMode(0o600)
+		if fi.IsDir() {
+			want = 0o700
+		}
+		if fi.Mode().Perm() != want {
+			t.Errorf("%s: mode %#o, want %#o", path, fi.Mode().Perm(), want)
+		}
+		return nil
+	})
+}
+
+func dirNames(t *testing.T, dir string) []string {
+	t.Helper()
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, d := range ents {
+		names = append(names, d.Name())
+	}
+	return names
+}
+
+func sorted(s ...string) []string { slices.Sort(s); return s }
+
+func mustReal(t *testing.T, p string) string {
+	t.Helper()
+	r, err := RealPath(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}

@@ -1,0 +1,208 @@
+// This file holds the manifest: an entry's commit point, naming the blobs of
+// one consistent state and carrying the caller's own section, and its
+// strict binary encoding.
+
+package store
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+)
+
+// Manifest is one commit of an entry.
+type Manifest struct {
+	Generation uint64   // one more than the commit it replaced
+	ConfigHash [32]byte // sha256 of the configuration bytes
+	Config     []byte   // the configuration as the caller gave it (shown by `runls cache list`)
+	RunPath    string   // the run folder's real path
+	Blobs      []BlobRef
+	Caller     []byte // opaque to the store: the retriever's file table and more
+}
+
+// Manifest format: header, body, footer.
+//
+//	magic "runlsMAN" | version u32 | zero u32 | body length u64
+//	body: generation uvarint | config hash [32] | config bytes | run path bytes
+//	      | blob count uvarint, each: name bytes, length uvarint, crc u32
+//	      | caller bytes            (bytes = uvarint length, then the bytes)
+//	CRC-32C of everything before u32 | "mEND"
+const (
+	manifestMagic       = "runlsMAN"
+	manifestFooterMagic = "mEND"
+	manifestVersion     = 1
+	manifestHeaderSize  = 24
+	manifestFooterSize  = 8
+	manifestName        = "manifest"
+)
+
+// ConfigHash is the hash an entry's manifest records for its configuration.
+func ConfigHash(config []byte) [32]byte { return sha256.Sum256(config) }
+
+// EncodeManifest serialises m.
+func EncodeManifest(m *Manifest) []byte {
+	var body []byte
+	body = binary.AppendUvarint(body, m.Generation)
+	body = append(body, m.ConfigHash[:]...)
+	body = appendBytes(body, m.Config)
+	body = appendBytes(body, []byte(m.RunPath))
+	body = binary.AppendUvarint(body, uint64(len(m.Blobs)))
+	for _, b := range m.Blobs {
+		body = appendBytes(body, []byte(b.Name))
+		body = binary.AppendUvarint(body, uint64(b.Length))
+		body = binary.LittleEndian.AppendUint32(body, b.Checksum)
+	}
+	body = appendBytes(body, m.Caller)
+
+	out := make([]byte, 0, manifestHeaderSize+len(body)+manifestFooterSize)
+	out = append(out, manifestMagic...)
+	out = binary.LittleEndian.AppendUint32(out, manifestVersion)
+	out = binary.LittleEndian.AppendUint32(out, 0)
+	out = binary.LittleEndian.AppendUint64(out, uint64(len(body)))
+	out = append(out, body...)
+	out = binary.LittleEndian.AppendUint32(out, crc32.Checksum(out, castagnoli))
+	return append(out, manifestFooterMagic...)
+}
+
+// DecodeManifest parses and checks a manifest: framing, checksum, every
+// length against what is left, blob names of the store's own shape, no
+// duplicate blob, nothing after the body. It never panics on any input.
+func DecodeManifest(b []byte) (*Manifest, error) {
+	if len(b) < manifestHeaderSize+manifestFooterSize {
+		return nil, fmt.Errorf("%w: manifest of %d bytes", errTruncated, len(b))
+	}
+	if string(b[:8]) != manifestMagic {
+		return nil, fmt.Errorf("%w: not a manifest (bad magic)", ErrCorrupt)
+	}
+	if v := binary.LittleEndian.Uint32(b[8:]); v != manifestVersion {
+		return nil, fmt.Errorf("%w: manifest format %d, want %d", ErrFormat, v, manifestVersion)
+	}
+	n := binary.LittleEndian.Uint64(b[16:])
+	if n != uint64(len(b)-manifestHeaderSize-manifestFooterSize) {
+		return nil, fmt.Errorf("%w: manifest body of %d bytes, file holds %d", errTruncated, n, len(b)-manifestHeaderSize-manifestFooterSize)
+	}
+	foot := b[len(b)-manifestFooterSize:]
+	if string(foot[4:]) != manifestFooterMagic {
+		return nil, fmt.Errorf("%w: manifest footer", ErrCorrupt)
+	}
+	if sum := crc32.Checksum(b[:len(b)-manifestFooterSize], castagnoli); sum != binary.LittleEndian.Uint32(foot) {
+		return nil, fmt.Errorf("%w: manifest checksum", ErrCorrupt)
+	}
+	if binary.LittleEndian.Uint32(b[12:]) != 0 {
+		return nil, fmt.Errorf("%w: manifest flags", ErrFormat)
+	}
+	d := decoder{b: b[manifestHeaderSize : len(b)-manifestFooterSize]}
+	m := &Manifest{Generation: d.uvarint()}
+	copy(m.ConfigHash[:], d.take(32))
+	m.Config = bytes.Clone(d.bytes())
+	m.RunPath = string(d.bytes())
+	count := d.uvarint()
+	// Each blob takes at least 1+1+4 bytes: a count past that is corrupt,
+	// and checking it first keeps a hostile count from allocating.
+	if d.err != nil || count > uint64(len(d.b))/6 {
+		return nil, fmt.Errorf("%w: manifest names %d blobs in %d bytes", ErrCorrupt, count, len(d.b))
+	}
+	seen := make(map[string]bool, count)
+	for i := uint64(0); i < count && d.err == nil; i++ {
+		ref := BlobRef{Name: string(d.bytes())}
+		length := d.uvarint()
+		ref.Checksum = d.uint32()
+		if d.err != nil {
+			break
+		}
+		if !validBlobName(ref.Name) || seen[ref.Name] {
+			return nil, fmt.Errorf("%w: manifest blob name %q", ErrCorrupt, ref.Name)
+		}
+		if length > maxBlobLength {
+			return nil, fmt.Errorf("%w: manifest blob length %d", ErrCorrupt, length)
+		}
+		ref.Length = int64(length)
+		seen[ref.Name] = true
+		m.Blobs = append(m.Blobs, ref)
+	}
+	m.Caller = bytes.Clone(d.bytes())
+	if d.err != nil {
+		return nil, fmt.Errorf("%w: manifest body: %v", ErrCorrupt, d.err)
+	}
+	if len(d.b) != 0 {
+		return nil, fmt.Errorf("%w: %d bytes after the manifest body", ErrCorrupt, len(d.b))
+	}
+	return m, nil
+}
+
+// maxBlobLength bounds a length read from disk so that header+length+footer
+// cannot overflow an int64.
+const maxBlobLength = 1 << 56
+
+func appendBytes(b, p []byte) []byte {
+	b = binary.AppendUvarint(b, uint64(len(p)))
+	return append(b, p...)
+}
+
+// decoder reads a byte string front to back, keeping the first error; after
+// an error every read gives zero values, so a parse is a straight line.
+type decoder struct {
+	b   []byte
+	err error
+}
+
+var errShort = errors.New("unexpected end")
+
+func (d *decoder) fail(err error) {
+	if d.err == nil {
+		d.err = err
+	}
+	d.b = nil
+}
+
+func (d *decoder) uvarint() uint64 {
+	v, n := binary.Uvarint(d.b)
+	if n <= 0 {
+		d.fail(errShort)
+		return 0
+	}
+	d.b = d.b[n:]
+	return v
+}
+
+func (d *decoder) varint() int64 {
+	v, n := binary.Varint(d.b)
+	if n <= 0 {
+		d.fail(errShort)
+		return 0
+	}
+	d.b = d.b[n:]
+	return v
+}
+
+func (d *decoder) uint32() uint32 {
+	p := d.take(4)
+	if p == nil {
+		return 0
+	}
+	return binary.LittleEndian.Uint32(p)
+}
+
+// take is the next n bytes, aliasing the input.
+func (d *decoder) take(n int) []byte {
+	if n < 0 || n > len(d.b) {
+		d.fail(errShort)
+		return nil
+	}
+	p := d.b[:n:n]
+	d.b = d.b[n:]
+	return p
+}
+
+// bytes is a length-prefixed byte string, aliasing the input.
+func (d *decoder) bytes() []byte {
+	n := d.uvarint()
+	if n > uint64(len(d.b)) {
+		d.fail(errShort)
+		return nil
+	}
+	return d.take(int(n))
+}

@@ -1,0 +1,222 @@
+package retriever
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+)
+
+// barrierTimeout bounds the wait for a barrier's event; past it the update
+// walks every folder instead.
+const barrierTimeout = time.Second
+
+var errBarrierLate = errors.New("the barrier's event did not come back in time")
+
+// A barrier tells an update when the watcher has read every event the kernel
+// queued before the update was asked for, so that a search sees each change
+// made before it without listing a folder or giving a file a stat.
+//
+// Why that holds (Linux, inotify). A change to a watched folder's entries, or
+// to a file in a watched folder, queues its event before the system call that
+// made it returns: fsnotify's hooks run in the writer's call. All watches of
+// one inotify instance share one queue, read in order. The barrier is a file
+// in a private folder (never in the run), watched by the same instance: a
+// write to it made after a search was asked queues its event behind the
+// event of every change made before. The watcher's loop takes events one at a
+// time in that order and records each (followState.mark) before it takes the
+// next; fsnotify hands them over in the kernel's order, an overflow included.
+// So once the loop has seen the barrier's event, every change made before the
+// search is in the change set, or was taken by an update that started since;
+// the search's update waits for any update under way (refreshMu) and takes
+// the rest.
+//
+// One write is in flight at a time, so its event is told apart without a
+// name of its own: the write before it came back before it was made. A
+// search that comes while a write is in flight (made, perhaps, before the
+// search was asked) waits for the next write, which is made when the one in
+// flight comes back; searches that come together share it. When the kernel's
+// queue overflows, events are lost, the barrier's perhaps among them: the
+// watcher marks every folder to be listed, then counts the write in flight as
+// come back. A write whose event does not come back within barrierTimeout is
+// given up the same way, so a search never waits long and never misses a
+// change: it walks the run folder instead.
+type barrier struct {
+	dir, path string
+	f         *os.File
+	lostFn    func() // makes the next update walk every folder
+
+	mu      sync.Mutex
+	written uint64        // writes made
+	seen    uint64        // writes come back (or given up)
+	again   bool          // a waiter needs a write after the one in flight
+	err     error         // a write failed: the barrier is not used again
+	changed chan struct{} // closed and replaced when seen or err changes
+	waits   int           // waits begun, for tests
+}
+
+// newBarrier makes a barrier in a private folder outside root, watched by w.
+func newBarrier(root string, w *fsnotify.Watcher, lost func()) (*barrier, error) {
+	if !orderedEvents {
+		return nil, errors.New("file-system events of this system are not known to come in order")
+	}
+	dir, err := privateDir(root)
+	if err != nil {
+		return nil, err
+	}
+	path := filepath.Join(dir, "barrier")
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	if err == nil {
+		err = w.Add(dir)
+		if err != nil {
+			f.Close()
+		}
+	}
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, fmt.Errorf("barrier: %w", err)
+	}
+	return &barrier{dir: dir, path: path, f: f, lostFn: lost, changed: make(chan struct{})}, nil
+}
+
+// privateDir makes a folder of the process's own, in the temp folder or the
+// user's cache folder, whichever is not inside the run folder.
+func privateDir(root string) (string, error) {
+	var errs []error
+	for _, base := range []func() (string, error){
+		func() (string, error) { return os.TempDir(), nil },
+		os.UserCacheDir,
+	} {
+		b, err := base()
+		if err == nil {
+			b, err = filepath.EvalSymlinks(b)
+		}
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if b == root || strings.HasPrefix(b, root+string(filepath.Separator)) {
+			errs = append(errs, fmt.Errorf("%s is inside the run folder", b))
+			continue
+		}
+		dir, err := os.MkdirTemp(b, "runls-watch-")
+		if err == nil {
+			return dir, nil
+		}
+		errs = append(errs, err)
+	}
+	return "", errors.Join(errs...)
+}
+
+func (b *barrier) close() {
+	b.f.Close()
+	os.RemoveAll(b.dir)
+}
+
+// wait returns once the watcher has seen every event queued before the call,
+// or an error when that cannot be told (the caller walks every folder).
+func (b *barrier) wait(ctx context.Context, timeout time.Duration) error {
+	b.mu.Lock()
+	if b.err != nil {
+		defer b.mu.Unlock()
+		return b.err
+	}
+	b.waits++
+	var target uint64
+	if b.written == b.seen {
+		if err := b.write(); err != nil {
+			b.mu.Unlock()
+			return err
+		}
+		target = b.written
+	} else {
+		target = b.written + 1
+		b.again = true
+	}
+	var timer *time.Timer
+	for b.seen < target && b.err == nil {
+		c := b.changed
+		b.mu.Unlock()
+		if timer == nil {
+			timer = time.NewTimer(timeout)
+			defer timer.Stop()
+		}
+		select {
+		case <-c:
+			b.mu.Lock()
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-timer.C:
+			b.mu.Lock()
+			if b.seen < target && b.err == nil {
+				b.giveUp()
+				b.mu.Unlock()
+				return errBarrierLate
+			}
+		}
+	}
+	defer b.mu.Unlock()
+	return b.err
+}
+
+// write makes the next write. Under mu.
+func (b *barrier) write() error {
+	b.written++
+	if _, err := b.f.WriteAt([]byte{byte(b.written)}, 0); err != nil {
+		b.written--
+		b.err = fmt.Errorf("barrier: %w", err)
+		b.signal()
+		return b.err
+	}
+	return nil
+}
+
+// arrived is the watcher's loop telling that the barrier's event came.
+func (b *barrier) arrived() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.seen == b.written {
+		return // nothing in flight: a stray event
+	}
+	b.seen = b.written
+	b.signal()
+	if b.again {
+		b.again = false
+		_ = b.write() // an error is kept in err, which the waiters see
+	}
+}
+
+// lost is the watcher's loop telling that events were lost, and that it
+// marked every folder to be listed: the write in flight counts as come back.
+func (b *barrier) lost() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.giveUp()
+}
+
+// giveUp counts the write in flight, and the one asked for after it, as come
+// back, after making the next update walk every folder. Under mu.
+func (b *barrier) giveUp() {
+	if b.seen == b.written && !b.again {
+		return
+	}
+	b.lostFn()
+	if b.again {
+		// The waits for the next write are served by the walk as well.
+		b.written++
+		b.again = false
+	}
+	b.seen = b.written
+	b.signal()
+}
+
+func (b *barrier) signal() {
+	close(b.changed)
+	b.changed = make(chan struct{})
+}
