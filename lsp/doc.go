@@ -48,6 +48,13 @@
 //     RecordsResult as it is: {"records": [...], "cursor": string|null}. A
 //     cursor continues by place, so a page asked after the files grew is
 //     consistent with the pages before it (retriever/recordlist.go).
+//   - run/info with {"episode": "episode-N"} (runls' own, for the editors'
+//     conversation pickers) adds "conversations": that episode's
+//     conversations (retriever.ConversationSummary: id, agents, record
+//     count, first and last time, and a line: the first told or said message
+//     among its first 50 records, else its first record's first line), from
+//     what is indexed so far; absent without an episode or when it has none.
+//     A bad episode answers -32602 naming it.
 //   - Requests that arrive while indexing: run/search and workspace/symbol wait
 //     for the first indexing to end (a workspace/symbol request with a
 //     workDoneToken shows that wait as progress); run/info answers at once, its

@@ -359,6 +359,9 @@ func (e *fakeEngine) Records(ctx context.Context, req retriever.RecordsRequest) 
 	e.mu.Unlock()
 	return retriever.RecordsResult{Records: []retriever.Record{}}, nil
 }
+func (e *fakeEngine) Conversations(ctx context.Context, episode string) ([]retriever.ConversationSummary, error) {
+	return []retriever.ConversationSummary{}, nil
+}
 func (e *fakeEngine) Watch(ctx context.Context, onChange func(retriever.Changes)) error {
 	e.mu.Lock()
 	e.onChange = onChange

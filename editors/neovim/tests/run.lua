@@ -880,6 +880,101 @@ test(':Runls restart starts a new server on the same buffers', function()
   end), 'conv-2 record not found after restart')
 end)
 
+local function cli_records(args)
+  local res = vim.system(vim.list_extend({ BIN, 'records', '--json', '--limit', '10000' }, args), { text = true }):wait()
+  eq(0, res.code, 'runls records exit code: ' .. (res.stderr or ''))
+  return vim.json.decode(res.stdout).records
+end
+
+test(':Runls conversation lists the records in time order; <CR> jumps to the record in its file', function()
+  local want = cli_records({ '--conversation', 'conv-1', RUN, 'episode-2' })
+  ok(#want >= 3, 'conv-1 has records')
+  vim.cmd('edit ' .. RUN .. '/episode-2/alice/alice.history')
+  attached()
+  local data = await_user('RunlsConversation', function()
+    vim.cmd('Runls conversation episode-2 conv-1')
+  end)
+  local buf = vim.api.nvim_get_current_buf()
+  eq(#want, data.records, 'records loaded')
+  eq('runls-conversation', vim.bo[buf].filetype, 'filetype')
+  local lines = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
+  ok(lines[1]:find(('runls: episode-2 · conv-1 · %d records'):format(#want), 1, true), lines[1])
+  local function header(r)
+    local h = { r.time, r.agent }
+    if r.level ~= vim.NIL then
+      h[#h + 1] = r.level
+    end
+    h[#h + 1] = r.conversation
+    return table.concat(h, ' · ')
+  end
+  eq(header(want[1]), lines[3], 'the first block is the first record')
+  eq('  ' .. vim.split(want[1].text, '\n')[1], lines[4], 'then its lines')
+  -- Every record's header, in the order of run/records.
+  local headers = {}
+  for _, l in ipairs(lines) do
+    if l:match('^%d%d%d%d%-') then
+      headers[#headers + 1] = l
+    end
+  end
+  eq(vim.tbl_map(header, want), headers, 'headers in time order')
+  -- <CR> on the second record's text line opens its file at its line.
+  local second
+  for i, l in ipairs(lines) do
+    if l == header(want[2]) then
+      second = i
+      break
+    end
+  end
+  vim.api.nvim_win_set_cursor(0, { second + 1, 0 })
+  vim.api.nvim_feedkeys(vim.keycode('<CR>'), 'x', false)
+  eq(real(vim.uri_to_fname(want[2].location.uri)), real(vim.api.nvim_buf_get_name(0)), 'the record\'s file')
+  eq(want[2].location.range.start.line + 1, vim.api.nvim_win_get_cursor(0)[1], 'the record\'s line')
+end)
+
+test(':Runls conversation completes episode and conversation ids in natural order', function()
+  vim.cmd('edit ' .. RUN .. '/episode-2/alice/alice.history')
+  attached()
+  local eps = vim.fn.getcompletion('Runls conversation ', 'cmdline')
+  eq({ 'episode-1', 'episode-2', 'episode-3', 'episode-10' }, eps, 'episodes')
+  local convs = vim.fn.getcompletion('Runls conversation episode-2 ', 'cmdline')
+  ok(vim.list_contains(convs, 'conv-1'), vim.inspect(convs))
+  local sorted = vim.deepcopy(convs)
+  table.sort(sorted, require('runls').natural_less)
+  eq(sorted, convs, 'natural order')
+  eq({ 'conv-1' }, vim.tbl_filter(function(c) return c == 'conv-1' end, vim.fn.getcompletion('Runls conversation episode-2 conv-1', 'cmdline')), 'by prefix')
+end)
+
+test(':Runls follow keeps the last line of a growing run file in view', function()
+  local path = RUN .. '/episode-3/carol/follow.log'
+  write(path, '2026-10-22 11:00:00.000 INFO  [running] [conv-5] Carol follow start\n')
+  vim.cmd('edit ' .. path)
+  local buf = vim.api.nvim_get_current_buf()
+  ok(require('runls').follow(0), 'follow on')
+  local fd = assert(io.open(path, 'a'))
+  for i = 1, 80 do
+    fd:write(('2026-10-22 11:%02d:00.000 INFO  [running] [conv-5] Carol line %d\n'):format(i % 60, i))
+  end
+  fd:close()
+  ok(vim.wait(TIMEOUT, function()
+    return vim.api.nvim_buf_line_count(buf) == 81 and vim.fn.line('w$') == 81
+  end, 50), ('the window shows the last line: line count %d, w$ %d'):format(vim.api.nvim_buf_line_count(buf), vim.fn.line('w$')))
+  eq(81, vim.fn.line('.'), 'the cursor is on the last line')
+  -- Scrolled up: following pauses; back on the last line: it resumes.
+  vim.api.nvim_win_set_cursor(0, { 1, 0 })
+  fd = assert(io.open(path, 'a'))
+  fd:write('2026-10-22 12:00:00.000 INFO  [running] [conv-5] Carol paused line\n')
+  fd:close()
+  ok(vim.wait(TIMEOUT, function() return vim.api.nvim_buf_line_count(buf) == 82 end, 50), 'read again while paused')
+  vim.wait(1500)
+  eq(1, vim.fn.line('.'), 'the cursor stayed where the user put it')
+  vim.api.nvim_win_set_cursor(0, { 82, 0 })
+  fd = assert(io.open(path, 'a'))
+  fd:write('2026-10-22 12:00:01.000 INFO  [running] [conv-5] Carol resumed line\n')
+  fd:close()
+  ok(vim.wait(TIMEOUT, function() return vim.fn.line('.') == 83 and vim.fn.line('w$') == 83 end, 50), 'following again at the end')
+  ok(not require('runls').follow(0), 'follow off')
+end)
+
 -- Run -----------------------------------------------------------------------------
 
 local passed, failed = 0, 0

@@ -20,6 +20,8 @@ import {
   WorkDoneProgress,
   WorkDoneProgressCreateRequest,
 } from 'vscode-languageclient/node';
+import { ConversationDocuments } from './conversationView';
+import { Follower } from './follow';
 import { agentPicks, ContextPick, conversationPicks, episodePicks, scopePicks } from './context';
 import { docsCommandUri, docsFragment, MARKDOWN_PREVIEW, SHOW_DOCS_COMMAND } from './diagnosticsLinks';
 import { info, INVALID_PARAMS, infoWhenIndexed, RunInfo, search, SearchParams } from './protocol';
@@ -77,7 +79,15 @@ class Runls implements vscode.Disposable {
     this.status.show();
     const cmd = (id: string, fn: () => unknown) => vscode.commands.registerCommand(id, fn);
     this.results = new ResultsView();
+    const conversations = new ConversationDocuments({
+      client: () => this.runningClient(),
+      runInfo: () => this.runInfo(),
+      currentEpisode: () => this.settings().episode,
+      showError: (method, e) => this.showRequestError(method, e),
+    });
     this.disposables.push(
+      conversations,
+      new Follower(),
       this.output,
       this.status,
       this.results,

@@ -83,6 +83,48 @@ export interface RunInfo {
   indexing: { done: boolean; files: number; bytes: number };
 }
 
+/** The params of `run/records` (spec §13). */
+export interface RecordsParams {
+  episode: string;
+  conversation?: string;
+  agent?: string;
+  minLevel?: string;
+  from?: string;
+  to?: string;
+  limit?: number;
+  cursor?: string;
+}
+
+/** One record of a `run/records` page, whole. */
+export interface WireRecord {
+  location: WireLocation;
+  time: string | null;
+  level: string | null;
+  state: string;
+  conversation: string | null;
+  agent: string;
+  episode: string;
+  /** Its evidence text, its lines joined with "\n". */
+  text: string;
+}
+
+export interface RecordsResult {
+  records: WireRecord[];
+  /** null on the page that ends the list. */
+  cursor: string | null;
+}
+
+/** A conversation of an episode as run/info with an episode describes it. */
+export interface ConversationSummary {
+  conversation: string;
+  agents: string[];
+  records: number;
+  first: string;
+  last: string;
+  /** Its first told or said message's first line (else its first record's). */
+  line: string;
+}
+
 /** What both LanguageClient and a vscode-jsonrpc MessageConnection provide. */
 export interface RequestSender {
   sendRequest<R>(method: string, params: unknown, token?: unknown): Promise<R>;
@@ -90,6 +132,7 @@ export interface RequestSender {
 
 export const SEARCH_METHOD = 'run/search';
 export const INFO_METHOD = 'run/info';
+export const RECORDS_METHOD = 'run/records';
 
 /** JSON-RPC "invalid params": the server names the bad field in the message. */
 export const INVALID_PARAMS = -32602;
@@ -104,6 +147,31 @@ export async function search(sender: RequestSender, params: SearchParams, token?
 export async function info(sender: RequestSender, token?: unknown): Promise<RunInfo> {
   const result = await send(sender, INFO_METHOD, {}, token);
   return checkRunInfo(result);
+}
+
+/** Sends `run/records` and checks the answer's shape. */
+export async function records(sender: RequestSender, params: RecordsParams, token?: unknown): Promise<RecordsResult> {
+  const result = await send(sender, RECORDS_METHOD, dropEmpty(params), token);
+  if (!isObject(result) || !Array.isArray(result.records)) {
+    throw new Error(`run/records: unexpected result ${JSON.stringify(result)?.slice(0, 200)}`);
+  }
+  for (const r of result.records as unknown[]) {
+    if (!isObject(r) || !isObject(r.location) || typeof r.location.uri !== 'string' || typeof r.text !== 'string') {
+      throw new Error(`run/records: malformed record ${JSON.stringify(r)?.slice(0, 200)}`);
+    }
+  }
+  return { records: result.records as WireRecord[], cursor: typeof result.cursor === 'string' ? result.cursor : null };
+}
+
+/**
+ * The conversations of an episode: run/info with `{"episode"}` (runls' own
+ * addition); an older server's answer has none, and gives [].
+ */
+export async function conversations(sender: RequestSender, episode: string, token?: unknown): Promise<ConversationSummary[]> {
+  const result = await send(sender, INFO_METHOD, { episode }, token);
+  checkRunInfo(result);
+  const list = (result as { conversations?: unknown }).conversations;
+  return Array.isArray(list) ? (list as ConversationSummary[]) : [];
 }
 
 /**
@@ -130,13 +198,13 @@ export async function infoWhenIndexed(
  * Drops fields that are undefined or "" so the server applies its settings for them
  * (spec §5: an empty string is the same as an absent field).
  */
-export function dropEmpty(params: SearchParams): SearchParams {
+export function dropEmpty<P extends object>(params: P): P {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(params)) {
     if (v === undefined || v === null || v === '') continue;
     out[k] = v;
   }
-  return out as SearchParams;
+  return out as P;
 }
 
 export function checkSearchResult(result: unknown): SearchResult {

@@ -83,18 +83,23 @@ test('manifest: entry point, engine, activation, commands, settings, languages a
   assert.equal(manifest.engines.vscode, '^1.91.0');
   assert.ok(manifest.activationEvents.includes('workspaceContains:episode-*/**'));
   const commands = manifest.contributes.commands.map((c) => c.command).sort();
-  assert.deepEqual(commands, ['runls.nextEvidence', 'runls.pickAgent', 'runls.pickContext', 'runls.pickConversation', 'runls.pickEpisode',
+  assert.deepEqual(commands, ['runls.filterConversation', 'runls.followFile', 'runls.loadMoreRecords', 'runls.nextEvidence', 'runls.openRecord',
+    'runls.pickAgent', 'runls.pickContext', 'runls.pickConversation', 'runls.pickEpisode',
     'runls.pickScope', 'runls.previousEvidence', 'runls.restartServer', 'runls.search', 'runls.searchAgain', 'runls.searchSelection',
-    'runls.showOutput']);
+    'runls.showConversation', 'runls.showConversationAt', 'runls.showOutput']);
   // The results view, its keys (F4 / Shift+F4 as the Search view's) and the editor's context menu.
   assert.deepEqual(manifest.contributes.views.runls.map((v) => v.id), ['runls.results']);
   assert.ok(zip.has(`extension/${manifest.contributes.viewsContainers.activitybar[0].icon}`), 'the view icon is packaged');
   const keys = Object.fromEntries(manifest.contributes.keybindings.map((k) => [k.command, k.key]));
   assert.deepEqual([keys['runls.nextEvidence'], keys['runls.previousEvidence']], ['f4', 'shift+f4']);
   assert.ok(manifest.contributes.menus['editor/context'].some((m) => m.command === 'runls.searchSelection'));
+  // Show Conversation from a record line and from an Evidence row; Enter in a conversation opens the record.
+  assert.ok(manifest.contributes.menus['editor/context'].some((m) => m.command === 'runls.showConversationAt'));
+  assert.ok(manifest.contributes.menus['view/item/context'].some((m) => m.command === 'runls.showConversation' && m.when.includes('viewItem == evidence')));
+  assert.equal(keys['runls.openRecord'], 'enter');
   const titles = manifest.contributes.commands.map((c) => `${c.category}: ${c.title}`);
   for (const t of ['runls: Search Agent Memory', 'runls: Search Again with Current Settings', 'runls: Next Evidence', 'runls: Previous Evidence',
-    'runls: Search Selection or Word in Agent Memory', 'runls: Restart Server', 'runls: Show Output']) {
+    'runls: Search Selection or Word in Agent Memory', 'runls: Restart Server', 'runls: Show Output', 'runls: Show Conversation', 'runls: Follow File']) {
     assert.ok(titles.includes(t), t);
   }
   const settings = Object.keys(manifest.contributes.configuration.properties).sort();

@@ -64,6 +64,12 @@ local subcommands = {
   diagnostics = function()
     R.diagnostics()
   end,
+  conversation = function(args)
+    R.conversation(args)
+  end,
+  follow = function()
+    R.follow(0)
+  end,
 }
 
 --- Runs `:Runls {sub} {args}`.
@@ -96,6 +102,9 @@ function M.complete(arglead, cmdline, _)
     return vim.tbl_filter(function(s)
       return vim.startswith(s, arglead)
     end, M.subcommand_names())
+  end
+  if words[2] == 'conversation' and n <= 4 then
+    return R.complete_conversation(n == 3 and 'episode' or words[3], arglead)
   end
   if words[2] == 'set' then
     return vim.tbl_filter(function(s)

@@ -7,7 +7,7 @@ local M = {}
 local S = require('runls.state')
 local state, NAME, SETTING_KEYS = S.state, S.NAME, S.SETTING_KEYS
 
-for _, mod in ipairs({ 'settings', 'client', 'lists', 'search', 'context', 'status', 'records', 'commands' }) do
+for _, mod in ipairs({ 'settings', 'client', 'lists', 'search', 'context', 'status', 'records', 'conversation', 'commands' }) do
   for k, v in pairs(require('runls.' .. mod)) do
     if type(v) == 'function' and k ~= 'merge_settings' and k ~= 'fill_list' then
       M[k] = v

@@ -657,3 +657,130 @@ test('Go to Symbol in Workspace keeps the server order for a +-joined query', as
   await shot('workspace-symbols.png');
   await page.keyboard.press('Escape');
 });
+
+function cliRecords(args) {
+  return JSON.parse(execFileSync(RUNLS_BIN, ['records', '--json', '--limit', '10000', ...args], { encoding: 'utf8' })).records;
+}
+
+/** The header of a record's block in the conversation document (src/conversation.ts). */
+function blockHeader(r) {
+  return [r.time, r.agent, ...(r.level ? [r.level] : []), r.conversation].join(' · ');
+}
+
+/** The lines an editor shows, top to bottom (Monaco keeps its line elements in no order). */
+async function visibleLines(editor) {
+  const shown = await editor.locator('.view-lines .view-line').evaluateAll((els) =>
+    els.map((e) => ({ top: parseFloat(e.style.top), text: e.textContent.replace(/\u00a0/g, ' ') })),
+  );
+  return shown.sort((a, b) => a.top - b.top).map((l) => l.text);
+}
+
+/** Waits until the status bar shows the cursor on a 1-based line. */
+async function waitLine(line) {
+  await page.locator('.statusbar-item', { hasText: `Ln ${line},` }).first().waitFor({ timeout: TIMEOUT });
+}
+
+test('Show Conversation: the picks describe each conversation; the document lists its records in time order; Enter and Ctrl+click open a record in its file', async () => {
+  const expected = cliRecords(['--conversation', 'conv-1', run, 'episode-2']);
+  assert.ok(expected.length >= 3, JSON.stringify(expected));
+  await runCommand('runls: Show Conversation');
+  await waitTitle('pick the episode');
+  await page.keyboard.type('episode-2');
+  await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'episode-2' }).first().waitFor();
+  await page.keyboard.press('Enter');
+  await waitTitle('pick the conversation (of episode-2)');
+  const picks = await rows();
+  const conv1 = picks.find((p) => p.text.includes('conv-1'));
+  assert.ok(conv1, JSON.stringify(picks));
+  const agents = [...new Set(expected.map((r) => r.agent))].sort().join(', ');
+  assert.ok(conv1.text.includes(`${agents} · ${expected.length} records · ${expected[0].time}`), conv1.text);
+  // Its first told or said line (the e2e's interpreter has told and said rules).
+  assert.ok(conv1.text.includes('told: Deploy the billing service'), conv1.text);
+  await shot('conversation-picks.png');
+  await page.keyboard.type('conv-1');
+  await page.keyboard.press('Enter');
+  await page.locator('.tabs-container .tab.active', { hasText: 'conv-1' }).waitFor({ timeout: TIMEOUT });
+  const editor = page.locator('.editor-group-container.active .monaco-editor').first();
+  await editor.locator('.view-line', { hasText: blockHeader(expected[0]) }).first().waitFor({ timeout: TIMEOUT });
+  const lines = await visibleLines(editor);
+  assert.match(lines[0], new RegExp(`runls: episode-2 · conv-1 · ${expected.length} records`), lines[0]);
+  assert.equal(lines[2], blockHeader(expected[0]), 'the first block is the first record');
+  assert.equal(lines[3], `  ${expected[0].text.split('\n')[0]}`);
+  await shot('conversation.png');
+
+  // Enter on the first block opens its record's line in the agent's file.
+  await goToLine(3);
+  await page.keyboard.press('Enter');
+  const file = path.basename(fileURLToPath(expected[0].location.uri));
+  await page.locator('.tabs-container .tab.active', { hasText: file }).waitFor({ timeout: TIMEOUT });
+  await waitLine(expected[0].location.range.start.line + 1);
+
+  // Ctrl+click on the second block's header: its link lands on its record's line.
+  await page.locator('.tabs-container .tab', { hasText: 'conv-1' }).first().click();
+  const second = editor.locator('.view-line', { hasText: blockHeader(expected[1]) }).first();
+  await second.waitFor({ timeout: TIMEOUT });
+  const link = second.locator('.detected-link').first();
+  await link.waitFor({ timeout: TIMEOUT });
+  const box = await link.boundingBox();
+  assert.ok(box, 'the link is drawn');
+  await page.mouse.move(box.x + 20, box.y + box.height / 2);
+  await page.keyboard.down('Control');
+  await page.mouse.click(box.x + 20, box.y + box.height / 2);
+  await page.keyboard.up('Control');
+  const file2 = path.basename(fileURLToPath(expected[1].location.uri));
+  await page.locator('.tabs-container .tab.active', { hasText: file2 }).waitFor({ timeout: TIMEOUT });
+  await waitLine(expected[1].location.range.start.line + 1);
+});
+
+/** The highest line number the active editor shows (its last visible line, 1-based). */
+async function lastVisibleLine() {
+  const nums = await page
+    .locator('.editor-group-container.active .monaco-editor .margin-view-overlays .line-numbers')
+    .evaluateAll((els) => els.map((e) => Number(e.textContent.trim())).filter((n) => n > 0));
+  return Math.max(0, ...nums);
+}
+
+async function waitLastVisible(want, what) {
+  const end = Date.now() + TIMEOUT;
+  let got = 0;
+  while (Date.now() < end) {
+    got = await lastVisibleLine();
+    if (got === want) return;
+    await page.waitForTimeout(200);
+  }
+  assert.fail(`${what}: the last visible line is ${got}, want ${want}`);
+}
+
+test('Follow File: the editor stays at the end as the file grows, pauses when scrolled up, resumes on the command', async () => {
+  const rel = 'episode-3/carol/follow.log';
+  const file = path.join(run, rel);
+  const line = (i) => `2026-10-22 11:00:${String(i % 60).padStart(2, '0')}.000 INFO  [running] [conv-5] Carol follow line ${i}\n`;
+  fs.writeFileSync(file, line(0));
+  await openFile(rel);
+  await runCommand('runls: Follow File');
+  await page.locator('.statusbar-item', { hasText: 'runls: following' }).first().waitFor({ timeout: TIMEOUT });
+  let n = 1;
+  const append = (count) => {
+    let text = '';
+    for (let i = 0; i < count; i++) text += line(n++);
+    fs.appendFileSync(file, text);
+  };
+  append(120);
+  // The file's last line is its line n (the last line end leaves an empty line n+1).
+  await waitLastVisible(n + 1, 'after appends');
+  await shot('follow.png');
+
+  // Scrolled to the top: following pauses; appends leave the view where it is.
+  await page.keyboard.press('Control+Home');
+  await page.locator('.statusbar-item', { hasText: 'runls: follow paused' }).first().waitFor({ timeout: TIMEOUT });
+  append(30);
+  await page.locator('.editor-group-container.active .view-line', { hasText: `Carol follow line ${n - 1}` }).first().waitFor({ state: 'attached', timeout: TIMEOUT }).catch(() => undefined);
+  await page.waitForTimeout(1500);
+  assert.ok((await lastVisibleLine()) < 60, 'the view stayed at the top while paused');
+
+  // The command resumes: the end again, and appends follow.
+  await runCommand('runls: Follow File');
+  await waitLastVisible(n + 1, 'resumed');
+  append(10);
+  await waitLastVisible(n + 1, 'after appends, resumed');
+});

@@ -1,0 +1,75 @@
+import { strict as assert } from 'node:assert';
+import { test } from 'node:test';
+import { blockAt, conversationUri, duration, GAP_MS, parseConversationUri, recordContext, render, span, summaryPicks, timeMs } from '../../src/conversation';
+import type { WireRecord } from '../../src/protocol';
+
+function rec(time: string | null, agent: string, level: string | null, text: string, line: number): WireRecord {
+  const range = { start: { line, character: 0 }, end: { line, character: 10 } };
+  return { location: { uri: `file:///run/episode-2/${agent}/${agent}.log`, range }, time, level, state: 'running', conversation: 'conv-1', agent, episode: 'episode-2', text };
+}
+
+test('render: a block per record, its header then its lines; the gaps of a minute or more; blocks found by line', () => {
+  const q = { episode: 'episode-2', conversation: 'conv-1' };
+  const r = render(q, [
+    rec('2026-10-21 18:00:02', 'alice', null, 'Alice was told: go', 1),
+    rec('2026-10-21 18:00:41.007', 'bob', 'ERROR', 'Bob failed\njava.lang.Exception: x', 4),
+    rec('2026-10-21 18:01:41,007', 'bob', 'INFO', 'Bob retried', 9),
+  ], true);
+  assert.deepEqual(r.text.split('\n'), [
+    'runls: episode-2 · conv-1 · 3+ records · all levels · whole conversation',
+    '',
+    '2026-10-21 18:00:02 · alice · conv-1',
+    '  Alice was told: go',
+    '2026-10-21 18:00:41.007 · bob · ERROR · conv-1',
+    '  Bob failed',
+    '  java.lang.Exception: x',
+    '⋯ 1 min later',
+    '2026-10-21 18:01:41,007 · bob · INFO · conv-1',
+    '  Bob retried',
+    '',
+    '… more records: scroll to the end, or run "runls: Load More Records".',
+    '',
+  ]);
+  assert.deepEqual(r.blocks.map((b) => [b.header, b.last, b.location.range.start.line]), [[2, 3, 1], [4, 6, 4], [8, 9, 9]]);
+  assert.equal(blockAt(r.blocks, 6)?.header, 4);
+  assert.equal(blockAt(r.blocks, 7), undefined, 'the gap line is no block');
+  assert.equal(blockAt(r.blocks, 0), undefined);
+  assert.equal(blockAt(r.blocks, 9)?.header, 8);
+  assert.match(render(q, [], false).text, /No records/);
+});
+
+test('times and gaps: ,SSS and .SSS read alike; durations in words', () => {
+  assert.equal(timeMs('2026-10-21 18:00:00,500'), timeMs('2026-10-21 18:00:00.500'));
+  assert.equal(timeMs(null), undefined);
+  assert.equal(GAP_MS, 60_000);
+  assert.equal(duration(59_400), '59 s');
+  assert.equal(duration(228_000), '3 min 48 s');
+  assert.equal(duration(3 * 3600_000 + 60_000), '3 h 1 min');
+  assert.equal(duration(26 * 3600_000), '1 d 2 h');
+  assert.equal(span('2026-10-21 18:00:02', '2026-10-21 18:08:00'), '2026-10-21 18:00:02 – 18:08:00');
+  assert.equal(span('2026-10-21 18:00:02', '2026-10-22 08:00:00'), '2026-10-21 18:00:02 – 2026-10-22 08:00:00');
+});
+
+test('the document URI keeps the query', () => {
+  const q = { episode: 'episode-2', conversation: 'conv-1', minLevel: 'WARN', from: '2026-10-21 18:00:00' };
+  const uri = new URL(conversationUri(q));
+  assert.equal(uri.protocol, 'runls-conversation:');
+  assert.deepEqual(parseConversationUri(uri.pathname, uri.search.slice(1)), q);
+  assert.equal(parseConversationUri('/x', ''), undefined);
+});
+
+test('summaryPicks: agents, record count, time span and line', () => {
+  const [p] = summaryPicks([{ conversation: 'conv-1', agents: ['alice', 'bob'], records: 14, first: '2026-10-21 18:00:02', last: '2026-10-21 18:08:00', line: 'told: go' }]);
+  assert.equal(p.description, 'alice, bob · 14 records · 2026-10-21 18:00:02 – 18:08:00');
+  assert.equal(p.detail, 'told: go');
+  assert.equal(p.conversation, 'conv-1');
+});
+
+test('recordContext: the conversation of the record above a continuation line, the episode of the path', () => {
+  const lines = ['2026-10-21 18:01:02.310 ERROR [running] [conv-1] Bob failed', 'java.lang.Exception: x', '  at X', '2026-10-21 18:00:00 [running] Bob unfielded'];
+  const at = (n: number) => recordContext('episode-2/bob/bob.log', (i) => lines[i], n);
+  assert.deepEqual(at(2), { episode: 'episode-2', conversation: 'conv-1' });
+  assert.deepEqual(at(0), { episode: 'episode-2', conversation: 'conv-1' });
+  assert.equal(at(3), undefined, 'an unfielded record has no conversation');
+  assert.equal(recordContext('notes/bob.log', (i) => lines[i], 0), undefined);
+});
