@@ -84,7 +84,7 @@ func (p *SearchParams) merge(req retriever.Request) (retriever.Request, error) {
 		// retriever.Request reads a zero TopK as absent (the settings' "unset");
 		// given in a request, 0 is out of range, as on the command line.
 		if *p.TopK == 0 {
-			return req, requestError(&retriever.FieldError{Field: "topK", Value: "0", Reason: "must be from 1 to 1000"})
+			return req, requestError(retriever.TopKError("0"))
 		}
 		req.TopK = *p.TopK
 	}

@@ -9,6 +9,8 @@ import (
 	"context"
 	"slices"
 	"strings"
+
+	"runls/retriever/internal/bm25"
 )
 
 // answer ranks a valid request (spec §5, §6) and says what its filters hid
@@ -55,7 +57,7 @@ func (ix *Index) answer(ctx context.Context, req Request) (Result, error) {
 	res := ix.items(hits, agents)
 	res.Hidden, res.Notices = hidden, notices
 	terms := map[string]bool{}
-	for _, t := range queryTerms(text) {
+	for _, t := range bm25.Terms(text) {
 		terms[t] = true
 	}
 	for i := range res.Items {

@@ -12,6 +12,7 @@ import (
 	"runls/internal/rungen"
 	"runls/masking"
 	"runls/recordformat"
+	"runls/retriever/internal/bm25"
 )
 
 func TestMatches(t *testing.T) {
@@ -72,7 +73,7 @@ func checkMatchesAreTerms(t *testing.T, it Item, query string) {
 	units := utf16.Encode([]rune(it.Text))
 	for _, m := range it.Matches {
 		word := strings.ToLower(string(utf16.Decode(units[m[0]:m[1]])))
-		if !slices.Contains(queryTerms(query), word) {
+		if !slices.Contains(bm25.Terms(query), word) {
 			t.Errorf("%.30q: range %v is %q, not a query term", it.Text, m, word)
 		}
 	}
@@ -98,7 +99,7 @@ func TestMatchesOfMaskedText(t *testing.T) {
 	}
 }
 
-// FuzzMatchRanges: the ranges are exactly the terms termScanner cuts text
+// FuzzMatchRanges: the ranges are exactly the terms bm25.Scanner cuts text
 // into, where they are query terms.
 func FuzzMatchRanges(f *testing.F) {
 	for _, s := range []string{"Zebra zebra", "Über café", "😀 a𝒳b", "a\xffb", "Σίσυφος ΣΊΣΥΦΟΣ", "İstanbul"} {
@@ -107,8 +108,8 @@ func FuzzMatchRanges(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		text := strings.ToValidUTF8(s, "\uFFFD")
 		var all []string
-		var sc termScanner
-		sc.each([]byte(text), func(term []byte, _ uint64) { all = append(all, string(term)) })
+		var sc bm25.Scanner
+		sc.Each([]byte(text), func(term []byte, _ uint64) { all = append(all, string(term)) })
 		set := map[string]bool{}
 		for i, term := range all {
 			if i%2 == 0 {
@@ -130,7 +131,7 @@ func FuzzMatchRanges(f *testing.F) {
 			}
 			last = m[1]
 			var scanned []string
-			sc.each([]byte(string(utf16.Decode(units[m[0]:m[1]]))), func(term []byte, _ uint64) { scanned = append(scanned, string(term)) })
+			sc.Each([]byte(string(utf16.Decode(units[m[0]:m[1]]))), func(term []byte, _ uint64) { scanned = append(scanned, string(term)) })
 			if len(scanned) != 1 {
 				t.Fatalf("%q: range %v holds %q", text, m, scanned)
 			}
@@ -390,7 +391,7 @@ func (ix *Index) bruteHits(t *testing.T, req Request) []hit {
 				continue
 			}
 			s.eachPosting(i, func(doc, tf uint32) {
-				acc[doc] += bm25(qt.idf, tf, uint32(s.dlOf(doc)), float64(terms)/float64(docs))
+				acc[doc] += bm25.Score(qt.idf, tf, uint32(s.dlOf(doc)), float64(terms)/float64(docs))
 			})
 		}
 		for d, score := range acc {

@@ -1,5 +1,7 @@
 package retriever
 
+import "runls/retriever/internal/bm25"
+
 // laidOut is a builder's batch made into a segment, with its terms' global
 // ids, ready to be committed.
 type laidOut struct {
@@ -98,12 +100,12 @@ func (ix *Index) commit(l *laidOut, updates []*update, removed []*fileState, epi
 }
 
 // globalIDs maps a builder's local term ids to the index's.
-func (ix *Index) globalIDs(t *termTable) []uint32 {
-	ids := make([]uint32, t.len())
+func (ix *Index) globalIDs(t *bm25.TermTable) []uint32 {
+	ids := make([]uint32, t.Len())
 	ix.dictMu.Lock()
 	defer ix.dictMu.Unlock()
 	for i := range ids {
-		term := t.term(int32(i))
+		term := t.Term(int32(i))
 		id, ok := ix.dict[string(term)]
 		if !ok {
 			id = uint32(len(ix.dict))

@@ -7,6 +7,7 @@ import (
 
 	"runls/masking"
 	"runls/recordformat"
+	"runls/retriever/internal/bm25"
 )
 
 // ingester turns the bytes of one file, from a record start on, into pieces
@@ -265,7 +266,7 @@ func (g *ingester) emitPieces(buf []byte, rec []recordformat.Line, firstLine uin
 			}
 		}
 	}
-	if len(spans) > 0 && len(g.b.seg.hash) == added && hasTerm(text[ms:me]) {
+	if len(spans) > 0 && len(g.b.seg.hash) == added && bm25.HasTerm(text[ms:me]) {
 		return outcomeMasked
 	}
 	return outcomeIndexed

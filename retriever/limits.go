@@ -1,5 +1,7 @@
 package retriever
 
+import "runls/retriever/internal/bm25"
+
 // The numbers of the spec, in one place.
 const (
 	// MaxPieceChars is the most UTF-16 code units a piece holds (spec §4).
@@ -9,8 +11,8 @@ const (
 	// ReadBlockBytes is the most a file is read in one block (spec §7).
 	ReadBlockBytes = 1 << 20
 	// BM25 parameters, Lucene's (spec §6).
-	K1 = 1.2
-	B  = 0.75
+	K1 = bm25.K1
+	B  = bm25.B
 
 	// DefaultTopK and MaxTopK bound a request's topK (spec §5).
 	DefaultTopK = 5

@@ -3,13 +3,15 @@ package retriever
 import (
 	"unicode"
 	"unicode/utf8"
+
+	"runls/retriever/internal/bm25"
 )
 
 // matchRanges returns the UTF-16 ranges [start, end) within text of every
 // term of text (spec §6: a maximal run of letters and digits, lower-cased)
 // that is in terms, in order: the run/search item's matches (spec §9), so
 // that an editor can highlight the query's words. It cuts text into terms
-// as termScanner does, so a range is a term the piece was indexed by.
+// as bm25.Scanner does, so a range is a term the piece was indexed by.
 func matchRanges(text string, terms map[string]bool) [][2]int {
 	out := [][2]int{}
 	var term []byte
@@ -23,7 +25,7 @@ func matchRanges(text string, terms map[string]bool) [][2]int {
 	for i := 0; i < len(text); {
 		c := text[i]
 		if c < utf8.RuneSelf {
-			if l := asciiClass[c]; l != 0 {
+			if l := bm25.ASCIITerm(c); l != 0 {
 				if len(term) == 0 {
 					start = units
 				}

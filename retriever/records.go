@@ -2,8 +2,6 @@ package retriever
 
 import (
 	"slices"
-	"unicode"
-	"unicode/utf8"
 
 	"runls/recordformat"
 )
@@ -368,18 +366,4 @@ func (t *recordTable) trim() {
 		t.line, t.sec, t.ms = slices.Clip(slices.Clone(t.line)), slices.Clip(slices.Clone(t.sec)), slices.Clip(slices.Clone(t.ms))
 		t.conv, t.meta = slices.Clip(slices.Clone(t.conv)), slices.Clip(slices.Clone(t.meta))
 	}
-}
-
-// hasTerm reports whether text holds a term (spec §6: a letter or a digit).
-func hasTerm(text string) bool {
-	for _, r := range text {
-		if r < utf8.RuneSelf {
-			if asciiClass[r] != 0 {
-				return true
-			}
-		} else if r != utf8.RuneError && (unicode.IsLetter(r) || unicode.IsDigit(r)) {
-			return true
-		}
-	}
-	return false
 }

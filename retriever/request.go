@@ -18,7 +18,7 @@ func (r Request) Validate() error {
 		return &FieldError{"scope", r.Scope, `want "run" or "episode"`}
 	}
 	if r.TopK < 0 || r.TopK > MaxTopK {
-		return &FieldError{"topK", strconv.Itoa(r.TopK), "want 1 to 1000"}
+		return TopKError(strconv.Itoa(r.TopK))
 	}
 	if r.Agent != "" && !ValidAgent(r.Agent) {
 		return &FieldError{"agent", r.Agent, `an agent folder name: no "/" or "\", not "." or ".."`}
@@ -73,4 +73,9 @@ func (r Request) rankingText() string {
 		return r.TurnMessage
 	}
 	return r.Query
+}
+
+// TopKError rejects a topK outside 1 to MaxTopK, as every front end words it.
+func TopKError(value string) *FieldError {
+	return &FieldError{"topK", value, "want 1 to " + strconv.Itoa(MaxTopK)}
 }

@@ -52,7 +52,7 @@ func runSearch(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if *topK != "" {
 		k, err := strconv.Atoi(*topK)
 		if err != nil || k < 1 || k > retriever.MaxTopK {
-			return usageError(stderr, "%v", &retriever.FieldError{Field: "topK", Value: *topK, Reason: "want 1 to 1000"})
+			return usageError(stderr, "%v", retriever.TopKError(*topK))
 		}
 		req.TopK = k
 	}

@@ -1,4 +1,7 @@
-package retriever
+package bm25
+
+// This file holds the tokenizer (Scanner, Terms) and the term table that
+// interns a batch's terms to local ids.
 
 import (
 	"encoding/binary"
@@ -6,7 +9,7 @@ import (
 	"unicode/utf8"
 )
 
-// Terms are maximal runs of Unicode letters and digits, lower-cased (spec §6).
+// A term is a maximal run of Unicode letters and digits, lower-cased (spec §6).
 // The tokenizer and the term table are the indexing hot path: ASCII goes
 // through a byte table, and terms are interned in an open-addressing table
 // keyed by a hash computed once, so no string is made per token.
@@ -23,14 +26,32 @@ var asciiClass = func() (t [128]byte) {
 	return t
 }()
 
-// termScanner cuts text into lower-cased terms; term is valid until the next
+// HasTerm reports whether text holds a term (spec §6: a letter or a digit).
+func HasTerm(text string) bool {
+	for _, r := range text {
+		if r < utf8.RuneSelf {
+			if asciiClass[r] != 0 {
+				return true
+			}
+		} else if r != utf8.RuneError && (unicode.IsLetter(r) || unicode.IsDigit(r)) {
+			return true
+		}
+	}
+	return false
+}
+
+// ASCIITerm returns the lower-cased byte of an ASCII letter or digit, or 0
+// for a byte that ends a term.
+func ASCIITerm(c byte) byte { return asciiClass[c] }
+
+// Scanner cuts text into lower-cased terms; term is valid until the next
 // call, and h is its hash (termHash).
-type termScanner struct {
+type Scanner struct {
 	buf []byte
 }
 
 // each calls fn with each term of text in order.
-func (s *termScanner) each(text []byte, fn func(term []byte, h uint64)) {
+func (s *Scanner) Each(text []byte, fn func(term []byte, h uint64)) {
 	buf := s.buf[:0]
 	for i := 0; i < len(text); {
 		c := text[i]
@@ -81,12 +102,12 @@ func termHash(b []byte) uint64 {
 	return h ^ h>>29
 }
 
-// queryTerms returns the distinct terms of a query, in first-seen order.
-func queryTerms(text string) []string {
-	var s termScanner
+// Terms returns the distinct terms of a query, in first-seen order.
+func Terms(text string) []string {
+	var s Scanner
 	seen := map[string]bool{}
 	var out []string
-	s.each([]byte(text), func(term []byte, _ uint64) {
+	s.Each([]byte(text), func(term []byte, _ uint64) {
 		if !seen[string(term)] {
 			seen[string(term)] = true
 			out = append(out, string(term))
@@ -95,26 +116,29 @@ func queryTerms(text string) []string {
 	return out
 }
 
-// termTable interns terms to dense local ids. A slot holds the id and the
+// TermTable interns terms to dense local ids. A slot holds the id and the
 // high bits of the term's hash, so a probe reads the term's bytes only when
 // the hashes agree.
-type termTable struct {
+type TermTable struct {
 	slots  []uint64 // hash>>32<<32 | id+1; 0 when empty
 	hashes []uint64 // by id, to grow the table
 	starts []uint32 // offsets of each term in arena, by id; one more at the end
 	arena  []byte
 }
 
-func newTermTable() *termTable {
-	return &termTable{slots: make([]uint64, 1<<12), starts: []uint32{0}}
+// NewTermTable returns an empty table.
+func NewTermTable() *TermTable {
+	return &TermTable{slots: make([]uint64, 1<<12), starts: []uint32{0}}
 }
 
-func (t *termTable) len() int { return len(t.hashes) }
+// Len is the number of terms interned.
+func (t *TermTable) Len() int { return len(t.hashes) }
 
-func (t *termTable) term(id int32) []byte { return t.arena[t.starts[id]:t.starts[id+1]] }
+// Term returns the bytes of the term with local id id.
+func (t *TermTable) Term(id int32) []byte { return t.arena[t.starts[id]:t.starts[id+1]] }
 
-// id returns the local id of term (whose termHash is h), adding it when new.
-func (t *termTable) id(term []byte, h uint64) int32 {
+// ID returns the local id of term (whose termHash is h), adding it when new.
+func (t *TermTable) ID(term []byte, h uint64) int32 {
 	mask := uint64(len(t.slots) - 1)
 	tag := h &^ 0xffffffff
 	for i := h & mask; ; i = (i + 1) & mask {
@@ -132,14 +156,14 @@ func (t *termTable) id(term []byte, h uint64) int32 {
 		}
 		if s&^0xffffffff == tag {
 			id := int32(s&0xffffffff) - 1
-			if string(t.term(id)) == string(term) {
+			if string(t.Term(id)) == string(term) {
 				return id
 			}
 		}
 	}
 }
 
-func (t *termTable) grow() {
+func (t *TermTable) grow() {
 	slots := make([]uint64, len(t.slots)*2)
 	mask := uint64(len(slots) - 1)
 	for id, h := range t.hashes {

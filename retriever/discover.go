@@ -1,0 +1,571 @@
+package retriever
+
+// This file holds discovery (spec §1, §7): the walk of the run's episode and
+// agent folders that finds the agent files an update may have to read, with
+// the folder listings it keeps between updates.
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"go.uber.org/zap"
+)
+
+// candidate is an agent file found by discovery.
+type candidate struct {
+	rel, abs, episode, epNum, agent string
+	info                            fs.FileInfo
+	// evented: an event named the file since it was last planned, so its
+	// content is checked even when its size and time say it is unchanged (a
+	// write within the clock tick of the last read).
+	evented bool
+}
+
+// dirState is a folder as the last walk listed it.
+type dirState struct {
+	dev, ino uint64
+	mtime    int64
+	listedAt int64    // wall clock just before the listing
+	files    []string // regular files (in agent folders and below), sorted
+	dirs     []string // folders walked: episodes, agents, or any below an agent; sorted
+	dirIDs   []uint64 // the inode of each of dirs when it was listed
+}
+
+// Folder levels of a run (spec §1).
+const (
+	levelRoot = iota
+	levelEpisode
+	levelAgent // an agent folder or any folder below it
+)
+
+func levelOf(rel string) int {
+	switch {
+	case rel == ".":
+		return levelRoot
+	case !strings.Contains(rel, "/"):
+		return levelEpisode
+	}
+	return levelAgent
+}
+
+// scan is one update's discovery of the agent files (spec §1): the files
+// that may have changed, and the files gone. A full scan walks every folder:
+// the first update, updates without a watcher, and those after events were
+// lost. With a healthy watcher a scan is incremental: it visits only the
+// folders and files the watcher's events named since the last update, the
+// folders that are not watched (those are polled), and the files no event
+// covers (see changeSet), so that it costs what changed, not what the run
+// holds. Links below the run folder are never followed; one that points
+// outside is reported once.
+type scan struct {
+	ix       *Index
+	cs       changeSet
+	full     bool
+	old      map[string]*dirState // the folder cache before the scan
+	dirs     map[string]*dirState // after it (the same map when incremental)
+	found    map[string]candidate // files to plan (full: every agent file)
+	removed  map[string]bool      // files gone (incremental: a full scan compares found with the index)
+	visited  map[string]bool      // folders brought up to date
+	fresh    map[string]bool      // folders walked with everything below them
+	episodes bool                 // the root or an episode folder changed
+	tree     bool                 // folders appeared or went
+
+	// A full scan lists the root and the episodes, then walks the agent
+	// folders side by side: their visits take mu to record what they found.
+	mu     sync.Mutex
+	queued *[]string // agent folders to walk after the episodes (full scans)
+}
+
+// visitMode says how a folder is brought up to date.
+type visitMode struct {
+	force   bool // list it, whatever its time says
+	poll    bool // give each file a stat: no event vouches for them
+	recurse bool // visit every subfolder, not only the new and the named
+}
+
+var (
+	fullWalk  = visitMode{poll: true, recurse: true}
+	freshWalk = visitMode{force: true, poll: true, recurse: true}
+)
+
+// discover scans the run folder for the agent files that may have changed.
+//
+// A folder's listing is cached, keyed by the folder's identity and time: a
+// folder whose time did not move (and is not racy, see racyWindow) holds
+// the same entries, since adding, removing or renaming an entry sets the
+// time of the folder that holds it. Polling relies on that; events make even
+// the folder's stat unneeded.
+func (ix *Index) discover() (*scan, error) {
+	cs := ix.fw.take()
+	sc := &scan{ix: ix, cs: cs, old: ix.fw.dirs, found: map[string]candidate{}, removed: map[string]bool{},
+		visited: map[string]bool{}, fresh: map[string]bool{}}
+	left := ix.fw.left
+	ix.fw.left = leftover{}
+	if len(left.names) > 0 {
+		if sc.cs.names == nil {
+			sc.cs.names = map[string]bool{}
+		}
+		maps.Copy(sc.cs.names, left.names)
+	}
+	maps.Copy(sc.removed, left.removed)
+	sc.episodes = left.episodes
+	var err error
+	if !cs.events || cs.all || sc.old["."] == nil {
+		sc.full, sc.episodes = true, true
+		sc.dirs = make(map[string]*dirState, len(sc.old))
+		ix.fw.unreadable = map[string]bool{}
+		sc.queued = new([]string)
+		if err = sc.visit(nil, ".", ".", fullWalk); err == nil {
+			sc.walkQueued()
+		}
+	} else {
+		sc.dirs = sc.old
+		err = sc.changes()
+	}
+	if err != nil {
+		ix.fw.markAllDirty()
+		return nil, err
+	}
+	ix.fw.dirs = sc.dirs
+	if sc.tree || sc.full {
+		ix.fw.setFolders(sc.dirs)
+	}
+	return sc, nil
+}
+
+// changes is an incremental scan: the folders events named, those not
+// watched, and those that could not be read are visited, shallow first;
+// then the files events named in folders not visited are given a stat.
+func (sc *scan) changes() error {
+	fw := &sc.ix.fw
+	var todo []string
+	for _, set := range []map[string]bool{sc.cs.dirs, sc.cs.polled, fw.unreadable} {
+		for rel := range set {
+			todo = append(todo, rel)
+		}
+	}
+	slices.SortFunc(todo, func(a, b string) int {
+		if c := levelDepth(a) - levelDepth(b); c != 0 {
+			return c
+		}
+		return strings.Compare(a, b)
+	})
+	todo = slices.Compact(todo)
+	for _, rel := range todo {
+		if sc.visited[rel] || sc.covered(rel) {
+			continue
+		}
+		if sc.dirs[rel] == nil {
+			// Not in the cache: gone, or new (its parent's visit walks it),
+			// or unreadable, tried again while its parent lists it.
+			if !fw.unreadable[rel] {
+				continue
+			}
+			if p := sc.dirs[parentOf(rel)]; p == nil || !contains(p.dirs, rel[strings.LastIndexByte(rel, '/')+1:]) {
+				delete(fw.unreadable, rel)
+				continue
+			}
+		}
+		m := visitMode{force: sc.cs.dirs[rel], poll: sc.cs.polled[rel] || fw.unreadable[rel]}
+		if err := sc.visit(nil, "", rel, m); err != nil {
+			return err
+		}
+	}
+	sc.statNamed()
+	return nil
+}
+
+// walkQueued walks the agent folders of a full scan, side by side.
+func (sc *scan) walkQueued() {
+	agents := *sc.queued
+	sc.queued = nil
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(sc.ix.workers, len(agents)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := next.Add(1) - 1; i < int64(len(agents)); i = next.Add(1) - 1 {
+				_ = sc.visit(nil, "", agents[i], fullWalk) // only the root's visit fails
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// levelDepth orders folders shallow first.
+func levelDepth(rel string) int {
+	if rel == "." {
+		return -1
+	}
+	return strings.Count(rel, "/")
+}
+
+// covered reports whether a folder above rel was walked with everything
+// below it in this scan.
+func (sc *scan) covered(rel string) bool {
+	for rel != "." {
+		rel = parentOf(rel)
+		if sc.fresh[rel] {
+			return true
+		}
+	}
+	return false
+}
+
+// statNamed gives a stat to the files that may have changed although no
+// listing did: the files events named (written in place) in folders not
+// visited, the files that are hard links (written through another path,
+// their events go to another folder) and those whose last read failed.
+func (sc *scan) statNamed() {
+	fw := &sc.ix.fw
+	byDir := map[string][]string{}
+	add := func(rel string) {
+		if _, ok := sc.found[rel]; ok {
+			return
+		}
+		dir := parentOf(rel)
+		if levelOf(dir) != levelAgent || sc.visited[dir] && !fw.pollFiles[rel] {
+			return
+		}
+		d := sc.dirs[dir]
+		if d == nil || !contains(d.files, rel[len(dir)+1:]) {
+			delete(fw.pollFiles, rel)
+			return
+		}
+		byDir[dir] = append(byDir[dir], rel)
+	}
+	for rel := range sc.cs.names {
+		add(rel)
+	}
+	for rel := range fw.pollFiles {
+		add(rel)
+	}
+	for dir, rels := range byDir {
+		r, err := sc.ix.fsys.OpenRoot(dir)
+		if err != nil {
+			continue // gone or unreadable: the events of that list its parent
+		}
+		for _, rel := range rels {
+			info, err := r.Lstat(rel[len(dir)+1:])
+			fw.stats.Add(1)
+			if err == nil && info.Mode().IsRegular() {
+				sc.found[rel] = sc.candidate(rel, info, sc.cs.names[rel])
+			}
+		}
+		r.Close()
+	}
+}
+
+// visit brings folder rel up to date as m says. parent is the opened folder
+// that holds it, under name; nil: rel is opened from the run folder.
+func (sc *scan) visit(parent *os.Root, name, rel string, m visitMode) error {
+	ix := sc.ix
+	r := ix.fsys
+	if rel != "." {
+		var err error
+		if parent != nil {
+			r, err = parent.OpenRoot(name)
+		} else {
+			r, err = ix.fsys.OpenRoot(rel)
+		}
+		if err != nil {
+			sc.unlisted(rel, err)
+			return nil
+		}
+		defer r.Close()
+	}
+	old := sc.old[rel]
+	for attempt := 0; attempt < 2; attempt++ {
+		d, infos, err := sc.list(r, rel, m.force || attempt > 0, &m)
+		if err != nil {
+			if rel == "." {
+				return fmt.Errorf("read run folder %s: %w", ix.root, err)
+			}
+			sc.unlisted(rel, err)
+			return nil
+		}
+		cands, stale := sc.files(r, rel, d, old, infos, m)
+		if stale && infos == nil {
+			continue // a file went since the cached listing: list it again
+		}
+		sc.mu.Lock()
+		delete(ix.fw.unreadable, rel)
+		sc.visited[rel] = true
+		if m.recurse {
+			sc.fresh[rel] = true
+		}
+		for _, c := range cands {
+			sc.found[c.rel] = c
+		}
+		if infos != nil {
+			if old != nil && !sc.full {
+				sc.diff(rel, old, d)
+			}
+			if old == nil || !slices.Equal(old.dirs, d.dirs) {
+				sc.tree = true
+				sc.episodes = sc.episodes || levelOf(rel) < levelAgent
+			}
+		}
+		sc.dirs[rel] = d
+		sc.mu.Unlock()
+		return sc.subfolders(r, rel, d, old, infos != nil, m)
+	}
+	return nil
+}
+
+// files returns the candidates among folder rel's files: each of them when
+// m.poll; otherwise those new in a listing made now, and those events named.
+// stale reports a file of a cached listing that is gone or no longer a
+// regular file.
+func (sc *scan) files(r *os.Root, rel string, d, old *dirState, infos map[string]fs.FileInfo, m visitMode) (cands []candidate, stale bool) {
+	if levelOf(rel) != levelAgent {
+		return nil, false
+	}
+	for _, f := range d.files {
+		frel := rel + "/" + f
+		evented := sc.cs.names[frel]
+		isNew := infos != nil && (old == nil || !contains(old.files, f))
+		if !m.poll && !evented && !isNew {
+			continue
+		}
+		info := infos[f]
+		if info == nil { // the cached listing: stat the file
+			var err error
+			info, err = r.Lstat(f)
+			sc.ix.fw.stats.Add(1)
+			if err != nil || !info.Mode().IsRegular() {
+				return nil, true
+			}
+		}
+		cands = append(cands, sc.candidate(frel, info, evented))
+	}
+	return cands, false
+}
+
+// subfolders visits the subfolders of a visited folder: each of them when
+// m.recurse; otherwise those new in a listing made now, those another folder
+// replaced, and those events named, each walked afresh.
+func (sc *scan) subfolders(r *os.Root, rel string, d, old *dirState, listed bool, m visitMode) error {
+	for i, sub := range d.dirs {
+		srel := sub
+		if rel != "." {
+			srel = rel + "/" + sub
+		}
+		if m.recurse {
+			if sc.queued != nil && levelOf(rel) == levelEpisode {
+				*sc.queued = append(*sc.queued, srel)
+				continue
+			}
+			if err := sc.visit(r, sub, srel, m); err != nil {
+				return err
+			}
+			continue
+		}
+		replaced := false
+		if listed {
+			j, ok := slices.BinarySearch(oldDirs(old), sub)
+			replaced = !ok || old.dirIDs[j] != d.dirIDs[i]
+		}
+		if replaced || sc.cs.names[srel] {
+			sc.drop(srel)
+			if err := sc.visit(r, sub, srel, freshWalk); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func oldDirs(d *dirState) []string {
+	if d == nil {
+		return nil
+	}
+	return d.dirs
+}
+
+// diff records what a folder's new listing no longer holds: those files are
+// gone, and so is everything below those folders.
+func (sc *scan) diff(rel string, old, d *dirState) {
+	for _, f := range old.files {
+		if !contains(d.files, f) {
+			sc.removed[rel+"/"+f] = true
+		}
+	}
+	for _, s := range old.dirs {
+		if !contains(d.dirs, s) {
+			if rel != "." {
+				s = rel + "/" + s
+			}
+			sc.drop(s)
+		}
+	}
+}
+
+// drop forgets folder rel and everything below it: their files are gone.
+func (sc *scan) drop(rel string) {
+	d := sc.old[rel]
+	if d == nil {
+		return
+	}
+	delete(sc.dirs, rel)
+	sc.tree = true
+	sc.episodes = sc.episodes || levelOf(rel) < levelAgent
+	for _, f := range d.files {
+		sc.removed[rel+"/"+f] = true
+	}
+	for _, s := range d.dirs {
+		sc.drop(rel + "/" + s)
+	}
+}
+
+// unlisted handles a folder that could not be opened or listed: gone (or no
+// longer a folder) since its parent was listed, or unreadable, which is
+// logged once and tried again at each update. Its files are dropped.
+func (sc *scan) unlisted(rel string, err error) {
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
+	sc.drop(rel)
+	sc.visited[rel] = true
+	fw := &sc.ix.fw
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+		delete(fw.unreadable, rel)
+		return
+	}
+	sc.ix.warnOnce("folder:"+rel, "cannot read folder", zap.String("folder", rel), zap.Error(err))
+	if !fw.unreadable[rel] {
+		fw.unreadable[rel] = true
+		sc.episodes = sc.episodes || levelOf(rel) < levelAgent
+	}
+}
+
+// episodeSet lists the episode folders: those listed, and those that exist
+// but cannot be read.
+func (sc *scan) episodeSet() map[string]bool {
+	eps := map[string]bool{}
+	if root := sc.dirs["."]; root != nil {
+		for _, ep := range root.dirs {
+			if sc.dirs[ep] != nil || sc.ix.fw.unreadable[ep] {
+				eps[ep] = true
+			}
+		}
+	}
+	return eps
+}
+
+func (sc *scan) candidate(rel string, info fs.FileInfo, evented bool) candidate {
+	ep, rest, _ := strings.Cut(rel, "/")
+	agent, _, _ := strings.Cut(rest, "/")
+	num, _ := EpisodeNumber(ep)
+	return candidate{rel: rel, abs: sc.ix.abs(rel), episode: ep, epNum: num, agent: agent, info: info, evented: evented}
+}
+
+// list returns folder r's listing (rel names it), the cached one when the
+// folder's identity and time say it is unchanged; infos holds the entries'
+// stats when it was listed now. With a watcher running, the folder is
+// watched first; when its watch begins now, m.poll is set: what changed in
+// it before raised no event.
+func (sc *scan) list(r *os.Root, rel string, force bool, m *visitMode) (*dirState, map[string]fs.FileInfo, error) {
+	ix := sc.ix
+	info, err := r.Lstat(".")
+	ix.fw.stats.Add(1)
+	if err != nil {
+		return nil, nil, err
+	}
+	dev, ino := fileID(info)
+	mtime := info.ModTime().UnixNano()
+	if ix.fw.watch(rel, ino) {
+		m.poll = true
+	}
+	old := sc.old[rel]
+	if old != nil && !force && old.dev == dev && old.ino == ino && old.mtime == mtime && mtime < old.listedAt-int64(racyWindow) {
+		return old, nil, nil
+	}
+	d := &dirState{dev: dev, ino: ino, mtime: mtime, listedAt: time.Now().UnixNano()}
+	ix.fw.listings.Add(1)
+	f, err := r.Open(".")
+	if err != nil {
+		return nil, nil, err
+	}
+	entries, err := f.ReadDir(-1)
+	f.Close()
+	if err != nil {
+		return nil, nil, err
+	}
+	// A folder opened in an os.Root reads each entry's stat with the listing.
+	ix.fw.stats.Add(int64(len(entries)))
+	level := levelOf(rel)
+	infos := map[string]fs.FileInfo{}
+	type sub struct {
+		name string
+		ino  uint64
+	}
+	var subs []sub
+	for _, e := range entries {
+		name := e.Name()
+		child := name
+		if rel != "." {
+			child = rel + "/" + name
+		}
+		if level == levelRoot {
+			if _, ok := EpisodeNumber(name); !ok {
+				continue
+			}
+		}
+		switch t := e.Type(); {
+		case t&fs.ModeSymlink != 0:
+			ix.warnLink(child)
+		case t.IsDir():
+			info, err := e.Info()
+			if err != nil {
+				continue // gone since the folder was read
+			}
+			_, ino := fileID(info)
+			subs = append(subs, sub{name, ino})
+		case t.IsRegular() && old != nil && contains(old.dirs, name):
+			ix.noteOnce("replaced:"+child, "a folder was replaced by a file; the evidence of its files is dropped",
+				zap.String("file", child))
+			if level == levelAgent {
+				d.files = append(d.files, name)
+				infos[name], _ = e.Info()
+			}
+		case t.IsRegular() && level == levelAgent:
+			info, err := e.Info()
+			if err != nil {
+				continue // gone since the folder was read
+			}
+			d.files = append(d.files, name)
+			infos[name] = info
+		}
+	}
+	slices.Sort(d.files)
+	slices.SortFunc(subs, func(a, b sub) int { return strings.Compare(a.name, b.name) })
+	for _, s := range subs {
+		d.dirs = append(d.dirs, s.name)
+		d.dirIDs = append(d.dirIDs, s.ino)
+	}
+	return d, infos, nil
+}
+
+// contains reports whether sorted holds s.
+func contains(sorted []string, s string) bool {
+	_, ok := slices.BinarySearch(sorted, s)
+	return ok
+}
+
+func (ix *Index) abs(rel string) string {
+	if rel == "." {
+		return ix.root
+	}
+	return ix.root + string(os.PathSeparator) + filepath.FromSlash(rel)
+}

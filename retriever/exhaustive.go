@@ -1,0 +1,282 @@
+package retriever
+
+// This file holds the exhaustive paths: every posting of rare terms merged
+// and scored, or, when a piece needs two of the terms, only the pieces that
+// two lists hold.
+
+import (
+	"cmp"
+	"slices"
+
+	"runls/retriever/internal/bm25"
+)
+
+// exhaustive scores every posting of the query's terms: each term's lists
+// are decoded into one array in piece order, then the arrays are merged, so
+// that each piece is scored once, its length read in order, and the evidence
+// rules follow the runs of files. A piece's score is summed in query term
+// order, as on the other paths, to the last bit.
+func (ix *Index) exhaustive(s *segment, cs []termCursor, avgdl float64, q *query, f *filter, top *topK) {
+	slices.SortFunc(cs, func(a, b termCursor) int { return cmp.Compare(a.qi, b.qi) })
+	distinct := 1
+	for i := 1; i < len(cs); i++ {
+		if cs[i].qi != cs[i-1].qi {
+			distinct++
+		}
+	}
+	if distinct > maxMerge {
+		// More terms than the merge takes: MaxScore, whose answers are the same.
+		for i := range cs {
+			cs[i].it.next() // a segment's lists hold a posting at least
+		}
+		ix.maxScore(s, cs, avgdl, q, f, top)
+		return
+	}
+	theta := top.threshold() * (1 - bm25.PruneSlack)
+	if pairsOnly(cs, distinct, theta) {
+		ix.exhaustivePairs(s, cs, avgdl, q, f, top)
+		return
+	}
+	terms := q.decoded[:0]
+	for i := 0; i < len(cs); {
+		j := i + 1
+		for j < len(cs) && cs[j].qi == cs[i].qi {
+			j++
+		}
+		var t decodedTerm
+		if len(terms) < cap(terms) {
+			t = terms[:len(terms)+1][len(terms)]
+		}
+		t.decode(cs[i:j])
+		terms = append(terms, t)
+		i = j
+	}
+	q.decoded = terms
+	norms := q.norms
+	runs := newRunCursor(ix, s, q, f)
+	// The merge's state in arrays of its own, which the compiler keeps on
+	// the stack, not behind the terms' slices. Each array ends in a sentinel
+	// past every piece, so the merge needs no bounds but the sentinel's.
+	const end = ^uint32(0)
+	m := len(terms)
+	var (
+		docs, tfs [maxMerge][]uint32
+		at        [maxMerge]int
+		head      [maxMerge]uint32
+		ub, idf   [maxMerge]float64
+	)
+	for i := range m {
+		docs[i], tfs[i], ub[i], idf[i] = terms[i].docs, terms[i].tfs, terms[i].ub, terms[i].idf
+		head[i] = docs[i][0]
+	}
+	for {
+		d := head[0]
+		for i := 1; i < m; i++ {
+			d = min(d, head[i])
+		}
+		if d == end {
+			return
+		}
+		// The piece's terms' bounds first: most pieces have too few of the
+		// terms to reach the threshold, and are left without reading their
+		// length.
+		bound, has := 0.0, uint(0)
+		for i := range m {
+			if head[i] == d {
+				bound += ub[i]
+				has |= 1 << i
+			}
+		}
+		if bound >= theta {
+			norm := norms.Of(s.dlOf(d), avgdl)
+			score := 0.0
+			for i := range m {
+				if has&(1<<i) != 0 {
+					score += bm25.ScoreNorm(idf[i], tfs[i][at[i]], norm)
+				}
+			}
+			if score >= theta {
+				if ok, fs := runs.at(d); ok {
+					top.offer(hit{score: score, seg: s, doc: d, fs: fs})
+					theta = top.threshold() * (1 - bm25.PruneSlack)
+				}
+			}
+		}
+		for i := range m {
+			if has&(1<<i) != 0 {
+				at[i]++
+				head[i] = docs[i][at[i]]
+			}
+		}
+	}
+}
+
+// pairsOnly reports whether no term alone can reach theta, so that a piece
+// must hold two of the terms at least, and there are few enough terms for
+// exhaustivePairs (cs in query term order, distinct terms).
+func pairsOnly(cs []termCursor, distinct int, theta float64) bool {
+	if distinct < 2 || distinct > maxPairTerms {
+		return false
+	}
+	for i := range cs {
+		if cs[i].ub >= theta {
+			return false
+		}
+	}
+	return true
+}
+
+// maxPairTerms is the most terms exhaustivePairs takes.
+const maxPairTerms = 4
+
+// exhaustivePairs is exhaustive when a piece needs two of the terms. Each
+// list is decoded on its own (a split term's two are not merged), and a bit
+// per piece finds the pieces that a second list holds too: a test and a set
+// per posting, each independent of the last, where intersecting sorted
+// arrays waits on every comparison. Only those pieces are scored. A piece
+// is in one list of its own term at most, so a second sighting is another
+// term's.
+func (ix *Index) exhaustivePairs(s *segment, cs []termCursor, avgdl float64, q *query, f *filter, top *topK) {
+	lists := q.decoded[:0]
+	for i := range cs {
+		var t decodedTerm
+		if len(lists) < cap(lists) {
+			t = lists[:len(lists)+1][len(lists)]
+		}
+		t.docs, t.tfs, t.at, t.idf = t.docs[:0], t.tfs[:0], 0, cs[i].idf
+		lists = append(lists, t)
+	}
+	q.decoded = lists
+	total := 0
+	for i := range lists {
+		lists[i].docs, lists[i].tfs = decodeList(cs[i].it.p, lists[i].docs, lists[i].tfs)
+		lists[i].docs, lists[i].tfs = append(lists[i].docs, ^uint32(0)), append(lists[i].tfs, 0)
+		total += len(lists[i].docs) - 1
+	}
+	words := (s.docs() + 63) / 64
+	if cap(q.seen) < words {
+		q.seen = make([]uint64, words)
+	}
+	seen := q.seen[:words]
+	cands := slices.Grow(q.cands[:0], total)[:total]
+	n := 0
+	for i := range lists {
+		docs := lists[i].docs
+		for _, d := range docs[:len(docs)-1] {
+			w, bit := d>>6, uint64(1)<<(d&63)
+			cands[n] = d
+			n += int((seen[w] & bit) >> (d & 63)) // seen before: a candidate
+			seen[w] |= bit
+		}
+	}
+	clear(seen)
+	cands = cands[:n]
+	slices.Sort(cands)
+	cands = slices.Compact(cands)
+	q.cands = cands
+	// The candidates' lengths first, in a loop of independent loads.
+	dls := slices.Grow(q.candDLs[:0], len(cands))[:len(cands)]
+	for j, d := range cands {
+		dls[j] = s.dlOf(d)
+	}
+	q.candDLs = dls
+	runs := newRunCursor(ix, s, q, f)
+	theta := top.threshold() * (1 - bm25.PruneSlack)
+	for j, d := range cands {
+		norm := q.norms.Of(dls[j], avgdl)
+		score := 0.0
+		for i := range lists {
+			// The candidates are few and ascending: search ahead, do not
+			// walk. Lists are in query term order, a term's found in one.
+			if tf := lists[i].tfOf(d); tf > 0 {
+				score += bm25.ScoreNorm(lists[i].idf, tf, norm)
+			}
+		}
+		if score < theta {
+			continue
+		}
+		if ok, fs := runs.at(d); ok {
+			top.offer(hit{score: score, seg: s, doc: d, fs: fs})
+			theta = top.threshold() * (1 - bm25.PruneSlack)
+		}
+	}
+}
+
+// b2i is 1 for true: the compiler makes it a flag, not a branch.
+func b2i(b bool) int {
+	var n int
+	if b {
+		n = 1
+	}
+	return n
+}
+
+// maxMerge is the most terms exhaustive merges; a longer query's segment
+// goes through MaxScore, which gives the same answers.
+const maxMerge = 8
+
+// decodedTerm is one query term's postings in a segment, decoded, in piece
+// order and ending in a sentinel doc; its buffers are kept by the query for
+// the next segment.
+type decodedTerm struct {
+	docs, tfs []uint32
+	at        int
+	idf, ub   float64
+	spare     []uint32 // for merging a split term's lists
+}
+
+// decode fills the term from its lists (one, or a split term's two).
+func (t *decodedTerm) decode(ls []termCursor) {
+	t.docs, t.tfs, t.at = t.docs[:0], t.tfs[:0], 0
+	t.idf, t.ub = ls[0].idf, 0
+	for _, c := range ls {
+		t.ub = max(t.ub, c.ub)
+		first := len(t.docs)
+		t.docs, t.tfs = decodeList(c.it.p, t.docs, t.tfs)
+		if first > 0 {
+			t.mergeAt(first)
+		}
+	}
+	t.docs, t.tfs = append(t.docs, ^uint32(0)), append(t.tfs, 0)
+}
+
+// tfOf returns the term's tf in piece d (0: not in it), for pieces asked in
+// increasing order: searched ahead by steps that double (the next piece
+// asked is most often a few places on), then halved.
+func (t *decodedTerm) tfOf(d uint32) uint32 {
+	docs := t.docs[t.at:] // ends in a sentinel past every piece
+	hi := 1
+	for hi < len(docs) && docs[hi-1] < d {
+		hi *= 2
+	}
+	k, found := slices.BinarySearch(docs[hi/2:min(hi, len(docs))], d)
+	t.at += hi/2 + k
+	if found {
+		return t.tfs[t.at]
+	}
+	return 0
+}
+
+// mergeAt merges the two runs in piece order that the term's arrays hold,
+// split at mid.
+func (t *decodedTerm) mergeAt(mid int) {
+	n := len(t.docs)
+	t.spare = slices.Grow(t.spare[:0], 2*n)[:2*n]
+	docs, tfs := t.spare[:n], t.spare[n:]
+	i, j, k := 0, mid, 0
+	for i < mid && j < n {
+		// Without branches: which run gives the next doc is a coin toss.
+		takeA := b2i(t.docs[i] < t.docs[j])
+		from := j + takeA*(i-j)
+		docs[k], tfs[k] = t.docs[from], t.tfs[from]
+		i += takeA
+		j += 1 - takeA
+		k++
+	}
+	k += copy(docs[k:], t.docs[i:mid])
+	copy(tfs[k-(mid-i):], t.tfs[i:mid])
+	k2 := copy(docs[k:], t.docs[j:n])
+	copy(tfs[k:k+k2], t.tfs[j:n])
+	copy(t.docs, docs)
+	copy(t.tfs, tfs)
+}

@@ -1,0 +1,145 @@
+package retriever
+
+// This file holds MaxScore with block-max bounds, document at a time, and
+// single, one list scored a block at a time.
+
+import (
+	"cmp"
+	"slices"
+
+	"runls/retriever/internal/bm25"
+)
+
+// maxScore finds the segment's pieces that can enter the top k, document at
+// a time: terms whose bounds together cannot reach the threshold are not
+// walked, only looked up for pieces the other terms find.
+func (ix *Index) maxScore(s *segment, cs []termCursor, avgdl float64, q *query, f *filter, top *topK) {
+	switch len(cs) {
+	case 0:
+		return
+	case 1:
+		ix.single(s, &cs[0], avgdl, q, f, top)
+		return
+	}
+	slices.SortFunc(cs, func(a, b termCursor) int { return cmp.Compare(a.ub, b.ub) })
+	runs := newRunCursor(ix, s, q, f)
+	cum := slices.Grow(q.cum[:0], len(cs))[:len(cs)]
+	q.cum = cum
+	// A score is summed in query term order, whatever order the cursors are
+	// in, so that equal pieces get equal scores to the last bit.
+	contrib := slices.Grow(q.contrib[:0], len(q.terms))[:len(q.terms)]
+	q.contrib = contrib
+	// cum[i] bounds what cursors 0..i add to a piece: of a split term's two
+	// lists only the larger bound counts, as a piece is in one of them.
+	clear(q.best)
+	sum := 0.0
+	for i, c := range cs {
+		sum += max(c.ub-q.best[c.qi], 0)
+		q.best[c.qi] = max(q.best[c.qi], c.ub)
+		cum[i] = sum
+	}
+	for {
+		theta := top.threshold() * (1 - bm25.PruneSlack)
+		e := 0
+		for e < len(cs) && cum[e] < theta {
+			e++
+		}
+		before := 0.0 // the most the non-essential terms can add
+		if e > 0 {
+			before = cum[e-1]
+		}
+		if e == len(cs)-1 {
+			// One essential term: skip its blocks that cannot reach the threshold.
+			c := &cs[e]
+			for c.it.valid && c.it.si < len(c.it.skips) {
+				blk := c.it.skips[c.it.si]
+				if bm25.ScoreBound(c.idf, blk.maxImpact, c.scale)+before >= theta {
+					break
+				}
+				c.it.advance(blk.lastDoc + 1)
+			}
+		}
+		// The next candidate: the smallest doc of the essential terms.
+		d, any := uint32(0), false
+		for i := e; i < len(cs); i++ {
+			if cs[i].it.valid && (!any || cs[i].it.doc < d) {
+				d, any = cs[i].it.doc, true
+			}
+		}
+		if !any {
+			return
+		}
+		if !s.isDead(d) {
+			clear(contrib)
+			partial := 0.0
+			dl := uint32(s.dlOf(d))
+			for i := e; i < len(cs); i++ {
+				if cs[i].it.valid && cs[i].it.doc == d {
+					v := bm25.Score(cs[i].idf, cs[i].it.tf, dl, avgdl)
+					contrib[cs[i].qi] = v
+					partial += v
+				}
+			}
+			// Filter only pieces that can still enter, then look the other
+			// terms up while the piece can still reach the threshold.
+			pruned := partial+before < theta
+			var fs *fileState
+			if !pruned {
+				var ok bool
+				ok, fs = runs.at(d)
+				pruned = !ok
+			}
+			for j := e - 1; j >= 0 && !pruned; j-- {
+				if partial+cum[j] < theta {
+					pruned = true
+					break
+				}
+				if contrib[cs[j].qi] != 0 {
+					continue // found in the term's other list
+				}
+				if tf := cs[j].lookup(d); tf > 0 {
+					v := bm25.Score(cs[j].idf, tf, dl, avgdl)
+					contrib[cs[j].qi] = v
+					partial += v
+				}
+			}
+			if !pruned {
+				top.offer(hit{score: bm25.SumInOrder(contrib), seg: s, doc: d, fs: fs})
+			}
+		}
+		for i := e; i < len(cs); i++ {
+			if cs[i].it.valid && cs[i].it.doc == d {
+				cs[i].it.next()
+			}
+		}
+	}
+}
+
+// single scores one term's postings in a tight loop, skipping the blocks
+// whose bound cannot reach the threshold.
+func (ix *Index) single(s *segment, c *termCursor, avgdl float64, q *query, f *filter, top *topK) {
+	norms := q.norms
+	runs := newRunCursor(ix, s, q, f)
+	theta := top.threshold() * (1 - bm25.PruneSlack)
+	var dls [skipEvery]uint16
+	for si := range c.blocks() {
+		from, end, prev, ub := c.block(si)
+		if ub < theta {
+			continue
+		}
+		// The block whole, then its pieces' lengths in a loop of
+		// independent loads (their cache misses overlap), then the scores.
+		q.blockDocs, q.blockTFs = decodeFrom(c.it.p[from:end], prev, q.blockDocs[:0], q.blockTFs[:0])
+		for j, d := range q.blockDocs {
+			dls[j] = s.lengthAt(c.dls, si*skipEvery+j, d)
+		}
+		for j, d := range q.blockDocs {
+			if score := bm25.ScoreNorm(c.idf, q.blockTFs[j], norms.Of(dls[j], avgdl)); score >= theta {
+				if ok, fs := runs.at(d); ok {
+					top.offer(hit{score: score, seg: s, doc: d, fs: fs})
+					theta = top.threshold() * (1 - bm25.PruneSlack)
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,251 @@
+package retriever
+
+// This file holds prefill: a segment's rare lists scored first, each piece
+// whole, so that the threshold they set prunes the frequent terms.
+
+import (
+	"cmp"
+	"math"
+	"slices"
+
+	"runls/retriever/internal/bm25"
+)
+
+// prefillScratch is prefill's buffers.
+type prefillScratch struct {
+	others              []termCursor
+	order, groups, byUB []int
+	gub, contrib, bound []float64
+	gdense              []*denseTerm
+}
+
+// pendingSegment is a segment on its way through the steps of run.
+type pendingSegment struct {
+	s      *segment
+	all    []termCursor // every query term in the segment, rarest first
+	done   []bool       // terms whose pieces were all offered
+	budget int          // postings bytes prefill may still walk
+	rest   []termCursor // the terms left for MaxScore
+}
+
+// startSegment scores a segment outright when all its query terms are rare
+// and alike (every posting), else readies it for the rounds of prefill: its
+// terms rarest first.
+func (ix *Index) startSegment(s *segment, cs []termCursor, avgdl float64, q *query, f *filter, top *topK) (pendingSegment, bool) {
+	if len(cs) == 0 || len(s.fileRuns) == 0 {
+		return pendingSegment{}, false
+	}
+	// Every posting when the terms are few and alike; with a much more
+	// frequent term beside a rare one, the rare one's pieces set a threshold
+	// that spares walking the frequent one. A term's size is its lists'
+	// together; a query of one term is never scored so, as its high list
+	// (when split) spares walking its low one.
+	clear(q.best)
+	for i := range cs {
+		q.best[cs[i].qi] += float64(len(cs[i].it.p))
+	}
+	total, least, most, terms := 0, math.MaxInt, 0, 0
+	for _, v := range q.best {
+		if n := int(v); n > 0 {
+			total, least, most, terms = total+n, min(least, n), max(most, n), terms+1
+		}
+	}
+	if terms > 1 && total <= ix.tune.exhaustiveMax && most <= ix.tune.exhaustiveSpread*least {
+		ix.exhaustive(s, cs, avgdl, q, f, top)
+		return pendingSegment{}, false
+	}
+	// Rarest first; of a split term, the high list (the shorter) first.
+	slices.SortFunc(cs, func(a, b termCursor) int {
+		return cmp.Or(cmp.Compare(b.idf, a.idf), cmp.Compare(len(a.it.p), len(b.it.p)))
+	})
+	return pendingSegment{s: s, all: cs, budget: 2 * ix.tune.prefillMax}, true
+}
+
+// prefillRound scores whole the pieces of the segment's round-th rarest term,
+// when it is rare and its pieces can still reach the threshold. The later
+// steps leave the term out: a piece that has it was offered with its full
+// score already, and offered again without that term's part it scores lower,
+// so it changes nothing (a lower score never displaces the same piece, nor
+// passes a threshold that its full score did not). The same holds within the
+// prefill of the next terms, which leave the done ones out too.
+func (ix *Index) prefillRound(p *pendingSegment, round int, avgdl float64, q *query, f *filter, top *topK) {
+	cs := p.all
+	if round >= len(cs) || len(cs) == 1 {
+		return
+	}
+	n := len(cs[round].it.p)
+	if n > ix.tune.prefillMax || n > p.budget {
+		return
+	}
+	// the most a piece without a done term can score
+	reach := q.reach(cs, func(i int) bool { return !p.done[i] })
+	p.done[round] = true
+	if reach < top.threshold()*(1-bm25.PruneSlack) {
+		return // none of the term's pieces can enter
+	}
+	p.budget -= n
+	ix.prefill(p.s, cs, round, p.done, avgdl, q, f, top)
+}
+
+// prefill scores every piece of the list cs[r] in the segment with the
+// terms not done (see prefillRound), looked up with fresh iterators as long
+// as the piece can still reach the threshold. Blocks of cs[r] that cannot
+// reach it with the most the other terms add are skipped.
+func (ix *Index) prefill(s *segment, cs []termCursor, r int, done []bool, avgdl float64, q *query, f *filter, top *topK) {
+	// The buffers below are the query's, kept from segment to segment.
+	pf := &q.pf
+	others := slices.Grow(pf.others[:0], len(cs))[:len(cs)]
+	for i := range cs {
+		others[i] = cs[i]
+		others[i].it.rewind()
+	}
+	// The other terms, by query term: the piece is in no other list of its
+	// own term, and in at most one list of each other term.
+	order := pf.order[:0]   // of cs, the lists looked up, a term's lists together
+	groups := pf.groups[:0] // start of each term's lists in order
+	for i := range cs {
+		if i == r || done[i] || cs[i].qi == cs[r].qi || slices.ContainsFunc(order, func(j int) bool { return cs[j].qi == cs[i].qi }) {
+			continue
+		}
+		groups = append(groups, len(order))
+		for j := i; j < len(cs); j++ {
+			if j != r && !done[j] && cs[j].qi == cs[i].qi {
+				order = append(order, j)
+			}
+		}
+	}
+	groups = append(groups, len(order))
+	nGroups := len(groups) - 1
+	// Look the likeliest to add the most up first.
+	gub := slices.Grow(pf.gub[:0], nGroups)[:nGroups]
+	gdense := slices.Grow(pf.gdense[:0], nGroups)[:nGroups] // a term's bit set, to tell absence cheaply
+	clear(gub)
+	for g := range nGroups {
+		for _, i := range order[groups[g]:groups[g+1]] {
+			gub[g] = max(gub[g], cs[i].ub)
+			gdense[g] = cs[i].dense
+		}
+	}
+	byUB := slices.Grow(pf.byUB[:0], nGroups)[:nGroups]
+	for g := range byUB {
+		byUB[g] = g
+	}
+	// Terms with bit sets first (a lookup costs a bit test), then by bound.
+	slices.SortFunc(byUB, func(a, b int) int {
+		sparse := func(g int) int {
+			if gdense[g] == nil {
+				return 1
+			}
+			return 0
+		}
+		return cmp.Or(cmp.Compare(sparse(a), sparse(b)), cmp.Compare(gub[b], gub[a]))
+	})
+	// byUB begins with the terms that have bit sets
+	dense := 0
+	for dense < nGroups && gdense[byUB[dense]] != nil {
+		dense++
+	}
+	denseGroups := byUB[:dense]
+	contrib := slices.Grow(pf.contrib[:0], len(q.terms))[:len(q.terms)]
+	bound := slices.Grow(pf.bound[:0], nGroups)[:nGroups]
+	pf.others, pf.order, pf.groups, pf.gub, pf.gdense, pf.byUB, pf.contrib, pf.bound = others, order, groups, gub, gdense, byUB, contrib, bound
+	rest := bm25.SumInOrder(gub) // the most the other terms add to any piece
+	runs := newRunCursor(ix, s, q, f)
+	theta := top.threshold() * (1 - bm25.PruneSlack)
+	idf := cs[r].idf
+	// A block of rare at a time: skipped when it cannot reach the
+	// threshold with the most the other terms add, else decoded whole, then
+	// its pieces whose terms' bounds (without their length) can reach the
+	// threshold are kept, then their lengths read in a loop of independent
+	// loads (the cache misses overlap, where one at a time each waits for
+	// the last), then the rest of the work.
+	var batch [skipEvery]struct {
+		d, tf, k uint32 // k: the piece's place in rare's list
+		dl       uint16
+	}
+	for si := range cs[r].blocks() {
+		from, end, prev, rareUB := cs[r].block(si)
+		if rareUB+rest < theta {
+			continue
+		}
+		q.blockDocs, q.blockTFs = decodeFrom(cs[r].it.p[from:end], prev, q.blockDocs[:0], q.blockTFs[:0])
+		n := 0
+		for j, d := range q.blockDocs {
+			// The bounds of the terms the piece may have, those with bit
+			// sets looked up. Without branches: whether a piece has a
+			// frequent term is a coin toss.
+			quick := rareUB + rest
+			for _, g := range denseGroups {
+				missing := ^gdense[g].bits[d>>6] >> (d & 63) & 1
+				quick -= gub[g] * float64(missing)
+			}
+			batch[n].d, batch[n].tf, batch[n].k = d, q.blockTFs[j], uint32(si*skipEvery+j)
+			n += b2i(quick >= theta)
+		}
+		for j := range batch[:n] {
+			batch[j].dl = s.lengthAt(cs[r].dls, int(batch[j].k), batch[j].d)
+		}
+		for _, b := range batch[:n] {
+			d := b.d
+			// The most each other term can add to this piece: its largest tf
+			// at the piece's own length, far tighter than its bound over all
+			// pieces.
+			norm := q.norms.Of(b.dl, avgdl)
+			partial := bm25.ScoreNorm(idf, b.tf, norm)
+			left := 0.0
+			for g := range nGroups {
+				var tf uint16
+				if t := gdense[g]; t != nil {
+					// The largest tf of the window of pieces d is in.
+					tf = t.windowMaxTF(d)
+				} else {
+					for _, i := range order[groups[g]:groups[g+1]] {
+						// The largest tf of the block d would be in, read off the skips.
+						t := cs[i].maxTF
+						if it := &others[i].it; len(it.skips) > 0 {
+							it.seek(d)
+							if it.si < len(it.skips) {
+								t = it.skips[it.si].maxTF
+							}
+						}
+						tf = max(tf, t)
+					}
+				}
+				// A term's lists share its idf: one score for the largest tf.
+				bound[g] = bm25.ScoreNorm(cs[order[groups[g]]].idf, uint32(tf), norm)
+				left += bound[g]
+			}
+			if partial+left < theta {
+				continue
+			}
+			clear(contrib)
+			contrib[cs[r].qi] = partial
+			pruned := false
+			for _, g := range byUB {
+				if partial+left < theta {
+					pruned = true
+					break
+				}
+				left -= bound[g]
+				for _, i := range order[groups[g]:groups[g+1]] {
+					if tf := others[i].lookup(d); tf > 0 {
+						v := bm25.ScoreNorm(cs[i].idf, tf, norm)
+						contrib[cs[i].qi] = v
+						partial += v
+						break
+					}
+				}
+			}
+			// Whether the piece is evidence last: most pieces are, and most
+			// fall short of the threshold before.
+			score := bm25.SumInOrder(contrib)
+			if pruned || score < theta {
+				continue
+			}
+			if ok, fs := runs.at(d); ok {
+				top.offer(hit{score: score, seg: s, doc: d, fs: fs})
+				theta = top.threshold() * (1 - bm25.PruneSlack)
+			}
+		}
+	}
+}
