@@ -931,6 +931,35 @@ test(':Runls conversation lists the records in time order; <CR> jumps to the rec
   eq(want[2].location.range.start.line + 1, vim.api.nvim_win_get_cursor(0)[1], 'the record\'s line')
 end)
 
+test(':Runls conversation with level=, from= and to= lists what run/records gives for those filters', function()
+  local all = cli_records({ '--conversation', 'conv-1', RUN, 'episode-2' })
+  ok(#all >= 3, 'conv-1 has records')
+  local from = all[2].time
+  local want = cli_records({ '--conversation', 'conv-1', '--min-level', 'WARN', '--from', from, RUN, 'episode-2' })
+  ok(#want < #all, 'the filters leave records out')
+  vim.cmd('edit ' .. RUN .. '/episode-2/alice/alice.history')
+  attached()
+  local data = await_user('RunlsConversation', function()
+    vim.cmd('Runls conversation episode-2 conv-1 level=warn from=' .. from:gsub(' ', 'T'))
+  end)
+  local buf = vim.api.nvim_get_current_buf()
+  eq(#want, data.records, 'records loaded with the filters')
+  local lines = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
+  ok(lines[1]:find('level=WARN from=' .. from:gsub(' ', 'T'), 1, true), 'the first line names the filters: ' .. lines[1])
+  ok(vim.api.nvim_buf_get_name(buf):find('?level=WARN&from=', 1, true), 'a buffer of its own: ' .. vim.api.nvim_buf_get_name(buf))
+  local n = 0
+  for _, l in ipairs(lines) do
+    if l:match('^%d%d%d%d%-') then
+      n = n + 1
+    end
+  end
+  eq(#want, n, 'one block a record')
+  local e, c, f, err = require('runls').parse_conversation_args('episode-2 conv-1 colour=red')
+  ok(err and err:find('colour', 1, true), 'an unknown filter is named: ' .. tostring(err))
+  e, c, f, err = require('runls').parse_conversation_args('episode-2 conv-1 to=2026-10-21_18:00:00')
+  eq({ 'episode-2', 'conv-1', { to = '2026-10-21 18:00:00' } }, { e, c, f }, 'to= with _ for the space')
+end)
+
 test(':Runls conversation completes episode and conversation ids in natural order', function()
   vim.cmd('edit ' .. RUN .. '/episode-2/alice/alice.history')
   attached()

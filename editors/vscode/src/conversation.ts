@@ -41,26 +41,39 @@ export interface Rendered {
   blocks: Block[];
 }
 
-/** The document's URI (as a string) for a query: path episode/conversation, filters as the query. */
+/**
+ * The document's URI (as a string) for a query. The path (episode/conversation) only
+ * names the tab; the query itself travels as base64url JSON in the URI's query,
+ * because vscode.Uri decodes percent escapes in the path and the query, so an id
+ * holding `/`, `%`, `&` or `#` would not come back whole from either.
+ */
 export function conversationUri(q: ConversationQuery): string {
-  const params = new URLSearchParams();
+  const shown = (v: string) => v.replace(/[/\\%?#]/g, '_');
+  const query: ConversationQuery = { episode: q.episode, conversation: q.conversation };
   for (const k of ['minLevel', 'from', 'to'] as const) {
     const v = q[k];
-    if (v) params.set(k, v);
+    if (v) query[k] = v;
   }
-  const query = params.toString();
-  return `${CONVERSATION_SCHEME}:/${encodeURIComponent(q.episode)}/${encodeURIComponent(q.conversation)}${query ? `?${query}` : ''}`;
+  const packed = Buffer.from(JSON.stringify(query), 'utf8').toString('base64url');
+  return `${CONVERSATION_SCHEME}:/${shown(q.episode)}/${shown(q.conversation)}?q=${packed}`;
 }
 
-/** The query of a document's URI parts (its path and query), or undefined. */
-export function parseConversationUri(path: string, query: string): ConversationQuery | undefined {
-  const m = /^\/([^/]+)\/([^/]+)$/.exec(path);
+/** The query of a document's URI query part (decoded or not), or undefined. */
+export function parseConversationUri(query: string): ConversationQuery | undefined {
+  const m = /(?:^|&)q=([A-Za-z0-9_-]+)(?:&|$)/.exec(query);
   if (!m) return undefined;
-  const q: ConversationQuery = { episode: decodeURIComponent(m[1]), conversation: decodeURIComponent(m[2]) };
-  const params = new URLSearchParams(query);
+  let v: unknown;
+  try {
+    v = JSON.parse(Buffer.from(m[1], 'base64url').toString('utf8'));
+  } catch {
+    return undefined;
+  }
+  if (typeof v !== 'object' || v === null) return undefined;
+  const o = v as Record<string, unknown>;
+  if (typeof o.episode !== 'string' || typeof o.conversation !== 'string') return undefined;
+  const q: ConversationQuery = { episode: o.episode, conversation: o.conversation };
   for (const k of ['minLevel', 'from', 'to'] as const) {
-    const v = params.get(k);
-    if (v) q[k] = v;
+    if (typeof o[k] === 'string' && o[k]) q[k] = o[k] as string;
   }
   return q;
 }

@@ -82,7 +82,7 @@ export class ConversationDocuments implements vscode.TextDocumentContentProvider
     const key = uri.toString();
     let doc = this.docs.get(key);
     if (!doc) {
-      const query = parseConversationUri(uri.path, uri.query);
+      const query = parseConversationUri(uri.query);
       if (!query) return `runls: not a conversation: ${key}\n`;
       doc = { query, records: [], cursor: null, blocks: [], text: '' };
       this.docs.set(key, doc);

@@ -49,9 +49,17 @@ end
 --- The lines of a conversation's buffer and, for each line of a block, the block's
 --- record location.
 ---@return string[] lines, table<integer, table> where (1-based line -> location)
-function M.render_conversation(episode, conv, records, more)
+function M.render_conversation(episode, conv, records, more, filters)
+  local shown_filters = M.filter_words(filters)
   local lines = {
-    ('runls: %s · %s · %d%s record%s'):format(episode, conv, #records, more and '+' or '', (#records == 1 and not more) and '' or 's'),
+    ('runls: %s · %s · %d%s record%s%s'):format(
+      episode,
+      conv,
+      #records,
+      more and '+' or '',
+      (#records == 1 and not more) and '' or 's',
+      #shown_filters > 0 and (' · ' .. table.concat(shown_filters, ' ')) or ''
+    ),
     '',
   }
   local where = {}
@@ -89,7 +97,7 @@ local shown = {}
 
 local function draw(buf)
   local st = shown[buf]
-  local lines, where = M.render_conversation(st.episode, st.conv, st.records, st.cursor ~= nil)
+  local lines, where = M.render_conversation(st.episode, st.conv, st.records, st.cursor ~= nil, st.filters)
   st.where = where
   vim.bo[buf].modifiable = true
   vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
@@ -99,9 +107,10 @@ end
 
 --- Asks for pages of run/records until `want` records are loaded or the list ends,
 --- after `cursor` (nil: from the start); then `cb(err, records, cursor)`.
-local function fetch(client, episode, conv, cursor, want, cb, acc)
+local function fetch(client, st, cursor, want, cb, acc)
   acc = acc or {}
-  local params = { episode = episode, conversation = conv, limit = PAGE, cursor = cursor }
+  local f = st.filters or {}
+  local params = { episode = st.episode, conversation = st.conv, minLevel = f.minLevel, from = f.from, to = f.to, limit = PAGE, cursor = cursor }
   client:request('run/records', params, function(err, res)
     if err or not res then
       cb(err or { message = 'no run/records result' })
@@ -110,7 +119,7 @@ local function fetch(client, episode, conv, cursor, want, cb, acc)
     vim.list_extend(acc, res.records or {})
     local next_cursor = res.cursor ~= vim.NIL and res.cursor or nil
     if next_cursor and #acc < want then
-      fetch(client, episode, conv, next_cursor, want, cb, acc)
+      fetch(client, st, next_cursor, want, cb, acc)
     else
       cb(nil, acc, next_cursor)
     end
@@ -154,7 +163,7 @@ local function load_more(buf)
       notify_error('conversation', { message = msg })
       return
     end
-    fetch(client, st.episode, st.conv, st.cursor, 1, function(err, recs, cursor)
+    fetch(client, st, st.cursor, 1, function(err, recs, cursor)
       st.loading = false
       if err then
         notify_error('conversation', err)
@@ -181,7 +190,7 @@ function M.refresh_conversation(buf, cb)
       notify_error('conversation', { message = msg })
       return
     end
-    fetch(client, st.episode, st.conv, nil, math.max(#st.records, 1), function(err, recs, cursor)
+    fetch(client, st, nil, math.max(#st.records, 1), function(err, recs, cursor)
       if err then
         notify_error('conversation', err)
         return
@@ -198,8 +207,9 @@ function M.refresh_conversation(buf, cb)
   end)
 end
 
-local function open(episode, conv)
-  local name = ('runls://%s/%s'):format(episode, conv)
+local function open(episode, conv, filters)
+  local words = M.filter_words(filters)
+  local name = ('runls://%s/%s'):format(episode, conv) .. (#words > 0 and ('?' .. table.concat(words, '&')) or '')
   local buf = vim.fn.bufnr('^' .. vim.pesc(name) .. '$')
   if buf == -1 or not shown[buf] then
     buf = vim.api.nvim_create_buf(true, true)
@@ -208,7 +218,7 @@ local function open(episode, conv)
     vim.bo[buf].bufhidden = 'hide'
     vim.bo[buf].swapfile = false
     vim.bo[buf].filetype = 'runls-conversation'
-    shown[buf] = { episode = episode, conv = conv, records = {}, where = {}, client = R.client() }
+    shown[buf] = { episode = episode, conv = conv, filters = filters or {}, records = {}, where = {}, client = R.client() }
     vim.keymap.set('n', '<CR>', function() jump(buf) end, { buffer = buf, desc = 'runls: open the record in its file' })
     vim.api.nvim_create_autocmd('CursorMoved', {
       buffer = buf,
@@ -225,12 +235,63 @@ local function open(episode, conv)
   M.refresh_conversation(buf)
 end
 
---- :Runls conversation [episode-N] [conv]: what is missing is picked from the run.
+--- The filters of a conversation buffer as words `level=WARN from=… to=…` (times
+--- with `T` for the space, so that each is one word of the command line).
+function M.filter_words(filters)
+  local out = {}
+  filters = filters or {}
+  if filters.minLevel then
+    out[#out + 1] = 'level=' .. filters.minLevel
+  end
+  for _, k in ipairs({ 'from', 'to' }) do
+    if filters[k] then
+      out[#out + 1] = k .. '=' .. filters[k]:gsub(' ', 'T')
+    end
+  end
+  return out
+end
+
+local FILTER_KEYS = { level = 'minLevel', from = 'from', to = 'to' }
+
+--- The words of :Runls conversation: episode and conversation (either may be
+--- missing), then filters `level=L`, `from=T`, `to=T` (T as yyyy-MM-ddTHH:mm:ss or
+--- with `_` for the space); an unknown key is an error naming it.
+---@return string|nil episode, string|nil conv, table filters, string|nil err
+function M.parse_conversation_args(args)
+  local episode, conv, filters = nil, nil, {}
+  for _, w in ipairs(vim.split(vim.trim(args or ''), '%s+', { trimempty = true })) do
+    local k, v = w:match('^(%a+)=(.*)$')
+    if k then
+      if not FILTER_KEYS[k] then
+        return nil, nil, {}, ('unknown filter %q (level=, from=, to=)'):format(k)
+      end
+      if k == 'level' then
+        v = v:upper()
+      else
+        v = v:gsub('[T_]', ' ', 1)
+      end
+      filters[FILTER_KEYS[k]] = v
+    elseif not episode then
+      episode = w
+    elseif not conv then
+      conv = w
+    else
+      return nil, nil, {}, ('too many words: %q'):format(w)
+    end
+  end
+  return episode, conv, filters, nil
+end
+
+--- :Runls conversation [episode-N] [conv] [level=L] [from=T] [to=T]: what is missing
+--- is picked from the run; the filters are run/records' minLevel, from and to.
 function M.conversation(args)
-  local words = vim.split(vim.trim(args or ''), '%s+', { trimempty = true })
-  local episode, conv = words[1], words[2]
+  local episode, conv, filters, perr = M.parse_conversation_args(args)
+  if perr then
+    notify_error('conversation', { message = perr })
+    return
+  end
   if episode and conv then
-    open(episode, conv)
+    open(episode, conv, filters)
     return
   end
   R.info(function(err, info)
@@ -251,7 +312,7 @@ function M.conversation(args)
           end,
         }, function(s)
           if s then
-            open(ep, s.conversation)
+            open(ep, s.conversation, filters)
           end
         end)
       end)

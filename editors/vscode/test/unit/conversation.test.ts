@@ -54,8 +54,21 @@ test('the document URI keeps the query', () => {
   const q = { episode: 'episode-2', conversation: 'conv-1', minLevel: 'WARN', from: '2026-10-21 18:00:00' };
   const uri = new URL(conversationUri(q));
   assert.equal(uri.protocol, 'runls-conversation:');
-  assert.deepEqual(parseConversationUri(uri.pathname, uri.search.slice(1)), q);
-  assert.equal(parseConversationUri('/x', ''), undefined);
+  assert.equal(uri.pathname, '/episode-2/conv-1');
+  assert.deepEqual(parseConversationUri(uri.search.slice(1)), q);
+  assert.equal(parseConversationUri(''), undefined);
+  assert.equal(parseConversationUri('q=bm90IGpzb24'), undefined);
+  assert.equal(parseConversationUri('q=' + Buffer.from('{"episode":1}').toString('base64url')), undefined);
+});
+
+test('ids holding URI characters come back whole, also from a decoded query', () => {
+  for (const conversation of ['a/b', '50%', 'x&y=z', 'q#1', 'caf\u00e9 ☕']) {
+    const q = { episode: 'episode-2', conversation };
+    const uri = new URL(conversationUri(q));
+    assert.deepEqual(parseConversationUri(uri.search.slice(1)), q, conversation);
+    assert.deepEqual(parseConversationUri(decodeURIComponent(uri.search.slice(1))), q, conversation);
+    assert.equal(uri.pathname.split('/').length, 3, conversation);
+  }
 });
 
 test('summaryPicks: agents, record count, time span and line', () => {
