@@ -2,14 +2,9 @@ package retriever
 
 // This file holds the evidence rules of a request (spec §5) as the scoring
 // paths consult them: filter, and evidenceFilter, the docFilter that applies
-// it, with runCursor, which decides once a file run what depends on the file.
+// it, deciding once a file run what depends on the file.
 
-import (
-	"cmp"
-	"slices"
-
-	"go.uber.org/zap"
-)
+import "go.uber.org/zap"
 
 // filter is the evidence rules of a request (spec §5).
 type filter struct {
@@ -43,11 +38,16 @@ func (e *evidenceFilter) accept(s *segment, d uint32) (bool, uint32) {
 	return fs != nil && (e.agent < 0 || int(fs.agent) == e.agent) && e.ix.evidence(e.f, s, d, fs), id
 }
 
-// cursor returns a runCursor over the segment's pieces.
-func (e *evidenceFilter) cursor(s *segment) docCursor {
-	c := &runCursor{ix: e.ix, s: s, f: e.f, agent: e.agent, i: -1}
-	c.enter(0)
-	return c
+// runVerdict decides from the file alone what it can for the pieces of
+// s's run i, and gives the file id as the run's tag.
+func (e *evidenceFilter) runVerdict(s *segment, i int) (int, uint32) {
+	id := s.fileRuns[i].file
+	return e.ix.fileVerdict(e.ix.file(id), e.agent, e.f), id
+}
+
+// check applies the piece-level rules to piece d of file id.
+func (e *evidenceFilter) check(s *segment, d, id uint32) bool {
+	return e.ix.evidence(e.f, s, d, e.ix.byID[id])
 }
 
 // file returns the committed state of a file id, or nil: the pieces of a
@@ -57,54 +57,6 @@ func (ix *Index) file(id uint32) *fileState {
 		return ix.byID[id]
 	}
 	return nil
-}
-
-// Verdicts of the file-level rules on a run of a segment's pieces.
-const (
-	rejectRun  = iota // no piece of the file is evidence
-	acceptRun         // every live piece is
-	checkPiece        // the piece-level rules decide
-)
-
-// runCursor applies the evidence rules to pieces met in increasing order:
-// what depends on the file is decided once a run, not once a piece.
-type runCursor struct {
-	ix      *Index
-	s       *segment
-	f       *filter
-	agent   int
-	i       int // current run
-	next    uint32
-	id      uint32 // the run's file
-	fs      *fileState
-	verdict int
-}
-
-func (c *runCursor) enter(i int) {
-	c.i = i
-	c.next = ^uint32(0)
-	if i+1 < len(c.s.fileRuns) {
-		c.next = c.s.fileRuns[i+1].lo
-	}
-	c.id = c.s.fileRuns[i].file
-	c.fs = c.ix.file(c.id)
-	c.verdict = c.ix.fileVerdict(c.fs, c.agent, c.f)
-}
-
-// at reports whether piece d (at or after the last one asked) is alive and
-// evidence, and its file id.
-func (c *runCursor) at(d uint32) (bool, uint32) {
-	if d >= c.next {
-		i, _ := slices.BinarySearchFunc(c.s.fileRuns, d+1, func(r fileRun, t uint32) int { return cmp.Compare(r.lo, t) })
-		c.enter(i - 1)
-	}
-	switch {
-	case c.verdict == rejectRun || c.s.isDead(d):
-		return false, 0
-	case c.verdict == acceptRun:
-		return true, c.id
-	}
-	return c.ix.evidence(c.f, c.s, d, c.fs), c.id
 }
 
 // fileVerdict decides what it can of the evidence rules from the file alone.

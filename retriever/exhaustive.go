@@ -53,7 +53,7 @@ func (sr *searcher) exhaustive(s *segment, cs []termCursor, avgdl float64, q *qu
 	}
 	q.decoded = terms
 	norms := q.norms
-	runs := f.cursor(s)
+	runs := newDocCursor(f, s)
 	// The merge's state in arrays of its own, which the compiler keeps on
 	// the stack, not behind the terms' slices. Each array ends in a sentinel
 	// past every piece, so the merge needs no bounds but the sentinel's.
@@ -180,7 +180,7 @@ func (sr *searcher) exhaustivePairs(s *segment, cs []termCursor, avgdl float64, 
 		dls[j] = s.dlOf(d)
 	}
 	q.candDLs = dls
-	runs := f.cursor(s)
+	runs := newDocCursor(f, s)
 	theta := top.threshold() * (1 - bm25.PruneSlack)
 	for j, d := range cands {
 		norm := q.norms.Of(dls[j], avgdl)

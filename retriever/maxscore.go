@@ -22,7 +22,7 @@ func (sr *searcher) maxScore(s *segment, cs []termCursor, avgdl float64, q *quer
 		return
 	}
 	slices.SortFunc(cs, func(a, b termCursor) int { return cmp.Compare(a.ub, b.ub) })
-	runs := f.cursor(s)
+	runs := newDocCursor(f, s)
 	cum := slices.Grow(q.cum[:0], len(cs))[:len(cs)]
 	q.cum = cum
 	// A score is summed in query term order, whatever order the cursors are
@@ -119,7 +119,7 @@ func (sr *searcher) maxScore(s *segment, cs []termCursor, avgdl float64, q *quer
 // whose bound cannot reach the threshold.
 func (sr *searcher) single(s *segment, c *termCursor, avgdl float64, q *query, f docFilter, top *topK) {
 	norms := q.norms
-	runs := f.cursor(s)
+	runs := newDocCursor(f, s)
 	theta := top.threshold() * (1 - bm25.PruneSlack)
 	var dls [skipEvery]uint16
 	for si := range c.blocks() {

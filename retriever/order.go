@@ -5,7 +5,7 @@ package retriever
 // locationBefore orders pieces of equal score by location: episode number,
 // path relative to the run folder byte-wise, line, piece. The scoring paths
 // ask it only for hits of equal score; a hit's tag is its file id.
-func (ix *Index) locationBefore(a, b *hit) bool {
+func (ix *Index) locationBefore(a, b hit) bool {
 	fa, fb := ix.byID[a.tag], ix.byID[b.tag]
 	if c := compareEpisodeNumbers(fa.epNum, fb.epNum); c != 0 {
 		return c < 0

@@ -150,7 +150,7 @@ func (sr *searcher) prefill(s *segment, cs []termCursor, r int, done []bool, avg
 	bound := slices.Grow(pf.bound[:0], nGroups)[:nGroups]
 	pf.others, pf.order, pf.groups, pf.gub, pf.gdense, pf.byUB, pf.contrib, pf.bound = others, order, groups, gub, gdense, byUB, contrib, bound
 	rest := bm25.SumInOrder(gub) // the most the other terms add to any piece
-	runs := f.cursor(s)
+	runs := newDocCursor(f, s)
 	theta := top.threshold() * (1 - bm25.PruneSlack)
 	idf := cs[r].idf
 	// A block of rare at a time: skipped when it cannot reach the

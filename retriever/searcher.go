@@ -176,7 +176,7 @@ type searcher struct {
 // run scores the query over segs, whose average piece length is avgdl: the
 // best k pieces that f accepts, with distinct texts, equal scores in tie's
 // order.
-func (sr *searcher) run(ctx context.Context, q *query, f docFilter, segs []*segment, avgdl float64, tie func(a, b *hit) bool) ([]hit, error) {
+func (sr *searcher) run(ctx context.Context, q *query, f docFilter, segs []*segment, avgdl float64, tie func(a, b hit) bool) ([]hit, error) {
 	q.norms = sr.normsFor(avgdl)
 	q.best = make([]float64, len(q.terms))
 	q.scratch = sr.getScratch()

@@ -22,17 +22,17 @@ type hit struct {
 }
 
 // better orders hits: higher score first, then tie.
-func better(a, b *hit, tie func(a, b *hit) bool) bool {
+func better(a, b *hit, tie func(a, b hit) bool) bool {
 	if a.score != b.score {
 		return a.score > b.score
 	}
-	return tie(a, b)
+	return tie(*a, *b)
 }
 
 // topK keeps the best k hits with distinct texts (spec §3 "given once").
 type topK struct {
 	k     int
-	tie   func(a, b *hit) bool // orders hits of equal score
+	tie   func(a, b hit) bool // orders hits of equal score
 	h     hitHeap
 	where map[uint64]int // text hash -> position in h
 	// shared, when set, is the threshold of all the halves of a query
@@ -61,7 +61,7 @@ func (b *sharedBound) raise(v float64) {
 	}
 }
 
-func newTopK(k int, tie func(a, b *hit) bool) *topK {
+func newTopK(k int, tie func(a, b hit) bool) *topK {
 	t := &topK{k: k, tie: tie, where: map[uint64]int{}}
 	t.h.where, t.h.tie = t.where, tie
 	return t
@@ -129,7 +129,7 @@ func (t *topK) sorted() []hit {
 type hitHeap struct {
 	hits  []hit
 	where map[uint64]int
-	tie   func(a, b *hit) bool
+	tie   func(a, b hit) bool
 }
 
 func (h *hitHeap) Len() int           { return len(h.hits) }
