@@ -2,7 +2,6 @@ package lsp
 
 import (
 	"context"
-	"strconv"
 
 	"go.uber.org/zap"
 
@@ -76,7 +75,7 @@ func (p *RecordsParams) request() (retriever.RecordsRequest, error) {
 	if p.Limit != nil {
 		// The engine reads a zero Limit as absent; given, 0 is out of range.
 		if *p.Limit == 0 {
-			return req, &retriever.FieldError{Field: "limit", Value: "0", Reason: "want 1 to " + strconv.Itoa(retriever.MaxRecordsLimit)}
+			return req, retriever.RecordsLimitError("0")
 		}
 		req.Limit = *p.Limit
 	}

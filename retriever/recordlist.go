@@ -188,7 +188,7 @@ func (r RecordsRequest) parse() (*recordsQuery, error) {
 	case r.Limit == 0:
 		q.limit = DefaultRecordsLimit
 	case r.Limit < 1 || r.Limit > MaxRecordsLimit:
-		return nil, &FieldError{"limit", strconv.Itoa(r.Limit), "want 1 to " + strconv.Itoa(MaxRecordsLimit)}
+		return nil, RecordsLimitError(strconv.Itoa(r.Limit))
 	}
 	q.fp = q.fingerprint()
 	if r.Cursor != "" {

@@ -79,3 +79,9 @@ func (r Request) rankingText() string {
 func TopKError(value string) *FieldError {
 	return &FieldError{"topK", value, "want 1 to " + strconv.Itoa(MaxTopK)}
 }
+
+// RecordsLimitError rejects a run/records limit outside 1 to MaxRecordsLimit,
+// as every front end words it.
+func RecordsLimitError(value string) *FieldError {
+	return &FieldError{"limit", value, "want 1 to " + strconv.Itoa(MaxRecordsLimit)}
+}

@@ -55,7 +55,7 @@ func runRecords(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	if *limit != "" {
 		n, err := strconv.Atoi(*limit)
 		if err != nil || n < 1 || n > retriever.MaxRecordsLimit {
-			return usageError(stderr, "%v", &retriever.FieldError{Field: "limit", Value: *limit, Reason: "want 1 to " + strconv.Itoa(retriever.MaxRecordsLimit)})
+			return usageError(stderr, "%v", retriever.RecordsLimitError(*limit))
 		}
 		req.Limit = n
 	}
