@@ -19,6 +19,9 @@
 // 400x faster than one rg scan; single rare words answered within 0.35 ms of
 // the unknown method's round trip (medians); p99 under 5 ms (checked at
 // 1 GB and more); every fresh word found. bench/serve.sh runs both shapes.
+//
+// With -mode reopen (bench/reopen.sh) it measures instead the opens of the
+// run with and without the persisted index (issue 18; see reopen.go).
 package main
 
 import (
@@ -71,6 +74,7 @@ type config struct {
 	rgScans  int
 	fresh    int
 	keep     bool
+	mode     string
 	episode  string
 	conv     string
 	shapeTag string
@@ -90,11 +94,15 @@ func parseFlags() (config, error) {
 	fs.IntVar(&c.rgScans, "rg", 10, "rg scans timed (one per query, the first queries)")
 	fs.IntVar(&c.fresh, "fresh", 200, "appends of a new word, each searched at once")
 	fs.BoolVar(&c.keep, "keep", false, "keep the working copy of the run")
+	fs.StringVar(&c.mode, "mode", "search", "search: searches and following (issue 13); reopen: opens with and without the cache (issue 18)")
 	if err := fs.Parse(os.Args[1:]); err != nil {
 		return c, err
 	}
 	if c.runls == "" {
 		return c, errors.New("-runls is required")
+	}
+	if c.mode != "search" && c.mode != "reopen" {
+		return c, fmt.Errorf("-mode %q: want search or reopen", c.mode)
 	}
 	switch *shape {
 	case "big":
@@ -130,6 +138,9 @@ func run() (int, error) {
 	cfg, err := parseFlags()
 	if err != nil {
 		return 0, err
+	}
+	if cfg.mode == "reopen" {
+		return runReopen(cfg)
 	}
 	ctx := context.Background()
 	if _, err := exec.LookPath("rg"); err != nil {
@@ -256,12 +267,19 @@ type server struct {
 }
 
 func startServer(cfg config, root string) (*server, error) {
+	return startServerWith(cfg, root, nil, nil)
+}
+
+// startServerWith starts the server with extra flags after `serve` and the
+// environment env (nil: this process's).
+func startServerWith(cfg config, root string, extra, env []string) (*server, error) {
 	logf, err := os.CreateTemp("", "runls-serve-bench-*.log")
 	if err != nil {
 		return nil, err
 	}
 	s := &server{progress: make(chan string, 1024), logPath: logf.Name()}
-	s.cmd = exec.Command(cfg.runls, "serve", "--log-level", "info")
+	s.cmd = exec.Command(cfg.runls, append([]string{"serve", "--log-level", "info"}, extra...)...)
+	s.cmd.Env = env
 	s.cmd.Stderr = logf
 	in, err := s.cmd.StdinPipe()
 	if err != nil {
