@@ -61,7 +61,8 @@ type Index struct {
 	warned       map[string]bool // links and folders warned about
 	unreadWarned atomic.Bool     // a file was warned about as unreadable
 
-	handles handleCache // files kept open to read results
+	handles handleCache  // files kept open to read results
+	cache   *cacheWriter // the run's cache entry (cache.go); nil: none
 
 	subsMu sync.Mutex
 	subs   []*func(Changes)
@@ -132,16 +133,19 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 		ix.masker = nil
 	}
 	ix.convID("-")
+	ix.cache = ix.openCache(opts)
 	return ix, nil
 }
 
 // Root is the real path of the run folder.
 func (ix *Index) Root() string { return ix.root }
 
-// Close releases the index's open folder.
+// Close writes the cache entry if the index changed since its last write,
+// and releases the entry and the index's open folder.
 func (ix *Index) Close() error {
+	cerr := ix.cache.close()
 	ix.handles.closeAll()
-	return ix.fsys.Close()
+	return errors.Join(cerr, ix.fsys.Close())
 }
 
 // IsRunFolder reports whether the root holds at least one episode-N folder.
@@ -190,6 +194,7 @@ func (ix *Index) Refresh(ctx context.Context, progress func(Progress)) (Changes,
 func (ix *Index) update(ctx context.Context, progress func(Progress)) (Changes, error) {
 	c, err := ix.refresh(ctx, progress)
 	ix.notify(c) // a cancelled update tells what it committed
+	ix.cache.changed()
 	return c, err
 }
 

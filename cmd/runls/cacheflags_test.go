@@ -1,0 +1,171 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.lsp.dev/protocol"
+
+	"runls/internal/store"
+	"runls/retriever"
+)
+
+// TestMain points the cache of every command the tests run (and of the
+// binaries they start) at a temporary folder, never the user's.
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "runls-cmd-test-cache-*")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	os.Setenv(store.EnvDir, dir)
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+func TestParseSize(t *testing.T) {
+	for in, want := range map[string]int64{
+		"0": 0, "4096": 4096, "4K": 4 << 10, "4k": 4 << 10, "500M": 500 << 20, "500MB": 500 << 20,
+		"4G": 4 << 30, "4GiB": 4 << 30, "2T": 2 << 40,
+	} {
+		if got, err := parseSize(in); err != nil || got != want {
+			t.Errorf("parseSize(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "-1", "G", "4X", "1.5G", "99999999999T"} {
+		if n, err := parseSize(in); err == nil {
+			t.Errorf("parseSize(%q) = %d, want an error", in, n)
+		}
+	}
+}
+
+// Each command that opens a run takes the cache flags: --cache-dir (or
+// RUNLS_CACHE_DIR) is where its entry goes, --no-cache keeps none, and a
+// bad --cache-max is refused naming the flag.
+func TestCacheFlagsOnEveryCommand(t *testing.T) {
+	run := filepath.Join(testdata(t), "sample-run")
+	commands := map[string][]string{
+		"search":  {"search", "--episode", "episode-2", "--conversation", "conv-1", run, "deploy"},
+		"check":   {"check", run},
+		"records": {"records", run, "episode-2"},
+	}
+	for name, args := range commands {
+		t.Run(name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "cache")
+			runCLI(t, t.TempDir(), append(args[:1:1], append([]string{"--cache-dir", dir}, args[1:]...)...)...)
+			if n := committed(t, dir); n != 1 {
+				t.Errorf("--cache-dir: %d entries, want 1", n)
+			}
+			off := filepath.Join(t.TempDir(), "off")
+			t.Setenv(store.EnvDir, off)
+			runCLI(t, t.TempDir(), append(args[:1:1], append([]string{"--no-cache"}, args[1:]...)...)...)
+			if _, err := os.Stat(off); !os.IsNotExist(err) {
+				t.Errorf("--no-cache made the cache folder (%v)", err)
+			}
+			runCLI(t, t.TempDir(), args...)
+			if n := committed(t, off); n != 1 {
+				t.Errorf("RUNLS_CACHE_DIR: %d entries, want 1", n)
+			}
+			code, _, errs := runCLI(t, t.TempDir(), append(args[:1:1], append([]string{"--cache-max", "lots"}, args[1:]...)...)...)
+			if code != 2 || !strings.Contains(errs, "--cache-max") {
+				t.Errorf("--cache-max lots: exit %d, %q", code, errs)
+			}
+		})
+	}
+	for _, args := range [][]string{{"serve", "--cache-max", "lots"}, {"mcp", "--cache-max", "lots", run}} {
+		code, _, errs := runCLI(t, t.TempDir(), args...)
+		if code != 2 || !strings.Contains(errs, "--cache-max") {
+			t.Errorf("%v: exit %d, %q", args, code, errs)
+		}
+	}
+}
+
+// committed counts the committed entries of the cache folder dir.
+func committed(t *testing.T, dir string) int {
+	t.Helper()
+	root, err := store.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	infos, err := root.List()
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, info := range infos {
+		if info.Err == nil {
+			n++
+		}
+	}
+	return n
+}
+
+// Two servers and a CLI on one run and cache at once: each answers the same,
+// one writes the entry, nothing deadlocks, and the entry is whole after.
+func TestCacheTwoServersAndACLI(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := buildBinary(t)
+	run := copySample(t)
+	dir := filepath.Join(t.TempDir(), "cache")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+
+	search := map[string]any{"query": "deploy database migration"}
+	results := make([]string, 3)
+	var wg sync.WaitGroup
+	for i := range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			conn, cmd, stderr, _ := startServe(ctx, t, bin, run, "--cache-dir", dir, "--log-level", "debug")
+			var got retriever.Result
+			if _, err := conn.Call(ctx, "run/search", search, &got); err != nil {
+				t.Errorf("server %d: run/search: %v", i, err)
+			}
+			b, _ := json.Marshal(got)
+			results[i] = string(b)
+			conn.Call(ctx, protocol.MethodShutdown, nil, nil)
+			conn.Notify(ctx, protocol.MethodExit, nil)
+			if err := cmd.Wait(); err != nil {
+				t.Errorf("server %d: %v\n%s", i, err, stderr)
+			}
+			conn.Close()
+		}()
+	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		out, err := exec.CommandContext(ctx, bin, "search", "--json", "--cache-dir", dir,
+			"--episode", "episode-2", "--conversation", "conv-1", run, "deploy database migration").Output()
+		if err != nil {
+			t.Errorf("runls search: %v", err)
+		}
+		results[2] = strings.TrimSpace(string(out))
+	}()
+	wg.Wait()
+	if results[0] == "" || results[0] != results[1] || results[0] != results[2] {
+		t.Errorf("answers differ:\n%s\n%s\n%s", results[0], results[1], results[2])
+	}
+	root, err := store.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	infos, err := root.List()
+	if err != nil || len(infos) != 1 || infos[0].Err != nil {
+		t.Fatalf("entries %+v, %v", infos, err)
+	}
+	if _, err := store.DecodeFileTable(infos[0].Caller); err != nil {
+		t.Errorf("file table: %v", err)
+	}
+}
