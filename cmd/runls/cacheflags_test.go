@@ -109,6 +109,35 @@ func committed(t *testing.T, dir string) int {
 	return n
 }
 
+// `runls cache list RUN` says what a reopen of the run would read again.
+func TestCacheListSaysWhatAReopenReads(t *testing.T) {
+	run := copySample(t)
+	dir := filepath.Join(t.TempDir(), "cache")
+	old := time.Now().Add(-time.Hour)
+	filepath.Walk(run, func(p string, info os.FileInfo, err error) error {
+		if err == nil {
+			os.Chtimes(p, old, old)
+		}
+		return nil
+	})
+	runCLI(t, run, "search", "--cache-dir", dir, run, "deploy")
+	code, out, errs := runCLI(t, run, "cache", "list", "--cache-dir", dir, run)
+	if code != 0 || !strings.Contains(out, "a reopen reads 0 B of 24 files: 24 unchanged, 0 grown") {
+		t.Fatalf("exit %d, %s%s", code, out, errs)
+	}
+	f, err := os.OpenFile(filepath.Join(run, "episode-2", "bob", "plan.txt"), os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("one more line\n")
+	f.Close()
+	os.Remove(filepath.Join(run, "episode-1", "bob", "bob.history"))
+	_, out, _ = runCLI(t, run, "cache", "list", "--cache-dir", dir, run)
+	if !strings.Contains(out, "of 23 files: 22 unchanged, 1 grown, 0 read again, 0 new, 1 gone") {
+		t.Errorf("after an append and a deletion:\n%s", out)
+	}
+}
+
 // Two servers and a CLI on one run and cache at once: each answers the same,
 // one writes the entry, nothing deadlocks, and the entry is whole after.
 func TestCacheTwoServersAndACLI(t *testing.T) {
