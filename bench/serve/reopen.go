@@ -212,7 +212,7 @@ func printReopen(w io.Writer, cfg config, files int, runBytes int64, hasCache bo
 		fmt.Fprintf(w, "%-14s %14s %12s %9s (%s) %9s (%s) %10s\n", o.name, ms(o.toSearch), ms(o.indexing),
 			mb(o.peakAnon), of(o.peakAnon), mb(o.afterAnon), of(o.afterAnon), mb(o.afterRSS))
 	}
-	fmt.Fprintf(w, "cache entry: %s (%s of the run)\n", mb(entryBytes), of(entryBytes))
+	fmt.Fprintf(w, "cache entry: %.2f MB (%s of the run)\n", float64(entryBytes)/(1<<20), of(entryBytes))
 	none, first, reopen := opens[0], opens[1], opens[2]
 	fails := 0
 	check := func(ok bool, what string) {

@@ -198,3 +198,65 @@ func TestCacheTwoServersAndACLI(t *testing.T) {
 		t.Errorf("file table: %v", err)
 	}
 }
+
+// A damaged entry (the manifest cut, a byte flipped in it) is dropped with
+// one warning, the answer is a fresh index's, and the entry is written
+// again; a foreign file beside it is removed (said at INFO, which the
+// command line does not print: nothing was lost).
+func TestCacheDamagedEntryIsDroppedOnce(t *testing.T) {
+	run := copySample(t)
+	args := []string{"--episode", "episode-2", "--conversation", "conv-1", run, "deploy database migration"}
+	_, want, _ := runCLI(t, run, append([]string{"search", "--no-cache"}, args...)...)
+	for name, damage := range map[string]func(entry string) error{
+		"cut": func(entry string) error { return os.Truncate(filepath.Join(entry, "manifest"), 20) },
+		"flipped": func(entry string) error {
+			p := filepath.Join(entry, "manifest")
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			b[len(b)/2] ^= 0x40
+			return os.WriteFile(p, b, 0o600)
+		},
+		"foreign file": func(entry string) error {
+			return os.WriteFile(filepath.Join(entry, "notes.txt"), []byte("not the cache's"), 0o600)
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "cache")
+			search := append([]string{"search", "--cache-dir", dir}, args...)
+			runCLI(t, run, search...)
+			root, err := store.OpenRoot(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			infos, err := root.List()
+			if err != nil || len(infos) != 1 {
+				t.Fatalf("entries %+v %v", infos, err)
+			}
+			if err := damage(filepath.Join(dir, infos[0].Key)); err != nil {
+				t.Fatal(err)
+			}
+			code, got, errs := runCLI(t, run, search...)
+			if code != 0 || got != want {
+				t.Errorf("exit %d, answer\n%s\nwant\n%s", code, got, want)
+			}
+			wantWarns := 1
+			if name == "foreign file" {
+				wantWarns = 0
+				if _, err := os.Stat(filepath.Join(dir, infos[0].Key, "notes.txt")); !os.IsNotExist(err) {
+					t.Errorf("the foreign file is still there (%v)", err)
+				}
+			}
+			if n := strings.Count(errs, "WARN"); n != wantWarns {
+				t.Errorf("%d warnings, want %d:\n%s", n, wantWarns, errs)
+			}
+			if n := committed(t, dir); n != 1 {
+				t.Errorf("%d committed entries after, want 1", n)
+			}
+			if _, _, errs = runCLI(t, run, search...); strings.Contains(errs, "cache entry") {
+				t.Errorf("said again on the next open:\n%s", errs)
+			}
+		})
+	}
+}
