@@ -192,6 +192,7 @@ func (s *server) openEngine(ctx context.Context, root string, st Settings) (Engi
 		Logger:                s.engineLogger(),
 		MaxDiagnosticsPerFile: st.MaxDiagnosticsPerFile,
 		Cache:                 s.opts.Cache,
+		BoundMemory:           s.opts.BoundMemory,
 	})
 }
 

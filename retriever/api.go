@@ -29,6 +29,10 @@ type Options struct {
 	// Cache is where the index of the run is kept between opens (spec §15);
 	// its zero value keeps it nowhere.
 	Cache CacheOptions
+	// BoundMemory lets the index set the process's Go memory limit from the
+	// run's size for its first indexing and give the heap's free pages back
+	// after it (memory.go): for a program that holds one index.
+	BoundMemory bool
 
 	cacheDelay time.Duration // tests: the cache writer's debounce; 0: cacheWriteDelay
 }

@@ -64,6 +64,8 @@ type Index struct {
 	handles handleCache  // files kept open to read results
 	cache   *cacheWriter // the run's cache entry (cache.go); nil: none
 
+	boundMemory bool // Options.BoundMemory (memory.go)
+
 	subsMu sync.Mutex
 	subs   []*func(Changes)
 
@@ -112,6 +114,7 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 		masker:      opts.Masker,
 		log:         opts.Logger,
 		maxDiags:    opts.MaxDiagnosticsPerFile,
+		boundMemory: opts.BoundMemory,
 		seed:        maphash.MakeSeed(),
 		workers:     min(runtime.GOMAXPROCS(0), 8),
 		files:       map[string]*fileState{},
@@ -230,6 +233,10 @@ func (ix *Index) refresh(ctx context.Context, progress func(Progress)) (Changes,
 		}
 		tasks = append(tasks, t)
 		total += t.size - t.from
+	}
+	first := !ix.indexed.Load()
+	if first && ix.boundMemory {
+		boundMemory(total)
 	}
 	var removed []*fileState
 	if sc.full {
@@ -403,6 +410,9 @@ func (ix *Index) refresh(ctx context.Context, progress func(Progress)) (Changes,
 		}
 	}
 	ix.indexed.Store(true)
+	if first && ix.boundMemory {
+		go releaseMemory() // off the first answer's path
+	}
 	slices.Sort(changed)
 	changed = slices.Compact(changed)
 	return Changes{Files: changed}, nil

@@ -99,7 +99,7 @@ Exit status: 0 found, 1 nothing found, 2 error.`
 // openIndex opens a run folder with the command line's options; WARNs go to
 // stderr, one line each.
 func openIndex(ctx context.Context, root string, mask bool, rulesFile string, cache *cacheFlags, stderr io.Writer) (*retriever.Index, error) {
-	opts := retriever.Options{Root: root, Logger: cliLogger(stderr)}
+	opts := retriever.Options{Root: root, Logger: cliLogger(stderr), BoundMemory: true}
 	var err error
 	if opts.Cache, err = cache.options(func(err error) { opts.Logger.Warn(err.Error()) }); err != nil {
 		return nil, err

@@ -57,7 +57,7 @@ func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	if err != nil {
 		return usageError(stderr, "serve: %v", err)
 	}
-	err = lsp.Serve(ctx, stdioConn{in: stdin, out: stdout}, lsp.Options{Logger: logger, Version: buildVersion(), Cache: cacheOpts})
+	err = lsp.Serve(ctx, stdioConn{in: stdin, out: stdout}, lsp.Options{Logger: logger, Version: buildVersion(), Cache: cacheOpts, BoundMemory: true})
 	if err != nil {
 		logger.Info("exiting with code 1", zap.Error(err))
 		return 1
