@@ -73,7 +73,7 @@ func (ix *Index) plan(old *fileState, c candidate) *task {
 			agent = uint32(len(ix.agents))
 			ix.agents = append(ix.agents, c.agent)
 			ix.agentIDs[c.agent] = agent
-			ix.stats = append(ix.stats, agentStats{})
+			ix.stats.Grow(agent)
 		}
 		id := ix.nextID
 		ix.nextID++
@@ -177,7 +177,7 @@ func (ix *Index) read(t *task, b *builder, dir *folder, buf *readBuffer) (u *upd
 		next = t.old.clone()
 	}
 	next.dev, next.ino, next.size, next.mtime, next.checkedAt = dev, ino, size, mtime, checked
-	u = &update{old: t.old, next: next, fresh: t.fresh, lo: uint32(len(b.seg.hash)), agent: next.agent}
+	u = &update{old: t.old, next: next, fresh: t.fresh, lo: uint32(b.Docs()), agent: next.agent}
 	b.reserve(size - t.from)
 
 	from := t.from
@@ -255,7 +255,7 @@ func (ix *Index) read(t *task, b *builder, dir *folder, buf *readBuffer) (u *upd
 			want = min(int64(len(block)), size-pos)
 			if n, err = readBlock(want); err != nil {
 				ix.unreadable(t, err)
-				u.discard, u.hi = true, uint32(len(b.seg.hash))
+				u.discard, u.hi = true, uint32(b.Docs())
 				return u, true
 			}
 		}
@@ -297,7 +297,7 @@ func (ix *Index) read(t *task, b *builder, dir *folder, buf *readBuffer) (u *upd
 	if tl := next.readPos - next.commitPos; tl <= maxTailBytes && next.commitPos >= finalPos {
 		next.tail = append([]byte(nil), final[next.commitPos-finalPos:]...)
 	}
-	u.hi = uint32(len(b.seg.hash))
+	u.hi = uint32(b.Docs())
 	u.pending = g.tailDocs
 	return u, false
 }

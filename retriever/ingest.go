@@ -194,9 +194,9 @@ func (g *ingester) emitRecord(buf []byte, rec []recordformat.Line, firstLine uin
 	if rec[0].Kind == recordformat.Fielded {
 		conv = g.convID(buf[rec[0].ConvStart:rec[0].ConvEnd])
 	}
-	before := len(g.b.seg.hash)
+	before := g.b.Docs()
 	outcome := g.emitPieces(buf, rec, firstLine, conv, pending)
-	if outcome == outcomeIndexed && len(g.b.seg.hash) == before {
+	if outcome == outcomeIndexed && g.b.Docs() == before {
 		outcome = outcomeNoTerms
 	}
 	g.fs.recs.add(buf, rec, firstLine, conv, outcome, pending)
@@ -248,25 +248,25 @@ func (g *ingester) emitPieces(buf []byte, rec []recordformat.Line, firstLine uin
 	if g.masked {
 		spans, _ = g.ix.masker.Mask(text)
 	}
-	added := len(g.b.seg.hash)
+	added := g.b.Docs()
 	for i, l := range rec {
 		s, e := segStarts[i], segStarts[i]+(l.TextEnd-l.Evidence)
 		lo, hi := max(s, ms), min(e, me)
 		if lo > hi || (lo == hi && lo != s) {
 			continue
 		}
-		first := len(g.b.seg.hash)
+		first := g.b.Docs()
 		g.addPieces(buf[l.Evidence:l.TextEnd], lo-s, hi-s, lineSpans(spans, s, e), firstLine+uint32(i), uint32(l.Evidence-l.Start), conv, flags, pending)
 		if hasTold {
-			for d := first; d < len(g.b.seg.hash); d++ {
-				if g.b.seg.toldHash == nil {
-					g.b.seg.toldHash = map[uint32]uint64{}
+			for d := first; d < g.b.Docs(); d++ {
+				if g.b.cols.toldHash == nil {
+					g.b.cols.toldHash = map[uint32]uint64{}
 				}
-				g.b.seg.toldHash[uint32(d)] = told
+				g.b.cols.toldHash[uint32(d)] = told
 			}
 		}
 	}
-	if len(spans) > 0 && len(g.b.seg.hash) == added && bm25.HasTerm(text[ms:me]) {
+	if len(spans) > 0 && g.b.Docs() == added && bm25.HasTerm(text[ms:me]) {
 		return outcomeMasked
 	}
 	return outcomeIndexed
@@ -313,7 +313,7 @@ func (g *ingester) addPieces(ev []byte, lo, hi int, spans []masking.Span, line, 
 	for start := 0; start < len(text); {
 		end := pieceEnd(text, start)
 		piece := text[start:end]
-		if g.b.pieceTerms(piece) > 0 {
+		if dl := g.b.Count(piece); dl > 0 {
 			os, oe := start, end
 			if maskedLine {
 				os, oe = mapping.OriginalRange(start, end)
@@ -337,15 +337,14 @@ func (g *ingester) addPieces(ev []byte, lo, hi int, spans []masking.Span, line, 
 			}
 			var terms []int32
 			if pending {
-				terms = append([]int32(nil), g.b.localTerms()...)
+				terms = append([]int32(nil), g.b.PendingTerms()...)
 			}
-			dl := g.b.tokens
 			doc := g.b.addDoc(d, g.fs.agent)
 			if isMasked {
-				if g.b.seg.masked == nil {
-					g.b.seg.masked = map[uint32]string{}
+				if g.b.cols.masked == nil {
+					g.b.cols.masked = map[uint32]string{}
 				}
-				g.b.seg.masked[doc] = string(valid)
+				g.b.cols.masked[doc] = string(valid)
 			}
 			if pending {
 				g.tailDocs = append(g.tailDocs, pendingDoc{doc: doc, terms: terms, dl: uint16(min(dl, 0xffff))})

@@ -32,7 +32,7 @@ func (ix *Index) items(hits []hit, agents []string) Result {
 		text, masked := s.masked[d]
 		if !masked {
 			text = recordformat.ValidText(raw)
-			if maphash.String(ix.seed, text) != s.hash[d] {
+			if maphash.String(ix.seed, text) != s.Key(d) {
 				ix.log.Debug("left out a piece whose file changed", zap.String("file", fs.rel))
 				continue
 			}

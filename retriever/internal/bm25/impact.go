@@ -1,9 +1,7 @@
-package retriever
+package bm25
 
 // This file holds the impact cut: how a term with many postings is split into
 // a high list and a low one.
-
-import "runls/retriever/internal/bm25"
 
 // A term with many postings in a segment keeps them as two lists, each in
 // piece order with its own skips: the few with the highest impact (large tf
@@ -12,8 +10,8 @@ import "runls/retriever/internal/bm25"
 // blocks out of reach, where in one list the best pieces are spread over
 // most blocks and keep them all in reach. Each posting is in one list only.
 const (
-	// defaultLayerMin is the fewest postings a term must have to be split.
-	defaultLayerMin = 128
+	// DefaultLayerMin is the fewest postings a term must have to be split.
+	DefaultLayerMin = 128
 	// layerFraction: about 1/layerFraction of a term's postings are high.
 	layerFraction = 32
 	// impactBuckets is how finely impacts are told apart when choosing the cut.
@@ -42,7 +40,7 @@ type impactCut struct {
 	layerMin int
 	dl       []uint16
 	avgdl    float64
-	norms    []float64 // bm25.LengthNorm by piece length, for the lengths in the batch
+	norms    []float64 // LengthNorm by piece length, for the lengths in the batch
 	once     []uint16  // the bucket of tf 1 by piece length: most entries'
 	hist     []uint32
 	buckets  []uint16 // of the last term cut, by entry
@@ -71,7 +69,7 @@ func newImpactCut(dl []uint16, layerMin int) *impactCut {
 	c.avgdl = max(float64(total)/float64(max(len(dl), 1)), 1)
 	c.once = make([]uint16, len(c.norms))
 	for l := range c.norms {
-		c.norms[l] = bm25.LengthNorm(uint32(l), c.avgdl)
+		c.norms[l] = LengthNorm(uint32(l), c.avgdl)
 		c.once[l] = uint16(impactBucket(1, c.norms[l]))
 	}
 	return c

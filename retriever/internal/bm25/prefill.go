@@ -1,4 +1,4 @@
-package retriever
+package bm25
 
 // This file holds prefill: a segment's rare lists scored first, each piece
 // whole, so that the threshold they set prunes the frequent terms.
@@ -7,8 +7,6 @@ import (
 	"cmp"
 	"math"
 	"slices"
-
-	"runls/retriever/internal/bm25"
 )
 
 // prefillScratch is prefill's buffers.
@@ -21,7 +19,7 @@ type prefillScratch struct {
 
 // pendingSegment is a segment on its way through the steps of run.
 type pendingSegment struct {
-	s      *segment
+	s      segRef
 	all    []termCursor // every query term in the segment, rarest first
 	done   []bool       // terms whose pieces were all offered
 	budget int          // postings bytes prefill may still walk
@@ -31,8 +29,8 @@ type pendingSegment struct {
 // startSegment scores a segment outright when all its query terms are rare
 // and alike (every posting), else readies it for the rounds of prefill: its
 // terms rarest first.
-func (sr *searcher) startSegment(s *segment, cs []termCursor, avgdl float64, q *query, f docFilter, top *topK) (pendingSegment, bool) {
-	if len(cs) == 0 || s.docs() == 0 {
+func (sr *Searcher) startSegment(s segRef, cs []termCursor, avgdl float64, q *query, f Filter, top *topK) (pendingSegment, bool) {
+	if len(cs) == 0 || s.Docs() == 0 {
 		return pendingSegment{}, false
 	}
 	// Every posting when the terms are few and alike; with a much more
@@ -50,7 +48,7 @@ func (sr *searcher) startSegment(s *segment, cs []termCursor, avgdl float64, q *
 			total, least, most, terms = total+n, min(least, n), max(most, n), terms+1
 		}
 	}
-	if terms > 1 && total <= sr.tune.exhaustiveMax && most <= sr.tune.exhaustiveSpread*least {
+	if terms > 1 && total <= sr.Tuning.ExhaustiveMax && most <= sr.Tuning.ExhaustiveSpread*least {
 		sr.exhaustive(s, cs, avgdl, q, f, top)
 		return pendingSegment{}, false
 	}
@@ -58,7 +56,7 @@ func (sr *searcher) startSegment(s *segment, cs []termCursor, avgdl float64, q *
 	slices.SortFunc(cs, func(a, b termCursor) int {
 		return cmp.Or(cmp.Compare(b.idf, a.idf), cmp.Compare(len(a.it.p), len(b.it.p)))
 	})
-	return pendingSegment{s: s, all: cs, budget: 2 * sr.tune.prefillMax}, true
+	return pendingSegment{s: s, all: cs, budget: 2 * sr.Tuning.PrefillMax}, true
 }
 
 // prefillRound scores whole the pieces of the segment's round-th rarest term,
@@ -68,19 +66,19 @@ func (sr *searcher) startSegment(s *segment, cs []termCursor, avgdl float64, q *
 // so it changes nothing (a lower score never displaces the same piece, nor
 // passes a threshold that its full score did not). The same holds within the
 // prefill of the next terms, which leave the done ones out too.
-func (sr *searcher) prefillRound(p *pendingSegment, round int, avgdl float64, q *query, f docFilter, top *topK) {
+func (sr *Searcher) prefillRound(p *pendingSegment, round int, avgdl float64, q *query, f Filter, top *topK) {
 	cs := p.all
 	if round >= len(cs) || len(cs) == 1 {
 		return
 	}
 	n := len(cs[round].it.p)
-	if n > sr.tune.prefillMax || n > p.budget {
+	if n > sr.Tuning.PrefillMax || n > p.budget {
 		return
 	}
 	// the most a piece without a done term can score
 	reach := q.reach(cs, func(i int) bool { return !p.done[i] })
 	p.done[round] = true
-	if reach < top.threshold()*(1-bm25.PruneSlack) {
+	if reach < top.threshold()*(1-PruneSlack) {
 		return // none of the term's pieces can enter
 	}
 	p.budget -= n
@@ -91,7 +89,7 @@ func (sr *searcher) prefillRound(p *pendingSegment, round int, avgdl float64, q 
 // terms not done (see prefillRound), looked up with fresh iterators as long
 // as the piece can still reach the threshold. Blocks of cs[r] that cannot
 // reach it with the most the other terms add are skipped.
-func (sr *searcher) prefill(s *segment, cs []termCursor, r int, done []bool, avgdl float64, q *query, f docFilter, top *topK) {
+func (sr *Searcher) prefill(s segRef, cs []termCursor, r int, done []bool, avgdl float64, q *query, f Filter, top *topK) {
 	// The buffers below are the query's, kept from segment to segment.
 	pf := &q.pf
 	others := slices.Grow(pf.others[:0], len(cs))[:len(cs)]
@@ -149,9 +147,9 @@ func (sr *searcher) prefill(s *segment, cs []termCursor, r int, done []bool, avg
 	contrib := slices.Grow(pf.contrib[:0], len(q.terms))[:len(q.terms)]
 	bound := slices.Grow(pf.bound[:0], nGroups)[:nGroups]
 	pf.others, pf.order, pf.groups, pf.gub, pf.gdense, pf.byUB, pf.contrib, pf.bound = others, order, groups, gub, gdense, byUB, contrib, bound
-	rest := bm25.SumInOrder(gub) // the most the other terms add to any piece
+	rest := SumInOrder(gub) // the most the other terms add to any piece
 	runs := newDocCursor(f, s)
-	theta := top.threshold() * (1 - bm25.PruneSlack)
+	theta := top.threshold() * (1 - PruneSlack)
 	idf := cs[r].idf
 	// A block of rare at a time: skipped when it cannot reach the
 	// threshold with the most the other terms add, else decoded whole, then
@@ -191,7 +189,7 @@ func (sr *searcher) prefill(s *segment, cs []termCursor, r int, done []bool, avg
 			// at the piece's own length, far tighter than its bound over all
 			// pieces.
 			norm := q.norms.Of(b.dl, avgdl)
-			partial := bm25.ScoreNorm(idf, b.tf, norm)
+			partial := ScoreNorm(idf, b.tf, norm)
 			left := 0.0
 			for g := range nGroups {
 				var tf uint16
@@ -212,7 +210,7 @@ func (sr *searcher) prefill(s *segment, cs []termCursor, r int, done []bool, avg
 					}
 				}
 				// A term's lists share its idf: one score for the largest tf.
-				bound[g] = bm25.ScoreNorm(cs[order[groups[g]]].idf, uint32(tf), norm)
+				bound[g] = ScoreNorm(cs[order[groups[g]]].idf, uint32(tf), norm)
 				left += bound[g]
 			}
 			if partial+left < theta {
@@ -229,7 +227,7 @@ func (sr *searcher) prefill(s *segment, cs []termCursor, r int, done []bool, avg
 				left -= bound[g]
 				for _, i := range order[groups[g]:groups[g+1]] {
 					if tf := others[i].lookup(d); tf > 0 {
-						v := bm25.ScoreNorm(cs[i].idf, tf, norm)
+						v := ScoreNorm(cs[i].idf, tf, norm)
 						contrib[cs[i].qi] = v
 						partial += v
 						break
@@ -238,13 +236,13 @@ func (sr *searcher) prefill(s *segment, cs []termCursor, r int, done []bool, avg
 			}
 			// Whether the piece is evidence last: most pieces are, and most
 			// fall short of the threshold before.
-			score := bm25.SumInOrder(contrib)
+			score := SumInOrder(contrib)
 			if pruned || score < theta {
 				continue
 			}
 			if ok, tag := runs.at(d); ok {
-				top.offer(hit{score: score, seg: s, doc: d, tag: tag})
-				theta = top.threshold() * (1 - bm25.PruneSlack)
+				top.offer(Hit{Score: score, Seg: s.n, Doc: d, Group: tag, seg: s.Segment})
+				theta = top.threshold() * (1 - PruneSlack)
 			}
 		}
 	}

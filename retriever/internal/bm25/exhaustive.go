@@ -1,4 +1,4 @@
-package retriever
+package bm25
 
 // This file holds the exhaustive paths: every posting of rare terms merged
 // and scored, or, when a piece needs two of the terms, only the pieces that
@@ -7,8 +7,6 @@ package retriever
 import (
 	"cmp"
 	"slices"
-
-	"runls/retriever/internal/bm25"
 )
 
 // exhaustive scores every posting of the query's terms: each term's lists
@@ -16,7 +14,7 @@ import (
 // that each piece is scored once, its length read in order, and the evidence
 // rules follow the runs of files. A piece's score is summed in query term
 // order, as on the other paths, to the last bit.
-func (sr *searcher) exhaustive(s *segment, cs []termCursor, avgdl float64, q *query, f docFilter, top *topK) {
+func (sr *Searcher) exhaustive(s segRef, cs []termCursor, avgdl float64, q *query, f Filter, top *topK) {
 	slices.SortFunc(cs, func(a, b termCursor) int { return cmp.Compare(a.qi, b.qi) })
 	distinct := 1
 	for i := 1; i < len(cs); i++ {
@@ -32,7 +30,7 @@ func (sr *searcher) exhaustive(s *segment, cs []termCursor, avgdl float64, q *qu
 		sr.maxScore(s, cs, avgdl, q, f, top)
 		return
 	}
-	theta := top.threshold() * (1 - bm25.PruneSlack)
+	theta := top.threshold() * (1 - PruneSlack)
 	if pairsOnly(cs, distinct, theta) {
 		sr.exhaustivePairs(s, cs, avgdl, q, f, top)
 		return
@@ -88,17 +86,17 @@ func (sr *searcher) exhaustive(s *segment, cs []termCursor, avgdl float64, q *qu
 			}
 		}
 		if bound >= theta {
-			norm := norms.Of(s.dlOf(d), avgdl)
+			norm := norms.Of(s.Len(d), avgdl)
 			score := 0.0
 			for i := range m {
 				if has&(1<<i) != 0 {
-					score += bm25.ScoreNorm(idf[i], tfs[i][at[i]], norm)
+					score += ScoreNorm(idf[i], tfs[i][at[i]], norm)
 				}
 			}
 			if score >= theta {
 				if ok, tag := runs.at(d); ok {
-					top.offer(hit{score: score, seg: s, doc: d, tag: tag})
-					theta = top.threshold() * (1 - bm25.PruneSlack)
+					top.offer(Hit{Score: score, Seg: s.n, Doc: d, Group: tag, seg: s.Segment})
+					theta = top.threshold() * (1 - PruneSlack)
 				}
 			}
 		}
@@ -136,7 +134,7 @@ const maxPairTerms = 4
 // arrays waits on every comparison. Only those pieces are scored. A piece
 // is in one list of its own term at most, so a second sighting is another
 // term's.
-func (sr *searcher) exhaustivePairs(s *segment, cs []termCursor, avgdl float64, q *query, f docFilter, top *topK) {
+func (sr *Searcher) exhaustivePairs(s segRef, cs []termCursor, avgdl float64, q *query, f Filter, top *topK) {
 	lists := q.decoded[:0]
 	for i := range cs {
 		var t decodedTerm
@@ -153,7 +151,7 @@ func (sr *searcher) exhaustivePairs(s *segment, cs []termCursor, avgdl float64, 
 		lists[i].docs, lists[i].tfs = append(lists[i].docs, ^uint32(0)), append(lists[i].tfs, 0)
 		total += len(lists[i].docs) - 1
 	}
-	words := (s.docs() + 63) / 64
+	words := (s.Docs() + 63) / 64
 	if cap(q.seen) < words {
 		q.seen = make([]uint64, words)
 	}
@@ -177,11 +175,11 @@ func (sr *searcher) exhaustivePairs(s *segment, cs []termCursor, avgdl float64, 
 	// The candidates' lengths first, in a loop of independent loads.
 	dls := slices.Grow(q.candDLs[:0], len(cands))[:len(cands)]
 	for j, d := range cands {
-		dls[j] = s.dlOf(d)
+		dls[j] = s.Len(d)
 	}
 	q.candDLs = dls
 	runs := newDocCursor(f, s)
-	theta := top.threshold() * (1 - bm25.PruneSlack)
+	theta := top.threshold() * (1 - PruneSlack)
 	for j, d := range cands {
 		norm := q.norms.Of(dls[j], avgdl)
 		score := 0.0
@@ -189,15 +187,15 @@ func (sr *searcher) exhaustivePairs(s *segment, cs []termCursor, avgdl float64, 
 			// The candidates are few and ascending: search ahead, do not
 			// walk. Lists are in query term order, a term's found in one.
 			if tf := lists[i].tfOf(d); tf > 0 {
-				score += bm25.ScoreNorm(lists[i].idf, tf, norm)
+				score += ScoreNorm(lists[i].idf, tf, norm)
 			}
 		}
 		if score < theta {
 			continue
 		}
 		if ok, tag := runs.at(d); ok {
-			top.offer(hit{score: score, seg: s, doc: d, tag: tag})
-			theta = top.threshold() * (1 - bm25.PruneSlack)
+			top.offer(Hit{Score: score, Seg: s.n, Doc: d, Group: tag, seg: s.Segment})
+			theta = top.threshold() * (1 - PruneSlack)
 		}
 	}
 }

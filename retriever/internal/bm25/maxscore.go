@@ -1,4 +1,4 @@
-package retriever
+package bm25
 
 // This file holds MaxScore with block-max bounds, document at a time, and
 // single, one list scored a block at a time.
@@ -6,14 +6,12 @@ package retriever
 import (
 	"cmp"
 	"slices"
-
-	"runls/retriever/internal/bm25"
 )
 
 // maxScore finds the segment's pieces that can enter the top k, document at
 // a time: terms whose bounds together cannot reach the threshold are not
 // walked, only looked up for pieces the other terms find.
-func (sr *searcher) maxScore(s *segment, cs []termCursor, avgdl float64, q *query, f docFilter, top *topK) {
+func (sr *Searcher) maxScore(s segRef, cs []termCursor, avgdl float64, q *query, f Filter, top *topK) {
 	switch len(cs) {
 	case 0:
 		return
@@ -39,7 +37,7 @@ func (sr *searcher) maxScore(s *segment, cs []termCursor, avgdl float64, q *quer
 		cum[i] = sum
 	}
 	for {
-		theta := top.threshold() * (1 - bm25.PruneSlack)
+		theta := top.threshold() * (1 - PruneSlack)
 		e := 0
 		for e < len(cs) && cum[e] < theta {
 			e++
@@ -53,7 +51,7 @@ func (sr *searcher) maxScore(s *segment, cs []termCursor, avgdl float64, q *quer
 			c := &cs[e]
 			for c.it.valid && c.it.si < len(c.it.skips) {
 				blk := c.it.skips[c.it.si]
-				if bm25.ScoreBound(c.idf, blk.maxImpact, c.scale)+before >= theta {
+				if ScoreBound(c.idf, blk.maxImpact, c.scale)+before >= theta {
 					break
 				}
 				c.it.advance(blk.lastDoc + 1)
@@ -69,13 +67,13 @@ func (sr *searcher) maxScore(s *segment, cs []termCursor, avgdl float64, q *quer
 		if !any {
 			return
 		}
-		if !s.isDead(d) {
+		if !s.Dead(d) {
 			clear(contrib)
 			partial := 0.0
-			dl := uint32(s.dlOf(d))
+			dl := uint32(s.Len(d))
 			for i := e; i < len(cs); i++ {
 				if cs[i].it.valid && cs[i].it.doc == d {
-					v := bm25.Score(cs[i].idf, cs[i].it.tf, dl, avgdl)
+					v := Score(cs[i].idf, cs[i].it.tf, dl, avgdl)
 					contrib[cs[i].qi] = v
 					partial += v
 				}
@@ -98,13 +96,13 @@ func (sr *searcher) maxScore(s *segment, cs []termCursor, avgdl float64, q *quer
 					continue // found in the term's other list
 				}
 				if tf := cs[j].lookup(d); tf > 0 {
-					v := bm25.Score(cs[j].idf, tf, dl, avgdl)
+					v := Score(cs[j].idf, tf, dl, avgdl)
 					contrib[cs[j].qi] = v
 					partial += v
 				}
 			}
 			if !pruned {
-				top.offer(hit{score: bm25.SumInOrder(contrib), seg: s, doc: d, tag: tag})
+				top.offer(Hit{Score: SumInOrder(contrib), Seg: s.n, Doc: d, Group: tag, seg: s.Segment})
 			}
 		}
 		for i := e; i < len(cs); i++ {
@@ -117,10 +115,10 @@ func (sr *searcher) maxScore(s *segment, cs []termCursor, avgdl float64, q *quer
 
 // single scores one term's postings in a tight loop, skipping the blocks
 // whose bound cannot reach the threshold.
-func (sr *searcher) single(s *segment, c *termCursor, avgdl float64, q *query, f docFilter, top *topK) {
+func (sr *Searcher) single(s segRef, c *termCursor, avgdl float64, q *query, f Filter, top *topK) {
 	norms := q.norms
 	runs := newDocCursor(f, s)
-	theta := top.threshold() * (1 - bm25.PruneSlack)
+	theta := top.threshold() * (1 - PruneSlack)
 	var dls [skipEvery]uint16
 	for si := range c.blocks() {
 		from, end, prev, ub := c.block(si)
@@ -134,10 +132,10 @@ func (sr *searcher) single(s *segment, c *termCursor, avgdl float64, q *query, f
 			dls[j] = s.lengthAt(c.dls, si*skipEvery+j, d)
 		}
 		for j, d := range q.blockDocs {
-			if score := bm25.ScoreNorm(c.idf, q.blockTFs[j], norms.Of(dls[j], avgdl)); score >= theta {
+			if score := ScoreNorm(c.idf, q.blockTFs[j], norms.Of(dls[j], avgdl)); score >= theta {
 				if ok, tag := runs.at(d); ok {
-					top.offer(hit{score: score, seg: s, doc: d, tag: tag})
-					theta = top.threshold() * (1 - bm25.PruneSlack)
+					top.offer(Hit{Score: score, Seg: s.n, Doc: d, Group: tag, seg: s.Segment})
+					theta = top.threshold() * (1 - PruneSlack)
 				}
 			}
 		}

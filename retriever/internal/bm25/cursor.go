@@ -1,8 +1,6 @@
-package retriever
+package bm25
 
 // This file holds a query term's cursor over one posting list of a segment.
-
-import "runls/retriever/internal/bm25"
 
 // list is one posting list of a segment's term: the whole term's, or one of
 // its layers (0 high, 1 low).
@@ -28,7 +26,7 @@ type termCursor struct {
 	maxTF uint16
 	// dense, for a frequent term, looks it up in a piece without decoding
 	dense *denseTerm
-	scale float64 // bm25.ImpactScale of the segment
+	scale float64 // ImpactScale of the segment
 	dls   []uint8 // a high list's lengths (see layers)
 }
 
@@ -42,7 +40,7 @@ func (c *termCursor) block(si int) (from, end int, prev uint32, ub float64) {
 	from, end, prev, ub = 0, len(c.it.p), ^uint32(0), c.ub
 	if si < len(c.it.skips) {
 		blk := c.it.skips[si]
-		end, ub = int(blk.end), bm25.ScoreBound(c.idf, blk.maxImpact, c.scale)
+		end, ub = int(blk.end), ScoreBound(c.idf, blk.maxImpact, c.scale)
 	}
 	if si > 0 {
 		from, prev = int(c.it.skips[si-1].end), c.it.skips[si-1].lastDoc

@@ -1,4 +1,4 @@
-package retriever
+package bm25
 
 // This file holds the bit sets of the most frequent terms of a segment.
 

@@ -1,4 +1,4 @@
-package retriever
+package bm25
 
 // This file holds the posting-list codec: the iterator with its skips, the
 // encoder, and the tight decoding loops.
@@ -24,7 +24,7 @@ type postingIter struct {
 // skipEntry marks the end of a block of postings: its last doc and the byte
 // offset after it, so that advance can jump over blocks without decoding them,
 // and the block's largest tf and largest impact, which bound the score of
-// any of its pieces (block-max; see bm25.ScoreBound).
+// any of its pieces (block-max; see ScoreBound).
 type skipEntry struct {
 	lastDoc   uint32
 	end       uint32
