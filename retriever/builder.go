@@ -17,16 +17,30 @@ func newBuilder(layerMin int) *builder {
 	return &builder{Builder: bm25.NewBuilder(layerMin)}
 }
 
+// newBatchBuilder returns the index's builder for a worker's batches: a
+// test may lower the batch's document limit (Index.batchDocs).
+func (ix *Index) newBatchBuilder() *builder {
+	b := newBuilder(ix.searcher.Tuning.LayerMin)
+	if ix.batchDocs > 0 {
+		b.SetMaxDocs(ix.batchDocs)
+	}
+	return b
+}
+
 // next returns a builder for the worker's next batch, which takes over this
 // one's buffers (see bm25.Builder.Next). This builder must be finished.
 func (b *builder) next() *builder {
 	return &builder{Builder: b.Builder.Next()}
 }
 
-// addDoc adds a piece whose terms Count counted; it returns its doc id.
-func (b *builder) addDoc(d docColumns, agent uint32) uint32 {
-	b.cols.add(d)
-	return b.Add(d.hash, d.file, agent)
+// addDoc adds a piece whose terms Count counted; it returns its doc id, or
+// false when the batch is full (bm25.Builder.Add).
+func (b *builder) addDoc(d docColumns, agent uint32) (uint32, bool) {
+	doc, ok := b.Add(d.hash, d.file, agent)
+	if ok {
+		b.cols.add(d)
+	}
+	return doc, ok
 }
 
 // reserve makes room for what n more input bytes will likely add.

@@ -108,7 +108,7 @@ func (ix *Index) evidence(f *filter, s *segment, d uint32, fs *fileState) bool {
 			return false
 		}
 	}
-	if f.hasTurn && s.flags[d]&flagReadingMask == flagOfReading(ReadingTold) && s.toldHash[d] == f.turnHash {
+	if f.hasTurn && s.flags[d]&flagReadingMask == flagOfReading(ReadingTold) && s.toldHashOf(d) == f.turnHash {
 		return false
 	}
 	return true

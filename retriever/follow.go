@@ -178,6 +178,7 @@ func (ix *Index) read(t *task, b *builder, dir *folder, buf *readBuffer) (u *upd
 	}
 	next.dev, next.ino, next.size, next.mtime, next.checkedAt = dev, ino, size, mtime, checked
 	u = &update{old: t.old, next: next, fresh: t.fresh, lo: uint32(b.Docs()), agent: next.agent}
+	refused := b.Refused()
 	b.reserve(size - t.from)
 
 	from := t.from
@@ -276,6 +277,15 @@ func (ix *Index) read(t *task, b *builder, dir *folder, buf *readBuffer) (u *upd
 		used := g.feed(data, false)
 		carry = append(carry[:0:0], data[used:]...)
 	}
+	if b.Refused() > refused {
+		// More pieces than a batch can number (bm25.Builder.Full): what was
+		// read is not used, and the file is read again at the next update,
+		// which starts new batches; a file that alone has more is left out
+		// at every update, told once.
+		ix.warnOnce("full:"+t.c.rel, "a file has more pieces than one batch of the index holds; it is left out", zap.String("file", t.c.rel))
+		u.discard, u.hi = true, uint32(b.Docs())
+		return u, true
+	}
 	ix.readable(t.c.rel)
 	if pos < size {
 		// Truncated while it was read: next.size (the size before) is not
@@ -334,17 +344,6 @@ func (ix *Index) unreadable(t *task, err error) {
 	}
 	ix.unreadWarned.Store(true)
 	ix.warnOnce("unread:"+t.c.rel, "cannot read a file; it is left out until it can be read", zap.String("file", t.c.rel), zap.Error(err))
-}
-
-// noteOnce logs an unusual but harmless event once (at INFO).
-func (ix *Index) noteOnce(key, msg string, fields ...zap.Field) {
-	ix.warnedMu.Lock()
-	seen := ix.warned[key]
-	ix.warned[key] = true
-	ix.warnedMu.Unlock()
-	if !seen {
-		ix.log.Info(msg, fields...)
-	}
 }
 
 // readable forgets an unreadable file's WARN, so that it is logged again if

@@ -100,7 +100,7 @@ func listPieces(ix *Index, fail func(string)) []string {
 			if ix.files[fs.rel] != fs {
 				fail(fmt.Sprintf("live piece of %s points to a replaced version of it", fs.rel))
 			}
-			text, ok := s.masked[d]
+			text, ok := s.masked.Get(d)
 			if !ok {
 				lines, ok := files[fs.rel]
 				if !ok {

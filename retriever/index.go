@@ -37,6 +37,7 @@ type Index struct {
 	seed        maphash.Seed
 	workers     int
 	searcher    bm25.Searcher // the scoring paths' tuning and buffers
+	batchDocs   int           // tests: the most pieces of a batch (0: the engine's limit)
 
 	refreshMu sync.Mutex // one update at a time
 
@@ -285,7 +286,7 @@ func (ix *Index) refresh(ctx context.Context, progress func(Progress)) (Changes,
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			b := newBuilder(ix.searcher.Tuning.LayerMin)
+			b := ix.newBatchBuilder()
 			// Room for the worker's share of the update, up to a batch: the
 			// batch's columns and postings log are made once, not grown by
 			// doubling file after file.
@@ -355,7 +356,9 @@ func (ix *Index) refresh(ctx context.Context, progress func(Progress)) (Changes,
 				}
 				dir.close()
 				// Between jobs only: a job's updates are committed together.
-				if b.inputBytes > batchBytes || b.Docs() > 1<<20 {
+				// A full batch (a file in it was refused) is finished too, so
+				// that the next job's files start a new one.
+				if b.inputBytes > batchBytes || b.Docs() > 1<<20 || b.Full() {
 					flush()
 				}
 				report()
@@ -457,16 +460,6 @@ func links(info fs.FileInfo) uint64 {
 		return uint64(st.Nlink)
 	}
 	return 1
-}
-
-func (ix *Index) warnOnce(key, msg string, fields ...zap.Field) {
-	ix.warnedMu.Lock()
-	seen := ix.warned[key]
-	ix.warned[key] = true
-	ix.warnedMu.Unlock()
-	if !seen {
-		ix.log.Warn(msg, fields...)
-	}
 }
 
 func (ix *Index) convID(name string) uint32 {

@@ -117,16 +117,7 @@ func (g *ingester) feedNotes(buf []byte, final bool) int {
 	var joined string
 	var segStarts []int
 	if g.masked && len(lines) > 0 {
-		var sb strings.Builder
-		segStarts = make([]int, len(lines))
-		for i, l := range lines {
-			if i > 0 {
-				sb.WriteByte('\n')
-			}
-			segStarts[i] = sb.Len()
-			sb.Write(buf[l.Evidence:l.TextEnd])
-		}
-		joined = sb.String()
+		joined, segStarts = joinEvidence(buf, lines)
 		spans, open = g.ix.masker.Mask(joined)
 	}
 	// Lines from an open key block on, and a last line without a line end, may
@@ -221,16 +212,7 @@ func (g *ingester) emitPieces(buf []byte, rec []recordformat.Line, firstLine uin
 		return outcomeIndexed
 	}
 	// The evidence text of the whole record: its lines joined with "\n".
-	var sb strings.Builder
-	segStarts := make([]int, len(rec))
-	for i, l := range rec {
-		if i > 0 {
-			sb.WriteByte('\n')
-		}
-		segStarts[i] = sb.Len()
-		sb.Write(buf[l.Evidence:l.TextEnd])
-	}
-	text := sb.String()
+	text, segStarts := joinEvidence(buf, rec)
 	reading, ms, me := ReadingNote, 0, len(text)
 	if g.rules {
 		reading, ms, me = g.ix.interpreter.Read(text)
@@ -259,10 +241,7 @@ func (g *ingester) emitPieces(buf []byte, rec []recordformat.Line, firstLine uin
 		g.addPieces(buf[l.Evidence:l.TextEnd], lo-s, hi-s, lineSpans(spans, s, e), firstLine+uint32(i), uint32(l.Evidence-l.Start), conv, flags, pending)
 		if hasTold {
 			for d := first; d < g.b.Docs(); d++ {
-				if g.b.cols.toldHash == nil {
-					g.b.cols.toldHash = map[uint32]uint64{}
-				}
-				g.b.cols.toldHash[uint32(d)] = told
+				g.b.cols.toldHash.Set(uint32(d), told)
 			}
 		}
 	}
@@ -339,12 +318,14 @@ func (g *ingester) addPieces(ev []byte, lo, hi int, spans []masking.Span, line, 
 			if pending {
 				terms = append([]int32(nil), g.b.PendingTerms()...)
 			}
-			doc := g.b.addDoc(d, g.fs.agent)
+			doc, ok := g.b.addDoc(d, g.fs.agent)
+			if !ok {
+				// The batch is full: the read is discarded (see read).
+				start = end
+				continue
+			}
 			if isMasked {
-				if g.b.cols.masked == nil {
-					g.b.cols.masked = map[uint32]string{}
-				}
-				g.b.cols.masked[doc] = string(valid)
+				g.b.cols.masked.Set(doc, string(valid))
 			}
 			if pending {
 				g.tailDocs = append(g.tailDocs, pendingDoc{doc: doc, terms: terms, dl: uint16(min(dl, 0xffff))})
@@ -352,6 +333,22 @@ func (g *ingester) addPieces(ev []byte, lo, hi int, spans []masking.Span, line, 
 		}
 		start = end
 	}
+}
+
+// joinEvidence joins the evidence text of lines (each line's
+// buf[Evidence:TextEnd]) with "\n", and gives where each line's part starts
+// in the joined text.
+func joinEvidence(buf []byte, lines []recordformat.Line) (string, []int) {
+	var sb strings.Builder
+	starts := make([]int, len(lines))
+	for i, l := range lines {
+		if i > 0 {
+			sb.WriteByte('\n')
+		}
+		starts[i] = sb.Len()
+		sb.Write(buf[l.Evidence:l.TextEnd])
+	}
+	return sb.String(), starts
 }
 
 // pieceEnd returns where the piece that starts at text[start] ends: after at
@@ -368,9 +365,7 @@ func pieceEnd(text []byte, start int) int {
 		if c >= utf8.RuneSelf {
 			var r rune
 			r, size = utf8.DecodeRune(text[i:])
-			if r >= 0x10000 {
-				u = 2
-			}
+			u = recordformat.RuneUnits(r)
 		}
 		if units+u > MaxPieceChars {
 			break

@@ -7,6 +7,8 @@ package retriever
 import (
 	"cmp"
 	"slices"
+
+	"runls/retriever/internal/bm25"
 )
 
 const (
@@ -41,15 +43,15 @@ type pieceColumns struct {
 	farLine  []farLine // by piece, ascending
 	flags    []uint8
 
-	start16 []uint16             // byte offset of the piece in its line, as written in the file
-	blen16  []uint16             // byte length of the piece in the file
-	wide    map[uint32][2]uint32 // start and length of pieces that do not fit 16 bits
-	conv16  []uint16             // index into convs
-	convs   []uint32             // conversation ids (0: none, plain files and unfielded records)
-	conv32  []uint32             // the ids themselves, in a batch with too many for conv16
+	start16 []uint16               // byte offset of the piece in its line, as written in the file
+	blen16  []uint16               // byte length of the piece in the file
+	wide    bm25.Sparse[[2]uint32] // start and length of pieces that do not fit 16 bits
+	conv16  []uint16               // index into convs
+	convs   []uint32               // conversation ids (0: none, plain files and unfielded records)
+	conv32  []uint32               // the ids themselves, in a batch with too many for conv16
 
-	masked   map[uint32]string // text of pieces whose text differs from the file's (masking)
-	toldHash map[uint32]uint64 // hash of the whole trimmed message of told pieces
+	masked   bm25.Sparse[string] // text of pieces whose text differs from the file's (masking)
+	toldHash bm25.Sparse[uint64] // hash of the whole trimmed message of told pieces
 }
 
 // wideMark stands in a 16-bit column for a value kept in wide.
@@ -99,14 +101,16 @@ func (s *pieceColumns) startOf(d uint32) uint32 {
 	if v := s.start16[d]; v != wideMark {
 		return uint32(v)
 	}
-	return s.wide[d][0]
+	w, _ := s.wide.Get(d)
+	return w[0]
 }
 
 func (s *pieceColumns) blenOf(d uint32) uint32 {
 	if v := s.blen16[d]; v != wideMark {
 		return uint32(v)
 	}
-	return s.wide[d][1]
+	w, _ := s.wide.Get(d)
+	return w[1]
 }
 
 func (s *pieceColumns) convOf(d uint32) uint32 {
@@ -124,8 +128,8 @@ type rawColumns struct {
 	conv  []uint32
 	flags []uint8
 
-	masked   map[uint32]string
-	toldHash map[uint32]uint64
+	masked   bm25.Sparse[string]
+	toldHash bm25.Sparse[uint64]
 }
 
 // narrow lays raw columns out as a segment's.
@@ -133,15 +137,14 @@ func (s *pieceColumns) narrow(src *rawColumns) {
 	s.flags = slices.Clone(src.flags)
 	s.narrowLines(src.line)
 	s.masked, s.toldHash = src.masked, src.toldHash
+	s.masked.Clip()
+	s.toldHash.Clip()
 	n := len(src.flags)
 	s.start16, s.blen16 = make([]uint16, n), make([]uint16, n)
 	for d := 0; d < n; d++ {
 		st, bl := src.start[d], src.blen[d]
 		if st >= wideMark || bl >= wideMark {
-			if s.wide == nil {
-				s.wide = map[uint32][2]uint32{}
-			}
-			s.wide[uint32(d)] = [2]uint32{st, bl}
+			s.wide.Set(uint32(d), [2]uint32{st, bl})
 			s.start16[d], s.blen16[d] = wideMark, wideMark
 			continue
 		}
@@ -200,17 +203,11 @@ func (r *rawColumns) addFrom(s *pieceColumns, d, n uint32) {
 	r.blen = append(r.blen, s.blenOf(d))
 	r.conv = append(r.conv, s.convOf(d))
 	r.flags = append(r.flags, s.flags[d])
-	if t, ok := s.masked[d]; ok {
-		if r.masked == nil {
-			r.masked = map[uint32]string{}
-		}
-		r.masked[n] = t
+	if t, ok := s.masked.Get(d); ok {
+		r.masked.Set(n, t)
 	}
-	if h, ok := s.toldHash[d]; ok {
-		if r.toldHash == nil {
-			r.toldHash = map[uint32]uint64{}
-		}
-		r.toldHash[n] = h
+	if h, ok := s.toldHash.Get(d); ok {
+		r.toldHash.Set(n, h)
 	}
 }
 
@@ -220,5 +217,12 @@ func (s *pieceColumns) footprint() int64 {
 	return int64(cap(s.lineBase)+cap(s.convs)+cap(s.conv32))*4 +
 		int64(cap(s.lineStep)) + int64(cap(s.farLine))*8 +
 		int64(cap(s.start16)+cap(s.blen16)+cap(s.conv16))*2 + int64(cap(s.flags)) +
-		int64(len(s.wide))*16
+		int64(s.wide.Len())*16
+}
+
+// toldHashOf returns the hash of told piece d's whole trimmed message (0
+// for other pieces).
+func (s *pieceColumns) toldHashOf(d uint32) uint64 {
+	h, _ := s.toldHash.Get(d)
+	return h
 }

@@ -29,7 +29,7 @@ func (ix *Index) items(hits []hit, agents []string) Result {
 			continue
 		}
 		raw := lineText[s.startOf(d) : s.startOf(d)+s.blenOf(d)]
-		text, masked := s.masked[d]
+		text, masked := s.masked.Get(d)
 		if !masked {
 			text = recordformat.ValidText(raw)
 			if maphash.String(ix.seed, text) != s.Key(d) {

@@ -30,6 +30,8 @@ type Builder struct {
 	partLen  []int64
 	partDF   [][]uint32
 	layerMin int // see DefaultLayerMin
+	maxDocs  int // the most documents Add takes: maxBuilderDocs but in tests
+	refused  int // documents Add refused since the batch was full
 }
 
 // A batch holds at most 2^26 documents with 2^27 distinct terms (some 6 GB
@@ -47,6 +49,7 @@ const (
 // indexing time. This builder must be finished.
 func (b *Builder) Next() *Builder {
 	n := NewBuilder(b.layerMin)
+	n.maxDocs = b.maxDocs
 	n.log, n.sorted = b.log[:0], b.sorted[:0]
 	b.log, b.sorted = nil, nil
 	return n
@@ -55,7 +58,7 @@ func (b *Builder) Next() *Builder {
 // NewBuilder returns an empty builder; terms with layerMin postings or more
 // in the batch are split into high and low lists (Tuning.LayerMin).
 func NewBuilder(layerMin int) *Builder {
-	return &Builder{terms: NewTermTable(), layerMin: layerMin}
+	return &Builder{terms: NewTermTable(), layerMin: layerMin, maxDocs: maxBuilderDocs}
 }
 
 // Count tokenizes one document into the builder's pending term counts and
@@ -83,8 +86,18 @@ func (b *Builder) addToken(term []byte, h uint64) {
 // Add adds the document whose terms Count counted, with its key (the
 // search returns one document of a key: see topK), its group and its
 // partition (statistics are kept by partition: see Stats); it returns the
-// document's id in the segment.
-func (b *Builder) Add(key uint64, group, part uint32) uint32 {
+// document's id in the segment. A full batch (Full) takes no more: Add
+// then drops the document counted and reports false, and Refused counts
+// it.
+func (b *Builder) Add(key uint64, group, part uint32) (uint32, bool) {
+	if b.Full() {
+		for _, id := range b.touched {
+			b.tf[id] = 0
+		}
+		b.touched, b.tokens = b.touched[:0], 0
+		b.refused++
+		return 0, false
+	}
 	doc := uint32(len(b.key))
 	b.key = append(b.key, key)
 	b.group = append(b.group, group)
@@ -116,7 +129,7 @@ func (b *Builder) Add(key uint64, group, part uint32) uint32 {
 	b.partLen[part] += int64(dl)
 	b.touched = b.touched[:0]
 	b.tokens = 0
-	return doc
+	return doc, true
 }
 
 // Postings and documents per input byte, a little above what generated and
@@ -145,8 +158,17 @@ func (b *Builder) Reserve(n int64) int {
 	return p
 }
 
-// full reports whether the batch must be finished before another document.
-func (b *Builder) full() bool { return len(b.key) >= maxBuilderDocs }
+// Full reports whether the batch holds as many documents as a segment can
+// number (maxBuilderDocs): it must be finished before another is added.
+func (b *Builder) Full() bool { return len(b.key) >= b.maxDocs }
+
+// SetMaxDocs lowers the most documents the batch takes, for tests of what
+// an owner does with a full batch; n above the segment's limit is ignored.
+func (b *Builder) SetMaxDocs(n int) { b.maxDocs = min(n, maxBuilderDocs) }
+
+// Refused returns how many documents Add refused because the batch was
+// full.
+func (b *Builder) Refused() int { return b.refused }
 
 // Docs returns how many documents the builder holds.
 func (b *Builder) Docs() int { return len(b.key) }
@@ -215,10 +237,7 @@ func (b *Builder) Finish(globalIDs []uint32) *Segment {
 			l.dl = slices.Clip(l.dl)
 			l.skipSplit = uint32(len(s.skips)) - m.skipOff
 			post, l.maxTF[1], l.maxImpact[1] = s.appendList(post, entries, side{cut, high, false})
-			if s.layers == nil {
-				s.layers = map[int]*layers{}
-			}
-			s.layers[i] = l
+			s.layers.Set(uint32(i), *l)
 			m.flags |= metaSplit
 			m.maxTF, m.maxImpact = max(l.maxTF[0], l.maxTF[1]), max(l.maxImpact[0], l.maxImpact[1])
 			s.addDense(i, entries, docs)
@@ -279,10 +298,7 @@ func (s *Segment) appendList(post []byte, entries []uint64, sd side) ([]byte, ui
 // in enough of the segment's documents.
 func (s *Segment) addDense(i int, entries []uint64, docs int) {
 	if n := len(entries); n >= docs/denseFraction && n > skipEvery {
-		if s.dense == nil {
-			s.dense = map[int]*denseTerm{}
-		}
-		s.dense[i] = newDenseTerm(entries, docs)
+		s.dense.Set(uint32(i), newDenseTerm(entries, docs))
 		s.meta[i].flags |= metaDense
 	}
 }

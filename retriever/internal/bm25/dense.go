@@ -22,8 +22,8 @@ type denseTerm struct {
 	// a lookup searches a few dozen bytes, and an entry takes three bytes.
 	tfAt  []uint32
 	tfLow []uint16
-	tfs   []uint8           // the tf, or bigTFMark
-	bigTF map[uint32]uint16 // tfs of bigTFMark and more, by piece
+	tfs   []uint8        // the tf, or bigTFMark
+	bigTF Sparse[uint16] // tfs of bigTFMark and more, by document
 	// winMax is the largest tf of each window (0: none has the term;
 	// bigTFMark: that or more), which bounds the term's score in its pieces
 	// far tighter than its largest tf over the segment.
@@ -37,9 +37,9 @@ const (
 
 // newDenseTerm sets the bits of a term's entries (packed log words, in
 // piece order).
-func newDenseTerm(entries []uint64, docs int) *denseTerm {
+func newDenseTerm(entries []uint64, docs int) denseTerm {
 	windows := (docs + denseWindow - 1) / denseWindow
-	t := &denseTerm{bits: make([]uint64, (docs+63)/64), tfAt: make([]uint32, windows+1), winMax: make([]uint8, windows)}
+	t := denseTerm{bits: make([]uint64, (docs+63)/64), tfAt: make([]uint32, windows+1), winMax: make([]uint8, windows)}
 	for _, e := range entries {
 		doc := uint32(e>>logTFBits) & maxBuilderDocs
 		tf := uint32(e & (1<<logTFBits - 1))
@@ -50,10 +50,7 @@ func newDenseTerm(entries []uint64, docs int) *denseTerm {
 			t.tfAt[doc/denseWindow+1]++
 			t.tfLow = append(t.tfLow, uint16(doc%denseWindow))
 			if tf >= bigTFMark {
-				if t.bigTF == nil {
-					t.bigTF = map[uint32]uint16{}
-				}
-				t.bigTF[doc] = uint16(tf)
+				t.bigTF.Set(doc, uint16(tf))
 				tf = bigTFMark
 			}
 			t.tfs = append(t.tfs, uint8(tf))
@@ -90,5 +87,6 @@ func (t *denseTerm) tf(d uint32) uint32 {
 	if tf := t.tfs[int(lo)+i]; tf != bigTFMark {
 		return uint32(tf)
 	}
-	return uint32(t.bigTF[d])
+	tf, _ := t.bigTF.Get(d)
+	return uint32(tf)
 }

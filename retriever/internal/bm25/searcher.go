@@ -17,7 +17,7 @@ type query struct {
 	terms []queryTerm
 	part  int // -1: every partition
 	k     int
-	best  []float64 // scratch for reach, by query term
+	best  []float64 // scratch for reach, by query term (cleared before each use)
 	*scratch
 }
 
@@ -38,6 +38,7 @@ type scratch struct {
 	done                []bool
 	rest                []termCursor
 	cum, contrib        []float64 // maxScore's
+	bestBuf             []float64 // room for query.best
 }
 
 // getScratch takes buffers from the pool; putScratch gives them back.
@@ -142,8 +143,9 @@ type Searcher struct {
 // order.
 func (sr *Searcher) run(ctx context.Context, q *query, f Filter, segs []*Segment, avgdl float64, tie TieOrder) ([]Hit, error) {
 	q.norms = sr.normsFor(avgdl)
-	q.best = make([]float64, len(q.terms))
 	q.scratch = sr.getScratch()
+	q.best = slices.Grow(q.scratch.bestBuf[:0], len(q.terms))[:len(q.terms)]
+	q.scratch.bestBuf = q.best
 	defer sr.putScratch(q.scratch)
 	// Every segment's cursors first: the size of their postings decides
 	// whether the segments are searched in two halves side by side. They
@@ -241,7 +243,8 @@ type segmentWork struct {
 // and tables (read only), scratch buffers of its own (sc).
 func (q *query) fork(sc *scratch) *query {
 	c := &query{norms: q.norms, terms: q.terms, part: q.part, k: q.k, scratch: sc}
-	c.best = make([]float64, len(q.terms))
+	c.best = slices.Grow(sc.bestBuf[:0], len(q.terms))[:len(q.terms)]
+	sc.bestBuf = c.best
 	return c
 }
 

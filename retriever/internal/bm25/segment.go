@@ -17,8 +17,8 @@ import (
 // Postings are per term, varint-encoded: (doc delta << 1 | tf==1), then tf
 // when it is not 1; a term with many postings keeps them as two lists (see
 // layers). The layout is flat (sorted slices and offsets, not a Go map per
-// term or per document) so that a segment can be laid out in one piece of
-// memory; the few maps left hold the rare values that do not fit a column.
+// term or per document; the rare values that do not fit a column are
+// Sparse), so that a segment read back from disk needs no map built again.
 type Segment struct {
 	key   []uint64 // by document: the owner's dedupe key (see topK)
 	dl    []uint8  // number of terms; longMark: see longDL
@@ -28,8 +28,8 @@ type Segment struct {
 	// filter decides what it can once a group (Filter.Group).
 	groups []groupRun
 	// longDL is the length of documents with longMark or more terms: a
-	// handful a segment, so a map costs less than a column.
-	longDL map[uint32]uint16
+	// handful a segment.
+	longDL Sparse[uint16]
 
 	terms []uint32 // global term ids, ascending
 	// termSample holds every termSampleEvery-th of terms: a lookup searches
@@ -41,8 +41,8 @@ type Segment struct {
 	post     []byte
 	refAvgdl float64
 	skips    []skipEntry
-	dense    map[int]*denseTerm // by term index, for the most frequent terms
-	layers   map[int]*layers    // by term index, for terms with many postings
+	dense    Sparse[denseTerm] // by term index, for the most frequent terms
+	layers   Sparse[layers]    // by term index, for terms with many postings
 }
 
 // groupRun says that documents from lo on (up to the next run) are of group.
@@ -84,14 +84,14 @@ func (s *Segment) lists(i int, buf *[2]list) []list {
 	sk := s.skips[m.skipOff:end.skipOff]
 	var dense *denseTerm
 	if m.flags&metaDense != 0 {
-		dense = s.dense[i]
+		dense = s.dense.Ptr(uint32(i))
 	}
 	if m.flags&metaSplit == 0 {
 		buf[0] = list{it: newPostingIter(p), maxTF: m.maxTF, maxImpact: m.maxImpact, dense: dense}
 		buf[0].it.skips = sk
 		return buf[:1]
 	}
-	l := s.layers[i]
+	l := s.layers.Ptr(uint32(i))
 	buf[0] = list{it: newPostingIter(p[:l.split]), maxTF: l.maxTF[0], maxImpact: l.maxImpact[0], dls: l.dl, dense: dense}
 	buf[0].it.skips = sk[:l.skipSplit]
 	buf[1] = list{it: newPostingIter(p[l.split:]), maxTF: l.maxTF[1], maxImpact: l.maxImpact[1], dense: dense}
@@ -150,7 +150,8 @@ func (s *Segment) Len(d uint32) uint16 {
 	if v := s.dl[d]; v != longMark {
 		return uint16(v)
 	}
-	return s.longDL[d]
+	n, _ := s.longDL.Get(d)
+	return n
 }
 
 // Dead reports whether document d is dead.
@@ -206,10 +207,8 @@ func (s *Segment) narrow(key []uint64, group []uint32, dl []uint16) {
 	s.dl = make([]uint8, len(dl))
 	for d, l := range dl {
 		if l >= longMark {
-			if s.longDL == nil {
-				s.longDL = map[uint32]uint16{}
-			}
-			s.longDL[uint32(d)], l = l, longMark
+			s.longDL.Set(uint32(d), l)
+			l = longMark
 		}
 		s.dl[d] = uint8(l)
 	}
@@ -233,14 +232,12 @@ type Footprint struct {
 // Footprint measures the segment.
 func (s *Segment) Footprint() Footprint {
 	f := Footprint{Docs: int64(s.Docs()), Postings: int64(cap(s.post))}
-	f.Columns = int64(cap(s.key))*8 + int64(cap(s.groups))*8 + int64(cap(s.dl)) + int64(cap(s.dead))*8 + int64(len(s.longDL))*8
+	f.Columns = int64(cap(s.key))*8 + int64(cap(s.groups))*8 + int64(cap(s.dl)) + int64(cap(s.dead))*8 + int64(s.longDL.Len())*8
 	f.Terms = int64(cap(s.terms)+cap(s.termSample))*4 + int64(cap(s.meta))*int64(unsafe.Sizeof(termMeta{})) + int64(cap(s.skips))*16
-	for _, l := range s.layers {
-		f.Terms += int64(cap(l.dl))
-	}
-	for _, d := range s.dense {
-		f.Terms += int64(cap(d.bits))*8 + int64(cap(d.tfAt))*4 + int64(cap(d.tfLow))*2 + int64(cap(d.tfs)) + int64(len(d.bigTF))*8 + int64(cap(d.winMax))
-	}
+	s.layers.Each(func(_ uint32, l layers) { f.Terms += int64(cap(l.dl)) })
+	s.dense.Each(func(_ uint32, d denseTerm) {
+		f.Terms += int64(cap(d.bits))*8 + int64(cap(d.tfAt))*4 + int64(cap(d.tfLow))*2 + int64(cap(d.tfs)) + int64(d.bigTF.Len())*8 + int64(cap(d.winMax))
+	})
 	return f
 }
 

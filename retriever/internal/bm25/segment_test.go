@@ -90,3 +90,38 @@ func TestTermIndex(t *testing.T) {
 		}
 	}
 }
+
+// TestBuilderFull: a full batch refuses documents, leaves none of their
+// terms pending, and lays out the documents it took.
+func TestBuilderFull(t *testing.T) {
+	b := NewBuilder(DefaultLayerMin)
+	b.SetMaxDocs(2)
+	for i, text := range []string{"apple one", "apple two", "apple three", "pear"} {
+		b.Count([]byte(text))
+		_, ok := b.Add(uint64(i+1), 0, 0)
+		if want := i < 2; ok != want || b.Full() != (i >= 1) {
+			t.Fatalf("doc %d: added %v, full %v; want added %v", i, ok, b.Full(), want)
+		}
+	}
+	if b.Docs() != 2 || b.Refused() != 2 || len(b.PendingTerms()) != 0 {
+		t.Fatalf("%d docs, %d refused, %d terms pending; want 2, 2, 0", b.Docs(), b.Refused(), len(b.PendingTerms()))
+	}
+	dict, st := NewDict(), &Stats{}
+	global := dict.Assign(b.Terms())
+	s := b.Finish(global)
+	st.Add(b, global)
+	apple := dict.Lookup([]string{"apple"})
+	var n int
+	s.EachPosting(apple[0], func(_, tf uint32) { n += int(tf) })
+	if s.Docs() != 2 || n != 2 || st.Docs(-1) != 2 {
+		t.Fatalf("segment of %d docs, %d postings of apple, stats %d docs; want 2, 2, 2", s.Docs(), n, st.Docs(-1))
+	}
+	// The next batch starts empty, with the same limit.
+	nb := b.Next()
+	for i := range 3 {
+		nb.Count([]byte("kiwi"))
+		if _, ok := nb.Add(uint64(i), 0, 0); ok != (i < 2) {
+			t.Fatalf("next batch, doc %d: added %v", i, ok)
+		}
+	}
+}

@@ -119,8 +119,10 @@ func (t *topK) threshold() float64 {
 	return own
 }
 
+// sorted returns the hits best first, sorted in place: the heap is done
+// with.
 func (t *topK) sorted() []Hit {
-	out := slices.Clone(t.h.hits)
+	out := t.h.hits
 	slices.SortFunc(out, func(a, b Hit) int {
 		if better(&a, &b, t.tie) {
 			return -1
