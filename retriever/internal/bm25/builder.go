@@ -149,8 +149,8 @@ func (b *Builder) Reserve(n int64) int {
 	}
 	n = min(n, 64<<20) // past that, doubling costs little against the reading
 	if need := len(b.log) + int(float64(n)*postingsPerByte); need > cap(b.log) {
-		// At least doubled: made just large enough for each file, the log
-		// (the batch's largest slice) is copied again for each file.
+		// At least doubled: made just large enough for each Reserve, the log
+		// (the batch's largest slice) is copied again for each owner's input.
 		b.log = slices.Grow(b.log, max(need, 2*cap(b.log))-len(b.log))
 	}
 	p := int(float64(n) * docsPerByte)

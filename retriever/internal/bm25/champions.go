@@ -7,10 +7,10 @@ package bm25
 // score bound, over all segments) are scored whole before MaxScore.
 const championBlocks = 2
 
-// champions scores, in full, the pieces of each frequent term's best blocks:
-// they hold its best pieces, so the threshold is near its final value
+// champions scores, in full, the documents of each frequent term's best blocks:
+// they hold its best documents, so the threshold is near its final value
 // before MaxScore walks anything, and MaxScore skips the blocks (and terms)
-// that cannot reach it. Pieces are offered again later; that changes nothing.
+// that cannot reach it. Documents are offered again later; that changes nothing.
 func (sr *Searcher) champions(later []pendingSegment, avgdl float64, q *query, f Filter, top *topK) {
 	type block struct {
 		bound float64
@@ -40,7 +40,7 @@ func (sr *Searcher) champions(later []pendingSegment, avgdl float64, q *query, f
 		}
 		theta := top.threshold() * (1 - PruneSlack)
 		for p, ps := range later {
-			if q.reach(ps.rest, nil) < theta { // no piece of the segment can enter
+			if q.reach(ps.rest, nil) < theta { // no document of the segment can enter
 				continue
 			}
 			for c := range ps.rest {
@@ -74,7 +74,7 @@ func (sr *Searcher) champions(later []pendingSegment, avgdl float64, q *query, f
 				}
 				end = int(it.skips[bl.b].end)
 			}
-			// The block's pieces come in increasing order: one fresh
+			// The block's documents come in increasing order: one fresh
 			// iterator per other list looks them all up.
 			others = others[:0]
 			for _, c := range ps.all {
@@ -92,9 +92,9 @@ func (sr *Searcher) champions(later []pendingSegment, avgdl float64, q *query, f
 	}
 }
 
-// scoreWhole scores piece d, of length dl, found with tf in the list of c, with every
+// scoreWhole scores document d, of length dl, found with tf in the list of c, with every
 // other query term of its segment (looked up in others, which are asked
-// for pieces in increasing order) and offers it.
+// for documents in increasing order) and offers it.
 func (sr *Searcher) scoreWhole(s segRef, c *termCursor, tf uint32, dl uint16, others []termCursor, d uint32, avgdl float64, q *query, f Filter, top *topK, contrib []float64) {
 	ok, tag := accept(f, s, d)
 	if !ok {

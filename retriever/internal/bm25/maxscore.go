@@ -8,9 +8,9 @@ import (
 	"slices"
 )
 
-// maxScore finds the segment's pieces that can enter the top k, document at
+// maxScore finds the segment's documents that can enter the top k, document at
 // a time: terms whose bounds together cannot reach the threshold are not
-// walked, only looked up for pieces the other terms find.
+// walked, only looked up for documents the other terms find.
 func (sr *Searcher) maxScore(s segRef, cs []termCursor, avgdl float64, q *query, f Filter, top *topK) {
 	switch len(cs) {
 	case 0:
@@ -24,11 +24,11 @@ func (sr *Searcher) maxScore(s segRef, cs []termCursor, avgdl float64, q *query,
 	cum := slices.Grow(q.cum[:0], len(cs))[:len(cs)]
 	q.cum = cum
 	// A score is summed in query term order, whatever order the cursors are
-	// in, so that equal pieces get equal scores to the last bit.
+	// in, so that equal documents get equal scores to the last bit.
 	contrib := slices.Grow(q.contrib[:0], len(q.terms))[:len(q.terms)]
 	q.contrib = contrib
-	// cum[i] bounds what cursors 0..i add to a piece: of a split term's two
-	// lists only the larger bound counts, as a piece is in one of them.
+	// cum[i] bounds what cursors 0..i add to a document: of a split term's two
+	// lists only the larger bound counts, as a document is in one of them.
 	clear(q.best)
 	sum := 0.0
 	for i, c := range cs {
@@ -78,8 +78,8 @@ func (sr *Searcher) maxScore(s segRef, cs []termCursor, avgdl float64, q *query,
 					partial += v
 				}
 			}
-			// Filter only pieces that can still enter, then look the other
-			// terms up while the piece can still reach the threshold.
+			// Filter only documents that can still enter, then look the other
+			// terms up while the document can still reach the threshold.
 			pruned := partial+before < theta
 			var tag uint32
 			if !pruned {
@@ -125,7 +125,7 @@ func (sr *Searcher) single(s segRef, c *termCursor, avgdl float64, q *query, f F
 		if ub < theta {
 			continue
 		}
-		// The block whole, then its pieces' lengths in a loop of
+		// The block whole, then its documents' lengths in a loop of
 		// independent loads (their cache misses overlap), then the scores.
 		q.blockDocs, q.blockTFs = decodeFrom(c.it.p[from:end], prev, q.blockDocs[:0], q.blockTFs[:0])
 		for j, d := range q.blockDocs {

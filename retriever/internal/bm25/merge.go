@@ -22,7 +22,7 @@ const (
 // small ones and those mostly dead, once there are MergeSmallAt of them. A
 // small segment that would be most of the merge (four times the others
 // together) is left out while it is not mostly dead: rewritten to take in a
-// few appended pieces every few updates, it would cost each of those
+// few appended documents every few updates, it would cost each of those
 // updates tens of milliseconds; left out, it is merged once the others have
 // grown to a fair share of it.
 func MergeCandidates(segments []*Segment) []*Segment {

@@ -1,6 +1,6 @@
 package bm25
 
-// This file holds prefill: a segment's rare lists scored first, each piece
+// This file holds prefill: a segment's rare lists scored first, each document
 // whole, so that the threshold they set prunes the frequent terms.
 
 import (
@@ -21,7 +21,7 @@ type prefillScratch struct {
 type pendingSegment struct {
 	s      segRef
 	all    []termCursor // every query term in the segment, rarest first
-	done   []bool       // terms whose pieces were all offered
+	done   []bool       // terms whose documents were all offered
 	budget int          // postings bytes prefill may still walk
 	rest   []termCursor // the terms left for MaxScore
 }
@@ -34,7 +34,7 @@ func (sr *Searcher) startSegment(s segRef, cs []termCursor, avgdl float64, q *qu
 		return pendingSegment{}, false
 	}
 	// Every posting when the terms are few and alike; with a much more
-	// frequent term beside a rare one, the rare one's pieces set a threshold
+	// frequent term beside a rare one, the rare one's documents set a threshold
 	// that spares walking the frequent one. A term's size is its lists'
 	// together; a query of one term is never scored so, as its high list
 	// (when split) spares walking its low one.
@@ -59,11 +59,11 @@ func (sr *Searcher) startSegment(s segRef, cs []termCursor, avgdl float64, q *qu
 	return pendingSegment{s: s, all: cs, budget: 2 * sr.Tuning.PrefillMax}, true
 }
 
-// prefillRound scores whole the pieces of the segment's round-th rarest term,
-// when it is rare and its pieces can still reach the threshold. The later
-// steps leave the term out: a piece that has it was offered with its full
+// prefillRound scores whole the documents of the segment's round-th rarest term,
+// when it is rare and its documents can still reach the threshold. The later
+// steps leave the term out: a document that has it was offered with its full
 // score already, and offered again without that term's part it scores lower,
-// so it changes nothing (a lower score never displaces the same piece, nor
+// so it changes nothing (a lower score never displaces the same document, nor
 // passes a threshold that its full score did not). The same holds within the
 // prefill of the next terms, which leave the done ones out too.
 func (sr *Searcher) prefillRound(p *pendingSegment, round int, avgdl float64, q *query, f Filter, top *topK) {
@@ -75,19 +75,19 @@ func (sr *Searcher) prefillRound(p *pendingSegment, round int, avgdl float64, q 
 	if n > sr.Tuning.PrefillMax || n > p.budget {
 		return
 	}
-	// the most a piece without a done term can score
+	// the most a document without a done term can score
 	reach := q.reach(cs, func(i int) bool { return !p.done[i] })
 	p.done[round] = true
 	if reach < top.threshold()*(1-PruneSlack) {
-		return // none of the term's pieces can enter
+		return // none of the term's documents can enter
 	}
 	p.budget -= n
 	sr.prefill(p.s, cs, round, p.done, avgdl, q, f, top)
 }
 
-// prefill scores every piece of the list cs[r] in the segment with the
+// prefill scores every document of the list cs[r] in the segment with the
 // terms not done (see prefillRound), looked up with fresh iterators as long
-// as the piece can still reach the threshold. Blocks of cs[r] that cannot
+// as the document can still reach the threshold. Blocks of cs[r] that cannot
 // reach it with the most the other terms add are skipped.
 func (sr *Searcher) prefill(s segRef, cs []termCursor, r int, done []bool, avgdl float64, q *query, f Filter, top *topK) {
 	// The buffers below are the query's, kept from segment to segment.
@@ -97,7 +97,7 @@ func (sr *Searcher) prefill(s segRef, cs []termCursor, r int, done []bool, avgdl
 		others[i] = cs[i]
 		others[i].it.rewind()
 	}
-	// The other terms, by query term: the piece is in no other list of its
+	// The other terms, by query term: the document is in no other list of its
 	// own term, and in at most one list of each other term.
 	order := pf.order[:0]   // of cs, the lists looked up, a term's lists together
 	groups := pf.groups[:0] // start of each term's lists in order
@@ -147,18 +147,18 @@ func (sr *Searcher) prefill(s segRef, cs []termCursor, r int, done []bool, avgdl
 	contrib := slices.Grow(pf.contrib[:0], len(q.terms))[:len(q.terms)]
 	bound := slices.Grow(pf.bound[:0], nGroups)[:nGroups]
 	pf.others, pf.order, pf.groups, pf.gub, pf.gdense, pf.byUB, pf.contrib, pf.bound = others, order, groups, gub, gdense, byUB, contrib, bound
-	rest := SumInOrder(gub) // the most the other terms add to any piece
+	rest := SumInOrder(gub) // the most the other terms add to any document
 	runs := newDocCursor(f, s)
 	theta := top.threshold() * (1 - PruneSlack)
 	idf := cs[r].idf
 	// A block of rare at a time: skipped when it cannot reach the
 	// threshold with the most the other terms add, else decoded whole, then
-	// its pieces whose terms' bounds (without their length) can reach the
+	// its documents whose terms' bounds (without their length) can reach the
 	// threshold are kept, then their lengths read in a loop of independent
 	// loads (the cache misses overlap, where one at a time each waits for
 	// the last), then the rest of the work.
 	var batch [skipEvery]struct {
-		d, tf, k uint32 // k: the piece's place in rare's list
+		d, tf, k uint32 // k: the document's place in rare's list
 		dl       uint16
 	}
 	for si := range cs[r].blocks() {
@@ -169,8 +169,8 @@ func (sr *Searcher) prefill(s segRef, cs []termCursor, r int, done []bool, avgdl
 		q.blockDocs, q.blockTFs = decodeFrom(cs[r].it.p[from:end], prev, q.blockDocs[:0], q.blockTFs[:0])
 		n := 0
 		for j, d := range q.blockDocs {
-			// The bounds of the terms the piece may have, those with bit
-			// sets looked up. Without branches: whether a piece has a
+			// The bounds of the terms the document may have, those with bit
+			// sets looked up. Without branches: whether a document has a
 			// frequent term is a coin toss.
 			quick := rareUB + rest
 			for _, g := range denseGroups {
@@ -185,16 +185,16 @@ func (sr *Searcher) prefill(s segRef, cs []termCursor, r int, done []bool, avgdl
 		}
 		for _, b := range batch[:n] {
 			d := b.d
-			// The most each other term can add to this piece: its largest tf
-			// at the piece's own length, far tighter than its bound over all
-			// pieces.
+			// The most each other term can add to this document: its largest tf
+			// at the document's own length, far tighter than its bound over all
+			// documents.
 			norm := q.norms.Of(b.dl, avgdl)
 			partial := ScoreNorm(idf, b.tf, norm)
 			left := 0.0
 			for g := range nGroups {
 				var tf uint16
 				if t := gdense[g]; t != nil {
-					// The largest tf of the window of pieces d is in.
+					// The largest tf of the window of documents d is in.
 					tf = t.windowMaxTF(d)
 				} else {
 					for _, i := range order[groups[g]:groups[g+1]] {
@@ -234,7 +234,7 @@ func (sr *Searcher) prefill(s segRef, cs []termCursor, r int, done []bool, avgdl
 					}
 				}
 			}
-			// Whether the piece is evidence last: most pieces are, and most
+			// Whether the filter accepts the document last: most documents are, and most
 			// fall short of the threshold before.
 			score := SumInOrder(contrib)
 			if pruned || score < theta {

@@ -30,7 +30,7 @@ type scratch struct {
 	blockDocs, blockTFs []uint32
 	cands               []uint32
 	candDLs             []uint16 // the lengths of cands
-	seen                []uint64 // exhaustivePairs' bit per piece, clear between uses
+	seen                []uint64 // exhaustivePairs' bit per document, clear between uses
 	cursors             []termCursor
 	work                []segmentWork
 	pf                  prefillScratch
@@ -78,9 +78,9 @@ type cachedNorms struct {
 	table *NormTable
 }
 
-// reach is the most a piece can score from the cursors that use allows: the
+// reach is the most a document can score from the cursors that use allows: the
 // sum, over query terms, of the largest bound of the term's cursors. A split
-// term's lists hold distinct pieces, so a piece gets one of their parts, not
+// term's lists hold distinct documents, so a document gets one of their parts, not
 // both.
 func (q *query) reach(cs []termCursor, use func(i int) bool) float64 {
 	clear(q.best)
@@ -138,8 +138,8 @@ type Searcher struct {
 	norms   atomic.Pointer[cachedNorms] // the last query's norm table
 }
 
-// run scores the query over segs, whose average piece length is avgdl: the
-// best k pieces that f accepts, with distinct texts, equal scores in tie's
+// run scores the query over segs, whose average document length is avgdl: the
+// best k documents that f accepts, with distinct texts, equal scores in tie's
 // order.
 func (sr *Searcher) run(ctx context.Context, q *query, f Filter, segs []*Segment, avgdl float64, tie TieOrder) ([]Hit, error) {
 	q.norms = sr.normsFor(avgdl)
@@ -168,12 +168,12 @@ func (sr *Searcher) run(ctx context.Context, q *query, f Filter, segs []*Segment
 				continue
 			}
 			// A split term is two cursors with one place in the query: a
-			// piece is in one of its lists only.
+			// document is in one of its lists only.
 			ls := s.lists(i, &buf)
 			for _, l := range ls {
 				c := termCursor{it: l.it, idf: t.idf, qi: qi, dense: l.dense, maxTF: l.maxTF, scale: scale, dls: l.dls}
 				c.ub = ScoreBound(t.idf, l.maxImpact, scale)
-				// Not yet at its first piece: most cursors never walk (the
+				// Not yet at its first document: most cursors never walk (the
 				// steps below start their own iterators, or leave them out),
 				// and decoding one posting of each list costs a cache miss.
 				all = append(all, c)
@@ -199,7 +199,7 @@ func (sr *Searcher) run(ctx context.Context, q *query, f Filter, segs []*Segment
 	// as even in size as they come, searched side by side. Each half keeps
 	// its own best k, and prunes with the higher of the two thresholds:
 	// each half's k-th best is a floor for the whole query's k-th best, so
-	// a piece below either cannot enter. The halves' best are merged at the
+	// a document below either cannot enter. The halves' best are merged at the
 	// end.
 	var halves [2][]segmentWork
 	var sizes [2]int
@@ -251,7 +251,7 @@ func (q *query) fork(sc *scratch) *query {
 // search scores the query over the segments of work into top.
 func (sr *Searcher) search(ctx context.Context, q *query, f Filter, work []segmentWork, avgdl float64, top *topK) error {
 	// First every segment's rarest term, then its next rarest, and so on
-	// while terms are rare, their pieces scored whole: the threshold they set
+	// while terms are rare, their documents scored whole: the threshold they set
 	// prunes the frequent terms in every segment, the first ones included.
 	// Then the frequent terms' best blocks, then MaxScore on the rest.
 	segs := q.pending[:0]

@@ -18,7 +18,7 @@ type Tuning struct {
 	// most frequent one's may hold for them to be alike.
 	ExhaustiveSpread int
 	// PrefillMax is the most postings bytes a list may have in a segment to
-	// be prefilled: rare enough that scoring each of its pieces whole is cheap.
+	// be prefilled: rare enough that scoring each of its documents whole is cheap.
 	PrefillMax int
 	// ParallelMin is the fewest postings bytes a query's terms must have
 	// over all segments for the segments to be searched in two halves side
