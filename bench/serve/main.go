@@ -195,7 +195,7 @@ func run() (int, error) {
 	if err := srv.waitIndexed(r); err != nil {
 		return 0, err
 	}
-	r.rssIndexed, _ = rss(srv.cmd.Process.Pid)
+	r.rssIndexed = readMemory(srv.cmd.Process.Pid).rss
 
 	queries := rungen.Queries(cfg.opts, 50)
 	if err := measureSearches(srv.c, queries, cfg.rounds, r); err != nil {
@@ -213,7 +213,8 @@ func run() (int, error) {
 			return 0, err
 		}
 	}
-	r.rssEnd, r.rssPeak = rss(srv.cmd.Process.Pid)
+	m := readMemory(srv.cmd.Process.Pid)
+	r.rssEnd, r.rssPeak = m.rss, m.peak
 	if err := srv.shutdown(); err != nil {
 		return 0, err
 	}
@@ -393,11 +394,17 @@ func (s *server) stop() {
 	}
 }
 
-// rss reads the process's resident memory and its peak, in bytes.
-func rss(pid int) (now, peak int64) {
+// memory is what /proc/PID/status says of a process's memory, in bytes.
+type memory struct {
+	rss, peak, anon int64 // VmRSS, VmHWM, RssAnon
+}
+
+// readMemory reads a process's memory (zeros when it cannot).
+func readMemory(pid int) memory {
+	var m memory
 	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
 	if err != nil {
-		return 0, 0
+		return m
 	}
 	for _, line := range strings.Split(string(data), "\n") {
 		f := strings.Fields(line)
@@ -407,10 +414,12 @@ func rss(pid int) (now, peak int64) {
 		kb, _ := strconv.ParseInt(f[1], 10, 64)
 		switch f[0] {
 		case "VmRSS:":
-			now = kb << 10
+			m.rss = kb << 10
 		case "VmHWM:":
-			peak = kb << 10
+			m.peak = kb << 10
+		case "RssAnon:":
+			m.anon = kb << 10
 		}
 	}
-	return now, peak
+	return m
 }

@@ -26,7 +26,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -122,7 +121,7 @@ func openOnce(cfg config, root, cacheDir, name string, noCache bool) (openFigure
 		t := time.NewTicker(10 * time.Millisecond)
 		defer t.Stop()
 		for {
-			if a, _ := anonRSS(pid); a > 0 {
+			if a := readMemory(pid).anon; a > 0 {
 				mu.Lock()
 				f.peakAnon = max(f.peakAnon, a)
 				mu.Unlock()
@@ -157,7 +156,8 @@ func openOnce(cfg config, root, cacheDir, name string, noCache bool) (openFigure
 	time.Sleep(settleAfter)
 	close(stop)
 	<-sampled
-	f.afterAnon, f.afterRSS = anonRSS(pid)
+	m := readMemory(pid)
+	f.afterAnon, f.afterRSS = m.anon, m.rss
 	return f, srv.shutdown()
 }
 
@@ -165,28 +165,6 @@ func openOnce(cfg config, root, cacheDir, name string, noCache bool) (openFigure
 func supportsCache(runls string) bool {
 	out, _ := exec.Command(runls, "--help").CombinedOutput()
 	return strings.Contains(string(out), "--no-cache")
-}
-
-// anonRSS reads RssAnon and VmRSS of a process, in bytes.
-func anonRSS(pid int) (anon, rss int64) {
-	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
-	if err != nil {
-		return 0, 0
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		f := strings.Fields(line)
-		if len(f) < 2 {
-			continue
-		}
-		kb, _ := strconv.ParseInt(f[1], 10, 64)
-		switch f[0] {
-		case "RssAnon:":
-			anon = kb << 10
-		case "VmRSS:":
-			rss = kb << 10
-		}
-	}
-	return anon, rss
 }
 
 func folderBytes(dir string) int64 {
