@@ -56,6 +56,12 @@ func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		defer stop()
 	}
 
+	if f, ok := stdin.(*os.File); ok {
+		stdin = pollable(f)
+	}
+	if f, ok := stdout.(*os.File); ok {
+		stdout = pollable(f)
+	}
 	err = lsp.Serve(ctx, stdioConn{in: stdin, out: stdout}, lsp.Options{Logger: logger, Version: buildVersion()})
 	if err != nil {
 		logger.Info("exiting with code 1", zap.Error(err))
