@@ -21,14 +21,7 @@ import (
 func BenchmarkRareWordParts(b *testing.B) {
 	ix, opts := indexedBenchRun(b)
 	ctx := context.Background()
-	wctx, stop := context.WithCancel(ctx)
-	done := make(chan error, 1)
-	go func() { done <- ix.Watch(wctx, nil) }()
-	defer func() { stop(); <-done }()
-	ix.fw.mu.Lock()
-	n := len(ix.fw.folders)
-	ix.fw.mu.Unlock()
-	waitWatched(b, ix, n)
+	defer watchBench(b, ix)()
 	for ix.fw.currentBarrier() == nil {
 		time.Sleep(time.Millisecond)
 	}
