@@ -19,7 +19,7 @@ func UTF16Len(b []byte) int {
 		}
 		r, size := utf8.DecodeRune(b[i:])
 		i += size
-		n += runeUnits(r)
+		n += RuneUnits(r)
 	}
 	return n
 }
@@ -34,7 +34,7 @@ func ByteOffset(b []byte, u int) int {
 		}
 		r, size := utf8.DecodeRune(b[i:])
 		i += size
-		n += runeUnits(r)
+		n += RuneUnits(r)
 	}
 	return len(b)
 }
@@ -57,8 +57,9 @@ func ValidText(b []byte) string {
 	return string(out)
 }
 
-// runeUnits is the UTF-16 length of r; an invalid byte (RuneError) is one unit.
-func runeUnits(r rune) int {
+// RuneUnits is the UTF-16 length of r: 2 past the Basic Multilingual
+// Plane, else 1 (an invalid byte, read as RuneError, is one unit).
+func RuneUnits(r rune) int {
 	if r >= 0x10000 {
 		return 2
 	}

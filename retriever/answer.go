@@ -32,7 +32,7 @@ func (ix *Index) answer(ctx context.Context, req Request) (Result, error) {
 		ix.mu.RUnlock()
 		return Result{}, err
 	}
-	q.k = req.topK()
+	q.K = req.topK()
 	lifted, err := ix.run(ctx, q, liftedFilter(f))
 	var hits []hit
 	switch {
@@ -93,10 +93,10 @@ func (ix *Index) hiddenOf(lifted, result []hit, f *filter) Hidden {
 	}
 	texts := make(map[uint64]bool, len(result))
 	for _, h := range result {
-		texts[h.seg.hash[h.doc]] = true
+		texts[h.seg.Key(h.doc)] = true
 	}
 	for _, h := range lifted {
-		if texts[h.seg.hash[h.doc]] {
+		if texts[h.seg.Key(h.doc)] {
 			continue
 		}
 		switch ix.pieceReason(f, h) {

@@ -1,6 +1,7 @@
 package retriever
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math/rand/v2"
@@ -408,32 +409,49 @@ func (ix *Index) bruteHits(t *testing.T, req Request) []hit {
 		t.Fatal(err)
 	}
 	var docs, terms int64
-	for a, st := range ix.stats {
-		if q.agent < 0 || q.agent == a {
-			docs += st.docs
-			terms += st.terms
+	dfs := make([]int64, len(q.Terms))
+	for a := range ix.stats.Parts() {
+		if q.Part < 0 || q.Part == a {
+			n, l, df := ix.stats.Part(a)
+			docs += n
+			terms += l
+			for i, id := range q.Terms {
+				if int(id) < len(df) {
+					dfs[i] += int64(df[id])
+				}
+			}
 		}
 	}
 	var hits []hit
-	for _, s := range ix.segments {
+	for si, s := range ix.segments {
 		acc := map[uint32]float64{}
-		for _, qt := range q.terms {
-			i := s.termIndex(qt.id)
-			if i < 0 {
+		for i, id := range q.Terms {
+			if dfs[i] == 0 {
 				continue
 			}
-			s.eachPosting(i, func(doc, tf uint32) {
-				acc[doc] += bm25.Score(qt.idf, tf, uint32(s.dlOf(doc)), float64(terms)/float64(docs))
+			idf := bm25.IDF(docs, dfs[i])
+			s.EachPosting(id, func(doc, tf uint32) {
+				acc[doc] += bm25.Score(idf, tf, uint32(s.Len(doc)), float64(terms)/float64(docs))
 			})
 		}
 		for d, score := range acc {
-			if ok, id := (&evidenceFilter{ix: ix, f: lifted, agent: q.agent}).accept(s, d); ok {
+			if s.Dead(d) {
+				continue
+			}
+			id := s.fileOf(d)
+			if (&evidenceFilter{ix: ix, f: lifted, agent: q.Part}).Accept(si, d, id) {
 				hits = append(hits, hit{score: score, seg: s, doc: d, tag: id, fs: ix.file(id)})
 			}
 		}
 	}
+	engineHit := func(h hit) bm25.Hit {
+		return bm25.Hit{Score: h.score, Seg: slices.Index(ix.segments, h.seg), Doc: h.doc, Group: h.tag}
+	}
 	slices.SortFunc(hits, func(a, b hit) int {
-		if better(&a, &b, ix.locationBefore) {
+		if a.score != b.score {
+			return cmp.Compare(b.score, a.score)
+		}
+		if ix.locationBefore(engineHit(a), engineHit(b)) {
 			return -1
 		}
 		return 1
@@ -457,7 +475,7 @@ func bruteTop(hits []hit, k int, keep func(hit) bool) []hit {
 	var out []hit
 	seen := map[uint64]bool{}
 	for _, h := range hits {
-		hash := h.seg.hash[h.doc]
+		hash := h.seg.Key(h.doc)
 		if seen[hash] || !keep(h) {
 			continue
 		}
@@ -552,7 +570,7 @@ func TestHiddenEveryPath(t *testing.T) {
 	for _, tc := range pathTunings {
 		t.Run(tc.name, func(t *testing.T) {
 			ix := openTest(t, Options{Root: dir})
-			ix.tune = tc.tune
+			ix.searcher.Tuning = tc.tune
 			if _, err := ix.Refresh(context.Background(), nil); err != nil {
 				t.Fatal(err)
 			}

@@ -1,5 +1,9 @@
 package retriever
 
+// This file holds the commit of a batch: its segment laid out, then made
+// visible with the files it read, and the pieces of files read again or
+// removed taken out.
+
 import "runls/retriever/internal/bm25"
 
 // laidOut is a builder's batch made into a segment, with its terms' global
@@ -8,7 +12,6 @@ type laidOut struct {
 	b      *builder
 	seg    *segment
 	global []uint32 // by the builder's term id
-	ids    int      // one more than the largest of global
 }
 
 // layOut makes the builder's segment: term ids made global under the
@@ -16,12 +19,8 @@ type laidOut struct {
 // that workers lay their batches out side by side, and searches wait only
 // for commit's bookkeeping.
 func (ix *Index) layOut(b *builder) *laidOut {
-	global := ix.globalIDs(b.terms)
-	ids := 0
-	for _, id := range global {
-		ids = max(ids, int(id)+1)
-	}
-	return &laidOut{b: b, seg: b.finish(global), global: global, ids: ids}
+	global := ix.dict.Assign(b.Terms())
+	return &laidOut{b: b, seg: b.finish(global), global: global}
 }
 
 // commit makes a batch visible: a laid out segment (or none) with the files
@@ -37,21 +36,8 @@ func (ix *Index) commit(l *laidOut, updates []*update, removed []*fileState, epi
 	defer ix.mu.Unlock()
 	ix.commits.Add(1)
 	if seg != nil {
-		b := l.b
-		ix.segments = append(ix.segments, seg)
-		for agent, df := range b.agentDF {
-			st := &ix.stats[agent]
-			st.docs += int64(b.agentDocs[agent])
-			st.terms += b.agentLen[agent]
-			if len(st.df) < l.ids {
-				st.df = append(st.df, make([]uint32, l.ids-len(st.df))...)
-			}
-			for local, n := range df {
-				if n > 0 {
-					st.df[global[local]] += n
-				}
-			}
-		}
+		ix.setSegments(append(ix.segments, seg))
+		ix.stats.Add(l.b.Builder, global)
 	}
 	for _, u := range updates {
 		if u.discard {
@@ -99,64 +85,43 @@ func (ix *Index) commit(l *laidOut, updates []*update, removed []*fileState, epi
 	}
 }
 
-// globalIDs maps a builder's local term ids to the index's.
-func (ix *Index) globalIDs(t *bm25.TermTable) []uint32 {
-	ids := make([]uint32, t.Len())
-	ix.dictMu.Lock()
-	defer ix.dictMu.Unlock()
-	for i := range ids {
-		term := t.Term(int32(i))
-		id, ok := ix.dict[string(term)]
-		if !ok {
-			id = uint32(len(ix.dict))
-			ix.dict[string(term)] = id
-		}
-		ids[i] = id
-	}
-	return ids
-}
-
 // retract drops a file's tail docs, whose terms it kept for the purpose.
 func (ix *Index) retract(fs *fileState) {
-	st := &ix.stats[fs.agent]
 	for _, td := range fs.tailDocs {
-		if td.seg.isDead(td.doc) {
-			continue
-		}
-		td.seg.kill(td.doc)
-		st.docs--
-		st.terms -= int64(td.dl)
-		for _, t := range td.terms {
-			st.df[t]--
-		}
+		ix.stats.Retract(fs.agent, td.seg.Segment, td.doc, td.terms, td.dl)
 	}
 }
 
-// dropFile drops every doc of a file. The df of their terms is found by
-// scanning the postings of the segments that hold them.
+// dropFile drops every doc of a file.
 func (ix *Index) dropFile(fs *fileState) {
-	st := &ix.stats[fs.agent]
-	var buf [2]list
 	for _, r := range fs.ranges {
-		s := r.seg
-		for i, term := range s.terms {
-			// Each of a split term's lists is in piece order on its own.
-			for _, l := range s.lists(i, &buf) {
-				it := l.it
-				it.advance(r.lo)
-				for ; it.valid && it.doc < r.hi; it.next() {
-					if !s.isDead(it.doc) {
-						st.df[term]--
-					}
-				}
-			}
-		}
-		for d := r.lo; d < r.hi; d++ {
-			if !s.isDead(d) {
-				s.kill(d)
-				st.docs--
-				st.terms -= int64(s.dlOf(d))
-			}
+		ix.stats.Drop(fs.agent, r.seg.Segment, r.lo, r.hi)
+	}
+}
+
+// setSegments makes segs the index's, and the engine's view of them (the
+// same segments, in the same order, which hits and filters name by place).
+// The caller holds the write lock.
+func (ix *Index) setSegments(segs []*segment) {
+	ix.segments = segs
+	ix.postings = make([]*bm25.Segment, len(segs))
+	for i, s := range segs {
+		ix.postings[i] = s.Segment
+	}
+}
+
+// mergeCandidates returns the segments the engine's policy merges now, in
+// the index's order (none: not yet).
+func (ix *Index) mergeCandidates() []*segment {
+	picked := bm25.MergeCandidates(ix.postings)
+	if len(picked) == 0 {
+		return nil
+	}
+	out := make([]*segment, 0, len(picked))
+	for _, s := range ix.segments {
+		if len(out) < len(picked) && s.Segment == picked[len(out)] {
+			out = append(out, s)
 		}
 	}
+	return out
 }

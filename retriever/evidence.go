@@ -1,10 +1,14 @@
 package retriever
 
 // This file holds the evidence rules of a request (spec §5) as the scoring
-// paths consult them: filter, and evidenceFilter, the docFilter that applies
-// it, deciding once a file run what depends on the file.
+// paths consult them: filter, and evidenceFilter, the bm25.Filter that
+// applies it, deciding once a file run what depends on the file.
 
-import "go.uber.org/zap"
+import (
+	"go.uber.org/zap"
+
+	"runls/retriever/internal/bm25"
+)
 
 // filter is the evidence rules of a request (spec §5).
 type filter struct {
@@ -19,35 +23,31 @@ type filter struct {
 	hasTurn      bool
 }
 
-// evidenceFilter is the docFilter of a request: its rules, over the pieces
-// of the agent searched (agent < 0: every agent's).
+// evidenceFilter is the bm25.Filter of a request: its rules, over the
+// pieces of the agent searched (agent < 0: every agent's). A segment's
+// group is its pieces' file id, and the engine names a segment by its place
+// in ix.segments.
 type evidenceFilter struct {
 	ix    *Index
 	f     *filter
 	agent int
 }
 
-// accept reports whether a piece is alive and evidence for the request, and
-// its file id.
-func (e *evidenceFilter) accept(s *segment, d uint32) (bool, uint32) {
-	if s.isDead(d) {
-		return false, 0
-	}
-	id := s.fileOf(d)
+// Accept reports whether live piece d of file id is evidence for the
+// request.
+func (e *evidenceFilter) Accept(seg int, d, id uint32) bool {
 	fs := e.ix.file(id)
-	return fs != nil && (e.agent < 0 || int(fs.agent) == e.agent) && e.ix.evidence(e.f, s, d, fs), id
+	return fs != nil && (e.agent < 0 || int(fs.agent) == e.agent) && e.ix.evidence(e.f, e.ix.segments[seg], d, fs)
 }
 
-// runVerdict decides from the file alone what it can for the pieces of
-// s's run i, and gives the file id as the run's tag.
-func (e *evidenceFilter) runVerdict(s *segment, i int) (int, uint32) {
-	id := s.fileRuns[i].file
-	return e.ix.fileVerdict(e.ix.file(id), e.agent, e.f), id
+// Group decides from the file alone what it can for its pieces.
+func (e *evidenceFilter) Group(_ int, id uint32) bm25.Verdict {
+	return e.ix.fileVerdict(e.ix.file(id), e.agent, e.f)
 }
 
-// check applies the piece-level rules to piece d of file id.
-func (e *evidenceFilter) check(s *segment, d, id uint32) bool {
-	return e.ix.evidence(e.f, s, d, e.ix.byID[id])
+// Check applies the piece-level rules to piece d of file id.
+func (e *evidenceFilter) Check(seg int, d, id uint32) bool {
+	return e.ix.evidence(e.f, e.ix.segments[seg], d, e.ix.byID[id])
 }
 
 // file returns the committed state of a file id, or nil: the pieces of a
@@ -60,25 +60,25 @@ func (ix *Index) file(id uint32) *fileState {
 }
 
 // fileVerdict decides what it can of the evidence rules from the file alone.
-func (ix *Index) fileVerdict(fs *fileState, agent int, f *filter) int {
+func (ix *Index) fileVerdict(fs *fileState, agent int, f *filter) bm25.Verdict {
 	if fs == nil || (agent >= 0 && int(fs.agent) != agent) {
-		return rejectRun
+		return bm25.RejectAll
 	}
 	if f.all {
-		return acceptRun
+		return bm25.AcceptAll
 	}
 	current := f.episode != "" && fs.epNum == f.episode
 	switch {
 	case f.scopeEpisode && !current:
-		return rejectRun
+		return bm25.RejectAll
 	case !fs.form.IsRecord():
-		return acceptRun
+		return bm25.AcceptAll
 	case !f.records:
-		return rejectRun
+		return bm25.RejectAll
 	case !current && !f.hasTurn:
-		return acceptRun
+		return bm25.AcceptAll
 	}
-	return checkPiece
+	return bm25.CheckEach
 }
 
 // evidence applies the request's rules to one piece (spec §5).
@@ -108,7 +108,7 @@ func (ix *Index) evidence(f *filter, s *segment, d uint32, fs *fileState) bool {
 			return false
 		}
 	}
-	if f.hasTurn && s.flags[d]&flagReadingMask == flagOfReading(ReadingTold) && s.toldHash[d] == f.turnHash {
+	if f.hasTurn && s.flags[d]&flagReadingMask == flagOfReading(ReadingTold) && s.toldHashOf(d) == f.turnHash {
 		return false
 	}
 	return true

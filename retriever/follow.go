@@ -73,7 +73,7 @@ func (ix *Index) plan(old *fileState, c candidate) *task {
 			agent = uint32(len(ix.agents))
 			ix.agents = append(ix.agents, c.agent)
 			ix.agentIDs[c.agent] = agent
-			ix.stats = append(ix.stats, agentStats{})
+			ix.stats.Grow(agent)
 		}
 		id := ix.nextID
 		ix.nextID++
@@ -177,7 +177,8 @@ func (ix *Index) read(t *task, b *builder, dir *folder, buf *readBuffer) (u *upd
 		next = t.old.clone()
 	}
 	next.dev, next.ino, next.size, next.mtime, next.checkedAt = dev, ino, size, mtime, checked
-	u = &update{old: t.old, next: next, fresh: t.fresh, lo: uint32(len(b.seg.hash)), agent: next.agent}
+	u = &update{old: t.old, next: next, fresh: t.fresh, lo: uint32(b.Docs()), agent: next.agent}
+	refused := b.Refused()
 	b.reserve(size - t.from)
 
 	from := t.from
@@ -255,7 +256,7 @@ func (ix *Index) read(t *task, b *builder, dir *folder, buf *readBuffer) (u *upd
 			want = min(int64(len(block)), size-pos)
 			if n, err = readBlock(want); err != nil {
 				ix.unreadable(t, err)
-				u.discard, u.hi = true, uint32(len(b.seg.hash))
+				u.discard, u.hi = true, uint32(b.Docs())
 				return u, true
 			}
 		}
@@ -275,6 +276,15 @@ func (ix *Index) read(t *task, b *builder, dir *folder, buf *readBuffer) (u *upd
 		}
 		used := g.feed(data, false)
 		carry = append(carry[:0:0], data[used:]...)
+	}
+	if b.Refused() > refused {
+		// More pieces than a batch can number (bm25.Builder.Full): what was
+		// read is not used, and the file is read again at the next update,
+		// which starts new batches; a file that alone has more is left out
+		// at every update, told once.
+		ix.warnOnce("full:"+t.c.rel, "a file has more pieces than one batch of the index holds; it is left out", zap.String("file", t.c.rel))
+		u.discard, u.hi = true, uint32(b.Docs())
+		return u, true
 	}
 	ix.readable(t.c.rel)
 	if pos < size {
@@ -297,7 +307,7 @@ func (ix *Index) read(t *task, b *builder, dir *folder, buf *readBuffer) (u *upd
 	if tl := next.readPos - next.commitPos; tl <= maxTailBytes && next.commitPos >= finalPos {
 		next.tail = append([]byte(nil), final[next.commitPos-finalPos:]...)
 	}
-	u.hi = uint32(len(b.seg.hash))
+	u.hi = uint32(b.Docs())
 	u.pending = g.tailDocs
 	return u, false
 }
@@ -334,17 +344,6 @@ func (ix *Index) unreadable(t *task, err error) {
 	}
 	ix.unreadWarned.Store(true)
 	ix.warnOnce("unread:"+t.c.rel, "cannot read a file; it is left out until it can be read", zap.String("file", t.c.rel), zap.Error(err))
-}
-
-// noteOnce logs an unusual but harmless event once (at INFO).
-func (ix *Index) noteOnce(key, msg string, fields ...zap.Field) {
-	ix.warnedMu.Lock()
-	seen := ix.warned[key]
-	ix.warned[key] = true
-	ix.warnedMu.Unlock()
-	if !seen {
-		ix.log.Info(msg, fields...)
-	}
 }
 
 // readable forgets an unreadable file's WARN, so that it is logged again if

@@ -675,3 +675,34 @@ func appendWhileSearching(t *testing.T, watched bool) {
 	}
 	assertFollowed(t, ix, opts, nil)
 }
+
+// TestFileBeyondBatchLimit: a file with more pieces than a batch can
+// number is left out with one WARN, the other files' pieces are indexed,
+// and the file is indexed once it fits.
+func TestFileBeyondBatchLimit(t *testing.T) {
+	var many strings.Builder
+	for i := range 8 {
+		fmt.Fprintf(&many, "apple %d\n", i)
+	}
+	root := writeRun(t, map[string]string{note: many.String(), "episode-1/b/b.txt": "apple bee\n"})
+	core, logs := observer.New(zap.WarnLevel)
+	ix := openTest(t, Options{Root: root, Logger: zap.New(core)})
+	ix.batchDocs = 5
+	only := []string{"episode-1/b/b.txt:0:0 note apple bee"}
+	for range 2 {
+		search(t, ix, allEvidence("apple"))
+		if got := livePieces(t, ix); !slices.Equal(got, only) {
+			t.Fatalf("a file beyond the batch limit: pieces %q, want %q", got, only)
+		}
+		checkStats(t, ix)
+	}
+	if n := logs.FilterMessage("a file has more pieces than one batch of the index holds; it is left out").Len(); n != 1 {
+		t.Fatalf("%d WARNs for the file beyond the limit, want 1: %v", n, logs.All())
+	}
+	writeFile(t, root, note, "apple 0\napple 1\n")
+	items := search(t, ix, allEvidence("apple"))
+	if len(items) != 3 {
+		t.Fatalf("after the file shrank: %d items, want 3: %q", len(items), texts(items))
+	}
+	checkStats(t, ix)
+}

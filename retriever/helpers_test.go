@@ -88,8 +88,8 @@ func listPieces(ix *Index, fail func(string)) []string {
 	var out []string
 	files := map[string][]string{} // lines of the files, read once
 	for _, s := range ix.segments {
-		for d := uint32(0); d < uint32(s.docs()); d++ {
-			if s.isDead(d) {
+		for d := uint32(0); d < uint32(s.Docs()); d++ {
+			if s.Dead(d) {
 				continue
 			}
 			fs := ix.byID[s.fileOf(d)]
@@ -100,7 +100,7 @@ func listPieces(ix *Index, fail func(string)) []string {
 			if ix.files[fs.rel] != fs {
 				fail(fmt.Sprintf("live piece of %s points to a replaced version of it", fs.rel))
 			}
-			text, ok := s.masked[d]
+			text, ok := s.masked.Get(d)
 			if !ok {
 				lines, ok := files[fs.rel]
 				if !ok {
@@ -141,39 +141,39 @@ func checkStats(t testing.TB, ix *Index) indexStats {
 	t.Helper()
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
-	ix.dictMu.RLock()
-	names := make([]string, len(ix.dict))
-	for term, id := range ix.dict {
-		names[id] = term
-	}
-	ix.dictMu.RUnlock()
+	names := ix.dict.Terms()
 	type acc struct {
 		docs, terms int64
 		df          map[uint32]int64
 	}
-	got := make([]acc, len(ix.stats))
+	got := make([]acc, ix.stats.Parts())
 	for a := range got {
 		got[a].df = map[uint32]int64{}
 	}
 	for _, s := range ix.segments {
-		for d := uint32(0); d < uint32(s.docs()); d++ {
-			if s.isDead(d) {
+		for d := uint32(0); d < uint32(s.Docs()); d++ {
+			if s.Dead(d) {
 				continue
 			}
 			a := ix.byID[s.fileOf(d)].agent
 			got[a].docs++
-			got[a].terms += int64(s.dlOf(d))
+			got[a].terms += int64(s.Len(d))
 		}
-		for i, term := range s.terms {
-			s.eachPosting(i, func(doc, _ uint32) {
-				if !s.isDead(doc) {
+		for _, term := range s.Terms() {
+			s.EachPosting(term, func(doc, _ uint32) {
+				if !s.Dead(doc) {
 					got[ix.byID[s.fileOf(doc)].agent].df[term]++
 				}
 			})
 		}
 	}
 	out := indexStats{}
-	for a, st := range ix.stats {
+	for a := range ix.stats.Parts() {
+		var st struct {
+			docs, terms int64
+			df          []uint32
+		}
+		st.docs, st.terms, st.df = ix.stats.Part(a)
 		name := ix.agents[a]
 		if got[a].docs != st.docs || got[a].terms != st.terms {
 			t.Errorf("agent %s: index says %d pieces, %d terms; live pieces have %d, %d", name, st.docs, st.terms, got[a].docs, got[a].terms)

@@ -20,6 +20,7 @@ import (
 	"go.uber.org/zap"
 
 	"runls/masking"
+	"runls/retriever/internal/bm25"
 )
 
 // Index follows and indexes one run folder. It is safe for concurrent use:
@@ -35,7 +36,8 @@ type Index struct {
 	maxDiags    int
 	seed        maphash.Seed
 	workers     int
-	searcher    // the scoring paths' tuning and buffers
+	searcher    bm25.Searcher // the scoring paths' tuning and buffers
+	batchDocs   int           // tests: the most pieces of a batch (0: the engine's limit)
 
 	refreshMu sync.Mutex // one update at a time
 
@@ -43,14 +45,14 @@ type Index struct {
 	files    map[string]*fileState // by slash path relative to the root
 	byID     []*fileState          // by id; nil once removed
 	segments []*segment
+	postings []*bm25.Segment // segments' engine parts, in order (setSegments)
 	agents   []string
 	agentIDs map[string]uint32
-	stats    []agentStats    // by agent id
+	stats    bm25.Stats      // by agent id as the partition
 	episodes map[string]bool // episode folder names, agents or not
 	nextID   uint32
 
-	dictMu  sync.RWMutex
-	dict    map[string]uint32
+	dict    *bm25.Dict
 	convMu  sync.Mutex
 	convs   []string
 	convIDs map[string]uint32
@@ -71,13 +73,6 @@ type Index struct {
 
 	bytesRead  atomic.Int64 // content bytes read through the engine's reader
 	checkBytes atomic.Int64 // bytes read to tell a rewrite
-}
-
-// agentStats are one agent's BM25 statistics over its indexed pieces.
-type agentStats struct {
-	docs  int64
-	terms int64
-	df    []uint32 // by global term id
 }
 
 // Open resolves the run folder's real path and checks that it is a folder.
@@ -117,12 +112,12 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 		files:       map[string]*fileState{},
 		agentIDs:    map[string]uint32{},
 		episodes:    map[string]bool{},
-		dict:        map[string]uint32{},
+		dict:        bm25.NewDict(),
 		convIDs:     map[string]uint32{},
 		warned:      map[string]bool{},
 		handles:     handleCache{max: maxOpenHandles},
-		searcher:    searcher{tune: defaultTuning()},
 	}
+	ix.searcher.Tuning = bm25.DefaultTuning()
 	if ix.log == nil {
 		ix.log = zap.NewNop()
 	}
@@ -292,7 +287,7 @@ func (ix *Index) refresh(ctx context.Context, progress func(Progress)) (Changes,
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			b := newBuilder(ix.tune.layerMin)
+			b := ix.newBatchBuilder()
 			// Room for the worker's share of the update, up to a batch: the
 			// batch's columns and postings log are made once, not grown by
 			// doubling file after file.
@@ -362,7 +357,9 @@ func (ix *Index) refresh(ctx context.Context, progress func(Progress)) (Changes,
 				}
 				dir.close()
 				// Between jobs only: a job's updates are committed together.
-				if b.inputBytes > batchBytes || len(b.seg.hash) > 1<<20 {
+				// A full batch (a file in it was refused) is finished too, so
+				// that the next job's files start a new one.
+				if b.inputBytes > batchBytes || b.Docs() > 1<<20 || b.Full() {
 					flush()
 				}
 				report()
@@ -464,16 +461,6 @@ func links(info fs.FileInfo) uint64 {
 		return uint64(st.Nlink)
 	}
 	return 1
-}
-
-func (ix *Index) warnOnce(key, msg string, fields ...zap.Field) {
-	ix.warnedMu.Lock()
-	seen := ix.warned[key]
-	ix.warned[key] = true
-	ix.warnedMu.Unlock()
-	if !seen {
-		ix.log.Warn(msg, fields...)
-	}
 }
 
 func (ix *Index) convID(name string) uint32 {

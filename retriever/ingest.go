@@ -117,16 +117,7 @@ func (g *ingester) feedNotes(buf []byte, final bool) int {
 	var joined string
 	var segStarts []int
 	if g.masked && len(lines) > 0 {
-		var sb strings.Builder
-		segStarts = make([]int, len(lines))
-		for i, l := range lines {
-			if i > 0 {
-				sb.WriteByte('\n')
-			}
-			segStarts[i] = sb.Len()
-			sb.Write(buf[l.Evidence:l.TextEnd])
-		}
-		joined = sb.String()
+		joined, segStarts = joinEvidence(buf, lines)
 		spans, open = g.ix.masker.Mask(joined)
 	}
 	// Lines from an open key block on, and a last line without a line end, may
@@ -194,9 +185,9 @@ func (g *ingester) emitRecord(buf []byte, rec []recordformat.Line, firstLine uin
 	if rec[0].Kind == recordformat.Fielded {
 		conv = g.convID(buf[rec[0].ConvStart:rec[0].ConvEnd])
 	}
-	before := len(g.b.seg.hash)
+	before := g.b.Docs()
 	outcome := g.emitPieces(buf, rec, firstLine, conv, pending)
-	if outcome == outcomeIndexed && len(g.b.seg.hash) == before {
+	if outcome == outcomeIndexed && g.b.Docs() == before {
 		outcome = outcomeNoTerms
 	}
 	g.fs.recs.add(buf, rec, firstLine, conv, outcome, pending)
@@ -221,16 +212,7 @@ func (g *ingester) emitPieces(buf []byte, rec []recordformat.Line, firstLine uin
 		return outcomeIndexed
 	}
 	// The evidence text of the whole record: its lines joined with "\n".
-	var sb strings.Builder
-	segStarts := make([]int, len(rec))
-	for i, l := range rec {
-		if i > 0 {
-			sb.WriteByte('\n')
-		}
-		segStarts[i] = sb.Len()
-		sb.Write(buf[l.Evidence:l.TextEnd])
-	}
-	text := sb.String()
+	text, segStarts := joinEvidence(buf, rec)
 	reading, ms, me := ReadingNote, 0, len(text)
 	if g.rules {
 		reading, ms, me = g.ix.interpreter.Read(text)
@@ -248,25 +230,22 @@ func (g *ingester) emitPieces(buf []byte, rec []recordformat.Line, firstLine uin
 	if g.masked {
 		spans, _ = g.ix.masker.Mask(text)
 	}
-	added := len(g.b.seg.hash)
+	added := g.b.Docs()
 	for i, l := range rec {
 		s, e := segStarts[i], segStarts[i]+(l.TextEnd-l.Evidence)
 		lo, hi := max(s, ms), min(e, me)
 		if lo > hi || (lo == hi && lo != s) {
 			continue
 		}
-		first := len(g.b.seg.hash)
+		first := g.b.Docs()
 		g.addPieces(buf[l.Evidence:l.TextEnd], lo-s, hi-s, lineSpans(spans, s, e), firstLine+uint32(i), uint32(l.Evidence-l.Start), conv, flags, pending)
 		if hasTold {
-			for d := first; d < len(g.b.seg.hash); d++ {
-				if g.b.seg.toldHash == nil {
-					g.b.seg.toldHash = map[uint32]uint64{}
-				}
-				g.b.seg.toldHash[uint32(d)] = told
+			for d := first; d < g.b.Docs(); d++ {
+				g.b.cols.toldHash.Set(uint32(d), told)
 			}
 		}
 	}
-	if len(spans) > 0 && len(g.b.seg.hash) == added && bm25.HasTerm(text[ms:me]) {
+	if len(spans) > 0 && g.b.Docs() == added && bm25.HasTerm(text[ms:me]) {
 		return outcomeMasked
 	}
 	return outcomeIndexed
@@ -313,7 +292,7 @@ func (g *ingester) addPieces(ev []byte, lo, hi int, spans []masking.Span, line, 
 	for start := 0; start < len(text); {
 		end := pieceEnd(text, start)
 		piece := text[start:end]
-		if g.b.pieceTerms(piece) > 0 {
+		if dl := g.b.Count(piece); dl > 0 {
 			os, oe := start, end
 			if maskedLine {
 				os, oe = mapping.OriginalRange(start, end)
@@ -337,15 +316,16 @@ func (g *ingester) addPieces(ev []byte, lo, hi int, spans []masking.Span, line, 
 			}
 			var terms []int32
 			if pending {
-				terms = append([]int32(nil), g.b.localTerms()...)
+				terms = append([]int32(nil), g.b.PendingTerms()...)
 			}
-			dl := g.b.tokens
-			doc := g.b.addDoc(d, g.fs.agent)
+			doc, ok := g.b.addDoc(d, g.fs.agent)
+			if !ok {
+				// The batch is full: the read is discarded (see read).
+				start = end
+				continue
+			}
 			if isMasked {
-				if g.b.seg.masked == nil {
-					g.b.seg.masked = map[uint32]string{}
-				}
-				g.b.seg.masked[doc] = string(valid)
+				g.b.cols.masked.Set(doc, string(valid))
 			}
 			if pending {
 				g.tailDocs = append(g.tailDocs, pendingDoc{doc: doc, terms: terms, dl: uint16(min(dl, 0xffff))})
@@ -353,6 +333,22 @@ func (g *ingester) addPieces(ev []byte, lo, hi int, spans []masking.Span, line, 
 		}
 		start = end
 	}
+}
+
+// joinEvidence joins the evidence text of lines (each line's
+// buf[Evidence:TextEnd]) with "\n", and gives where each line's part starts
+// in the joined text.
+func joinEvidence(buf []byte, lines []recordformat.Line) (string, []int) {
+	var sb strings.Builder
+	starts := make([]int, len(lines))
+	for i, l := range lines {
+		if i > 0 {
+			sb.WriteByte('\n')
+		}
+		starts[i] = sb.Len()
+		sb.Write(buf[l.Evidence:l.TextEnd])
+	}
+	return sb.String(), starts
 }
 
 // pieceEnd returns where the piece that starts at text[start] ends: after at
@@ -369,9 +365,7 @@ func pieceEnd(text []byte, start int) int {
 		if c >= utf8.RuneSelf {
 			var r rune
 			r, size = utf8.DecodeRune(text[i:])
-			if r >= 0x10000 {
-				u = 2
-			}
+			u = recordformat.RuneUnits(r)
 		}
 		if units+u > MaxPieceChars {
 			break

@@ -4,6 +4,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"runls/recordformat"
 	"runls/retriever/internal/bm25"
 )
 
@@ -47,16 +48,8 @@ func matchRanges(text string, terms map[string]bool) [][2]int {
 		} else {
 			end()
 		}
-		units += runeUnits(r)
+		units += recordformat.RuneUnits(r)
 	}
 	end()
 	return out
-}
-
-// runeUnits is how many UTF-16 code units r takes.
-func runeUnits(r rune) int {
-	if r >= 0x10000 {
-		return 2
-	}
-	return 1
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"runls/internal/rungen"
+	"runls/retriever/internal/bm25"
 )
 
 // pathTunings make the search take each of its ways: the default, lists
@@ -18,13 +19,13 @@ import (
 // search the segments in two halves side by side (parallelMin 0).
 var pathTunings = []struct {
 	name string
-	tune tuning
+	tune bm25.Tuning
 }{
-	{"default", defaultTuning()},
-	{"split-maxscore", tuning{layerMin: 64, exhaustiveMax: 0, prefillMax: 0}},
-	{"split-prefill-merge", tuning{layerMin: 64, exhaustiveMax: 1 << 20, exhaustiveSpread: 8, prefillMax: 1 << 20}},
-	{"merge-all", tuning{layerMin: 64, exhaustiveMax: math.MaxInt, exhaustiveSpread: 1 << 40, prefillMax: 0}},
-	{"unsplit-little-prefill", tuning{layerMin: math.MaxInt, exhaustiveMax: 0, prefillMax: 1 << 10}},
+	{"default", bm25.DefaultTuning()},
+	{"split-maxscore", bm25.Tuning{LayerMin: 64, ExhaustiveMax: 0, PrefillMax: 0}},
+	{"split-prefill-merge", bm25.Tuning{LayerMin: 64, ExhaustiveMax: 1 << 20, ExhaustiveSpread: 8, PrefillMax: 1 << 20}},
+	{"merge-all", bm25.Tuning{LayerMin: 64, ExhaustiveMax: math.MaxInt, ExhaustiveSpread: 1 << 40, PrefillMax: 0}},
+	{"unsplit-little-prefill", bm25.Tuning{LayerMin: math.MaxInt, ExhaustiveMax: 0, PrefillMax: 1 << 10}},
 }
 
 // TestMaxScoreEqualsExhaustive checks the pruned search against scoring every
@@ -39,7 +40,7 @@ func TestMaxScoreEqualsExhaustive(t *testing.T) {
 	for _, tc := range pathTunings {
 		t.Run(tc.name, func(t *testing.T) {
 			ix := openTest(t, Options{Root: dir})
-			ix.tune = tc.tune
+			ix.searcher.Tuning = tc.tune
 			queries := rungen.Queries(opts, 40)
 			// Long queries too: more terms than the all-postings merge takes.
 			queries = append(queries, strings.Join(queries[:12], " "), strings.Join(queries[20:32], " "))
@@ -60,7 +61,7 @@ func TestMaxScoreEqualsExhaustiveGrowing(t *testing.T) {
 				t.Fatal(err)
 			}
 			ix := openTest(t, Options{Root: dir})
-			ix.tune = tc.tune
+			ix.searcher.Tuning = tc.tune
 			app := rungen.NewAppender(opts)
 			agents := rungen.AgentNames(opts.Agents)
 			most := 0 // segments at a check
@@ -101,10 +102,10 @@ func TestMaxScoreEqualsExhaustiveGrowing(t *testing.T) {
 // checkAgainstFresh checks that a grown index answers as one opened on the
 // run as it is now: its statistics (document frequencies, lengths) kept
 // right through appends, rewrites and merges.
-func checkAgainstFresh(t *testing.T, ix *Index, dir string, tune tuning, queries []string) {
+func checkAgainstFresh(t *testing.T, ix *Index, dir string, tune bm25.Tuning, queries []string) {
 	t.Helper()
 	fresh := openTest(t, Options{Root: dir})
-	fresh.tune = tune
+	fresh.searcher.Tuning = tune
 	for _, q := range queries {
 		req := Request{Query: q, Episode: "episode-3", Conversation: "conv-1", TopK: 20}
 		got, want := search(t, ix, req), search(t, fresh, req)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runls/retriever/internal/bm25"
 	"testing"
 )
 
@@ -34,8 +35,8 @@ func TestMergeKeepsTheIndex(t *testing.T) {
 		t.Fatalf("%d segments after %d updates: small ones are not merged", n, 3*mergeSmallAt)
 	}
 	for _, s := range ix.segments {
-		if s.ndead != s.deadCountSlow() {
-			t.Fatalf("dead count %d, bits say %d", s.ndead, s.deadCountSlow())
+		if s.DeadCount() != s.deadCountSlow() {
+			t.Fatalf("dead count %d, bits say %d", s.DeadCount(), s.deadCountSlow())
 		}
 	}
 	items := search(t, ix, Request{Query: "apple", Episode: "episode-1", Conversation: "c1", TopK: 100})
@@ -46,47 +47,17 @@ func TestMergeKeepsTheIndex(t *testing.T) {
 
 func (s *segment) deadCountSlow() int {
 	n := 0
-	for d := uint32(0); d < uint32(s.docs()); d++ {
-		if s.isDead(d) {
+	for d := uint32(0); d < uint32(s.Docs()); d++ {
+		if s.Dead(d) {
 			n++
 		}
 	}
 	return n
 }
 
+// mergeSmallAt is how many small segments the engine merges at once.
+const mergeSmallAt = bm25.MergeSmallAt
+
 func removeFile(root, rel string) error {
 	return os.Remove(filepath.Join(root, filepath.FromSlash(rel)))
-}
-
-// TestMergeCandidates: small segments are merged once there are enough, but
-// one that would be most of the merge waits, unless it is mostly dead.
-func TestMergeCandidates(t *testing.T) {
-	seg := func(docs, dead int) *segment {
-		return &segment{hash: make([]uint64, docs), ndead: dead}
-	}
-	tiny := func(n int) []*segment {
-		var ss []*segment
-		for range n {
-			ss = append(ss, seg(10, 0))
-		}
-		return ss
-	}
-	big := seg(60000, 0)
-	for _, tc := range []struct {
-		name string
-		segs []*segment
-		want int // segments merged
-	}{
-		{"too few", tiny(mergeSmallAt - 1), 0},
-		{"enough", tiny(mergeSmallAt), mergeSmallAt},
-		{"large ones are not small", append(tiny(mergeSmallAt-1), seg(smallSegmentDocs, 0)), 0},
-		{"one small but big waits", append(tiny(mergeSmallAt), big), mergeSmallAt},
-		{"and holds back too few others", append(tiny(mergeSmallAt-1), big), 0},
-		{"a mostly dead one goes in", append(tiny(mergeSmallAt-1), seg(60000, 40000)), mergeSmallAt},
-		{"a fair share of it", append(tiny(mergeSmallAt-1), seg(60000, 0), seg(15000, 0)), mergeSmallAt + 1},
-	} {
-		if got := len(mergeCandidates(tc.segs)); got != tc.want {
-			t.Errorf("%s: %d segments merged, want %d", tc.name, got, tc.want)
-		}
-	}
 }

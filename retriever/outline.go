@@ -305,10 +305,7 @@ func cutUnits(s string, n int) string {
 	}
 	units := 0
 	for i, r := range s {
-		u := 1
-		if r >= 0x10000 {
-			u = 2
-		}
+		u := recordformat.RuneUnits(r)
 		if units+u > n-1 {
 			rest := recordformat.UTF16Len([]byte(s[i:]))
 			if units+rest <= n {

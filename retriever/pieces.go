@@ -1,11 +1,14 @@
 package retriever
 
-// This file holds the pieces' own columns in a segment (file runs, lines,
-// offsets, conversations, reading flags) and how they are narrowed.
+// This file holds the pieces' own columns in a segment (lines, offsets,
+// conversations, reading flags, masked text, told-message hashes): how a
+// builder collects them, how they are narrowed, and how a merge moves them.
 
 import (
 	"cmp"
 	"slices"
+
+	"runls/retriever/internal/bm25"
 )
 
 const (
@@ -26,18 +29,33 @@ func flagOfReading(r Reading) uint8 {
 	return 0
 }
 
-// fileRun says that pieces from lo on (up to the next run) are of file.
-type fileRun struct {
-	lo, file uint32
+// pieceColumns are the columns a segment keeps of each piece besides the
+// engine's, never the text: the text is read again from the file for the
+// few pieces a search returns. The columns are narrowed where the values
+// allow (16-bit offsets and conversations, line steps of a byte, with the
+// rare wide value aside), since with postings they are most of the index's
+// memory.
+type pieceColumns struct {
+	// 0-based line: lineBase[d/lineGroup] + lineStep[d], or farLine[d]
+	// where the step does not fit a byte (see lineOf)
+	lineBase []uint32
+	lineStep []uint8
+	farLine  []farLine // by piece, ascending
+	flags    []uint8
+
+	start16 []uint16               // byte offset of the piece in its line, as written in the file
+	blen16  []uint16               // byte length of the piece in the file
+	wide    bm25.Sparse[[2]uint32] // start and length of pieces that do not fit 16 bits
+	conv16  []uint16               // index into convs
+	convs   []uint32               // conversation ids (0: none, plain files and unfielded records)
+	conv32  []uint32               // the ids themselves, in a batch with too many for conv16
+
+	masked   bm25.Sparse[string] // text of pieces whose text differs from the file's (masking)
+	toldHash bm25.Sparse[uint64] // hash of the whole trimmed message of told pieces
 }
 
 // wideMark stands in a 16-bit column for a value kept in wide.
 const wideMark = 0xffff
-
-func (s *segment) fileOf(d uint32) uint32 {
-	i, _ := slices.BinarySearchFunc(s.fileRuns, d+1, func(r fileRun, t uint32) int { return cmp.Compare(r.lo, t) })
-	return s.fileRuns[i-1].file
-}
 
 // lineGroup is how many pieces share a base line. Pieces of a file are in
 // line order and a line has a piece or a few, so a piece's line is a step of
@@ -48,7 +66,7 @@ const lineGroup = 64
 // farMark stands in lineStep for a line kept in farLine.
 const farMark = 0xff
 
-func (s *segment) lineOf(d uint32) uint32 {
+func (s *pieceColumns) lineOf(d uint32) uint32 {
 	if v := s.lineStep[d]; v != farMark {
 		return s.lineBase[d/lineGroup] + uint32(v)
 	}
@@ -63,7 +81,7 @@ type farLine struct{ doc, line uint32 }
 
 // narrowLines lays out the line column: each group's base is its smallest
 // line (groups can span files, whose lines start again at 0).
-func (s *segment) narrowLines(line []uint32) {
+func (s *pieceColumns) narrowLines(line []uint32) {
 	s.lineBase = make([]uint32, (len(line)+lineGroup-1)/lineGroup)
 	s.lineStep = make([]uint8, len(line))
 	for g := range s.lineBase {
@@ -79,21 +97,23 @@ func (s *segment) narrowLines(line []uint32) {
 	}
 }
 
-func (s *segment) startOf(d uint32) uint32 {
+func (s *pieceColumns) startOf(d uint32) uint32 {
 	if v := s.start16[d]; v != wideMark {
 		return uint32(v)
 	}
-	return s.wide[d][0]
+	w, _ := s.wide.Get(d)
+	return w[0]
 }
 
-func (s *segment) blenOf(d uint32) uint32 {
+func (s *pieceColumns) blenOf(d uint32) uint32 {
 	if v := s.blen16[d]; v != wideMark {
 		return uint32(v)
 	}
-	return s.wide[d][1]
+	w, _ := s.wide.Get(d)
+	return w[1]
 }
 
-func (s *segment) convOf(d uint32) uint32 {
+func (s *pieceColumns) convOf(d uint32) uint32 {
 	if s.conv32 != nil {
 		return s.conv32[d]
 	}
@@ -102,49 +122,29 @@ func (s *segment) convOf(d uint32) uint32 {
 
 // rawColumns are the columns of pieces as a builder collects them.
 type rawColumns struct {
-	hash  []uint64
-	file  []uint32
 	line  []uint32
 	start []uint32
 	blen  []uint32
-	dl    []uint16
 	conv  []uint32
 	flags []uint8
 
-	masked   map[uint32]string
-	toldHash map[uint32]uint64
+	masked   bm25.Sparse[string]
+	toldHash bm25.Sparse[uint64]
 }
 
 // narrow lays raw columns out as a segment's.
-func (s *segment) narrow(src *rawColumns) {
-	s.hash, s.flags = slices.Clone(src.hash), slices.Clone(src.flags)
+func (s *pieceColumns) narrow(src *rawColumns) {
+	s.flags = slices.Clone(src.flags)
 	s.narrowLines(src.line)
-	s.dl = make([]uint8, len(src.dl))
-	for d, l := range src.dl {
-		if l >= longMark {
-			if s.longDL == nil {
-				s.longDL = map[uint32]uint16{}
-			}
-			s.longDL[uint32(d)], l = l, longMark
-		}
-		s.dl[d] = uint8(l)
-	}
 	s.masked, s.toldHash = src.masked, src.toldHash
-	n := len(src.hash)
-	for d := 0; d < n; d++ {
-		if d == 0 || src.file[d] != src.file[d-1] {
-			s.fileRuns = append(s.fileRuns, fileRun{lo: uint32(d), file: src.file[d]})
-		}
-	}
-	s.fileRuns = slices.Clip(s.fileRuns)
+	s.masked.Clip()
+	s.toldHash.Clip()
+	n := len(src.flags)
 	s.start16, s.blen16 = make([]uint16, n), make([]uint16, n)
 	for d := 0; d < n; d++ {
 		st, bl := src.start[d], src.blen[d]
 		if st >= wideMark || bl >= wideMark {
-			if s.wide == nil {
-				s.wide = map[uint32][2]uint32{}
-			}
-			s.wide[uint32(d)] = [2]uint32{st, bl}
+			s.wide.Set(uint32(d), [2]uint32{st, bl})
 			s.start16[d], s.blen16[d] = wideMark, wideMark
 			continue
 		}
@@ -179,4 +179,50 @@ type docColumns struct {
 	blen  uint32
 	conv  uint32
 	flags uint8
+}
+
+// add appends one piece's columns.
+func (r *rawColumns) add(d docColumns) {
+	r.line = append(r.line, d.line)
+	r.start = append(r.start, d.start)
+	r.blen = append(r.blen, d.blen)
+	r.conv = append(r.conv, d.conv)
+	r.flags = append(r.flags, d.flags)
+}
+
+// reserve makes room for p more pieces.
+func (r *rawColumns) reserve(p int) {
+	r.line, r.start, r.blen = slices.Grow(r.line, p), slices.Grow(r.start, p), slices.Grow(r.blen, p)
+	r.conv, r.flags = slices.Grow(r.conv, p), slices.Grow(r.flags, p)
+}
+
+// addFrom appends the columns of piece d of s, which becomes piece n.
+func (r *rawColumns) addFrom(s *pieceColumns, d, n uint32) {
+	r.line = append(r.line, s.lineOf(d))
+	r.start = append(r.start, s.startOf(d))
+	r.blen = append(r.blen, s.blenOf(d))
+	r.conv = append(r.conv, s.convOf(d))
+	r.flags = append(r.flags, s.flags[d])
+	if t, ok := s.masked.Get(d); ok {
+		r.masked.Set(n, t)
+	}
+	if h, ok := s.toldHash.Get(d); ok {
+		r.toldHash.Set(n, h)
+	}
+}
+
+// footprint returns the bytes the columns take (capacity of their slices,
+// 16 bytes a wide entry).
+func (s *pieceColumns) footprint() int64 {
+	return int64(cap(s.lineBase)+cap(s.convs)+cap(s.conv32))*4 +
+		int64(cap(s.lineStep)) + int64(cap(s.farLine))*8 +
+		int64(cap(s.start16)+cap(s.blen16)+cap(s.conv16))*2 + int64(cap(s.flags)) +
+		int64(s.wide.Len())*16
+}
+
+// toldHashOf returns the hash of told piece d's whole trimmed message (0
+// for other pieces).
+func (s *pieceColumns) toldHashOf(d uint32) uint64 {
+	h, _ := s.toldHash.Get(d)
+	return h
 }

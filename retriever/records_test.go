@@ -429,7 +429,7 @@ func TestVerdictAgainstSearchRules(t *testing.T) {
 				f := ix.newFilter(req)
 				passes := map[uint32]bool{} // by line
 				each := func(s *segment, d uint32) {
-					if !s.isDead(d) && (req.Agent == "" || req.Agent == agent) && ix.evidence(f, s, d, fs) {
+					if !s.Dead(d) && (req.Agent == "" || req.Agent == agent) && ix.evidence(f, s, d, fs) {
 						passes[s.lineOf(d)] = true
 					}
 				}

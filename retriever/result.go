@@ -29,10 +29,10 @@ func (ix *Index) items(hits []hit, agents []string) Result {
 			continue
 		}
 		raw := lineText[s.startOf(d) : s.startOf(d)+s.blenOf(d)]
-		text, masked := s.masked[d]
+		text, masked := s.masked.Get(d)
 		if !masked {
 			text = recordformat.ValidText(raw)
-			if maphash.String(ix.seed, text) != s.hash[d] {
+			if maphash.String(ix.seed, text) != s.Key(d) {
 				ix.log.Debug("left out a piece whose file changed", zap.String("file", fs.rel))
 				continue
 			}

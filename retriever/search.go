@@ -82,7 +82,7 @@ func (ix *Index) rank(ctx context.Context, text, agent string, k int, f *filter)
 		ix.mu.RUnlock()
 		return Result{}, err
 	}
-	q.k = k
+	q.K = k
 	hits, err := ix.run(ctx, q, f)
 	agents := make([]string, len(hits))
 	for i, h := range hits {

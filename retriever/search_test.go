@@ -304,7 +304,7 @@ func TestBlankAndTermlessPiecesAreNotIndexed(t *testing.T) {
 		"episode-1/a/n.txt": "\n   \n---\nfig\n",
 	})})
 	ix.Refresh(context.Background(), nil)
-	if got := ix.stats[0].docs; got != 1 {
+	if got := ix.stats.Docs(0); got != 1 {
 		t.Fatalf("%d pieces indexed, want 1", got)
 	}
 }

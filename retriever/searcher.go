@@ -1,144 +1,32 @@
 package retriever
 
-// This file holds a query's state and buffers, its statistics over the agents
-// searched, and run and search: the order in which the scoring paths
-// (prefill, champions, MaxScore, exhaustive) are taken over the segments.
+// This file holds the retriever's side of a query: its terms looked up and
+// its agent made a partition, and run, which asks the engine for the best
+// pieces under the request's rules and gives each its file.
 
 import (
-	"cmp"
 	"context"
 	"fmt"
-	"slices"
-	"sync"
-	"sync/atomic"
 
 	"runls/retriever/internal/bm25"
 )
 
-type query struct {
-	norms *bm25.NormTable
-	terms []queryTerm
-	agent int // -1: every agent
-	k     int
-	best  []float64 // scratch for reach, by query term
-	*scratch
-}
-
-// scratch is a query's buffers, kept across segments, and across queries
-// in the index's pool: a query would otherwise allocate some 100 KB, whose
-// collection costs every query.
-type scratch struct {
-	decoded []decodedTerm // exhaustive's
-	// prefill's and single's decoded block
-	blockDocs, blockTFs []uint32
-	cands               []uint32
-	candDLs             []uint16 // the lengths of cands
-	seen                []uint64 // exhaustivePairs' bit per piece, clear between uses
-	cursors             []termCursor
-	work                []segmentWork
-	pf                  prefillScratch
-	pending             []pendingSegment // search's
-	done                []bool
-	rest                []termCursor
-	cum, contrib        []float64 // maxScore's
-}
-
-// getScratch takes buffers from the pool; putScratch gives them back.
-func (sr *searcher) getScratch() *scratch {
-	if s, ok := sr.scratch.Get().(*scratch); ok {
-		return s
-	}
-	return &scratch{}
-}
-
-func (sr *searcher) putScratch(s *scratch) {
-	// The segments the cursors point into may be dropped: let them go.
-	clear(s.cursors[:cap(s.cursors)])
-	clear(s.work[:cap(s.work)])
-	clear(s.pf.others[:cap(s.pf.others)])
-	clear(s.pending[:cap(s.pending)])
-	clear(s.rest[:cap(s.rest)])
-	clear(s.pf.gdense[:cap(s.pf.gdense)])
-	s.cursors, s.work = s.cursors[:0], s.work[:0]
-	sr.scratch.Put(s)
-}
-
-// normsFor returns the length norms at avgdl: the last query's when the
-// average is the same (it changes only as the index does).
-func (sr *searcher) normsFor(avgdl float64) *bm25.NormTable {
-	if c := sr.norms.Load(); c != nil && c.avgdl == avgdl {
-		return c.table
-	}
-	c := &cachedNorms{avgdl: avgdl, table: bm25.NewNormTable(avgdl)}
-	sr.norms.Store(c)
-	return c.table
-}
-
-// cachedNorms is a norm table and the average length it is for.
-type cachedNorms struct {
-	avgdl float64
-	table *bm25.NormTable
-}
-
-// reach is the most a piece can score from the cursors that use allows: the
-// sum, over query terms, of the largest bound of the term's cursors. A split
-// term's lists hold distinct pieces, so a piece gets one of their parts, not
-// both.
-func (q *query) reach(cs []termCursor, use func(i int) bool) float64 {
-	clear(q.best)
-	for i := range cs {
-		if use == nil || use(i) {
-			q.best[cs[i].qi] = max(q.best[cs[i].qi], cs[i].ub)
-		}
-	}
-	return bm25.SumInOrder(q.best)
-}
-
-type queryTerm struct {
-	id  uint32
-	idf float64
-}
-
-// newQuery looks up the terms of text and their statistics over the agents
-// searched (spec §6). The caller holds the read lock.
-func (ix *Index) newQuery(text, agent string) (*query, error) {
+// newQuery looks up the terms of text and the agent searched, whose id is
+// the engine's partition (spec §6: statistics over the agents searched).
+// The caller holds the read lock. An agent the index does not know leaves
+// the query without terms.
+func (ix *Index) newQuery(text, agent string) (bm25.Query, error) {
 	names := bm25.Terms(text)
 	if len(names) > MaxQueryTerms {
-		return nil, &FieldError{"query", fmt.Sprintf("%d terms", len(names)), fmt.Sprintf("at most %d distinct terms", MaxQueryTerms)}
+		return bm25.Query{}, &FieldError{"query", fmt.Sprintf("%d terms", len(names)), fmt.Sprintf("at most %d distinct terms", MaxQueryTerms)}
 	}
-	q := &query{agent: -1}
-	ix.dictMu.RLock()
-	ids := make([]uint32, 0, len(names))
-	for _, n := range names {
-		if id, ok := ix.dict[n]; ok {
-			ids = append(ids, id)
-		}
-	}
-	ix.dictMu.RUnlock()
+	q := bm25.Query{Part: -1, Terms: ix.dict.Lookup(names)}
 	if agent != "" {
 		a, ok := ix.agentIDs[agent]
 		if !ok {
-			return q, nil
+			return bm25.Query{Part: -1}, nil
 		}
-		q.agent = int(a)
-	}
-	var docs int64
-	for a := range ix.stats {
-		if q.agent < 0 || q.agent == a {
-			docs += ix.stats[a].docs
-		}
-	}
-	for _, id := range ids {
-		var df int64
-		for a := range ix.stats {
-			if (q.agent < 0 || q.agent == a) && int(id) < len(ix.stats[a].df) {
-				df += int64(ix.stats[a].df[id])
-			}
-		}
-		if df == 0 {
-			continue
-		}
-		q.terms = append(q.terms, queryTerm{id: id, idf: bm25.IDF(docs, df)})
+		q.Part = int(a)
 	}
 	return q, nil
 }
@@ -146,200 +34,23 @@ func (ix *Index) newQuery(text, agent string) (*query, error) {
 // run scores the query over every segment under the request's rules, keeps
 // the best k pieces with distinct texts, equal scores in location order, and
 // gives each its file. The caller holds the read lock.
-func (ix *Index) run(ctx context.Context, q *query, f *filter) ([]hit, error) {
-	var docs, terms int64
-	for a := range ix.stats {
-		if q.agent < 0 || q.agent == a {
-			docs += ix.stats[a].docs
-			terms += ix.stats[a].terms
-		}
+func (ix *Index) run(ctx context.Context, q bm25.Query, f *filter) ([]hit, error) {
+	found, err := ix.searcher.Search(ctx, ix.postings, &ix.stats, q, &evidenceFilter{ix: ix, f: f, agent: q.Part}, ix.locationBefore)
+	if len(found) == 0 {
+		return nil, err
 	}
-	if len(q.terms) == 0 || docs == 0 {
-		return nil, nil
-	}
-	avgdl := float64(terms) / float64(docs)
-	hits, err := ix.searcher.run(ctx, q, &evidenceFilter{ix: ix, f: f, agent: q.agent}, ix.segments, avgdl, ix.locationBefore)
-	for i := range hits {
-		hits[i].fs = ix.file(hits[i].tag)
+	hits := make([]hit, len(found))
+	for i, h := range found {
+		hits[i] = hit{score: h.Score, seg: ix.segments[h.Seg], doc: h.Doc, tag: h.Group, fs: ix.file(h.Group)}
 	}
 	return hits, err
 }
 
-// searcher runs queries over segments: it holds the thresholds that choose
-// the scoring paths, a pool of query buffers and the last norm table.
-type searcher struct {
-	tune    tuning
-	scratch sync.Pool                   // of *scratch, queries' buffers
-	norms   atomic.Pointer[cachedNorms] // the last query's norm table
-}
-
-// run scores the query over segs, whose average piece length is avgdl: the
-// best k pieces that f accepts, with distinct texts, equal scores in tie's
-// order.
-func (sr *searcher) run(ctx context.Context, q *query, f docFilter, segs []*segment, avgdl float64, tie func(a, b hit) bool) ([]hit, error) {
-	q.norms = sr.normsFor(avgdl)
-	q.best = make([]float64, len(q.terms))
-	q.scratch = sr.getScratch()
-	defer sr.putScratch(q.scratch)
-	// Every segment's cursors first: the size of their postings decides
-	// whether the segments are searched in two halves side by side. They
-	// go into one slice, with room for them all (a term has two lists at
-	// most in a segment), so that each segment's stay where they are.
-	work := q.work[:0]
-	all := slices.Grow(q.cursors[:0], 2*len(q.terms)*len(segs))
-	size := 0
-	for _, s := range segs {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		w := segmentWork{s: s}
-		from := len(all)
-		var buf [2]list
-		scale := bm25.ImpactScale(avgdl, s.refAvgdl)
-		for qi, t := range q.terms {
-			i := s.termIndex(t.id)
-			if i < 0 {
-				continue
-			}
-			// A split term is two cursors with one place in the query: a
-			// piece is in one of its lists only.
-			ls := s.lists(i, &buf)
-			for _, l := range ls {
-				c := termCursor{it: l.it, idf: t.idf, qi: qi, dense: l.dense, maxTF: l.maxTF, scale: scale, dls: l.dls}
-				c.ub = bm25.ScoreBound(t.idf, l.maxImpact, scale)
-				// Not yet at its first piece: most cursors never walk (the
-				// steps below start their own iterators, or leave them out),
-				// and decoding one posting of each list costs a cache miss.
-				all = append(all, c)
-				w.size += len(l.it.p)
-			}
-		}
-		if len(all) > from {
-			w.cursors = all[from:len(all):len(all)]
-			work = append(work, w)
-			size += w.size
-		}
-	}
-	q.work, q.cursors = work, all
-	if size < sr.tune.parallelMin || len(work) < 2 || len(q.terms) < 2 {
-		top := newTopK(q.k, tie)
-		if err := sr.search(ctx, q, f, work, avgdl, top); err != nil {
-			return nil, err
-		}
-		return top.sorted(), nil
-	}
-	// A query of several terms with many postings (one term alone is
-	// walked fast enough, its blocks skipped): two halves of the segments,
-	// as even in size as they come, searched side by side. Each half keeps
-	// its own best k, and prunes with the higher of the two thresholds:
-	// each half's k-th best is a floor for the whole query's k-th best, so
-	// a piece below either cannot enter. The halves' best are merged at the
-	// end.
-	var halves [2][]segmentWork
-	var sizes [2]int
-	for _, w := range work {
-		h := 0
-		if sizes[1] < sizes[0] {
-			h = 1
-		}
-		halves[h], sizes[h] = append(halves[h], w), sizes[h]+w.size
-	}
-	shared := newSharedBound()
-	tops := [2]*topK{newTopK(q.k, tie), newTopK(q.k, tie)}
-	tops[0].shared, tops[1].shared = shared, shared
-	other := q.fork(sr.getScratch())
-	defer sr.putScratch(other.scratch)
-	var otherErr error
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		otherErr = sr.search(ctx, other, f, halves[1], avgdl, tops[1])
-	}()
-	err := sr.search(ctx, q, f, halves[0], avgdl, tops[0])
-	<-done
-	if err = cmp.Or(err, otherErr); err != nil {
-		return nil, err
-	}
-	for _, h := range tops[1].h.hits {
-		tops[0].offer(h)
-	}
-	return tops[0].sorted(), nil
-}
-
-// segmentWork is a segment and its query terms' cursors.
-type segmentWork struct {
-	s       *segment
-	cursors []termCursor
-	size    int // postings bytes
-}
-
-// fork returns a copy of the query for another goroutine: the same terms
-// and tables (read only), scratch buffers of its own (sc).
-func (q *query) fork(sc *scratch) *query {
-	c := &query{norms: q.norms, terms: q.terms, agent: q.agent, k: q.k, scratch: sc}
-	c.best = make([]float64, len(q.terms))
-	return c
-}
-
-// search scores the query over the segments of work into top.
-func (sr *searcher) search(ctx context.Context, q *query, f docFilter, work []segmentWork, avgdl float64, top *topK) error {
-	// First every segment's rarest term, then its next rarest, and so on
-	// while terms are rare, their pieces scored whole: the threshold they set
-	// prunes the frequent terms in every segment, the first ones included.
-	// Then the frequent terms' best blocks, then MaxScore on the rest.
-	segs := q.pending[:0]
-	for _, w := range work {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		if p, ok := sr.startSegment(w.s, w.cursors, avgdl, q, f, top); ok {
-			segs = append(segs, p)
-		}
-	}
-	// Their done flags and the lists left for MaxScore, in two buffers.
-	n := 0
-	for i := range segs {
-		n += len(segs[i].all)
-	}
-	done := slices.Grow(q.done[:0], n)[:n]
-	clear(done)
-	rest := slices.Grow(q.rest[:0], n)[:0]
-	n = 0
-	for i := range segs {
-		segs[i].done = done[n : n+len(segs[i].all) : n+len(segs[i].all)]
-		n += len(segs[i].all)
-	}
-	// The segments whose rarest list can score highest first: the
-	// threshold rises sooner, and prunes more of the rest.
-	slices.SortStableFunc(segs, func(a, b pendingSegment) int { return cmp.Compare(b.all[0].ub, a.all[0].ub) })
-	for round := 0; round < len(q.terms); round++ {
-		for i := range segs {
-			sr.prefillRound(&segs[i], round, avgdl, q, f, top)
-		}
-	}
-	later := segs[:0] // in place: a segment is moved down, never up
-	for _, p := range segs {
-		from := len(rest)
-		for i := range p.all {
-			if !p.done[i] {
-				rest = append(rest, p.all[i])
-			}
-		}
-		if len(rest) > from {
-			p.rest = rest[from:len(rest):len(rest)]
-			later = append(later, p)
-		}
-	}
-	q.pending, q.done, q.rest = segs, done, rest
-	sr.champions(later, avgdl, q, f, top)
-	for _, p := range later {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		for i := range p.rest {
-			p.rest[i].it.next() // a segment's lists hold a posting at least
-		}
-		sr.maxScore(p.s, p.rest, avgdl, q, f, top)
-	}
-	return nil
+// hit is a scored piece, with its segment and file.
+type hit struct {
+	score float64
+	seg   *segment
+	doc   uint32
+	tag   uint32 // the file id
+	fs    *fileState
 }

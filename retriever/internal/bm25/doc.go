@@ -1,13 +1,35 @@
-// Package bm25 is runls's inverted index engine: terms, BM25 scoring and the
-// bounds that pruned top-k search takes from impacts. It knows documents,
-// partitions of the statistics and keys, never files or runs: it imports
+// Package bm25 is runls's inverted index engine: terms, the term dictionary,
+// the builder, immutable segments and their postings, BM25 statistics by
+// partition, merging, and pruned top-k search over a filter. It knows
+// documents, groups, partitions and keys, never files or runs: it imports
 // only the standard library, and no package that reads files (deps_test.go
 // fails the build's tests when one appears).
 //
-// The engine moves here from retriever step by step (issue 16): so far the
-// tokenizer and term table (terms.go) and the scoring arithmetic
-// (params.go); the segments, posting lists and scoring paths described
-// below are still retriever's, and come next.
+// # Documents, groups, partitions and keys
+//
+// A Builder takes one batch of documents: each is tokenized (Count), then
+// added (Add) with a key, a group and a partition, and gets the next
+// document id of the batch; Finish lays the batch out as a Segment, once the
+// owner has made its terms' ids global (Dict.Assign) and counted the batch
+// in the Stats (Stats.Add). A segment is immutable but for its dead bits
+// (Kill, Stats.Retract, Stats.Drop), which its owner writes while no search
+// reads it; Merge writes the live documents of several into one and says
+// where each went, and MergeCandidates says which to merge.
+//
+//   - A key stands for a document's text: of the documents of one key, a
+//     search returns the best only.
+//   - A group is a value the owner gives runs of consecutive documents (in
+//     retriever, the file id): a Filter decides what it can once a group
+//     (Filter.Group), a document at a time only where it cannot
+//     (Filter.Check), and a hit carries its group.
+//   - A partition splits the statistics (in retriever, the agent): a query
+//     over one takes its idf and average length from that partition's
+//     documents only.
+//
+// Search (Searcher.Search) is asked for the best K documents of some terms
+// that a Filter accepts, equal scores in the owner's tie order (TieOrder).
+// The owner names segments by their place in the slice it gives, and so
+// do the hits and the filter.
 //
 // # How a query runs
 //

@@ -33,7 +33,7 @@ func ScoreNorm(idf float64, tf uint32, norm float64) float64 {
 	return idf * t * (K1 + 1) / (t + norm)
 }
 
-// NormTable holds LengthNorm for the short pieces (nearly all), so that
+// NormTable holds LengthNorm for the short documents (nearly all), so that
 // scoring a posting costs one division.
 type NormTable [1024]float64
 
@@ -52,10 +52,10 @@ func (t *NormTable) Of(dl uint16, avgdl float64) float64 {
 	return LengthNorm(uint32(dl), avgdl)
 }
 
-// ScoreBound bounds the term's score in any piece whose impact (at the
+// ScoreBound bounds the term's score in any document whose impact (at the
 // segment's refAvgdl) is at most maxImpact; scale is ImpactScale's. The
-// bound is exact for the piece of largest impact when the index's average
-// piece length is the segment's.
+// bound is exact for the document of largest impact when the index's average
+// document length is the segment's.
 func ScoreBound(idf float64, maxImpact float32, scale float64) float64 {
 	return idf * (K1 + 1) * float64(maxImpact) * scale
 }
@@ -69,8 +69,8 @@ func ImpactScale(avgdl, ref float64) float64 {
 	return max(1, avgdl/ref)
 }
 
-// SumInOrder adds a piece's term scores in query term order: every path that
-// scores a piece adds the same numbers in the same order, so equal pieces get
+// SumInOrder adds a document's term scores in query term order: every path that
+// scores a document adds the same numbers in the same order, so equal documents get
 // equal scores to the last bit whichever path found them.
 func SumInOrder(contrib []float64) float64 {
 	score := 0.0
@@ -81,6 +81,6 @@ func SumInOrder(contrib []float64) float64 {
 }
 
 // PruneSlack keeps pruning safe from rounding: sums of the same terms added
-// in another order may differ in their last bits, and a piece that ties the
+// in another order may differ in their last bits, and a document that ties the
 // threshold can still enter by location order.
 const PruneSlack = 1e-9

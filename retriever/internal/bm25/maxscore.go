@@ -1,4 +1,4 @@
-package retriever
+package bm25
 
 // This file holds MaxScore with block-max bounds, document at a time, and
 // single, one list scored a block at a time.
@@ -6,14 +6,12 @@ package retriever
 import (
 	"cmp"
 	"slices"
-
-	"runls/retriever/internal/bm25"
 )
 
-// maxScore finds the segment's pieces that can enter the top k, document at
+// maxScore finds the segment's documents that can enter the top k, document at
 // a time: terms whose bounds together cannot reach the threshold are not
-// walked, only looked up for pieces the other terms find.
-func (sr *searcher) maxScore(s *segment, cs []termCursor, avgdl float64, q *query, f docFilter, top *topK) {
+// walked, only looked up for documents the other terms find.
+func (sr *Searcher) maxScore(s segRef, cs []termCursor, avgdl float64, q *query, f Filter, top *topK) {
 	switch len(cs) {
 	case 0:
 		return
@@ -26,11 +24,11 @@ func (sr *searcher) maxScore(s *segment, cs []termCursor, avgdl float64, q *quer
 	cum := slices.Grow(q.cum[:0], len(cs))[:len(cs)]
 	q.cum = cum
 	// A score is summed in query term order, whatever order the cursors are
-	// in, so that equal pieces get equal scores to the last bit.
+	// in, so that equal documents get equal scores to the last bit.
 	contrib := slices.Grow(q.contrib[:0], len(q.terms))[:len(q.terms)]
 	q.contrib = contrib
-	// cum[i] bounds what cursors 0..i add to a piece: of a split term's two
-	// lists only the larger bound counts, as a piece is in one of them.
+	// cum[i] bounds what cursors 0..i add to a document: of a split term's two
+	// lists only the larger bound counts, as a document is in one of them.
 	clear(q.best)
 	sum := 0.0
 	for i, c := range cs {
@@ -39,7 +37,7 @@ func (sr *searcher) maxScore(s *segment, cs []termCursor, avgdl float64, q *quer
 		cum[i] = sum
 	}
 	for {
-		theta := top.threshold() * (1 - bm25.PruneSlack)
+		theta := top.threshold() * (1 - PruneSlack)
 		e := 0
 		for e < len(cs) && cum[e] < theta {
 			e++
@@ -53,7 +51,7 @@ func (sr *searcher) maxScore(s *segment, cs []termCursor, avgdl float64, q *quer
 			c := &cs[e]
 			for c.it.valid && c.it.si < len(c.it.skips) {
 				blk := c.it.skips[c.it.si]
-				if bm25.ScoreBound(c.idf, blk.maxImpact, c.scale)+before >= theta {
+				if ScoreBound(c.idf, blk.maxImpact, c.scale)+before >= theta {
 					break
 				}
 				c.it.advance(blk.lastDoc + 1)
@@ -69,19 +67,19 @@ func (sr *searcher) maxScore(s *segment, cs []termCursor, avgdl float64, q *quer
 		if !any {
 			return
 		}
-		if !s.isDead(d) {
+		if !s.Dead(d) {
 			clear(contrib)
 			partial := 0.0
-			dl := uint32(s.dlOf(d))
+			dl := uint32(s.Len(d))
 			for i := e; i < len(cs); i++ {
 				if cs[i].it.valid && cs[i].it.doc == d {
-					v := bm25.Score(cs[i].idf, cs[i].it.tf, dl, avgdl)
+					v := Score(cs[i].idf, cs[i].it.tf, dl, avgdl)
 					contrib[cs[i].qi] = v
 					partial += v
 				}
 			}
-			// Filter only pieces that can still enter, then look the other
-			// terms up while the piece can still reach the threshold.
+			// Filter only documents that can still enter, then look the other
+			// terms up while the document can still reach the threshold.
 			pruned := partial+before < theta
 			var tag uint32
 			if !pruned {
@@ -98,13 +96,13 @@ func (sr *searcher) maxScore(s *segment, cs []termCursor, avgdl float64, q *quer
 					continue // found in the term's other list
 				}
 				if tf := cs[j].lookup(d); tf > 0 {
-					v := bm25.Score(cs[j].idf, tf, dl, avgdl)
+					v := Score(cs[j].idf, tf, dl, avgdl)
 					contrib[cs[j].qi] = v
 					partial += v
 				}
 			}
 			if !pruned {
-				top.offer(hit{score: bm25.SumInOrder(contrib), seg: s, doc: d, tag: tag})
+				top.offer(Hit{Score: SumInOrder(contrib), Seg: s.n, Doc: d, Group: tag, seg: s.Segment})
 			}
 		}
 		for i := e; i < len(cs); i++ {
@@ -117,27 +115,27 @@ func (sr *searcher) maxScore(s *segment, cs []termCursor, avgdl float64, q *quer
 
 // single scores one term's postings in a tight loop, skipping the blocks
 // whose bound cannot reach the threshold.
-func (sr *searcher) single(s *segment, c *termCursor, avgdl float64, q *query, f docFilter, top *topK) {
+func (sr *Searcher) single(s segRef, c *termCursor, avgdl float64, q *query, f Filter, top *topK) {
 	norms := q.norms
 	runs := newDocCursor(f, s)
-	theta := top.threshold() * (1 - bm25.PruneSlack)
+	theta := top.threshold() * (1 - PruneSlack)
 	var dls [skipEvery]uint16
 	for si := range c.blocks() {
 		from, end, prev, ub := c.block(si)
 		if ub < theta {
 			continue
 		}
-		// The block whole, then its pieces' lengths in a loop of
+		// The block whole, then its documents' lengths in a loop of
 		// independent loads (their cache misses overlap), then the scores.
 		q.blockDocs, q.blockTFs = decodeFrom(c.it.p[from:end], prev, q.blockDocs[:0], q.blockTFs[:0])
 		for j, d := range q.blockDocs {
 			dls[j] = s.lengthAt(c.dls, si*skipEvery+j, d)
 		}
 		for j, d := range q.blockDocs {
-			if score := bm25.ScoreNorm(c.idf, q.blockTFs[j], norms.Of(dls[j], avgdl)); score >= theta {
+			if score := ScoreNorm(c.idf, q.blockTFs[j], norms.Of(dls[j], avgdl)); score >= theta {
 				if ok, tag := runs.at(d); ok {
-					top.offer(hit{score: score, seg: s, doc: d, tag: tag})
-					theta = top.threshold() * (1 - bm25.PruneSlack)
+					top.offer(Hit{Score: score, Seg: s.n, Doc: d, Group: tag, seg: s.Segment})
+					theta = top.threshold() * (1 - PruneSlack)
 				}
 			}
 		}

@@ -1,22 +1,20 @@
-package retriever
+package bm25
 
 // This file holds the exhaustive paths: every posting of rare terms merged
-// and scored, or, when a piece needs two of the terms, only the pieces that
+// and scored, or, when a document needs two of the terms, only the documents that
 // two lists hold.
 
 import (
 	"cmp"
 	"slices"
-
-	"runls/retriever/internal/bm25"
 )
 
 // exhaustive scores every posting of the query's terms: each term's lists
-// are decoded into one array in piece order, then the arrays are merged, so
-// that each piece is scored once, its length read in order, and the evidence
-// rules follow the runs of files. A piece's score is summed in query term
+// are decoded into one array in document order, then the arrays are merged, so
+// that each document is scored once, its length read in order, and the filter
+// follows the group runs. A document's score is summed in query term
 // order, as on the other paths, to the last bit.
-func (sr *searcher) exhaustive(s *segment, cs []termCursor, avgdl float64, q *query, f docFilter, top *topK) {
+func (sr *Searcher) exhaustive(s segRef, cs []termCursor, avgdl float64, q *query, f Filter, top *topK) {
 	slices.SortFunc(cs, func(a, b termCursor) int { return cmp.Compare(a.qi, b.qi) })
 	distinct := 1
 	for i := 1; i < len(cs); i++ {
@@ -32,7 +30,7 @@ func (sr *searcher) exhaustive(s *segment, cs []termCursor, avgdl float64, q *qu
 		sr.maxScore(s, cs, avgdl, q, f, top)
 		return
 	}
-	theta := top.threshold() * (1 - bm25.PruneSlack)
+	theta := top.threshold() * (1 - PruneSlack)
 	if pairsOnly(cs, distinct, theta) {
 		sr.exhaustivePairs(s, cs, avgdl, q, f, top)
 		return
@@ -56,7 +54,7 @@ func (sr *searcher) exhaustive(s *segment, cs []termCursor, avgdl float64, q *qu
 	runs := newDocCursor(f, s)
 	// The merge's state in arrays of its own, which the compiler keeps on
 	// the stack, not behind the terms' slices. Each array ends in a sentinel
-	// past every piece, so the merge needs no bounds but the sentinel's.
+	// past every document, so the merge needs no bounds but the sentinel's.
 	const end = ^uint32(0)
 	m := len(terms)
 	var (
@@ -77,7 +75,7 @@ func (sr *searcher) exhaustive(s *segment, cs []termCursor, avgdl float64, q *qu
 		if d == end {
 			return
 		}
-		// The piece's terms' bounds first: most pieces have too few of the
+		// The document's terms' bounds first: most documents have too few of the
 		// terms to reach the threshold, and are left without reading their
 		// length.
 		bound, has := 0.0, uint(0)
@@ -88,17 +86,17 @@ func (sr *searcher) exhaustive(s *segment, cs []termCursor, avgdl float64, q *qu
 			}
 		}
 		if bound >= theta {
-			norm := norms.Of(s.dlOf(d), avgdl)
+			norm := norms.Of(s.Len(d), avgdl)
 			score := 0.0
 			for i := range m {
 				if has&(1<<i) != 0 {
-					score += bm25.ScoreNorm(idf[i], tfs[i][at[i]], norm)
+					score += ScoreNorm(idf[i], tfs[i][at[i]], norm)
 				}
 			}
 			if score >= theta {
 				if ok, tag := runs.at(d); ok {
-					top.offer(hit{score: score, seg: s, doc: d, tag: tag})
-					theta = top.threshold() * (1 - bm25.PruneSlack)
+					top.offer(Hit{Score: score, Seg: s.n, Doc: d, Group: tag, seg: s.Segment})
+					theta = top.threshold() * (1 - PruneSlack)
 				}
 			}
 		}
@@ -111,7 +109,7 @@ func (sr *searcher) exhaustive(s *segment, cs []termCursor, avgdl float64, q *qu
 	}
 }
 
-// pairsOnly reports whether no term alone can reach theta, so that a piece
+// pairsOnly reports whether no term alone can reach theta, so that a document
 // must hold two of the terms at least, and there are few enough terms for
 // exhaustivePairs (cs in query term order, distinct terms).
 func pairsOnly(cs []termCursor, distinct int, theta float64) bool {
@@ -129,14 +127,14 @@ func pairsOnly(cs []termCursor, distinct int, theta float64) bool {
 // maxPairTerms is the most terms exhaustivePairs takes.
 const maxPairTerms = 4
 
-// exhaustivePairs is exhaustive when a piece needs two of the terms. Each
+// exhaustivePairs is exhaustive when a document needs two of the terms. Each
 // list is decoded on its own (a split term's two are not merged), and a bit
-// per piece finds the pieces that a second list holds too: a test and a set
+// per document finds the documents that a second list holds too: a test and a set
 // per posting, each independent of the last, where intersecting sorted
-// arrays waits on every comparison. Only those pieces are scored. A piece
+// arrays waits on every comparison. Only those documents are scored. A document
 // is in one list of its own term at most, so a second sighting is another
 // term's.
-func (sr *searcher) exhaustivePairs(s *segment, cs []termCursor, avgdl float64, q *query, f docFilter, top *topK) {
+func (sr *Searcher) exhaustivePairs(s segRef, cs []termCursor, avgdl float64, q *query, f Filter, top *topK) {
 	lists := q.decoded[:0]
 	for i := range cs {
 		var t decodedTerm
@@ -153,7 +151,7 @@ func (sr *searcher) exhaustivePairs(s *segment, cs []termCursor, avgdl float64, 
 		lists[i].docs, lists[i].tfs = append(lists[i].docs, ^uint32(0)), append(lists[i].tfs, 0)
 		total += len(lists[i].docs) - 1
 	}
-	words := (s.docs() + 63) / 64
+	words := (s.Docs() + 63) / 64
 	if cap(q.seen) < words {
 		q.seen = make([]uint64, words)
 	}
@@ -177,11 +175,11 @@ func (sr *searcher) exhaustivePairs(s *segment, cs []termCursor, avgdl float64, 
 	// The candidates' lengths first, in a loop of independent loads.
 	dls := slices.Grow(q.candDLs[:0], len(cands))[:len(cands)]
 	for j, d := range cands {
-		dls[j] = s.dlOf(d)
+		dls[j] = s.Len(d)
 	}
 	q.candDLs = dls
 	runs := newDocCursor(f, s)
-	theta := top.threshold() * (1 - bm25.PruneSlack)
+	theta := top.threshold() * (1 - PruneSlack)
 	for j, d := range cands {
 		norm := q.norms.Of(dls[j], avgdl)
 		score := 0.0
@@ -189,15 +187,15 @@ func (sr *searcher) exhaustivePairs(s *segment, cs []termCursor, avgdl float64, 
 			// The candidates are few and ascending: search ahead, do not
 			// walk. Lists are in query term order, a term's found in one.
 			if tf := lists[i].tfOf(d); tf > 0 {
-				score += bm25.ScoreNorm(lists[i].idf, tf, norm)
+				score += ScoreNorm(lists[i].idf, tf, norm)
 			}
 		}
 		if score < theta {
 			continue
 		}
 		if ok, tag := runs.at(d); ok {
-			top.offer(hit{score: score, seg: s, doc: d, tag: tag})
-			theta = top.threshold() * (1 - bm25.PruneSlack)
+			top.offer(Hit{Score: score, Seg: s.n, Doc: d, Group: tag, seg: s.Segment})
+			theta = top.threshold() * (1 - PruneSlack)
 		}
 	}
 }
@@ -215,7 +213,7 @@ func b2i(b bool) int {
 // goes through MaxScore, which gives the same answers.
 const maxMerge = 8
 
-// decodedTerm is one query term's postings in a segment, decoded, in piece
+// decodedTerm is one query term's postings in a segment, decoded, in document
 // order and ending in a sentinel doc; its buffers are kept by the query for
 // the next segment.
 type decodedTerm struct {
@@ -240,11 +238,11 @@ func (t *decodedTerm) decode(ls []termCursor) {
 	t.docs, t.tfs = append(t.docs, ^uint32(0)), append(t.tfs, 0)
 }
 
-// tfOf returns the term's tf in piece d (0: not in it), for pieces asked in
-// increasing order: searched ahead by steps that double (the next piece
+// tfOf returns the term's tf in document d (0: not in it), for documents asked in
+// increasing order: searched ahead by steps that double (the next document
 // asked is most often a few places on), then halved.
 func (t *decodedTerm) tfOf(d uint32) uint32 {
-	docs := t.docs[t.at:] // ends in a sentinel past every piece
+	docs := t.docs[t.at:] // ends in a sentinel past every document
 	hi := 1
 	for hi < len(docs) && docs[hi-1] < d {
 		hi *= 2
@@ -257,7 +255,7 @@ func (t *decodedTerm) tfOf(d uint32) uint32 {
 	return 0
 }
 
-// mergeAt merges the two runs in piece order that the term's arrays hold,
+// mergeAt merges the two runs in document order that the term's arrays hold,
 // split at mid.
 func (t *decodedTerm) mergeAt(mid int) {
 	n := len(t.docs)

@@ -1,6 +1,6 @@
-package retriever
+package bm25
 
-// This file holds the top-k heap: the best k hits with distinct texts, and
+// This file holds the top-k heap: the best k hits with distinct keys, and
 // the threshold shared by the halves of a query searched side by side.
 
 import (
@@ -10,31 +10,36 @@ import (
 	"sync/atomic"
 )
 
-// hit is a scored piece. The scoring paths give score, seg, doc and the tag
-// the docFilter gave the piece (its file id); fs is the piece's file, set by
-// Index.run for the hits it returns.
-type hit struct {
-	score float64
-	seg   *segment
-	doc   uint32
-	tag   uint32
-	fs    *fileState
+// A Hit is a scored document: segment Seg's (its place in the slice given
+// to Search) document Doc, of group Group.
+type Hit struct {
+	Score float64
+	Seg   int
+	Doc   uint32
+	Group uint32
+	seg   *Segment // segs[Seg], whose key topK reads
 }
 
+// A TieOrder orders hits of equal score: a before b. Search asks it only
+// for equal scores; it takes hits by value, so that asking it moves no hit
+// to the heap.
+type TieOrder func(a, b Hit) bool
+
 // better orders hits: higher score first, then tie.
-func better(a, b *hit, tie func(a, b hit) bool) bool {
-	if a.score != b.score {
-		return a.score > b.score
+func better(a, b *Hit, tie TieOrder) bool {
+	if a.Score != b.Score {
+		return a.Score > b.Score
 	}
 	return tie(*a, *b)
 }
 
-// topK keeps the best k hits with distinct texts (spec §3 "given once").
+// topK keeps the best k hits with distinct keys: of the documents of one
+// key, the best only.
 type topK struct {
 	k     int
-	tie   func(a, b hit) bool // orders hits of equal score
+	tie   TieOrder // orders hits of equal score
 	h     hitHeap
-	where map[uint64]int // text hash -> position in h
+	where map[uint64]int // key -> position in h
 	// shared, when set, is the threshold of all the halves of a query
 	// searched side by side (see run)
 	shared *sharedBound
@@ -61,17 +66,17 @@ func (b *sharedBound) raise(v float64) {
 	}
 }
 
-func newTopK(k int, tie func(a, b hit) bool) *topK {
+func newTopK(k int, tie TieOrder) *topK {
 	t := &topK{k: k, tie: tie, where: map[uint64]int{}}
 	t.h.where, t.h.tie = t.where, tie
 	return t
 }
 
-func (t *topK) offer(c hit) {
-	if len(t.h.hits) == t.k && c.score < t.h.hits[0].score {
-		return // below every kept piece, its own text's included
+func (t *topK) offer(c Hit) {
+	if len(t.h.hits) == t.k && c.Score < t.h.hits[0].Score {
+		return // below every kept document, its own key's included
 	}
-	hash := c.seg.hash[c.doc]
+	hash := c.seg.key[c.Doc]
 	if i, ok := t.where[hash]; ok {
 		if better(&c, &t.h.hits[i], t.tie) {
 			t.h.hits[i] = c
@@ -86,7 +91,7 @@ func (t *topK) offer(c hit) {
 		return
 	}
 	if better(&c, &t.h.hits[0], t.tie) {
-		delete(t.where, t.h.hits[0].seg.hash[t.h.hits[0].doc])
+		delete(t.where, t.h.hits[0].seg.key[t.h.hits[0].Doc])
 		t.h.hits[0] = c
 		t.where[hash] = 0
 		heap.Fix(&t.h, 0)
@@ -97,16 +102,16 @@ func (t *topK) offer(c hit) {
 // publish raises the shared threshold to this half's, when it has k.
 func (t *topK) publish() {
 	if t.shared != nil && len(t.h.hits) == t.k {
-		t.shared.raise(t.h.hits[0].score)
+		t.shared.raise(t.h.hits[0].Score)
 	}
 }
 
-// threshold is the score a piece must reach to enter: the worst kept when
+// threshold is the score a document must reach to enter: the worst kept when
 // there are k, else -1; or the shared threshold, when higher.
 func (t *topK) threshold() float64 {
 	own := -1.0
 	if len(t.h.hits) == t.k {
-		own = t.h.hits[0].score
+		own = t.h.hits[0].Score
 	}
 	if t.shared != nil {
 		return max(own, t.shared.load())
@@ -114,9 +119,11 @@ func (t *topK) threshold() float64 {
 	return own
 }
 
-func (t *topK) sorted() []hit {
-	out := slices.Clone(t.h.hits)
-	slices.SortFunc(out, func(a, b hit) int {
+// sorted returns the hits best first, sorted in place: the heap is done
+// with.
+func (t *topK) sorted() []Hit {
+	out := t.h.hits
+	slices.SortFunc(out, func(a, b Hit) int {
 		if better(&a, &b, t.tie) {
 			return -1
 		}
@@ -127,26 +134,26 @@ func (t *topK) sorted() []hit {
 
 // hitHeap is a min-heap by rank (the worst hit on top), keeping where up to date.
 type hitHeap struct {
-	hits  []hit
+	hits  []Hit
 	where map[uint64]int
-	tie   func(a, b hit) bool
+	tie   TieOrder
 }
 
 func (h *hitHeap) Len() int           { return len(h.hits) }
 func (h *hitHeap) Less(i, j int) bool { return better(&h.hits[j], &h.hits[i], h.tie) }
 func (h *hitHeap) Swap(i, j int) {
 	h.hits[i], h.hits[j] = h.hits[j], h.hits[i]
-	h.where[h.hits[i].seg.hash[h.hits[i].doc]] = i
-	h.where[h.hits[j].seg.hash[h.hits[j].doc]] = j
+	h.where[h.hits[i].seg.key[h.hits[i].Doc]] = i
+	h.where[h.hits[j].seg.key[h.hits[j].Doc]] = j
 }
 func (h *hitHeap) Push(x any) {
-	c := x.(hit)
-	h.where[c.seg.hash[c.doc]] = len(h.hits)
+	c := x.(Hit)
+	h.where[c.seg.key[c.Doc]] = len(h.hits)
 	h.hits = append(h.hits, c)
 }
 func (h *hitHeap) Pop() any {
 	c := h.hits[len(h.hits)-1]
 	h.hits = h.hits[:len(h.hits)-1]
-	delete(h.where, c.seg.hash[c.doc])
+	delete(h.where, c.seg.key[c.Doc])
 	return c
 }

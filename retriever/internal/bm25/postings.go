@@ -1,4 +1,4 @@
-package retriever
+package bm25
 
 // This file holds the posting-list codec: the iterator with its skips, the
 // encoder, and the tight decoding loops.
@@ -24,7 +24,7 @@ type postingIter struct {
 // skipEntry marks the end of a block of postings: its last doc and the byte
 // offset after it, so that advance can jump over blocks without decoding them,
 // and the block's largest tf and largest impact, which bound the score of
-// any of its pieces (block-max; see bm25.ScoreBound).
+// any of its documents (block-max; see ScoreBound).
 type skipEntry struct {
 	lastDoc   uint32
 	end       uint32
@@ -136,7 +136,7 @@ func (it *postingIter) advance(target uint32) bool {
 	return false
 }
 
-// appendPosting encodes a posting: the delta from the last piece, shifted
+// appendPosting encodes a posting: the delta from the last document, shifted
 // left, its low bit set when tf is 1 (nearly always); else the tf follows.
 func appendPosting(post []byte, delta uint64, tf uint32) []byte {
 	if tf == 1 {

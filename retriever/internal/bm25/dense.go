@@ -1,4 +1,4 @@
-package retriever
+package bm25
 
 // This file holds the bit sets of the most frequent terms of a segment.
 
@@ -7,25 +7,25 @@ import (
 	"slices"
 )
 
-// A term in at least 1/denseFraction of a segment's pieces also gets a bit
-// set over the pieces, so that looking it up in a piece (for a rare term's
-// pieces) costs a bit test, not the decoding of a block. For such a term
+// A term in at least 1/denseFraction of a segment's documents also gets a bit
+// set over the documents, so that looking it up in a document (for a rare term's
+// documents) costs a bit test, not the decoding of a block. For such a term
 // the set costs at most about twice its postings, and few terms are that
 // frequent (some 16 a segment in generated runs).
 const denseFraction = 16
 
-// denseTerm is a term's pieces as bits, with its tf where it is not 1.
+// denseTerm is a term's documents as bits, with its tf where it is not 1.
 type denseTerm struct {
 	bits []uint64
-	// The pieces with tf > 1, by window of denseWindow pieces: window w's
+	// The documents with tf > 1, by window of denseWindow documents: window w's
 	// are tfLow[tfAt[w]:tfAt[w+1]], each as its place in the window, so that
 	// a lookup searches a few dozen bytes, and an entry takes three bytes.
 	tfAt  []uint32
 	tfLow []uint16
-	tfs   []uint8           // the tf, or bigTFMark
-	bigTF map[uint32]uint16 // tfs of bigTFMark and more, by piece
+	tfs   []uint8        // the tf, or bigTFMark
+	bigTF Sparse[uint16] // tfs of bigTFMark and more, by document
 	// winMax is the largest tf of each window (0: none has the term;
-	// bigTFMark: that or more), which bounds the term's score in its pieces
+	// bigTFMark: that or more), which bounds the term's score in its documents
 	// far tighter than its largest tf over the segment.
 	winMax []uint8
 }
@@ -36,10 +36,10 @@ const (
 )
 
 // newDenseTerm sets the bits of a term's entries (packed log words, in
-// piece order).
-func newDenseTerm(entries []uint64, docs int) *denseTerm {
+// document order).
+func newDenseTerm(entries []uint64, docs int) denseTerm {
 	windows := (docs + denseWindow - 1) / denseWindow
-	t := &denseTerm{bits: make([]uint64, (docs+63)/64), tfAt: make([]uint32, windows+1), winMax: make([]uint8, windows)}
+	t := denseTerm{bits: make([]uint64, (docs+63)/64), tfAt: make([]uint32, windows+1), winMax: make([]uint8, windows)}
 	for _, e := range entries {
 		doc := uint32(e>>logTFBits) & maxBuilderDocs
 		tf := uint32(e & (1<<logTFBits - 1))
@@ -50,10 +50,7 @@ func newDenseTerm(entries []uint64, docs int) *denseTerm {
 			t.tfAt[doc/denseWindow+1]++
 			t.tfLow = append(t.tfLow, uint16(doc%denseWindow))
 			if tf >= bigTFMark {
-				if t.bigTF == nil {
-					t.bigTF = map[uint32]uint16{}
-				}
-				t.bigTF[doc] = uint16(tf)
+				t.bigTF.Set(doc, uint16(tf))
 				tf = bigTFMark
 			}
 			t.tfs = append(t.tfs, uint8(tf))
@@ -65,10 +62,10 @@ func newDenseTerm(entries []uint64, docs int) *denseTerm {
 	return t
 }
 
-// has reports whether piece d has the term.
+// has reports whether document d has the term.
 func (t *denseTerm) has(d uint32) bool { return t.bits[d>>6]&(1<<(d&63)) != 0 }
 
-// windowMaxTF bounds the term's tf in piece d: the largest of its window.
+// windowMaxTF bounds the term's tf in document d: the largest of its window.
 func (t *denseTerm) windowMaxTF(d uint32) uint16 {
 	if m := t.winMax[d/denseWindow]; m != bigTFMark {
 		return uint16(m)
@@ -76,7 +73,7 @@ func (t *denseTerm) windowMaxTF(d uint32) uint16 {
 	return math.MaxUint16
 }
 
-// tf returns the term's tf in piece d, 0 when the piece lacks it.
+// tf returns the term's tf in document d, 0 when the document lacks it.
 func (t *denseTerm) tf(d uint32) uint32 {
 	if t.bits[d>>6]&(1<<(d&63)) == 0 {
 		return 0
@@ -90,5 +87,6 @@ func (t *denseTerm) tf(d uint32) uint32 {
 	if tf := t.tfs[int(lo)+i]; tf != bigTFMark {
 		return uint32(tf)
 	}
-	return uint32(t.bigTF[d])
+	tf, _ := t.bigTF.Get(d)
+	return uint32(tf)
 }

@@ -1,4 +1,4 @@
-package retriever
+package bm25
 
 import (
 	"math"
@@ -6,50 +6,21 @@ import (
 	"testing"
 )
 
-// TestNarrowLines checks the line column against the lines it was given,
-// across groups that span files (lines start again at 0), lines far apart
-// in one group, and a last group that is not full.
-func TestNarrowLines(t *testing.T) {
-	var lines []uint32
-	for l := range uint32(100) { // file A: 100 lines
-		lines = append(lines, l)
-	}
-	for l := range uint32(40) { // file B, far down in its file
-		lines = append(lines, 70000+l*3)
-	}
-	for l := range uint32(30) { // file C from 0: in the same group as B
-		lines = append(lines, l)
-	}
-	lines = append(lines, 255, 256, 511, 1<<31, 7) // steps around a byte's reach
-	var s segment
-	s.narrowLines(lines)
-	for d, want := range lines {
-		if got := s.lineOf(uint32(d)); got != want {
-			t.Fatalf("piece %d: line %d, want %d", d, got, want)
-		}
-	}
-	if len(s.farLine) == 0 {
-		t.Fatal("no far lines: the test means some")
-	}
-}
-
-// TestLongPieceLength checks that a piece of more terms than a byte counts
-// keeps its length (scores use it) while short ones take a byte.
-func TestLongPieceLength(t *testing.T) {
+// TestLongDocLength checks that a document of more terms than a byte
+// counts keeps its length (scores use it) while short ones take a byte.
+func TestLongDocLength(t *testing.T) {
 	var words []string
 	for i := range 400 {
 		words = append(words, "w"+strings.Repeat("x", i%7)+string(rune('a'+i%26)))
 	}
 	long := strings.Join(words, " ")[:1990]
-	dir := writeRun(t, map[string]string{"episode-1/alice/notes.md": long + "\nshort line here\n"})
-	ix := openTest(t, Options{Root: dir})
-	search(t, ix, Request{Query: "short"})
-	s := ix.segments[0]
-	if got, want := s.dlOf(0), uint16(len(strings.Fields(long))); got != want || want < longMark {
-		t.Fatalf("long piece: %d terms, want %d (over %d)", got, want, longMark)
+	ti := newTestIndex()
+	s := ti.add(DefaultLayerMin, testDoc{text: long}, testDoc{text: "short line here"})
+	if got, want := s.Len(0), uint16(len(strings.Fields(long))); got != want || want < longMark {
+		t.Fatalf("long document: %d terms, want %d (over %d)", got, want, longMark)
 	}
-	if got := s.dlOf(1); got != 3 {
-		t.Fatalf("short piece: %d terms, want 3", got)
+	if got := s.Len(1); got != 3 {
+		t.Fatalf("short document: %d terms, want 3", got)
 	}
 }
 
@@ -103,7 +74,7 @@ func TestDenseTermTF(t *testing.T) {
 // (sampled, between samples, past the last one), and an absent one is not.
 func TestTermIndex(t *testing.T) {
 	for _, n := range []int{0, 1, 63, 64, 65, 200} {
-		s := &segment{}
+		s := &Segment{}
 		for i := range n {
 			s.terms = append(s.terms, uint32(2*i+1)) // odd ids only
 		}
@@ -116,6 +87,41 @@ func TestTermIndex(t *testing.T) {
 			if got := s.termIndex(id); got != want {
 				t.Fatalf("%d terms: termIndex(%d) = %d, want %d", n, id, got, want)
 			}
+		}
+	}
+}
+
+// TestBuilderFull: a full batch refuses documents, leaves none of their
+// terms pending, and lays out the documents it took.
+func TestBuilderFull(t *testing.T) {
+	b := NewBuilder(DefaultLayerMin)
+	b.SetMaxDocs(2)
+	for i, text := range []string{"apple one", "apple two", "apple three", "pear"} {
+		b.Count([]byte(text))
+		_, ok := b.Add(uint64(i+1), 0, 0)
+		if want := i < 2; ok != want || b.Full() != (i >= 1) {
+			t.Fatalf("doc %d: added %v, full %v; want added %v", i, ok, b.Full(), want)
+		}
+	}
+	if b.Docs() != 2 || b.Refused() != 2 || len(b.PendingTerms()) != 0 {
+		t.Fatalf("%d docs, %d refused, %d terms pending; want 2, 2, 0", b.Docs(), b.Refused(), len(b.PendingTerms()))
+	}
+	dict, st := NewDict(), &Stats{}
+	global := dict.Assign(b.Terms())
+	s := b.Finish(global)
+	st.Add(b, global)
+	apple := dict.Lookup([]string{"apple"})
+	var n int
+	s.EachPosting(apple[0], func(_, tf uint32) { n += int(tf) })
+	if s.Docs() != 2 || n != 2 || st.Docs(-1) != 2 {
+		t.Fatalf("segment of %d docs, %d postings of apple, stats %d docs; want 2, 2, 2", s.Docs(), n, st.Docs(-1))
+	}
+	// The next batch starts empty, with the same limit.
+	nb := b.Next()
+	for i := range 3 {
+		nb.Count([]byte("kiwi"))
+		if _, ok := nb.Add(uint64(i), 0, 0); ok != (i < 2) {
+			t.Fatalf("next batch, doc %d: added %v", i, ok)
 		}
 	}
 }

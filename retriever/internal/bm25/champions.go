@@ -1,19 +1,17 @@
-package retriever
+package bm25
 
 // This file holds the champion blocks: each frequent term's best blocks,
 // scored whole before MaxScore, and scoreWhole.
-
-import "runls/retriever/internal/bm25"
 
 // championBlocks is how many of a frequent term's best blocks (by their
 // score bound, over all segments) are scored whole before MaxScore.
 const championBlocks = 2
 
-// champions scores, in full, the pieces of each frequent term's best blocks:
-// they hold its best pieces, so the threshold is near its final value
+// champions scores, in full, the documents of each frequent term's best blocks:
+// they hold its best documents, so the threshold is near its final value
 // before MaxScore walks anything, and MaxScore skips the blocks (and terms)
-// that cannot reach it. Pieces are offered again later; that changes nothing.
-func (sr *searcher) champions(later []pendingSegment, avgdl float64, q *query, f docFilter, top *topK) {
+// that cannot reach it. Documents are offered again later; that changes nothing.
+func (sr *Searcher) champions(later []pendingSegment, avgdl float64, q *query, f Filter, top *topK) {
 	type block struct {
 		bound float64
 		p, c  int // segment in later, cursor in rest
@@ -40,9 +38,9 @@ func (sr *searcher) champions(later []pendingSegment, avgdl float64, q *query, f
 				best[k], best[k-1] = best[k-1], best[k]
 			}
 		}
-		theta := top.threshold() * (1 - bm25.PruneSlack)
+		theta := top.threshold() * (1 - PruneSlack)
 		for p, ps := range later {
-			if q.reach(ps.rest, nil) < theta { // no piece of the segment can enter
+			if q.reach(ps.rest, nil) < theta { // no document of the segment can enter
 				continue
 			}
 			for c := range ps.rest {
@@ -54,14 +52,14 @@ func (sr *searcher) champions(later []pendingSegment, avgdl float64, q *query, f
 					keep(block{cur.ub, p, c, -1})
 				}
 				for b, e := range cur.it.skips {
-					if bound := bm25.ScoreBound(cur.idf, e.maxImpact, cur.scale); n < championBlocks || bound > best[n-1].bound {
+					if bound := ScoreBound(cur.idf, e.maxImpact, cur.scale); n < championBlocks || bound > best[n-1].bound {
 						keep(block{bound, p, c, b})
 					}
 				}
 			}
 		}
 		for _, bl := range best[:n] {
-			if bl.bound < top.threshold()*(1-bm25.PruneSlack) {
+			if bl.bound < top.threshold()*(1-PruneSlack) {
 				break
 			}
 			ps := later[bl.p]
@@ -76,7 +74,7 @@ func (sr *searcher) champions(later []pendingSegment, avgdl float64, q *query, f
 				}
 				end = int(it.skips[bl.b].end)
 			}
-			// The block's pieces come in increasing order: one fresh
+			// The block's documents come in increasing order: one fresh
 			// iterator per other list looks them all up.
 			others = others[:0]
 			for _, c := range ps.all {
@@ -94,25 +92,25 @@ func (sr *searcher) champions(later []pendingSegment, avgdl float64, q *query, f
 	}
 }
 
-// scoreWhole scores piece d, of length dl, found with tf in the list of c, with every
+// scoreWhole scores document d, of length dl, found with tf in the list of c, with every
 // other query term of its segment (looked up in others, which are asked
-// for pieces in increasing order) and offers it.
-func (sr *searcher) scoreWhole(s *segment, c *termCursor, tf uint32, dl uint16, others []termCursor, d uint32, avgdl float64, q *query, f docFilter, top *topK, contrib []float64) {
-	ok, tag := f.accept(s, d)
+// for documents in increasing order) and offers it.
+func (sr *Searcher) scoreWhole(s segRef, c *termCursor, tf uint32, dl uint16, others []termCursor, d uint32, avgdl float64, q *query, f Filter, top *topK, contrib []float64) {
+	ok, tag := accept(f, s, d)
 	if !ok {
 		return
 	}
 	clear(contrib)
 	norm := q.norms.Of(dl, avgdl)
-	contrib[c.qi] = bm25.ScoreNorm(c.idf, tf, norm)
+	contrib[c.qi] = ScoreNorm(c.idf, tf, norm)
 	for i := range others {
 		o := &others[i]
 		if contrib[o.qi] != 0 {
 			continue // found in the term's other list
 		}
 		if tf := o.lookup(d); tf > 0 {
-			contrib[o.qi] = bm25.ScoreNorm(o.idf, tf, norm)
+			contrib[o.qi] = ScoreNorm(o.idf, tf, norm)
 		}
 	}
-	top.offer(hit{score: bm25.SumInOrder(contrib), seg: s, doc: d, tag: tag})
+	top.offer(Hit{Score: SumInOrder(contrib), Seg: s.n, Doc: d, Group: tag, seg: s.Segment})
 }

@@ -1,8 +1,6 @@
-package retriever
+package bm25
 
 // This file holds a query term's cursor over one posting list of a segment.
-
-import "runls/retriever/internal/bm25"
 
 // list is one posting list of a segment's term: the whole term's, or one of
 // its layers (0 high, 1 low).
@@ -11,7 +9,7 @@ type list struct {
 	maxTF     uint16
 	maxImpact float32
 	// dense is the whole term's bit set, not the list's: a lookup in it
-	// finds the piece in whichever list holds it (callers look a term up
+	// finds the document in whichever list holds it (callers look a term up
 	// once, whichever of its lists they ask)
 	dense *denseTerm
 	dls   []uint8 // a high list's lengths (see layers)
@@ -21,14 +19,14 @@ type list struct {
 type termCursor struct {
 	it  postingIter
 	idf float64
-	ub  float64 // the most this term can add to a piece's score
+	ub  float64 // the most this term can add to a document's score
 	qi  int     // the term's place in the query
-	// maxTF is the term's largest tf in the segment: with a piece's length
-	// it bounds the term's score in that piece
+	// maxTF is the term's largest tf in the segment: with a document's length
+	// it bounds the term's score in that document
 	maxTF uint16
-	// dense, for a frequent term, looks it up in a piece without decoding
+	// dense, for a frequent term, looks it up in a document without decoding
 	dense *denseTerm
-	scale float64 // bm25.ImpactScale of the segment
+	scale float64 // ImpactScale of the segment
 	dls   []uint8 // a high list's lengths (see layers)
 }
 
@@ -36,13 +34,13 @@ type termCursor struct {
 // when it has none).
 func (c *termCursor) blocks() int { return max(len(c.it.skips), 1) }
 
-// block returns the byte range of the list's si-th block, the piece before
-// it, and the bound of the term's score in its pieces.
+// block returns the byte range of the list's si-th block, the document before
+// it, and the bound of the term's score in its documents.
 func (c *termCursor) block(si int) (from, end int, prev uint32, ub float64) {
 	from, end, prev, ub = 0, len(c.it.p), ^uint32(0), c.ub
 	if si < len(c.it.skips) {
 		blk := c.it.skips[si]
-		end, ub = int(blk.end), bm25.ScoreBound(c.idf, blk.maxImpact, c.scale)
+		end, ub = int(blk.end), ScoreBound(c.idf, blk.maxImpact, c.scale)
 	}
 	if si > 0 {
 		from, prev = int(c.it.skips[si-1].end), c.it.skips[si-1].lastDoc
@@ -50,7 +48,7 @@ func (c *termCursor) block(si int) (from, end int, prev uint32, ub float64) {
 	return from, end, prev, ub
 }
 
-// lookup returns the cursor's term's tf in piece d (0: not in it), for pieces
+// lookup returns the cursor's term's tf in document d (0: not in it), for documents
 // asked in increasing order.
 func (c *termCursor) lookup(d uint32) uint32 {
 	if c.dense != nil {

@@ -1,14 +1,12 @@
-package retriever
+package bm25
 
-// This file holds prefill: a segment's rare lists scored first, each piece
+// This file holds prefill: a segment's rare lists scored first, each document
 // whole, so that the threshold they set prunes the frequent terms.
 
 import (
 	"cmp"
 	"math"
 	"slices"
-
-	"runls/retriever/internal/bm25"
 )
 
 // prefillScratch is prefill's buffers.
@@ -21,9 +19,9 @@ type prefillScratch struct {
 
 // pendingSegment is a segment on its way through the steps of run.
 type pendingSegment struct {
-	s      *segment
+	s      segRef
 	all    []termCursor // every query term in the segment, rarest first
-	done   []bool       // terms whose pieces were all offered
+	done   []bool       // terms whose documents were all offered
 	budget int          // postings bytes prefill may still walk
 	rest   []termCursor // the terms left for MaxScore
 }
@@ -31,12 +29,12 @@ type pendingSegment struct {
 // startSegment scores a segment outright when all its query terms are rare
 // and alike (every posting), else readies it for the rounds of prefill: its
 // terms rarest first.
-func (sr *searcher) startSegment(s *segment, cs []termCursor, avgdl float64, q *query, f docFilter, top *topK) (pendingSegment, bool) {
-	if len(cs) == 0 || s.docs() == 0 {
+func (sr *Searcher) startSegment(s segRef, cs []termCursor, avgdl float64, q *query, f Filter, top *topK) (pendingSegment, bool) {
+	if len(cs) == 0 || s.Docs() == 0 {
 		return pendingSegment{}, false
 	}
 	// Every posting when the terms are few and alike; with a much more
-	// frequent term beside a rare one, the rare one's pieces set a threshold
+	// frequent term beside a rare one, the rare one's documents set a threshold
 	// that spares walking the frequent one. A term's size is its lists'
 	// together; a query of one term is never scored so, as its high list
 	// (when split) spares walking its low one.
@@ -50,7 +48,7 @@ func (sr *searcher) startSegment(s *segment, cs []termCursor, avgdl float64, q *
 			total, least, most, terms = total+n, min(least, n), max(most, n), terms+1
 		}
 	}
-	if terms > 1 && total <= sr.tune.exhaustiveMax && most <= sr.tune.exhaustiveSpread*least {
+	if terms > 1 && total <= sr.Tuning.ExhaustiveMax && most <= sr.Tuning.ExhaustiveSpread*least {
 		sr.exhaustive(s, cs, avgdl, q, f, top)
 		return pendingSegment{}, false
 	}
@@ -58,40 +56,40 @@ func (sr *searcher) startSegment(s *segment, cs []termCursor, avgdl float64, q *
 	slices.SortFunc(cs, func(a, b termCursor) int {
 		return cmp.Or(cmp.Compare(b.idf, a.idf), cmp.Compare(len(a.it.p), len(b.it.p)))
 	})
-	return pendingSegment{s: s, all: cs, budget: 2 * sr.tune.prefillMax}, true
+	return pendingSegment{s: s, all: cs, budget: 2 * sr.Tuning.PrefillMax}, true
 }
 
-// prefillRound scores whole the pieces of the segment's round-th rarest term,
-// when it is rare and its pieces can still reach the threshold. The later
-// steps leave the term out: a piece that has it was offered with its full
+// prefillRound scores whole the documents of the segment's round-th rarest term,
+// when it is rare and its documents can still reach the threshold. The later
+// steps leave the term out: a document that has it was offered with its full
 // score already, and offered again without that term's part it scores lower,
-// so it changes nothing (a lower score never displaces the same piece, nor
+// so it changes nothing (a lower score never displaces the same document, nor
 // passes a threshold that its full score did not). The same holds within the
 // prefill of the next terms, which leave the done ones out too.
-func (sr *searcher) prefillRound(p *pendingSegment, round int, avgdl float64, q *query, f docFilter, top *topK) {
+func (sr *Searcher) prefillRound(p *pendingSegment, round int, avgdl float64, q *query, f Filter, top *topK) {
 	cs := p.all
 	if round >= len(cs) || len(cs) == 1 {
 		return
 	}
 	n := len(cs[round].it.p)
-	if n > sr.tune.prefillMax || n > p.budget {
+	if n > sr.Tuning.PrefillMax || n > p.budget {
 		return
 	}
-	// the most a piece without a done term can score
+	// the most a document without a done term can score
 	reach := q.reach(cs, func(i int) bool { return !p.done[i] })
 	p.done[round] = true
-	if reach < top.threshold()*(1-bm25.PruneSlack) {
-		return // none of the term's pieces can enter
+	if reach < top.threshold()*(1-PruneSlack) {
+		return // none of the term's documents can enter
 	}
 	p.budget -= n
 	sr.prefill(p.s, cs, round, p.done, avgdl, q, f, top)
 }
 
-// prefill scores every piece of the list cs[r] in the segment with the
+// prefill scores every document of the list cs[r] in the segment with the
 // terms not done (see prefillRound), looked up with fresh iterators as long
-// as the piece can still reach the threshold. Blocks of cs[r] that cannot
+// as the document can still reach the threshold. Blocks of cs[r] that cannot
 // reach it with the most the other terms add are skipped.
-func (sr *searcher) prefill(s *segment, cs []termCursor, r int, done []bool, avgdl float64, q *query, f docFilter, top *topK) {
+func (sr *Searcher) prefill(s segRef, cs []termCursor, r int, done []bool, avgdl float64, q *query, f Filter, top *topK) {
 	// The buffers below are the query's, kept from segment to segment.
 	pf := &q.pf
 	others := slices.Grow(pf.others[:0], len(cs))[:len(cs)]
@@ -99,7 +97,7 @@ func (sr *searcher) prefill(s *segment, cs []termCursor, r int, done []bool, avg
 		others[i] = cs[i]
 		others[i].it.rewind()
 	}
-	// The other terms, by query term: the piece is in no other list of its
+	// The other terms, by query term: the document is in no other list of its
 	// own term, and in at most one list of each other term.
 	order := pf.order[:0]   // of cs, the lists looked up, a term's lists together
 	groups := pf.groups[:0] // start of each term's lists in order
@@ -149,18 +147,18 @@ func (sr *searcher) prefill(s *segment, cs []termCursor, r int, done []bool, avg
 	contrib := slices.Grow(pf.contrib[:0], len(q.terms))[:len(q.terms)]
 	bound := slices.Grow(pf.bound[:0], nGroups)[:nGroups]
 	pf.others, pf.order, pf.groups, pf.gub, pf.gdense, pf.byUB, pf.contrib, pf.bound = others, order, groups, gub, gdense, byUB, contrib, bound
-	rest := bm25.SumInOrder(gub) // the most the other terms add to any piece
+	rest := SumInOrder(gub) // the most the other terms add to any document
 	runs := newDocCursor(f, s)
-	theta := top.threshold() * (1 - bm25.PruneSlack)
+	theta := top.threshold() * (1 - PruneSlack)
 	idf := cs[r].idf
 	// A block of rare at a time: skipped when it cannot reach the
 	// threshold with the most the other terms add, else decoded whole, then
-	// its pieces whose terms' bounds (without their length) can reach the
+	// its documents whose terms' bounds (without their length) can reach the
 	// threshold are kept, then their lengths read in a loop of independent
 	// loads (the cache misses overlap, where one at a time each waits for
 	// the last), then the rest of the work.
 	var batch [skipEvery]struct {
-		d, tf, k uint32 // k: the piece's place in rare's list
+		d, tf, k uint32 // k: the document's place in rare's list
 		dl       uint16
 	}
 	for si := range cs[r].blocks() {
@@ -171,8 +169,8 @@ func (sr *searcher) prefill(s *segment, cs []termCursor, r int, done []bool, avg
 		q.blockDocs, q.blockTFs = decodeFrom(cs[r].it.p[from:end], prev, q.blockDocs[:0], q.blockTFs[:0])
 		n := 0
 		for j, d := range q.blockDocs {
-			// The bounds of the terms the piece may have, those with bit
-			// sets looked up. Without branches: whether a piece has a
+			// The bounds of the terms the document may have, those with bit
+			// sets looked up. Without branches: whether a document has a
 			// frequent term is a coin toss.
 			quick := rareUB + rest
 			for _, g := range denseGroups {
@@ -187,16 +185,16 @@ func (sr *searcher) prefill(s *segment, cs []termCursor, r int, done []bool, avg
 		}
 		for _, b := range batch[:n] {
 			d := b.d
-			// The most each other term can add to this piece: its largest tf
-			// at the piece's own length, far tighter than its bound over all
-			// pieces.
+			// The most each other term can add to this document: its largest tf
+			// at the document's own length, far tighter than its bound over all
+			// documents.
 			norm := q.norms.Of(b.dl, avgdl)
-			partial := bm25.ScoreNorm(idf, b.tf, norm)
+			partial := ScoreNorm(idf, b.tf, norm)
 			left := 0.0
 			for g := range nGroups {
 				var tf uint16
 				if t := gdense[g]; t != nil {
-					// The largest tf of the window of pieces d is in.
+					// The largest tf of the window of documents d is in.
 					tf = t.windowMaxTF(d)
 				} else {
 					for _, i := range order[groups[g]:groups[g+1]] {
@@ -212,7 +210,7 @@ func (sr *searcher) prefill(s *segment, cs []termCursor, r int, done []bool, avg
 					}
 				}
 				// A term's lists share its idf: one score for the largest tf.
-				bound[g] = bm25.ScoreNorm(cs[order[groups[g]]].idf, uint32(tf), norm)
+				bound[g] = ScoreNorm(cs[order[groups[g]]].idf, uint32(tf), norm)
 				left += bound[g]
 			}
 			if partial+left < theta {
@@ -229,22 +227,22 @@ func (sr *searcher) prefill(s *segment, cs []termCursor, r int, done []bool, avg
 				left -= bound[g]
 				for _, i := range order[groups[g]:groups[g+1]] {
 					if tf := others[i].lookup(d); tf > 0 {
-						v := bm25.ScoreNorm(cs[i].idf, tf, norm)
+						v := ScoreNorm(cs[i].idf, tf, norm)
 						contrib[cs[i].qi] = v
 						partial += v
 						break
 					}
 				}
 			}
-			// Whether the piece is evidence last: most pieces are, and most
+			// Whether the filter accepts the document last: most documents are, and most
 			// fall short of the threshold before.
-			score := bm25.SumInOrder(contrib)
+			score := SumInOrder(contrib)
 			if pruned || score < theta {
 				continue
 			}
 			if ok, tag := runs.at(d); ok {
-				top.offer(hit{score: score, seg: s, doc: d, tag: tag})
-				theta = top.threshold() * (1 - bm25.PruneSlack)
+				top.offer(Hit{Score: score, Seg: s.n, Doc: d, Group: tag, seg: s.Segment})
+				theta = top.threshold() * (1 - PruneSlack)
 			}
 		}
 	}

@@ -1,19 +1,17 @@
-package retriever
+package bm25
 
 // This file holds the impact cut: how a term with many postings is split into
 // a high list and a low one.
 
-import "runls/retriever/internal/bm25"
-
 // A term with many postings in a segment keeps them as two lists, each in
-// piece order with its own skips: the few with the highest impact (large tf
-// in a short piece) and the rest. A query scores the high list first, as it
+// document order with its own skips: the few with the highest impact (large tf
+// in a short document) and the rest. A query scores the high list first, as it
 // does a rare term's, and the threshold that sets leaves the low list's
-// blocks out of reach, where in one list the best pieces are spread over
+// blocks out of reach, where in one list the best documents are spread over
 // most blocks and keep them all in reach. Each posting is in one list only.
 const (
-	// defaultLayerMin is the fewest postings a term must have to be split.
-	defaultLayerMin = 128
+	// DefaultLayerMin is the fewest postings a term must have to be split.
+	DefaultLayerMin = 128
 	// layerFraction: about 1/layerFraction of a term's postings are high.
 	layerFraction = 32
 	// impactBuckets is how finely impacts are told apart when choosing the cut.
@@ -26,24 +24,24 @@ type layers struct {
 	skipSplit uint32 // index of the low list's first skip in the term's skips
 	maxTF     [2]uint16
 	maxImpact [2]float32
-	// dl holds the length of each piece of the high list, in its order
+	// dl holds the length of each document of the high list, in its order
 	// (longMark: see the segment's dl): a query scores most of the high
-	// list's pieces, and reading their lengths here, in order, spares a
+	// list's documents, and reading their lengths here, in order, spares a
 	// cache miss each in the segment's column. A byte a high posting.
 	dl []uint8
 }
 
 // impactCut chooses, for a term with many postings, the impact bucket from
-// which its postings are high: impact is the term's bm25 in the piece
-// without idf, at the batch's average piece length. The split needs no more
+// which its postings are high: impact is the term's bm25 in the document
+// without idf, at the batch's average document length. The split needs no more
 // than an order (the query's own bounds keep it exact), so the batch's
 // average stands in for the index's.
 type impactCut struct {
 	layerMin int
 	dl       []uint16
 	avgdl    float64
-	norms    []float64 // bm25.LengthNorm by piece length, for the lengths in the batch
-	once     []uint16  // the bucket of tf 1 by piece length: most entries'
+	norms    []float64 // LengthNorm by document length, for the lengths in the batch
+	once     []uint16  // the bucket of tf 1 by document length: most entries'
 	hist     []uint32
 	buckets  []uint16 // of the last term cut, by entry
 }
@@ -71,7 +69,7 @@ func newImpactCut(dl []uint16, layerMin int) *impactCut {
 	c.avgdl = max(float64(total)/float64(max(len(dl), 1)), 1)
 	c.once = make([]uint16, len(c.norms))
 	for l := range c.norms {
-		c.norms[l] = bm25.LengthNorm(uint32(l), c.avgdl)
+		c.norms[l] = LengthNorm(uint32(l), c.avgdl)
 		c.once[l] = uint16(impactBucket(1, c.norms[l]))
 	}
 	return c
@@ -92,7 +90,7 @@ func impactBucket(tf, norm float64) int {
 
 // high returns the bucket from which a term's entries are high, or -1 when
 // the term is not to be split: too few postings, or no cut that leaves
-// about 1/layerFraction of them high (a term whose pieces are all alike).
+// about 1/layerFraction of them high (a term whose documents are all alike).
 func (c *impactCut) high(entries []uint64) int {
 	if len(entries) < c.layerMin {
 		return -1

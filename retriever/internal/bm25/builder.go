@@ -1,0 +1,304 @@
+package bm25
+
+// This file holds the builder: one batch's documents tokenized, counted and
+// laid out as a segment.
+
+import (
+	"cmp"
+	"slices"
+)
+
+// A Builder collects the documents of one batch with local term ids. Postings
+// are logged as packed (term, doc, tf) words in doc order and laid out per
+// term by a counting sort when the batch is finished: no per-term slices grow
+// while indexing, and nothing in the builder holds pointers for the GC to scan.
+type Builder struct {
+	key     []uint64 // by document, as Add was given
+	group   []uint32
+	dl      []uint16
+	terms   *TermTable
+	log     []uint64 // term<<(logDocBits+logTFBits) | doc<<logTFBits | tf
+	sorted  []uint64 // room for the log sorted by term, in finish
+	tf      []uint32 // count of each term in the current document
+	count   []uint32 // postings per term
+	touched []int32
+	scan    Scanner
+	tokens  int // terms of the current document
+
+	// by partition: documents, total length and local df (see Stats.Add)
+	partDocs []int
+	partLen  []int64
+	partDF   [][]uint32
+	layerMin int // see DefaultLayerMin
+	maxDocs  int // the most documents Add takes: maxBuilderDocs but in tests
+	refused  int // documents Add refused since the batch was full
+}
+
+// A batch holds at most 2^26 documents with 2^27 distinct terms (some 6 GB
+// of text); the log word keeps a tf of at most 2^11-1.
+const (
+	logTFBits      = 11
+	logDocBits     = 26
+	logTermShift   = logDocBits + logTFBits
+	maxBuilderDocs = 1<<logDocBits - 1
+)
+
+// Next returns a builder for the worker's next batch, which takes over this
+// one's log and sort buffers (the batch's largest, some 50 MB each): made
+// anew for each batch, their clearing and first touch cost a tenth of the
+// indexing time. This builder must be finished.
+func (b *Builder) Next() *Builder {
+	n := NewBuilder(b.layerMin)
+	n.maxDocs = b.maxDocs
+	n.log, n.sorted = b.log[:0], b.sorted[:0]
+	b.log, b.sorted = nil, nil
+	return n
+}
+
+// NewBuilder returns an empty builder; terms with layerMin postings or more
+// in the batch are split into high and low lists (Tuning.LayerMin).
+func NewBuilder(layerMin int) *Builder {
+	return &Builder{terms: NewTermTable(), layerMin: layerMin, maxDocs: maxBuilderDocs}
+}
+
+// Count tokenizes one document into the builder's pending term counts and
+// returns how many terms it has; 0 leaves nothing pending. Add adds the
+// document counted.
+func (b *Builder) Count(text []byte) int {
+	b.tokens = 0
+	b.scan.Each(text, b.addToken)
+	return b.tokens
+}
+
+func (b *Builder) addToken(term []byte, h uint64) {
+	id := b.terms.ID(term, h)
+	if int(id) >= len(b.tf) {
+		b.tf = append(b.tf, 0)
+		b.count = append(b.count, 0)
+	}
+	if b.tf[id] == 0 {
+		b.touched = append(b.touched, id)
+	}
+	b.tf[id]++
+	b.tokens++
+}
+
+// Add adds the document whose terms Count counted, with its key (the
+// search returns one document of a key: see topK), its group and its
+// partition (statistics are kept by partition: see Stats); it returns the
+// document's id in the segment. A full batch (Full) takes no more: Add
+// then drops the document counted and reports false, and Refused counts
+// it.
+func (b *Builder) Add(key uint64, group, part uint32) (uint32, bool) {
+	if b.Full() {
+		for _, id := range b.touched {
+			b.tf[id] = 0
+		}
+		b.touched, b.tokens = b.touched[:0], 0
+		b.refused++
+		return 0, false
+	}
+	doc := uint32(len(b.key))
+	b.key = append(b.key, key)
+	b.group = append(b.group, group)
+	dl := min(b.tokens, 0xffff)
+	b.dl = append(b.dl, uint16(dl))
+	for int(part) >= len(b.partDF) {
+		b.partDF = append(b.partDF, nil)
+		b.partDocs = append(b.partDocs, 0)
+		b.partLen = append(b.partLen, 0)
+	}
+	df := b.partDF[part]
+	if len(df) < len(b.tf) {
+		if cap(df) < len(b.tf) {
+			grown := make([]uint32, len(b.tf), 2*len(b.tf))
+			copy(grown, df)
+			df = grown
+		}
+		df = df[:len(b.tf)]
+	}
+	for _, id := range b.touched {
+		tf := min(b.tf[id], 1<<logTFBits-1)
+		b.log = append(b.log, uint64(id)<<logTermShift|uint64(doc)<<logTFBits|uint64(tf))
+		b.tf[id] = 0
+		b.count[id]++
+		df[id]++
+	}
+	b.partDF[part] = df
+	b.partDocs[part]++
+	b.partLen[part] += int64(dl)
+	b.touched = b.touched[:0]
+	b.tokens = 0
+	return doc, true
+}
+
+// Postings and documents per input byte, a little above what generated and
+// real runs show (0.16 and 0.01), so that Reserve makes room once.
+const (
+	postingsPerByte = 0.18
+	docsPerByte     = 0.012
+)
+
+// Reserve makes room for what n more input bytes will likely add, so that
+// the builder's slices do not grow by doubling (and copying) many times. It
+// returns how many more documents it made room for, for the owner's
+// columns.
+func (b *Builder) Reserve(n int64) int {
+	if n <= 0 {
+		return 0
+	}
+	n = min(n, 64<<20) // past that, doubling costs little against the reading
+	if need := len(b.log) + int(float64(n)*postingsPerByte); need > cap(b.log) {
+		// At least doubled: made just large enough for each Reserve, the log
+		// (the batch's largest slice) is copied again for each owner's input.
+		b.log = slices.Grow(b.log, max(need, 2*cap(b.log))-len(b.log))
+	}
+	p := int(float64(n) * docsPerByte)
+	b.key, b.group, b.dl = slices.Grow(b.key, p), slices.Grow(b.group, p), slices.Grow(b.dl, p)
+	return p
+}
+
+// Full reports whether the batch holds as many documents as a segment can
+// number (maxBuilderDocs): it must be finished before another is added.
+func (b *Builder) Full() bool { return len(b.key) >= b.maxDocs }
+
+// SetMaxDocs lowers the most documents the batch takes, for tests of what
+// an owner does with a full batch; n above the segment's limit is ignored.
+func (b *Builder) SetMaxDocs(n int) { b.maxDocs = min(n, maxBuilderDocs) }
+
+// Refused returns how many documents Add refused because the batch was
+// full.
+func (b *Builder) Refused() int { return b.refused }
+
+// Docs returns how many documents the builder holds.
+func (b *Builder) Docs() int { return len(b.key) }
+
+// PendingTerms returns the local term ids of the document counted and not
+// yet added (between Count and Add).
+func (b *Builder) PendingTerms() []int32 { return b.touched }
+
+// Terms returns the builder's local terms, for Dict.Assign.
+func (b *Builder) Terms() *TermTable { return b.terms }
+
+// Finish lays the batch out as a segment with global term ids (globalIDs
+// maps each local id: Dict.Assign). The segment shares nothing with the
+// builder, so the builder's tables are garbage once it is dropped (but the
+// buffers Next hands over).
+func (b *Builder) Finish(globalIDs []uint32) *Segment {
+	n := len(globalIDs)
+	order := make([]int32, n)
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortFunc(order, func(a, c int32) int { return cmp.Compare(globalIDs[a], globalIDs[c]) })
+	// Counting sort of the log by term, in the segment's term order; the log is
+	// in doc order, so each term's postings stay in doc order.
+	at := make([]uint32, n)
+	next := uint32(0)
+	for _, id := range order {
+		at[id] = next
+		next += b.count[id]
+	}
+	// Every place of sorted is written once: no need to clear it.
+	sorted := slices.Grow(b.sorted[:0], len(b.log))[:len(b.log)]
+	for _, e := range b.log {
+		id := e >> logTermShift
+		sorted[at[id]] = e
+		at[id]++
+	}
+	b.sorted = sorted
+
+	docs := len(b.key)
+	s := &Segment{
+		terms: make([]uint32, n), meta: make([]termMeta, n+1),
+		dead: make([]uint64, (docs+63)/64),
+	}
+	s.narrow(b.key, b.group, b.dl)
+	post := make([]byte, 0, len(sorted)*2)
+	cut := newImpactCut(b.dl, b.layerMin)
+	s.refAvgdl = cut.avgdl
+	k := 0
+	for i, id := range order {
+		s.terms[i] = globalIDs[id]
+		m := &s.meta[i]
+		m.off, m.skipOff = uint32(len(post)), uint32(len(s.skips))
+		entries := sorted[k : k+int(b.count[id])]
+		k += len(entries)
+		if high := cut.high(entries); high >= 0 {
+			l := &layers{}
+			post, l.maxTF[0], l.maxImpact[0] = s.appendList(post, entries, side{cut, high, true})
+			l.split = uint32(len(post)) - m.off
+			l.dl = make([]uint8, 0, len(entries)/layerFraction)
+			for j, e := range entries {
+				if cut.buckets[j] >= uint16(high) {
+					l.dl = append(l.dl, uint8(min(cut.dl[uint32(e>>logTFBits)&maxBuilderDocs], longMark)))
+				}
+			}
+			l.dl = slices.Clip(l.dl)
+			l.skipSplit = uint32(len(s.skips)) - m.skipOff
+			post, l.maxTF[1], l.maxImpact[1] = s.appendList(post, entries, side{cut, high, false})
+			s.layers.Set(uint32(i), *l)
+			m.flags |= metaSplit
+			m.maxTF, m.maxImpact = max(l.maxTF[0], l.maxTF[1]), max(l.maxImpact[0], l.maxImpact[1])
+			s.addDense(i, entries, docs)
+			continue
+		}
+		post, m.maxTF, m.maxImpact = s.appendList(post, entries, side{cut: cut, from: -1})
+		s.addDense(i, entries, docs)
+	}
+	s.meta[n] = termMeta{off: uint32(len(post)), skipOff: uint32(len(s.skips))}
+	s.termSample = sampleTerms(s.terms)
+	s.post = slices.Clip(post)
+	if len(post) < cap(post)*3/4 {
+		s.post = slices.Clone(post)
+	}
+	s.skips = slices.Clip(s.skips)
+	return s
+}
+
+// appendList encodes entries (packed log words of one term, in document order)
+// as a posting list with its skips at the end of post, and returns the
+// largest tf and impact in it. It takes the entries of one side.
+func (s *Segment) appendList(post []byte, entries []uint64, sd side) ([]byte, uint16, float32) {
+	start := uint32(len(post))
+	n := len(entries)
+	if sd.from >= 0 {
+		n = 0
+		for j := range entries {
+			if sd.takes(j) {
+				n++
+			}
+		}
+	}
+	last := ^uint32(0)
+	maxTF, maxImpact := uint16(0), 0.0
+	bMaxTF, bImpact := uint16(0), 0.0
+	c := 0
+	for j, e := range entries {
+		if !sd.takes(j) {
+			continue
+		}
+		c++
+		doc := uint32(e>>logTFBits) & maxBuilderDocs
+		tf := uint32(e & (1<<logTFBits - 1))
+		post = appendPosting(post, uint64(doc-last), tf)
+		last = doc
+		impact := float64(tf) / (float64(tf) + sd.cut.norms[sd.cut.dl[doc]])
+		maxTF, maxImpact = max(maxTF, uint16(tf)), max(maxImpact, impact)
+		bMaxTF, bImpact = max(bMaxTF, uint16(tf)), max(bImpact, impact)
+		if n > skipEvery && (c%skipEvery == 0 || c == n) {
+			s.skips = append(s.skips, skipEntry{lastDoc: doc, end: uint32(len(post)) - start, maxTF: bMaxTF, maxImpact: ceil32(bImpact)})
+			bMaxTF, bImpact = 0, 0
+		}
+	}
+	return post, maxTF, ceil32(maxImpact)
+}
+
+// addDense gives the segment's i-th term (its entries) a bit set when it is
+// in enough of the segment's documents.
+func (s *Segment) addDense(i int, entries []uint64, docs int) {
+	if n := len(entries); n >= docs/denseFraction && n > skipEvery {
+		s.dense.Set(uint32(i), newDenseTerm(entries, docs))
+		s.meta[i].flags |= metaDense
+	}
+}

@@ -1,0 +1,98 @@
+package bm25
+
+// This file holds the seam between the scoring paths and the owner's rules
+// of what may be a hit: the scoring paths know documents of segments and ask
+// a Filter, only for documents whose score can still enter the top k.
+
+import (
+	"cmp"
+	"slices"
+)
+
+// A Filter says which documents may be hits. Its rules are asked once a
+// group run of a segment's documents where they can be (Group), a document
+// at a time only where they cannot (Check). A segment is named by its place
+// in the slice given to Search; a dead document is never asked about.
+type Filter interface {
+	// Group decides what it can for the documents of segment seg that
+	// belong to group.
+	Group(seg int, group uint32) Verdict
+	// Check decides for live document doc of group, whose verdict was
+	// CheckEach; the documents of a segment are asked in increasing order
+	// within each scoring path.
+	Check(seg int, doc, group uint32) bool
+	// Accept reports whether live document doc of group may be a hit,
+	// asked in any order.
+	Accept(seg int, doc, group uint32) bool
+}
+
+// Verdict is a Filter's answer for a group of a segment's documents.
+type Verdict int
+
+// Verdicts of a Filter on a group.
+const (
+	RejectAll Verdict = iota // no document of the group may be a hit
+	AcceptAll                // every live document may
+	CheckEach                // Check decides, a document at a time
+)
+
+// segRef is a segment and its place in the slice given to Search, which
+// the Filter and the hits name it by.
+type segRef struct {
+	*Segment
+	n int
+}
+
+// docCursor answers for the documents of one segment asked in increasing
+// order, so that what holds for a group run is asked once a run. It is a
+// value of the scoring path that walks the segment: asking it is a direct
+// call, and making one allocates nothing.
+type docCursor struct {
+	f       Filter
+	s       segRef
+	next    uint32 // the next run's first document
+	group   uint32 // the current run's
+	verdict Verdict
+}
+
+// newDocCursor returns a cursor over s's documents, at its first run.
+func newDocCursor(f Filter, s segRef) docCursor {
+	c := docCursor{f: f, s: s}
+	c.enter(0)
+	return c
+}
+
+func (c *docCursor) enter(i int) {
+	c.next = ^uint32(0)
+	if i+1 < len(c.s.groups) {
+		c.next = c.s.groups[i+1].lo
+	}
+	c.group = c.s.groups[i].group
+	c.verdict = c.f.Group(c.s.n, c.group)
+}
+
+// at reports whether document d (at or after the last one asked) is alive
+// and may be a hit, and its group.
+func (c *docCursor) at(d uint32) (bool, uint32) {
+	if d >= c.next {
+		i, _ := slices.BinarySearchFunc(c.s.groups, d+1, func(r groupRun, t uint32) int { return cmp.Compare(r.lo, t) })
+		c.enter(i - 1)
+	}
+	switch {
+	case c.verdict == RejectAll || c.s.Dead(d):
+		return false, 0
+	case c.verdict == AcceptAll:
+		return true, c.group
+	}
+	return c.f.Check(c.s.n, d, c.group), c.group
+}
+
+// accept reports whether document d of s, asked in any order, is alive and
+// may be a hit, and its group.
+func accept(f Filter, s segRef, d uint32) (bool, uint32) {
+	if s.Dead(d) {
+		return false, 0
+	}
+	g := s.Group(d)
+	return f.Accept(s.n, d, g), g
+}

@@ -1,0 +1,254 @@
+package bm25
+
+// This file holds the segment, one batch's documents and postings, and its
+// read side: term lookup, posting lists, lengths, groups and dead bits.
+
+import (
+	"cmp"
+	"slices"
+	"unsafe"
+)
+
+// A Segment holds the documents indexed in one batch and their postings. It
+// is immutable once built, but for its dead-document bits, which its owner
+// writes (Kill) only while no search reads the segment.
+//
+// Per document it keeps its key, its length and its group, never its text.
+// Postings are per term, varint-encoded: (doc delta << 1 | tf==1), then tf
+// when it is not 1; a term with many postings keeps them as two lists (see
+// layers). The layout is flat (sorted slices and offsets, not a Go map per
+// term or per document; the rare values that do not fit a column are
+// Sparse), so that a segment read back from disk needs no map built again.
+type Segment struct {
+	key   []uint64 // by document: the owner's dedupe key (see topK)
+	dl    []uint8  // number of terms; longMark: see longDL
+	dead  []uint64 // bitset
+	ndead int
+	// groups gives each document its group: runs by first document. A
+	// filter decides what it can once a group (Filter.Group).
+	groups []groupRun
+	// longDL is the length of documents with longMark or more terms: a
+	// handful a segment.
+	longDL Sparse[uint16]
+
+	terms []uint32 // global term ids, ascending
+	// termSample holds every termSampleEvery-th of terms: a lookup searches
+	// it (small, and often in cache), then one short run of terms, where a
+	// search of the whole column misses the cache at nearly every step.
+	termSample []uint32
+	// meta[i] is terms[i]'s; meta[len(terms)] holds where the last ends.
+	meta     []termMeta
+	post     []byte
+	refAvgdl float64
+	skips    []skipEntry
+	dense    Sparse[denseTerm] // by term index, for the most frequent terms
+	layers   Sparse[layers]    // by term index, for terms with many postings
+}
+
+// groupRun says that documents from lo on (up to the next run) are of group.
+type groupRun struct {
+	lo, group uint32
+}
+
+const (
+	metaSplit = 1 << iota
+	metaDense
+)
+
+// termSampleEvery is how many terms apart termSample's are.
+const termSampleEvery = 64
+
+// sampleTerms returns every termSampleEvery-th of terms, from the first.
+func sampleTerms(terms []uint32) []uint32 {
+	sample := make([]uint32, 0, (len(terms)+termSampleEvery-1)/termSampleEvery)
+	for i := 0; i < len(terms); i += termSampleEvery {
+		sample = append(sample, terms[i])
+	}
+	return sample
+}
+
+// lengthAt returns the length of document d, the list's k-th: from the list's
+// own lengths when it has them, else from the segment's column.
+func (s *Segment) lengthAt(dls []uint8, k int, d uint32) uint16 {
+	if k < len(dls) && dls[k] != longMark {
+		return uint16(dls[k])
+	}
+	return s.Len(d)
+}
+
+// lists returns the posting lists of the segment's i-th term: one, or two
+// for a split term (high first).
+func (s *Segment) lists(i int, buf *[2]list) []list {
+	m, end := &s.meta[i], &s.meta[i+1]
+	p := s.post[m.off:end.off]
+	sk := s.skips[m.skipOff:end.skipOff]
+	var dense *denseTerm
+	if m.flags&metaDense != 0 {
+		dense = s.dense.Ptr(uint32(i))
+	}
+	if m.flags&metaSplit == 0 {
+		buf[0] = list{it: newPostingIter(p), maxTF: m.maxTF, maxImpact: m.maxImpact, dense: dense}
+		buf[0].it.skips = sk
+		return buf[:1]
+	}
+	l := s.layers.Ptr(uint32(i))
+	buf[0] = list{it: newPostingIter(p[:l.split]), maxTF: l.maxTF[0], maxImpact: l.maxImpact[0], dls: l.dl, dense: dense}
+	buf[0].it.skips = sk[:l.skipSplit]
+	buf[1] = list{it: newPostingIter(p[l.split:]), maxTF: l.maxTF[1], maxImpact: l.maxImpact[1], dense: dense}
+	buf[1].it.skips = sk[l.skipSplit:]
+	return buf[:2]
+}
+
+// eachPosting calls fn for every posting of the segment's i-th term, in
+// document order, whatever lists hold them.
+func (s *Segment) eachPosting(i int, fn func(doc, tf uint32)) {
+	var buf [2]list
+	ls := s.lists(i, &buf)
+	a := &ls[0].it
+	a.next()
+	if len(ls) == 1 {
+		for ; a.valid; a.next() {
+			fn(a.doc, a.tf)
+		}
+		return
+	}
+	b := &ls[1].it
+	b.next()
+	for a.valid || b.valid {
+		if !b.valid || (a.valid && a.doc < b.doc) {
+			fn(a.doc, a.tf)
+			a.next()
+		} else {
+			fn(b.doc, b.tf)
+			b.next()
+		}
+	}
+}
+
+// Docs returns how many documents the segment holds, dead ones included.
+func (s *Segment) Docs() int { return len(s.key) }
+
+// Key returns document d's key, as given to Builder.Add.
+func (s *Segment) Key(d uint32) uint64 { return s.key[d] }
+
+// DeadCount returns how many of the segment's documents are dead.
+func (s *Segment) DeadCount() int { return s.ndead }
+
+// Group returns document d's group, as given to Builder.Add.
+func (s *Segment) Group(d uint32) uint32 {
+	i, _ := slices.BinarySearchFunc(s.groups, d+1, func(r groupRun, t uint32) int { return cmp.Compare(r.lo, t) })
+	return s.groups[i-1].group
+}
+
+// longMark stands in the dl column for a length kept in longDL: nearly
+// every document has fewer terms, and a byte a document keeps the column small
+// enough to stay in cache while a query reads it.
+const longMark = 0xff
+
+// Len returns document d's length in terms.
+func (s *Segment) Len(d uint32) uint16 {
+	if v := s.dl[d]; v != longMark {
+		return uint16(v)
+	}
+	n, _ := s.longDL.Get(d)
+	return n
+}
+
+// Dead reports whether document d is dead.
+func (s *Segment) Dead(d uint32) bool { return s.dead[d>>6]&(1<<(d&63)) != 0 }
+
+// Kill marks document d dead; it reports whether it was alive. The owner
+// calls it only while no search reads the segment.
+func (s *Segment) Kill(d uint32) bool {
+	if !s.Dead(d) {
+		s.dead[d>>6] |= 1 << (d & 63)
+		s.ndead++
+		return true
+	}
+	return false
+}
+
+// termIndex returns the index of a global term in the segment, or -1.
+func (s *Segment) termIndex(term uint32) int {
+	// The last sampled term at or before term starts the run to search.
+	j, ok := slices.BinarySearch(s.termSample, term)
+	if ok {
+		return j * termSampleEvery
+	}
+	if j == 0 {
+		return -1 // before the first term (which is sampled)
+	}
+	lo := (j - 1) * termSampleEvery
+	i, ok := slices.BinarySearch(s.terms[lo:min(lo+termSampleEvery, len(s.terms))], term)
+	if !ok {
+		return -1
+	}
+	return lo + i
+}
+
+// termMeta is what a segment keeps of a term besides its postings, side by
+// side so that a query reads it with one cache miss. The largest tf and
+// the largest impact of its postings bound its score (MaxScore). A
+// posting's impact is its bm25 without idf and k1+1, tf/(tf +
+// k1(1-b+b·dl/refAvgdl)), at the batch's average document length: see
+// ScoreBound for how it bounds the score at the index's.
+type termMeta struct {
+	off       uint32 // postings: post[off:] up to the next term's off
+	skipOff   uint32 // skip entries: skips[skipOff:] up to the next term's
+	maxImpact float32
+	maxTF     uint16
+	flags     uint8 // metaSplit, metaDense: the term is in layers, dense
+}
+
+// narrow lays a builder's columns out as the segment's: keys as they are,
+// lengths in a byte (longDL aside), groups as runs.
+func (s *Segment) narrow(key []uint64, group []uint32, dl []uint16) {
+	s.key = slices.Clone(key)
+	s.dl = make([]uint8, len(dl))
+	for d, l := range dl {
+		if l >= longMark {
+			s.longDL.Set(uint32(d), l)
+			l = longMark
+		}
+		s.dl[d] = uint8(l)
+	}
+	for d := range group {
+		if d == 0 || group[d] != group[d-1] {
+			s.groups = append(s.groups, groupRun{lo: uint32(d), group: group[d]})
+		}
+	}
+	s.groups = slices.Clip(s.groups)
+}
+
+// Footprint is the memory a segment holds, by part, in bytes (capacity of
+// the slices it owns).
+type Footprint struct {
+	Docs     int64 // live and dead documents
+	Postings int64 // encoded postings
+	Columns  int64 // per-document keys, lengths, groups and dead bits
+	Terms    int64 // term tables, skips, split and dense terms
+}
+
+// Footprint measures the segment.
+func (s *Segment) Footprint() Footprint {
+	f := Footprint{Docs: int64(s.Docs()), Postings: int64(cap(s.post))}
+	f.Columns = int64(cap(s.key))*8 + int64(cap(s.groups))*8 + int64(cap(s.dl)) + int64(cap(s.dead))*8 + int64(s.longDL.Len())*8
+	f.Terms = int64(cap(s.terms)+cap(s.termSample))*4 + int64(cap(s.meta))*int64(unsafe.Sizeof(termMeta{})) + int64(cap(s.skips))*16
+	s.layers.Each(func(_ uint32, l layers) { f.Terms += int64(cap(l.dl)) })
+	s.dense.Each(func(_ uint32, d denseTerm) {
+		f.Terms += int64(cap(d.bits))*8 + int64(cap(d.tfAt))*4 + int64(cap(d.tfLow))*2 + int64(cap(d.tfs)) + int64(d.bigTF.Len())*8 + int64(cap(d.winMax))
+	})
+	return f
+}
+
+// Terms returns the global ids of the segment's terms, ascending (shared:
+// read only).
+func (s *Segment) Terms() []uint32 { return s.terms }
+
+// EachPosting calls fn for every posting of global term id in the segment,
+// dead documents' included, in document order.
+func (s *Segment) EachPosting(term uint32, fn func(doc, tf uint32)) {
+	if i := s.termIndex(term); i >= 0 {
+		s.eachPosting(i, fn)
+	}
+}
