@@ -63,7 +63,8 @@ const headerContentLength = "content-length:"
 type stream struct {
 	conn   io.ReadWriteCloser
 	in     *bufio.Reader
-	out    jsonrpc2.Stream
+	out    jsonrpc2.Stream // frames into frame, under writeMu
+	frame  bytes.Buffer
 	queue  *sendQueue
 	logger *zap.Logger
 
@@ -74,13 +75,14 @@ type stream struct {
 
 func newStream(conn io.ReadWriteCloser, logger *zap.Logger) *stream {
 	q := newSendQueue(conn, maxQueuedBytes, logger)
-	return &stream{
+	s := &stream{
 		conn:   conn,
 		in:     bufio.NewReader(conn),
-		out:    jsonrpc2.NewStream(writeOnly{q}),
 		queue:  q,
 		logger: logger,
 	}
+	s.out = jsonrpc2.NewStream(writeOnly{&s.frame})
+	return s
 }
 
 // Read returns the next well-formed message, answering and skipping bad ones.
@@ -141,7 +143,15 @@ func (s *stream) Write(ctx context.Context, msg jsonrpc2.Message) (int64, error)
 	if resp, ok := msg.(*jsonrpc2.Response); ok && resp.Err() == nil {
 		return s.writeResult(resp)
 	}
-	return s.out.Write(ctx, msg)
+	// jsonrpc2 writes the header and the body apart: queued apart, the
+	// sending goroutine could be woken for the header alone, and the
+	// message cost the client two reads. The frame is queued whole.
+	s.frame.Reset()
+	if n, err := s.out.Write(ctx, msg); err != nil {
+		return n, err
+	}
+	n, err := s.queue.Write(s.frame.Bytes())
+	return int64(n), err
 }
 
 // writeResult frames a successful response as jsonrpc2's framing does.
@@ -158,18 +168,20 @@ func (s *stream) writeResult(resp *jsonrpc2.Response) (int64, error) {
 	if len(result) == 0 {
 		result = json.RawMessage("null")
 	}
-	body := make([]byte, 0, len(result)+len(id)+64)
-	body = append(body, `{"jsonrpc":"2.0","id":`...)
-	body = append(body, id...)
-	body = append(body, `,"result":`...)
-	body = append(body, result...)
-	body = append(body, '}')
-	n, err := fmt.Fprintf(writeOnly{s.queue}, "Content-Length: %d\r\n\r\n", len(body))
-	if err != nil {
-		return int64(n), err
-	}
-	m, err := s.queue.Write(body)
-	return int64(n + m), err
+	const head, mid = `{"jsonrpc":"2.0","id":`, `,"result":`
+	n := len(head) + len(id) + len(mid) + len(result) + 1
+	// Header and body in one write to the queue (see Write).
+	frame := make([]byte, 0, n+32)
+	frame = append(frame, "Content-Length: "...)
+	frame = strconv.AppendInt(frame, int64(n), 10)
+	frame = append(frame, "\r\n\r\n"...)
+	frame = append(frame, head...)
+	frame = append(frame, id...)
+	frame = append(frame, mid...)
+	frame = append(frame, result...)
+	frame = append(frame, '}')
+	m, err := s.queue.Write(frame)
+	return int64(m), err
 }
 
 // Close sends what is queued (waiting at most closeFlushTimeout for the

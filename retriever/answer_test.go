@@ -313,6 +313,38 @@ func TestNotices(t *testing.T) {
 	}
 }
 
+// TestNoticesFollowCommits: the notices' facts are remembered for one
+// committed state (factMemo), and each commit makes them found again: a
+// conversation written, then its file deleted; an agent folder's file added,
+// then deleted. Asked twice at each step, so the second answer is the
+// remembered one.
+func TestNoticesFollowCommits(t *testing.T) {
+	root := writeRun(t, map[string]string{"episode-1/alice/alice.history": "2026-10-21 18:00:00 [s] [conv-1] alice zebra\n"})
+	ix := openTest(t, Options{Root: root})
+	noticed := func(want ...string) {
+		t.Helper()
+		for range 2 {
+			res := searchResult(t, ix, Request{Query: "zebra", Agent: "bob", Episode: "episode-1", Conversation: "conv-2"})
+			var got []string
+			for _, n := range res.Notices {
+				got = append(got, n.Field)
+			}
+			if fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Fatalf("notices on %v, want %v", got, want)
+			}
+		}
+	}
+	noticed("agent", "conversation")
+	writeFile(t, root, "episode-1/bob/bob.history", "2026-10-21 18:00:01 [s] [conv-2] bob zebra\n")
+	noticed()
+	if err := removeFile(root, "episode-1/bob/bob.history"); err != nil {
+		t.Fatal(err)
+	}
+	noticed("agent", "conversation")
+	appendFile(t, root, "episode-1/alice/alice.history", "2026-10-21 18:00:02 [s] [conv-2] alice zebra\n")
+	noticed("agent")
+}
+
 func mkdirRun(ix *Index, rel string) error {
 	if err := ix.fsys.Mkdir(rel, 0o755); err != nil {
 		return err

@@ -122,23 +122,37 @@ func (b *barrier) close() {
 // wait returns once the watcher has seen every event queued before the call,
 // or an error when that cannot be told (the caller walks every folder).
 func (b *barrier) wait(ctx context.Context, timeout time.Duration) error {
+	target, err := b.ask()
+	if err != nil {
+		return err
+	}
+	return b.await(ctx, target, timeout)
+}
+
+// ask is the first half of wait: it makes, or asks for, a write after the
+// call, and returns the count of writes come back that await waits for. What
+// the caller does between the two halves runs while the event is on its way.
+func (b *barrier) ask() (uint64, error) {
 	b.mu.Lock()
+	defer b.mu.Unlock()
 	if b.err != nil {
-		defer b.mu.Unlock()
-		return b.err
+		return 0, b.err
 	}
 	b.waits++
-	var target uint64
 	if b.written == b.seen {
 		if err := b.write(); err != nil {
-			b.mu.Unlock()
-			return err
+			return 0, err
 		}
-		target = b.written
-	} else {
-		target = b.written + 1
-		b.again = true
+		return b.written, nil
 	}
+	b.again = true
+	return b.written + 1, nil
+}
+
+// await is the second half of wait: it returns once target writes came back
+// (or were given up), so that every event queued before ask was seen.
+func (b *barrier) await(ctx context.Context, target uint64, timeout time.Duration) error {
+	b.mu.Lock()
 	var timer *time.Timer
 	for b.seen < target && b.err == nil {
 		c := b.changed

@@ -43,14 +43,7 @@ func benchAppend(b *testing.B, watched bool) {
 		b.Fatal(err)
 	}
 	if watched {
-		wctx, stop := context.WithCancel(ctx)
-		done := make(chan error, 1)
-		go func() { done <- ix.Watch(wctx, nil) }()
-		defer func() { stop(); <-done }()
-		ix.fw.mu.Lock()
-		n := len(ix.fw.folders)
-		ix.fw.mu.Unlock()
-		waitWatched(b, ix, n)
+		defer watchBench(b, ix)()
 	}
 	queries := rungen.Queries(opts, 50)
 	block := appendBlock(1 << 10)
@@ -124,4 +117,17 @@ func appendBlock(n int) []byte {
 		sb.WriteByte('\n')
 	}
 	return []byte(sb.String())
+}
+
+// watchBench starts a Watch of an indexed ix and waits until it watches every
+// folder the index knows; the returned function stops it.
+func watchBench(b *testing.B, ix *Index) (stop func()) {
+	wctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- ix.Watch(wctx, nil) }()
+	ix.fw.mu.Lock()
+	n := len(ix.fw.folders)
+	ix.fw.mu.Unlock()
+	waitWatched(b, ix, n)
+	return func() { cancel(); <-done }
 }

@@ -64,6 +64,7 @@ type Index struct {
 	unreadWarned atomic.Bool     // a file was warned about as unreadable
 
 	handles handleCache  // files kept open to read results
+	facts   factMemo     // what notices found in the files, for the state committed (answer.go)
 	cache   *cacheWriter // the run's cache entry (cache.go); nil: none
 
 	boundMemory bool // Options.BoundMemory (memory.go)

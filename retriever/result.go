@@ -79,7 +79,13 @@ func (ix *Index) readLine(fs *fileState, n uint32, want int) ([]byte, error) {
 	off := fs.lineIndex[k]
 	skip := int(n % lineIndexEvery)
 	var buf []byte
-	chunk := make([]byte, 4<<10)
+	size := int64(4 << 10)
+	if k+1 < len(fs.lineIndex) {
+		// Line n ends before the next kept offset: one read takes it, where
+		// 4 KiB at a time took two or three for a line deep in its block.
+		size = min(max(fs.lineIndex[k+1]-off, 1), 1<<20)
+	}
+	chunk := make([]byte, size)
 	start := 0 // where line n starts in buf, once found
 	for {
 		m, err := f.ReadAt(chunk, off+int64(len(buf)))

@@ -20,34 +20,32 @@ func (ix *Index) Search(ctx context.Context, req Request) (Result, error) {
 
 // fresh returns answer's result after the index was brought up to date with
 // every change made before the call (Refresh). With a healthy watcher, the
-// wait for the watcher's events and the answer run side by side: when the
-// update then commits nothing, the index the answer read is the index after
-// the update, so its result is the one to return; otherwise the answer is
-// made again.
+// answer is made while the barrier's event is on its way (askEvents, then
+// the answer, then await): when the update after the barrier then commits
+// nothing, the index the answer read is the index after the update, so its
+// result is the one to return; otherwise the answer is made again. The answer
+// runs on the caller's goroutine: handing it to another one cost more (a
+// goroutine woken on the other core, then this one woken again) than the
+// barrier's wait it was to hide.
 func (ix *Index) fresh(ctx context.Context, answer func() (Result, error)) (Result, error) {
-	if ix.fw.currentBarrier() == nil {
+	b := ix.fw.currentBarrier()
+	if b == nil {
 		if _, err := ix.Refresh(ctx, nil); err != nil {
 			return Result{}, err
 		}
 		return answer()
 	}
-	type answered struct {
-		res Result
-		err error
-	}
 	before := ix.commits.Load()
-	early := make(chan answered, 1)
-	go func() {
-		res, err := answer()
-		early <- answered{res, err}
-	}()
-	_, err := ix.Refresh(ctx, nil)
-	a := <-early
-	if err != nil {
+	asked := ix.askEvents(b)
+	res, aerr := answer()
+	if err := asked.await(ctx); err != nil {
 		return Result{}, err
 	}
-	if a.err == nil && ix.commits.Load() == before {
-		return a.res, nil
+	if _, err := ix.update(ctx, nil); err != nil {
+		return Result{}, err
+	}
+	if aerr == nil && ix.commits.Load() == before {
+		return res, nil
 	}
 	return answer()
 }

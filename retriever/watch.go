@@ -200,19 +200,44 @@ func (ix *Index) poll(ctx context.Context) error {
 // kernel queued before now (see barrier). When that cannot be known (the
 // barrier failed or is late), the next update walks every folder instead.
 func (ix *Index) awaitEvents(ctx context.Context) error {
-	b := ix.fw.currentBarrier()
-	if b == nil {
-		return nil // no events: the update walks every folder
+	return ix.askEvents(ix.fw.currentBarrier()).await(ctx)
+}
+
+// askedEvents is awaitEvents in two halves: askEvents writes to the barrier
+// (events queued before it was called are then ahead of its event), await
+// waits for its event. Work done in between runs while the event is on its
+// way to the watcher's loop.
+type askedEvents struct {
+	ix     *Index
+	b      *barrier // nil: no events, the update walks every folder
+	target uint64
+	err    error
+}
+
+func (ix *Index) askEvents(b *barrier) askedEvents {
+	a := askedEvents{ix: ix, b: b}
+	if b != nil {
+		a.target, a.err = b.ask()
 	}
-	err := b.wait(ctx, barrierTimeout)
+	return a
+}
+
+func (a askedEvents) await(ctx context.Context) error {
+	if a.b == nil {
+		return nil
+	}
+	err := a.err
+	if err == nil {
+		err = a.b.await(ctx, a.target, barrierTimeout)
+	}
 	if err == nil {
 		return nil
 	}
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	ix.fw.markAllDirty()
-	ix.log.Info("the watcher's events are late or lost: this update walks the run folder", zap.Error(err))
+	a.ix.fw.markAllDirty()
+	a.ix.log.Info("the watcher's events are late or lost: this update walks the run folder", zap.Error(err))
 	return nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"runtime/pprof"
 
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
@@ -52,7 +53,16 @@ func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	encCfg.EncodeTime = zapcore.ISO8601TimeEncoder
 	logger := zap.New(zapcore.NewCore(zapcore.NewConsoleEncoder(encCfg), zapcore.Lock(logOut), level))
 	defer func() { _ = logger.Sync() }()
+	if stop := startCPUProfile(logger); stop != nil {
+		defer stop()
+	}
 
+	if f, ok := stdin.(*os.File); ok {
+		stdin = pollable(f)
+	}
+	if f, ok := stdout.(*os.File); ok {
+		stdout = pollable(f)
+	}
 	cacheOpts, err := cache.options(func(err error) { logger.Warn(err.Error()) })
 	if err != nil {
 		return usageError(stderr, "serve: %v", err)
@@ -63,6 +73,37 @@ func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		return 1
 	}
 	return 0
+}
+
+// cpuProfileEnv names a file to write a CPU profile of the whole serve to
+// (pprof's format), for bench/serve.sh; a tool for measuring, so an env
+// variable rather than a flag users see.
+const cpuProfileEnv = "RUNLS_CPUPROFILE"
+
+// startCPUProfile starts the CPU profile cpuProfileEnv asks for, and returns
+// what stops it; nil when none is asked for or it cannot start (logged).
+func startCPUProfile(logger *zap.Logger) func() {
+	path := os.Getenv(cpuProfileEnv)
+	if path == "" {
+		return nil
+	}
+	f, err := os.Create(path)
+	if err == nil {
+		err = pprof.StartCPUProfile(f)
+		if err != nil {
+			f.Close()
+		}
+	}
+	if err != nil {
+		logger.Warn("no CPU profile", zap.String(cpuProfileEnv, path), zap.Error(err))
+		return nil
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		if err := f.Close(); err != nil {
+			logger.Warn("writing the CPU profile", zap.String(cpuProfileEnv, path), zap.Error(err))
+		}
+	}
 }
 
 // stdioConn joins stdin and stdout into the connection the server speaks on.
