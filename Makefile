@@ -6,6 +6,10 @@
 
 GO ?= go
 
+# The runls binaries the tests start keep their index cache (spec §15) here,
+# not in the user's cache folder.
+export RUNLS_CACHE_DIR := $(or $(TMPDIR),/tmp)/runls-make-test-cache-$(shell id -u)
+
 .PHONY: test test-go test-vscode test-neovim test-mcp-ts lint fuzz-seeds build bench
 
 test: test-go test-vscode test-neovim test-mcp-ts

@@ -10,19 +10,22 @@
 #   RUNLS=/path/to/runls bench/serve.sh   # another binary (the "before" figures)
 #   ARGS="-rounds 5" bench/serve.sh       # flags for bench/serve
 #
-# It exits 1 when a target of issue 13 fails on either run.
+# It exits 1 when a target of issue 13 fails on either run. With MODE=reopen
+# (bench/reopen.sh) it measures the opens with and without the persisted
+# index instead (issue 18).
 #
 # Environment: SHAPES (big small), RUNLS (built from this tree), CACHE
-# (/tmp/runls-bench), ARGS.
+# (/tmp/runls-bench), ARGS, MODE (search reopen).
 set -euo pipefail
 
 SHAPES=${SHAPES:-big small}
 CACHE=${CACHE:-/tmp/runls-bench}
+MODE=${MODE:-search}
 
 die() { echo "serve.sh: $*" >&2; exit 2; }
 
 cd "$(dirname "$0")/.."
-command -v rg >/dev/null || die "rg (ripgrep) is missing: apt-get install ripgrep"
+[ "$MODE" != search ] || command -v rg >/dev/null || die "rg (ripgrep) is missing: apt-get install ripgrep"
 mkdir -p "$CACHE/bin"
 if [ -z "${RUNLS:-}" ]; then
 	RUNLS=$CACHE/bin/runls-serve-bench
@@ -34,7 +37,7 @@ status=0
 for shape in $SHAPES; do
 	echo "== $shape"
 	# shellcheck disable=SC2086
-	"$CACHE/bin/serve-bench" -runls "$RUNLS" -shape "$shape" -cache "$CACHE" ${ARGS:-} || status=$?
+	"$CACHE/bin/serve-bench" -mode "$MODE" -runls "$RUNLS" -shape "$shape" -cache "$CACHE" ${ARGS:-} || status=$?
 	[ "$status" -le 1 ] || die "bench/serve failed on the $shape run"
 done
 exit "$status"

@@ -191,6 +191,8 @@ func (s *server) openEngine(ctx context.Context, root string, st Settings) (Engi
 		Masker:                m,
 		Logger:                s.engineLogger(),
 		MaxDiagnosticsPerFile: st.MaxDiagnosticsPerFile,
+		Cache:                 s.opts.Cache,
+		BoundMemory:           s.opts.BoundMemory,
 	})
 }
 

@@ -25,6 +25,12 @@ type Options struct {
 	// Open opens the engine on a run folder; nil: retriever.Open. Tests give
 	// their own to control timing.
 	Open func(context.Context, retriever.Options) (Engine, error)
+	// Cache is where the engine keeps the run's index between opens
+	// (spec §15); its zero value: nowhere.
+	Cache retriever.CacheOptions
+	// BoundMemory is retriever.Options.BoundMemory, for a process that
+	// serves one connection (runls serve).
+	BoundMemory bool
 	// PollInterval is how often the index is refreshed when the engine cannot
 	// watch the file system; 0: DefaultPollInterval.
 	PollInterval time.Duration

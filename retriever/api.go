@@ -6,9 +6,11 @@ package retriever
 
 import (
 	"fmt"
+	"time"
 
 	"go.uber.org/zap"
 
+	"runls/internal/store"
 	"runls/masking"
 )
 
@@ -24,6 +26,23 @@ type Options struct {
 	Logger *zap.Logger
 	// MaxDiagnosticsPerFile caps each file's diagnostics; 0: DefaultMaxDiagnostics.
 	MaxDiagnosticsPerFile int
+	// Cache is where the index of the run is kept between opens (spec §15);
+	// its zero value keeps it nowhere.
+	Cache CacheOptions
+	// BoundMemory lets the index set the process's Go memory limit from the
+	// run's size for its first indexing and give the heap's free pages back
+	// after it (memory.go): for a program that holds one index.
+	BoundMemory bool
+
+	cacheDelay time.Duration // tests: the cache writer's debounce; 0: cacheWriteDelay
+}
+
+// CacheOptions say where the persisted index lives (spec §15).
+type CacheOptions struct {
+	// Root is the cache folder; nil: no cache (--no-cache).
+	Root *store.Root
+	// MaxBytes bounds the whole cache folder (--cache-max); 0: no bound.
+	MaxBytes int64
 }
 
 // Request is a search request (spec §5). Empty strings and a zero TopK are the

@@ -31,9 +31,13 @@ type fileState struct {
 	// checkedAt is when the file was last stat'd and read or checked (unix
 	// ns); read and written only by updates, which refreshMu orders.
 	checkedAt int64
-	head      []byte // the first bytes read, to tell a rewrite
-	window    []byte // the bytes just before readPos, likewise
-	binary    bool
+	// readAt is when the content was last read (unix ns): unlike checkedAt
+	// it is set before the commit and never after, so the cache's writer
+	// reads it beside updates (reopen.go).
+	readAt int64
+	head   []byte // the first bytes read, to tell a rewrite
+	window []byte // the bytes just before readPos, likewise
+	binary bool
 
 	// the pending tail: bytes [commitPos, readPos) are ingested again when
 	// more arrives; tail holds them when they are few (else they are re-read)

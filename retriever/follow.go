@@ -176,7 +176,7 @@ func (ix *Index) read(t *task, b *builder, dir *folder, buf *readBuffer) (u *upd
 	default:
 		next = t.old.clone()
 	}
-	next.dev, next.ino, next.size, next.mtime, next.checkedAt = dev, ino, size, mtime, checked
+	next.dev, next.ino, next.size, next.mtime, next.checkedAt, next.readAt = dev, ino, size, mtime, checked, checked
 	u = &update{old: t.old, next: next, fresh: t.fresh, lo: uint32(b.Docs()), agent: next.agent}
 	refused := b.Refused()
 	b.reserve(size - t.from)
@@ -228,7 +228,7 @@ func (ix *Index) read(t *task, b *builder, dir *folder, buf *readBuffer) (u *upd
 		ix.checkBytes.Add(int64(n))
 		if !t.fresh {
 			next = t.old.fresh()
-			next.dev, next.ino, next.size, next.mtime, next.checkedAt = dev, ino, size, mtime, checked
+			next.dev, next.ino, next.size, next.mtime, next.checkedAt, next.readAt = dev, ino, size, mtime, checked, checked
 			u.next, u.fresh = next, true
 		}
 		next.binary = true

@@ -63,8 +63,11 @@ type Index struct {
 	warned       map[string]bool // links and folders warned about
 	unreadWarned atomic.Bool     // a file was warned about as unreadable
 
-	handles handleCache // files kept open to read results
-	facts   factMemo    // what notices found in the files, for the state committed (answer.go)
+	handles handleCache  // files kept open to read results
+	facts   factMemo     // what notices found in the files, for the state committed (answer.go)
+	cache   *cacheWriter // the run's cache entry (cache.go); nil: none
+
+	boundMemory bool // Options.BoundMemory (memory.go)
 
 	subsMu sync.Mutex
 	subs   []*func(Changes)
@@ -107,6 +110,7 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 		masker:      opts.Masker,
 		log:         opts.Logger,
 		maxDiags:    opts.MaxDiagnosticsPerFile,
+		boundMemory: opts.BoundMemory,
 		seed:        maphash.MakeSeed(),
 		workers:     min(runtime.GOMAXPROCS(0), 8),
 		files:       map[string]*fileState{},
@@ -128,16 +132,19 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 		ix.masker = nil
 	}
 	ix.convID("-")
+	ix.cache = ix.openCache(opts)
 	return ix, nil
 }
 
 // Root is the real path of the run folder.
 func (ix *Index) Root() string { return ix.root }
 
-// Close releases the index's open folder.
+// Close writes the cache entry if the index changed since its last write,
+// and releases the entry and the index's open folder.
 func (ix *Index) Close() error {
+	cerr := ix.cache.close()
 	ix.handles.closeAll()
-	return ix.fsys.Close()
+	return errors.Join(cerr, ix.fsys.Close())
 }
 
 // IsRunFolder reports whether the root holds at least one episode-N folder.
@@ -186,6 +193,7 @@ func (ix *Index) Refresh(ctx context.Context, progress func(Progress)) (Changes,
 func (ix *Index) update(ctx context.Context, progress func(Progress)) (Changes, error) {
 	c, err := ix.refresh(ctx, progress)
 	ix.notify(c) // a cancelled update tells what it committed
+	ix.cache.changed()
 	return c, err
 }
 
@@ -221,6 +229,10 @@ func (ix *Index) refresh(ctx context.Context, progress func(Progress)) (Changes,
 		}
 		tasks = append(tasks, t)
 		total += t.size - t.from
+	}
+	first := !ix.indexed.Load()
+	if first && ix.boundMemory {
+		boundMemory(total)
 	}
 	var removed []*fileState
 	if sc.full {
@@ -396,6 +408,9 @@ func (ix *Index) refresh(ctx context.Context, progress func(Progress)) (Changes,
 		}
 	}
 	ix.indexed.Store(true)
+	if first && ix.boundMemory {
+		go releaseMemory() // off the first answer's path
+	}
 	slices.Sort(changed)
 	changed = slices.Compact(changed)
 	return Changes{Files: changed}, nil

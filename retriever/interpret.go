@@ -6,13 +6,15 @@ import (
 	"io"
 	"os"
 	"regexp"
+	"slices"
 	"syscall"
 )
 
 // Interpreter is a configured record interpreter: rules tried in order
 // against a record's evidence text; the first that matches decides (spec §3).
 type Interpreter struct {
-	rules []rule
+	rules  []rule
+	source []byte // the JSON it was parsed from: its cache entry's configuration
 }
 
 type rule struct {
@@ -38,7 +40,7 @@ func ParseInterpreter(data []byte) (*Interpreter, error) {
 	if doc.Rules == nil {
 		return nil, fmt.Errorf(`interpreter: no "rules" list`)
 	}
-	var in Interpreter
+	in := Interpreter{source: slices.Clone(data)}
 	for i, raw := range *doc.Rules {
 		var rj ruleJSON
 		if err := json.Unmarshal(raw, &rj); err != nil {

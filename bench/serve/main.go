@@ -19,6 +19,9 @@
 // 400x faster than one rg scan; single rare words answered within 0.35 ms of
 // the unknown method's round trip (medians); p99 under 5 ms (checked at
 // 1 GB and more); every fresh word found. bench/serve.sh runs both shapes.
+//
+// With -mode reopen (bench/reopen.sh) it measures instead the opens of the
+// run with and without the persisted index (issue 18; see reopen.go).
 package main
 
 import (
@@ -71,6 +74,7 @@ type config struct {
 	rgScans  int
 	fresh    int
 	keep     bool
+	mode     string
 	episode  string
 	conv     string
 	shapeTag string
@@ -90,11 +94,15 @@ func parseFlags() (config, error) {
 	fs.IntVar(&c.rgScans, "rg", 10, "rg scans timed (one per query, the first queries)")
 	fs.IntVar(&c.fresh, "fresh", 200, "appends of a new word, each searched at once")
 	fs.BoolVar(&c.keep, "keep", false, "keep the working copy of the run")
+	fs.StringVar(&c.mode, "mode", "search", "search: searches and following (issue 13); reopen: opens with and without the cache (issue 18)")
 	if err := fs.Parse(os.Args[1:]); err != nil {
 		return c, err
 	}
 	if c.runls == "" {
 		return c, errors.New("-runls is required")
+	}
+	if c.mode != "search" && c.mode != "reopen" {
+		return c, fmt.Errorf("-mode %q: want search or reopen", c.mode)
 	}
 	switch *shape {
 	case "big":
@@ -130,6 +138,9 @@ func run() (int, error) {
 	cfg, err := parseFlags()
 	if err != nil {
 		return 0, err
+	}
+	if cfg.mode == "reopen" {
+		return runReopen(cfg)
 	}
 	ctx := context.Background()
 	if _, err := exec.LookPath("rg"); err != nil {
@@ -184,7 +195,7 @@ func run() (int, error) {
 	if err := srv.waitIndexed(r); err != nil {
 		return 0, err
 	}
-	r.rssIndexed, _ = rss(srv.cmd.Process.Pid)
+	r.rssIndexed = readMemory(srv.cmd.Process.Pid).rss
 
 	queries := rungen.Queries(cfg.opts, 50)
 	if err := measureSearches(srv.c, queries, cfg.rounds, r); err != nil {
@@ -202,7 +213,8 @@ func run() (int, error) {
 			return 0, err
 		}
 	}
-	r.rssEnd, r.rssPeak = rss(srv.cmd.Process.Pid)
+	m := readMemory(srv.cmd.Process.Pid)
+	r.rssEnd, r.rssPeak = m.rss, m.peak
 	if err := srv.shutdown(); err != nil {
 		return 0, err
 	}
@@ -256,12 +268,19 @@ type server struct {
 }
 
 func startServer(cfg config, root string) (*server, error) {
+	return startServerWith(cfg, root, nil, nil)
+}
+
+// startServerWith starts the server with extra flags after `serve` and the
+// environment env (nil: this process's).
+func startServerWith(cfg config, root string, extra, env []string) (*server, error) {
 	logf, err := os.CreateTemp("", "runls-serve-bench-*.log")
 	if err != nil {
 		return nil, err
 	}
 	s := &server{progress: make(chan string, 1024), logPath: logf.Name()}
-	s.cmd = exec.Command(cfg.runls, "serve", "--log-level", "info")
+	s.cmd = exec.Command(cfg.runls, append([]string{"serve", "--log-level", "info"}, extra...)...)
+	s.cmd.Env = env
 	s.cmd.Stderr = logf
 	in, err := s.cmd.StdinPipe()
 	if err != nil {
@@ -375,11 +394,17 @@ func (s *server) stop() {
 	}
 }
 
-// rss reads the process's resident memory and its peak, in bytes.
-func rss(pid int) (now, peak int64) {
+// memory is what /proc/PID/status says of a process's memory, in bytes.
+type memory struct {
+	rss, peak, anon int64 // VmRSS, VmHWM, RssAnon
+}
+
+// readMemory reads a process's memory (zeros when it cannot).
+func readMemory(pid int) memory {
+	var m memory
 	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
 	if err != nil {
-		return 0, 0
+		return m
 	}
 	for _, line := range strings.Split(string(data), "\n") {
 		f := strings.Fields(line)
@@ -389,10 +414,12 @@ func rss(pid int) (now, peak int64) {
 		kb, _ := strconv.ParseInt(f[1], 10, 64)
 		switch f[0] {
 		case "VmRSS:":
-			now = kb << 10
+			m.rss = kb << 10
 		case "VmHWM:":
-			peak = kb << 10
+			m.peak = kb << 10
+		case "RssAnon:":
+			m.anon = kb << 10
 		}
 	}
-	return now, peak
+	return m
 }

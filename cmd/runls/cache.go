@@ -1,5 +1,6 @@
-// This file holds `runls cache list` and `runls cache clear [RUN]` (spec
-// §15): what the cache of persisted indexes holds, and freeing it.
+// This file holds `runls cache list [RUN]` and `runls cache clear [RUN]`
+// (spec §15): what the cache of persisted indexes holds, what a reopen of a
+// run would read again, and freeing it.
 
 package main
 
@@ -11,6 +12,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -18,11 +20,12 @@ import (
 	"unicode/utf8"
 
 	"runls/internal/store"
+	"runls/retriever"
 )
 
 // runCache is `runls cache list|clear`. Exit status 0, or 1 when clear kept
 // an entry a running runls writes, 2 on an error.
-func runCache(_ context.Context, args []string, stdout, stderr io.Writer) int {
+func runCache(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		return usageError(stderr, "cache needs list or clear")
 	}
@@ -42,7 +45,7 @@ func runCache(_ context.Context, args []string, stdout, stderr io.Writer) int {
 		rest = fs.Args()[1:]
 	}
 	switch {
-	case args[0] == "list" && len(pos) == 0, args[0] == "clear" && len(pos) <= 1:
+	case (args[0] == "list" || args[0] == "clear") && len(pos) <= 1:
 	case args[0] == "list" || args[0] == "clear":
 		return usageError(stderr, "too many arguments to cache %s", args[0])
 	default:
@@ -56,19 +59,36 @@ func runCache(_ context.Context, args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, err)
 	}
-	if args[0] == "list" {
-		return cacheList(root, infos, stdout)
-	}
-	run := ""
+	var want string // the run's real path; "": every entry
 	if len(pos) == 1 {
-		run = pos[0]
+		if want, err = entryRun(pos[0]); err != nil {
+			return fail(stderr, err)
+		}
 	}
-	return cacheClear(root, infos, run, stdout, stderr)
+	if args[0] == "list" {
+		return cacheList(ctx, root, infos, want, stdout, stderr)
+	}
+	return cacheClear(root, infos, want, stdout, stderr)
+}
+
+// entryRun is the run path entries of the run folder run name: its real
+// path, or when it was deleted since, its absolute path (as they name it).
+func entryRun(run string) (string, error) {
+	real, err := store.RealPath(run)
+	if err != nil {
+		return filepath.Abs(run)
+	}
+	return real, nil
 }
 
 // cacheList prints one line per entry, used most recently first: the run,
-// the entry's size, when it was last used, and its configuration.
-func cacheList(root *store.Root, infos []store.EntryInfo, stdout io.Writer) int {
+// the entry's size, when it was last used, and its configuration. With a
+// run folder (want), only its entries, then for each what a reopen of the
+// run from it would read now (retriever.PlanReopen).
+func cacheList(ctx context.Context, root *store.Root, infos []store.EntryInfo, want string, stdout, stderr io.Writer) int {
+	if want != "" {
+		infos = slices.DeleteFunc(infos, func(info store.EntryInfo) bool { return info.Err != nil || info.RunPath != want })
+	}
 	if len(infos) == 0 {
 		fmt.Fprintf(stdout, "no entries in %s\n", root.Path())
 		return exitFound
@@ -86,24 +106,25 @@ func cacheList(root *store.Root, infos []store.EntryInfo, stdout io.Writer) int 
 	}
 	tw.Flush()
 	fmt.Fprintf(stdout, "%d entries, %s in %s\n", len(infos), showSize(total), root.Path())
+	if want == "" {
+		return exitFound
+	}
+	for _, info := range infos {
+		p, err := retriever.PlanReopen(ctx, want, info.Caller)
+		if err != nil {
+			fmt.Fprintf(stderr, "runls: %s: %v\n", showConfig(info.Config), err)
+			continue
+		}
+		fmt.Fprintf(stdout, "%s: a reopen reads %s of %d files: %d unchanged, %d grown, %d read again, %d new, %d gone\n",
+			showConfig(info.Config), showSize(p.ReadBytes), p.Files, p.Unchanged, p.Grown, p.Reread, p.New, p.Gone)
+	}
 	return exitFound
 }
 
-// cacheClear removes every entry, or those of the run folder run (every
+// cacheClear removes every entry, or those of the run folder want (every
 // configuration of it). An entry whose run is given but cannot be told
 // (its manifest does not read) is kept; clear without a run removes it.
-func cacheClear(root *store.Root, infos []store.EntryInfo, run string, stdout, stderr io.Writer) int {
-	var want string
-	if run != "" {
-		real, err := store.RealPath(run)
-		if err != nil {
-			// A run folder deleted since: its entries still name it.
-			if real, err = filepath.Abs(run); err != nil {
-				return fail(stderr, err)
-			}
-		}
-		want = real
-	}
+func cacheClear(root *store.Root, infos []store.EntryInfo, want string, stdout, stderr io.Writer) int {
 	removed, kept := 0, 0
 	var freed int64
 	for _, info := range infos {

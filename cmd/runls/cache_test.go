@@ -102,7 +102,7 @@ func TestCacheListAndClear(t *testing.T) {
 func TestCacheBadArguments(t *testing.T) {
 	dir := t.TempDir()
 	for _, args := range [][]string{
-		{"cache"}, {"cache", "drop"}, {"cache", "list", "x"}, {"cache", "clear", "a", "b"}, {"cache", "list", "--bogus"},
+		{"cache"}, {"cache", "drop"}, {"cache", "list", "a", "b"}, {"cache", "clear", "a", "b"}, {"cache", "list", "--bogus"},
 	} {
 		code, out, errs := runCLI(t, dir, append(args, "--cache-dir", dir)...)
 		if code != 2 || out != "" || !strings.HasPrefix(errs, "runls: ") {

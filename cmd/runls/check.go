@@ -41,6 +41,7 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	codes := codeList{}
 	fs.Var(codes, "code", "keep only the warnings of `CODE` (unindented-continuation, unfielded-line); repeatable")
 	summary := fs.Bool("summary", false, "one line of counts a file, then a total, instead of the warnings")
+	cache := addCacheFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		if helpRequested(err, fs, checkSynopsis, checkAbout, stdout) {
 			return exitFound
@@ -50,7 +51,7 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if fs.NArg() != 1 {
 		return usageError(stderr, "check needs one run folder")
 	}
-	ix, err := openIndex(ctx, fs.Arg(0), false, "", stderr)
+	ix, err := openIndex(ctx, fs.Arg(0), false, "", cache, stderr)
 	if err != nil {
 		return fail(stderr, err)
 	}

@@ -29,44 +29,9 @@ func TestEndToEnd(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, "serve", "--stdio", "--log-level", "debug")
-	cmd.Dir = t.TempDir()
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	// The package's own stream fails on anything but framed JSON-RPC, so a
-	// stray byte on stdout fails the test.
-	conn := jsonrpc2.NewConn(jsonrpc2.NewStream(pipeConn{stdout, stdin}))
-	conn.Go(ctx, func(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) error {
-		return reply(ctx, nil, nil) // window/workDoneProgress/create and notifications
-	})
-
-	var init struct {
-		Capabilities map[string]json.RawMessage `json:"capabilities"`
-		ServerInfo   struct{ Name string }      `json:"serverInfo"`
-	}
-	if _, err := conn.Call(ctx, protocol.MethodInitialize, map[string]any{
-		"processId": nil, "rootUri": retriever.FileURI(run),
-		"capabilities":          map[string]any{"window": map[string]any{"workDoneProgress": true}},
-		"initializationOptions": map[string]any{"runls": map[string]any{"episode": "episode-2", "conversation": "conv-1"}},
-	}, &init); err != nil {
-		t.Fatalf("initialize: %v", err)
-	}
+	conn, cmd, stderr, init := startServe(ctx, t, bin, run, "--stdio", "--log-level", "debug")
 	if init.ServerInfo.Name != "runls" || init.Capabilities["workspaceSymbolProvider"] == nil {
 		t.Errorf("initialize result %+v", init)
-	}
-	if err := conn.Notify(ctx, protocol.MethodInitialized, map[string]any{}); err != nil {
-		t.Fatal(err)
 	}
 
 	req := retriever.Request{Query: "deploy database migration", Episode: "episode-2", Conversation: "conv-1"}
@@ -138,6 +103,52 @@ func TestEndToEndClosedStdin(t *testing.T) {
 	if stdout.Len() != 0 {
 		t.Errorf("stdout = %q, want nothing", stdout.String())
 	}
+}
+
+// initResult is what TestEndToEnd reads of the initialize result.
+type initResult struct {
+	Capabilities map[string]json.RawMessage `json:"capabilities"`
+	ServerInfo   struct{ Name string }      `json:"serverInfo"`
+}
+
+// startServe starts `runls serve` with args on the run folder run, as an
+// editor does (initialize with episode-2 and conv-1, then initialized), and
+// gives the connection, the process and its stderr.
+func startServe(ctx context.Context, t *testing.T, bin, run string, args ...string) (jsonrpc2.Conn, *exec.Cmd, *bytes.Buffer, initResult) {
+	t.Helper()
+	cmd := exec.CommandContext(ctx, bin, append([]string{"serve"}, args...)...)
+	cmd.Dir = t.TempDir()
+	stderr := &bytes.Buffer{}
+	cmd.Stderr = stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// The package's own stream fails on anything but framed JSON-RPC, so a
+	// stray byte on stdout fails the test.
+	conn := jsonrpc2.NewConn(jsonrpc2.NewStream(pipeConn{stdout, stdin}))
+	conn.Go(ctx, func(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) error {
+		return reply(ctx, nil, nil) // window/workDoneProgress/create and notifications
+	})
+	var init initResult
+	if _, err := conn.Call(ctx, protocol.MethodInitialize, map[string]any{
+		"processId": nil, "rootUri": retriever.FileURI(run),
+		"capabilities":          map[string]any{"window": map[string]any{"workDoneProgress": true}},
+		"initializationOptions": map[string]any{"runls": map[string]any{"episode": "episode-2", "conversation": "conv-1"}},
+	}, &init); err != nil {
+		t.Fatalf("initialize: %v", err)
+	}
+	if err := conn.Notify(ctx, protocol.MethodInitialized, map[string]any{}); err != nil {
+		t.Fatal(err)
+	}
+	return conn, cmd, stderr, init
 }
 
 // buildBinary builds runls into the test's temporary folder (the Go build

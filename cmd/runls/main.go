@@ -12,7 +12,7 @@ import (
 )
 
 const usageText = `usage:
-  runls [serve] [--stdio] [--log-file FILE] [--log-level LEVEL]
+  runls [serve] [--stdio] [--log-file FILE] [--log-level LEVEL] [cache flags]
   runls search [--agent A] [--episode episode-N] [--conversation C] [--all-conversations]
                [--scope run|episode] [--top-k K] [--mask] [--interpreter rules.json] [--json]
                RUN_FOLDER QUERY...
@@ -22,6 +22,8 @@ const usageText = `usage:
   runls mcp [--mask] [--interpreter rules.json] RUN_FOLDER
   runls cache list|clear [--cache-dir DIR] [RUN_FOLDER]
   runls version
+serve, search, check, records and mcp take the cache flags
+  [--no-cache] [--cache-dir DIR] [--cache-max SIZE] (spec §15).
 runls search --help, runls check --help and runls records --help describe their flags.`
 
 func main() {

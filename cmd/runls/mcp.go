@@ -18,6 +18,7 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	fs.SetOutput(io.Discard)
 	mask := fs.Bool("mask", false, "")
 	rules := fs.String("interpreter", "", "")
+	cache := addCacheFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			_, _ = io.WriteString(stdout, usageText+"\n")
@@ -28,7 +29,7 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	if fs.NArg() != 1 {
 		return usageError(stderr, "mcp needs one run folder")
 	}
-	ix, err := openIndex(ctx, fs.Arg(0), *mask, *rules, stderr)
+	ix, err := openIndex(ctx, fs.Arg(0), *mask, *rules, cache, stderr)
 	if err != nil {
 		return fail(stderr, err)
 	}

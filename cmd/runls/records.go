@@ -40,6 +40,7 @@ func runRecords(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	fs.StringVar(&req.Cursor, "cursor", "", "the page after the one that gave cursor `C` (--json gives it)")
 	mask := fs.Bool("mask", false, "hide paths outside the run folder and credentials")
 	asJSON := fs.Bool("json", false, "print the run/records result as JSON")
+	cache := addCacheFlags(fs)
 	pos, err := parseInterspersed(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
 		printFlagHelp(stdout, recordsUsage, fs)
@@ -63,7 +64,7 @@ func runRecords(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		return usageError(stderr, "%v", err)
 	}
 	req.Lines = !*asJSON
-	ix, err := openIndex(ctx, pos[0], *mask, "", stderr)
+	ix, err := openIndex(ctx, pos[0], *mask, "", cache, stderr)
 	if err != nil {
 		return fail(stderr, err)
 	}

@@ -40,6 +40,7 @@ func runSearch(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	mask := fs.Bool("mask", false, "hide local paths outside the run and credentials before indexing")
 	rules := fs.String("interpreter", "", "record interpreter `rules.json` (told/said/leftOut rules)")
 	asJSON := fs.Bool("json", false, "print the run/search result as JSON (UTF-16 ranges, hidden, notices)")
+	cache := addCacheFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		if helpRequested(err, fs, searchSynopsis, searchAbout, stdout) {
 			return exitFound
@@ -60,7 +61,7 @@ func runSearch(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		return usageError(stderr, "%v", err)
 	}
 	req.Query = strings.Join(fs.Args()[1:], " ")
-	ix, err := openIndex(ctx, fs.Arg(0), *mask, *rules, stderr)
+	ix, err := openIndex(ctx, fs.Arg(0), *mask, *rules, cache, stderr)
 	if err != nil {
 		return fail(stderr, err)
 	}
@@ -97,10 +98,13 @@ Exit status: 0 found, 1 nothing found, 2 error.`
 
 // openIndex opens a run folder with the command line's options; WARNs go to
 // stderr, one line each.
-func openIndex(ctx context.Context, root string, mask bool, rulesFile string, stderr io.Writer) (*retriever.Index, error) {
-	opts := retriever.Options{Root: root, Logger: cliLogger(stderr)}
+func openIndex(ctx context.Context, root string, mask bool, rulesFile string, cache *cacheFlags, stderr io.Writer) (*retriever.Index, error) {
+	opts := retriever.Options{Root: root, Logger: cliLogger(stderr), BoundMemory: true}
+	var err error
+	if opts.Cache, err = cache.options(func(err error) { opts.Logger.Warn(err.Error()) }); err != nil {
+		return nil, err
+	}
 	if rulesFile != "" {
-		var err error
 		if opts.Interpreter, err = retriever.LoadInterpreter(rulesFile); err != nil {
 			return nil, err
 		}

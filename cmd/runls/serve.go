@@ -24,6 +24,7 @@ func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	fs.Bool("stdio", true, "speak LSP over stdin and stdout (the only transport, and the default)")
 	logFile := fs.String("log-file", "", "append the log to this `file` instead of stderr")
 	logLevel := fs.String("log-level", "info", "log `level`: debug, info, warn or error")
+	cache := addCacheFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			_, _ = io.WriteString(stdout, usageText+"\n")
@@ -62,7 +63,11 @@ func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	if f, ok := stdout.(*os.File); ok {
 		stdout = pollable(f)
 	}
-	err = lsp.Serve(ctx, stdioConn{in: stdin, out: stdout}, lsp.Options{Logger: logger, Version: buildVersion()})
+	cacheOpts, err := cache.options(func(err error) { logger.Warn(err.Error()) })
+	if err != nil {
+		return usageError(stderr, "serve: %v", err)
+	}
+	err = lsp.Serve(ctx, stdioConn{in: stdin, out: stdout}, lsp.Options{Logger: logger, Version: buildVersion(), Cache: cacheOpts, BoundMemory: true})
 	if err != nil {
 		logger.Info("exiting with code 1", zap.Error(err))
 		return 1

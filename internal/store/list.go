@@ -28,6 +28,7 @@ type EntryInfo struct {
 	RunPath    string
 	Config     []byte
 	Generation uint64
+	Caller     []byte // the caller's section (the retriever's file table)
 	Err        error
 }
 
@@ -50,7 +51,7 @@ func (r *Root) List() ([]EntryInfo, error) {
 			info.Err = err
 			continue
 		}
-		info.RunPath, info.Config, info.Generation = m.RunPath, m.Config, m.Generation
+		info.RunPath, info.Config, info.Generation, info.Caller = m.RunPath, m.Config, m.Generation, m.Caller
 	}
 	return infos, nil
 }

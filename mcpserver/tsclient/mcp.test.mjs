@@ -24,7 +24,9 @@ let client;
 let stderr = "";
 
 before(async () => {
-  const transport = new StdioClientTransport({ command: bin, args: ["mcp", run], stderr: "pipe" });
+  // The SDK gives the server a sanitized environment (no RUNLS_CACHE_DIR):
+  // --no-cache keeps the test out of the user's cache folder.
+  const transport = new StdioClientTransport({ command: bin, args: ["mcp", "--no-cache", run], stderr: "pipe" });
   transport.stderr?.on("data", (d) => (stderr += d));
   client = new Client({ name: "runls-tsclient", version: "0" });
   await client.connect(transport);

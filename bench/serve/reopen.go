@@ -1,0 +1,213 @@
+package main
+
+// The reopen mode (-mode reopen, bench/reopen.sh): what a user gets from the
+// persisted index of issue 18. The real `runls serve` opens the run three
+// times, one process after the other: with the cache off (--no-cache), with
+// an empty cache folder (the first open, which writes the entry), and again
+// on that folder (the reopen). Each open is timed from the process's start
+// to the first answered run/search (sent right after initialized, as an
+// editor's first search), and the process's anonymous memory (RssAnon of
+// /proc/PID/status, the Go heap and buffers the kernel cannot reclaim, where
+// mapped cache files are not counted) is sampled every 10 ms during the
+// indexing for its peak, and once the indexing ended and settled. The cache
+// entry's size is the cache folder's bytes after the first open's shutdown.
+// Every figure is also given as a ratio of the run's bytes, against the
+// targets of issue 18; it exits 1 when one fails.
+//
+// A binary without --no-cache (main before issue 18) keeps no cache: its
+// three opens are each a fresh index, which is the "before".
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"runls/internal/rungen"
+)
+
+// The targets of issue 18.
+const (
+	maxReopen        = time.Second // reopen to the first answered run/search
+	maxFirstOverNone = 1.25        // first open with the cache over without
+	maxPeakAnon      = 0.5         // RssAnon's peak during the first indexing, of the run
+	maxReopenAnon    = 0.2         // RssAnon after a reopen, of the run
+	maxCacheSize     = 0.75        // the cache entry, of the run
+	settleAfter      = 2 * time.Second
+)
+
+// openFigures are one process's open of the run.
+type openFigures struct {
+	name      string
+	toSearch  time.Duration // process start to the first run/search answered
+	indexing  time.Duration // process start to the indexing progress's end
+	peakAnon  int64
+	afterAnon int64 // RssAnon once indexed and settled
+	afterRSS  int64
+}
+
+func runReopen(cfg config) (int, error) {
+	ctx := context.Background()
+	fmt.Fprintf(os.Stderr, "run %s (generated once, cached under %s)\n", cfg.shapeTag, cfg.cache)
+	dir, err := rungen.Cached(ctx, cfg.cache, cfg.opts)
+	if err != nil {
+		return 0, err
+	}
+	if dir, err = filepath.EvalSymlinks(dir); err != nil {
+		return 0, err
+	}
+	files, err := agentFiles(dir)
+	if err != nil {
+		return 0, err
+	}
+	var runBytes int64
+	for _, f := range files {
+		runBytes += f.size
+	}
+	cacheDir, err := os.MkdirTemp("", "runls-reopen-bench-*")
+	if err != nil {
+		return 0, err
+	}
+	defer os.RemoveAll(cacheDir)
+	hasCache := supportsCache(cfg.runls)
+
+	var opens []openFigures
+	var entryBytes int64
+	for _, o := range []struct {
+		name    string
+		noCache bool
+	}{{"without cache", true}, {"first open", false}, {"reopen", false}} {
+		f, err := openOnce(cfg, dir, cacheDir, o.name, o.noCache && hasCache)
+		if err != nil {
+			return 0, fmt.Errorf("%s: %w", o.name, err)
+		}
+		opens = append(opens, f)
+		if o.name == "first open" {
+			entryBytes = folderBytes(cacheDir)
+		}
+	}
+	return printReopen(os.Stdout, cfg, len(files), runBytes, hasCache, opens, entryBytes), nil
+}
+
+// openOnce starts a server on root, times its first search and samples its
+// anonymous memory, then shuts it down.
+func openOnce(cfg config, root, cacheDir, name string, noCache bool) (openFigures, error) {
+	f := openFigures{name: name}
+	var extra []string
+	if noCache {
+		extra = append(extra, "--no-cache")
+	}
+	env := append(os.Environ(), "RUNLS_CACHE_DIR="+cacheDir, "XDG_CACHE_HOME="+cacheDir)
+	start := time.Now()
+	srv, err := startServerWith(cfg, root, extra, env)
+	if err != nil {
+		return f, err
+	}
+	defer srv.stop()
+	pid := srv.cmd.Process.Pid
+
+	var mu sync.Mutex
+	stop := make(chan struct{})
+	sampled := make(chan struct{})
+	go func() {
+		defer close(sampled)
+		t := time.NewTicker(10 * time.Millisecond)
+		defer t.Stop()
+		for {
+			if a := readMemory(pid).anon; a > 0 {
+				mu.Lock()
+				f.peakAnon = max(f.peakAnon, a)
+				mu.Unlock()
+			}
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	q := rungen.Queries(cfg.opts, 1)[0]
+	res, rerr, err := srv.c.call("run/search", map[string]any{"query": q}, indexingWait)
+	if err != nil || rerr != nil {
+		close(stop)
+		return f, fmt.Errorf("first run/search: %v %v (log: %s)", err, rerr, srv.logPath)
+	}
+	f.toSearch = time.Since(start)
+	var got struct {
+		Items []json.RawMessage `json:"items"`
+	}
+	if err := json.Unmarshal(res, &got); err != nil || len(got.Items) == 0 {
+		close(stop)
+		return f, fmt.Errorf("first run/search %q found nothing (%v)", q, err)
+	}
+	var r report
+	if err := srv.waitIndexed(&r); err != nil {
+		close(stop)
+		return f, err
+	}
+	f.indexing = time.Since(start)
+	time.Sleep(settleAfter)
+	close(stop)
+	<-sampled
+	m := readMemory(pid)
+	f.afterAnon, f.afterRSS = m.anon, m.rss
+	return f, srv.shutdown()
+}
+
+// supportsCache reports whether the binary knows --no-cache (issue 18).
+func supportsCache(runls string) bool {
+	out, _ := exec.Command(runls, "--help").CombinedOutput()
+	return strings.Contains(string(out), "--no-cache")
+}
+
+func folderBytes(dir string) int64 {
+	var n int64
+	filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			if info, err := d.Info(); err == nil {
+				n += info.Size()
+			}
+		}
+		return nil
+	})
+	return n
+}
+
+// printReopen prints the figures and the targets; 1 when one fails.
+func printReopen(w io.Writer, cfg config, files int, runBytes int64, hasCache bool, opens []openFigures, entryBytes int64) int {
+	mb := func(n int64) string { return fmt.Sprintf("%.0f MB", float64(n)/(1<<20)) }
+	of := func(n int64) string { return fmt.Sprintf("%.2fx", float64(n)/float64(runBytes)) }
+	fmt.Fprintf(w, "%s: %d files, %s (cache %v)\n", cfg.shapeTag, files, mb(runBytes), hasCache)
+	fmt.Fprintf(w, "%-14s %14s %12s %18s %18s %10s\n", "open", "first search", "indexed", "peak RssAnon", "RssAnon after", "VmRSS")
+	for _, o := range opens {
+		fmt.Fprintf(w, "%-14s %14s %12s %9s (%s) %9s (%s) %10s\n", o.name, ms(o.toSearch), ms(o.indexing),
+			mb(o.peakAnon), of(o.peakAnon), mb(o.afterAnon), of(o.afterAnon), mb(o.afterRSS))
+	}
+	fmt.Fprintf(w, "cache entry: %.2f MB (%s of the run)\n", float64(entryBytes)/(1<<20), of(entryBytes))
+	none, first, reopen := opens[0], opens[1], opens[2]
+	fails := 0
+	check := func(ok bool, what string) {
+		mark := "ok  "
+		if !ok {
+			mark, fails = "FAIL", fails+1
+		}
+		fmt.Fprintf(w, "%s %s\n", mark, what)
+	}
+	check(reopen.toSearch <= maxReopen, fmt.Sprintf("reopen to the first answer %s ≤ %v", ms(reopen.toSearch), maxReopen))
+	ratio := float64(first.toSearch) / float64(none.toSearch)
+	check(ratio <= maxFirstOverNone, fmt.Sprintf("first open with the cache over without %.2fx ≤ %.2fx", ratio, maxFirstOverNone))
+	check(float64(first.peakAnon) <= maxPeakAnon*float64(runBytes), fmt.Sprintf("peak RssAnon of the first open %s ≤ %.2fx", of(first.peakAnon), maxPeakAnon))
+	check(float64(reopen.afterAnon) <= maxReopenAnon*float64(runBytes), fmt.Sprintf("RssAnon after the reopen %s ≤ %.2fx", of(reopen.afterAnon), maxReopenAnon))
+	check(hasCache && float64(entryBytes) <= maxCacheSize*float64(runBytes), fmt.Sprintf("cache entry %s ≤ %.2fx (and one is written)", of(entryBytes), maxCacheSize))
+	if fails > 0 {
+		return 1
+	}
+	return 0
+}

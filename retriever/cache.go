@@ -1,0 +1,189 @@
+package retriever
+
+// This file holds the index's cache entry (spec §15, issue 18): which entry
+// a configuration names, opening it (one writer; a second process reads),
+// and the writes of the file table, debounced after the first indexing and
+// made by a goroutine of their own, never by a search.
+
+import (
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"go.uber.org/zap"
+
+	"runls/internal/store"
+	"runls/masking"
+)
+
+// cacheFormat is the persisted index's format version, part of every
+// entry's configuration: a runls that indexes, parses or masks differently,
+// or lays the entry out differently, bumps it, and its entries are others.
+const cacheFormat = 1
+
+const (
+	// cacheWriteDelay is how long after the last change the entry is
+	// written: a burst of appends makes one write.
+	cacheWriteDelay = 2 * time.Second
+	// cacheWriteMaxDelay bounds the wait while changes keep coming.
+	cacheWriteMaxDelay = 30 * time.Second
+	// cacheWriteGap is the fewest delays between two writes.
+	cacheWriteGap = 5
+)
+
+// cacheConfig is the configuration an entry is for: the format version,
+// masking and the interpreter's rules (spec §15). It is plain text, which
+// `runls cache list` shows.
+func cacheConfig(opts Options) []byte {
+	mask := "off"
+	if opts.Masker != nil && opts.Masker != masking.NoOp() {
+		t := fmt.Sprintf("%T", opts.Masker) // *masking.hidingOutside
+		mask = t[strings.LastIndexByte(t, '.')+1:]
+	}
+	rules := "none"
+	if in := opts.Interpreter; in != nil {
+		sum := sha256.Sum256(in.source)
+		rules = fmt.Sprintf("%d rules sha256:%x", len(in.rules), sum[:8])
+	}
+	return fmt.Appendf(nil, "format %d; masking %s; interpreter %s", cacheFormat, mask, rules)
+}
+
+// cacheWriter writes the index's entry.
+type cacheWriter struct {
+	ix    *Index
+	entry *store.Entry
+	poke  chan struct{} // a change was committed
+	stop  chan struct{}
+	done  chan struct{}
+	once  sync.Once
+	delay time.Duration // cacheWriteDelay, or a test's
+
+	mu       sync.Mutex // one write at a time: the goroutine's, or Close's
+	written  uint64     // ix.commits at the last write
+	readOnly bool       // said once: another process writes the entry
+}
+
+// openCache opens the entry of ix's run and configuration, or gives nil
+// (said in the log) when the cache cannot be used.
+func (ix *Index) openCache(opts Options) *cacheWriter {
+	root := opts.Cache.Root
+	if root == nil || !ix.IsRunFolder() {
+		return nil // no entry for a folder that holds no run (yet)
+	}
+	entry, err := root.Open(ix.root, cacheConfig(opts), store.Options{MaxBytes: opts.Cache.MaxBytes, Verify: store.VerifyFrame})
+	if err != nil {
+		ix.log.Warn("the cache is not used", zap.Error(err))
+		return nil
+	}
+	if rep := entry.Report(); rep != nil {
+		if rep.Dropped() {
+			ix.log.Warn("dropped a damaged cache entry; the run is indexed afresh", zap.Error(rep))
+		} else {
+			ix.log.Info("mended the cache entry", zap.Error(rep))
+		}
+	}
+	w := &cacheWriter{ix: ix, entry: entry, poke: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{}), delay: cacheWriteDelay}
+	if opts.cacheDelay > 0 {
+		w.delay = opts.cacheDelay
+	}
+	go w.run()
+	return w
+}
+
+// changed tells the writer that an update committed.
+func (w *cacheWriter) changed() {
+	if w == nil {
+		return
+	}
+	select {
+	case w.poke <- struct{}{}:
+	default:
+	}
+}
+
+// run writes the entry w.delay after the last change, and at most
+// cacheWriteMaxDelay after the first unwritten one, but no sooner than
+// cacheWriteGap delays after its last write: on 100,000 files the table is
+// some 7 MB, and a run an agent appends to every second must not cost a
+// write and an fsync every few seconds.
+func (w *cacheWriter) run() {
+	defer close(w.done)
+	var timer <-chan time.Time
+	var first, last time.Time
+	for {
+		select {
+		case <-w.stop:
+			return
+		case <-w.poke:
+			now := time.Now()
+			if timer == nil {
+				first = now
+			}
+			wait := min(w.delay, first.Add(cacheWriteMaxDelay).Sub(now))
+			wait = max(wait, last.Add(cacheWriteGap*w.delay).Sub(now), 0)
+			timer = time.After(wait)
+		case <-timer:
+			timer = nil
+			w.write()
+			last = time.Now()
+		}
+	}
+}
+
+// write commits the file table when the index changed since the last write
+// and has been indexed once. A reader (another process writes the entry)
+// tries to become the writer, and writes nothing until it is.
+func (w *cacheWriter) write() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	ix := w.ix
+	if !ix.indexed.Load() {
+		return
+	}
+	commits := ix.commits.Load()
+	if commits == w.written {
+		return
+	}
+	if !w.entry.Writable() {
+		ok, err := w.entry.Upgrade()
+		if err != nil || !ok {
+			if !w.readOnly {
+				w.readOnly = true
+				ix.log.Info("another runls writes this run's cache entry; this one writes none", zap.String("entry", w.entry.Dir()), zap.Error(err))
+			}
+			return
+		}
+	}
+	table, err := store.EncodeFileTable(ix.fileTable())
+	if err == nil {
+		var snap *store.Snapshot
+		snap, err = w.entry.Commit(nil, table)
+		if err == nil {
+			err = snap.Close()
+		}
+	}
+	if err != nil && !errors.Is(err, store.ErrReadOnly) {
+		ix.warnOnce("cache-write", "cannot write the cache entry; the index is kept in memory only", zap.String("entry", w.entry.Dir()), zap.Error(err))
+		return
+	}
+	w.written = commits
+}
+
+// close stops the writer, writes what changed since its last write, and
+// releases the entry.
+func (w *cacheWriter) close() error {
+	if w == nil {
+		return nil
+	}
+	var err error
+	w.once.Do(func() {
+		close(w.stop)
+		<-w.done
+		w.write()
+		err = w.entry.Close()
+	})
+	return err
+}

@@ -1,0 +1,93 @@
+package retriever
+
+// This file holds the file table the index writes into its cache entry
+// (spec §15, issue 18): one record a file, as following knows it (§7,
+// follow.go): identity, size, time, the offset read to, fingerprints of the
+// file's first checkBytes and of the checkBytes before that offset as they
+// were when read, and the parser's state at the commit position (carry).
+// reopen.go classifies a run's files against it.
+
+import (
+	"cmp"
+	"encoding/binary"
+	"fmt"
+	"slices"
+
+	"runls/internal/store"
+)
+
+// carry is the parser's state at a file's commit position, and what the
+// reopen needs besides the store's fields: the file table's Carry.
+type carry struct {
+	binary     bool
+	inRecord   bool  // a record started before commitPos
+	pending    int64 // readPos - commitPos: the tail read again when more comes
+	commitLine uint32
+	readAt     int64 // when the file's content was read (unix ns)
+}
+
+const carryVersion = 1
+
+func (c carry) encode() []byte {
+	flags := byte(0)
+	if c.binary {
+		flags |= 1
+	}
+	if c.inRecord {
+		flags |= 2
+	}
+	b := []byte{carryVersion, flags}
+	b = binary.AppendUvarint(b, uint64(c.pending))
+	b = binary.AppendUvarint(b, uint64(c.commitLine))
+	return binary.AppendVarint(b, c.readAt)
+}
+
+func decodeCarry(b []byte) (carry, error) {
+	bad := func(what string) (carry, error) {
+		return carry{}, fmt.Errorf("%w: file table carry: %s", store.ErrCorrupt, what)
+	}
+	if len(b) < 2 || b[0] != carryVersion || b[1]&^3 != 0 {
+		return bad("version or flags")
+	}
+	c := carry{binary: b[1]&1 != 0, inRecord: b[1]&2 != 0}
+	rest := b[2:]
+	pending, n := binary.Uvarint(rest)
+	if n <= 0 || pending > 1<<62 {
+		return bad("pending")
+	}
+	rest = rest[n:]
+	line, n := binary.Uvarint(rest)
+	if n <= 0 || line > 1<<32-1 {
+		return bad("line")
+	}
+	rest = rest[n:]
+	at, n := binary.Varint(rest)
+	if n <= 0 || n != len(rest) {
+		return bad("time")
+	}
+	c.pending, c.commitLine, c.readAt = int64(pending), uint32(line), at
+	return c, nil
+}
+
+// fileRecord is fs as the file table keeps it. fs is a committed state,
+// whose fields read here are never written again.
+func fileRecord(fs *fileState) store.FileRecord {
+	return store.FileRecord{
+		Path: fs.rel, Dev: fs.dev, Ino: fs.ino, Size: fs.size, ModTime: fs.mtime, IndexedTo: fs.readPos,
+		Head: store.FingerprintOf(fs.head), Tail: store.FingerprintOf(fs.window),
+		Carry: carry{binary: fs.binary, inRecord: fs.inRecord, pending: fs.readPos - fs.commitPos,
+			commitLine: fs.commitLine, readAt: fs.readAt}.encode(),
+	}
+}
+
+// fileTable is the index's file table now, sorted by path.
+func (ix *Index) fileTable() []store.FileRecord {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	out := make([]store.FileRecord, 0, len(ix.files))
+	for _, fs := range ix.files {
+		out = append(out, fileRecord(fs))
+	}
+	slices.SortFunc(out, func(a, b store.FileRecord) int { return cmp.Compare(a.Path, b.Path) })
+	return out
+}

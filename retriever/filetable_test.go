@@ -1,0 +1,33 @@
+package retriever
+
+import (
+	"context"
+	"testing"
+)
+
+// The grown file's stored offset and parser state are where following
+// would go on: the pending tail is read again, with the record it was in.
+func TestReopenCarryIsFollowingsState(t *testing.T) {
+	root := writeRun(t, map[string]string{
+		"episode-1/bob/bob.log": "2026-10-21 18:00:00.000 INFO [running] [c1] bob started\n  still the record",
+	})
+	ix := openTest(t, Options{Root: root})
+	if _, err := ix.Refresh(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	table := ix.fileTable()
+	st := ix.files["episode-1/bob/bob.log"]
+	c, err := decodeCarry(table[0].Carry)
+	must(t, err)
+	if table[0].IndexedTo != st.readPos || c.pending != st.readPos-st.commitPos || c.inRecord != st.inRecord || c.commitLine != st.commitLine || c.readAt != st.readAt {
+		t.Errorf("record %+v carry %+v; state readPos %d commitPos %d inRecord %v line %d", table[0], c, st.readPos, st.commitPos, st.inRecord, st.commitLine)
+	}
+	if back, err := decodeCarry(c.encode()); err != nil || back != c {
+		t.Errorf("carry round trip: %+v %v", back, err)
+	}
+	for _, bad := range [][]byte{nil, {2, 0, 0, 0, 0}, {1, 4, 0, 0, 0}, {1, 0, 0, 0}, {1, 0, 0, 0, 0, 0}} {
+		if _, err := decodeCarry(bad); err == nil {
+			t.Errorf("carry %v decoded", bad)
+		}
+	}
+}

@@ -1,0 +1,166 @@
+package retriever
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"runls/internal/store"
+)
+
+// The classification of spec §15 and issue 18's "What must hold": each case
+// indexes a run whose files are older than the racy window, closes it (the
+// file table is what it wrote), changes the run, and classifies every file.
+func TestReopenClassification(t *testing.T) {
+	const (
+		hist  = "episode-1/alice/alice.history"
+		notes = "episode-1/alice/notes.txt"
+	)
+	base := map[string]string{
+		hist:  rec("c1", "deploy the billing service") + rec("c1", "migration passed"),
+		notes: "a plain note\nanother note line\n",
+		"episode-1/bob/bob.log": "2026-10-21 18:00:00.000 INFO [running] [c1] bob started\n" +
+			"2026-10-21 18:00:01.000 INFO [running] [c1] bob continues\n  an indented line\n",
+	}
+	old := time.Now().Add(-time.Hour)
+	cases := []struct {
+		name   string
+		change func(t *testing.T, root string)
+		want   map[string]reopenClass // files not named: unchanged
+		plan   ReopenPlan             // its counts (bytes aside)
+	}{
+		{name: "nothing changed", change: func(*testing.T, string) {},
+			plan: ReopenPlan{Files: 3, Unchanged: 3}},
+		{name: "grown while closed", change: func(t *testing.T, root string) {
+			appendFile(t, root, hist, rec("c1", "rollback planned"))
+		}, want: map[string]reopenClass{hist: reopenGrown}, plan: ReopenPlan{Files: 3, Unchanged: 2, Grown: 1}},
+		{name: "shrunk", change: func(t *testing.T, root string) {
+			must(t, os.Truncate(filepath.Join(root, hist), 10))
+		}, want: map[string]reopenClass{hist: reopenReread}, plan: ReopenPlan{Files: 3, Unchanged: 2, Reread: 1}},
+		{name: "rewritten in place with the same size and mtime", change: func(t *testing.T, root string) {
+			p := filepath.Join(root, notes)
+			f, err := os.OpenFile(p, os.O_WRONLY, 0) // the same inode
+			must(t, err)
+			_, err = f.WriteString(strings.ToUpper(base[notes]))
+			must(t, err)
+			must(t, f.Close())
+			must(t, os.Chtimes(p, old, old))
+		}, want: map[string]reopenClass{notes: reopenReread}, plan: ReopenPlan{Files: 3, Unchanged: 2, Reread: 1}},
+		{name: "only the end rewritten, same size and mtime", change: func(t *testing.T, root string) {
+			p := filepath.Join(root, notes)
+			f, err := os.OpenFile(p, os.O_WRONLY, 0)
+			must(t, err)
+			_, err = f.WriteAt([]byte("X"), int64(len(base[notes])-3))
+			must(t, err)
+			must(t, f.Close())
+			must(t, os.Chtimes(p, old, old))
+		}, want: map[string]reopenClass{notes: reopenReread}, plan: ReopenPlan{Files: 3, Unchanged: 2, Reread: 1}},
+		{name: "touched: the same bytes, a new time", change: func(t *testing.T, root string) {
+			p := filepath.Join(root, notes)
+			later := old.Add(time.Minute)
+			must(t, os.Chtimes(p, later, later))
+		}, want: map[string]reopenClass{notes: reopenReread}, plan: ReopenPlan{Files: 3, Unchanged: 2, Reread: 1}},
+		{name: "replaced by another file with the same name", change: func(t *testing.T, root string) {
+			p := filepath.Join(root, notes)
+			tmp := p + ".new"
+			must(t, os.WriteFile(tmp, []byte(base[notes]), 0o644)) // the same bytes, another inode
+			must(t, os.Chtimes(tmp, old, old))
+			must(t, os.Rename(tmp, p))
+		}, want: map[string]reopenClass{notes: reopenReread}, plan: ReopenPlan{Files: 3, Unchanged: 2, Reread: 1}},
+		{name: "grown after its head was rewritten", change: func(t *testing.T, root string) {
+			p := filepath.Join(root, hist)
+			f, err := os.OpenFile(p, os.O_WRONLY, 0)
+			must(t, err)
+			_, err = f.WriteAt([]byte("2027"), 0)
+			must(t, err)
+			must(t, f.Close())
+			appendFile(t, root, hist, rec("c1", "more"))
+		}, want: map[string]reopenClass{hist: reopenReread}, plan: ReopenPlan{Files: 3, Unchanged: 2, Reread: 1}},
+		{name: "deleted", change: func(t *testing.T, root string) {
+			must(t, os.Remove(filepath.Join(root, notes)))
+		}, want: map[string]reopenClass{notes: reopenGone}, plan: ReopenPlan{Files: 2, Unchanged: 2, Gone: 1}},
+		{name: "an episode added", change: func(t *testing.T, root string) {
+			writeFile(t, root, "episode-2/alice/alice.history", rec("c2", "a new episode"))
+		}, want: map[string]reopenClass{"episode-2/alice/alice.history": reopenNew}, plan: ReopenPlan{Files: 4, Unchanged: 3, New: 1}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			root := writeRun(t, base)
+			for rel := range base {
+				must(t, os.Chtimes(filepath.Join(root, filepath.FromSlash(rel)), old, old))
+			}
+			ix := openTest(t, Options{Root: root})
+			if _, err := ix.Refresh(context.Background(), nil); err != nil {
+				t.Fatal(err)
+			}
+			table := ix.fileTable()
+			tc.change(t, root)
+
+			got := classifyAll(t, ix, table)
+			for rel := range got {
+				want, ok := tc.want[rel]
+				if !ok {
+					want = reopenUnchanged
+				}
+				if got[rel] != want {
+					t.Errorf("%s: %v, want %v", rel, got[rel], want)
+				}
+			}
+			for rel, want := range tc.want {
+				if _, ok := got[rel]; !ok {
+					t.Errorf("%s: not classified, want %v", rel, want)
+				}
+			}
+			enc, err := store.EncodeFileTable(table)
+			must(t, err)
+			plan, err := PlanReopen(context.Background(), root, enc)
+			must(t, err)
+			plan.ReadBytes, plan.KeptBytes = 0, 0
+			if plan != tc.plan {
+				t.Errorf("plan %+v, want %+v", plan, tc.plan)
+			}
+		})
+	}
+}
+
+// classifyAll classifies the run's files now against table.
+func classifyAll(t *testing.T, ix *Index, table []store.FileRecord) map[string]reopenClass {
+	t.Helper()
+	fresh := openTest(t, Options{Root: ix.Root()})
+	sc, err := fresh.discover()
+	must(t, err)
+	out := map[string]reopenClass{}
+	for _, rec := range table {
+		cand, ok := sc.found[rec.Path]
+		if !ok {
+			out[rec.Path] = reopenGone
+			continue
+		}
+		c, err := fresh.classifyAtPath(rec, cand)
+		must(t, err)
+		out[rec.Path] = c
+	}
+	for rel := range sc.found {
+		if _, ok := out[rel]; !ok {
+			out[rel] = reopenNew
+		}
+	}
+	return out
+}
+
+// A file whose time is within the racy window of its read may change again
+// without its time moving: never taken as unchanged.
+func TestReopenRacyFileIsReadAgain(t *testing.T) {
+	root := writeRun(t, map[string]string{"episode-1/alice/notes.txt": "fresh note\n"})
+	ix := openTest(t, Options{Root: root})
+	if _, err := ix.Refresh(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	got := classifyAll(t, ix, ix.fileTable())
+	if c := got["episode-1/alice/notes.txt"]; c != reopenReread {
+		t.Errorf("a file written just before its read: %v, want reread", c)
+	}
+}
