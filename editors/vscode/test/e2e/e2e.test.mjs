@@ -154,14 +154,28 @@ async function openFile(rel) {
   await page.locator('.tabs-container .tab.active', { hasText: path.basename(rel) }).waitFor();
 }
 
-/** Moves the cursor to a 1-based line of the active editor. */
+/**
+ * Moves the cursor to a 1-based line of the active editor. Enter is pressed only
+ * once Quick Open offers the line (under load, an Enter before the picker has
+ * switched to line mode was lost), and the whole move is tried again if the
+ * status bar does not show the line.
+ */
 async function goToLine(line) {
-  await page.keyboard.press('Escape');
-  await page.keyboard.press('F1');
-  const input = page.locator('.quick-input-widget .quick-input-box input');
-  await input.fill(`:${line}`);
-  await page.keyboard.press('Enter');
-  await page.locator('.statusbar-item', { hasText: `Ln ${line},` }).first().waitFor({ timeout: TIMEOUT });
+  const status = page.locator('.statusbar-item', { hasText: `Ln ${line},` }).first();
+  for (let attempt = 1; ; attempt++) {
+    await page.keyboard.press('Escape');
+    await page.keyboard.press('F1');
+    const input = page.locator('.quick-input-widget .quick-input-box input');
+    await input.fill(`:${line}`);
+    await page.locator('.quick-input-widget .monaco-list-row', { hasText: `line ${line}` }).first().waitFor({ timeout: TIMEOUT });
+    await page.keyboard.press('Enter');
+    try {
+      await status.waitFor({ timeout: attempt < 3 ? TIMEOUT / 3 : TIMEOUT });
+      return;
+    } catch (err) {
+      if (attempt >= 3) throw err;
+    }
+  }
 }
 
 before(async () => {
