@@ -102,6 +102,11 @@ if ! (cd "$repo" && go build -o "$bin_dir/runls" ./cmd/runls) 2>"$artifacts/go-b
   finish
 fi
 export RUNLS_BIN="$bin_dir/runls"
+# The servers these tests start keep their cache entries here, never in the user's
+# cache folder (make test sets its own; this covers the script run alone).
+if [[ -z ${RUNLS_CACHE_DIR:-} ]]; then
+  export RUNLS_CACHE_DIR="$bin_dir/cache"
+fi
 
 # --- unit and integration -----------------------------------------------------
 say "typecheck and compile tests"
