@@ -73,22 +73,31 @@ async function shot(name) {
 
 /** Opens the command palette and runs the command with this exact title. */
 async function runCommand(title) {
+  await quickInput(`>${title}`, title);
+  await page.keyboard.press('Enter');
+}
+
+/**
+ * Opens the command palette, types text into it and waits for a row holding
+ * rowText; the palette is left open on it. While the workbench moves focus (a view
+ * or a notification taking it), F1 is sometimes lost, or the palette opens and
+ * closes again before it is typed into: the whole step is tried again.
+ */
+async function quickInput(text, rowText, lastTimeout = 20_000) {
   const input = page.locator('.quick-input-widget .quick-input-box input');
-  // F1 is sometimes lost while the workbench moves focus (a view taking it): try again.
+  const row = page.locator('.quick-input-widget .monaco-list-row', { hasText: rowText }).first();
   for (let attempt = 0; ; attempt++) {
     await page.keyboard.press('Escape');
     await page.keyboard.press('F1');
     try {
       await input.waitFor({ state: 'visible', timeout: 5000 });
-      break;
+      await input.fill(text, { timeout: 5000 });
+      await row.waitFor({ state: 'visible', timeout: attempt === 3 ? lastTimeout : 10_000 });
+      return;
     } catch (e) {
       if (attempt === 3) throw e;
     }
   }
-  await input.fill(`>${title}`);
-  const row = page.locator('.quick-input-widget .monaco-list-row', { hasText: title }).first();
-  await row.waitFor({ state: 'visible', timeout: 20_000 });
-  await page.keyboard.press('Enter');
 }
 
 async function waitTitle(text) {
@@ -145,11 +154,7 @@ async function problemsOf(fileRow) {
 
 /** Opens a file of the run by its path, through Quick Open. */
 async function openFile(rel) {
-  await page.keyboard.press('Escape');
-  await page.keyboard.press('F1');
-  const input = page.locator('.quick-input-widget .quick-input-box input');
-  await input.fill(rel);
-  await page.locator('.quick-input-widget .monaco-list-row', { hasText: path.basename(rel) }).first().waitFor();
+  await quickInput(rel, path.basename(rel), TIMEOUT);
   await page.keyboard.press('Enter');
   await page.locator('.tabs-container .tab.active', { hasText: path.basename(rel) }).waitFor();
 }
@@ -163,11 +168,7 @@ async function openFile(rel) {
 async function goToLine(line) {
   const status = page.locator('.statusbar-item', { hasText: `Ln ${line},` }).first();
   for (let attempt = 1; ; attempt++) {
-    await page.keyboard.press('Escape');
-    await page.keyboard.press('F1');
-    const input = page.locator('.quick-input-widget .quick-input-box input');
-    await input.fill(`:${line}`);
-    await page.locator('.quick-input-widget .monaco-list-row', { hasText: `line ${line}` }).first().waitFor({ timeout: TIMEOUT });
+    await quickInput(`:${line}`, `line ${line}`, TIMEOUT);
     await page.keyboard.press('Enter');
     try {
       await status.waitFor({ timeout: attempt < 3 ? TIMEOUT / 3 : TIMEOUT });
@@ -644,25 +645,14 @@ test('hover on a record shows its conversation and whether it is evidence', asyn
 });
 
 test('a .log file of the run opens as runls Log with its warnings underlined', async () => {
-  await page.keyboard.press('Escape');
-  await page.keyboard.press('F1');
-  const input = page.locator('.quick-input-widget .quick-input-box input');
-  await input.fill('episode-2/bob/bob.log');
-  await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'bob.log' }).first().waitFor();
-  await page.keyboard.press('Enter');
-  await page.locator('.tabs-container .tab.active', { hasText: 'bob.log' }).waitFor();
+  await openFile('episode-2/bob/bob.log');
   await page.locator('.statusbar-item', { hasText: 'runls Log' }).first().waitFor();
   await page.locator('.monaco-editor .squiggly-warning').first().waitFor();
   await shot('log-file.png');
 });
 
 test('Go to Symbol in Workspace keeps the server order for a +-joined query', async () => {
-  await page.keyboard.press('Escape');
-  await page.keyboard.press('F1');
-  const input = page.locator('.quick-input-widget .quick-input-box input');
-  await input.fill('#hotel+booking');
-  const r = page.locator('.quick-input-widget .quick-input-list .monaco-list-row', { hasText: 'hotel+booking #' });
-  await r.first().waitFor({ timeout: TIMEOUT });
+  await quickInput('#hotel+booking', 'hotel+booking #', TIMEOUT);
   const shown = (await rows()).sort((a, b) => a.index - b.index);
   const ranks = shown.map((row) => Number(/hotel\+booking #(\d+)/.exec(row.text)?.[1]));
   assert.ok(ranks.length >= 2, JSON.stringify(shown));
