@@ -488,7 +488,7 @@ func (sc *scan) list(r *os.Root, rel string, force bool, m *visitMode) (*dirStat
 		m.poll = true
 	}
 	old := sc.old[rel]
-	if old != nil && !force && old.dev == dev && old.ino == ino && old.mtime == mtime && mtime < old.listedAt-int64(racyWindow) {
+	if old != nil && !force && old.dev == dev && old.ino == ino && old.mtime == mtime && !racy(mtime, old.listedAt) {
 		return old, nil, nil
 	}
 	d := &dirState{dev: dev, ino: ino, mtime: mtime, listedAt: time.Now().UnixNano()}

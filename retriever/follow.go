@@ -37,6 +37,10 @@ import (
 // racyWindow is how recent a time must be to be distrusted.
 const racyWindow = 2 * time.Second
 
+// racy reports whether a file (or folder) of time mtime, looked at at time
+// at, could have been written again within the same clock tick after that.
+func racy(mtime, at int64) bool { return mtime >= at-int64(racyWindow) }
+
 // task is one file to read in an update.
 type task struct {
 	old   *fileState // nil for a new file
@@ -88,7 +92,7 @@ func (ix *Index) plan(old *fileState, c candidate) *task {
 	case dev != old.dev || ino != old.ino, size < old.readPos:
 		return &task{old: old, c: c, fresh: true, size: size}
 	case size == old.size && mtime == old.mtime && size == old.readPos:
-		if !c.evented && mtime < old.checkedAt-int64(racyWindow) {
+		if !c.evented && !racy(mtime, old.checkedAt) {
 			return nil
 		}
 		if old.binary { // its check is its head: read it again

@@ -73,10 +73,6 @@ func classify(rec store.FileRecord, c carry, info fs.FileInfo, f io.ReaderAt) re
 	return reopenGrown
 }
 
-// racy reports whether a file of time mtime, read at readAt, could have
-// been written again within the same clock tick after the read.
-func racy(mtime, readAt int64) bool { return mtime >= readAt-int64(racyWindow) }
-
 // fingerprintAt reports whether the bytes of f at off have fingerprint want.
 func fingerprintAt(f io.ReaderAt, off int64, want store.Fingerprint) bool {
 	if want.Len == 0 {
@@ -137,7 +133,7 @@ func (ix *Index) planReopen(ctx context.Context, records []store.FileRecord) (Re
 			p.Gone++
 			continue
 		}
-		class, err := ix.classifyAtPath(rec, cand)
+		class, c, err := ix.classifyAtPath(rec, cand)
 		if err != nil {
 			return ReopenPlan{}, err
 		}
@@ -147,7 +143,6 @@ func (ix *Index) planReopen(ctx context.Context, records []store.FileRecord) (Re
 			p.Unchanged++
 			p.KeptBytes += size
 		case reopenGrown:
-			c, _ := decodeCarry(rec.Carry)
 			from := rec.IndexedTo - c.pending
 			p.Grown++
 			p.ReadBytes += size - from
@@ -167,20 +162,21 @@ func (ix *Index) planReopen(ctx context.Context, records []store.FileRecord) (Re
 }
 
 // classifyAtPath opens the file of rec as the index opens it (confined to
-// the run, never through a link) and classifies it.
-func (ix *Index) classifyAtPath(rec store.FileRecord, cand candidate) (reopenClass, error) {
+// the run, never through a link) and classifies it; it gives the record's
+// parser state too.
+func (ix *Index) classifyAtPath(rec store.FileRecord, cand candidate) (reopenClass, carry, error) {
 	c, err := decodeCarry(rec.Carry)
 	if err != nil {
-		return 0, err
+		return 0, carry{}, err
 	}
 	f, err := openFile(ix.fsys, rec.Path)
 	if err != nil {
-		return reopenReread, nil // unreadable now: the reopen reads it (and says why)
+		return reopenReread, c, nil // unreadable now: the reopen reads it (and says why)
 	}
 	defer f.Close()
 	info, err := f.Stat()
 	if err != nil || !info.Mode().IsRegular() || !ix.atPath(f, rec.Path, cand.info, info) {
-		return reopenReread, nil
+		return reopenReread, c, nil
 	}
-	return classify(rec, c, info, f), nil
+	return classify(rec, c, info, f), c, nil
 }

@@ -139,7 +139,7 @@ func classifyAll(t *testing.T, ix *Index, table []store.FileRecord) map[string]r
 			out[rec.Path] = reopenGone
 			continue
 		}
-		c, err := fresh.classifyAtPath(rec, cand)
+		c, _, err := fresh.classifyAtPath(rec, cand)
 		must(t, err)
 		out[rec.Path] = c
 	}
