@@ -76,12 +76,7 @@ func DecodeSegment(b []byte) (*Segment, error) {
 	if !littleEndian() {
 		return nil, fmt.Errorf("%w: a big-endian machine", ErrSegmentFormat)
 	}
-	if len(b) > 0 && uintptr(unsafe.Pointer(&b[0]))%sectionAlign != 0 {
-		words := make([]uint64, (len(b)+7)/8)
-		buf := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(words))), len(b))
-		copy(buf, b)
-		b = buf
-	}
+	b = alignedBytes(b)
 	d := segmentDecoder{b: b}
 	if len(b) < 16 || string(b[:4]) != segmentMagic || binary.LittleEndian.Uint32(b[4:]) != segmentVersion {
 		return nil, fmt.Errorf("%w: magic or version", ErrSegmentFormat)
@@ -234,11 +229,18 @@ type segmentEncoder struct {
 }
 
 // putSection writes a section: its length in values, then its values'
-// bytes, padded to sectionAlign.
-func putSection[T any](e *segmentEncoder, v []T) {
-	e.b = binary.LittleEndian.AppendUint64(e.b, uint64(len(v)))
-	if len(v) > 0 {
-		e.b = append(e.b, unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(v))), len(v)*int(unsafe.Sizeof(v[0])))...)
+// bytes, padded to sectionAlign. Several parts make one section, their
+// values one after the other.
+func putSection[T any](e *segmentEncoder, parts ...[]T) {
+	n := 0
+	for _, v := range parts {
+		n += len(v)
+	}
+	e.b = binary.LittleEndian.AppendUint64(e.b, uint64(n))
+	for _, v := range parts {
+		if len(v) > 0 {
+			e.b = append(e.b, unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(v))), len(v)*int(unsafe.Sizeof(v[0])))...)
+		}
 	}
 	for (len(e.b)-e.base)%sectionAlign != 0 {
 		e.b = append(e.b, 0)
@@ -294,6 +296,18 @@ func getSection[T any](d *segmentDecoder) []T {
 
 func getSparse[T any](d *segmentDecoder) Sparse[T] {
 	return Sparse[T]{docs: getSection[uint32](d), vals: getSection[T](d)}
+}
+
+// alignedBytes returns b, or a copy of it when it does not start at an
+// 8-byte aligned address (sections are read in place as typed slices).
+func alignedBytes(b []byte) []byte {
+	if len(b) == 0 || uintptr(unsafe.Pointer(&b[0]))%sectionAlign == 0 {
+		return b
+	}
+	words := make([]uint64, (len(b)+7)/8)
+	buf := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(words))), len(b))
+	copy(buf, b)
+	return buf
 }
 
 func littleEndian() bool {
