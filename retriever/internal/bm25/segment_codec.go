@@ -289,11 +289,18 @@ func PutSection[T any](e *SectionEncoder, v []T) { putSection(e, v) }
 func PutSparse[T any](e *SectionEncoder, c *Sparse[T]) { putSparse(e, c) }
 
 // putSection writes a section: its length in values, then its values'
-// bytes, padded to sectionAlign.
-func putSection[T any](e *SectionEncoder, v []T) {
-	e.b = binary.LittleEndian.AppendUint64(e.b, uint64(len(v)))
-	if len(v) > 0 {
-		e.b = append(e.b, unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(v))), len(v)*int(unsafe.Sizeof(v[0])))...)
+// bytes, padded to sectionAlign. Several parts make one section, their
+// values one after the other.
+func putSection[T any](e *SectionEncoder, parts ...[]T) {
+	n := 0
+	for _, v := range parts {
+		n += len(v)
+	}
+	e.b = binary.LittleEndian.AppendUint64(e.b, uint64(n))
+	for _, v := range parts {
+		if len(v) > 0 {
+			e.b = append(e.b, unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(v))), len(v)*int(unsafe.Sizeof(v[0])))...)
+		}
 	}
 	for (len(e.b)-e.base)%sectionAlign != 0 {
 		e.b = append(e.b, 0)
@@ -323,14 +330,16 @@ func NewSectionDecoder(b []byte) *SectionDecoder {
 		d.fail("a big-endian machine")
 		return d
 	}
-	if len(b) > 0 && uintptr(unsafe.Pointer(&b[0]))%sectionAlign != 0 {
-		words := make([]uint64, (len(b)+7)/8)
-		buf := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(words))), len(b))
-		copy(buf, b)
-		d.b = buf
-	}
+	d.b = alignedBytes(b)
 	return d
 }
+
+// segmentEncoder and segmentDecoder are the names the dictionary's and the
+// statistics' encodings use.
+type (
+	segmentEncoder = SectionEncoder
+	segmentDecoder = SectionDecoder
+)
 
 // GetSection reads d's next section as values of T.
 func GetSection[T any](d *SectionDecoder) []T { return getSection[T](d) }
@@ -399,6 +408,18 @@ func getSection[T any](d *SectionDecoder) []T {
 
 func getSparse[T any](d *SectionDecoder) Sparse[T] {
 	return Sparse[T]{docs: getSection[uint32](d), vals: getSection[T](d)}
+}
+
+// alignedBytes returns b, or a copy of it when it does not start at an
+// 8-byte aligned address (sections are read in place as typed slices).
+func alignedBytes(b []byte) []byte {
+	if len(b) == 0 || uintptr(unsafe.Pointer(&b[0]))%sectionAlign == 0 {
+		return b
+	}
+	words := make([]uint64, (len(b)+7)/8)
+	buf := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(words))), len(b))
+	copy(buf, b)
+	return buf
 }
 
 func littleEndian() bool {

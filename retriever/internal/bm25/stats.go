@@ -1,7 +1,14 @@
 package bm25
 
 // This file holds the BM25 statistics by partition: documents, terms and
-// document frequencies, as batches are added and documents dropped.
+// document frequencies, as batches are added and documents dropped, and
+// their encoding for the persisted index (spec §15, issue 18).
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+)
 
 // Stats are the BM25 statistics of an index by partition: a query over
 // one partition or over all takes its idf and average length from the
@@ -136,4 +143,61 @@ func (st *Stats) Parts() int { return len(st.parts) }
 func (st *Stats) Part(part int) (docs, terms int64, df []uint32) {
 	p := &st.parts[part]
 	return p.docs, p.terms, p.df
+}
+
+// ErrStatsFormat: bytes that are not statistics of this encoding.
+var ErrStatsFormat = errors.New("bm25: not encoded statistics")
+
+const (
+	statsMagic   = "RLST"
+	statsVersion = 1
+)
+
+// statsHead is a partition's totals, as a section's value.
+type statsHead struct{ docs, terms int64 }
+
+// AppendEncoded appends the statistics' encoding to dst: the partitions'
+// totals, then each one's document frequencies, as sections of raw
+// little-endian values 8-byte aligned from dst's length, as a segment's
+// (segment_codec.go).
+func (st *Stats) AppendEncoded(dst []byte) []byte {
+	e := segmentEncoder{b: dst, base: len(dst)}
+	e.b = append(e.b, statsMagic...)
+	e.b = binary.LittleEndian.AppendUint32(e.b, statsVersion)
+	heads := make([]statsHead, len(st.parts))
+	for i, p := range st.parts {
+		heads[i] = statsHead{p.docs, p.terms}
+	}
+	putSection(&e, heads)
+	for _, p := range st.parts {
+		putSection(&e, p.df)
+	}
+	return e.b
+}
+
+// DecodeStats reads statistics AppendEncoded wrote.
+func DecodeStats(b []byte) (*Stats, error) {
+	if !littleEndian() {
+		return nil, fmt.Errorf("%w: a big-endian machine", ErrStatsFormat)
+	}
+	b = alignedBytes(b)
+	if len(b) < 8 || string(b[:4]) != statsMagic || binary.LittleEndian.Uint32(b[4:]) != statsVersion {
+		return nil, fmt.Errorf("%w: magic or version", ErrStatsFormat)
+	}
+	d := segmentDecoder{b: b, off: 8}
+	heads := getSection[statsHead](&d)
+	st := &Stats{parts: make([]partStats, len(heads))}
+	for i, h := range heads {
+		if h.docs < 0 || h.terms < 0 {
+			d.fail("partition %d's totals", i)
+		}
+		st.parts[i] = partStats{docs: h.docs, terms: h.terms, df: append([]uint32(nil), getSection[uint32](&d)...)}
+	}
+	if d.err == nil && d.off != len(b) {
+		d.fail("%d bytes after the statistics", len(b)-d.off)
+	}
+	if d.err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrStatsFormat, d.err)
+	}
+	return st, nil
 }
