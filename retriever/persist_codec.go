@@ -38,6 +38,7 @@ type savedFile struct {
 	dev, ino   uint64
 	size       int64
 	mtime      int64
+	ctime      int64
 	readPos    int64
 	readAt     int64
 	commitPos  int64
@@ -83,6 +84,7 @@ type savedTailDoc struct {
 
 // savedIndex is what the state blob holds of an index.
 type savedIndex struct {
+	seed     uint64 // the index's text hash seed (texthash.go), which its segments' keys are hashed with
 	nextID   uint32
 	agents   []string
 	episodes []string
@@ -95,7 +97,7 @@ type savedIndex struct {
 // a file's ranges and tail documents name its place in st's order.
 func encodeState(dst []byte, st *savedIndex, seg map[*segment]uint32) []byte {
 	e := bm25.NewSectionEncoder(dst)
-	bm25.PutSection(e, []uint64{stateBlobMagic, uint64(st.nextID), uint64(len(st.dead))})
+	bm25.PutSection(e, []uint64{stateBlobMagic, uint64(st.nextID), uint64(len(st.dead)), st.seed})
 	putStrings(e, st.agents)
 	putStrings(e, st.episodes)
 	putStrings(e, st.convs)
@@ -116,7 +118,7 @@ func encodeState(dst []byte, st *savedIndex, seg map[*segment]uint32) []byte {
 		t := &fs.recs
 		f := &fixed[i]
 		*f = savedFile{
-			id: fs.id, agent: fs.agent, dev: fs.dev, ino: fs.ino, size: fs.size, mtime: fs.mtime,
+			id: fs.id, agent: fs.agent, dev: fs.dev, ino: fs.ino, size: fs.size, mtime: fs.mtime, ctime: fs.ctime,
 			readPos: fs.readPos, readAt: fs.readAt, commitPos: fs.commitPos, commitLine: fs.commitLine,
 			head: uint32(len(fs.head)), window: uint32(len(fs.window)), tail: uint32(len(fs.tail)), path: uint32(len(fs.rel)),
 			ranges: uint32(len(fs.ranges)), tailDocs: uint32(len(fs.tailDocs)), lineIndex: uint32(len(fs.lineIndex)),
@@ -190,14 +192,14 @@ func decodeState(b []byte) (*stateBlob, error) {
 	d := bm25.NewSectionDecoder(b)
 	st := &stateBlob{}
 	head := bm25.GetSection[uint64](d)
-	if d.Err() == nil && (len(head) != 3 || head[0] != stateBlobMagic || head[1] >= 1<<32 || head[2] > uint64(len(b))) {
+	if d.Err() == nil && (len(head) != 4 || head[0] != stateBlobMagic || head[1] >= 1<<32 || head[2] > uint64(len(b)) || head[3] == 0) {
 		d.Fail("no state header")
 	}
 	st.agents = getStrings(d)
 	st.episodes = getStrings(d)
 	st.convs = getStrings(d)
 	if d.Err() == nil {
-		st.nextID = uint32(head[1])
+		st.nextID, st.seed = uint32(head[1]), head[3]
 		st.dead = make([][]uint64, head[2])
 		for i := range st.dead {
 			st.dead[i] = bm25.GetSection[uint64](d)
@@ -242,11 +244,6 @@ func (st *stateBlob) fileStates(root string, segs []*segment, terms int) ([]*fil
 		return nil, fmt.Errorf("state blob: the record columns' lengths")
 	}
 	var c struct{ bytes, ranges, tailDocs, tailTerms, lineIndex, convs, recs, over, spans, runs, descents int }
-	take := func(at *int, n uint32, total int) (lo, hi int, ok bool) {
-		lo, hi = *at, *at+int(n)
-		*at = hi
-		return lo, hi, hi <= total
-	}
 	out := make([]*fileState, len(st.fixed))
 	ids := make(map[uint32]bool, len(st.fixed))
 	paths := make(map[string]bool, len(st.fixed))
@@ -270,7 +267,7 @@ func (st *stateBlob) fileStates(root string, segs []*segment, terms int) ([]*fil
 		}
 		ids[f.id] = true
 		file := &fileState{
-			id: f.id, agent: f.agent, dev: f.dev, ino: f.ino, size: f.size, mtime: f.mtime, readPos: f.readPos,
+			id: f.id, agent: f.agent, dev: f.dev, ino: f.ino, size: f.size, mtime: f.mtime, ctime: f.ctime, readPos: f.readPos,
 			readAt: f.readAt, commitPos: f.commitPos, commitLine: f.commitLine,
 			binary: f.flags&savedBinary != 0, inRecord: f.flags&savedInRecord != 0, warned: &fileWarnings{},
 		}
@@ -357,9 +354,8 @@ func (st *stateBlob) fileStates(root string, segs []*segment, terms int) ([]*fil
 func (st *stateBlob) recordTable(f *savedFile, fs *fileState, recs, over, spans, runs, descents *int) error {
 	r := &st.recs
 	cut := func(at *int, n uint32, total int) (int, int, error) {
-		lo, hi := *at, *at+int(n)
-		*at = hi
-		if hi > total {
+		lo, hi, ok := take(at, n, total)
+		if !ok {
 			return 0, 0, fmt.Errorf("record columns")
 		}
 		return lo, hi, nil
@@ -418,6 +414,14 @@ func (st *stateBlob) recordTable(f *savedFile, fs *fileState, recs, over, spans,
 	t.pend = pendingRecord{line: f.pendLine, time: f.pendTime, conv: f.pendConv, meta: uint8(f.pendMeta),
 		span: f.pendSpan, hasSpan: f.flags&savedPendHasSpan != 0}
 	return nil
+}
+
+// take cuts the next n values of a column of total values, at *at: a
+// file's share of the files' columns laid end to end.
+func take(at *int, n uint32, total int) (lo, hi int, ok bool) {
+	lo, hi = *at, *at+int(n)
+	*at = hi
+	return lo, hi, hi <= total
 }
 
 // clip gives s with no room to append into: a slice into a mapping.
