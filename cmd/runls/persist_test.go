@@ -205,7 +205,7 @@ func TestCacheKilledWhileWriting(t *testing.T) {
 		return append(append([]string{"search"}, extra...), "--top-k", "20", run, "deploy", "shard", "round")
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
-	for round := range 12 {
+	for round := range 8 {
 		f, err := os.OpenFile(big, os.O_WRONLY|os.O_APPEND, 0)
 		if err != nil {
 			t.Fatal(err)
