@@ -208,45 +208,77 @@ func (b *Builder) Finish(globalIDs []uint32) *Segment {
 	}
 	b.sorted = sorted
 
-	docs := len(b.key)
-	s := &Segment{
-		terms: make([]uint32, n), meta: make([]termMeta, n+1),
-		dead: make([]uint64, (docs+63)/64),
-	}
-	s.narrow(b.key, b.group, b.dl)
-	post := make([]byte, 0, len(sorted)*2)
-	cut := newImpactCut(b.dl, b.layerMin)
-	s.refAvgdl = cut.avgdl
+	w := newSegmentWriter(b.key, b.group, b.dl, b.layerMin, n, len(sorted)*2)
 	k := 0
-	for i, id := range order {
-		s.terms[i] = globalIDs[id]
-		m := &s.meta[i]
-		m.off, m.skipOff = uint32(len(post)), uint32(len(s.skips))
+	for _, id := range order {
 		entries := sorted[k : k+int(b.count[id])]
 		k += len(entries)
-		if high := cut.high(entries); high >= 0 {
-			l := &layers{}
-			post, l.maxTF[0], l.maxImpact[0] = s.appendList(post, entries, side{cut, high, true})
-			l.split = uint32(len(post)) - m.off
-			l.dl = make([]uint8, 0, len(entries)/layerFraction)
-			for j, e := range entries {
-				if cut.buckets[j] >= uint16(high) {
-					l.dl = append(l.dl, uint8(min(cut.dl[uint32(e>>logTFBits)&maxBuilderDocs], longMark)))
-				}
-			}
-			l.dl = slices.Clip(l.dl)
-			l.skipSplit = uint32(len(s.skips)) - m.skipOff
-			post, l.maxTF[1], l.maxImpact[1] = s.appendList(post, entries, side{cut, high, false})
-			s.layers.Set(uint32(i), *l)
-			m.flags |= metaSplit
-			m.maxTF, m.maxImpact = max(l.maxTF[0], l.maxTF[1]), max(l.maxImpact[0], l.maxImpact[1])
-			s.addDense(i, entries, docs)
-			continue
-		}
-		post, m.maxTF, m.maxImpact = s.appendList(post, entries, side{cut: cut, from: -1})
-		s.addDense(i, entries, docs)
+		w.addTerm(globalIDs[id], entries)
 	}
-	s.meta[n] = termMeta{off: uint32(len(post)), skipOff: uint32(len(s.skips))}
+	return w.finish()
+}
+
+// A segmentWriter lays a segment out term by term, in ascending global
+// id: the builder's Finish gives it each term's slice of the sorted log,
+// and Merge each term's postings gathered from its sources, one term at a
+// time, so that a merge holds no log of every posting.
+type segmentWriter struct {
+	s    *Segment
+	post []byte
+	cut  *impactCut
+	docs int
+}
+
+// newSegmentWriter starts a segment of these documents' keys, groups and
+// lengths, with room for terms terms and postBytes of postings.
+func newSegmentWriter(key []uint64, group []uint32, dl []uint16, layerMin, terms, postBytes int) *segmentWriter {
+	docs := len(key)
+	s := &Segment{
+		terms: make([]uint32, 0, terms), meta: make([]termMeta, 0, terms+1),
+		dead: make([]uint64, (docs+63)/64),
+	}
+	s.narrow(key, group, dl)
+	cut := newImpactCut(dl, layerMin)
+	s.refAvgdl = cut.avgdl
+	return &segmentWriter{s: s, post: make([]byte, 0, postBytes), cut: cut, docs: docs}
+}
+
+// addTerm adds a term with its postings: packed log words in document
+// order, of which only the document and tf bits are read.
+func (w *segmentWriter) addTerm(global uint32, entries []uint64) {
+	s, cut, post := w.s, w.cut, w.post
+	i := len(s.terms)
+	s.terms = append(s.terms, global)
+	s.meta = append(s.meta, termMeta{off: uint32(len(post)), skipOff: uint32(len(s.skips))})
+	m := &s.meta[i]
+	if high := cut.high(entries); high >= 0 {
+		l := &layers{}
+		post, l.maxTF[0], l.maxImpact[0] = s.appendList(post, entries, side{cut, high, true})
+		l.split = uint32(len(post)) - m.off
+		l.dl = make([]uint8, 0, len(entries)/layerFraction)
+		for j, e := range entries {
+			if cut.buckets[j] >= uint16(high) {
+				l.dl = append(l.dl, uint8(min(cut.dl[uint32(e>>logTFBits)&maxBuilderDocs], longMark)))
+			}
+		}
+		l.dl = slices.Clip(l.dl)
+		l.skipSplit = uint32(len(s.skips)) - m.skipOff
+		post, l.maxTF[1], l.maxImpact[1] = s.appendList(post, entries, side{cut, high, false})
+		s.layers.Set(uint32(i), *l)
+		m.flags |= metaSplit
+		m.maxTF, m.maxImpact = max(l.maxTF[0], l.maxTF[1]), max(l.maxImpact[0], l.maxImpact[1])
+	} else {
+		post, m.maxTF, m.maxImpact = s.appendList(post, entries, side{cut: cut, from: -1})
+	}
+	s.addDense(i, entries, w.docs)
+	w.post = post
+}
+
+// finish ends the segment.
+func (w *segmentWriter) finish() *Segment {
+	s, post := w.s, w.post
+	s.meta = append(s.meta, termMeta{off: uint32(len(post)), skipOff: uint32(len(s.skips))})
+	s.terms, s.meta = slices.Clip(s.terms), slices.Clip(s.meta)
 	s.termSample = sampleTerms(s.terms)
 	s.post = slices.Clip(post)
 	if len(post) < cap(post)*3/4 {

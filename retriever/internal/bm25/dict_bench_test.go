@@ -10,8 +10,8 @@ import (
 )
 
 // benchDictTerms is the dictionary's size in the benchmarks:
-// RUNLS_DICT_TERMS, default 1<<20 (the 1 GB generated run's is some 3.3
-// million: BenchmarkDictOfRun in retriever).
+// RUNLS_DICT_TERMS, default 1<<20 (the 1 GB generated run has 388,733
+// terms: BenchmarkDictOfRun in retriever).
 func benchDictTerms(b *testing.B) int {
 	if s := os.Getenv("RUNLS_DICT_TERMS"); s != "" {
 		n, err := strconv.Atoi(s)
