@@ -25,10 +25,13 @@ type Builder struct {
 	scan    Scanner
 	tokens  int // terms of the current document
 
-	// by partition: documents, total length and local df (see Stats.Add)
+	// by partition: documents and total length; by document, its
+	// partition; the df of each term in each partition it is in, counted
+	// by Finish for Stats.Add
 	partDocs []int
 	partLen  []int64
-	partDF   [][]uint32
+	part     []uint32
+	partDF   []termDF
 	layerMin int // see DefaultLayerMin
 	maxDocs  int // the most documents Add takes: maxBuilderDocs but in tests
 	refused  int // documents Add refused since the batch was full
@@ -103,28 +106,17 @@ func (b *Builder) Add(key uint64, group, part uint32) (uint32, bool) {
 	b.group = append(b.group, group)
 	dl := min(b.tokens, 0xffff)
 	b.dl = append(b.dl, uint16(dl))
-	for int(part) >= len(b.partDF) {
-		b.partDF = append(b.partDF, nil)
+	b.part = append(b.part, part)
+	for int(part) >= len(b.partDocs) {
 		b.partDocs = append(b.partDocs, 0)
 		b.partLen = append(b.partLen, 0)
-	}
-	df := b.partDF[part]
-	if len(df) < len(b.tf) {
-		if cap(df) < len(b.tf) {
-			grown := make([]uint32, len(b.tf), 2*len(b.tf))
-			copy(grown, df)
-			df = grown
-		}
-		df = df[:len(b.tf)]
 	}
 	for _, id := range b.touched {
 		tf := min(b.tf[id], 1<<logTFBits-1)
 		b.log = append(b.log, uint64(id)<<logTermShift|uint64(doc)<<logTFBits|uint64(tf))
 		b.tf[id] = 0
 		b.count[id]++
-		df[id]++
 	}
-	b.partDF[part] = df
 	b.partDocs[part]++
 	b.partLen[part] += int64(dl)
 	b.touched = b.touched[:0]
@@ -155,6 +147,7 @@ func (b *Builder) Reserve(n int64) int {
 	}
 	p := int(float64(n) * docsPerByte)
 	b.key, b.group, b.dl = slices.Grow(b.key, p), slices.Grow(b.group, p), slices.Grow(b.dl, p)
+	b.part = slices.Grow(b.part, p)
 	return p
 }
 
@@ -210,13 +203,31 @@ func (b *Builder) Finish(globalIDs []uint32) *Segment {
 
 	w := newSegmentWriter(b.key, b.group, b.dl, b.layerMin, n, len(sorted)*2)
 	k := 0
+	inPart := make([]uint32, len(b.partDocs))
+	var parts []uint32
 	for _, id := range order {
 		entries := sorted[k : k+int(b.count[id])]
 		k += len(entries)
 		w.addTerm(globalIDs[id], entries)
+		// The term's df in each partition: its documents there.
+		for _, e := range entries {
+			p := b.part[uint32(e>>logTFBits)&maxBuilderDocs]
+			if inPart[p] == 0 {
+				parts = append(parts, p)
+			}
+			inPart[p]++
+		}
+		for _, p := range parts {
+			b.partDF = append(b.partDF, termDF{part: p, term: globalIDs[id], n: inPart[p]})
+			inPart[p] = 0
+		}
+		parts = parts[:0]
 	}
 	return w.finish()
 }
+
+// termDF is a term's df in one partition of a batch.
+type termDF struct{ part, term, n uint32 }
 
 // A segmentWriter lays a segment out term by term, in ascending global
 // id: the builder's Finish gives it each term's slice of the sorted log,

@@ -123,23 +123,24 @@ func (st *Stats) Grow(part uint32) {
 }
 
 // Add counts a finished builder's documents, whose local term ids global
-// maps (Dict.Assign).
+// maps (Dict.Assign). Finish counted each term's df in each partition it
+// is in (where Add counted a dense df by partition over the batch's terms,
+// partitions x terms x 4 bytes: most of a batch's memory on many small
+// files), so the owner's lock is held for one write a pair.
 func (st *Stats) Add(b *Builder, global []uint32) {
 	ids := 0
 	for _, id := range global {
 		ids = max(ids, int(id)+1)
 	}
-	for part, df := range b.partDF {
+	for part, docs := range b.partDocs {
 		st.Grow(uint32(part))
 		p := &st.parts[part]
-		p.docs += int64(b.partDocs[part])
+		p.docs += int64(docs)
 		p.terms += b.partLen[part]
 		p.df.grow(ids)
-		for local, n := range df {
-			if n > 0 {
-				p.df.add(global[local], n)
-			}
-		}
+	}
+	for _, d := range b.partDF {
+		st.parts[d.part].df.add(d.term, d.n)
 	}
 }
 
