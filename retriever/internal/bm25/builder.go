@@ -5,6 +5,7 @@ package bm25
 
 import (
 	"cmp"
+	"encoding/binary"
 	"slices"
 )
 
@@ -27,14 +28,18 @@ type Builder struct {
 
 	// by partition: documents and total length; by document, its
 	// partition; the df of each term in each partition it is in, counted
-	// by Finish for Stats.Add
-	partDocs []int
-	partLen  []int64
-	part     []uint32
-	partDF   []termDF
-	layerMin int // see DefaultLayerMin
-	maxDocs  int // the most documents Add takes: maxBuilderDocs but in tests
-	refused  int // documents Add refused since the batch was full
+	// by Finish for Stats.Add as uvarints: for each term, its global id
+	// less the last term's, how many partitions, then each partition and
+	// the df there (some 4 bytes a pair where three uint32 take 12: on
+	// many small files there are some a third as many pairs as postings)
+	partDocs  []int
+	partLen   []int64
+	part      []uint32
+	partDF    []byte
+	layerMin  int // see DefaultLayerMin
+	maxDocs   int // the most documents Add takes: maxBuilderDocs but in tests
+	refused   int // documents Add refused since the batch was full
+	passLimit int // the postings of a pass of Finish's sort, in tests (0: see finishPasses)
 }
 
 // A batch holds at most 2^26 documents with 2^27 distinct terms (some 6 GB
@@ -44,6 +49,13 @@ const (
 	logDocBits     = 26
 	logTermShift   = logDocBits + logTFBits
 	maxBuilderDocs = 1<<logDocBits - 1
+)
+
+// Finish sorts the log a run of terms at a time, each run some
+// finishPasses-th of the log's postings and at least finishPassMin.
+const (
+	finishPasses  = 4
+	finishPassMin = 1 << 16
 )
 
 // Next returns a builder for the worker's next batch, which takes over this
@@ -184,50 +196,73 @@ func (b *Builder) Finish(globalIDs []uint32) *Segment {
 		order[i] = int32(i)
 	}
 	slices.SortFunc(order, func(a, c int32) int { return cmp.Compare(globalIDs[a], globalIDs[c]) })
-	// Counting sort of the log by term, in the segment's term order; the log is
-	// in doc order, so each term's postings stay in doc order.
-	at := make([]uint32, n)
-	next := uint32(0)
-	for _, id := range order {
-		at[id] = next
-		next += b.count[id]
+	// Counting sort of the log by term, in the segment's term order, a run
+	// of terms a pass: each pass reads the whole log and sorts the
+	// postings of its terms, so that the sort's buffer is some
+	// finishPasses-th of the log (the batch's largest slice, which every
+	// worker holds) and not a second log. The log is in doc order, so each
+	// term's postings stay in doc order.
+	pass, at := make([]int32, n), make([]uint32, n)
+	limit := max(len(b.log)/finishPasses, finishPassMin)
+	if b.passLimit > 0 { // tests
+		limit = b.passLimit
 	}
-	// Every place of sorted is written once: no need to clear it.
-	sorted := slices.Grow(b.sorted[:0], len(b.log))[:len(b.log)]
-	for _, e := range b.log {
-		id := e >> logTermShift
-		sorted[at[id]] = e
-		at[id]++
+	var ends []int // where each pass's terms end in order
+	size := 0
+	for i, id := range order {
+		if c := int(b.count[id]); size > 0 && size+c > limit {
+			ends, size = append(ends, i), 0
+		}
+		pass[id], at[id] = int32(len(ends)), uint32(size)
+		size += int(b.count[id])
 	}
-	b.sorted = sorted
+	ends = append(ends, n)
 
-	w := newSegmentWriter(b.key, b.group, b.dl, b.layerMin, n, len(sorted)*2)
-	k := 0
+	w := newSegmentWriter(b.key, b.group, b.dl, b.layerMin, n, len(b.log)*2)
 	inPart := make([]uint32, len(b.partDocs))
 	var parts []uint32
-	for _, id := range order {
-		entries := sorted[k : k+int(b.count[id])]
-		k += len(entries)
-		w.addTerm(globalIDs[id], entries)
-		// The term's df in each partition: its documents there.
-		for _, e := range entries {
-			p := b.part[uint32(e>>logTFBits)&maxBuilderDocs]
-			if inPart[p] == 0 {
-				parts = append(parts, p)
+	lastGlobal := uint32(0)
+	sorted, lo := b.sorted[:0], 0
+	for p, hi := range ends {
+		size := 0
+		for _, id := range order[lo:hi] {
+			size += int(b.count[id])
+		}
+		// Every place of sorted is written once: no need to clear it.
+		sorted = slices.Grow(sorted[:0], size)[:size]
+		for _, e := range b.log {
+			if id := e >> logTermShift; pass[id] == int32(p) {
+				sorted[at[id]] = e
+				at[id]++
 			}
-			inPart[p]++
 		}
-		for _, p := range parts {
-			b.partDF = append(b.partDF, termDF{part: p, term: globalIDs[id], n: inPart[p]})
-			inPart[p] = 0
+		k := 0
+		for _, id := range order[lo:hi] {
+			entries := sorted[k : k+int(b.count[id])]
+			k += len(entries)
+			w.addTerm(globalIDs[id], entries)
+			// The term's df in each partition: its documents there.
+			for _, e := range entries {
+				p := b.part[uint32(e>>logTFBits)&maxBuilderDocs]
+				if inPart[p] == 0 {
+					parts = append(parts, p)
+				}
+				inPart[p]++
+			}
+			b.partDF = binary.AppendUvarint(b.partDF, uint64(globalIDs[id]-lastGlobal))
+			b.partDF = binary.AppendUvarint(b.partDF, uint64(len(parts)))
+			for _, p := range parts {
+				b.partDF = binary.AppendUvarint(b.partDF, uint64(p))
+				b.partDF = binary.AppendUvarint(b.partDF, uint64(inPart[p]))
+				inPart[p] = 0
+			}
+			parts, lastGlobal = parts[:0], globalIDs[id]
 		}
-		parts = parts[:0]
+		lo = hi
 	}
+	b.sorted = sorted
 	return w.finish()
 }
-
-// termDF is a term's df in one partition of a batch.
-type termDF struct{ part, term, n uint32 }
 
 // A segmentWriter lays a segment out term by term, in ascending global
 // id: the builder's Finish gives it each term's slice of the sorted log,

@@ -91,3 +91,33 @@ func TestMergeEqualsBuiltAgain(t *testing.T) {
 		}
 	}
 }
+
+// Finish's sort a few terms a pass (down to one term a pass) lays out the
+// segment one pass does.
+func TestFinishPassesEqualOne(t *testing.T) {
+	var docs []testDoc
+	for i := range 2000 {
+		docs = append(docs, testDoc{text: fmt.Sprintf("common w%d w%d x%d", i%97, i%13, i), part: uint32(i % 3)})
+	}
+	build := func(limit int) (*Segment, *Stats) {
+		ti := newTestIndex()
+		b := NewBuilder(64)
+		b.passLimit = limit
+		for i, d := range docs {
+			b.Count([]byte(d.text))
+			b.Add(uint64(i+1), d.group, d.part)
+		}
+		global := ti.dict.Assign(b.Terms())
+		s := b.Finish(global)
+		ti.stats.Add(b, global)
+		return s, &ti.stats
+	}
+	one, oneStats := build(1 << 30)
+	for _, limit := range []int{1, 50, 700} {
+		s, st := build(limit)
+		if !reflect.DeepEqual(s, one) {
+			t.Fatalf("passes of %d postings: the segment differs", limit)
+		}
+		sameStats(t, oneStats, st)
+	}
+}

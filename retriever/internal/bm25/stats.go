@@ -139,9 +139,29 @@ func (st *Stats) Add(b *Builder, global []uint32) {
 		p.terms += b.partLen[part]
 		p.df.grow(ids)
 	}
-	for _, d := range b.partDF {
-		st.parts[d.part].df.add(d.term, d.n)
+	term := uint32(0)
+	for in := b.partDF; len(in) > 0; {
+		delta, pairs := uvarint(&in), uvarint(&in)
+		term += uint32(delta)
+		for range pairs {
+			part, n := uvarint(&in), uvarint(&in)
+			if part < uint64(len(st.parts)) {
+				st.parts[part].df.add(term, uint32(n))
+			}
+		}
 	}
+}
+
+// uvarint reads a uvarint off the front of in (0 and an empty in when it
+// is cut: Finish wrote it whole).
+func uvarint(in *[]byte) uint64 {
+	v, n := binary.Uvarint(*in)
+	if n <= 0 {
+		*in = nil
+		return 0
+	}
+	*in = (*in)[n:]
+	return v
 }
 
 // Retract kills document d of s, of partition part, whose global terms
