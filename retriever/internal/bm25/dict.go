@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"unsafe"
 )
 
 // A Dict gives each distinct term of an index its global id, in the order
@@ -39,7 +40,7 @@ func (dc *Dict) Lookup(terms []string) []uint32 {
 	dc.mu.RLock()
 	defer dc.mu.RUnlock()
 	for _, n := range terms {
-		term := []byte(n)
+		term := unsafe.Slice(unsafe.StringData(n), len(n)) // read only: no copy
 		if id, ok := dc.find(term, termHash(term)); ok {
 			ids = append(ids, id)
 		}

@@ -5,8 +5,10 @@ import (
 	"math/rand/v2"
 	"os"
 	"runtime"
+	"slices"
 	"strconv"
 	"testing"
+	"time"
 )
 
 // benchDictTerms is the dictionary's size in the benchmarks:
@@ -52,7 +54,9 @@ func benchDicts(b *testing.B, n int) (terms []string, ref *mapDict, heap, mapped
 }
 
 // BenchmarkDictLookup looks up query terms (three in four known) in each
-// dictionary; run with -count to alternate them.
+// dictionary, a block of 64 queries each in turn, the first changing each
+// iteration, so that all see the machine in one state: the median ns of a
+// query of four terms on each.
 func BenchmarkDictLookup(b *testing.B) {
 	terms, ref, heap, mapped := benchDicts(b, benchDictTerms(b))
 	r := rand.New(rand.NewPCG(7, 8))
@@ -63,43 +67,35 @@ func BenchmarkDictLookup(b *testing.B) {
 		}
 		queries[i] = append(queries[i], fmt.Sprintf("absent%d", i))
 	}
-	b.Run("map", func(b *testing.B) {
-		i := 0
-		for b.Loop() {
-			q := queries[i%len(queries)]
-			i++
+	lookups := []func([]string) []uint32{
+		func(q []string) []uint32 {
 			ids := make([]uint32, 0, len(q))
 			for _, n := range q {
 				if id, ok := ref.ids[n]; ok {
 					ids = append(ids, id)
 				}
 			}
-			runtime.KeepAlive(ids)
+			return ids
+		},
+		heap.Lookup, mapped.Lookup,
+	}
+	const block = 64
+	alternate(b, []string{"map", "heap", "mapped"}, block, func(v, i int) {
+		for j := range block {
+			runtime.KeepAlive(lookups[v](queries[(i*block+j)%len(queries)]))
 		}
 	})
-	for _, d := range []struct {
-		name string
-		dc   *Dict
-	}{{"heap", heap}, {"mapped", mapped}} {
-		b.Run(d.name, func(b *testing.B) {
-			i := 0
-			for b.Loop() {
-				runtime.KeepAlive(d.dc.Lookup(queries[i%len(queries)]))
-				i++
-			}
-		})
-	}
 }
 
 // BenchmarkDictAssign assigns batches of 16,384 terms, one in twenty new, as
-// a builder's batch is, to each dictionary: ns per term.
+// a builder's batch is, to each dictionary in turn: the median ns per term
+// on each.
 func BenchmarkDictAssign(b *testing.B) {
 	const batch = 1 << 14
 	terms, ref, heap, mapped := benchDicts(b, benchDictTerms(b))
 	r := rand.New(rand.NewPCG(9, 10))
-	round := 0
-	next := func() *TermTable {
-		round++
+	tables := make([]*TermTable, 64)
+	for round := range tables {
 		names := make([]string, batch)
 		for i := range names {
 			if i%20 == 0 {
@@ -108,20 +104,30 @@ func BenchmarkDictAssign(b *testing.B) {
 				names[i] = terms[r.IntN(len(terms))]
 			}
 		}
-		return tableOf(names)
+		tables[round] = tableOf(names)
 	}
-	run := func(name string, assign func(*TermTable) []uint32) {
-		b.Run(name, func(b *testing.B) {
-			for b.Loop() {
-				b.StopTimer()
-				tab := next()
-				b.StartTimer()
-				runtime.KeepAlive(assign(tab))
-			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*batch), "ns/term")
-		})
+	assign := []func(*TermTable) []uint32{ref.assign, heap.Assign, mapped.Assign}
+	alternate(b, []string{"map", "heap", "mapped"}, batch, func(v, i int) {
+		runtime.KeepAlive(assign[v](tables[i%len(tables)]))
+	})
+}
+
+// alternate runs each variant once an iteration, the first changing each
+// iteration, and reports each one's median ns per unit (of per units).
+func alternate(b *testing.B, names []string, per int, run func(variant, iteration int)) {
+	took := make([][]time.Duration, len(names))
+	i := 0
+	for b.Loop() {
+		for k := range names {
+			v := (i + k) % len(names)
+			start := time.Now()
+			run(v, i)
+			took[v] = append(took[v], time.Since(start))
+		}
+		i++
 	}
-	run("map", ref.assign)
-	run("heap", heap.Assign)
-	run("mapped", mapped.Assign)
+	for v, name := range names {
+		slices.Sort(took[v])
+		b.ReportMetric(float64(took[v][len(took[v])/2].Nanoseconds())/float64(per), "ns-median-"+name)
+	}
 }
