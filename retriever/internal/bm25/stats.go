@@ -276,9 +276,7 @@ type statsHead struct{ docs, terms int64 }
 // little-endian values 8-byte aligned from dst's length, as a segment's
 // (segment_codec.go).
 func (st *Stats) AppendEncoded(dst []byte) []byte {
-	e := segmentEncoder{b: dst, base: len(dst)}
-	e.b = append(e.b, statsMagic...)
-	e.b = binary.LittleEndian.AppendUint32(e.b, statsVersion)
+	e := newEncoder(dst, statsMagic, statsVersion)
 	heads := make([]statsHead, len(st.parts))
 	for i, p := range st.parts {
 		heads[i] = statsHead{p.docs, p.terms}
@@ -294,14 +292,10 @@ func (st *Stats) AppendEncoded(dst []byte) []byte {
 // frequencies point into b, which must stay unchanged and mapped while the
 // statistics are used: a write copies the page it changes to the heap.
 func DecodeStats(b []byte) (*Stats, error) {
-	if !littleEndian() {
-		return nil, fmt.Errorf("%w: a big-endian machine", ErrStatsFormat)
+	d, err := newDecoder(b, statsMagic, statsVersion, ErrStatsFormat)
+	if err != nil {
+		return nil, err
 	}
-	b = alignedBytes(b)
-	if len(b) < 8 || string(b[:4]) != statsMagic || binary.LittleEndian.Uint32(b[4:]) != statsVersion {
-		return nil, fmt.Errorf("%w: magic or version", ErrStatsFormat)
-	}
-	d := segmentDecoder{b: b, off: 8}
 	heads := getSection[statsHead](&d)
 	st := &Stats{parts: make([]partStats, len(heads))}
 	for i, h := range heads {
@@ -312,8 +306,8 @@ func DecodeStats(b []byte) (*Stats, error) {
 		st.parts[i] = partStats{docs: h.docs, terms: h.terms, df: dfColumn{base: base}}
 		st.parts[i].df.grow(len(base))
 	}
-	if d.err == nil && d.off != len(b) {
-		d.fail("%d bytes after the statistics", len(b)-d.off)
+	if d.err == nil && d.off != len(d.b) {
+		d.fail("%d bytes after the statistics", len(d.b)-d.off)
 	}
 	if d.err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrStatsFormat, d.err)
