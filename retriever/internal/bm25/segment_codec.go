@@ -36,9 +36,7 @@ const (
 // is a multiple of 8; DecodeSegment wants its input so aligned (else it
 // copies it).
 func (s *Segment) AppendEncoded(dst []byte) []byte {
-	e := segmentEncoder{b: dst, base: len(dst)}
-	e.b = append(e.b, segmentMagic...)
-	e.b = binary.LittleEndian.AppendUint32(e.b, segmentVersion)
+	e := newEncoder(dst, segmentMagic, segmentVersion)
 	e.b = binary.LittleEndian.AppendUint64(e.b, math.Float64bits(s.refAvgdl))
 	putSection(&e, s.key)
 	putSection(&e, s.dl)
@@ -73,15 +71,14 @@ func (s *Segment) AppendEncoded(dst []byte) []byte {
 // DecodeSegment reads a segment AppendEncoded wrote. Its slices point into
 // b, which must stay unchanged and mapped while the segment is used.
 func DecodeSegment(b []byte) (*Segment, error) {
-	if !littleEndian() {
-		return nil, fmt.Errorf("%w: a big-endian machine", ErrSegmentFormat)
+	d, err := newDecoder(b, segmentMagic, segmentVersion, ErrSegmentFormat)
+	if err != nil {
+		return nil, err
 	}
-	b = alignedBytes(b)
-	d := segmentDecoder{b: b}
-	if len(b) < 16 || string(b[:4]) != segmentMagic || binary.LittleEndian.Uint32(b[4:]) != segmentVersion {
-		return nil, fmt.Errorf("%w: magic or version", ErrSegmentFormat)
+	if len(d.b) < 16 {
+		return nil, fmt.Errorf("%w: cut in its header", ErrSegmentFormat)
 	}
-	s := &Segment{refAvgdl: math.Float64frombits(binary.LittleEndian.Uint64(b[8:]))}
+	s := &Segment{refAvgdl: math.Float64frombits(binary.LittleEndian.Uint64(d.b[8:]))}
 	d.off = 16
 	s.key = getSection[uint64](&d)
 	s.dl = getSection[uint8](&d)
@@ -119,8 +116,8 @@ func DecodeSegment(b []byte) (*Segment, error) {
 			s.layers.vals[i] = layers{split: h.split, skipSplit: h.skipSplit, maxTF: h.maxTF, maxImpact: h.maxImpact, dl: getSection[uint8](&d)}
 		}
 	}
-	if d.err == nil && d.off != len(b) {
-		d.fail("%d bytes after the segment", len(b)-d.off)
+	if d.err == nil && d.off != len(d.b) {
+		d.fail("%d bytes after the segment", len(d.b)-d.off)
 	}
 	if d.err != nil {
 		return nil, d.err
@@ -250,6 +247,29 @@ func putSection[T any](e *segmentEncoder, parts ...[]T) {
 func putSparse[T any](e *segmentEncoder, c *Sparse[T]) {
 	putSection(e, c.docs)
 	putSection(e, c.vals)
+}
+
+// newEncoder starts an encoding at the end of dst with its magic and
+// version (8 bytes: the first section is aligned when dst's length is).
+func newEncoder(dst []byte, magic string, version uint32) segmentEncoder {
+	e := segmentEncoder{b: dst, base: len(dst)}
+	e.b = append(e.b, magic...)
+	e.b = binary.LittleEndian.AppendUint32(e.b, version)
+	return e
+}
+
+// newDecoder checks an encoding's magic and version (errFormat when they
+// are not these, or the machine is not little-endian) and returns a
+// decoder after them over b, or an aligned copy of it.
+func newDecoder(b []byte, magic string, version uint32, errFormat error) (segmentDecoder, error) {
+	if !littleEndian() {
+		return segmentDecoder{}, fmt.Errorf("%w: a big-endian machine", errFormat)
+	}
+	b = alignedBytes(b)
+	if len(b) < 8 || string(b[:4]) != magic || binary.LittleEndian.Uint32(b[4:]) != version {
+		return segmentDecoder{}, fmt.Errorf("%w: magic or version", errFormat)
+	}
+	return segmentDecoder{b: b, off: 8}, nil
 }
 
 type segmentDecoder struct {
