@@ -5,10 +5,10 @@ package bm25
 // issue 18).
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"sync"
+	"unsafe"
 )
 
 // A Dict gives each distinct term of an index its global id, in the order
@@ -39,7 +39,7 @@ func (dc *Dict) Lookup(terms []string) []uint32 {
 	dc.mu.RLock()
 	defer dc.mu.RUnlock()
 	for _, n := range terms {
-		term := []byte(n)
+		term := unsafe.Slice(unsafe.StringData(n), len(n)) // read only: no copy
 		if id, ok := dc.find(term, termHash(term)); ok {
 			ids = append(ids, id)
 		}
@@ -123,9 +123,7 @@ const (
 func (dc *Dict) AppendEncoded(dst []byte) []byte {
 	dc.mu.RLock()
 	defer dc.mu.RUnlock()
-	e := segmentEncoder{b: dst, base: len(dst)}
-	e.b = append(e.b, dictMagic...)
-	e.b = binary.LittleEndian.AppendUint32(e.b, dictVersion)
+	e := newEncoder(dst, dictMagic, dictVersion)
 	if dc.more.Len() == 0 {
 		putSection(&e, dc.base.slots)
 		putSection(&e, dc.base.starts)
@@ -160,17 +158,13 @@ func (dc *Dict) AppendEncoded(dst []byte) []byte {
 // as the store's checksum made them): a decode reads no more of b than the
 // sections' headers.
 func DecodeDict(b []byte) (*Dict, error) {
-	if !littleEndian() {
-		return nil, fmt.Errorf("%w: a big-endian machine", ErrDictFormat)
+	d, err := newDecoder(b, dictMagic, dictVersion, ErrDictFormat)
+	if err != nil {
+		return nil, err
 	}
-	b = alignedBytes(b)
-	if len(b) < 8 || string(b[:4]) != dictMagic || binary.LittleEndian.Uint32(b[4:]) != dictVersion {
-		return nil, fmt.Errorf("%w: magic or version", ErrDictFormat)
-	}
-	d := segmentDecoder{b: b, off: 8}
 	t := TermTable{slots: getSection[uint64](&d), starts: getSection[uint64](&d), arena: getSection[byte](&d)}
-	if d.err == nil && d.off != len(b) {
-		d.fail("%d bytes after the dictionary", len(b)-d.off)
+	if d.err == nil && d.off != len(d.b) {
+		d.fail("%d bytes after the dictionary", len(d.b)-d.off)
 	}
 	n, terms := len(t.slots), len(t.starts)-1
 	switch {

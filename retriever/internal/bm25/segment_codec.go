@@ -312,6 +312,29 @@ func putSparse[T any](e *SectionEncoder, c *Sparse[T]) {
 	putSection(e, c.vals)
 }
 
+// newEncoder starts an encoding at the end of dst with its magic and
+// version (8 bytes: the first section is aligned when dst's length is).
+func newEncoder(dst []byte, magic string, version uint32) segmentEncoder {
+	e := segmentEncoder{b: dst, base: len(dst)}
+	e.b = append(e.b, magic...)
+	e.b = binary.LittleEndian.AppendUint32(e.b, version)
+	return e
+}
+
+// newDecoder checks an encoding's magic and version (errFormat when they
+// are not these, or the machine is not little-endian) and returns a
+// decoder after them over b, or an aligned copy of it.
+func newDecoder(b []byte, magic string, version uint32, errFormat error) (segmentDecoder, error) {
+	if !littleEndian() {
+		return segmentDecoder{}, fmt.Errorf("%w: a big-endian machine", errFormat)
+	}
+	b = alignedBytes(b)
+	if len(b) < 8 || string(b[:4]) != magic || binary.LittleEndian.Uint32(b[4:]) != version {
+		return segmentDecoder{}, fmt.Errorf("%w: magic or version", errFormat)
+	}
+	return segmentDecoder{b: b, off: 8}, nil
+}
+
 // SectionDecoder reads sections a SectionEncoder wrote. Every length is
 // checked against the bytes left, so that no section reaches past them;
 // the first failure sticks (Err), and every later read gives nothing.
