@@ -2,6 +2,7 @@ package bm25
 
 import (
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -11,7 +12,8 @@ import (
 // Zipf-distributed words (some 3 million postings), in runs of 100 of 7
 // partitions: the log's sort by term and the segment's layout, then the
 // batch counted in the statistics (Stats.Add, which the owner does under
-// its lock), each timed apart.
+// its lock), each timed apart; every other batch is sorted in one pass
+// instead of finishPasses, and each kind's median reported.
 func BenchmarkBuilderFinish(b *testing.B) {
 	r := rand.New(rand.NewPCG(11, 12))
 	words := randomTerms(r, 300000)
@@ -29,6 +31,8 @@ func BenchmarkBuilderFinish(b *testing.B) {
 	var st Stats
 	var next *Builder
 	var add time.Duration
+	took := [2][]time.Duration{}
+	i := 0
 	for b.Loop() {
 		b.StopTimer()
 		bl := NewBuilder(DefaultLayerMin)
@@ -41,14 +45,27 @@ func BenchmarkBuilderFinish(b *testing.B) {
 			}
 		}
 		global := dc.Assign(bl.Terms())
+		// Every other batch sorted in one pass, to compare.
+		if i%2 == 1 {
+			bl.passLimit = 1 << 30
+		}
 		b.StartTimer()
-		bl.Finish(global)
-		b.StopTimer()
 		start := time.Now()
+		bl.Finish(global)
+		took[i%2] = append(took[i%2], time.Since(start))
+		i++
+		b.StopTimer()
+		start = time.Now()
 		st.Add(bl, global)
 		add += time.Since(start)
 		b.StartTimer()
 		next = bl.Next()
 	}
 	b.ReportMetric(float64(add.Microseconds())/float64(b.N), "µs-stats-add")
+	for k, name := range []string{"passes", "one-pass"} {
+		if len(took[k]) > 0 {
+			slices.Sort(took[k])
+			b.ReportMetric(float64(took[k][len(took[k])/2].Microseconds()), "µs-median-finish-"+name)
+		}
+	}
 }

@@ -296,12 +296,26 @@ func putSection[T any](e *SectionEncoder, parts ...[]T) {
 	for _, v := range parts {
 		n += len(v)
 	}
-	e.b = binary.LittleEndian.AppendUint64(e.b, uint64(n))
+	beginSection(e, n)
 	for _, v := range parts {
-		if len(v) > 0 {
-			e.b = append(e.b, unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(v))), len(v)*int(unsafe.Sizeof(v[0])))...)
-		}
+		appendValues(e, v)
 	}
+	endSection(e)
+}
+
+// beginSection, appendValues and endSection write a section of n values
+// given a part at a time (putSection).
+func beginSection(e *segmentEncoder, n int) {
+	e.b = binary.LittleEndian.AppendUint64(e.b, uint64(n))
+}
+
+func appendValues[T any](e *segmentEncoder, v []T) {
+	if len(v) > 0 {
+		e.b = append(e.b, unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(v))), len(v)*int(unsafe.Sizeof(v[0])))...)
+	}
+}
+
+func endSection(e *segmentEncoder) {
 	for (len(e.b)-e.base)%sectionAlign != 0 {
 		e.b = append(e.b, 0)
 	}

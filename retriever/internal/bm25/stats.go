@@ -8,6 +8,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
 )
 
 // Stats are the BM25 statistics of an index by partition: a query over
@@ -27,14 +28,17 @@ type partStats struct {
 
 // A dfColumn holds a partition's document frequencies by global term id,
 // in pages of dfPage ids. Decoded statistics read their column in the
-// encoded bytes (base, a read-only mapping) and copy a page to the heap
-// when it is first written (own), so that after a reopen the heap holds
-// the pages the batches since touched, never a copy of the table; a
-// column built in memory has no base and every page its own.
+// encoded bytes (base, a read-only mapping: dense, a value by id, or
+// sparse, the ids with a df and their values, whichever is smaller) and
+// copy a page to the heap when it is first written (own), so that after a
+// reopen the heap holds the pages the batches since touched, never a copy
+// of the table; a column built in memory has no base and every page its
+// own.
 type dfColumn struct {
-	base []uint32          // read only
-	own  []*[dfPage]uint32 // by page; nil: the page is base's (or zeros past it)
-	n    int               // ids the column covers
+	base    []uint32          // read only: by id, or by place in baseIDs
+	baseIDs []uint32          // read only, ascending; nil: base is dense
+	own     []*[dfPage]uint32 // by page (as far as a page was written); nil: base's (or zeros past it)
+	n       int               // ids the column covers
 }
 
 const dfPageShift = 10
@@ -46,8 +50,14 @@ func (c *dfColumn) get(id uint32) uint32 {
 	if int(id) >= c.n {
 		return 0
 	}
-	if p := c.own[id>>dfPageShift]; p != nil {
-		return p[id&(dfPage-1)]
+	if i := int(id >> dfPageShift); i < len(c.own) && c.own[i] != nil {
+		return c.own[i][id&(dfPage-1)]
+	}
+	if c.baseIDs != nil {
+		if i, ok := slices.BinarySearch(c.baseIDs, id); ok {
+			return c.base[i]
+		}
+		return 0
 	}
 	if int(id) < len(c.base) {
 		return c.base[id]
@@ -58,50 +68,60 @@ func (c *dfColumn) get(id uint32) uint32 {
 // page returns the heap page of id, copying it from base on its first write.
 func (c *dfColumn) page(id uint32) *[dfPage]uint32 {
 	i := int(id >> dfPageShift)
-	if p := c.own[i]; p != nil {
-		return p
+	if i < len(c.own) && c.own[i] != nil {
+		return c.own[i]
+	}
+	if i >= len(c.own) {
+		c.own = append(c.own, make([]*[dfPage]uint32, i+1-len(c.own))...)
 	}
 	p := new([dfPage]uint32)
-	if lo := i * dfPage; lo < len(c.base) {
-		copy(p[:], c.base[lo:min(lo+dfPage, len(c.base))])
-	}
+	c.basePage(i, p[:])
 	c.own[i] = p
 	return p
+}
+
+// basePage writes base's values of page i into p (zeroed).
+func (c *dfColumn) basePage(i int, p []uint32) {
+	lo, hi := uint32(i*dfPage), uint32((i+1)*dfPage)
+	if c.baseIDs == nil {
+		if int(lo) < len(c.base) {
+			copy(p, c.base[lo:min(int(hi), len(c.base))])
+		}
+		return
+	}
+	j, _ := slices.BinarySearch(c.baseIDs, lo)
+	for ; j < len(c.baseIDs) && c.baseIDs[j] < hi; j++ {
+		if id := c.baseIDs[j]; id >= lo { // out of order only in a corrupt file
+			p[id-lo] = c.base[j]
+		}
+	}
 }
 
 func (c *dfColumn) add(id, n uint32) { c.page(id)[id&(dfPage-1)] += n }
 
 func (c *dfColumn) sub(id uint32) { c.page(id)[id&(dfPage-1)]-- }
 
-// grow makes the column cover ids below n.
-func (c *dfColumn) grow(n int) {
-	if n <= c.n {
-		return
-	}
-	if pages := (n + dfPage - 1) / dfPage; pages > len(c.own) {
-		c.own = append(c.own, make([]*[dfPage]uint32, pages-len(c.own))...)
-	}
-	c.n = n
-}
+// grow makes the column cover ids below n (own grows as pages are
+// written).
+func (c *dfColumn) grow(n int) { c.n = max(c.n, n) }
 
-// pages returns the column's values page by page, n in all (for its
-// encoding: base's pages are not copied).
-func (c *dfColumn) pages() [][]uint32 {
-	out := make([][]uint32, 0, len(c.own))
-	zeros := make([]uint32, dfPage)
-	for i, p := range c.own {
+// pages calls fn with the column's values page by page, n in all (a page
+// not its own is base's dense slice or a scratch copy).
+func (c *dfColumn) pages(fn func(values []uint32)) {
+	scratch := make([]uint32, dfPage)
+	for i := range (c.n + dfPage - 1) / dfPage {
 		lo, hi := i*dfPage, min((i+1)*dfPage, c.n)
 		switch {
-		case p != nil:
-			out = append(out, p[:hi-lo])
-		case hi <= len(c.base):
-			out = append(out, c.base[lo:hi])
-		default: // past base: zeros, and base's tail if it ends in this page
-			part := c.base[min(lo, len(c.base)):]
-			out = append(out, part, zeros[:hi-lo-len(part)])
+		case i < len(c.own) && c.own[i] != nil:
+			fn(c.own[i][:hi-lo])
+		case c.baseIDs == nil && hi <= len(c.base):
+			fn(c.base[lo:hi])
+		default:
+			clear(scratch)
+			c.basePage(i, scratch)
+			fn(scratch[:hi-lo])
 		}
 	}
-	return out
 }
 
 // heapBytes returns the bytes the column holds on the heap.
@@ -254,9 +274,7 @@ func (st *Stats) Parts() int { return len(st.parts) }
 func (st *Stats) Part(part int) (docs, terms int64, df []uint32) {
 	p := &st.parts[part]
 	df = make([]uint32, 0, p.df.n)
-	for _, pg := range p.df.pages() {
-		df = append(df, pg...)
-	}
+	p.df.pages(func(v []uint32) { df = append(df, v...) })
 	return p.docs, p.terms, df
 }
 
@@ -264,26 +282,65 @@ func (st *Stats) Part(part int) (docs, terms int64, df []uint32) {
 var ErrStatsFormat = errors.New("bm25: not encoded statistics")
 
 const (
-	statsMagic   = "RLST"
-	statsVersion = 1
+	statsMagic = "RLST"
+	// statsVersion 2: a partition's df dense or sparse (1: always dense,
+	// agents x terms x 4 bytes: most of the entry on many small files).
+	statsVersion = 2
 )
 
-// statsHead is a partition's totals, as a section's value.
-type statsHead struct{ docs, terms int64 }
+// statsHead is a partition's totals and how its df is laid out, as a
+// section's value.
+type statsHead struct {
+	docs, terms int64
+	ids         uint32 // the ids its df covers
+	sparse      uint32 // 1: the ids with a df, then their values; 0: a value by id
+}
 
 // AppendEncoded appends the statistics' encoding to dst: the partitions'
-// totals, then each one's document frequencies, as sections of raw
-// little-endian values 8-byte aligned from dst's length, as a segment's
-// (segment_codec.go).
+// totals, then each one's document frequencies, dense (a value by id) or
+// sparse (the ids with a df, ascending, then their values), whichever is
+// smaller, as sections of raw little-endian values 8-byte aligned from
+// dst's length, as a segment's (segment_codec.go).
 func (st *Stats) AppendEncoded(dst []byte) []byte {
 	e := newEncoder(dst, statsMagic, statsVersion)
 	heads := make([]statsHead, len(st.parts))
-	for i, p := range st.parts {
-		heads[i] = statsHead{p.docs, p.terms}
+	for i := range st.parts {
+		c := &st.parts[i].df
+		nonzero := 0
+		c.pages(func(v []uint32) {
+			for _, x := range v {
+				if x != 0 {
+					nonzero++
+				}
+			}
+		})
+		heads[i] = statsHead{docs: st.parts[i].docs, terms: st.parts[i].terms, ids: uint32(c.n)}
+		if nonzero*2 < c.n {
+			heads[i].sparse = 1
+		}
 	}
 	putSection(&e, heads)
+	var ids, vals []uint32
 	for i := range st.parts {
-		putSection(&e, st.parts[i].df.pages()...)
+		c := &st.parts[i].df
+		if heads[i].sparse == 0 {
+			beginSection(&e, c.n)
+			c.pages(func(v []uint32) { appendValues(&e, v) })
+			endSection(&e)
+			continue
+		}
+		ids, vals = ids[:0], vals[:0]
+		id := uint32(0)
+		c.pages(func(v []uint32) {
+			for _, x := range v {
+				if x != 0 {
+					ids, vals = append(ids, id), append(vals, x)
+				}
+				id++
+			}
+		})
+		putSection(&e, ids)
+		putSection(&e, vals)
 	}
 	return e.b
 }
@@ -299,12 +356,24 @@ func DecodeStats(b []byte) (*Stats, error) {
 	heads := getSection[statsHead](&d)
 	st := &Stats{parts: make([]partStats, len(heads))}
 	for i, h := range heads {
-		if h.docs < 0 || h.terms < 0 {
-			d.fail("partition %d's totals", i)
+		if h.docs < 0 || h.terms < 0 || h.sparse > 1 {
+			d.fail("partition %d's head", i)
+			break
 		}
-		base := getSection[uint32](&d)
-		st.parts[i] = partStats{docs: h.docs, terms: h.terms, df: dfColumn{base: base}}
-		st.parts[i].df.grow(len(base))
+		c := dfColumn{base: getSection[uint32](&d)}
+		if h.sparse == 1 {
+			c.baseIDs, c.base = c.base, getSection[uint32](&d)
+			if len(c.baseIDs) != len(c.base) {
+				d.fail("partition %d: %d ids, %d values", i, len(c.baseIDs), len(c.base))
+			}
+		} else if len(c.base) != int(h.ids) {
+			d.fail("partition %d: %d values for %d ids", i, len(c.base), h.ids)
+		}
+		if d.err != nil {
+			break
+		}
+		c.grow(int(h.ids))
+		st.parts[i] = partStats{docs: h.docs, terms: h.terms, df: c}
 	}
 	if d.err == nil && d.off != len(d.b) {
 		d.fail("%d bytes after the statistics", len(d.b)-d.off)

@@ -76,14 +76,34 @@ func FuzzDecodeStats(f *testing.F) {
 	ti := newTestIndex()
 	ti.add(DefaultLayerMin, testDoc{text: "alpha beta"}, testDoc{text: "beta", part: 1})
 	f.Add(ti.stats.AppendEncoded(nil))
+	sparse := &Stats{}
+	sparse.Grow(0)
+	sparse.parts[0].df.grow(64)
+	sparse.parts[0].df.add(9, 3)
+	f.Add(sparse.AppendEncoded(nil))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		st, err := DecodeStats(b)
 		if err != nil {
 			return
 		}
 		for p := range st.Parts() {
-			st.Part(p)
+			if st.parts[p].df.n < 1<<22 {
+				st.Part(p)
+			}
 			st.df(p, 1)
+			st.parts[p].df.grow(2000)
+			st.parts[p].df.add(9, 1)
+			st.parts[p].df.add(1500, 1)
+		}
+		ids := 0
+		for p := range st.Parts() {
+			ids += st.parts[p].df.n
+		}
+		if ids > 1<<22 {
+			return // an encoding of billions of ids: too slow to fuzz
+		}
+		if _, err := DecodeStats(st.AppendEncoded(nil)); err != nil {
+			t.Fatalf("its encoding does not decode: %v", err)
 		}
 		st.Docs(-1)
 		st.df(-1, 0)
@@ -229,4 +249,52 @@ func TestStatsDecodedHeapIsTheWrittenPages(t *testing.T) {
 	if got.df(0, 3*dfPage) != 0 || got.df(0, 3*dfPage+1) != 1 || got.df(0, 10*dfPage) != 0 {
 		t.Error("a page copied wrong")
 	}
+}
+
+// A partition with a df for few of the ids is encoded sparse, smaller than
+// dense, reads the same, and takes writes (present ids, absent ones, past
+// its ids) as the statistics never encoded do.
+func TestStatsSparseColumn(t *testing.T) {
+	plain := &Stats{}
+	plain.Grow(1)
+	for i := range plain.parts {
+		plain.parts[i].docs, plain.parts[i].terms = 100, 1000
+		plain.parts[i].df.grow(5 * dfPage)
+	}
+	for id := uint32(0); id < 5*dfPage; id++ {
+		plain.parts[0].df.add(id, 1+id%3) // dense
+		if id%10 == 0 {
+			plain.parts[1].df.add(id, 2) // sparse
+		}
+	}
+	enc := plain.AppendEncoded(nil)
+	if dense := 8 + 8 + 2*24 + 2*(8+5*dfPage*4); len(enc) >= dense {
+		t.Errorf("encoded in %d bytes, dense in %d", len(enc), dense)
+	}
+	got, err := DecodeStats(enc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.parts[0].df.baseIDs != nil || got.parts[1].df.baseIDs == nil {
+		t.Fatal("partition 0 should be dense, 1 sparse")
+	}
+	sameStats(t, plain, got)
+	for _, st := range []*Stats{plain, got} {
+		st.parts[1].df.sub(2 * dfPage)    // present
+		st.parts[1].df.add(2*dfPage+1, 7) // absent, same page
+		st.parts[1].df.add(4*dfPage+3, 1) // another page
+		st.parts[1].df.grow(6 * dfPage)
+		st.parts[1].df.add(6*dfPage-1, 5) // past the encoded ids
+	}
+	sameStats(t, plain, got)
+	for _, id := range []uint32{0, 10, 11, 2 * dfPage, 2*dfPage + 1, 3 * dfPage, 6*dfPage - 1, 6 * dfPage} {
+		if a, b := plain.df(1, id), got.df(1, id); a != b {
+			t.Errorf("df of %d: %d, want %d", id, b, a)
+		}
+	}
+	again, err := DecodeStats(got.AppendEncoded(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameStats(t, plain, again)
 }
