@@ -493,6 +493,9 @@ func (sc *scan) list(r *os.Root, rel string, force bool, m *visitMode) (*dirStat
 	}
 	d := &dirState{dev: dev, ino: ino, mtime: mtime, listedAt: time.Now().UnixNano()}
 	ix.fw.listings.Add(1)
+	if ix.fw.listed != nil {
+		ix.fw.listed(rel)
+	}
 	f, err := r.Open(".")
 	if err != nil {
 		return nil, nil, err

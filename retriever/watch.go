@@ -354,6 +354,7 @@ type followState struct {
 	beforeBlock func(rel string, pos int64) error // an error fails the block's read
 	newWatcher  func() (*fsnotify.Watcher, error)
 	addWatch    func(w *fsnotify.Watcher, path string) error
+	listed      func(rel string) // a folder was listed
 }
 
 func (f *followState) start() bool {

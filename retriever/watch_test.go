@@ -380,18 +380,36 @@ func TestWatchSomeFoldersUnwatched(t *testing.T) {
 		}
 		return w.Add(path)
 	}
+	// Which folders updates list, the searches' and the watcher's own (its
+	// polls, and its update after a watched file's event, which under load
+	// falls in a search's window): only the polled ones may be.
+	var listedMu sync.Mutex
+	var listed []string
+	ix.fw.listed = func(rel string) {
+		listedMu.Lock()
+		defer listedMu.Unlock()
+		listed = append(listed, rel)
+	}
 	startWatch(t, ix)
 	waitFor(t, "the folders watched", func() bool {
 		ix.fw.mu.Lock()
 		defer ix.fw.mu.Unlock()
 		return len(ix.fw.watched) == 3 && len(ix.fw.polled) == 2 && ix.fw.bar != nil
 	})
+	// The watcher's first update sets those as it goes, and then gives
+	// every file of the folders it began to watch a stat: let it end before
+	// the first search is measured.
+	ix.refreshMu.Lock()
+	ix.refreshMu.Unlock()
 	for i := range 20 {
 		rel := "episode-2/b/b.txt"
 		if i%2 == 1 {
 			rel = fmt.Sprintf("episode-1/a/n%d.txt", i)
 		}
 		word := fmt.Sprintf("fresh%dword", i)
+		listedMu.Lock()
+		listed = listed[:0]
+		listedMu.Unlock()
 		listings, stats := cost(ix, func() {
 			appendFile(t, root, rel, word+"\n")
 			if !found(t, ix, word, rel) {
@@ -399,9 +417,19 @@ func TestWatchSomeFoldersUnwatched(t *testing.T) {
 			}
 		})
 		// The two polled folders: their stats, a listing of each when its
-		// time is racy, their two files; one more for a watched file.
-		if listings > 2 || stats > 2*(1+2)+1 {
-			t.Fatalf("a search after an append listed %d folders and gave %d stats; want the polled folders' only", listings, stats)
+		// time is racy, their two files; one more for a watched file. That
+		// once for the search, and again for an update of the watcher's in
+		// the same window; a walk would list the watched folders and stat
+		// the 50 files of episode-1/a.
+		listedMu.Lock()
+		for _, rel := range listed {
+			if rel != "episode-2" && rel != "episode-2/b" {
+				t.Fatalf("a search after an append listed %s, a watched folder (%d listings, %d stats)", rel, listings, stats)
+			}
+		}
+		listedMu.Unlock()
+		if stats > 2*(2*(1+2)+1) {
+			t.Fatalf("a search after an append (%d) gave %d stats (%d listings); want the polled folders' only", i, stats, listings)
 		}
 	}
 	writeFile(t, root, "episode-2/b/new.txt", "apple new\n")
