@@ -27,6 +27,7 @@ package retriever
 // instead would leave a search to find it, half-way through an answer.
 
 import (
+	"bytes"
 	"cmp"
 	"errors"
 	"fmt"
@@ -87,7 +88,13 @@ func (ix *Index) restore(snap *store.Snapshot) (map[*segment]store.BlobRef, erro
 	var dict *bm25.Dict
 	var stats *bm25.Stats
 	err := errors.Join(
-		blobs[blobState].Access(func(b []byte) (err error) { st, err = decodeState(b); return err }),
+		// The state is read from a copy on the heap: its files' head, window,
+		// line index and record table are read by every request and update
+		// (records, outlines, a file's rewrite check), which a cut blob must
+		// never fault; only the segments, the dictionary and the statistics
+		// are read in place, by searches and updates that check the files
+		// first (mappingGuard).
+		blobs[blobState].Access(func(b []byte) (err error) { st, err = decodeState(bytes.Clone(b)); return err }),
 		blobs[blobDict].Access(func(b []byte) (err error) { dict, err = bm25.DecodeDict(b); return err }),
 		blobs[blobStats].Access(func(b []byte) (err error) { stats, err = bm25.DecodeStats(b); return err }),
 	)
@@ -116,11 +123,7 @@ func (ix *Index) restore(snap *store.Snapshot) (map[*segment]store.BlobRef, erro
 		}
 		refs[segs[i]] = blob.Ref()
 	}
-	var files []*fileState
-	err = blobs[blobState].Access(func([]byte) (err error) {
-		files, err = st.fileStates(ix.root, segs, dict.Len())
-		return err
-	})
+	files, err := st.fileStates(ix.root, segs, dict.Len())
 	if err != nil {
 		return nil, err
 	}
