@@ -1,14 +1,19 @@
 package retriever
 
 // This file holds the index's cache entry (spec §15, issue 18): which entry
-// a configuration names, opening it (one writer; a second process reads),
-// and the writes of the file table, debounced after the first indexing and
-// made by a goroutine of their own, never by a search.
+// a configuration names, opening it (one writer; a second process reads)
+// and restoring its last commit (persist.go), and the writes of the index,
+// debounced after the first indexing and made by a goroutine of their own,
+// never by a search: the state, dictionary and statistics each time, and
+// the segments not written before (a segment's blob is written once; its
+// dead bits are the state's).
 
 import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -22,7 +27,7 @@ import (
 // cacheFormat is the persisted index's format version, part of every
 // entry's configuration: a runls that indexes, parses or masks differently,
 // or lays the entry out differently, bumps it, and its entries are others.
-const cacheFormat = 1
+const cacheFormat = 2
 
 const (
 	// cacheWriteDelay is how long after the last change the entry is
@@ -48,7 +53,9 @@ func cacheConfig(opts Options) []byte {
 		sum := sha256.Sum256(in.source)
 		rules = fmt.Sprintf("%d rules sha256:%x", len(in.rules), sum[:8])
 	}
-	return fmt.Appendf(nil, "format %d; masking %s; interpreter %s", cacheFormat, mask, rules)
+	// The blobs are the machine's raw values (persist_codec.go): an entry
+	// is for one architecture.
+	return fmt.Appendf(nil, "format %d; %s; masking %s; interpreter %s", cacheFormat, runtime.GOARCH, mask, rules)
 }
 
 // cacheWriter writes the index's entry.
@@ -64,6 +71,10 @@ type cacheWriter struct {
 	mu       sync.Mutex // one write at a time: the goroutine's, or Close's
 	written  uint64     // ix.commits at the last write
 	readOnly bool       // said once: another process writes the entry
+
+	segBlobs map[*segment]store.BlobRef // segments written (or restored), by the write's lock
+	restored *store.Snapshot            // the commit the index was restored from: its segments map it
+	guard    mappingGuard               // its blobs' files, watched for a cut (persist.go)
 }
 
 // openCache opens the entry of ix's run and configuration, or gives nil
@@ -73,7 +84,7 @@ func (ix *Index) openCache(opts Options) *cacheWriter {
 	if root == nil || !ix.IsRunFolder() {
 		return nil // no entry for a folder that holds no run (yet)
 	}
-	entry, err := root.Open(ix.root, cacheConfig(opts), store.Options{MaxBytes: opts.Cache.MaxBytes, Verify: store.VerifyFrame})
+	entry, err := root.Open(ix.root, cacheConfig(opts), store.Options{MaxBytes: opts.Cache.MaxBytes, Verify: store.VerifyFull})
 	if err != nil {
 		ix.log.Warn("the cache is not used", zap.Error(err))
 		return nil
@@ -85,12 +96,34 @@ func (ix *Index) openCache(opts Options) *cacheWriter {
 			ix.log.Info("mended the cache entry", zap.Error(rep))
 		}
 	}
-	w := &cacheWriter{ix: ix, entry: entry, poke: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{}), delay: cacheWriteDelay}
+	w := &cacheWriter{ix: ix, entry: entry, poke: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{}), delay: cacheWriteDelay,
+		segBlobs: map[*segment]store.BlobRef{}}
 	if opts.cacheDelay > 0 {
 		w.delay = opts.cacheDelay
 	}
+	w.restore()
 	go w.run()
 	return w
+}
+
+// restore puts the entry's last commit back into the index; a commit that
+// cannot be used is dropped with one WARN, and the run indexed afresh.
+func (w *cacheWriter) restore() {
+	snap, err := w.entry.Snapshot()
+	if err != nil {
+		w.ix.log.Warn("dropped a damaged cache entry; the run is indexed afresh", zap.Error(err))
+	}
+	if snap == nil {
+		return
+	}
+	refs, err := w.ix.restore(snap)
+	if err != nil {
+		snap.Close()
+		w.ix.log.Warn("dropped a cache entry that cannot be read; the run is indexed afresh", zap.String("entry", w.entry.Dir()), zap.Error(err))
+		return
+	}
+	w.restored, w.segBlobs = snap, refs
+	w.guard.watch(w.entry.Dir(), snap)
 }
 
 // changed tells the writer that an update committed.
@@ -157,19 +190,78 @@ func (w *cacheWriter) write() {
 			return
 		}
 	}
-	table, err := store.EncodeFileTable(ix.fileTable())
-	if err == nil {
-		var snap *store.Snapshot
-		snap, err = w.entry.Commit(nil, table)
-		if err == nil {
-			err = snap.Close()
-		}
-	}
+	err := w.commit()
 	if err != nil && !errors.Is(err, store.ErrReadOnly) {
+		// Blobs another writer removed since (this process was a reader):
+		// the next write writes every segment.
+		clear(w.segBlobs)
 		ix.warnOnce("cache-write", "cannot write the cache entry; the index is kept in memory only", zap.String("entry", w.entry.Dir()), zap.Error(err))
 		return
 	}
 	w.written = commits
+}
+
+// commit writes the index's committed state: its state, dictionary and
+// statistics encoded under the read lock (searches go on; an update's
+// commit waits for the copy), then the segments not yet written, from the
+// immutable segments outside the lock, and the commit naming them all.
+func (w *cacheWriter) commit() error {
+	ix := w.ix
+	ix.mu.RLock()
+	st, place := ix.savedState()
+	state := encodeState(nil, st, place)
+	dict := ix.dict.AppendEncoded(nil)
+	stats := ix.stats.AppendEncoded(nil)
+	segs := slices.Clone(ix.segments)
+	ix.mu.RUnlock()
+	records := make([]store.FileRecord, len(st.files))
+	for i, fs := range st.files {
+		records[i] = fileRecord(fs)
+	}
+	table, err := store.EncodeFileTable(records)
+	if err != nil {
+		return err
+	}
+	refs := make([]store.BlobRef, 0, blobSegments+len(segs))
+	for _, b := range [][]byte{state, dict, stats} {
+		ref, err := w.writeBlob(b)
+		if err != nil {
+			return err
+		}
+		refs = append(refs, ref)
+	}
+	kept := make(map[*segment]store.BlobRef, len(segs))
+	var buf []byte
+	for _, s := range segs {
+		ref, ok := w.segBlobs[s]
+		if !ok {
+			buf = encodeSegment(buf[:0], s)
+			if ref, err = w.writeBlob(buf); err != nil {
+				return err
+			}
+		}
+		kept[s] = ref
+		refs = append(refs, ref)
+	}
+	snap, err := w.entry.Commit(refs, table)
+	if err != nil {
+		return err
+	}
+	w.segBlobs = kept
+	return snap.Close()
+}
+
+// writeBlob writes b as a new blob of the entry.
+func (w *cacheWriter) writeBlob(b []byte) (store.BlobRef, error) {
+	bw, err := w.entry.CreateBlob()
+	if err != nil {
+		return store.BlobRef{}, err
+	}
+	if _, err := bw.Write(b); err != nil {
+		bw.Abort()
+		return store.BlobRef{}, err
+	}
+	return bw.Commit()
 }
 
 // close stops the writer, writes what changed since its last write, and
@@ -184,6 +276,11 @@ func (w *cacheWriter) close() error {
 		<-w.done
 		w.write()
 		err = w.entry.Close()
+		w.guard.close()
+		if w.restored != nil {
+			// Last: the restored segments map it.
+			err = errors.Join(err, w.restored.Close())
+		}
 	})
 	return err
 }

@@ -27,6 +27,7 @@ type fileState struct {
 	dev, ino uint64
 	size     int64
 	mtime    int64
+	ctime    int64 // the inode's change time: a rewrite that set mtime back moves it
 	readPos  int64
 	// checkedAt is when the file was last stat'd and read or checked (unix
 	// ns); read and written only by updates, which refreshMu orders.

@@ -8,10 +8,8 @@ package retriever
 // reopen.go classifies a run's files against it.
 
 import (
-	"cmp"
 	"encoding/binary"
 	"fmt"
-	"slices"
 
 	"runls/internal/store"
 )
@@ -24,9 +22,10 @@ type carry struct {
 	pending    int64 // readPos - commitPos: the tail read again when more comes
 	commitLine uint32
 	readAt     int64 // when the file's content was read (unix ns)
+	ctime      int64 // the inode's change time then (unix ns)
 }
 
-const carryVersion = 1
+const carryVersion = 2
 
 func (c carry) encode() []byte {
 	flags := byte(0)
@@ -39,7 +38,8 @@ func (c carry) encode() []byte {
 	b := []byte{carryVersion, flags}
 	b = binary.AppendUvarint(b, uint64(c.pending))
 	b = binary.AppendUvarint(b, uint64(c.commitLine))
-	return binary.AppendVarint(b, c.readAt)
+	b = binary.AppendVarint(b, c.readAt)
+	return binary.AppendVarint(b, c.ctime)
 }
 
 func decodeCarry(b []byte) (carry, error) {
@@ -62,10 +62,15 @@ func decodeCarry(b []byte) (carry, error) {
 	}
 	rest = rest[n:]
 	at, n := binary.Varint(rest)
-	if n <= 0 || n != len(rest) {
+	if n <= 0 {
 		return bad("time")
 	}
-	c.pending, c.commitLine, c.readAt = int64(pending), uint32(line), at
+	rest = rest[n:]
+	ctime, n := binary.Varint(rest)
+	if n <= 0 || n != len(rest) {
+		return bad("change time")
+	}
+	c.pending, c.commitLine, c.readAt, c.ctime = int64(pending), uint32(line), at, ctime
 	return c, nil
 }
 
@@ -76,18 +81,6 @@ func fileRecord(fs *fileState) store.FileRecord {
 		Path: fs.rel, Dev: fs.dev, Ino: fs.ino, Size: fs.size, ModTime: fs.mtime, IndexedTo: fs.readPos,
 		Head: store.FingerprintOf(fs.head), Tail: store.FingerprintOf(fs.window),
 		Carry: carry{binary: fs.binary, inRecord: fs.inRecord, pending: fs.readPos - fs.commitPos,
-			commitLine: fs.commitLine, readAt: fs.readAt}.encode(),
+			commitLine: fs.commitLine, readAt: fs.readAt, ctime: fs.ctime}.encode(),
 	}
-}
-
-// fileTable is the index's file table now, sorted by path.
-func (ix *Index) fileTable() []store.FileRecord {
-	ix.mu.RLock()
-	defer ix.mu.RUnlock()
-	out := make([]store.FileRecord, 0, len(ix.files))
-	for _, fs := range ix.files {
-		out = append(out, fileRecord(fs))
-	}
-	slices.SortFunc(out, func(a, b store.FileRecord) int { return cmp.Compare(a.Path, b.Path) })
-	return out
 }

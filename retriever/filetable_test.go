@@ -3,6 +3,8 @@ package retriever
 import (
 	"context"
 	"testing"
+
+	"runls/internal/store"
 )
 
 // The grown file's stored offset and parser state are where following
@@ -30,4 +32,17 @@ func TestReopenCarryIsFollowingsState(t *testing.T) {
 			t.Errorf("carry %v decoded", bad)
 		}
 	}
+}
+
+// fileTable is the index's file table now, sorted by path, as the cache's
+// writer commits it.
+func (ix *Index) fileTable() []store.FileRecord {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	st, _ := ix.savedState()
+	out := make([]store.FileRecord, len(st.files))
+	for i, fs := range st.files {
+		out[i] = fileRecord(fs)
+	}
+	return out
 }

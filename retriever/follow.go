@@ -91,6 +91,10 @@ func (ix *Index) plan(old *fileState, c candidate) *task {
 	switch {
 	case dev != old.dev || ino != old.ino, size < old.readPos:
 		return &task{old: old, c: c, fresh: true, size: size}
+	case size == old.size && mtime == old.mtime && size == old.readPos && fileCtime(c.info) != old.ctime:
+		// The same size and time, but the inode changed since: rewritten
+		// with its time set back (or its mode changed), told only so.
+		return &task{old: old, c: c, fresh: true, size: size}
 	case size == old.size && mtime == old.mtime && size == old.readPos:
 		if !c.evented && !racy(mtime, old.checkedAt) {
 			return nil
@@ -181,6 +185,7 @@ func (ix *Index) read(t *task, b *builder, dir *folder, buf *readBuffer) (u *upd
 		next = t.old.clone()
 	}
 	next.dev, next.ino, next.size, next.mtime, next.checkedAt, next.readAt = dev, ino, size, mtime, checked, checked
+	next.ctime = fileCtime(info)
 	u = &update{old: t.old, next: next, fresh: t.fresh, lo: uint32(b.Docs()), agent: next.agent}
 	refused := b.Refused()
 	b.reserve(size - t.from)
@@ -233,6 +238,7 @@ func (ix *Index) read(t *task, b *builder, dir *folder, buf *readBuffer) (u *upd
 		if !t.fresh {
 			next = t.old.fresh()
 			next.dev, next.ino, next.size, next.mtime, next.checkedAt, next.readAt = dev, ino, size, mtime, checked, checked
+			next.ctime = fileCtime(info)
 			u.next, u.fresh = next, true
 		}
 		next.binary = true

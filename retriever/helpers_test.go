@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"runls/internal/store"
 )
 
 // writeRun writes files (slash paths relative to a new run folder) and returns the folder.
@@ -230,6 +232,21 @@ func assertFollowed(t *testing.T, ix *Index, opts Options, want []string) {
 	freshStats := checkStats(t, scratch)
 	if fmt.Sprint(gotStats) != fmt.Sprint(freshStats) {
 		t.Fatalf("statistics differ from an index built from scratch:\n followed %v\n scratch  %v", gotStats, freshStats)
+	}
+	// The same state kept in a cache entry and reopened from it (issue
+	// 18): the reopen's update on top of it gives the same index again.
+	cache, err := store.OpenRoot(filepath.Join(t.TempDir(), "cache"))
+	must(t, err)
+	saveIndex(t, ix, opts, cache)
+	back, restored := reopened(t, opts, cache)
+	if !restored {
+		t.Fatal("the saved state was not restored")
+	}
+	if again := livePieces(t, back); !slices.Equal(again, fresh) {
+		t.Fatalf("reopened index differs from one built from scratch:\n reopened %q\n scratch  %q", again, fresh)
+	}
+	if again := checkStats(t, back); fmt.Sprint(again) != fmt.Sprint(freshStats) {
+		t.Fatalf("statistics of the reopened index differ:\n reopened %v\n scratch  %v", again, freshStats)
 	}
 }
 

@@ -5,9 +5,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"hash/maphash"
 	"io/fs"
 	"maps"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -34,7 +34,7 @@ type Index struct {
 	masker      masking.Masker
 	log         *zap.Logger
 	maxDiags    int
-	seed        maphash.Seed
+	seed        uint64 // of the pieces' text hashes (texthash.go)
 	workers     int
 	searcher    bm25.Searcher // the scoring paths' tuning and buffers
 	batchDocs   int           // tests: the most pieces of a batch (0: the engine's limit)
@@ -111,7 +111,7 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 		log:         opts.Logger,
 		maxDiags:    opts.MaxDiagnosticsPerFile,
 		boundMemory: opts.BoundMemory,
-		seed:        maphash.MakeSeed(),
+		seed:        rand.Uint64() | 1,
 		workers:     min(runtime.GOMAXPROCS(0), 8),
 		files:       map[string]*fileState{},
 		agentIDs:    map[string]uint32{},
@@ -191,6 +191,7 @@ func (ix *Index) Refresh(ctx context.Context, progress func(Progress)) (Changes,
 // update is Refresh without the wait for events: the watcher's own updates,
 // made on its events, need none.
 func (ix *Index) update(ctx context.Context, progress func(Progress)) (Changes, error) {
+	ix.cache.checkMapping()
 	c, err := ix.refresh(ctx, progress)
 	ix.notify(c) // a cancelled update tells what it committed
 	ix.cache.changed()

@@ -1,7 +1,6 @@
 package retriever
 
 import (
-	"hash/maphash"
 	"strings"
 	"unicode/utf8"
 
@@ -224,7 +223,7 @@ func (g *ingester) emitPieces(buf []byte, rec []recordformat.Line, firstLine uin
 	var told uint64
 	hasTold := reading == ReadingTold
 	if hasTold {
-		told = maphash.String(g.ix.seed, strings.TrimSpace(text[ms:me]))
+		told = textHashString(g.ix.seed, strings.TrimSpace(text[ms:me]))
 	}
 	var spans []masking.Span
 	if g.masked {
@@ -302,7 +301,7 @@ func (g *ingester) addPieces(ev []byte, lo, hi int, spans []masking.Span, line, 
 				valid = []byte(recordformat.ValidText(piece))
 			}
 			d := docColumns{
-				hash:  maphash.Bytes(g.ix.seed, valid),
+				hash:  textHash(g.ix.seed, valid),
 				file:  g.fs.id,
 				line:  line,
 				start: evOff + uint32(lo+os),

@@ -4,8 +4,11 @@ package retriever
 // 18): each file of the run classified against the file table of its cache
 // entry (filetable.go): unchanged (not read), grown (read from the stored
 // offset with the stored parser state), or anything else (its old pieces
-// dead, read again from its start). Until the segments are stored beside
-// the table, `runls cache list RUN` uses it to say what a reopen would read.
+// dead, read again from its start). `runls cache list RUN` uses it to say
+// what a reopen would read, from the file table alone (without mapping the
+// entry's blobs); the reopen itself restores the files' states and lets
+// following's plan decide (persist.go). The two must agree:
+// TestReopenClassification checks the cases of both.
 //
 // The fingerprints guard as following's checks do (§7): the file's first
 // checkBytes and the checkBytes before the read position, as they were when
@@ -56,9 +59,11 @@ func classify(rec store.FileRecord, c carry, info fs.FileInfo, f io.ReaderAt) re
 			return reopenUnchanged
 		}
 		return reopenReread
-	case size == rec.Size && mtime != rec.ModTime && size == rec.IndexedTo:
-		// The same size with a new time: rewritten in place, or touched
-		// (following does the same, §7).
+	case size == rec.Size && mtime != rec.ModTime && size == rec.IndexedTo,
+		size == rec.Size && mtime == rec.ModTime && size == rec.IndexedTo && fileCtime(info) != c.ctime:
+		// The same size with a new time (rewritten in place, or touched),
+		// or with its time set back but the inode changed since: following
+		// does the same (§7).
 		return reopenReread
 	case racy(rec.ModTime, c.readAt):
 		// It may have changed after the read without its time moving.

@@ -97,6 +97,8 @@ func TestReopenClassification(t *testing.T) {
 				t.Fatal(err)
 			}
 			table := ix.fileTable()
+			cache := cacheRoot(t)
+			saveIndex(t, ix, Options{Root: root}, cache)
 			tc.change(t, root)
 
 			got := classifyAll(t, ix, table)
@@ -114,6 +116,20 @@ func TestReopenClassification(t *testing.T) {
 					t.Errorf("%s: not classified, want %v", rel, want)
 				}
 			}
+			// The reopen from the same state reads what was classified
+			// read, and only that.
+			back := openTest(t, Options{Root: root, Cache: CacheOptions{Root: cache}, cacheDelay: time.Hour})
+			read := map[string]bool{}
+			back.fw.beforeRead = func(rel string) { read[rel] = true }
+			if _, err := back.Refresh(context.Background(), nil); err != nil {
+				t.Fatal(err)
+			}
+			for rel, c := range got {
+				if c != reopenGone && read[rel] != (c != reopenUnchanged) {
+					t.Errorf("%s: classified %v, the reopen read it: %v", rel, c, read[rel])
+				}
+			}
+			assertSameAnswers(t, back, Options{Root: root})
 			enc, err := store.EncodeFileTable(table)
 			must(t, err)
 			plan, err := PlanReopen(context.Background(), root, enc)

@@ -3,7 +3,6 @@ package retriever
 import (
 	"bytes"
 	"context"
-	"hash/maphash"
 	"io"
 	"net/url"
 	"path/filepath"
@@ -32,7 +31,7 @@ func (ix *Index) items(hits []hit, agents []string) Result {
 		text, masked := s.masked.Get(d)
 		if !masked {
 			text = recordformat.ValidText(raw)
-			if maphash.String(ix.seed, text) != s.Key(d) {
+			if textHashString(ix.seed, text) != s.Key(d) {
 				ix.log.Debug("left out a piece whose file changed", zap.String("file", fs.rel))
 				continue
 			}

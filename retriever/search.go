@@ -6,7 +6,6 @@ package retriever
 
 import (
 	"context"
-	"hash/maphash"
 	"strings"
 )
 
@@ -28,6 +27,7 @@ func (ix *Index) Search(ctx context.Context, req Request) (Result, error) {
 // goroutine woken on the other core, then this one woken again) than the
 // barrier's wait it was to hide.
 func (ix *Index) fresh(ctx context.Context, answer func() (Result, error)) (Result, error) {
+	ix.cache.checkMapping()
 	b := ix.fw.currentBarrier()
 	if b == nil {
 		if _, err := ix.Refresh(ctx, nil); err != nil {
@@ -67,7 +67,7 @@ func (ix *Index) newFilter(req Request) *filter {
 		f.allConvs = req.AllConversations
 	}
 	if ix.interpreter != nil && req.TurnMessage != "" {
-		f.turnHash, f.hasTurn = maphash.String(ix.seed, strings.TrimSpace(req.TurnMessage)), true
+		f.turnHash, f.hasTurn = textHashString(ix.seed, strings.TrimSpace(req.TurnMessage)), true
 	}
 	return f
 }

@@ -36,99 +36,145 @@ const (
 // is a multiple of 8; DecodeSegment wants its input so aligned (else it
 // copies it).
 func (s *Segment) AppendEncoded(dst []byte) []byte {
-	e := newEncoder(dst, segmentMagic, segmentVersion)
+	e := NewSectionEncoder(dst)
+	s.Encode(e)
+	return e.Bytes()
+}
+
+// Encode writes the segment's encoding as e's next sections, for a caller
+// that puts its own sections beside it in one blob (ReadSegment reads it).
+func (s *Segment) Encode(e *SectionEncoder) {
+	e.b = append(e.b, segmentMagic...)
+	e.b = binary.LittleEndian.AppendUint32(e.b, segmentVersion)
 	e.b = binary.LittleEndian.AppendUint64(e.b, math.Float64bits(s.refAvgdl))
-	putSection(&e, s.key)
-	putSection(&e, s.dl)
-	putSection(&e, s.dead)
-	putSection(&e, s.groups)
-	putSparse(&e, &s.longDL)
-	putSection(&e, s.terms)
-	putSection(&e, s.termSample)
-	putSection(&e, s.meta)
-	putSection(&e, s.post)
-	putSection(&e, s.skips)
-	putSection(&e, s.dense.docs)
+	putSection(e, s.key)
+	putSection(e, s.dl)
+	putSection(e, s.dead)
+	putSection(e, s.groups)
+	putSparse(e, &s.longDL)
+	putSection(e, s.terms)
+	putSection(e, s.termSample)
+	putSection(e, s.meta)
+	putSection(e, s.post)
+	putSection(e, s.skips)
+	putSection(e, s.dense.docs)
 	for i := range s.dense.vals {
 		d := &s.dense.vals[i]
-		putSection(&e, d.bits)
-		putSection(&e, d.tfAt)
-		putSection(&e, d.tfLow)
-		putSection(&e, d.tfs)
-		putSparse(&e, &d.bigTF)
-		putSection(&e, d.winMax)
+		putSection(e, d.bits)
+		putSection(e, d.tfAt)
+		putSection(e, d.tfLow)
+		putSection(e, d.tfs)
+		putSparse(e, &d.bigTF)
+		putSection(e, d.winMax)
 	}
-	putSection(&e, s.layers.docs)
+	putSection(e, s.layers.docs)
 	for i := range s.layers.vals {
 		l := &s.layers.vals[i]
 		head := []layersHead{{split: l.split, skipSplit: l.skipSplit, maxTF: l.maxTF, maxImpact: l.maxImpact}}
-		putSection(&e, head)
-		putSection(&e, l.dl)
+		putSection(e, head)
+		putSection(e, l.dl)
 	}
-	return e.b
 }
 
 // DecodeSegment reads a segment AppendEncoded wrote. Its slices point into
 // b, which must stay unchanged and mapped while the segment is used.
 func DecodeSegment(b []byte) (*Segment, error) {
-	d, err := newDecoder(b, segmentMagic, segmentVersion, ErrSegmentFormat)
-	if err != nil {
+	d := NewSectionDecoder(b)
+	s := ReadSegment(d)
+	if err := d.Finish(); err != nil {
 		return nil, err
 	}
-	if len(d.b) < 16 {
-		return nil, fmt.Errorf("%w: cut in its header", ErrSegmentFormat)
+	return s, nil
+}
+
+// ReadSegment reads a segment Encode wrote as d's next sections; nil when
+// they are not one (d.Err says why).
+func ReadSegment(d *SectionDecoder) *Segment {
+	if d.err != nil {
+		return nil
 	}
-	s := &Segment{refAvgdl: math.Float64frombits(binary.LittleEndian.Uint64(d.b[8:]))}
-	d.off = 16
-	s.key = getSection[uint64](&d)
-	s.dl = getSection[uint8](&d)
-	s.dead = append([]uint64(nil), getSection[uint64](&d)...) // Kill writes it
-	s.groups = getSection[groupRun](&d)
-	s.longDL = getSparse[uint16](&d)
-	s.terms = getSection[uint32](&d)
-	s.termSample = getSection[uint32](&d)
-	s.meta = getSection[termMeta](&d)
-	s.post = getSection[byte](&d)
-	s.skips = getSection[skipEntry](&d)
-	s.dense.docs = getSection[uint32](&d)
+	b := d.b
+	if len(b)-d.off < 16 || string(b[d.off:d.off+4]) != segmentMagic || binary.LittleEndian.Uint32(b[d.off+4:]) != segmentVersion {
+		d.fail("magic or version")
+		return nil
+	}
+	s := &Segment{refAvgdl: math.Float64frombits(binary.LittleEndian.Uint64(b[d.off+8:]))}
+	d.off += 16
+	s.key = getSection[uint64](d)
+	s.dl = getSection[uint8](d)
+	s.dead = append([]uint64(nil), getSection[uint64](d)...) // Kill writes it
+	s.groups = getSection[groupRun](d)
+	s.longDL = getSparse[uint16](d)
+	s.terms = getSection[uint32](d)
+	s.termSample = getSection[uint32](d)
+	s.meta = getSection[termMeta](d)
+	s.post = getSection[byte](d)
+	s.skips = getSection[skipEntry](d)
+	s.dense.docs = getSection[uint32](d)
 	if d.err == nil {
 		s.dense.vals = make([]denseTerm, len(s.dense.docs))
 		for i := range s.dense.vals {
 			dt := &s.dense.vals[i]
-			dt.bits = getSection[uint64](&d)
-			dt.tfAt = getSection[uint32](&d)
-			dt.tfLow = getSection[uint16](&d)
-			dt.tfs = getSection[uint8](&d)
-			dt.bigTF = getSparse[uint16](&d)
-			dt.winMax = getSection[uint8](&d)
+			dt.bits = getSection[uint64](d)
+			dt.tfAt = getSection[uint32](d)
+			dt.tfLow = getSection[uint16](d)
+			dt.tfs = getSection[uint8](d)
+			dt.bigTF = getSparse[uint16](d)
+			dt.winMax = getSection[uint8](d)
 		}
 	}
-	s.layers.docs = getSection[uint32](&d)
+	s.layers.docs = getSection[uint32](d)
 	if d.err == nil {
 		s.layers.vals = make([]layers, len(s.layers.docs))
 		for i := range s.layers.vals {
-			head := getSection[layersHead](&d)
+			head := getSection[layersHead](d)
 			if len(head) != 1 {
 				d.fail("layers of term %d", i)
 				break
 			}
 			h := head[0]
-			s.layers.vals[i] = layers{split: h.split, skipSplit: h.skipSplit, maxTF: h.maxTF, maxImpact: h.maxImpact, dl: getSection[uint8](&d)}
+			s.layers.vals[i] = layers{split: h.split, skipSplit: h.skipSplit, maxTF: h.maxTF, maxImpact: h.maxImpact, dl: getSection[uint8](d)}
 		}
 	}
-	if d.err == nil && d.off != len(d.b) {
-		d.fail("%d bytes after the segment", len(d.b)-d.off)
-	}
 	if d.err != nil {
-		return nil, d.err
+		return nil
 	}
 	for _, w := range s.dead {
 		s.ndead += bits.OnesCount64(w)
 	}
 	if err := s.checkShape(); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrSegmentFormat, err)
+		d.fail("%v", err)
+		return nil
 	}
-	return s, nil
+	return s
+}
+
+// DeadBits returns the segment's dead bits, one a document, as Kill
+// writes them (the caller holds the lock Kill is called under, and copies
+// them before it lets go): a persisted index stores them beside the
+// segment, whose blob is written once.
+func (s *Segment) DeadBits() []uint64 { return s.dead }
+
+// SetDeadBits gives a segment read back the dead bits stored for it: at
+// least its own (a document dead when encoded stays dead) and one word
+// each 64 documents.
+func (s *Segment) SetDeadBits(words []uint64) error {
+	if len(words) != len(s.dead) {
+		return fmt.Errorf("%w: %d dead words for %d documents", ErrSegmentFormat, len(words), s.Docs())
+	}
+	n := 0
+	for i, w := range words {
+		if s.dead[i]&^w != 0 {
+			return fmt.Errorf("%w: a dead document alive again", ErrSegmentFormat)
+		}
+		n += bits.OnesCount64(w)
+	}
+	if r := s.Docs() % 64; r != 0 && len(words) > 0 && words[len(words)-1]>>r != 0 {
+		return fmt.Errorf("%w: dead bits past the last document", ErrSegmentFormat)
+	}
+	copy(s.dead, words)
+	s.ndead = n
+	return nil
 }
 
 // layersHead is a split term's fixed fields, as one section.
@@ -220,15 +266,32 @@ func (c *Sparse[T]) ascending() bool {
 	return true
 }
 
-type segmentEncoder struct {
+// SectionEncoder appends sections: each a length in values, then the
+// values' raw little-endian bytes, padded to 8 bytes from where it
+// started, so that a SectionDecoder over the same bytes (8-byte aligned)
+// gives slices pointing into them. The values' type must hold no pointer
+// and have no padding whose bytes matter.
+type SectionEncoder struct {
 	b    []byte
 	base int
 }
 
+// NewSectionEncoder starts sections at the end of dst.
+func NewSectionEncoder(dst []byte) *SectionEncoder { return &SectionEncoder{b: dst, base: len(dst)} }
+
+// Bytes returns dst with the sections appended.
+func (e *SectionEncoder) Bytes() []byte { return e.b }
+
+// PutSection writes v as e's next section.
+func PutSection[T any](e *SectionEncoder, v []T) { putSection(e, v) }
+
+// PutSparse writes a sparse column as two sections.
+func PutSparse[T any](e *SectionEncoder, c *Sparse[T]) { putSparse(e, c) }
+
 // putSection writes a section: its length in values, then its values'
 // bytes, padded to sectionAlign. Several parts make one section, their
 // values one after the other.
-func putSection[T any](e *segmentEncoder, parts ...[]T) {
+func putSection[T any](e *SectionEncoder, parts ...[]T) {
 	n := 0
 	for _, v := range parts {
 		n += len(v)
@@ -258,7 +321,7 @@ func endSection(e *segmentEncoder) {
 	}
 }
 
-func putSparse[T any](e *segmentEncoder, c *Sparse[T]) {
+func putSparse[T any](e *SectionEncoder, c *Sparse[T]) {
 	putSection(e, c.docs)
 	putSection(e, c.vals)
 }
@@ -286,20 +349,72 @@ func newDecoder(b []byte, magic string, version uint32, errFormat error) (segmen
 	return segmentDecoder{b: b, off: 8}, nil
 }
 
-type segmentDecoder struct {
+// SectionDecoder reads sections a SectionEncoder wrote. Every length is
+// checked against the bytes left, so that no section reaches past them;
+// the first failure sticks (Err), and every later read gives nothing.
+type SectionDecoder struct {
 	b   []byte
 	off int
 	err error
 }
 
-func (d *segmentDecoder) fail(format string, a ...any) {
+// NewSectionDecoder reads sections from b. Slices it gives point into b
+// (len == cap: an append copies, never writes b), which must stay
+// unchanged while they are used; b not 8-byte aligned is copied first.
+func NewSectionDecoder(b []byte) *SectionDecoder {
+	d := &SectionDecoder{b: b}
+	if !littleEndian() {
+		d.fail("a big-endian machine")
+		return d
+	}
+	d.b = alignedBytes(b)
+	return d
+}
+
+// segmentEncoder and segmentDecoder are the names the dictionary's and the
+// statistics' encodings use.
+type (
+	segmentEncoder = SectionEncoder
+	segmentDecoder = SectionDecoder
+)
+
+// GetSection reads d's next section as values of T.
+func GetSection[T any](d *SectionDecoder) []T { return getSection[T](d) }
+
+// GetSparse reads a sparse column PutSparse wrote, checking its order.
+func GetSparse[T any](d *SectionDecoder) Sparse[T] {
+	c := getSparse[T](d)
+	if d.err == nil && !c.ascending() {
+		d.fail("a sparse column out of order")
+		return Sparse[T]{}
+	}
+	return c
+}
+
+// Fail makes d's error the caller's finding (a value its sections hold
+// that the caller checked and refused).
+func (d *SectionDecoder) Fail(format string, a ...any) { d.fail(format, a...) }
+
+// Err is d's first failure, or nil.
+func (d *SectionDecoder) Err() error { return d.err }
+
+// Finish is d's first failure, or one when bytes are left after the
+// sections read.
+func (d *SectionDecoder) Finish() error {
+	if d.err == nil && d.off != len(d.b) {
+		d.fail("%d bytes after the sections", len(d.b)-d.off)
+	}
+	return d.err
+}
+
+func (d *SectionDecoder) fail(format string, a ...any) {
 	if d.err == nil {
 		d.err = fmt.Errorf("%w: %s", ErrSegmentFormat, fmt.Sprintf(format, a...))
 	}
 }
 
 // getSection reads a section as a slice into d's bytes (nil when empty).
-func getSection[T any](d *segmentDecoder) []T {
+func getSection[T any](d *SectionDecoder) []T {
 	if d.err != nil {
 		return nil
 	}
@@ -328,7 +443,7 @@ func getSection[T any](d *segmentDecoder) []T {
 	return out
 }
 
-func getSparse[T any](d *segmentDecoder) Sparse[T] {
+func getSparse[T any](d *SectionDecoder) Sparse[T] {
 	return Sparse[T]{docs: getSection[uint32](d), vals: getSection[T](d)}
 }
 
@@ -347,4 +462,14 @@ func alignedBytes(b []byte) []byte {
 func littleEndian() bool {
 	x := uint16(1)
 	return *(*byte)(unsafe.Pointer(&x)) == 1
+}
+
+// MaxGroup returns the largest group a document of the segment has (0 for
+// none): a segment read back is checked against its owner's groups.
+func (s *Segment) MaxGroup() uint32 {
+	var m uint32
+	for _, r := range s.groups {
+		m = max(m, r.group)
+	}
+	return m
 }

@@ -178,3 +178,35 @@ func FuzzDecodeSegment(f *testing.F) {
 		}
 	})
 }
+
+// Dead bits stored beside a segment's blob are given back whole, and only
+// bits that keep every document dead when encoded dead, within the
+// segment, are taken.
+func TestSegmentSetDeadBits(t *testing.T) {
+	s := codecIndex(t).segs[0]
+	s.Kill(3)
+	d, err := DecodeSegment(s.AppendEncoded(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	later := slices.Clone(d.DeadBits())
+	later[0] |= 1 << 5
+	if err := d.SetDeadBits(later); err != nil || !d.Dead(5) || !d.Dead(3) || d.DeadCount() != 2 {
+		t.Fatalf("set: %v, dead 5 %v, dead 3 %v, count %d", err, d.Dead(5), d.Dead(3), d.DeadCount())
+	}
+	alive := slices.Clone(later)
+	alive[0] &^= 1 << 3
+	if err := d.SetDeadBits(alive); err == nil {
+		t.Error("a dead document came alive")
+	}
+	if err := d.SetDeadBits(later[1:]); err == nil {
+		t.Error("too few words taken")
+	}
+	if r := d.Docs() % 64; r != 0 {
+		past := slices.Clone(later)
+		past[len(past)-1] |= 1 << 63
+		if err := d.SetDeadBits(past); err == nil {
+			t.Error("a bit past the last document taken")
+		}
+	}
+}

@@ -63,3 +63,11 @@ func (c *Sparse[T]) Each(fn func(d uint32, v T)) {
 func (c *Sparse[T]) Clip() {
 	c.docs, c.vals = slices.Clip(c.docs), slices.Clip(c.vals)
 }
+
+// Last returns the largest id with a value (0 when empty).
+func (c *Sparse[T]) Last() uint32 {
+	if len(c.docs) == 0 {
+		return 0
+	}
+	return c.docs[len(c.docs)-1]
+}

@@ -1,0 +1,463 @@
+package retriever
+
+// This file holds the state blob of the persisted index (spec §15, issue
+// 18): what the index knows besides its segments, dictionary and
+// statistics, as a committed state holds it: the agents, episodes and
+// conversations by id, each segment's dead bits (the segment blobs are
+// written once; the bits change after), and every file's state as
+// following needs it to go on (file.go): identity, size, time, the offset
+// read to, the head and window bytes themselves (not fingerprints: the same
+// comparison following makes), the pending tail and its documents, the
+// pieces' ranges by segment, the line index and the record table.
+//
+// Every column is one aligned section (bm25.SectionEncoder), the files'
+// columns laid end to end and cut by each file's counts, so that a state
+// read back from a mapped blob points its line indexes and record tables
+// into the mapping (len == cap: an append copies) and builds on the heap
+// only each file's small struct, its strings and its ranges.
+
+import (
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"runls/recordformat"
+	"runls/retriever/internal/bm25"
+)
+
+// stateBlobMagic opens the state blob: "RLSTATE1".
+const stateBlobMagic = 0x3145544154534c52
+
+// savedFile is one file's fixed fields; its variable ones are the counts
+// of its values in the files' columns. No pointer, no padding that
+// matters: it is written as raw bytes.
+type savedFile struct {
+	id, agent  uint32
+	dev, ino   uint64
+	size       int64
+	mtime      int64
+	ctime      int64
+	readPos    int64
+	readAt     int64
+	commitPos  int64
+	commitLine uint32
+	flags      uint32
+
+	head, window, tail, path          uint32 // bytes
+	ranges, tailDocs, lineIndex, recs uint32 // values
+	over, spans, runs, descents       uint32
+	convs, tailTerms                  uint32
+
+	// the record table's state after its committed records (records.go)
+	open               unfieldedRun
+	end, lastUnits     uint32
+	lastKey            int64
+	pendLine, pendConv uint32
+	pendTime           int64
+	pendSpan           unindentedSpan
+	pendMeta           uint32
+	lines, endUnits    uint32
+}
+
+const (
+	savedBinary = 1 << iota
+	savedInRecord
+	savedHasTail
+	savedHasOpen
+	savedFielded
+	savedHasPend
+	savedPendHasSpan
+	savedFlags = savedPendHasSpan<<1 - 1
+)
+
+// savedRange is a docRange with its segment by place.
+type savedRange struct{ seg, lo, hi uint32 }
+
+// savedTailDoc is a tailDoc with its segment by place; its terms follow in
+// the tail terms' column.
+type savedTailDoc struct {
+	seg, doc, terms uint32
+	dl              uint32
+}
+
+// savedIndex is what the state blob holds of an index.
+type savedIndex struct {
+	seed     uint64 // the index's text hash seed (texthash.go), which its segments' keys are hashed with
+	nextID   uint32
+	agents   []string
+	episodes []string
+	convs    []string
+	dead     [][]uint64 // by segment, in the index's order
+	files    []*fileState
+}
+
+// encodeState appends the state blob of st to dst. seg gives each segment
+// a file's ranges and tail documents name its place in st's order.
+func encodeState(dst []byte, st *savedIndex, seg map[*segment]uint32) []byte {
+	e := bm25.NewSectionEncoder(dst)
+	bm25.PutSection(e, []uint64{stateBlobMagic, uint64(st.nextID), uint64(len(st.dead)), st.seed})
+	putStrings(e, st.agents)
+	putStrings(e, st.episodes)
+	putStrings(e, st.convs)
+	for _, d := range st.dead {
+		bm25.PutSection(e, d)
+	}
+	var (
+		fixed     = make([]savedFile, len(st.files))
+		bytes     []byte
+		ranges    []savedRange
+		tailDocs  []savedTailDoc
+		tailTerms []uint32
+		lineIndex []int64
+		convs     []uint32
+		r         recordTable // the files' record tables end to end
+	)
+	for i, fs := range st.files {
+		t := &fs.recs
+		f := &fixed[i]
+		*f = savedFile{
+			id: fs.id, agent: fs.agent, dev: fs.dev, ino: fs.ino, size: fs.size, mtime: fs.mtime, ctime: fs.ctime,
+			readPos: fs.readPos, readAt: fs.readAt, commitPos: fs.commitPos, commitLine: fs.commitLine,
+			head: uint32(len(fs.head)), window: uint32(len(fs.window)), tail: uint32(len(fs.tail)), path: uint32(len(fs.rel)),
+			ranges: uint32(len(fs.ranges)), tailDocs: uint32(len(fs.tailDocs)), lineIndex: uint32(len(fs.lineIndex)),
+			recs: uint32(len(t.line)), over: uint32(len(t.over)), spans: uint32(len(t.spans)), runs: uint32(len(t.runs)),
+			descents: uint32(len(t.descents)), convs: uint32(len(fs.convs)),
+			open: t.open, end: t.end, lastUnits: t.lastUnits, lastKey: t.lastKey,
+			pendLine: t.pend.line, pendConv: t.pend.conv, pendTime: t.pend.time, pendSpan: t.pend.span, pendMeta: uint32(t.pend.meta),
+			lines: t.lines, endUnits: t.endUnits,
+		}
+		for bit, on := range map[uint32]bool{
+			savedBinary: fs.binary, savedInRecord: fs.inRecord, savedHasTail: fs.tail != nil, savedHasOpen: t.hasOpen,
+			savedFielded: t.fielded, savedHasPend: t.hasPend, savedPendHasSpan: t.pend.hasSpan,
+		} {
+			if on {
+				f.flags |= bit
+			}
+		}
+		bytes = append(append(append(append(bytes, fs.head...), fs.window...), fs.tail...), fs.rel...)
+		for _, rg := range fs.ranges {
+			ranges = append(ranges, savedRange{seg: seg[rg.seg], lo: rg.lo, hi: rg.hi})
+		}
+		for _, td := range fs.tailDocs {
+			tailDocs = append(tailDocs, savedTailDoc{seg: seg[td.seg], doc: td.doc, terms: uint32(len(td.terms)), dl: uint32(td.dl)})
+			tailTerms = append(tailTerms, td.terms...)
+		}
+		f.tailTerms = uint32(len(tailTerms))
+		lineIndex = append(lineIndex, fs.lineIndex...)
+		convs = append(convs, fs.convs...)
+		r.line, r.sec, r.ms = append(r.line, t.line...), append(r.sec, t.sec...), append(r.ms, t.ms...)
+		r.conv, r.meta = append(r.conv, t.conv...), append(r.meta, t.meta...)
+		r.over, r.spans, r.runs = append(r.over, t.over...), append(r.spans, t.spans...), append(r.runs, t.runs...)
+		r.descents = append(r.descents, t.descents...)
+	}
+	// tailTerms of a file is the running total: its own count is the
+	// difference, so that a file without tail documents costs nothing.
+	bm25.PutSection(e, fixed)
+	bm25.PutSection(e, bytes)
+	bm25.PutSection(e, ranges)
+	bm25.PutSection(e, tailDocs)
+	bm25.PutSection(e, tailTerms)
+	bm25.PutSection(e, lineIndex)
+	bm25.PutSection(e, convs)
+	bm25.PutSection(e, r.line)
+	bm25.PutSection(e, r.sec)
+	bm25.PutSection(e, r.ms)
+	bm25.PutSection(e, r.conv)
+	bm25.PutSection(e, r.meta)
+	bm25.PutSection(e, r.over)
+	bm25.PutSection(e, r.spans)
+	bm25.PutSection(e, r.runs)
+	bm25.PutSection(e, r.descents)
+	return e.Bytes()
+}
+
+// stateBlob is a state blob read back: its sections, not yet made into
+// file states (that needs the segments, which need its conversations).
+type stateBlob struct {
+	savedIndex
+	fixed     []savedFile
+	bytes     []byte
+	ranges    []savedRange
+	tailDocs  []savedTailDoc
+	tailTerms []uint32
+	lineIndex []int64
+	fileConvs []uint32
+	recs      recordTable
+}
+
+// decodeState reads a state blob's sections; its slices point into b.
+func decodeState(b []byte) (*stateBlob, error) {
+	d := bm25.NewSectionDecoder(b)
+	st := &stateBlob{}
+	head := bm25.GetSection[uint64](d)
+	if d.Err() == nil && (len(head) != 4 || head[0] != stateBlobMagic || head[1] >= 1<<32 || head[2] > uint64(len(b)) || head[3] == 0) {
+		d.Fail("no state header")
+	}
+	st.agents = getStrings(d)
+	st.episodes = getStrings(d)
+	st.convs = getStrings(d)
+	if d.Err() == nil {
+		st.nextID, st.seed = uint32(head[1]), head[3]
+		st.dead = make([][]uint64, head[2])
+		for i := range st.dead {
+			st.dead[i] = bm25.GetSection[uint64](d)
+		}
+	}
+	st.fixed = bm25.GetSection[savedFile](d)
+	st.bytes = bm25.GetSection[byte](d)
+	st.ranges = bm25.GetSection[savedRange](d)
+	st.tailDocs = bm25.GetSection[savedTailDoc](d)
+	st.tailTerms = bm25.GetSection[uint32](d)
+	st.lineIndex = bm25.GetSection[int64](d)
+	st.fileConvs = bm25.GetSection[uint32](d)
+	r := &st.recs
+	r.line = bm25.GetSection[uint32](d)
+	r.sec = bm25.GetSection[uint32](d)
+	r.ms = bm25.GetSection[uint16](d)
+	r.conv = bm25.GetSection[uint32](d)
+	r.meta = bm25.GetSection[uint8](d)
+	r.over = bm25.GetSection[timeOver](d)
+	r.spans = bm25.GetSection[unindentedSpan](d)
+	r.runs = bm25.GetSection[unfieldedRun](d)
+	r.descents = bm25.GetSection[uint32](d)
+	if err := d.Finish(); err != nil {
+		return nil, fmt.Errorf("state blob: %w", err)
+	}
+	return st, nil
+}
+
+// fileStates makes the blob's files into file states whose ranges and tail
+// documents point at segs, checking every value a lookup indexes with
+// against what it names (segments, their pieces, terms, conversations,
+// agents, records); root is the run folder's real path.
+func (st *stateBlob) fileStates(root string, segs []*segment, terms int) ([]*fileState, error) {
+	bad := func(f int, format string, a ...any) ([]*fileState, error) {
+		return nil, fmt.Errorf("state blob: file %d: %s", f, fmt.Sprintf(format, a...))
+	}
+	if len(st.dead) != len(segs) {
+		return nil, fmt.Errorf("state blob: dead bits of %d segments for %d", len(st.dead), len(segs))
+	}
+	r := &st.recs
+	if n := len(r.line); len(r.sec) != n || len(r.ms) != n || len(r.conv) != n || len(r.meta) != n {
+		return nil, fmt.Errorf("state blob: the record columns' lengths")
+	}
+	var c struct{ bytes, ranges, tailDocs, tailTerms, lineIndex, convs, recs, over, spans, runs, descents int }
+	out := make([]*fileState, len(st.fixed))
+	ids := make(map[uint32]bool, len(st.fixed))
+	paths := make(map[string]bool, len(st.fixed))
+	for i := range st.fixed {
+		f := &st.fixed[i]
+		switch {
+		case f.id >= st.nextID || ids[f.id]:
+			return bad(i, "id %d", f.id)
+		case int(f.agent) >= len(st.agents):
+			return bad(i, "agent %d", f.agent)
+		case f.flags&^savedFlags != 0:
+			return bad(i, "flags %#x", f.flags)
+		case f.head > checkBytes || f.window > checkBytes || f.tail > maxTailBytes:
+			return bad(i, "check bytes")
+		case f.commitPos < 0 || f.commitPos > f.readPos || f.readPos > f.size:
+			return bad(i, "offsets")
+		case f.flags&savedHasTail != 0 && int64(f.tail) != f.readPos-f.commitPos:
+			return bad(i, "pending tail")
+		case int(f.pendConv) >= len(st.convs):
+			return bad(i, "pending conversation")
+		}
+		ids[f.id] = true
+		file := &fileState{
+			id: f.id, agent: f.agent, dev: f.dev, ino: f.ino, size: f.size, mtime: f.mtime, ctime: f.ctime, readPos: f.readPos,
+			readAt: f.readAt, commitPos: f.commitPos, commitLine: f.commitLine,
+			binary: f.flags&savedBinary != 0, inRecord: f.flags&savedInRecord != 0, warned: &fileWarnings{},
+		}
+		lo, hi, ok := take(&c.bytes, f.head+f.window+f.tail+f.path, len(st.bytes))
+		if !ok {
+			return bad(i, "bytes")
+		}
+		b := st.bytes[lo:hi:hi]
+		file.head, b = clip(b[:f.head]), b[f.head:]
+		file.window, b = clip(b[:f.window]), b[f.window:]
+		if f.flags&savedHasTail != 0 {
+			file.tail = append([]byte{}, b[:f.tail]...) // appended to as a carry: its own
+		}
+		file.rel = string(b[f.tail:])
+		ep, rest, _ := strings.Cut(file.rel, "/")
+		agent, _, _ := strings.Cut(rest, "/")
+		num, isEp := EpisodeNumber(ep)
+		if !fs.ValidPath(file.rel) || !isEp || agent != st.agents[f.agent] || !strings.Contains(rest, "/") || paths[file.rel] {
+			return bad(i, "path %q", file.rel)
+		}
+		paths[file.rel] = true
+		file.episode, file.epNum, file.form = ep, num, recordformat.FormOf(file.rel)
+		file.abs = filepath.Join(root, filepath.FromSlash(file.rel))
+
+		if lo, hi, ok = take(&c.ranges, f.ranges, len(st.ranges)); !ok {
+			return bad(i, "ranges")
+		}
+		for _, rg := range st.ranges[lo:hi] {
+			if int(rg.seg) >= len(segs) || rg.lo > rg.hi || int(rg.hi) > segs[rg.seg].Docs() {
+				return bad(i, "range %v", rg)
+			}
+			file.ranges = append(file.ranges, docRange{seg: segs[rg.seg], lo: rg.lo, hi: rg.hi})
+		}
+		if lo, hi, ok = take(&c.tailDocs, f.tailDocs, len(st.tailDocs)); !ok {
+			return bad(i, "tail documents")
+		}
+		for _, td := range st.tailDocs[lo:hi] {
+			if int(td.seg) >= len(segs) || int(td.doc) >= segs[td.seg].Docs() || td.dl > 1<<16-1 {
+				return bad(i, "tail document %v", td)
+			}
+			tlo, thi, ok := take(&c.tailTerms, td.terms, len(st.tailTerms))
+			if !ok {
+				return bad(i, "tail terms")
+			}
+			tt := clip(st.tailTerms[tlo:thi])
+			for _, t := range tt {
+				if int(t) >= terms {
+					return bad(i, "tail term %d of %d", t, terms)
+				}
+			}
+			file.tailDocs = append(file.tailDocs, tailDoc{seg: segs[td.seg], doc: td.doc, terms: tt, dl: uint16(td.dl)})
+		}
+		if c.tailTerms != int(f.tailTerms) {
+			return bad(i, "tail terms' total")
+		}
+		if lo, hi, ok = take(&c.lineIndex, f.lineIndex, len(st.lineIndex)); !ok {
+			return bad(i, "line index")
+		}
+		file.lineIndex = clip(st.lineIndex[lo:hi])
+		if lo, hi, ok = take(&c.convs, f.convs, len(st.fileConvs)); !ok {
+			return bad(i, "conversations")
+		}
+		file.convs = clip(st.fileConvs[lo:hi])
+		for _, id := range file.convs {
+			if int(id) >= len(st.convs) {
+				return bad(i, "conversation %d", id)
+			}
+		}
+		if err := st.recordTable(f, file, &c.recs, &c.over, &c.spans, &c.runs, &c.descents); err != nil {
+			return bad(i, "%v", err)
+		}
+		out[i] = file
+	}
+	switch {
+	case c.bytes != len(st.bytes), c.ranges != len(st.ranges), c.tailDocs != len(st.tailDocs), c.tailTerms != len(st.tailTerms),
+		c.lineIndex != len(st.lineIndex), c.convs != len(st.fileConvs), c.recs != len(r.line), c.over != len(r.over),
+		c.spans != len(r.spans), c.runs != len(r.runs), c.descents != len(r.descents):
+		return nil, fmt.Errorf("state blob: columns longer than their files")
+	}
+	return out, nil
+}
+
+// recordTable cuts file f's record table from the blob's columns.
+func (st *stateBlob) recordTable(f *savedFile, fs *fileState, recs, over, spans, runs, descents *int) error {
+	r := &st.recs
+	cut := func(at *int, n uint32, total int) (int, int, error) {
+		lo, hi, ok := take(at, n, total)
+		if !ok {
+			return 0, 0, fmt.Errorf("record columns")
+		}
+		return lo, hi, nil
+	}
+	t := &fs.recs
+	lo, hi, err := cut(recs, f.recs, len(r.line))
+	if err != nil {
+		return err
+	}
+	n := uint32(hi - lo)
+	t.line, t.sec, t.ms = clip(r.line[lo:hi]), clip(r.sec[lo:hi]), clip(r.ms[lo:hi])
+	t.conv, t.meta = clip(r.conv[lo:hi]), clip(r.meta[lo:hi])
+	for _, id := range t.conv {
+		if int(id) >= len(st.convs) {
+			return fmt.Errorf("record conversation %d", id)
+		}
+	}
+	if lo, hi, err = cut(over, f.over, len(r.over)); err != nil {
+		return err
+	}
+	t.over = clip(r.over[lo:hi])
+	for k, o := range t.over {
+		if o.rec >= n || k > 0 && o.rec <= t.over[k-1].rec {
+			return fmt.Errorf("time overflow %d", k)
+		}
+	}
+	if lo, hi, err = cut(spans, f.spans, len(r.spans)); err != nil {
+		return err
+	}
+	t.spans = clip(r.spans[lo:hi])
+	if lo, hi, err = cut(runs, f.runs, len(r.runs)); err != nil {
+		return err
+	}
+	t.runs = clip(r.runs[lo:hi])
+	if lo, hi, err = cut(descents, f.descents, len(r.descents)); err != nil {
+		return err
+	}
+	t.descents = clip(r.descents[lo:hi])
+	// A run may end at the pending record, numbered n (allRuns).
+	for _, run := range append(slices.Clip(t.runs), f.open) {
+		if run.first > run.last || run.last > n {
+			return fmt.Errorf("unfielded run %v", run)
+		}
+	}
+	for _, d := range t.descents {
+		if d >= n {
+			return fmt.Errorf("descent %d", d)
+		}
+	}
+	t.open, t.hasOpen, t.fielded = f.open, f.flags&savedHasOpen != 0, f.flags&savedFielded != 0
+	t.end, t.lastUnits, t.lastKey = f.end, f.lastUnits, f.lastKey
+	t.hasPend, t.lines, t.endUnits = f.flags&savedHasPend != 0, f.lines, f.endUnits
+	if f.pendMeta > 0xff {
+		return fmt.Errorf("pending record's meta")
+	}
+	t.pend = pendingRecord{line: f.pendLine, time: f.pendTime, conv: f.pendConv, meta: uint8(f.pendMeta),
+		span: f.pendSpan, hasSpan: f.flags&savedPendHasSpan != 0}
+	return nil
+}
+
+// take cuts the next n values of a column of total values, at *at: a
+// file's share of the files' columns laid end to end.
+func take(at *int, n uint32, total int) (lo, hi int, ok bool) {
+	lo, hi = *at, *at+int(n)
+	*at = hi
+	return lo, hi, hi <= total
+}
+
+// clip gives s with no room to append into: a slice into a mapping.
+func clip[T any](s []T) []T { return s[:len(s):len(s)] }
+
+// putStrings writes strings as their ends and their bytes.
+func putStrings(e *bm25.SectionEncoder, ss []string) {
+	ends := make([]uint32, len(ss))
+	var b []byte
+	for i, s := range ss {
+		b = append(b, s...)
+		ends[i] = uint32(len(b))
+	}
+	bm25.PutSection(e, ends)
+	bm25.PutSection(e, b)
+}
+
+func getStrings(d *bm25.SectionDecoder) []string {
+	ends := bm25.GetSection[uint32](d)
+	b := bm25.GetSection[byte](d)
+	if d.Err() != nil {
+		return nil
+	}
+	out := make([]string, len(ends))
+	prev := uint32(0)
+	for i, end := range ends {
+		if end < prev || int(end) > len(b) {
+			d.Fail("string %d", i)
+			return nil
+		}
+		out[i] = string(b[prev:end])
+		prev = end
+	}
+	if int(prev) != len(b) {
+		d.Fail("bytes after the strings")
+		return nil
+	}
+	return out
+}
