@@ -160,11 +160,16 @@ func (st *Stats) Add(b *Builder, global []uint32) {
 		p.df.grow(ids)
 	}
 	term := uint32(0)
-	for in := b.partDF; len(in) > 0; {
-		delta, pairs := uvarint(&in), uvarint(&in)
+	in, at := b.partDF, 0
+	for at < len(in) {
+		var delta, pairs uint64
+		delta, at = uvarint(in, at)
+		pairs, at = uvarint(in, at)
 		term += uint32(delta)
 		for range pairs {
-			part, n := uvarint(&in), uvarint(&in)
+			var part, n uint64
+			part, at = uvarint(in, at)
+			n, at = uvarint(in, at)
 			if part < uint64(len(st.parts)) {
 				st.parts[part].df.add(term, uint32(n))
 			}
@@ -172,16 +177,21 @@ func (st *Stats) Add(b *Builder, global []uint32) {
 	}
 }
 
-// uvarint reads a uvarint off the front of in (0 and an empty in when it
-// is cut: Finish wrote it whole).
-func uvarint(in *[]byte) uint64 {
-	v, n := binary.Uvarint(*in)
-	if n <= 0 {
-		*in = nil
-		return 0
+// uvarint reads the uvarint at in[at:] and returns it and where the next
+// one starts (len(in) when it is cut: Finish wrote it whole). Most are one
+// byte, read inline.
+func uvarint(in []byte, at int) (uint64, int) {
+	if at < len(in) && in[at] < 0x80 {
+		return uint64(in[at]), at + 1
 	}
-	*in = (*in)[n:]
-	return v
+	if at >= len(in) {
+		return 0, len(in)
+	}
+	v, n := binary.Uvarint(in[at:])
+	if n <= 0 {
+		return 0, len(in)
+	}
+	return v, at + n
 }
 
 // Retract kills document d of s, of partition part, whose global terms
