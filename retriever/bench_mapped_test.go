@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"runls/internal/rungen"
-	"runls/internal/store"
 	"runls/retriever/internal/bm25"
 )
 
@@ -21,30 +20,16 @@ import (
 // Reports each side's median and p99, and what decoding every segment cost.
 func BenchmarkQueryMappedSegments(b *testing.B) {
 	ix, opts := indexedBenchRun(b)
-	root, err := store.OpenRoot(b.TempDir())
-	must(b, err)
-	entry, err := root.Open(ix.Root(), []byte("bench"), store.Options{})
-	must(b, err)
-	defer entry.Close()
-	var refs []store.BlobRef
-	for _, s := range ix.postings {
-		w, err := entry.CreateBlob()
-		must(b, err)
-		_, err = w.Write(s.AppendEncoded(nil))
-		must(b, err)
-		ref, err := w.Commit()
-		must(b, err)
-		refs = append(refs, ref)
+	encodings := make([][]byte, len(ix.postings))
+	for i, s := range ix.postings {
+		encodings[i] = s.AppendEncoded(nil)
 	}
-	snap, err := entry.Commit(refs, nil)
-	must(b, err)
+	snap := mapBlobs(b, ix, encodings...)
 	defer snap.Close()
 	start := time.Now()
-	mapped := make([]*bm25.Segment, len(refs))
+	mapped := make([]*bm25.Segment, len(encodings))
 	for i, blob := range snap.Blobs() {
-		if !blob.Mapped() {
-			b.Skip("no mmap on this system")
-		}
+		var err error
 		mapped[i], err = bm25.DecodeSegment(blob.Bytes())
 		must(b, err)
 	}
@@ -98,5 +83,5 @@ func BenchmarkQueryMappedSegments(b *testing.B) {
 		b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "µs-p99-"+name)
 	}
 	b.ReportMetric(float64(decode.Microseconds()), "µs-decode-all")
-	b.ReportMetric(float64(len(refs)), "segments")
+	b.ReportMetric(float64(len(encodings)), "segments")
 }

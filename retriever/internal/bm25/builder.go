@@ -5,6 +5,7 @@ package bm25
 
 import (
 	"cmp"
+	"encoding/binary"
 	"slices"
 )
 
@@ -25,13 +26,20 @@ type Builder struct {
 	scan    Scanner
 	tokens  int // terms of the current document
 
-	// by partition: documents, total length and local df (see Stats.Add)
-	partDocs []int
-	partLen  []int64
-	partDF   [][]uint32
-	layerMin int // see DefaultLayerMin
-	maxDocs  int // the most documents Add takes: maxBuilderDocs but in tests
-	refused  int // documents Add refused since the batch was full
+	// by partition: documents and total length; by document, its
+	// partition; the df of each term in each partition it is in, counted
+	// by Finish for Stats.Add as uvarints: for each term, its global id
+	// less the last term's, how many partitions, then each partition and
+	// the df there (some 4 bytes a pair where three uint32 take 12: on
+	// many small files there are some a third as many pairs as postings)
+	partDocs  []int
+	partLen   []int64
+	part      []uint32
+	partDF    []byte
+	layerMin  int // see DefaultLayerMin
+	maxDocs   int // the most documents Add takes: maxBuilderDocs but in tests
+	refused   int // documents Add refused since the batch was full
+	passLimit int // the postings of a pass of Finish's sort, in tests (0: see finishPasses)
 }
 
 // A batch holds at most 2^26 documents with 2^27 distinct terms (some 6 GB
@@ -41,6 +49,13 @@ const (
 	logDocBits     = 26
 	logTermShift   = logDocBits + logTFBits
 	maxBuilderDocs = 1<<logDocBits - 1
+)
+
+// Finish sorts the log a run of terms at a time, each run some
+// finishPasses-th of the log's postings and at least finishPassMin.
+const (
+	finishPasses  = 4
+	finishPassMin = 1 << 16
 )
 
 // Next returns a builder for the worker's next batch, which takes over this
@@ -103,28 +118,17 @@ func (b *Builder) Add(key uint64, group, part uint32) (uint32, bool) {
 	b.group = append(b.group, group)
 	dl := min(b.tokens, 0xffff)
 	b.dl = append(b.dl, uint16(dl))
-	for int(part) >= len(b.partDF) {
-		b.partDF = append(b.partDF, nil)
+	b.part = append(b.part, part)
+	for int(part) >= len(b.partDocs) {
 		b.partDocs = append(b.partDocs, 0)
 		b.partLen = append(b.partLen, 0)
-	}
-	df := b.partDF[part]
-	if len(df) < len(b.tf) {
-		if cap(df) < len(b.tf) {
-			grown := make([]uint32, len(b.tf), 2*len(b.tf))
-			copy(grown, df)
-			df = grown
-		}
-		df = df[:len(b.tf)]
 	}
 	for _, id := range b.touched {
 		tf := min(b.tf[id], 1<<logTFBits-1)
 		b.log = append(b.log, uint64(id)<<logTermShift|uint64(doc)<<logTFBits|uint64(tf))
 		b.tf[id] = 0
 		b.count[id]++
-		df[id]++
 	}
-	b.partDF[part] = df
 	b.partDocs[part]++
 	b.partLen[part] += int64(dl)
 	b.touched = b.touched[:0]
@@ -155,6 +159,7 @@ func (b *Builder) Reserve(n int64) int {
 	}
 	p := int(float64(n) * docsPerByte)
 	b.key, b.group, b.dl = slices.Grow(b.key, p), slices.Grow(b.group, p), slices.Grow(b.dl, p)
+	b.part = slices.Grow(b.part, p)
 	return p
 }
 
@@ -191,62 +196,135 @@ func (b *Builder) Finish(globalIDs []uint32) *Segment {
 		order[i] = int32(i)
 	}
 	slices.SortFunc(order, func(a, c int32) int { return cmp.Compare(globalIDs[a], globalIDs[c]) })
-	// Counting sort of the log by term, in the segment's term order; the log is
-	// in doc order, so each term's postings stay in doc order.
-	at := make([]uint32, n)
-	next := uint32(0)
-	for _, id := range order {
-		at[id] = next
-		next += b.count[id]
+	// Counting sort of the log by term, in the segment's term order, a run
+	// of terms a pass: each pass reads the whole log and sorts the
+	// postings of its terms, so that the sort's buffer is some
+	// finishPasses-th of the log (the batch's largest slice, which every
+	// worker holds) and not a second log. The log is in doc order, so each
+	// term's postings stay in doc order.
+	pass, at := make([]int32, n), make([]uint32, n)
+	limit := max(len(b.log)/finishPasses, finishPassMin)
+	if b.passLimit > 0 { // tests
+		limit = b.passLimit
 	}
-	// Every place of sorted is written once: no need to clear it.
-	sorted := slices.Grow(b.sorted[:0], len(b.log))[:len(b.log)]
-	for _, e := range b.log {
-		id := e >> logTermShift
-		sorted[at[id]] = e
-		at[id]++
+	var ends []int // where each pass's terms end in order
+	size := 0
+	for i, id := range order {
+		if c := int(b.count[id]); size > 0 && size+c > limit {
+			ends, size = append(ends, i), 0
+		}
+		pass[id], at[id] = int32(len(ends)), uint32(size)
+		size += int(b.count[id])
+	}
+	ends = append(ends, n)
+
+	w := newSegmentWriter(b.key, b.group, b.dl, b.layerMin, n, len(b.log)*2)
+	inPart := make([]uint32, len(b.partDocs))
+	var parts []uint32
+	lastGlobal := uint32(0)
+	sorted, lo := b.sorted[:0], 0
+	for p, hi := range ends {
+		size := 0
+		for _, id := range order[lo:hi] {
+			size += int(b.count[id])
+		}
+		// Every place of sorted is written once: no need to clear it.
+		sorted = slices.Grow(sorted[:0], size)[:size]
+		for _, e := range b.log {
+			if id := e >> logTermShift; pass[id] == int32(p) {
+				sorted[at[id]] = e
+				at[id]++
+			}
+		}
+		k := 0
+		for _, id := range order[lo:hi] {
+			entries := sorted[k : k+int(b.count[id])]
+			k += len(entries)
+			w.addTerm(globalIDs[id], entries)
+			// The term's df in each partition: its documents there.
+			for _, e := range entries {
+				p := b.part[uint32(e>>logTFBits)&maxBuilderDocs]
+				if inPart[p] == 0 {
+					parts = append(parts, p)
+				}
+				inPart[p]++
+			}
+			b.partDF = binary.AppendUvarint(b.partDF, uint64(globalIDs[id]-lastGlobal))
+			b.partDF = binary.AppendUvarint(b.partDF, uint64(len(parts)))
+			for _, p := range parts {
+				b.partDF = binary.AppendUvarint(b.partDF, uint64(p))
+				b.partDF = binary.AppendUvarint(b.partDF, uint64(inPart[p]))
+				inPart[p] = 0
+			}
+			parts, lastGlobal = parts[:0], globalIDs[id]
+		}
+		lo = hi
 	}
 	b.sorted = sorted
+	return w.finish()
+}
 
-	docs := len(b.key)
+// A segmentWriter lays a segment out term by term, in ascending global
+// id: the builder's Finish gives it each term's slice of the sorted log,
+// and Merge each term's postings gathered from its sources, one term at a
+// time, so that a merge holds no log of every posting.
+type segmentWriter struct {
+	s    *Segment
+	post []byte
+	cut  *impactCut
+	docs int
+}
+
+// newSegmentWriter starts a segment of these documents' keys, groups and
+// lengths, with room for terms terms and postBytes of postings.
+func newSegmentWriter(key []uint64, group []uint32, dl []uint16, layerMin, terms, postBytes int) *segmentWriter {
+	docs := len(key)
 	s := &Segment{
-		terms: make([]uint32, n), meta: make([]termMeta, n+1),
+		terms: make([]uint32, 0, terms), meta: make([]termMeta, 0, terms+1),
 		dead: make([]uint64, (docs+63)/64),
 	}
-	s.narrow(b.key, b.group, b.dl)
-	post := make([]byte, 0, len(sorted)*2)
-	cut := newImpactCut(b.dl, b.layerMin)
+	s.narrow(key, group, dl)
+	cut := newImpactCut(dl, layerMin)
 	s.refAvgdl = cut.avgdl
-	k := 0
-	for i, id := range order {
-		s.terms[i] = globalIDs[id]
-		m := &s.meta[i]
-		m.off, m.skipOff = uint32(len(post)), uint32(len(s.skips))
-		entries := sorted[k : k+int(b.count[id])]
-		k += len(entries)
-		if high := cut.high(entries); high >= 0 {
-			l := &layers{}
-			post, l.maxTF[0], l.maxImpact[0] = s.appendList(post, entries, side{cut, high, true})
-			l.split = uint32(len(post)) - m.off
-			l.dl = make([]uint8, 0, len(entries)/layerFraction)
-			for j, e := range entries {
-				if cut.buckets[j] >= uint16(high) {
-					l.dl = append(l.dl, uint8(min(cut.dl[uint32(e>>logTFBits)&maxBuilderDocs], longMark)))
-				}
+	return &segmentWriter{s: s, post: make([]byte, 0, postBytes), cut: cut, docs: docs}
+}
+
+// addTerm adds a term with its postings: packed log words in document
+// order, of which only the document and tf bits are read.
+func (w *segmentWriter) addTerm(global uint32, entries []uint64) {
+	s, cut, post := w.s, w.cut, w.post
+	i := len(s.terms)
+	s.terms = append(s.terms, global)
+	s.meta = append(s.meta, termMeta{off: uint32(len(post)), skipOff: uint32(len(s.skips))})
+	m := &s.meta[i]
+	if high := cut.high(entries); high >= 0 {
+		l := &layers{}
+		post, l.maxTF[0], l.maxImpact[0] = s.appendList(post, entries, side{cut, high, true})
+		l.split = uint32(len(post)) - m.off
+		l.dl = make([]uint8, 0, len(entries)/layerFraction)
+		for j, e := range entries {
+			if cut.buckets[j] >= uint16(high) {
+				l.dl = append(l.dl, uint8(min(cut.dl[uint32(e>>logTFBits)&maxBuilderDocs], longMark)))
 			}
-			l.dl = slices.Clip(l.dl)
-			l.skipSplit = uint32(len(s.skips)) - m.skipOff
-			post, l.maxTF[1], l.maxImpact[1] = s.appendList(post, entries, side{cut, high, false})
-			s.layers.Set(uint32(i), *l)
-			m.flags |= metaSplit
-			m.maxTF, m.maxImpact = max(l.maxTF[0], l.maxTF[1]), max(l.maxImpact[0], l.maxImpact[1])
-			s.addDense(i, entries, docs)
-			continue
 		}
+		l.dl = slices.Clip(l.dl)
+		l.skipSplit = uint32(len(s.skips)) - m.skipOff
+		post, l.maxTF[1], l.maxImpact[1] = s.appendList(post, entries, side{cut, high, false})
+		s.layers.Set(uint32(i), *l)
+		m.flags |= metaSplit
+		m.maxTF, m.maxImpact = max(l.maxTF[0], l.maxTF[1]), max(l.maxImpact[0], l.maxImpact[1])
+	} else {
 		post, m.maxTF, m.maxImpact = s.appendList(post, entries, side{cut: cut, from: -1})
-		s.addDense(i, entries, docs)
 	}
-	s.meta[n] = termMeta{off: uint32(len(post)), skipOff: uint32(len(s.skips))}
+	s.addDense(i, entries, w.docs)
+	w.post = post
+}
+
+// finish ends the segment.
+func (w *segmentWriter) finish() *Segment {
+	s, post := w.s, w.post
+	s.meta = append(s.meta, termMeta{off: uint32(len(post)), skipOff: uint32(len(s.skips))})
+	s.terms, s.meta = slices.Clip(s.terms), slices.Clip(s.meta)
 	s.termSample = sampleTerms(s.terms)
 	s.post = slices.Clip(post)
 	if len(post) < cap(post)*3/4 {

@@ -55,6 +55,17 @@
 // with the higher of the two thresholds. A query's buffers come from a pool,
 // so a query allocates some 27 KB.
 //
+// # Persisted
+//
+// A segment, the dictionary and the statistics each have an encoding
+// (AppendEncoded) of raw aligned sections that their decoder reads in
+// place (DecodeSegment, DecodeDict, DecodeStats): from a mapped file,
+// nothing is built per term or document. What changes after a decode goes
+// to the heap beside the bytes: a segment's dead bits, the terms assigned
+// since (the dictionary's second table), the pages of document frequencies
+// written since (dfColumn). Merge gathers one term's postings at a time, so
+// that what it holds besides its sources is the new segment.
+//
 // Every path adds a document's term scores in query term order (SumInOrder),
 // so a document gets the same score to the last bit whichever path found it;
 // the tests force each path and compare it with scoring every posting.

@@ -53,21 +53,29 @@ func MergeCandidates(segments []*Segment) []*Segment {
 
 // Merge writes the live documents of src, in order, into one segment. For
 // each source it returns the new id + 1 of each of its documents (0: dead),
-// with which the owner moves its own columns and references.
+// with which the owner moves its own columns and references. It gathers
+// one term's postings at a time (segmentWriter), so that what it holds
+// besides the sources is the new segment and the largest term's postings.
 func Merge(src []*Segment, layerMin int) (*Segment, [][]uint32) {
-	b := NewBuilder(layerMin)
+	var key []uint64
+	var group []uint32
+	var dl []uint16
 	moved := make([][]uint32, len(src))
+	postBytes := 0
 	for i, s := range src {
 		moved[i] = make([]uint32, s.Docs())
 		for d := uint32(0); d < uint32(s.Docs()); d++ {
 			if s.Dead(d) {
 				continue
 			}
-			moved[i][d] = uint32(len(b.key)) + 1
-			b.key = append(b.key, s.key[d])
-			b.group = append(b.group, s.Group(d))
-			b.dl = append(b.dl, s.Len(d))
+			moved[i][d] = uint32(len(key)) + 1
+			key = append(key, s.key[d])
+			group = append(group, s.Group(d))
+			dl = append(dl, s.Len(d))
 		}
+		// Live postings take at most their bytes in the source, but for a
+		// source's first gaps, which grow by the documents before it.
+		postBytes += len(s.post)*(s.Docs()-s.DeadCount())/max(s.Docs(), 1) + 64
 	}
 	// The terms of all sources, ascending; each term's postings in source
 	// order are in new doc order.
@@ -77,10 +85,10 @@ func Merge(src []*Segment, layerMin int) (*Segment, [][]uint32) {
 	}
 	slices.Sort(terms)
 	terms = slices.Compact(terms)
-	var global []uint32
+	w := newSegmentWriter(key, group, dl, layerMin, len(terms), postBytes)
+	var entries []uint64
 	for _, t := range terms {
-		local := uint64(len(global))
-		before := len(b.log)
+		entries = entries[:0]
 		for i, s := range src {
 			ti := s.termIndex(t)
 			if ti < 0 {
@@ -88,14 +96,13 @@ func Merge(src []*Segment, layerMin int) (*Segment, [][]uint32) {
 			}
 			s.eachPosting(ti, func(doc, tf uint32) {
 				if n := moved[i][doc]; n != 0 {
-					b.log = append(b.log, local<<logTermShift|uint64(n-1)<<logTFBits|uint64(tf))
+					entries = append(entries, uint64(n-1)<<logTFBits|uint64(tf))
 				}
 			})
 		}
-		if len(b.log) > before {
-			global = append(global, t)
-			b.count = append(b.count, uint32(len(b.log)-before))
+		if len(entries) > 0 {
+			w.addTerm(t, entries)
 		}
 	}
-	return b.Finish(global), moved
+	return w.finish(), moved
 }

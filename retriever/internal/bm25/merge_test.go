@@ -1,6 +1,11 @@
 package bm25
 
-import "testing"
+import (
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+)
 
 // TestMergeCandidates: small segments are merged once there are enough, but
 // one that would be most of the merge waits, unless it is mostly dead.
@@ -32,5 +37,87 @@ func TestMergeCandidates(t *testing.T) {
 		if got := len(MergeCandidates(tc.segs)); got != tc.want {
 			t.Errorf("%s: %d segments merged, want %d", tc.name, got, tc.want)
 		}
+	}
+}
+
+// A merge of segments with dead documents is the segment a builder makes
+// of their live documents in order, column for column (every kind of
+// term: split, dense, long documents, big tfs).
+func TestMergeEqualsBuiltAgain(t *testing.T) {
+	const layerMin = 64
+	ti := newTestIndex()
+	var live []testDoc
+	for seg := range 4 {
+		var docs []testDoc
+		for i := range 1500 + seg*400 {
+			words := []string{"common", fmt.Sprintf("rare%d_%d", seg, i), fmt.Sprintf("mid%d", i%40)}
+			if i%3 == 0 {
+				words = append(words, "often")
+			}
+			for j := range i % 23 {
+				words = append(words, fmt.Sprintf("pad%d", j))
+			}
+			if i%500 == 0 {
+				words = append(words, strings.Repeat("loud ", 300+i%7))
+			}
+			docs = append(docs, testDoc{text: strings.Join(words, " "), group: uint32(i / 100), part: uint32(i % 2)})
+		}
+		s := ti.add(layerMin, docs...)
+		for d := range docs {
+			if (d*7+seg)%5 == 0 {
+				s.Kill(uint32(d))
+			} else {
+				live = append(live, docs[d])
+			}
+		}
+	}
+	merged, moved := Merge(ti.segs, layerMin)
+	again := newTestIndex()
+	again.dict, again.seed = ti.dict, ti.seed
+	want := again.add(layerMin, live...)
+	if !reflect.DeepEqual(merged, want) {
+		sameSegment(t, want, merged)
+		t.Fatal("the merged segment differs from the one built again")
+	}
+	n := 0
+	for i, m := range moved {
+		for d, to := range m {
+			if ti.segs[i].Dead(uint32(d)) != (to == 0) || (to != 0 && int(to) != n+1) {
+				t.Fatalf("segment %d document %d moved to %d", i, d, to)
+			}
+			if to != 0 {
+				n++
+			}
+		}
+	}
+}
+
+// Finish's sort a few terms a pass (down to one term a pass) lays out the
+// segment one pass does.
+func TestFinishPassesEqualOne(t *testing.T) {
+	var docs []testDoc
+	for i := range 2000 {
+		docs = append(docs, testDoc{text: fmt.Sprintf("common w%d w%d x%d", i%97, i%13, i), part: uint32(i % 3)})
+	}
+	build := func(limit int) (*Segment, *Stats) {
+		ti := newTestIndex()
+		b := NewBuilder(64)
+		b.passLimit = limit
+		for i, d := range docs {
+			b.Count([]byte(d.text))
+			b.Add(uint64(i+1), d.group, d.part)
+		}
+		global := ti.dict.Assign(b.Terms())
+		s := b.Finish(global)
+		ti.stats.Add(b, global)
+		return s, &ti.stats
+	}
+	one, oneStats := build(1 << 30)
+	for _, limit := range []int{1, 50, 700} {
+		s, st := build(limit)
+		if !reflect.DeepEqual(s, one) {
+			t.Fatalf("passes of %d postings: the segment differs", limit)
+		}
+		sameStats(t, oneStats, st)
 	}
 }

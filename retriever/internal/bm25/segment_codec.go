@@ -36,9 +36,7 @@ const (
 // is a multiple of 8; DecodeSegment wants its input so aligned (else it
 // copies it).
 func (s *Segment) AppendEncoded(dst []byte) []byte {
-	e := segmentEncoder{b: dst, base: len(dst)}
-	e.b = append(e.b, segmentMagic...)
-	e.b = binary.LittleEndian.AppendUint32(e.b, segmentVersion)
+	e := newEncoder(dst, segmentMagic, segmentVersion)
 	e.b = binary.LittleEndian.AppendUint64(e.b, math.Float64bits(s.refAvgdl))
 	putSection(&e, s.key)
 	putSection(&e, s.dl)
@@ -73,20 +71,14 @@ func (s *Segment) AppendEncoded(dst []byte) []byte {
 // DecodeSegment reads a segment AppendEncoded wrote. Its slices point into
 // b, which must stay unchanged and mapped while the segment is used.
 func DecodeSegment(b []byte) (*Segment, error) {
-	if !littleEndian() {
-		return nil, fmt.Errorf("%w: a big-endian machine", ErrSegmentFormat)
+	d, err := newDecoder(b, segmentMagic, segmentVersion, ErrSegmentFormat)
+	if err != nil {
+		return nil, err
 	}
-	if len(b) > 0 && uintptr(unsafe.Pointer(&b[0]))%sectionAlign != 0 {
-		words := make([]uint64, (len(b)+7)/8)
-		buf := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(words))), len(b))
-		copy(buf, b)
-		b = buf
+	if len(d.b) < 16 {
+		return nil, fmt.Errorf("%w: cut in its header", ErrSegmentFormat)
 	}
-	d := segmentDecoder{b: b}
-	if len(b) < 16 || string(b[:4]) != segmentMagic || binary.LittleEndian.Uint32(b[4:]) != segmentVersion {
-		return nil, fmt.Errorf("%w: magic or version", ErrSegmentFormat)
-	}
-	s := &Segment{refAvgdl: math.Float64frombits(binary.LittleEndian.Uint64(b[8:]))}
+	s := &Segment{refAvgdl: math.Float64frombits(binary.LittleEndian.Uint64(d.b[8:]))}
 	d.off = 16
 	s.key = getSection[uint64](&d)
 	s.dl = getSection[uint8](&d)
@@ -124,8 +116,8 @@ func DecodeSegment(b []byte) (*Segment, error) {
 			s.layers.vals[i] = layers{split: h.split, skipSplit: h.skipSplit, maxTF: h.maxTF, maxImpact: h.maxImpact, dl: getSection[uint8](&d)}
 		}
 	}
-	if d.err == nil && d.off != len(b) {
-		d.fail("%d bytes after the segment", len(b)-d.off)
+	if d.err == nil && d.off != len(d.b) {
+		d.fail("%d bytes after the segment", len(d.b)-d.off)
 	}
 	if d.err != nil {
 		return nil, d.err
@@ -234,11 +226,18 @@ type segmentEncoder struct {
 }
 
 // putSection writes a section: its length in values, then its values'
-// bytes, padded to sectionAlign.
-func putSection[T any](e *segmentEncoder, v []T) {
-	e.b = binary.LittleEndian.AppendUint64(e.b, uint64(len(v)))
-	if len(v) > 0 {
-		e.b = append(e.b, unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(v))), len(v)*int(unsafe.Sizeof(v[0])))...)
+// bytes, padded to sectionAlign. Several parts make one section, their
+// values one after the other.
+func putSection[T any](e *segmentEncoder, parts ...[]T) {
+	n := 0
+	for _, v := range parts {
+		n += len(v)
+	}
+	e.b = binary.LittleEndian.AppendUint64(e.b, uint64(n))
+	for _, v := range parts {
+		if len(v) > 0 {
+			e.b = append(e.b, unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(v))), len(v)*int(unsafe.Sizeof(v[0])))...)
+		}
 	}
 	for (len(e.b)-e.base)%sectionAlign != 0 {
 		e.b = append(e.b, 0)
@@ -248,6 +247,29 @@ func putSection[T any](e *segmentEncoder, v []T) {
 func putSparse[T any](e *segmentEncoder, c *Sparse[T]) {
 	putSection(e, c.docs)
 	putSection(e, c.vals)
+}
+
+// newEncoder starts an encoding at the end of dst with its magic and
+// version (8 bytes: the first section is aligned when dst's length is).
+func newEncoder(dst []byte, magic string, version uint32) segmentEncoder {
+	e := segmentEncoder{b: dst, base: len(dst)}
+	e.b = append(e.b, magic...)
+	e.b = binary.LittleEndian.AppendUint32(e.b, version)
+	return e
+}
+
+// newDecoder checks an encoding's magic and version (errFormat when they
+// are not these, or the machine is not little-endian) and returns a
+// decoder after them over b, or an aligned copy of it.
+func newDecoder(b []byte, magic string, version uint32, errFormat error) (segmentDecoder, error) {
+	if !littleEndian() {
+		return segmentDecoder{}, fmt.Errorf("%w: a big-endian machine", errFormat)
+	}
+	b = alignedBytes(b)
+	if len(b) < 8 || string(b[:4]) != magic || binary.LittleEndian.Uint32(b[4:]) != version {
+		return segmentDecoder{}, fmt.Errorf("%w: magic or version", errFormat)
+	}
+	return segmentDecoder{b: b, off: 8}, nil
 }
 
 type segmentDecoder struct {
@@ -294,6 +316,18 @@ func getSection[T any](d *segmentDecoder) []T {
 
 func getSparse[T any](d *segmentDecoder) Sparse[T] {
 	return Sparse[T]{docs: getSection[uint32](d), vals: getSection[T](d)}
+}
+
+// alignedBytes returns b, or a copy of it when it does not start at an
+// 8-byte aligned address (sections are read in place as typed slices).
+func alignedBytes(b []byte) []byte {
+	if len(b) == 0 || uintptr(unsafe.Pointer(&b[0]))%sectionAlign == 0 {
+		return b
+	}
+	words := make([]uint64, (len(b)+7)/8)
+	buf := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(words))), len(b))
+	copy(buf, b)
+	return buf
 }
 
 func littleEndian() bool {

@@ -118,60 +118,86 @@ func Terms(text string) []string {
 
 // TermTable interns terms to dense local ids. A slot holds the id and the
 // high bits of the term's hash, so a probe reads the term's bytes only when
-// the hashes agree.
+// the hashes agree. The dictionary keeps its terms in the same table, whose
+// columns a decoded dictionary points into a mapping (dict.go).
 type TermTable struct {
 	slots  []uint64 // hash>>32<<32 | id+1; 0 when empty
-	hashes []uint64 // by id, to grow the table
-	starts []uint32 // offsets of each term in arena, by id; one more at the end
+	hashes []uint64 // by id, to grow the table (none in a decoded table, which never grows)
+	starts []uint64 // offsets of each term in arena, by id; one more at the end
 	arena  []byte
 }
 
 // NewTermTable returns an empty table.
 func NewTermTable() *TermTable {
-	return &TermTable{slots: make([]uint64, 1<<12), starts: []uint32{0}}
+	return &TermTable{slots: make([]uint64, 1<<12), starts: []uint64{0}}
 }
 
 // Len is the number of terms interned.
-func (t *TermTable) Len() int { return len(t.hashes) }
+func (t *TermTable) Len() int { return len(t.starts) - 1 }
 
-// Term returns the bytes of the term with local id id.
-func (t *TermTable) Term(id int32) []byte { return t.arena[t.starts[id]:t.starts[id+1]] }
+// Term returns the bytes of the term with local id id (none when a decoded
+// table's offsets are wrong: the bytes are trusted as far as a checksum
+// made them, but never read out of bounds).
+func (t *TermTable) Term(id int32) []byte {
+	lo, hi := t.starts[id], t.starts[id+1]
+	if lo > hi || hi > uint64(len(t.arena)) {
+		return nil
+	}
+	return t.arena[lo:hi]
+}
 
 // ID returns the local id of term (whose termHash is h), adding it when new.
 func (t *TermTable) ID(term []byte, h uint64) int32 {
-	mask := uint64(len(t.slots) - 1)
+	id, slot := t.find(term, h)
+	if id >= 0 {
+		return id
+	}
+	id = int32(t.Len())
+	t.slots[slot] = h&^0xffffffff | uint64(id+1)
+	t.hashes = append(t.hashes, h)
+	t.arena = append(t.arena, term...)
+	t.starts = append(t.starts, uint64(len(t.arena)))
+	if t.Len()*2 > len(t.slots) {
+		t.grow()
+	}
+	return id
+}
+
+// find returns term's local id, or -1 and the empty slot where it would go
+// (-1 too in a decoded table with no empty slot, which only a corrupt
+// file that passed its checksum could make).
+func (t *TermTable) find(term []byte, h uint64) (id int32, slot int) {
+	mask := len(t.slots) - 1
 	tag := h &^ 0xffffffff
-	for i := h & mask; ; i = (i + 1) & mask {
+	for i, n := int(h&uint64(mask)), 0; n < len(t.slots); i, n = (i+1)&mask, n+1 {
 		s := t.slots[i]
 		if s == 0 {
-			id := int32(len(t.hashes))
-			t.slots[i] = tag | uint64(id+1)
-			t.hashes = append(t.hashes, h)
-			t.arena = append(t.arena, term...)
-			t.starts = append(t.starts, uint32(len(t.arena)))
-			if len(t.hashes)*2 > len(t.slots) {
-				t.grow()
-			}
-			return id
+			return -1, i
 		}
 		if s&^0xffffffff == tag {
-			id := int32(s&0xffffffff) - 1
-			if string(t.Term(id)) == string(term) {
-				return id
+			if id := int64(s&0xffffffff) - 1; id >= 0 && id < int64(t.Len()) && string(t.Term(int32(id))) == string(term) {
+				return int32(id), i
 			}
 		}
 	}
+	return -1, -1
 }
 
 func (t *TermTable) grow() {
-	slots := make([]uint64, len(t.slots)*2)
+	t.slots = slotsFor(t.hashes, len(t.slots)*2)
+}
+
+// slotsFor lays out a table of size slots (a power of two, more than
+// len(hashes)) for the terms of these hashes, by id.
+func slotsFor(hashes []uint64, size int) []uint64 {
+	slots := make([]uint64, size)
 	mask := uint64(len(slots) - 1)
-	for id, h := range t.hashes {
+	for id, h := range hashes {
 		i := h & mask
 		for slots[i] != 0 {
 			i = (i + 1) & mask
 		}
 		slots[i] = h&^0xffffffff | uint64(id+1)
 	}
-	t.slots = slots
+	return slots
 }

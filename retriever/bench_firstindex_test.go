@@ -1,0 +1,103 @@
+package retriever
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"os"
+	"runtime"
+	"runtime/metrics"
+	"runtime/pprof"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+)
+
+// BenchmarkFirstIndexMemory indexes the benchmark run once an iteration,
+// with the memory limit runls' commands set (Options.BoundMemory), and
+// samples the process every 100 ms: the peaks of the Go heap in use, of
+// the live heap (as of the last collection), of the live heap beside the
+// segments (what stays on the heap once the segments are mapped as they
+// are built) and of RssAnon, per byte of the run, and what the engine
+// holds at the end (segments, dictionary, statistics).
+// RUNLS_HEAPPROFILE=path writes a heap profile near the live peak (at most
+// one a second while the peak grows).
+func BenchmarkFirstIndexMemory(b *testing.B) {
+	dir, _ := benchRun(b)
+	profile := os.Getenv("RUNLS_HEAPPROFILE")
+	for b.Loop() {
+		heapInUse()
+		ix, err := Open(context.Background(), Options{Root: dir, BoundMemory: true})
+		must(b, err)
+		done := make(chan struct{})
+		var wg sync.WaitGroup
+		var peakHeap, peakAnon, peakLive, peakBeside uint64
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var written uint64
+			last := time.Time{}
+			live := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+			tick := time.NewTicker(100 * time.Millisecond)
+			defer tick.Stop()
+			for {
+				select {
+				case <-done:
+					return
+				case <-tick.C:
+				}
+				var m runtime.MemStats
+				runtime.ReadMemStats(&m)
+				peakHeap = max(peakHeap, m.HeapInuse)
+				peakAnon = max(peakAnon, rssAnon())
+				metrics.Read(live)
+				l := live[0].Value.Uint64()
+				peakLive = max(peakLive, l)
+				fp := ix.Footprint()
+				peakBeside = max(peakBeside, l-min(l, uint64(fp.Postings+fp.Terms+fp.Columns)))
+				if profile != "" && l > written*21/20 && time.Since(last) > time.Second {
+					if f, err := os.Create(profile); err == nil {
+						pprof.WriteHeapProfile(f)
+						f.Close()
+						written, last = l, time.Now()
+					}
+				}
+			}
+		}()
+		_, err = ix.Refresh(context.Background(), nil)
+		close(done)
+		wg.Wait()
+		must(b, err)
+		content, _ := ix.BytesRead()
+		fp := ix.Footprint()
+		run := float64(content)
+		b.ReportMetric(float64(peakHeap)/run, "peak-heap/byte")
+		b.ReportMetric(float64(peakAnon)/run, "peak-anon/byte")
+		b.ReportMetric(float64(peakLive)/run, "peak-live/byte")
+		b.ReportMetric(float64(peakBeside)/run, "peak-beside-segments/byte")
+		b.ReportMetric(float64(heapInUse())/run, "end-heap/byte")
+		b.ReportMetric(float64(fp.Postings+fp.Terms+fp.Columns)/run, "segments/byte")
+		dict, _ := ix.dict.Footprint()
+		b.ReportMetric(float64(dict)/run, "dict/byte")
+		b.ReportMetric(float64(fp.Stats)/run, "stats/byte")
+		b.ReportMetric(float64(fp.Dict), "terms")
+		ix.Close()
+	}
+}
+
+// rssAnon returns the process's RssAnon in bytes (0 where /proc has none).
+func rssAnon() uint64 {
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for sc.Scan() {
+		if f := bytes.Fields(sc.Bytes()); len(f) >= 2 && string(f[0]) == "RssAnon:" {
+			kb, _ := strconv.ParseUint(string(f[1]), 10, 64)
+			return kb << 10
+		}
+	}
+	return 0
+}
