@@ -22,14 +22,19 @@ func openNoFollow(dir *os.File, name string) (fileReader, error) {
 		if err != nil {
 			return nil, &os.PathError{Op: "openat", Path: name, Err: err}
 		}
-		return &rawFile{fd: fd, name: name}, nil
+		f := &rawFile{fd: fd}
+		f.info.name = name
+		return f, nil
 	}
 }
 
-// rawFile is a bare descriptor of a file an update reads.
+// rawFile is a bare descriptor of a file an update reads. Its stat is kept
+// in it, so that an open and its fstat cost one object, not three (a file's
+// read allocates little else: at 100,000 small files each object counts).
 type rawFile struct {
 	fd   int
-	name string
+	info statInfo // its name, and the last Stat
+	st   syscall.Stat_t
 }
 
 func (f *rawFile) ReadAt(p []byte, off int64) (int, error) {
@@ -40,7 +45,7 @@ func (f *rawFile) ReadAt(p []byte, off int64) (int, error) {
 		case err == syscall.EINTR:
 			continue
 		case err != nil:
-			return n, &os.PathError{Op: "read", Path: f.name, Err: err}
+			return n, &os.PathError{Op: "read", Path: f.info.name, Err: err}
 		case m == 0:
 			return n, io.EOF
 		}
@@ -49,17 +54,19 @@ func (f *rawFile) ReadAt(p []byte, off int64) (int, error) {
 	return n, nil
 }
 
+// Stat returns the file's stat, valid until the next Stat of f: a new
+// stat overwrites it.
 func (f *rawFile) Stat() (fs.FileInfo, error) {
-	st := new(syscall.Stat_t)
 	for {
-		err := syscall.Fstat(f.fd, st)
+		err := syscall.Fstat(f.fd, &f.st)
 		if err == syscall.EINTR {
 			continue
 		}
 		if err != nil {
-			return nil, &os.PathError{Op: "stat", Path: f.name, Err: err}
+			return nil, &os.PathError{Op: "stat", Path: f.info.name, Err: err}
 		}
-		return &statInfo{name: f.name, st: st}, nil
+		f.info.st = &f.st
+		return &f.info, nil
 	}
 }
 

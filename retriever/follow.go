@@ -111,8 +111,12 @@ func (ix *Index) plan(old *fileState, c candidate) *task {
 	return &task{old: old, c: c, from: old.commitPos, size: size}
 }
 
-// readBuffer is a worker's block buffer, kept from file to file.
-type readBuffer struct{ block []byte }
+// readBuffer is a worker's block buffer and ingesting scratch, kept from
+// file to file.
+type readBuffer struct {
+	block   []byte
+	scratch ingestScratch
+}
 
 func (r *readBuffer) get(n int64) []byte {
 	if int64(cap(r.block)) < n {
@@ -246,11 +250,16 @@ func (ix *Index) read(t *task, b *builder, dir *folder, buf *readBuffer) (u *upd
 		ix.log.Debug("left out a binary file", zap.String("file", t.c.rel))
 		return u, false
 	}
+	// The head and the window are kept in one array (a small file's read
+	// allocates little else): each capped, so that neither grows into the
+	// other.
+	checks := make([]byte, 0, 2*checkBytes)
 	if pos == 0 {
-		next.head = append([]byte(nil), block[:min(n, checkBytes)]...)
+		checks = append(checks, block[:min(n, checkBytes)]...)
+		next.head = checks[:len(checks):len(checks)]
 	}
 
-	g := &ingester{ix: ix, b: b, fs: next, convs: map[string]uint32{}, masked: ix.masker != nil,
+	g := &ingester{ix: ix, b: b, fs: next, scratch: &buf.scratch, masked: ix.masker != nil,
 		rules: ix.interpreter != nil && next.form.IsRecord(), pos: from}
 	if t.fresh {
 		g.parser = recordformat.NewParser(next.form)
@@ -310,7 +319,9 @@ func (ix *Index) read(t *task, b *builder, dir *folder, buf *readBuffer) (u *upd
 	}
 	w := min(pos, checkBytes)
 	if int64(len(final)) >= w {
-		next.window = append([]byte(nil), final[int64(len(final))-w:]...)
+		h := len(checks)
+		checks = append(checks, final[int64(len(final))-w:]...)
+		next.window = checks[h:len(checks):len(checks)]
 	} else {
 		next.window = ix.readCheck(f, pos-w, w)
 	}

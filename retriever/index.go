@@ -233,7 +233,7 @@ func (ix *Index) refresh(ctx context.Context, progress func(Progress)) (Changes,
 	}
 	first := !ix.indexed.Load()
 	if first && ix.boundMemory {
-		boundMemory(total)
+		boundMemory(total, int64(len(tasks)))
 	}
 	var removed []*fileState
 	if sc.full {

@@ -17,12 +17,14 @@ import (
 // a key block still open in a plain file) is added as tail docs, which the next
 // read retracts and adds again.
 type ingester struct {
-	ix     *Index
-	b      *builder
-	fs     *fileState
-	convs  map[string]uint32 // cache in front of the index's conversation table
-	masked bool              // a masker is on
-	rules  bool              // the interpreter applies (record file with rules)
+	ix    *Index
+	b     *builder
+	fs    *fileState
+	convs map[string]uint32 // cache in front of the index's conversation table; nil until a record names one
+	// scratch is the worker's, kept from file to file.
+	scratch *ingestScratch
+	masked  bool // a masker is on
+	rules   bool // the interpreter applies (record file with rules)
 
 	// position of the first byte of the buffer fed next
 	pos    int64
@@ -32,6 +34,12 @@ type ingester struct {
 	fed, whole bool
 
 	tailDocs []pendingDoc
+}
+
+// ingestScratch holds a worker's buffers that an ingester uses only while
+// it feeds a block, kept from file to file.
+type ingestScratch struct {
+	lines []recordformat.Line // a plain file's lines in the block
 }
 
 // pendingDoc is a tail doc before its segment exists.
@@ -102,7 +110,8 @@ func (g *ingester) feedRecords(buf []byte, final bool) int {
 func (g *ingester) feedNotes(buf []byte, final bool) int {
 	// Lines of a plain file are records of their own; a masker still sees the
 	// lines around each line, so a key block pasted into a note is hidden whole.
-	var lines []recordformat.Line
+	lines := g.scratch.lines[:0]
+	defer func() { g.scratch.lines = lines[:0] }()
 	for start := 0; start < len(buf); {
 		l := g.parser.Next(buf, start)
 		if l.End == len(buf) && l.End == l.TextEnd && !final {
@@ -381,6 +390,9 @@ func (g *ingester) convID(b []byte) uint32 {
 	}
 	name := string(b)
 	id := g.ix.convID(name)
+	if g.convs == nil {
+		g.convs = map[string]uint32{} // made for record files only
+	}
 	g.convs[name] = id
 	if name != "-" {
 		g.fs.addConv(id)

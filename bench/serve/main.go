@@ -25,6 +25,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -353,6 +354,7 @@ func (s *server) waitIndexed(r *report) error {
 		break
 	}
 	r.indexing = time.Since(s.started)
+	r.indexingCPU = cpuTime(s.cmd.Process.Pid)
 	res, rerr, err := s.c.call("run/info", map[string]any{}, requestWait)
 	if err != nil || rerr != nil {
 		return fmt.Errorf("run/info: %v %v", err, rerr)
@@ -393,6 +395,28 @@ func (s *server) stop() {
 		_ = s.cmd.Wait()
 	}
 }
+
+// cpuTime is the CPU time a process has used so far, user and system
+// (/proc/PID/stat), or 0 when it cannot be read.
+func cpuTime(pid int) time.Duration {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0
+	}
+	// The fields after the command's name, which is in parentheses and may
+	// hold spaces: state is the first, utime and stime the 12th and 13th.
+	f := strings.Fields(string(data[bytes.LastIndexByte(data, ')')+1:]))
+	if len(f) < 13 {
+		return 0
+	}
+	utime, _ := strconv.ParseInt(f[11], 10, 64)
+	stime, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(utime+stime) * time.Second / clockTicks
+}
+
+// clockTicks is the kernel's USER_HZ, the unit of /proc/PID/stat's times
+// (100 on every Linux Go supports).
+const clockTicks = 100
 
 // memory is what /proc/PID/status says of a process's memory, in bytes.
 type memory struct {
