@@ -161,8 +161,12 @@ func run() (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	// The server's cache entry goes beside the copy, not into the user's
+	// cache, where every run of the benchmark left one for a folder gone.
+	cacheDir := dir + "-cache"
 	if !cfg.keep {
 		defer os.RemoveAll(dir)
+		defer os.RemoveAll(cacheDir)
 	}
 	// Interrupted, it still removes its copy of the run (and its server).
 	var running atomic.Pointer[server]
@@ -175,6 +179,7 @@ func run() (int, error) {
 		}
 		if !cfg.keep {
 			os.RemoveAll(dir)
+			os.RemoveAll(cacheDir)
 		}
 		os.Exit(2)
 	}()
@@ -186,7 +191,7 @@ func run() (int, error) {
 		runBytes += f.size
 	}
 
-	srv, err := startServer(cfg, dir)
+	srv, err := startServerWith(cfg, dir, nil, append(os.Environ(), "RUNLS_CACHE_DIR="+cacheDir))
 	if err != nil {
 		return 0, err
 	}
@@ -266,10 +271,6 @@ type server struct {
 	progress chan string // kinds of $/progress values
 	logPath  string
 	started  time.Time
-}
-
-func startServer(cfg config, root string) (*server, error) {
-	return startServerWith(cfg, root, nil, nil)
 }
 
 // startServerWith starts the server with extra flags after `serve` and the
