@@ -8,6 +8,15 @@ import (
 	"time"
 )
 
+// fileCtime is a file's inode change time (unix ns): a rewrite that set
+// the modification time back still moves it.
+func fileCtime(info fs.FileInfo) int64 {
+	if st, ok := info.Sys().(*syscall.Stat_t); ok {
+		return st.Ctim.Nano()
+	}
+	return 0
+}
+
 // noFollowOpen: openat opens a file relative to a folder, following no link
 // (O_NOFOLLOW; a link fails with ELOOP).
 const noFollowOpen = true

@@ -91,11 +91,12 @@ func (ix *Index) plan(old *fileState, c candidate) *task {
 	switch {
 	case dev != old.dev || ino != old.ino, size < old.readPos:
 		return &task{old: old, c: c, fresh: true, size: size}
-	case size == old.size && mtime == old.mtime && size == old.readPos && fileCtime(c.info) != old.ctime:
-		// The same size and time, but the inode changed since: rewritten
-		// with its time set back (or its mode changed), told only so.
-		return &task{old: old, c: c, fresh: true, size: size}
 	case size == old.size && mtime == old.mtime && size == old.readPos:
+		if fileCtime(c.info) != old.ctime {
+			// The same size and time, but the inode changed since: rewritten
+			// with its time set back (or its mode changed), told only so.
+			return &task{old: old, c: c, fresh: true, size: size}
+		}
 		if !c.evented && !racy(mtime, old.checkedAt) {
 			return nil
 		}

@@ -12,9 +12,10 @@ package retriever
 //
 // Every column is one aligned section (bm25.SectionEncoder), the files'
 // columns laid end to end and cut by each file's counts, so that a state
-// read back from a mapped blob points its line indexes and record tables
-// into the mapping (len == cap: an append copies) and builds on the heap
-// only each file's small struct, its strings and its ranges.
+// read back points its line indexes and record tables into the bytes it is
+// read from (len == cap: an append copies) and builds only each file's
+// small struct, its strings and its ranges. The reopen reads it from one
+// heap copy of the blob, not the mapping (persist.go says why).
 
 import (
 	"fmt"
@@ -128,12 +129,15 @@ func encodeState(dst []byte, st *savedIndex, seg map[*segment]uint32) []byte {
 			pendLine: t.pend.line, pendConv: t.pend.conv, pendTime: t.pend.time, pendSpan: t.pend.span, pendMeta: uint32(t.pend.meta),
 			lines: t.lines, endUnits: t.endUnits,
 		}
-		for bit, on := range map[uint32]bool{
-			savedBinary: fs.binary, savedInRecord: fs.inRecord, savedHasTail: fs.tail != nil, savedHasOpen: t.hasOpen,
-			savedFielded: t.fielded, savedHasPend: t.hasPend, savedPendHasSpan: t.pend.hasSpan,
+		for _, fl := range [...]struct {
+			bit uint32
+			on  bool
+		}{
+			{savedBinary, fs.binary}, {savedInRecord, fs.inRecord}, {savedHasTail, fs.tail != nil}, {savedHasOpen, t.hasOpen},
+			{savedFielded, t.fielded}, {savedHasPend, t.hasPend}, {savedPendHasSpan, t.pend.hasSpan},
 		} {
-			if on {
-				f.flags |= bit
+			if fl.on {
+				f.flags |= fl.bit
 			}
 		}
 		bytes = append(append(append(append(bytes, fs.head...), fs.window...), fs.tail...), fs.rel...)
