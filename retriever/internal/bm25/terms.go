@@ -44,25 +44,52 @@ func HasTerm(text string) bool {
 // for a byte that ends a term.
 func ASCIITerm(c byte) byte { return asciiClass[c] }
 
+// lowerTerm[c] reports whether byte c is an ASCII letter or digit that is
+// its own lower case: a term of such bytes only is its text's bytes.
+var lowerTerm = func() (t [256]bool) {
+	for c := range asciiClass {
+		t[c] = c != 0 && asciiClass[c] == byte(c)
+	}
+	return t
+}()
+
 // Scanner cuts text into lower-cased terms; term is valid until the next
 // call, and h is its hash (termHash).
 type Scanner struct {
 	buf []byte
 }
 
-// each calls fn with each term of text in order.
+// Each calls fn with each term of text in order. A term of lower-case
+// ASCII letters and digits only (most are) is passed as a slice of text,
+// with no copy; others are lower-cased into the scanner's buffer.
 func (s *Scanner) Each(text []byte, fn func(term []byte, h uint64)) {
 	buf := s.buf[:0]
 	for i := 0; i < len(text); {
 		c := text[i]
 		if c < utf8.RuneSelf {
-			if l := asciiClass[c]; l != 0 {
+			if l := asciiClass[c]; l == 0 {
+				if len(buf) > 0 {
+					fn(buf, termHash(buf))
+					buf = buf[:0]
+				}
+				i++
+				continue
+			} else if len(buf) > 0 || !lowerTerm[c] {
 				buf = append(buf, l)
-			} else if len(buf) > 0 {
-				fn(buf, termHash(buf))
-				buf = buf[:0]
+				i++
+				continue
 			}
-			i++
+			// A term starts here, with a lower-case byte.
+			j := i + 1
+			for j < len(text) && lowerTerm[text[j]] {
+				j++
+			}
+			if j == len(text) || text[j] < utf8.RuneSelf && asciiClass[text[j]] == 0 {
+				fn(text[i:j], termHash(text[i:j]))
+			} else {
+				buf = append(buf, text[i:j]...) // it goes on in upper case or beyond ASCII
+			}
+			i = j
 			continue
 		}
 		r, size := utf8.DecodeRune(text[i:])

@@ -2,8 +2,12 @@ package bm25
 
 import (
 	"bytes"
+	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
+	"unicode"
+	"unicode/utf8"
 )
 
 // checkTableAgainstMap interns terms in a heap table and in a Go map (the
@@ -105,4 +109,95 @@ func FuzzTermTable(f *testing.F) {
 		}
 		checkTableAgainstMap(t, terms, hash)
 	})
+}
+
+// eachPlain is Scanner.Each as it was before its in-place fast path: every
+// term lower-cased byte by byte into a buffer. The reference for the
+// tokenizer: the index's terms must be exactly its terms.
+func eachPlain(text []byte, fn func(term []byte, h uint64)) {
+	var buf []byte
+	for i := 0; i < len(text); {
+		c := text[i]
+		if c < utf8.RuneSelf {
+			if l := asciiClass[c]; l != 0 {
+				buf = append(buf, l)
+			} else if len(buf) > 0 {
+				fn(buf, termHash(buf))
+				buf = buf[:0]
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(text[i:])
+		i += size
+		if r != utf8.RuneError && (unicode.IsLetter(r) || unicode.IsDigit(r)) {
+			buf = utf8.AppendRune(buf, unicode.ToLower(r))
+		} else if len(buf) > 0 {
+			fn(buf, termHash(buf))
+			buf = buf[:0]
+		}
+	}
+	if len(buf) > 0 {
+		fn(buf, termHash(buf))
+	}
+}
+
+type scannedTerm struct {
+	term string
+	h    uint64
+}
+
+func scanAll(each func([]byte, func([]byte, uint64)), text []byte) []scannedTerm {
+	var out []scannedTerm
+	each(text, func(term []byte, h uint64) {
+		if h != termHash(term) {
+			panic(fmt.Sprintf("term %q given hash %x, want %x", term, h, termHash(term)))
+		}
+		out = append(out, scannedTerm{string(term), h})
+	})
+	return out
+}
+
+// checkScannerEqualsPlain: the scanner (reused, as a builder reuses it)
+// gives exactly eachPlain's terms and hashes, and leaves text unchanged.
+func checkScannerEqualsPlain(t *testing.T, s *Scanner, text []byte) {
+	t.Helper()
+	before := bytes.Clone(text)
+	got, want := scanAll(s.Each, text), scanAll(eachPlain, text)
+	if !slices.Equal(got, want) {
+		t.Fatalf("Each(%q) = %v, want %v", text, got, want)
+	}
+	if !bytes.Equal(text, before) {
+		t.Fatalf("Each changed its text: %q, was %q", text, before)
+	}
+}
+
+func TestScannerEqualsPlain(t *testing.T) {
+	var s Scanner
+	for _, text := range []string{
+		"", "a", "A", "ab", "aB", "Ab", "ab cd", "ab,cd ", " ab", "abc\x00def", "x9 9x 99",
+		"hello World", "helloWorld", "hello wORLD!", "résumé", "abcé", "abcÉ", "éabc", "日本語 text",
+		"ab\xffcd", "ab\xc3", "\xc3ab", "INFO conv-1 tool_call: rate limited, retrying in 2s",
+		"a\u00a0b", "x\u0130y", "ǅungla", "ﬃ", "ab1ﬁx", "end.",
+	} {
+		checkScannerEqualsPlain(t, &s, []byte(text))
+	}
+	r := rand.New(rand.NewPCG(3, 4))
+	alphabet := []string{"a", "z", "Q", "0", " ", ".", "\x00", "é", "É", "日", "\xff", "\xc3", "İ", "\n"}
+	for range 20000 {
+		var b []byte
+		for range r.IntN(30) {
+			b = append(b, alphabet[r.IntN(len(alphabet))]...)
+		}
+		checkScannerEqualsPlain(t, &s, b)
+	}
+}
+
+// FuzzScanner: whatever the text, the scanner's terms are eachPlain's.
+func FuzzScanner(f *testing.F) {
+	for _, seed := range []string{"hello World", "abcé ÉCOLE x", "ab\x00cd\xffef", "日本語text42"} {
+		f.Add([]byte(seed))
+	}
+	var s Scanner
+	f.Fuzz(func(t *testing.T, text []byte) { checkScannerEqualsPlain(t, &s, text) })
 }
