@@ -23,8 +23,8 @@ import (
 
 // candidate is an agent file found by discovery.
 type candidate struct {
-	rel, abs, episode, epNum, agent string
-	info                            fs.FileInfo
+	rel, episode, epNum, agent string
+	info                       fs.FileInfo
 	// evented: an event named the file since it was last planned, so its
 	// content is checked even when its size and time say it is unchanged (a
 	// write within the clock tick of the last read).
@@ -467,7 +467,7 @@ func (sc *scan) candidate(rel string, info fs.FileInfo, evented bool) candidate 
 	ep, rest, _ := strings.Cut(rel, "/")
 	agent, _, _ := strings.Cut(rest, "/")
 	num, _ := EpisodeNumber(ep)
-	return candidate{rel: rel, abs: sc.ix.abs(rel), episode: ep, epNum: num, agent: agent, info: info, evented: evented}
+	return candidate{rel: rel, episode: ep, epNum: num, agent: agent, info: info, evented: evented}
 }
 
 // list returns folder r's listing (rel names it), the cached one when the
