@@ -82,9 +82,10 @@ func (ix *Index) plan(old *fileState, c candidate) *task {
 		id := ix.nextID
 		ix.nextID++
 		ix.mu.Unlock()
+		form := recordformat.FormOf(c.rel)
 		next := &fileState{
-			id: id, rel: c.rel, abs: c.abs, episode: c.episode, epNum: c.epNum,
-			agent: agent, form: recordformat.FormOf(c.rel), warned: &fileWarnings{},
+			id: id, rel: c.rel, episode: c.episode, epNum: c.epNum,
+			agent: agent, form: form, warned: &fileWarnings{}, recs: newRecords(form),
 		}
 		return &task{next: next, c: c, fresh: true, size: size}
 	}

@@ -317,7 +317,7 @@ func (ix *Index) refresh(ctx context.Context, progress func(Progress)) (Changes,
 				changedMu.Lock()
 				for _, u := range pend {
 					if u.next != nil && u.next.form.IsRecord() {
-						changed = append(changed, u.next.abs)
+						changed = append(changed, ix.abs(u.next.rel))
 					}
 				}
 				changedMu.Unlock()
@@ -405,7 +405,7 @@ func (ix *Index) refresh(ctx context.Context, progress func(Progress)) (Changes,
 	}
 	for _, r := range removed {
 		if r.form.IsRecord() {
-			changed = append(changed, r.abs)
+			changed = append(changed, ix.abs(r.rel))
 		}
 	}
 	ix.indexed.Store(true)
