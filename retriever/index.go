@@ -190,9 +190,12 @@ func (ix *Index) Refresh(ctx context.Context, progress func(Progress)) (Changes,
 
 // update is Refresh without the wait for events: the watcher's own updates,
 // made on its events, need none.
+//
+// A fault on a mapping of the cache entry (fault.go) drops the entry, and
+// the update is made again, reading the run afresh.
 func (ix *Index) update(ctx context.Context, progress func(Progress)) (Changes, error) {
-	ix.cache.checkMapping()
-	c, err := ix.refresh(ctx, progress)
+	ix.cache.checkMapping("update")
+	c, err := guarded(ix, "updating the index", func() (Changes, error) { return ix.refresh(ctx, progress) })
 	ix.notify(c) // a cancelled update tells what it committed
 	ix.cache.changed()
 	return c, err
@@ -296,88 +299,108 @@ func (ix *Index) refresh(ctx context.Context, progress func(Progress)) (Changes,
 	var commitMu sync.Mutex // serializes commits of workers
 	var changedMu sync.Mutex
 	var failed, skipped []string
+	var faults []error // the workers' faults on a mapping, by changedMu
 	for w := 0; w < ix.workers; w++ {
 		wg.Add(1)
+		// A worker reads the mapped dictionary and statistics as it lays
+		// out and commits its batches (and, with segments flushed as they
+		// are built, mapped segments): it runs guarded from its top, and
+		// one that faults commits nothing more and drains its jobs, so
+		// that the others finish; the update then fails with the fault,
+		// and update drops all it committed.
 		go func() {
 			defer wg.Done()
-			b := ix.newBatchBuilder()
-			// Room for the worker's share of the update, up to a batch: the
-			// batch's columns and postings log are made once, not grown by
-			// doubling file after file.
-			b.reserve(min(total/int64(ix.workers)+1, batchBytes))
-			var pend []*update
-			flush := func() {
-				if len(pend) == 0 {
-					return
-				}
-				l := ix.layOut(b)
-				commitMu.Lock()
-				ix.commit(l, pend, nil, episodes)
-				commitMu.Unlock()
-				changedMu.Lock()
-				for _, u := range pend {
-					if u.next != nil && u.next.form.IsRecord() {
-						changed = append(changed, u.next.abs)
+			err := ix.guard("reading files", func() error {
+				b := ix.newBatchBuilder()
+				// Room for the worker's share of the update, up to a batch: the
+				// batch's columns and postings log are made once, not grown by
+				// doubling file after file.
+				b.reserve(min(total/int64(ix.workers)+1, batchBytes))
+				var pend []*update
+				flush := func() {
+					if len(pend) == 0 {
+						return
 					}
-				}
-				changedMu.Unlock()
-				b = b.next()
-				b.reserve(min(max(total/int64(ix.workers)-done.Load()/int64(ix.workers), 0)+1, batchBytes))
-				pend = nil
-			}
-			var buf readBuffer
-			for j := range ch {
-				if ctx.Err() != nil {
+					l := ix.layOut(b)
+					func() {
+						commitMu.Lock()
+						defer commitMu.Unlock() // a fault in commit must not leave it held
+						ix.commit(l, pend, nil, episodes)
+					}()
 					changedMu.Lock()
-					for _, t := range j.tasks {
-						skipped = append(skipped, t.c.rel)
+					for _, u := range pend {
+						if u.next != nil && u.next.form.IsRecord() {
+							changed = append(changed, u.next.abs)
+						}
 					}
 					changedMu.Unlock()
-					continue
+					b = b.next()
+					b.reserve(min(max(total/int64(ix.workers)-done.Load()/int64(ix.workers), 0)+1, batchBytes))
+					pend = nil
 				}
-				// The folder is opened once for its files (else each open
-				// walks the path from the run folder again).
-				dir := ix.openFolder(j.dir)
-				first := len(pend)
-				for _, t := range j.tasks {
-					u, drop := ix.read(t, b, dir, &buf)
-					done.Add(t.size - t.from)
-					filesDone.Add(1)
-					if u != nil {
-						pend = append(pend, u)
-					}
-					if drop {
-						// Gone or unreadable since it was found: left out until
-						// it can be read again, and given a stat at each update.
+				var buf readBuffer
+				for j := range ch {
+					if ctx.Err() != nil {
 						changedMu.Lock()
-						if t.old != nil {
-							removed = append(removed, t.old)
+						for _, t := range j.tasks {
+							skipped = append(skipped, t.c.rel)
 						}
-						failed = append(failed, t.c.rel)
+						changedMu.Unlock()
+						continue
+					}
+					// The folder is opened once for its files (else each open
+					// walks the path from the run folder again).
+					dir := ix.openFolder(j.dir)
+					first := len(pend)
+					for _, t := range j.tasks {
+						u, drop := ix.read(t, b, dir, &buf)
+						done.Add(t.size - t.from)
+						filesDone.Add(1)
+						if u != nil {
+							pend = append(pend, u)
+						}
+						if drop {
+							// Gone or unreadable since it was found: left out until
+							// it can be read again, and given a stat at each update.
+							changedMu.Lock()
+							if t.old != nil {
+								removed = append(removed, t.old)
+							}
+							failed = append(failed, t.c.rel)
+							changedMu.Unlock()
+						}
+					}
+					if !dir.stillAt() {
+						// Moved (perhaps out of the run) while its files were
+						// read: what was read is not used, and read again.
+						ix.noteOnce("moved:"+j.dir, "a folder moved while its files were read; they are read again", zap.String("folder", j.dir))
+						changedMu.Lock()
+						for _, u := range pend[first:] {
+							u.discard = true
+							failed = append(failed, u.next.rel)
+						}
 						changedMu.Unlock()
 					}
-				}
-				if !dir.stillAt() {
-					// Moved (perhaps out of the run) while its files were
-					// read: what was read is not used, and read again.
-					ix.noteOnce("moved:"+j.dir, "a folder moved while its files were read; they are read again", zap.String("folder", j.dir))
-					changedMu.Lock()
-					for _, u := range pend[first:] {
-						u.discard = true
-						failed = append(failed, u.next.rel)
+					dir.close()
+					// Between jobs only: a job's updates are committed together.
+					// A full batch (a file in it was refused) is finished too, so
+					// that the next job's files start a new one.
+					if b.inputBytes > batchBytes || b.Docs() > 1<<20 || b.Full() {
+						flush()
 					}
-					changedMu.Unlock()
+					report()
 				}
-				dir.close()
-				// Between jobs only: a job's updates are committed together.
-				// A full batch (a file in it was refused) is finished too, so
-				// that the next job's files start a new one.
-				if b.inputBytes > batchBytes || b.Docs() > 1<<20 || b.Full() {
-					flush()
-				}
-				report()
+				flush()
+				return nil
+			})
+			if err == nil {
+				return
 			}
-			flush()
+			changedMu.Lock()
+			faults = append(faults, err)
+			changedMu.Unlock()
+			for range ch {
+			}
 		}()
 	}
 	for _, j := range jobs {
@@ -385,6 +408,9 @@ func (ix *Index) refresh(ctx context.Context, progress func(Progress)) (Changes,
 	}
 	close(ch)
 	wg.Wait()
+	if len(faults) > 0 {
+		return Changes{}, faults[0] // thrown away whole by update
+	}
 	for _, rel := range failed {
 		fw.pollFiles[rel] = true
 	}
@@ -395,13 +421,21 @@ func (ix *Index) refresh(ctx context.Context, progress func(Progress)) (Changes,
 		slices.Sort(changed)
 		return Changes{Files: slices.Compact(changed)}, err
 	}
-	commitMu.Lock()
-	ix.commit(nil, nil, removed, episodes)
-	commitMu.Unlock()
+	ix.commit(nil, nil, removed, episodes) // the workers are done
 	if len(tasks) > 0 || len(removed) > 0 {
-		ix.mu.Lock()
-		ix.compact()
-		ix.mu.Unlock()
+		// The merge reads the segments, mapped ones too. One that faults
+		// never reaches setSegments: no half-merged segment is seen, and
+		// the lock is released by the defer.
+		ix.cache.inject("merge")
+		err := ix.guard("merging segments", func() error {
+			ix.mu.Lock()
+			defer ix.mu.Unlock()
+			ix.compact()
+			return nil
+		})
+		if err != nil {
+			return Changes{}, err
+		}
 	}
 	for _, r := range removed {
 		if r.form.IsRecord() {
