@@ -200,10 +200,14 @@ func (g *mappingGuard) inject(point string) {
 }
 
 // cutFiles truncates every watched blob file to nothing: each page of
-// their mappings then faults. For fault injection only.
+// their mappings then faults. For fault injection only: it also takes the
+// stat check as done, so that only the fault can find the cut (in a
+// server, another goroutine's check could find it first, the race the
+// fault's catch is for).
 func (g *mappingGuard) cutFiles() error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	g.cut = true
 	var errs []error
 	for _, f := range g.files {
 		errs = append(errs, os.Truncate(f.Name(), 0)) // f is open read-only

@@ -194,7 +194,7 @@ func (ix *Index) Refresh(ctx context.Context, progress func(Progress)) (Changes,
 // A fault on a mapping of the cache entry (fault.go) drops the entry, and
 // the update is made again, reading the run afresh.
 func (ix *Index) update(ctx context.Context, progress func(Progress)) (Changes, error) {
-	ix.cache.checkMapping("update")
+	ix.cache.checkMapping("")
 	c, err := guarded(ix, "updating the index", func() (Changes, error) { return ix.refresh(ctx, progress) })
 	ix.notify(c) // a cancelled update tells what it committed
 	ix.cache.changed()
@@ -282,6 +282,9 @@ func (ix *Index) refresh(ctx context.Context, progress func(Progress)) (Changes,
 		}
 		ix.indexed.Store(true)
 		return Changes{}, nil
+	}
+	if len(tasks) > 0 {
+		ix.cache.inject("update")
 	}
 	jobs := readJobs(tasks)
 

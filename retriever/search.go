@@ -55,6 +55,9 @@ func (ix *Index) freshOnce(ctx context.Context, answer func() (Result, error)) (
 	before := ix.commits.Load()
 	asked := ix.askEvents(b)
 	res, aerr := answer()
+	if isFault(aerr) {
+		return Result{}, aerr // fresh drops the entry and asks again
+	}
 	if err := asked.await(ctx); err != nil {
 		return Result{}, err
 	}
