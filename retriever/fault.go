@@ -169,13 +169,17 @@ func (w *cacheWriter) dropMapping(err error) {
 	ix.forget()
 }
 
-// fault reports a fault at addr on one of g's snapshots' mappings as the
-// snapshot's corruption, or nil when addr is in none.
+// faultOwner is a snapshot or a blob mapped alone (store): Fault reports a
+// fault at addr inside its mappings as its corruption, else nil.
+type faultOwner interface{ Fault(addr uintptr) error }
+
+// fault reports a fault at addr on one of g's mappings as its corruption,
+// or nil when addr is in none.
 func (g *mappingGuard) fault(addr uintptr) error {
 	g.mu.Lock()
-	snaps := g.snaps
+	mapped := g.mapped
 	g.mu.Unlock()
-	for _, s := range snaps {
+	for _, s := range mapped {
 		if err := s.Fault(addr); err != nil {
 			return err
 		}

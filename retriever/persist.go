@@ -181,11 +181,11 @@ func (ix *Index) restore(snap *store.Snapshot) (map[*segment]store.BlobRef, erro
 // reads it. A cut between that check and a read is caught as the fault it
 // raises (fault.go); both go the same way, said once.
 type mappingGuard struct {
-	mu    sync.Mutex
-	files []*os.File
-	sizes []int64
-	snaps []*store.Snapshot // whose mappings the index reads: a fault on one is corruption
-	cut   bool              // found once: the index no longer reads the mapping
+	mu     sync.Mutex
+	files  []*os.File
+	sizes  []int64
+	mapped []faultOwner // whose mappings the index reads: a fault on one is corruption
+	cut    bool         // found once: the index no longer reads the mapping
 
 	dropMu  sync.Mutex // one drop; others wait for it
 	dropped bool
@@ -198,7 +198,7 @@ type mappingGuard struct {
 func (g *mappingGuard) watch(dir string, snap *store.Snapshot) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	g.snaps = append(g.snaps, snap)
+	g.mapped = append(g.mapped, snap)
 	for _, b := range snap.Blobs() {
 		f, err := os.Open(filepath.Join(dir, b.Ref().Name))
 		if err != nil {
@@ -239,7 +239,7 @@ func (g *mappingGuard) close() {
 	for _, f := range g.files {
 		f.Close()
 	}
-	g.files, g.sizes, g.snaps = nil, nil, nil
+	g.files, g.sizes, g.mapped = nil, nil, nil
 }
 
 // checkMapping drops the restored state when a blob it maps was cut; point

@@ -139,6 +139,18 @@ func (s *Snapshot) Fault(addr uintptr) error {
 	return s.markCorrupt(faultError(hit.ref.Name, addr))
 }
 
+// Fault is Snapshot.Fault for one blob: of its snapshot when it has one
+// (the snapshot is then marked corrupt), else of the blob alone.
+func (b *Blob) Fault(addr uintptr) error {
+	if b.snap != nil {
+		return b.snap.Fault(addr)
+	}
+	if !b.maps(addr) {
+		return nil
+	}
+	return faultError(b.ref.Name, addr)
+}
+
 func faultError(name string, addr uintptr) error {
 	return fmt.Errorf("%w: %s: fault reading the mapping at %#x (file changed under it)", ErrCorrupt, name, addr)
 }
