@@ -161,3 +161,13 @@ type addrError uintptr
 func (e addrError) Error() string { return "a fault" }
 func (e addrError) Addr() uintptr { return uintptr(e) }
 func (e addrError) RuntimeError() {}
+
+// BenchmarkGuard: what guarding a call against a fault on a mapping costs
+// (every request's answer and update pays it once).
+func BenchmarkGuard(b *testing.B) {
+	ix := openTest(b, Options{Root: b.TempDir()})
+	n := 0
+	for b.Loop() {
+		ix.guard("benchmark", func() error { n++; return nil })
+	}
+}
