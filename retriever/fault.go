@@ -73,14 +73,22 @@ func isFault(err error) bool {
 // goroutine, and that panic into a *mappingFault when the page is one of
 // the index's mappings; any other panic goes on.
 func (ix *Index) guard(where string, fn func() error) (err error) {
+	defer ix.guardFrom(where, func(fault error) { err = fault })()
+	return fn()
+}
+
+// guardFrom guards the rest of the calling function, for a goroutine's
+// top (defer ix.guardFrom(...)()): it sets the goroutine's panic on fault
+// now, and the function it returns, deferred, puts it back and gives a
+// fault on one of the index's mappings to onFault; any other panic goes on.
+func (ix *Index) guardFrom(where string, onFault func(error)) func() {
 	old := debug.SetPanicOnFault(true)
-	defer func() {
+	return func() {
 		debug.SetPanicOnFault(old)
 		if r := recover(); r != nil {
-			err = ix.cache.faultError(where, r)
+			onFault(ix.cache.faultError(where, r))
 		}
-	}()
-	return fn()
+	}
 }
 
 // faultError gives the fault r as a *mappingFault, or panics with r again

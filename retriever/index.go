@@ -313,97 +313,93 @@ func (ix *Index) refresh(ctx context.Context, progress func(Progress)) (Changes,
 		// and update drops all it committed.
 		go func() {
 			defer wg.Done()
-			err := ix.guard("reading files", func() error {
-				b := ix.newBatchBuilder()
-				// Room for the worker's share of the update, up to a batch: the
-				// batch's columns and postings log are made once, not grown by
-				// doubling file after file.
-				b.reserve(min(total/int64(ix.workers)+1, batchBytes))
-				var pend []*update
-				flush := func() {
-					if len(pend) == 0 {
-						return
+			defer ix.guardFrom("reading files", func(err error) {
+				changedMu.Lock()
+				faults = append(faults, err)
+				changedMu.Unlock()
+				for range ch {
+				}
+			})()
+			b := ix.newBatchBuilder()
+			// Room for the worker's share of the update, up to a batch: the
+			// batch's columns and postings log are made once, not grown by
+			// doubling file after file.
+			b.reserve(min(total/int64(ix.workers)+1, batchBytes))
+			var pend []*update
+			flush := func() {
+				if len(pend) == 0 {
+					return
+				}
+				l := ix.layOut(b)
+				func() {
+					commitMu.Lock()
+					defer commitMu.Unlock() // a fault in commit must not leave it held
+					ix.commit(l, pend, nil, episodes)
+				}()
+				changedMu.Lock()
+				for _, u := range pend {
+					if u.next != nil && u.next.form.IsRecord() {
+						changed = append(changed, u.next.abs)
 					}
-					l := ix.layOut(b)
-					func() {
-						commitMu.Lock()
-						defer commitMu.Unlock() // a fault in commit must not leave it held
-						ix.commit(l, pend, nil, episodes)
-					}()
+				}
+				changedMu.Unlock()
+				b = b.next()
+				b.reserve(min(max(total/int64(ix.workers)-done.Load()/int64(ix.workers), 0)+1, batchBytes))
+				pend = nil
+			}
+			var buf readBuffer
+			for j := range ch {
+				if ctx.Err() != nil {
 					changedMu.Lock()
-					for _, u := range pend {
-						if u.next != nil && u.next.form.IsRecord() {
-							changed = append(changed, u.next.abs)
-						}
+					for _, t := range j.tasks {
+						skipped = append(skipped, t.c.rel)
 					}
 					changedMu.Unlock()
-					b = b.next()
-					b.reserve(min(max(total/int64(ix.workers)-done.Load()/int64(ix.workers), 0)+1, batchBytes))
-					pend = nil
+					continue
 				}
-				var buf readBuffer
-				for j := range ch {
-					if ctx.Err() != nil {
-						changedMu.Lock()
-						for _, t := range j.tasks {
-							skipped = append(skipped, t.c.rel)
-						}
-						changedMu.Unlock()
-						continue
+				// The folder is opened once for its files (else each open
+				// walks the path from the run folder again).
+				dir := ix.openFolder(j.dir)
+				first := len(pend)
+				for _, t := range j.tasks {
+					u, drop := ix.read(t, b, dir, &buf)
+					done.Add(t.size - t.from)
+					filesDone.Add(1)
+					if u != nil {
+						pend = append(pend, u)
 					}
-					// The folder is opened once for its files (else each open
-					// walks the path from the run folder again).
-					dir := ix.openFolder(j.dir)
-					first := len(pend)
-					for _, t := range j.tasks {
-						u, drop := ix.read(t, b, dir, &buf)
-						done.Add(t.size - t.from)
-						filesDone.Add(1)
-						if u != nil {
-							pend = append(pend, u)
-						}
-						if drop {
-							// Gone or unreadable since it was found: left out until
-							// it can be read again, and given a stat at each update.
-							changedMu.Lock()
-							if t.old != nil {
-								removed = append(removed, t.old)
-							}
-							failed = append(failed, t.c.rel)
-							changedMu.Unlock()
-						}
-					}
-					if !dir.stillAt() {
-						// Moved (perhaps out of the run) while its files were
-						// read: what was read is not used, and read again.
-						ix.noteOnce("moved:"+j.dir, "a folder moved while its files were read; they are read again", zap.String("folder", j.dir))
+					if drop {
+						// Gone or unreadable since it was found: left out until
+						// it can be read again, and given a stat at each update.
 						changedMu.Lock()
-						for _, u := range pend[first:] {
-							u.discard = true
-							failed = append(failed, u.next.rel)
+						if t.old != nil {
+							removed = append(removed, t.old)
 						}
+						failed = append(failed, t.c.rel)
 						changedMu.Unlock()
 					}
-					dir.close()
-					// Between jobs only: a job's updates are committed together.
-					// A full batch (a file in it was refused) is finished too, so
-					// that the next job's files start a new one.
-					if b.inputBytes > batchBytes || b.Docs() > 1<<20 || b.Full() {
-						flush()
-					}
-					report()
 				}
-				flush()
-				return nil
-			})
-			if err == nil {
-				return
+				if !dir.stillAt() {
+					// Moved (perhaps out of the run) while its files were
+					// read: what was read is not used, and read again.
+					ix.noteOnce("moved:"+j.dir, "a folder moved while its files were read; they are read again", zap.String("folder", j.dir))
+					changedMu.Lock()
+					for _, u := range pend[first:] {
+						u.discard = true
+						failed = append(failed, u.next.rel)
+					}
+					changedMu.Unlock()
+				}
+				dir.close()
+				// Between jobs only: a job's updates are committed together.
+				// A full batch (a file in it was refused) is finished too, so
+				// that the next job's files start a new one.
+				if b.inputBytes > batchBytes || b.Docs() > 1<<20 || b.Full() {
+					flush()
+				}
+				report()
 			}
-			changedMu.Lock()
-			faults = append(faults, err)
-			changedMu.Unlock()
-			for range ch {
-			}
+			flush()
 		}()
 	}
 	for _, j := range jobs {
