@@ -40,9 +40,14 @@ package retriever
 // any other; they are address space, not memory, and the kernel has
 // dropped their cut pages already.
 //
-// The same approach as bbolt's and Prometheus' tsdb's mapped files, and
-// Go's own runtime/debug.SetPanicOnFault guidance: the flag is the
-// goroutine's, set for the call and put back after.
+// The flag (runtime/debug.SetPanicOnFault) is the goroutine's: it is set
+// for the call and put back after, as the SIGBUS-safe reader proposed to
+// mmap-go does (edsrzf/mmap-go#37); libtorrent likewise turns the signal
+// into an I/O error of the read that raised it (arvidn/libtorrent#5118).
+// Setting it once for the process, as some mmap packages do at init, would
+// make every other goroutine's fault a panic nobody recovers: the same
+// crash. The address is checked because the flag turns every fault of the
+// goroutine into a panic, a nil or stray pointer's too.
 
 import (
 	"context"

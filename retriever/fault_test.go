@@ -2,12 +2,14 @@ package retriever
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"reflect"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+	"unsafe"
 
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest/observer"
@@ -142,18 +144,27 @@ func TestFaultOnTheMappingIsCorruption(t *testing.T) {
 	}
 }
 
-// A fault outside every mapping of the index is a bug, not corruption: it
-// goes on as a panic.
+// A fault inside a mapping of the index is the entry's corruption; one
+// outside every mapping is a bug, not corruption: it goes on as a panic.
 func TestFaultOutsideTheMappingPanics(t *testing.T) {
-	ix, _ := codecRun(t)
+	root := cacheRoot(t)
+	_, opts := faultRun(t, root)
+	ix, restored := reopened(t, opts, root)
+	if !restored {
+		t.Fatal("not restored")
+	}
+	defer ix.Close()
+	inside := uintptr(unsafe.Pointer(unsafe.SliceData(ix.cache.restored.Blobs()[blobDict].Bytes())))
+	if err := ix.guard("testing", func() error { panic(addrError(inside)) }); !isFault(err) || !errors.Is(err, store.ErrCorrupt) {
+		t.Errorf("a fault inside the dictionary's mapping: %v", err)
+	}
 	defer func() {
-		if r := recover(); r == nil {
-			t.Fatal("no panic")
+		if r := recover(); r != addrError(0xdead000) {
+			t.Fatalf("recovered %v, want the fault outside the mappings", r)
 		}
 	}()
-	ix.guard("testing", func() error {
-		panic(addrError(0xdead000))
-	})
+	ix.guard("testing", func() error { panic(addrError(0xdead000)) })
+	t.Fatal("no panic")
 }
 
 type addrError uintptr
