@@ -67,6 +67,7 @@ type Entry struct {
 	cached   *Snapshot          // m opened by its load, for the next Snapshot call
 	mStat    os.FileInfo        // the manifest file m was read from (readers: to see a new commit)
 	pending  map[string]BlobRef // blobs written, not yet named by a commit
+	unsynced map[string]bool    // pending blobs not yet fsynced (BlobWriter.CommitUnsynced)
 	verified map[string]bool    // blobs whose content was checked in this process
 	report   *Report
 	closed   bool
@@ -85,7 +86,7 @@ func (r *Root) Open(run string, config []byte, opts Options) (*Entry, error) {
 	key := Key(real, config)
 	e := &Entry{
 		root: r, key: key, dir: filepath.Join(r.dir, key), run: real, config: slices.Clone(config), opts: opts,
-		pending: map[string]BlobRef{}, verified: map[string]bool{},
+		pending: map[string]BlobRef{}, unsynced: map[string]bool{}, verified: map[string]bool{},
 		report: &Report{Entry: filepath.Join(r.dir, key)},
 	}
 	for _, it := range r.fixed {
@@ -227,6 +228,9 @@ func (e *Entry) Commit(blobs []BlobRef, caller []byte) (*Snapshot, error) {
 		Generation: gen + 1, ConfigHash: ConfigHash(e.config), Config: e.config,
 		RunPath: e.run, Blobs: slices.Clone(blobs), Caller: slices.Clone(caller),
 	}
+	if err := e.syncBlobsLocked(blobs); err != nil {
+		return nil, err
+	}
 	if err := e.writeManifest(m); err != nil {
 		return nil, err
 	}
@@ -247,6 +251,55 @@ func (e *Entry) Commit(blobs []BlobRef, caller []byte) (*Snapshot, error) {
 	}
 	e.trim()
 	return s, nil
+}
+
+// MapBlob opens a blob this process wrote (CreateBlob) and no commit names
+// yet, mapped read-only (or read onto the heap, as the entry's Read mode
+// says), its frame checked: a writer that keeps a part of its index in a
+// blob from the moment it is built, before any commit, reads it back
+// through this. The blob's content is not checked again (it was checksummed
+// as it was written). The caller closes the blob (Blob.Close) when nothing
+// reads it any more; removing its file first (Discard, or a later Commit
+// that does not name it) is safe, the mapping keeps the pages.
+func (e *Entry) MapBlob(ref BlobRef) (*Blob, error) {
+	e.mu.Lock()
+	known, ok := e.pending[ref.Name]
+	if !ok && e.m != nil {
+		for _, b := range e.m.Blobs {
+			if b.Name == ref.Name {
+				known, ok = b, true
+			}
+		}
+	}
+	e.mu.Unlock()
+	if !ok || known != ref {
+		return nil, fmt.Errorf("store: map blob %q that this entry does not hold", ref.Name)
+	}
+	b, err := openBlob(e.dir, ref, e.opts.Read)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", ref.Name, err)
+	}
+	return b, nil
+}
+
+// Discard removes a blob this process wrote that no commit names (a part
+// of the index replaced before any commit named it: a merge's input). A
+// blob the current commit names is left alone: the next Commit that does
+// not name it removes it, so that no open of the entry (this process's or
+// another's) ever misses a blob its commit names. Mappings of the blob
+// stay readable.
+func (e *Entry) Discard(ref BlobRef) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.lock == nil {
+		return
+	}
+	if known, ok := e.pending[ref.Name]; !ok || known != ref {
+		return
+	}
+	delete(e.pending, ref.Name)
+	delete(e.unsynced, ref.Name)
+	os.Remove(filepath.Join(e.dir, ref.Name))
 }
 
 // Upgrade tries again to become the entry's writer (after the process
@@ -522,10 +575,32 @@ func (e *Entry) writeManifest(m *Manifest) error {
 	return nil
 }
 
-func (e *Entry) addPending(ref BlobRef) {
+func (e *Entry) addPending(ref BlobRef, unsynced bool) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.pending[ref.Name] = ref
+	if unsynced {
+		e.unsynced[ref.Name] = true
+	}
+}
+
+// syncBlobsLocked makes durable the blobs of blobs written unsynced.
+func (e *Entry) syncBlobsLocked(blobs []BlobRef) error {
+	for _, b := range blobs {
+		if !e.unsynced[b.Name] {
+			continue
+		}
+		f, err := os.Open(filepath.Join(e.dir, b.Name))
+		if err == nil {
+			err = f.Sync()
+			f.Close()
+		}
+		if err != nil {
+			return fmt.Errorf("store: commit: %w", err)
+		}
+		delete(e.unsynced, b.Name)
+	}
+	return nil
 }
 
 // trim bounds the cache (Options.MaxBytes); its errors are not the entry's.
