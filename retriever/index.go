@@ -38,6 +38,7 @@ type Index struct {
 	workers     int
 	searcher    bm25.Searcher // the scoring paths' tuning and buffers
 	batchDocs   int           // tests: the most pieces of a batch (0: the engine's limit)
+	batchInput  int64         // tests: the bytes a worker reads into one batch (0: batchBytesFor)
 
 	refreshMu sync.Mutex // one update at a time
 
@@ -232,8 +233,9 @@ func (ix *Index) refresh(ctx context.Context, progress func(Progress)) (Changes,
 		total += t.size - t.from
 	}
 	first := !ix.indexed.Load()
+	batchBytes := ix.batchBytesFor(total)
 	if first && ix.boundMemory {
-		boundMemory(total, int64(len(tasks)))
+		boundMemory(memoryUse{runBytes: total, files: int64(len(tasks)), flushed: ix.cache.flushes(), batches: int64(ix.workers) * batchBytes})
 	}
 	var removed []*fileState
 	if sc.full {
@@ -400,8 +402,9 @@ func (ix *Index) refresh(ctx context.Context, progress func(Progress)) (Changes,
 	commitMu.Unlock()
 	if len(tasks) > 0 || len(removed) > 0 {
 		ix.mu.Lock()
-		ix.compact()
+		merged, replaced := ix.compact()
 		ix.mu.Unlock()
+		ix.flushMerged(merged, replaced)
 	}
 	for _, r := range removed {
 		if r.form.IsRecord() {
@@ -416,9 +419,6 @@ func (ix *Index) refresh(ctx context.Context, progress func(Progress)) (Changes,
 	changed = slices.Compact(changed)
 	return Changes{Files: changed}, nil
 }
-
-// batchBytes is about how much a worker reads into one batch (a segment).
-const batchBytes = 32 << 20
 
 // readJob is files of one folder that a worker reads in turn.
 type readJob struct {

@@ -227,7 +227,7 @@ func (g *mappingGuard) close() {
 
 // checkMapping drops the restored state when a blob it maps was cut.
 func (w *cacheWriter) checkMapping() {
-	if w == nil || w.restored == nil {
+	if w == nil {
 		return
 	}
 	err := w.guard.check()
