@@ -212,3 +212,18 @@ func (g *mappingGuard) watchBlob(dir string, ref store.BlobRef) {
 	defer g.mu.Unlock()
 	g.files, g.sizes = append(g.files, f), append(g.sizes, info.Size())
 }
+
+// flushedFault reports a fault at addr on a flushed segment's mapping as
+// the entry's corruption, or nil when addr is in none: the fault path
+// (mappingGuard) asks it beside the restored snapshot's.
+func (w *cacheWriter) flushedFault(addr uintptr) error {
+	w.mu.Lock()
+	blobs := w.flushed
+	w.mu.Unlock()
+	for _, b := range blobs {
+		if err := b.Fault(addr); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -74,21 +74,6 @@ func (s *Snapshot) Close() error {
 	return errors.Join(errs...)
 }
 
-// Close unmaps a blob opened alone (Entry.MapBlob); a snapshot's blobs are
-// closed by the snapshot's Close, and this does nothing to them. No slice
-// from Bytes may be used after it.
-func (b *Blob) Close() error {
-	if b.snap != nil || b.file == nil {
-		return nil
-	}
-	var err error
-	if b.mapped {
-		err = unmapFile(b.file)
-	}
-	b.file = nil
-	return err
-}
-
 // Ref is what the manifest says of the blob.
 func (b *Blob) Ref() BlobRef { return b.ref }
 
