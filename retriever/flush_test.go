@@ -105,7 +105,7 @@ func abandon(t *testing.T, ix *Index) {
 // any commit; a process killed then leaves blobs no commit names, which the
 // next open removes, and that open answers as a fresh index.
 func TestFlushKilledBeforeAnyCommit(t *testing.T) {
-	run, opts := flushRun(t)
+	_, opts := flushRun(t)
 	root := cacheRoot(t)
 	ix := openFlushing(t, opts, root)
 	refresh(t, ix)
@@ -137,15 +137,24 @@ func TestFlushKilledBeforeAnyCommit(t *testing.T) {
 	}
 	assertSameAnswers(t, back, opts)
 	must(t, back.Close())
-	again, restored := reopened(t, Options{Root: run, Masker: opts.Masker}, root)
-	if !restored {
-		t.Fatal("the entry written after the kill was not restored")
-	}
-	assertSameAnswers(t, again, opts)
+	again := reopenedSame(t, opts, root)
 	snapNames := manifestBlobs(t, again)
 	if got := blobFiles(t, again.cache.entry.Dir()); !slices.Equal(got, snapNames) {
 		t.Fatalf("blob files %q, want the commit's %q", got, snapNames)
 	}
+}
+
+// reopenedSame reopens opts' run from its entry in root, which must be
+// restored, and checks that it answers as a fresh index.
+func reopenedSame(t *testing.T, opts Options, root *store.Root) *Index {
+	t.Helper()
+	opts.Logger = nil
+	ix, restored := reopened(t, opts, root)
+	if !restored {
+		t.Fatal("the entry was not restored")
+	}
+	assertSameAnswers(t, ix, opts)
+	return ix
 }
 
 func manifestBlobs(t *testing.T, ix *Index) []string {
@@ -219,11 +228,7 @@ func TestFlushMergeRemovesOnlyUncommittedInputs(t *testing.T) {
 
 	assertSameAnswers(t, ix, opts)
 	must(t, ix.Close())
-	back, restored := reopened(t, opts, root)
-	if !restored {
-		t.Fatal("not restored")
-	}
-	assertSameAnswers(t, back, opts)
+	back := reopenedSame(t, opts, root)
 	if got, want := blobFiles(t, back.cache.entry.Dir()), manifestBlobs(t, back); !slices.Equal(got, want) {
 		t.Fatalf("blob files %q, want the commit's %q", got, want)
 	}
@@ -271,11 +276,7 @@ func TestFlushTwoIndexesAtOnce(t *testing.T) {
 	refresh(t, reader)
 	assertSameAnswers(t, reader, opts)
 	must(t, reader.Close())
-	back, restored := reopened(t, Options{Root: run, Masker: opts.Masker}, root)
-	if !restored {
-		t.Fatal("not restored")
-	}
-	assertSameAnswers(t, back, opts)
+	reopenedSame(t, opts, root)
 }
 
 // The differential test of flushing: an index whose segments are all
