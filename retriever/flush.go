@@ -97,7 +97,7 @@ func (w *cacheWriter) flush(s *segment, convs, files uint32) (*segment, store.Bl
 	w.mu.Lock()
 	w.flushed = append(w.flushed, blob)
 	w.mu.Unlock()
-	w.guard.watchBlob(w.entry.Dir(), ref)
+	w.guard.watchBlob(w.entry.Dir(), blob)
 	return mapped, ref
 }
 
@@ -198,8 +198,8 @@ func (w *cacheWriter) dropBlobs(segs []*segment) {
 }
 
 // watchBlob adds a flushed blob's file to those watched for a cut.
-func (g *mappingGuard) watchBlob(dir string, ref store.BlobRef) {
-	f, err := os.Open(filepath.Join(dir, ref.Name))
+func (g *mappingGuard) watchBlob(dir string, blob *store.Blob) {
+	f, err := os.Open(filepath.Join(dir, blob.Ref().Name))
 	if err != nil {
 		return
 	}
@@ -211,19 +211,4 @@ func (g *mappingGuard) watchBlob(dir string, ref store.BlobRef) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.files, g.sizes = append(g.files, f), append(g.sizes, info.Size())
-}
-
-// flushedFault reports a fault at addr on a flushed segment's mapping as
-// the entry's corruption, or nil when addr is in none: the fault path
-// (mappingGuard) asks it beside the restored snapshot's.
-func (w *cacheWriter) flushedFault(addr uintptr) error {
-	w.mu.Lock()
-	blobs := w.flushed
-	w.mu.Unlock()
-	for _, b := range blobs {
-		if err := b.Fault(addr); err != nil {
-			return err
-		}
-	}
-	return nil
 }

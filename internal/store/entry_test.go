@@ -323,28 +323,3 @@ func must(t testing.TB, err error) {
 		t.Fatal(err)
 	}
 }
-
-// TestPendingBlobFault: a fault address inside a blob mapped alone is the
-// blob's corruption; one outside is not.
-func TestPendingBlobFault(t *testing.T) {
-	run, root := testRun(t)
-	e := openEntry(t, root, run, Options{})
-	ref := writeBlob(t, e, []byte("flushed early"))
-	b, err := e.MapBlob(ref)
-	must(t, err)
-	if !b.Mapped() {
-		t.Skip("no mmap here")
-	}
-	inside := uintptrOf(b.file) + 8
-	if err := b.Fault(inside); !errors.Is(err, ErrCorrupt) {
-		t.Errorf("fault inside the mapping: %v", err)
-	}
-	if err := b.Fault(inside - 4096*16); err != nil {
-		t.Errorf("fault outside the mapping: %v", err)
-	}
-	must(t, b.Close())
-	if err := b.Fault(inside); err != nil {
-		t.Errorf("fault after Close: %v", err)
-	}
-	must(t, e.Close())
-}

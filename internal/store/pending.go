@@ -75,17 +75,6 @@ func (b *Blob) Close() error {
 	return err
 }
 
-// Fault takes a fault at addr caught outside Access, as Snapshot.Fault
-// does for a snapshot's blobs: an error wrapping ErrCorrupt when addr lies
-// in this blob's mapping (opened alone by Entry.MapBlob, not yet closed),
-// else nil.
-func (b *Blob) Fault(addr uintptr) error {
-	if b.snap != nil || !b.maps(addr) {
-		return nil
-	}
-	return fmt.Errorf("%w: %s: fault reading the mapping at %#x (file changed under it)", ErrCorrupt, b.ref.Name, addr)
-}
-
 // syncBlobsLocked makes durable the blobs of blobs written unsynced.
 func (e *Entry) syncBlobsLocked(blobs []BlobRef) error {
 	for _, b := range blobs {
