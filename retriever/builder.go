@@ -25,11 +25,14 @@ func newBuilder(layerMin int) *builder {
 // worker. A run's 1/maxBatchShare keeps them near a tenth of the run over
 // two workers (0.1x at 1 GB: 2 x 28 MB x 1.8); never more than
 // maxBatchBytes, past which a segment is no cheaper to search or merge, nor
-// less than minBatchBytes, below which a run of many small files makes
-// segments of fewer pieces than the engine merges at once.
+// less than minBatchBytes: on the generated 100,000 files of 200 MB, 5.6 MB
+// batches (a 36th) took 2.0x the CPU of 32 MB ones under a tight memory
+// limit (more segments laid out, flushed and merged, and more
+// collections), and 16 MB ones 1.08x under memory.go's, for a peak RssAnon
+// of 2.38x the run against 2.82x (bench/reopen.sh, one run each, load 8-9).
 const (
 	maxBatchBytes = 32 << 20
-	minBatchBytes = 4 << 20
+	minBatchBytes = 16 << 20
 	maxBatchShare = 36
 )
 
