@@ -216,8 +216,9 @@ func (ix *Index) refresh(ctx context.Context, progress func(Progress)) (Changes,
 	}
 	var tasks []*task
 	var changed []string
-	var total int64
+	var total, runBytes int64
 	for rel, c := range sc.found {
+		runBytes += c.info.Size()
 		// A hard link is written through paths whose events go to other
 		// folders (or none, outside the run): it is polled.
 		if links(c.info) > 1 {
@@ -235,7 +236,9 @@ func (ix *Index) refresh(ctx context.Context, progress func(Progress)) (Changes,
 	first := !ix.indexed.Load()
 	batchBytes := ix.batchBytesFor(total)
 	if first && ix.boundMemory {
-		boundMemory(memoryUse{runBytes: total, files: int64(len(tasks)), flushed: ix.cache.flushes(), batches: int64(ix.workers) * batchBytes})
+		// The whole run, not what this update reads: a reopen's first update
+		// reads little, but the states it restored are on the heap.
+		boundMemory(memoryUse{runBytes: runBytes, files: int64(len(sc.found)), flushed: ix.cache.flushes(), batches: int64(ix.workers) * batchBytes})
 	}
 	var removed []*fileState
 	if sc.full {
