@@ -44,6 +44,7 @@ package retriever
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 
 	"go.uber.org/zap"
@@ -73,7 +74,10 @@ func (w *cacheWriter) flush(s *segment, convs, files uint32) (*segment, store.Bl
 		return nil, store.BlobRef{}
 	}
 	bufp := flushBufs.Get().(*[]byte)
-	*bufp = encodeSegment((*bufp)[:0], s)
+	// Made once at about the blob's size: grown by doubling (the pool is
+	// emptied by collections, so most flushes start anew), its copies took
+	// three quarters of the encoding's CPU at 1 GB.
+	*bufp = encodeSegment(slices.Grow((*bufp)[:0], encodedSizeHint(s)), s)
 	// Unsynced: the first indexing does not wait for the disk on each
 	// segment; the commit naming it makes it durable first.
 	ref, err := w.writeBlob(*bufp, false)
@@ -99,6 +103,13 @@ func (w *cacheWriter) flush(s *segment, convs, files uint32) (*segment, store.Bl
 	w.mu.Unlock()
 	w.guard.watchBlob(w.entry.Dir(), blob)
 	return mapped, ref
+}
+
+// encodedSizeHint is about the bytes of s's blob: its slices' bytes and
+// some for the sections' headers and alignment.
+func encodedSizeHint(s *segment) int {
+	f := s.Footprint()
+	return int(f.Postings+f.Columns+f.Terms+s.pieceColumns.footprint()) + 64<<10
 }
 
 // mapSegment maps a flushed blob and decodes its segment from the mapping,

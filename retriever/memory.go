@@ -53,15 +53,17 @@ const (
 	// dropped); flushedLimitPerRunByte for the files' states (line index,
 	// record table), dictionary and statistics (0.13x at 1 GB) with room;
 	// flushedLimitPerFile for what a file keeps whatever its size (1.5 KB),
-	// with as much again for the collector's room, which the small base
-	// no longer gives: at 2 KiB the limit sat some 80 MB above the live heap
-	// of 100,000 files and their indexing took 1.7x the CPU. At 1 GB in 800
-	// files: 64 MiB + 2 x 28 MiB x 3 + 0.2 GiB = 0.43x the run, where the
-	// live peak is 0.31-0.33x; at 100,000 files of 200 MB, 2.2x.
+	// with more than twice as much again for the collector's room, which the
+	// small base no longer gives: at 2 KiB the limit sat some 80 MB above the
+	// live heap of 100,000 files and their indexing took 1.7x the CPU, at 3
+	// KiB the collector still took 1 s more than without a cache (of 14 s:
+	// BenchmarkFirstIndexMemory's CPU profile); at 5 KiB the limit is the
+	// heap-only one's there. At 1 GB in 800 files: 64 MiB + 2 x 28 MiB x 3 +
+	// 0.2 GiB + 4 MB = 0.43x the run, where the live peak is 0.31-0.33x.
 	flushedLimitBase         = 64 << 20
 	flushedLimitPerBatchByte = 3
 	flushedLimitPerRunByte   = 0.2
-	flushedLimitPerFile      = 3 << 10
+	flushedLimitPerFile      = 5 << 10
 )
 
 // memoryUse is what a first indexing holds: the run's bytes and files to
