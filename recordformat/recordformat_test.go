@@ -2,6 +2,7 @@ package recordformat
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 )
 
@@ -155,5 +156,39 @@ func FuzzParse(f *testing.F) {
 		}
 		_ = UTF16Len(data)
 		_ = ValidText(data)
+	})
+}
+
+// utf16LenPlain counts b's UTF-16 units rune by rune, each invalid byte one
+// U+FFFD: the reference for UTF16Len's eight-byte ASCII steps.
+func utf16LenPlain(b []byte) int {
+	n := 0
+	for _, r := range string(b) {
+		n += RuneUnits(r)
+	}
+	return n
+}
+
+// TestUTF16LenEqualsPlain: ASCII runs of every length around the eight-byte
+// step, with non-ASCII and invalid bytes at every offset.
+func TestUTF16LenEqualsPlain(t *testing.T) {
+	for _, odd := range []string{"é", "😀", "\xff", "\xf0\x9f", "日"} {
+		for pre := range 20 {
+			for post := range 12 {
+				b := []byte(strings.Repeat("a", pre) + odd + strings.Repeat("z", post))
+				if got, want := UTF16Len(b), utf16LenPlain(b); got != want {
+					t.Fatalf("UTF16Len(%q) = %d, want %d", b, got, want)
+				}
+			}
+		}
+	}
+}
+
+func FuzzUTF16Len(f *testing.F) {
+	f.Add([]byte("2026-10-21 18:00:00 INFO naïve — 😀 and more ASCII after it"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if got, want := UTF16Len(b), utf16LenPlain(b); got != want {
+			t.Fatalf("UTF16Len(%q) = %d, want %d", b, got, want)
+		}
 	})
 }

@@ -1,16 +1,23 @@
 package recordformat
 
 import (
+	"encoding/binary"
 	"unicode/utf8"
 )
 
 // Text is read as UTF-8 with each invalid byte standing for U+FFFD (spec §1),
 // and characters are counted in UTF-16 code units, as LSP and Java count them.
 
-// UTF16Len returns the number of UTF-16 code units of b.
+// UTF16Len returns the number of UTF-16 code units of b. ASCII is counted
+// eight bytes at a time: each is one unit, and most lines are ASCII.
 func UTF16Len(b []byte) int {
 	n := 0
 	for i := 0; i < len(b); {
+		if len(b)-i >= 8 && binary.LittleEndian.Uint64(b[i:])&0x8080808080808080 == 0 {
+			n += 8
+			i += 8
+			continue
+		}
 		c := b[i]
 		if c < utf8.RuneSelf {
 			n++

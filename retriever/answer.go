@@ -26,35 +26,10 @@ import (
 func (ix *Index) answer(ctx context.Context, req Request) (Result, error) {
 	f := ix.newFilter(req)
 	text := req.rankingText()
-	ix.mu.RLock()
-	q, err := ix.newQuery(text, req.Agent)
+	hits, agents, hidden, notices, err := ix.rankAnswer(ctx, req, text, f)
 	if err != nil {
-		ix.mu.RUnlock()
 		return Result{}, err
 	}
-	q.K = req.topK()
-	lifted, err := ix.run(ctx, q, liftedFilter(f))
-	var hits []hit
-	switch {
-	case err != nil:
-	case f.scopeEpisode && f.episode == "":
-		// rule 1: nothing without a current episode
-	case ix.allEvidence(lifted, f):
-		hits = lifted
-	default:
-		hits, err = ix.run(ctx, q, f)
-	}
-	if err != nil {
-		ix.mu.RUnlock()
-		return Result{}, err
-	}
-	hidden := ix.hiddenOf(lifted, hits, f)
-	notices := ix.notices(req)
-	agents := make([]string, len(hits))
-	for i, h := range hits {
-		agents[i] = ix.agents[h.fs.agent]
-	}
-	ix.mu.RUnlock()
 	res := ix.items(hits, agents)
 	res.Hidden, res.Notices = hidden, notices
 	terms := map[string]bool{}
@@ -65,6 +40,41 @@ func (ix *Index) answer(ctx context.Context, req Request) (Result, error) {
 		res.Items[i].Matches = matchRanges(res.Items[i].Text, terms)
 	}
 	return res, nil
+}
+
+// rankAnswer ranks the request under one read lock, released by a defer:
+// a fault on a mapped segment (fault.go) must not leave it held.
+func (ix *Index) rankAnswer(ctx context.Context, req Request, text string, f *filter) (hits []hit, agents []string, hidden Hidden, notices []Notice, err error) {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	q, err := ix.newQuery(text, req.Agent)
+	if err != nil {
+		return nil, nil, Hidden{}, nil, err
+	}
+	q.K = req.topK()
+	lifted, err := ix.run(ctx, q, liftedFilter(f))
+	switch {
+	case err != nil:
+	case f.scopeEpisode && f.episode == "":
+		// rule 1: nothing without a current episode
+	case ix.allEvidence(lifted, f):
+		hits = lifted
+	default:
+		hits, err = ix.run(ctx, q, f)
+	}
+	if err != nil {
+		return nil, nil, Hidden{}, nil, err
+	}
+	return hits, ix.hitAgents(hits), ix.hiddenOf(lifted, hits, f), ix.notices(req), nil
+}
+
+// hitAgents names each hit's agent. The caller holds the read lock.
+func (ix *Index) hitAgents(hits []hit) []string {
+	agents := make([]string, len(hits))
+	for i, h := range hits {
+		agents[i] = ix.agents[h.fs.agent]
+	}
+	return agents
 }
 
 // liftedFilter is f with rules 1-4 of spec §5 lifted: every indexed piece of

@@ -15,7 +15,6 @@ import (
 	"fmt"
 	"maps"
 	"runtime"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -167,7 +166,9 @@ func (w *cacheWriter) run() {
 			timer = time.After(wait)
 		case <-timer:
 			timer = nil
-			w.write()
+			if w.writeGuarded() {
+				w.ix.update(w.stopping(), nil)
+			}
 			last = time.Now()
 		}
 	}
@@ -213,14 +214,7 @@ func (w *cacheWriter) write() {
 // commit waits for the copy), then the segments not yet written, from the
 // immutable segments outside the lock, and the commit naming them all.
 func (w *cacheWriter) commit() error {
-	ix := w.ix
-	ix.mu.RLock()
-	st, place := ix.savedState()
-	state := encodeState(nil, st, place)
-	dict := ix.dict.AppendEncoded(nil)
-	stats := ix.stats.AppendEncoded(nil)
-	segs := slices.Clone(ix.segments)
-	ix.mu.RUnlock()
+	st, state, dict, stats, segs := w.ix.encodeCommitted()
 	records := make([]store.FileRecord, len(st.files))
 	for i, fs := range st.files {
 		records[i] = fileRecord(fs)
@@ -288,7 +282,7 @@ func (w *cacheWriter) close() error {
 	w.once.Do(func() {
 		close(w.stop)
 		<-w.done
-		w.write()
+		w.writeGuarded()
 		err = w.entry.Close()
 		w.guard.close()
 		// Last: the segments map them.

@@ -79,7 +79,7 @@ func (ix *Index) conversations(ctx context.Context, q *recordsQuery) ([]Conversa
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		t := &fs.recs
+		t := fs.records()
 		for i := 0; i < t.len(); i++ {
 			c := t.recConv(i)
 			if c == 0 {
@@ -124,7 +124,7 @@ func (ix *Index) conversations(ctx context.Context, q *recordsQuery) ([]Conversa
 
 // recordStamp is record i's time as written.
 func (ix *Index) recordStamp(fs *fileState, i int) (string, error) {
-	line := fs.recs.recLine(i)
+	line := fs.records().recLine(i)
 	lines, err := ix.readSpan(fs, line, line+1)
 	if err != nil {
 		return "", err

@@ -44,7 +44,7 @@ func (ix *Index) recordFile(path string) *fileState {
 }
 
 func fileDiagnostics(fs *fileState, max int) []Diagnostic {
-	t := &fs.recs
+	t := fs.records()
 	spans, runs := t.allSpans(), t.allRuns()
 	total := len(spans) + len(runs)
 	if total == 0 {

@@ -23,8 +23,8 @@ import (
 
 // candidate is an agent file found by discovery.
 type candidate struct {
-	rel, abs, episode, epNum, agent string
-	info                            fs.FileInfo
+	rel, episode, epNum, agent string
+	info                       fs.FileInfo
 	// evented: an event named the file since it was last planned, so its
 	// content is checked even when its size and time say it is unchanged (a
 	// write within the clock tick of the last read).
@@ -328,18 +328,21 @@ func (sc *scan) visit(parent *os.Root, name, rel string, m visitMode) error {
 // m.poll; otherwise those new in a listing made now, and those events named.
 // stale reports a file of a cached listing that is gone or no longer a
 // regular file.
-func (sc *scan) files(r *os.Root, rel string, d, old *dirState, infos map[string]fs.FileInfo, m visitMode) (cands []candidate, stale bool) {
+func (sc *scan) files(r *os.Root, rel string, d, old *dirState, infos []fs.FileInfo, m visitMode) (cands []candidate, stale bool) {
 	if levelOf(rel) != levelAgent {
 		return nil, false
 	}
-	for _, f := range d.files {
+	for i, f := range d.files {
 		frel := rel + "/" + f
 		evented := sc.cs.names[frel]
 		isNew := infos != nil && (old == nil || !contains(old.files, f))
 		if !m.poll && !evented && !isNew {
 			continue
 		}
-		info := infos[f]
+		var info fs.FileInfo
+		if infos != nil {
+			info = infos[i]
+		}
 		if info == nil { // the cached listing: stat the file
 			var err error
 			info, err = r.Lstat(f)
@@ -467,15 +470,16 @@ func (sc *scan) candidate(rel string, info fs.FileInfo, evented bool) candidate 
 	ep, rest, _ := strings.Cut(rel, "/")
 	agent, _, _ := strings.Cut(rest, "/")
 	num, _ := EpisodeNumber(ep)
-	return candidate{rel: rel, abs: sc.ix.abs(rel), episode: ep, epNum: num, agent: agent, info: info, evented: evented}
+	return candidate{rel: rel, episode: ep, epNum: num, agent: agent, info: info, evented: evented}
 }
 
 // list returns folder r's listing (rel names it), the cached one when the
-// folder's identity and time say it is unchanged; infos holds the entries'
-// stats when it was listed now. With a watcher running, the folder is
+// folder's identity and time say it is unchanged; infos holds the stats of
+// its files (d.files, in their order) when it was listed now, and is nil
+// when it was not. With a watcher running, the folder is
 // watched first; when its watch begins now, m.poll is set: what changed in
 // it before raised no event.
-func (sc *scan) list(r *os.Root, rel string, force bool, m *visitMode) (*dirState, map[string]fs.FileInfo, error) {
+func (sc *scan) list(r *os.Root, rel string, force bool, m *visitMode) (*dirState, []fs.FileInfo, error) {
 	ix := sc.ix
 	info, err := r.Lstat(".")
 	ix.fw.stats.Add(1)
@@ -508,18 +512,24 @@ func (sc *scan) list(r *os.Root, rel string, force bool, m *visitMode) (*dirStat
 	// A folder opened in an os.Root reads each entry's stat with the listing.
 	ix.fw.stats.Add(int64(len(entries)))
 	level := levelOf(rel)
-	infos := map[string]fs.FileInfo{}
 	type sub struct {
 		name string
 		ino  uint64
 	}
 	var subs []sub
+	type file struct {
+		name string
+		info fs.FileInfo
+	}
+	var files []file
+	child := func(name string) string {
+		if rel == "." {
+			return name
+		}
+		return rel + "/" + name
+	}
 	for _, e := range entries {
 		name := e.Name()
-		child := name
-		if rel != "." {
-			child = rel + "/" + name
-		}
 		if level == levelRoot {
 			if _, ok := EpisodeNumber(name); !ok {
 				continue
@@ -527,7 +537,7 @@ func (sc *scan) list(r *os.Root, rel string, force bool, m *visitMode) (*dirStat
 		}
 		switch t := e.Type(); {
 		case t&fs.ModeSymlink != 0:
-			ix.warnLink(child)
+			ix.warnLink(child(name))
 		case t.IsDir():
 			info, err := e.Info()
 			if err != nil {
@@ -536,22 +546,29 @@ func (sc *scan) list(r *os.Root, rel string, force bool, m *visitMode) (*dirStat
 			_, ino := fileID(info)
 			subs = append(subs, sub{name, ino})
 		case t.IsRegular() && old != nil && contains(old.dirs, name):
-			ix.noteOnce("replaced:"+child, "a folder was replaced by a file; the evidence of its files is dropped",
-				zap.String("file", child))
+			ix.noteOnce("replaced:"+child(name), "a folder was replaced by a file; the evidence of its files is dropped",
+				zap.String("file", child(name)))
 			if level == levelAgent {
-				d.files = append(d.files, name)
-				infos[name], _ = e.Info()
+				info, _ := e.Info()
+				files = append(files, file{name, info})
 			}
 		case t.IsRegular() && level == levelAgent:
 			info, err := e.Info()
 			if err != nil {
 				continue // gone since the folder was read
 			}
-			d.files = append(d.files, name)
-			infos[name] = info
+			files = append(files, file{name, info})
 		}
 	}
-	slices.Sort(d.files)
+	slices.SortFunc(files, func(a, b file) int { return strings.Compare(a.name, b.name) })
+	infos := make([]fs.FileInfo, len(files)) // not nil: listed now
+	if len(files) > 0 {
+		d.files = make([]string, 0, len(files))
+	}
+	for i, f := range files {
+		d.files = append(d.files, f.name)
+		infos[i] = f.info
+	}
 	slices.SortFunc(subs, func(a, b sub) int { return strings.Compare(a.name, b.name) })
 	for _, s := range subs {
 		d.dirs = append(d.dirs, s.name)

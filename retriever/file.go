@@ -17,7 +17,6 @@ import (
 type fileState struct {
 	id      uint32
 	rel     string // slash-separated path relative to the run folder
-	abs     string
 	episode string // the episode folder's name
 	epNum   string // its number without leading zeros
 	agent   uint32
@@ -51,8 +50,11 @@ type fileState struct {
 	ranges    []docRange
 	lineIndex []int64 // start offset of every lineIndexEvery-th line
 
-	recs  recordTable // a record file's records (records.go)
-	convs []uint32    // conversation ids written in the file, sorted
+	// recs is a record file's records (records.go); nil for a note, which
+	// has none (most files are notes: an empty table is nine slices), and
+	// read through records.
+	recs  *recordTable
+	convs []uint32 // conversation ids written in the file, sorted
 
 	warned *fileWarnings // shared by all versions of the file
 }
@@ -82,7 +84,10 @@ const (
 // clone starts the next version of a file for an update that appends.
 func (fs *fileState) clone() *fileState {
 	n := *fs
-	n.recs = fs.recs.afterCommit()
+	if fs.recs != nil {
+		t := fs.recs.afterCommit()
+		n.recs = &t
+	}
 	n.tailDocs = nil
 	n.tail = nil
 	return &n
@@ -91,9 +96,30 @@ func (fs *fileState) clone() *fileState {
 // fresh starts a version of a file read from its start.
 func (fs *fileState) fresh() *fileState {
 	return &fileState{
-		id: fs.id, rel: fs.rel, abs: fs.abs, episode: fs.episode, epNum: fs.epNum,
-		agent: fs.agent, form: fs.form, warned: fs.warned,
+		id: fs.id, rel: fs.rel, episode: fs.episode, epNum: fs.epNum,
+		agent: fs.agent, form: fs.form, warned: fs.warned, recs: newRecords(fs.form),
 	}
+}
+
+// records returns the file's record table: an empty one for a note.
+func (fs *fileState) records() *recordTable {
+	if fs.recs == nil {
+		return &noRecords
+	}
+	return fs.recs
+}
+
+// noRecords is the record table of every note: never written (a record
+// file has a table of its own, newRecords).
+var noRecords recordTable
+
+// newRecords returns the empty table a file of form f starts with: nil for
+// a note.
+func newRecords(f recordformat.Form) *recordTable {
+	if !f.IsRecord() {
+		return nil
+	}
+	return &recordTable{}
 }
 
 func (fs *fileState) addConv(id uint32) {

@@ -208,7 +208,8 @@ func (w *cacheWriter) dropBlobs(segs []*segment) {
 	}
 }
 
-// watchBlob adds a flushed blob's file to those watched for a cut.
+// watchBlob adds a flushed blob's file to those watched for a cut, and its
+// mapping to those whose faults are the entry's corruption.
 func (g *mappingGuard) watchBlob(dir string, blob *store.Blob) {
 	f, err := os.Open(filepath.Join(dir, blob.Ref().Name))
 	if err != nil {
@@ -222,4 +223,5 @@ func (g *mappingGuard) watchBlob(dir string, blob *store.Blob) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.files, g.sizes = append(g.files, f), append(g.sizes, info.Size())
+	g.mapped = append(g.mapped, blob) // a fault on its pages is the entry's (fault.go)
 }

@@ -82,9 +82,10 @@ func (ix *Index) plan(old *fileState, c candidate) *task {
 		id := ix.nextID
 		ix.nextID++
 		ix.mu.Unlock()
+		form := recordformat.FormOf(c.rel)
 		next := &fileState{
-			id: id, rel: c.rel, abs: c.abs, episode: c.episode, epNum: c.epNum,
-			agent: agent, form: recordformat.FormOf(c.rel), warned: &fileWarnings{},
+			id: id, rel: c.rel, episode: c.episode, epNum: c.epNum,
+			agent: agent, form: form, warned: &fileWarnings{}, recs: newRecords(form),
 		}
 		return &task{next: next, c: c, fresh: true, size: size}
 	}
@@ -170,12 +171,11 @@ func (ix *Index) read(t *task, b *builder, dir *folder, buf *readBuffer) (u *upd
 	dev, ino := fileID(info)
 	mtime := info.ModTime().UnixNano()
 	if t.old != nil && !t.fresh {
-		switch {
-		case dev != t.old.dev || ino != t.old.ino || size < t.old.readPos || ix.rewritten(f, t.old):
+		switch recheck(t.old, info, func() bool { return ix.rewritten(f, t.old) }) {
+		case recheckFresh:
 			t.fresh, t.from = true, 0
-		case size == t.old.readPos && size == t.old.size && mtime == t.old.mtime:
-			// Nothing new: the content checked the same. checkedAt is read
-			// only by updates, which refreshMu orders.
+		case recheckNothing:
+			// checkedAt is read only by updates, which refreshMu orders.
 			t.old.checkedAt = checked
 			return nil, false
 		}
@@ -332,6 +332,32 @@ func (ix *Index) read(t *task, b *builder, dir *folder, buf *readBuffer) (u *upd
 	u.hi = uint32(b.Docs())
 	u.pending = g.tailDocs
 	return u, false
+}
+
+// recheckResult is what a read planned from the commit position finds
+// once the file is open.
+type recheckResult int
+
+const (
+	recheckRead    recheckResult = iota // the bytes after the commit position
+	recheckFresh                        // replaced, shrunk or rewritten: read whole
+	recheckNothing                      // nothing new: the content checked the same
+)
+
+// recheck decides, for a file planned to be read from old's commit position
+// and now open (info its stat), as plan's second half: rewritten tells
+// whether its head or the bytes before the read position changed (read
+// compares the bytes, `runls cache list` their fingerprints, reopen.go).
+func recheck(old *fileState, info fs.FileInfo, rewritten func() bool) recheckResult {
+	size := info.Size()
+	dev, ino := fileID(info)
+	switch {
+	case dev != old.dev || ino != old.ino || size < old.readPos || rewritten():
+		return recheckFresh
+	case size == old.readPos && size == old.size && info.ModTime().UnixNano() == old.mtime:
+		return recheckNothing
+	}
+	return recheckRead
 }
 
 // rewritten tells whether the bytes a file had at the last read changed.

@@ -106,7 +106,7 @@ func listPieces(ix *Index, fail func(string)) []string {
 			if !ok {
 				lines, ok := files[fs.rel]
 				if !ok {
-					data, err := os.ReadFile(fs.abs)
+					data, err := os.ReadFile(ix.abs(fs.rel))
 					if err != nil {
 						fail(fmt.Sprintf("%s: cannot read the file back: %v", fs.rel, err))
 					}

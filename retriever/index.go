@@ -191,9 +191,12 @@ func (ix *Index) Refresh(ctx context.Context, progress func(Progress)) (Changes,
 
 // update is Refresh without the wait for events: the watcher's own updates,
 // made on its events, need none.
+//
+// A fault on a mapping of the cache entry (fault.go) drops the entry, and
+// the update is made again, reading the run afresh.
 func (ix *Index) update(ctx context.Context, progress func(Progress)) (Changes, error) {
-	ix.cache.checkMapping()
-	c, err := ix.refresh(ctx, progress)
+	ix.cache.checkMapping("")
+	c, err := guarded(ix, "updating the index", func() (Changes, error) { return ix.refresh(ctx, progress) })
 	ix.notify(c) // a cancelled update tells what it committed
 	ix.cache.changed()
 	return c, err
@@ -285,6 +288,9 @@ func (ix *Index) refresh(ctx context.Context, progress func(Progress)) (Changes,
 		ix.indexed.Store(true)
 		return Changes{}, nil
 	}
+	if len(tasks) > 0 {
+		ix.cache.inject("update")
+	}
 	jobs := readJobs(tasks)
 
 	var done atomic.Int64
@@ -301,10 +307,24 @@ func (ix *Index) refresh(ctx context.Context, progress func(Progress)) (Changes,
 	var commitMu sync.Mutex // serializes commits of workers
 	var changedMu sync.Mutex
 	var failed, skipped []string
+	var faults []error // the workers' faults on a mapping, by changedMu
 	for w := 0; w < ix.workers; w++ {
 		wg.Add(1)
+		// A worker reads the mapped dictionary and statistics as it lays
+		// out and commits its batches (and, with segments flushed as they
+		// are built, mapped segments): it runs guarded from its top, and
+		// one that faults commits nothing more and drains its jobs, so
+		// that the others finish; the update then fails with the fault,
+		// and update drops all it committed.
 		go func() {
 			defer wg.Done()
+			defer ix.guardFrom("reading files", func(err error) {
+				changedMu.Lock()
+				faults = append(faults, err)
+				changedMu.Unlock()
+				for range ch {
+				}
+			})()
 			b := ix.newBatchBuilder()
 			// Room for the worker's share of the update, up to a batch: the
 			// batch's columns and postings log are made once, not grown by
@@ -316,13 +336,15 @@ func (ix *Index) refresh(ctx context.Context, progress func(Progress)) (Changes,
 					return
 				}
 				l := ix.layOut(b)
-				commitMu.Lock()
-				ix.commit(l, pend, nil, episodes)
-				commitMu.Unlock()
+				func() {
+					commitMu.Lock()
+					defer commitMu.Unlock() // a fault in commit must not leave it held
+					ix.commit(l, pend, nil, episodes)
+				}()
 				changedMu.Lock()
 				for _, u := range pend {
 					if u.next != nil && u.next.form.IsRecord() {
-						changed = append(changed, u.next.abs)
+						changed = append(changed, ix.abs(u.next.rel))
 					}
 				}
 				changedMu.Unlock()
@@ -390,6 +412,9 @@ func (ix *Index) refresh(ctx context.Context, progress func(Progress)) (Changes,
 	}
 	close(ch)
 	wg.Wait()
+	if len(faults) > 0 {
+		return Changes{}, faults[0] // thrown away whole by update
+	}
 	for _, rel := range failed {
 		fw.pollFiles[rel] = true
 	}
@@ -400,18 +425,29 @@ func (ix *Index) refresh(ctx context.Context, progress func(Progress)) (Changes,
 		slices.Sort(changed)
 		return Changes{Files: slices.Compact(changed)}, err
 	}
-	commitMu.Lock()
-	ix.commit(nil, nil, removed, episodes)
-	commitMu.Unlock()
+	ix.commit(nil, nil, removed, episodes) // the workers are done
 	if len(tasks) > 0 || len(removed) > 0 {
-		ix.mu.Lock()
-		merged, replaced := ix.compact()
-		ix.mu.Unlock()
-		ix.flushMerged(merged, replaced)
+		// The merge reads the segments, mapped ones too. One that faults
+		// never reaches setSegments: no half-merged segment is seen, and
+		// the lock is released by the defer. Its output is flushed after
+		// the lock (flush.go), guarded too: the flush reads it back mapped.
+		ix.cache.inject("merge")
+		err := ix.guard("merging segments", func() error {
+			merged, replaced := func() (*segment, []*segment) {
+				ix.mu.Lock()
+				defer ix.mu.Unlock()
+				return ix.compact()
+			}()
+			ix.flushMerged(merged, replaced)
+			return nil
+		})
+		if err != nil {
+			return Changes{}, err
+		}
 	}
 	for _, r := range removed {
 		if r.form.IsRecord() {
-			changed = append(changed, r.abs)
+			changed = append(changed, ix.abs(r.rel))
 		}
 	}
 	ix.indexed.Store(true)

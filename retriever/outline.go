@@ -104,10 +104,10 @@ func (ix *Index) Outline(ctx context.Context, path string, limit int) (Outline, 
 		return out, err
 	}
 	fs := ix.recordFile(path)
-	if fs == nil || fs.recs.len() == 0 {
+	if fs == nil || fs.records().len() == 0 {
 		return out, nil
 	}
-	t := &fs.recs
+	t := fs.records()
 	n := t.len()
 	if limit > 0 && limit < n {
 		n = limit
@@ -147,7 +147,7 @@ func (ix *Index) Folds(path string) []Fold {
 	if fs == nil {
 		return nil
 	}
-	t := &fs.recs
+	t := fs.records()
 	n := t.len()
 	out := make([]Fold, 0, n/4)
 	runEnd := 0 // the record after the current run
@@ -181,7 +181,7 @@ func (ix *Index) RecordAt(ctx context.Context, path string, n int, req Request) 
 	if fs == nil || n < 0 || int64(n) > int64(^uint32(0)) {
 		return nil, nil
 	}
-	t := &fs.recs
+	t := fs.records()
 	i := t.recordAt(uint32(n))
 	if i < 0 {
 		return nil, nil
@@ -348,7 +348,7 @@ type recordText struct {
 
 // readRecords reads the lines of records [from, to) of fs.
 func (ix *Index) readRecords(ctx context.Context, fs *fileState, from, to int) (*recordsText, error) {
-	t := &fs.recs
+	t := fs.records()
 	first, last := t.recLine(from), t.recLast(to-1)
 	lines, err := ix.readLines(ctx, fs, first, last+1)
 	if err != nil {
@@ -360,7 +360,7 @@ func (ix *Index) readRecords(ctx context.Context, fs *fileState, from, to int) (
 // record returns record i of those read (0: the first), checked against
 // the table.
 func (rt *recordsText) record(i int) (recordText, error) {
-	t := &rt.fs.recs
+	t := rt.fs.records()
 	k := rt.from + i
 	lo, hi := t.recLine(k)-rt.firstRow, t.recLast(k)-rt.firstRow+1
 	r := recordText{form: rt.fs.form, lines: rt.lines[lo:hi]}

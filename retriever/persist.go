@@ -37,8 +37,6 @@ import (
 	"slices"
 	"sync"
 
-	"go.uber.org/zap"
-
 	"runls/internal/store"
 	"runls/retriever/internal/bm25"
 )
@@ -73,6 +71,17 @@ func (ix *Index) savedState() (*savedIndex, map[*segment]uint32) {
 	st.convs = slices.Clone(ix.convs)
 	ix.convMu.Unlock()
 	return st, place
+}
+
+// encodeCommitted encodes the committed state for the writer under the
+// read lock (searches go on; an update's commit waits for the copy),
+// released by a defer: the dictionary and statistics it encodes may be
+// mapped, and a fault reading them (fault.go) must not leave it held.
+func (ix *Index) encodeCommitted() (st *savedIndex, state, dict, stats []byte, segs []*segment) {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	st, place := ix.savedState()
+	return st, encodeState(nil, st, place), ix.dict.AppendEncoded(nil), ix.stats.AppendEncoded(nil), slices.Clone(ix.segments)
 }
 
 // restore puts back the state snap holds, before the index's first update;
@@ -164,27 +173,32 @@ func (ix *Index) restore(snap *store.Snapshot) (map[*segment]store.BlobRef, erro
 }
 
 // A mapped blob's file cut by someone else (the store never writes into a
-// blob) would make a read of a page past its new end raise SIGBUS, in
-// whichever goroutine reads it: a search, or an update's worker holding the
-// index's locks, where a fault cannot be recovered without leaving a lock
-// held. So the files are watched instead: each update and each search first
-// compares the restored blobs' sizes (an fstat each on a descriptor kept
-// open, some microseconds in all) with those they were mapped at, and a
-// cut one makes the index drop everything it restored and index the run
-// afresh, before anything reads the mapping, said in one WARN; the entry is
-// written again whole by the next write. Not covered: a cut between that
-// check and a read of the same request.
+// blob) makes a read of a page past its new end raise SIGBUS. Most cuts are
+// found before anything reads the mapping: each update and each search
+// first compares the restored blobs' sizes (an fstat each on a descriptor
+// kept open, some microseconds in all) with those they were mapped at, and
+// a cut one drops the entry (dropMapping, fault.go) before the request
+// reads it. A cut between that check and a read is caught as the fault it
+// raises (fault.go); both go the same way, said once.
 type mappingGuard struct {
-	mu    sync.Mutex
-	files []*os.File
-	sizes []int64
-	cut   bool // found once: the index no longer reads the mapping
+	mu     sync.Mutex
+	files  []*os.File
+	sizes  []int64
+	mapped []faultOwner // whose mappings the index reads: a fault on one is corruption
+	cut    bool         // found once: the index no longer reads the mapping
+
+	dropMu  sync.Mutex // one drop; others wait for it
+	dropped bool
+
+	afterCheck func(point string) // fault injection (fault.go)
 }
 
-// watch opens the files of snap's blobs in dir.
+// watch opens the files of snap's blobs in dir, and takes a fault on its
+// mappings for corruption.
 func (g *mappingGuard) watch(dir string, snap *store.Snapshot) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	g.mapped = append(g.mapped, snap)
 	for _, b := range snap.Blobs() {
 		f, err := os.Open(filepath.Join(dir, b.Ref().Name))
 		if err != nil {
@@ -196,6 +210,9 @@ func (g *mappingGuard) watch(dir string, snap *store.Snapshot) {
 			continue
 		}
 		g.files, g.sizes = append(g.files, f), append(g.sizes, info.Size())
+	}
+	if injectFaults != nil && g.afterCheck == nil {
+		injectFaults(g)
 	}
 }
 
@@ -222,26 +239,22 @@ func (g *mappingGuard) close() {
 	for _, f := range g.files {
 		f.Close()
 	}
-	g.files, g.sizes = nil, nil
+	g.files, g.sizes, g.mapped = nil, nil, nil
 }
 
-// checkMapping drops the restored state when a blob it maps was cut.
-func (w *cacheWriter) checkMapping() {
+// checkMapping drops the restored state when a blob it maps was cut; point
+// names the caller for fault injection. The caller must not hold refreshMu.
+// Flushed segments' blobs are watched too (flush.go), so it runs without a
+// restored commit as well.
+func (w *cacheWriter) checkMapping(point string) {
 	if w == nil {
 		return
 	}
-	err := w.guard.check()
-	if err == nil {
+	if err := w.guard.check(); err != nil {
+		w.dropMapping(err)
 		return
 	}
-	ix := w.ix
-	ix.log.Warn("dropped the cache entry: a file of it was cut under the running server; the run is indexed afresh", zap.String("entry", w.entry.Dir()), zap.Error(err))
-	ix.refreshMu.Lock()
-	defer ix.refreshMu.Unlock()
-	w.mu.Lock()
-	clear(w.segBlobs) // the next write writes every segment again
-	w.mu.Unlock()
-	ix.forget()
+	w.guard.inject(point)
 }
 
 // forget drops every file and segment, as a new index: the next update

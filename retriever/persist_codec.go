@@ -20,7 +20,6 @@ package retriever
 import (
 	"fmt"
 	"io/fs"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -116,7 +115,7 @@ func encodeState(dst []byte, st *savedIndex, seg map[*segment]uint32) []byte {
 		r         recordTable // the files' record tables end to end
 	)
 	for i, fs := range st.files {
-		t := &fs.recs
+		t := fs.records()
 		f := &fixed[i]
 		*f = savedFile{
 			id: fs.id, agent: fs.agent, dev: fs.dev, ino: fs.ino, size: fs.size, mtime: fs.mtime, ctime: fs.ctime,
@@ -235,8 +234,9 @@ func decodeState(b []byte) (*stateBlob, error) {
 // fileStates makes the blob's files into file states whose ranges and tail
 // documents point at segs, checking every value a lookup indexes with
 // against what it names (segments, their pieces, terms, conversations,
-// agents, records); root is the run folder's real path.
-func (st *stateBlob) fileStates(root string, segs []*segment, terms int) ([]*fileState, error) {
+// agents, records). Its first argument, the run folder, is not used: a
+// file's absolute path is made from the index's root when it is asked for.
+func (st *stateBlob) fileStates(_ string, segs []*segment, terms int) ([]*fileState, error) {
 	bad := func(f int, format string, a ...any) ([]*fileState, error) {
 		return nil, fmt.Errorf("state blob: file %d: %s", f, fmt.Sprintf(format, a...))
 	}
@@ -294,7 +294,6 @@ func (st *stateBlob) fileStates(root string, segs []*segment, terms int) ([]*fil
 		}
 		paths[file.rel] = true
 		file.episode, file.epNum, file.form = ep, num, recordformat.FormOf(file.rel)
-		file.abs = filepath.Join(root, filepath.FromSlash(file.rel))
 
 		if lo, hi, ok = take(&c.ranges, f.ranges, len(st.ranges)); !ok {
 			return bad(i, "ranges")
@@ -354,7 +353,8 @@ func (st *stateBlob) fileStates(root string, segs []*segment, terms int) ([]*fil
 	return out, nil
 }
 
-// recordTable cuts file f's record table from the blob's columns.
+// recordTable cuts file f's record table from the blob's columns; a note's
+// must be empty, and is left nil.
 func (st *stateBlob) recordTable(f *savedFile, fs *fileState, recs, over, spans, runs, descents *int) error {
 	r := &st.recs
 	cut := func(at *int, n uint32, total int) (int, int, error) {
@@ -364,7 +364,7 @@ func (st *stateBlob) recordTable(f *savedFile, fs *fileState, recs, over, spans,
 		}
 		return lo, hi, nil
 	}
-	t := &fs.recs
+	t := &recordTable{}
 	lo, hi, err := cut(recs, f.recs, len(r.line))
 	if err != nil {
 		return err
@@ -417,6 +417,13 @@ func (st *stateBlob) recordTable(f *savedFile, fs *fileState, recs, over, spans,
 	}
 	t.pend = pendingRecord{line: f.pendLine, time: f.pendTime, conv: f.pendConv, meta: uint8(f.pendMeta),
 		span: f.pendSpan, hasSpan: f.flags&savedPendHasSpan != 0}
+	if !fs.form.IsRecord() {
+		if !t.empty() {
+			return fmt.Errorf("records of a note")
+		}
+		return nil
+	}
+	fs.recs = t
 	return nil
 }
 

@@ -76,7 +76,7 @@ func TestPersistCodecRoundTrip(t *testing.T) {
 	}
 	for i, f := range files {
 		o := st.files[i]
-		if f.rel != o.rel || f.abs != o.abs || f.episode != o.episode || f.epNum != o.epNum || f.form != o.form ||
+		if f.rel != o.rel || f.episode != o.episode || f.epNum != o.epNum || f.form != o.form ||
 			!bytes.Equal(f.head, o.head) || !bytes.Equal(f.window, o.window) || (f.tail == nil) != (o.tail == nil) {
 			t.Errorf("file %s read back as %+v, was %+v", o.rel, f, o)
 		}
@@ -148,10 +148,10 @@ func FuzzDecodeState(f *testing.F) {
 			for _, td := range fs.tailDocs {
 				_ = td.seg.Dead(td.doc)
 			}
-			_ = fs.recs.allRuns()
-			_ = fs.recs.timeRuns()
-			for i := range fs.recs.len() {
-				_ = blob.convs[fs.recs.recConv(i)]
+			_ = fs.records().allRuns()
+			_ = fs.records().timeRuns()
+			for i := range fs.records().len() {
+				_ = blob.convs[fs.records().recConv(i)]
 			}
 			for _, c := range fs.convs {
 				_ = blob.convs[c]

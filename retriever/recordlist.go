@@ -313,7 +313,7 @@ const maxTimeRuns = 64
 // back, one per run in time order when they go back a few times, else one
 // over the file's passing records sorted by time.
 func recordStreams(fs *fileState, file int, q *recordsQuery, conv uint32) []*recordStream {
-	t := &fs.recs
+	t := fs.records()
 	runs := t.timeRuns()
 	if len(runs)-1 > maxTimeRuns {
 		s := &recordStream{t: t, rel: fs.rel, file: file, q: q, conv: conv}

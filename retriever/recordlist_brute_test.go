@@ -307,7 +307,7 @@ func TestTimeRunsOfGeneratedFiles(t *testing.T) {
 	must(t, err)
 	few, many := 0, 0
 	for _, fs := range ix.files {
-		switch n := len(fs.recs.timeRuns()) - 1; {
+		switch n := len(fs.records().timeRuns()) - 1; {
 		case n > maxTimeRuns:
 			many++
 		case n > 1:

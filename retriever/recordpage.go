@@ -33,8 +33,9 @@ func (ix *Index) readPicks(ctx context.Context, q *recordsQuery, files []*fileSt
 			continue
 		}
 		fs := files[f]
-		t := &fs.recs
-		uri := FileURI(fs.abs)
+		t := fs.records()
+		path := ix.abs(fs.rel)
+		uri := FileURI(path)
 		slices.SortFunc(idx, func(a, b int) int { return picks[a].rec - picks[b].rec })
 		for lo := 0; lo < len(idx); {
 			if err := ctx.Err(); err != nil {
@@ -56,7 +57,7 @@ func (ix *Index) readPicks(ctx context.Context, q *recordsQuery, files []*fileSt
 				if err != nil {
 					return err
 				}
-				out[i] = ix.makeRecord(q, fs, uri, agents[f], picks[i], r)
+				out[i] = ix.makeRecord(q, fs, path, uri, agents[f], picks[i], r)
 			}
 			lo = hi
 		}
@@ -65,12 +66,12 @@ func (ix *Index) readPicks(ctx context.Context, q *recordsQuery, files []*fileSt
 }
 
 // makeRecord is the Record of a record read back.
-func (ix *Index) makeRecord(q *recordsQuery, fs *fileState, uri, agent string, p recordPick, r recordText) Record {
+func (ix *Index) makeRecord(q *recordsQuery, fs *fileState, path, uri, agent string, p recordPick, r recordText) Record {
 	rec := Record{
 		Location: Location{URI: uri, Range: r.rng},
 		Agent:    agent,
 		Episode:  fs.episode,
-		Path:     fs.abs,
+		Path:     path,
 		File:     fs.rel,
 		key:      p.key,
 	}
@@ -84,7 +85,7 @@ func (ix *Index) makeRecord(q *recordsQuery, fs *fileState, uri, agent string, p
 			rec.Level = &name
 		}
 	}
-	if c := fs.recs.recConv(p.rec); c != 0 {
+	if c := fs.records().recConv(p.rec); c != 0 {
 		name := ix.maskText(ix.convName(c))
 		rec.Conversation = &name
 	}

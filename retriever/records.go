@@ -233,6 +233,14 @@ func (t *recordTable) add(buf []byte, rec []recordformat.Line, first uint32, con
 
 // The table as a reader sees it: the committed records, then the pending one.
 
+// empty reports whether t is the table of a file with no record, as a
+// note's is.
+func (t *recordTable) empty() bool {
+	return len(t.line) == 0 && len(t.over) == 0 && len(t.spans) == 0 && len(t.runs) == 0 && len(t.descents) == 0 &&
+		t.open == unfieldedRun{} && !t.hasOpen && !t.fielded && t.end == 0 && t.lastUnits == 0 && t.lastKey == 0 &&
+		!t.hasPend && t.lines == 0 && t.endUnits == 0 && t.pend == pendingRecord{}
+}
+
 func (t *recordTable) len() int {
 	if t.hasPend {
 		return len(t.line) + 1

@@ -278,7 +278,7 @@ func compareWithBrute(t *testing.T, ix *Index, path string, form recordformat.Fo
 		t.Fatalf("after %d bytes: outline lists %d records, want %d", len(data), k, len(recs))
 	}
 	// Every line of a record is found in it, and its time is its first line's.
-	tab := &ix.recordFile(path).recs
+	tab := ix.recordFile(path).records()
 	for k, b := range recs {
 		want := recordformat.TimeKey(data[lines[b.first].Start:lines[b.first].TextEnd])
 		if b.kind == kindBeforeFirst {
@@ -441,7 +441,7 @@ func TestVerdictAgainstSearchRules(t *testing.T) {
 				for _, td := range fs.tailDocs {
 					each(td.seg, td.doc)
 				}
-				tab := &fs.recs
+				tab := fs.records()
 				for i := 0; i < tab.len(); i++ {
 					want := false
 					for l := tab.recLine(i); l <= tab.recLast(i); l++ {
@@ -543,7 +543,7 @@ func TestTimesOffTheClock(t *testing.T) {
 	ix := openTest(t, Options{Root: root})
 	_, err := ix.Refresh(context.Background(), nil)
 	must(t, err)
-	tab := &ix.recordFile(filepath.Join(root, "episode-1/a/a.history")).recs
+	tab := ix.recordFile(filepath.Join(root, "episode-1/a/a.history")).records()
 	for i, stamp := range []string{"2026-10-21 18:00:00", "2026-13-21 18:00:00", "2026-10-21 18:00:01,500", "2201-01-01 00:00:00", "2026-10-21 18:00:02"} {
 		if got, want := tab.recTime(i), recordformat.TimeKey([]byte(stamp)); got != want {
 			t.Errorf("record %d: time %d, want %d (%s)", i, got, want, stamp)

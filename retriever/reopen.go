@@ -2,21 +2,25 @@ package retriever
 
 // This file holds the reopen side of the persisted index (spec §15, issue
 // 18): each file of the run classified against the file table of its cache
-// entry (filetable.go): unchanged (not read), grown (read from the stored
-// offset with the stored parser state), or anything else (its old pieces
-// dead, read again from its start). `runls cache list RUN` uses it to say
-// what a reopen would read, from the file table alone (without mapping the
-// entry's blobs); the reopen itself restores the files' states and lets
-// following's plan decide (persist.go). The two must agree:
-// TestReopenClassification checks the cases of both.
+// entry (filetable.go): unchanged (not read), checked (its time racy: its
+// head and the bytes before its read position read, nothing more when they
+// are the same), grown (read from the stored offset with the stored parser
+// state), or anything else (its old pieces dead, read again from its
+// start). `runls cache list RUN` uses it to say what a reopen would read,
+// from the file table alone (without mapping the entry's blobs).
+//
+// One set of rules: the classification is following's own (follow.go,
+// §7), which the reopen uses on the restored states (persist.go): plan on
+// the state the record keeps, then recheck where plan leaves a read from
+// the commit position, with the record's fingerprints standing for the
+// bytes the read compares. TestReopenClassification checks that the reopen
+// reads what was classified read.
 //
 // The fingerprints guard as following's checks do (§7): the file's first
 // checkBytes and the checkBytes before the read position, as they were when
-// read. A file whose time was within racyWindow of that read could have
-// changed again within the same clock tick, where only its content can
-// tell: it is read again, never taken as unchanged. A file rewritten with
-// the same size, away from both ends, and its time set back is, as for
-// following, not seen.
+// read. A file rewritten with the same size, away from both ends, with its
+// time set back is, as for following, not seen where the system keeps no
+// inode change time.
 
 import (
 	"context"
@@ -32,6 +36,7 @@ type reopenClass int
 
 const (
 	reopenUnchanged reopenClass = iota // same identity, size, time and fingerprints: not read
+	reopenChecked                      // the same, but its time racy: its fingerprints' bytes read, nothing else
 	reopenGrown                        // the same bytes and more after them: read from the stored offset
 	reopenReread                       // shrunk, replaced, rewritten, touched or racy: read again whole
 	reopenNew                          // not in the table: read whole
@@ -39,43 +44,44 @@ const (
 )
 
 func (c reopenClass) String() string {
-	return [...]string{"unchanged", "grown", "reread", "new", "gone"}[c]
+	return [...]string{"unchanged", "checked", "grown", "reread", "new", "gone"}[c]
 }
 
-// classify decides what a reopen does with the file of rec, now info (its
-// stat) and f (opened, for its fingerprints; read only when identity, size
-// and time leave it possibly unchanged or grown).
-func classify(rec store.FileRecord, c carry, info fs.FileInfo, f io.ReaderAt) reopenClass {
-	dev, ino := fileID(info)
-	size, mtime := info.Size(), info.ModTime().UnixNano()
+// classify decides what a reopen does with the file of rec (parser state
+// c), listed now as cand and opened as f (info its stat), by following's
+// own rules, as the reopen does (persist.go): plan on the state the record
+// keeps, then, for a read from the commit position, recheck with the
+// record's fingerprints for the bytes read compares.
+func (ix *Index) classify(rec store.FileRecord, c carry, cand candidate, info fs.FileInfo, f io.ReaderAt) reopenClass {
+	old := recordState(rec, c)
+	t := ix.plan(old, cand)
 	switch {
-	case dev != rec.Dev || ino != rec.Ino: // replaced by another file
-		return reopenReread
-	case size < rec.IndexedTo: // shrunk
-		return reopenReread
-	case c.binary:
-		// Left out by its head: the same file only when nothing moved.
-		if size == rec.Size && mtime == rec.ModTime && !racy(mtime, c.readAt) {
-			return reopenUnchanged
-		}
-		return reopenReread
-	case size == rec.Size && mtime != rec.ModTime && size == rec.IndexedTo,
-		size == rec.Size && mtime == rec.ModTime && size == rec.IndexedTo && fileCtime(info) != c.ctime:
-		// The same size with a new time (rewritten in place, or touched),
-		// or with its time set back but the inode changed since: following
-		// does the same (§7).
-		return reopenReread
-	case racy(rec.ModTime, c.readAt):
-		// It may have changed after the read without its time moving.
-		return reopenReread
-	}
-	if !fingerprintAt(f, 0, rec.Head) || !fingerprintAt(f, rec.IndexedTo-int64(rec.Tail.Len), rec.Tail) {
-		return reopenReread
-	}
-	if size == rec.Size && mtime == rec.ModTime && size == rec.IndexedTo {
+	case t == nil:
 		return reopenUnchanged
+	case t.fresh:
+		return reopenReread
+	}
+	rewritten := func() bool {
+		return !fingerprintAt(f, 0, rec.Head) || !fingerprintAt(f, rec.IndexedTo-int64(rec.Tail.Len), rec.Tail)
+	}
+	switch recheck(old, info, rewritten) {
+	case recheckFresh:
+		return reopenReread
+	case recheckNothing:
+		return reopenChecked
 	}
 	return reopenGrown
+}
+
+// recordState is the part of a committed file state that plan and recheck
+// read, as the file table keeps it (fileRecord) and the reopen restores it
+// (its check time the time of its read).
+func recordState(rec store.FileRecord, c carry) *fileState {
+	return &fileState{
+		dev: rec.Dev, ino: rec.Ino, size: rec.Size, mtime: rec.ModTime, ctime: c.ctime,
+		readPos: rec.IndexedTo, commitPos: rec.IndexedTo - c.pending,
+		readAt: c.readAt, checkedAt: c.readAt, binary: c.binary,
+	}
 }
 
 // fingerprintAt reports whether the bytes of f at off have fingerprint want.
@@ -144,7 +150,7 @@ func (ix *Index) planReopen(ctx context.Context, records []store.FileRecord) (Re
 		}
 		size := cand.info.Size()
 		switch class {
-		case reopenUnchanged:
+		case reopenUnchanged, reopenChecked:
 			p.Unchanged++
 			p.KeptBytes += size
 		case reopenGrown:
@@ -183,5 +189,5 @@ func (ix *Index) classifyAtPath(rec store.FileRecord, cand candidate) (reopenCla
 	if err != nil || !info.Mode().IsRegular() || !ix.atPath(f, rec.Path, cand.info, info) {
 		return reopenReread, c, nil
 	}
-	return classify(rec, c, info, f), c, nil
+	return ix.classify(rec, c, cand, info, f), c, nil
 }

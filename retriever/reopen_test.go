@@ -168,15 +168,41 @@ func classifyAll(t *testing.T, ix *Index, table []store.FileRecord) map[string]r
 }
 
 // A file whose time is within the racy window of its read may change again
-// without its time moving: never taken as unchanged.
-func TestReopenRacyFileIsReadAgain(t *testing.T) {
-	root := writeRun(t, map[string]string{"episode-1/alice/notes.txt": "fresh note\n"})
+// without its time moving: never taken as unchanged by its stat alone. As
+// following does (§7), the reopen checks its head and the bytes before its
+// read position, and reads nothing more when they are the same: the list
+// says "checked", and the reopen reads only those bytes.
+func TestReopenRacyFileIsChecked(t *testing.T) {
+	const notes = "episode-1/alice/notes.txt"
+	root := writeRun(t, map[string]string{notes: "fresh note\n"})
 	ix := openTest(t, Options{Root: root})
 	if _, err := ix.Refresh(context.Background(), nil); err != nil {
 		t.Fatal(err)
 	}
 	got := classifyAll(t, ix, ix.fileTable())
-	if c := got["episode-1/alice/notes.txt"]; c != reopenReread {
-		t.Errorf("a file written just before its read: %v, want reread", c)
+	if c := got[notes]; c != reopenChecked {
+		t.Errorf("a file written just before its read: %v, want checked", c)
+	}
+	cache := cacheRoot(t)
+	saveIndex(t, ix, Options{Root: root}, cache)
+	back := openTest(t, Options{Root: root, Cache: CacheOptions{Root: cache}, cacheDelay: time.Hour})
+	if _, err := back.Refresh(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	if content, checks := back.BytesRead(); content != 0 || checks == 0 {
+		t.Errorf("the reopen read %d bytes of content and %d to check, want none and some", content, checks)
+	}
+	assertSameAnswers(t, back, Options{Root: root})
+
+	// Rewritten in its head within the window: read again.
+	must(t, os.WriteFile(filepath.Join(root, notes), []byte("FRESH note\n"), 0o644))
+	info, err := os.Stat(filepath.Join(root, notes))
+	must(t, err)
+	table := ix.fileTable()
+	for i := range table {
+		table[i].ModTime = info.ModTime().UnixNano() // the same time, as within one tick
+	}
+	if c := classifyAll(t, ix, table)[notes]; c != reopenReread {
+		t.Errorf("rewritten within the racy window: %v, want reread", c)
 	}
 }

@@ -36,9 +36,10 @@ func (ix *Index) items(hits []hit, agents []string) Result {
 				continue
 			}
 		}
+		path := ix.abs(fs.rel)
 		startChar := recordformat.UTF16Len(lineText[:s.startOf(d)])
 		item := Item{
-			Location: Location{URI: FileURI(fs.abs), Range: Range{
+			Location: Location{URI: FileURI(path), Range: Range{
 				Start: Position{Line: int(s.lineOf(d)), Character: startChar},
 				End:   Position{Line: int(s.lineOf(d)), Character: startChar + recordformat.UTF16Len(raw)},
 			}},
@@ -47,7 +48,7 @@ func (ix *Index) items(hits []hit, agents []string) Result {
 			Agent:     agents[i],
 			Episode:   fs.episode,
 			Reading:   readingOfFlag[s.flags[d]&flagReadingMask],
-			Path:      fs.abs,
+			Path:      path,
 			File:      fs.rel,
 			ByteStart: int(s.startOf(d)),
 			ByteEnd:   int(s.startOf(d) + s.blenOf(d)),
@@ -56,7 +57,7 @@ func (ix *Index) items(hits []hit, agents []string) Result {
 			name := ix.convName(c)
 			item.Conversation = &name
 		}
-		item.Time, item.Level = fs.recs.timeAndLevel(s.lineOf(d))
+		item.Time, item.Level = fs.records().timeAndLevel(s.lineOf(d))
 		out.Items = append(out.Items, item)
 	}
 	return out
@@ -193,7 +194,7 @@ func (ix *Index) RecordFiles() []string {
 	})
 	out := make([]string, len(files))
 	for i, fs := range files {
-		out[i] = fs.abs
+		out[i] = ix.abs(fs.rel)
 	}
 	return out
 }

@@ -26,8 +26,25 @@ func (ix *Index) Search(ctx context.Context, req Request) (Result, error) {
 // runs on the caller's goroutine: handing it to another one cost more (a
 // goroutine woken on the other core, then this one woken again) than the
 // barrier's wait it was to hide.
+//
+// The answer reads the segments, the dictionary and the statistics, which
+// may be mapped: a fault on them (fault.go) drops the cache entry, and the
+// request is answered again from the run indexed afresh.
 func (ix *Index) fresh(ctx context.Context, answer func() (Result, error)) (Result, error) {
-	ix.cache.checkMapping()
+	guardedAnswer := func() (Result, error) {
+		ix.cache.inject("answer")
+		return guardCall(ix, "answering", answer)
+	}
+	res, err := ix.freshOnce(ctx, guardedAnswer)
+	if isFault(err) {
+		ix.cache.dropMapping(err)
+		res, err = ix.freshOnce(ctx, guardedAnswer)
+	}
+	return res, err
+}
+
+func (ix *Index) freshOnce(ctx context.Context, answer func() (Result, error)) (Result, error) {
+	ix.cache.checkMapping("")
 	b := ix.fw.currentBarrier()
 	if b == nil {
 		if _, err := ix.Refresh(ctx, nil); err != nil {
@@ -38,6 +55,9 @@ func (ix *Index) fresh(ctx context.Context, answer func() (Result, error)) (Resu
 	before := ix.commits.Load()
 	asked := ix.askEvents(b)
 	res, aerr := answer()
+	if isFault(aerr) {
+		return Result{}, aerr // fresh drops the entry and asks again
+	}
 	if err := asked.await(ctx); err != nil {
 		return Result{}, err
 	}
@@ -76,23 +96,28 @@ func (ix *Index) newFilter(req Request) *filter {
 // files are read under one read lock, so no update is seen in part. The
 // pieces' text is read from the files after the lock is released.
 func (ix *Index) rank(ctx context.Context, text, agent string, k int, f *filter) (Result, error) {
-	ix.mu.RLock()
-	q, err := ix.newQuery(text, agent)
-	if err != nil {
-		ix.mu.RUnlock()
-		return Result{}, err
-	}
-	q.K = k
-	hits, err := ix.run(ctx, q, f)
-	agents := make([]string, len(hits))
-	for i, h := range hits {
-		agents[i] = ix.agents[h.fs.agent]
-	}
-	ix.mu.RUnlock()
+	hits, agents, err := ix.rankLocked(ctx, text, agent, k, f)
 	if err != nil {
 		return Result{}, err
 	}
 	return ix.items(hits, agents), nil
+}
+
+// rankLocked is rank's ranking, under a read lock released by a defer (a
+// fault on a mapped segment must not leave it held, fault.go).
+func (ix *Index) rankLocked(ctx context.Context, text, agent string, k int, f *filter) ([]hit, []string, error) {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	q, err := ix.newQuery(text, agent)
+	if err != nil {
+		return nil, nil, err
+	}
+	q.K = k
+	hits, err := ix.run(ctx, q, f)
+	if err != nil {
+		return nil, nil, err
+	}
+	return hits, ix.hitAgents(hits), nil
 }
 
 // Symbols ranks query against every indexed piece of every agent and episode

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -114,11 +115,11 @@ type initResult struct {
 // startServe starts `runls serve` with args on the run folder run, as an
 // editor does (initialize with episode-2 and conv-1, then initialized), and
 // gives the connection, the process and its stderr.
-func startServe(ctx context.Context, t *testing.T, bin, run string, args ...string) (jsonrpc2.Conn, *exec.Cmd, *bytes.Buffer, initResult) {
+func startServe(ctx context.Context, t *testing.T, bin, run string, args ...string) (jsonrpc2.Conn, *exec.Cmd, *syncBuffer, initResult) {
 	t.Helper()
 	cmd := exec.CommandContext(ctx, bin, append([]string{"serve"}, args...)...)
 	cmd.Dir = t.TempDir()
-	stderr := &bytes.Buffer{}
+	stderr := &syncBuffer{}
 	cmd.Stderr = stderr
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -151,15 +152,35 @@ func startServe(ctx context.Context, t *testing.T, bin, run string, args ...stri
 	return conn, cmd, stderr, init
 }
 
+// syncBuffer is a process's stderr that a test may read while it runs.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
 // buildBinary builds runls into the test's temporary folder (the Go build
-// cache makes the second build of a run cheap).
-func buildBinary(t testing.TB) string {
+// cache makes the second build of a run cheap), with the build's flags
+// (e.g. -tags).
+func buildBinary(t testing.TB, flags ...string) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "runls")
 	if runtime.GOOS == "windows" {
 		bin += ".exe"
 	}
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+	args := append(append([]string{"build"}, flags...), "-o", bin, ".")
+	if out, err := exec.Command("go", args...).CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	return bin

@@ -250,7 +250,7 @@ func TestCacheTwoServersAndACommandLine(t *testing.T) {
 
 	type server struct {
 		stop   func() error
-		stderr *bytes.Buffer
+		stderr *syncBuffer
 	}
 	var servers []server
 	var wantSearch map[string]any

@@ -88,3 +88,40 @@ func TestAccessPassesOtherPanics(t *testing.T) {
 		t.Errorf("marked corrupt: %v", s.Corrupt())
 	}
 }
+
+// Snapshot.Fault takes a fault caught outside Access: an address in one of
+// its mappings (its last page too) is its corruption, and marks it; any
+// other address, or any once it is closed, is not its.
+func TestSnapshotFault(t *testing.T) {
+	if !canMap {
+		t.Skip("no mmap here")
+	}
+	run, root := testRun(t)
+	e := openEntry(t, root, run, Options{})
+	ref := writeBlob(t, e, genContent(1, 0, 10000))
+	s, err := e.Commit([]BlobRef{ref}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := s.Blob(ref.Name)
+	start := uintptrOf(b.file)
+	if err := s.Fault(start - 1); err != nil {
+		t.Errorf("an address before the mapping: %v", err)
+	}
+	if err := s.Fault(start + uintptr(roundPage(len(b.file)))); err != nil {
+		t.Errorf("an address past the mapping's pages: %v", err)
+	}
+	if s.Corrupt() != nil {
+		t.Fatal("marked by a fault not its own")
+	}
+	if err := b.Fault(start + uintptr(len(b.file))); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("an address in the mapping's last page: %v", err)
+	}
+	if !errors.Is(s.Corrupt(), ErrCorrupt) {
+		t.Error("not marked corrupt")
+	}
+	s.Close()
+	if err := s.Fault(start); err != nil {
+		t.Errorf("closed, it maps nothing: %v", err)
+	}
+}

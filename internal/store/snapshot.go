@@ -104,7 +104,7 @@ func (b *Blob) Access(fn func(content []byte) error) (err error) {
 			return
 		}
 		if addr, ok := faultAddr(r); ok && b.guards(addr) {
-			err = fmt.Errorf("%w: %s: fault reading the mapping at %#x (file changed under it)", ErrCorrupt, b.ref.Name, addr)
+			err = faultError(b.ref.Name, addr)
 			if b.snap != nil {
 				err = b.snap.markCorrupt(err)
 			}
@@ -113,6 +113,46 @@ func (b *Blob) Access(fn func(content []byte) error) (err error) {
 		panic(r)
 	}()
 	return fn(b.Bytes())
+}
+
+// Fault takes a fault at addr that the caller caught outside Access (a
+// goroutine that reads the content through slices kept from Bytes, under
+// its own runtime/debug.SetPanicOnFault): when addr lies in a mapping of
+// the snapshot, the snapshot is marked corrupt as Access would, and the
+// error returned wraps ErrCorrupt; else it is nil, and the fault is not
+// the snapshot's. A closed snapshot maps nothing.
+func (s *Snapshot) Fault(addr uintptr) error {
+	s.mu.Lock()
+	var hit *Blob
+	if !s.closed {
+		for _, b := range s.blobs {
+			if b.maps(addr) {
+				hit = b
+				break
+			}
+		}
+	}
+	s.mu.Unlock()
+	if hit == nil {
+		return nil
+	}
+	return s.markCorrupt(faultError(hit.ref.Name, addr))
+}
+
+// Fault is Snapshot.Fault for one blob: of its snapshot when it has one
+// (the snapshot is then marked corrupt), else of the blob alone.
+func (b *Blob) Fault(addr uintptr) error {
+	if b.snap != nil {
+		return b.snap.Fault(addr)
+	}
+	if !b.maps(addr) {
+		return nil
+	}
+	return faultError(b.ref.Name, addr)
+}
+
+func faultError(name string, addr uintptr) error {
+	return fmt.Errorf("%w: %s: fault reading the mapping at %#x (file changed under it)", ErrCorrupt, name, addr)
 }
 
 // Verify checks the content's checksum: O(bytes), at memory speed.

@@ -94,7 +94,7 @@ func (dc *Dict) Footprint() (heap, mapped int64) {
 }
 
 func tableBytes(t *TermTable) int64 {
-	return int64(cap(t.slots)+cap(t.hashes)+cap(t.starts))*8 + int64(cap(t.arena))
+	return int64(cap(t.slots)+2*cap(t.heap)+cap(t.hashes)+cap(t.starts))*8 + int64(cap(t.arena))
 }
 
 // find returns term's global id.

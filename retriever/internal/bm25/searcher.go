@@ -7,6 +7,7 @@ package bm25
 import (
 	"cmp"
 	"context"
+	"runtime/debug"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -216,13 +217,28 @@ func (sr *Searcher) run(ctx context.Context, q *query, f Filter, segs []*Segment
 	other := q.fork(sr.getScratch())
 	defer sr.putScratch(other.scratch)
 	var otherErr error
+	var otherPanic any
 	done := make(chan struct{})
+	// The segments may be mapped, and the caller may catch a fault on
+	// them (runtime/debug.SetPanicOnFault, which is a goroutine's): the
+	// second half runs with the caller's setting, and a panic of it is
+	// carried to the caller, after the first half ends either way (its
+	// scratch is the pool's only once both are done).
+	onFault := debug.SetPanicOnFault(false)
+	debug.SetPanicOnFault(onFault)
 	go func() {
 		defer close(done)
+		defer func() { otherPanic = recover() }()
+		debug.SetPanicOnFault(onFault)
 		otherErr = sr.search(ctx, other, f, halves[1], avgdl, tops[1])
 	}()
-	err := sr.search(ctx, q, f, halves[0], avgdl, tops[0])
-	<-done
+	err := func() error {
+		defer func() { <-done }()
+		return sr.search(ctx, q, f, halves[0], avgdl, tops[0])
+	}()
+	if otherPanic != nil {
+		panic(otherPanic)
+	}
 	if err = cmp.Or(err, otherErr); err != nil {
 		return nil, err
 	}

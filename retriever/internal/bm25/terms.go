@@ -44,25 +44,52 @@ func HasTerm(text string) bool {
 // for a byte that ends a term.
 func ASCIITerm(c byte) byte { return asciiClass[c] }
 
+// lowerTerm[c] reports whether byte c is an ASCII letter or digit that is
+// its own lower case: a term of such bytes only is its text's bytes.
+var lowerTerm = func() (t [256]bool) {
+	for c := range asciiClass {
+		t[c] = c != 0 && asciiClass[c] == byte(c)
+	}
+	return t
+}()
+
 // Scanner cuts text into lower-cased terms; term is valid until the next
 // call, and h is its hash (termHash).
 type Scanner struct {
 	buf []byte
 }
 
-// each calls fn with each term of text in order.
+// Each calls fn with each term of text in order. A term of lower-case
+// ASCII letters and digits only (most are) is passed as a slice of text,
+// with no copy; others are lower-cased into the scanner's buffer.
 func (s *Scanner) Each(text []byte, fn func(term []byte, h uint64)) {
 	buf := s.buf[:0]
 	for i := 0; i < len(text); {
 		c := text[i]
 		if c < utf8.RuneSelf {
-			if l := asciiClass[c]; l != 0 {
+			if l := asciiClass[c]; l == 0 {
+				if len(buf) > 0 {
+					fn(buf, termHash(buf))
+					buf = buf[:0]
+				}
+				i++
+				continue
+			} else if len(buf) > 0 || !lowerTerm[c] {
 				buf = append(buf, l)
-			} else if len(buf) > 0 {
-				fn(buf, termHash(buf))
-				buf = buf[:0]
+				i++
+				continue
 			}
-			i++
+			// A term starts here, with a lower-case byte.
+			j := i + 1
+			for j < len(text) && lowerTerm[text[j]] {
+				j++
+			}
+			if j == len(text) || text[j] < utf8.RuneSelf && asciiClass[text[j]] == 0 {
+				fn(text[i:j], termHash(text[i:j]))
+			} else {
+				buf = append(buf, text[i:j]...) // it goes on in upper case or beyond ASCII
+			}
+			i = j
 			continue
 		}
 		r, size := utf8.DecodeRune(text[i:])
@@ -120,16 +147,50 @@ func Terms(text string) []string {
 // high bits of the term's hash, so a probe reads the term's bytes only when
 // the hashes agree. The dictionary keeps its terms in the same table, whose
 // columns a decoded dictionary points into a mapping (dict.go).
+//
+// A table built on the heap (NewTermTable: a builder's, the terms a
+// dictionary gains after its decode) probes heapSlots instead, which hold
+// each term's length and first eight bytes beside its id: most terms are
+// that short, and their probe reads nothing but the slot, where the arena's
+// bytes and their offsets are two more cache misses a token. A decoded
+// table keeps the encoded slots, which it reads in place.
 type TermTable struct {
-	slots  []uint64 // hash>>32<<32 | id+1; 0 when empty
-	hashes []uint64 // by id, to grow the table (none in a decoded table, which never grows)
-	starts []uint64 // offsets of each term in arena, by id; one more at the end
+	slots  []uint64   // a decoded table's: hash>>32<<32 | id+1; 0 when empty
+	heap   []heapSlot // a heap table's (nil in a decoded one)
+	hashes []uint64   // by id, to grow the table (none in a decoded table, which never grows)
+	starts []uint64   // offsets of each term in arena, by id; one more at the end
 	arena  []byte
+}
+
+// heapSlot is a slot of a heap table: tag is the high 24 bits of the
+// term's hash, its length (at most 255: longer terms are compared in the
+// arena) and its id+1 (0: the slot is empty); head is its first eight bytes
+// (termHead). Two terms of at most eight bytes are equal when their tags
+// and heads are: the length tells "ab" from "ab\x00".
+type heapSlot struct {
+	tag, head uint64
+}
+
+// heapTag is the tag of a heap slot for a term of length n, hash h and id.
+func heapTag(h uint64, n int, id int32) uint64 {
+	return h>>40<<40 | uint64(min(n, 0xff))<<32 | uint64(id+1)
+}
+
+// termHead packs a term's first eight bytes into a word, zero-padded.
+func termHead(term []byte) uint64 {
+	if len(term) >= 8 {
+		return binary.LittleEndian.Uint64(term)
+	}
+	var v uint64
+	for i, c := range term {
+		v |= uint64(c) << (8 * i)
+	}
+	return v
 }
 
 // NewTermTable returns an empty table.
 func NewTermTable() *TermTable {
-	return &TermTable{slots: make([]uint64, 1<<12), starts: []uint64{0}}
+	return &TermTable{heap: make([]heapSlot, 1<<12), starts: []uint64{0}}
 }
 
 // Len is the number of terms interned.
@@ -147,17 +208,19 @@ func (t *TermTable) Term(id int32) []byte {
 }
 
 // ID returns the local id of term (whose termHash is h), adding it when new.
+// The table must be a heap one (NewTermTable).
 func (t *TermTable) ID(term []byte, h uint64) int32 {
-	id, slot := t.find(term, h)
+	head := termHead(term)
+	id, slot := t.findHeap(term, h, head)
 	if id >= 0 {
 		return id
 	}
 	id = int32(t.Len())
-	t.slots[slot] = h&^0xffffffff | uint64(id+1)
+	t.heap[slot] = heapSlot{tag: heapTag(h, len(term), id), head: head}
 	t.hashes = append(t.hashes, h)
 	t.arena = append(t.arena, term...)
 	t.starts = append(t.starts, uint64(len(t.arena)))
-	if t.Len()*2 > len(t.slots) {
+	if t.Len()*2 > len(t.heap) {
 		t.grow()
 	}
 	return id
@@ -167,6 +230,9 @@ func (t *TermTable) ID(term []byte, h uint64) int32 {
 // (-1 too in a decoded table with no empty slot, which only a corrupt
 // file that passed its checksum could make).
 func (t *TermTable) find(term []byte, h uint64) (id int32, slot int) {
+	if t.heap != nil {
+		return t.findHeap(term, h, termHead(term))
+	}
 	mask := len(t.slots) - 1
 	tag := h &^ 0xffffffff
 	for i, n := int(h&uint64(mask)), 0; n < len(t.slots); i, n = (i+1)&mask, n+1 {
@@ -183,12 +249,42 @@ func (t *TermTable) find(term []byte, h uint64) (id int32, slot int) {
 	return -1, -1
 }
 
-func (t *TermTable) grow() {
-	t.slots = slotsFor(t.hashes, len(t.slots)*2)
+// findHeap is find in a heap table; head is termHead(term).
+func (t *TermTable) findHeap(term []byte, h uint64, head uint64) (id int32, slot int) {
+	mask := len(t.heap) - 1
+	want := heapTag(h, len(term), -1) // id+1 = 0: the tag's other bits
+	short := len(term) <= 8
+	for i := int(h & uint64(mask)); ; i = (i + 1) & mask {
+		s := &t.heap[i]
+		if s.tag == 0 {
+			return -1, i
+		}
+		if s.tag&^0xffffffff != want || s.head != head {
+			continue
+		}
+		id := int32(s.tag&0xffffffff) - 1
+		if short || string(t.Term(id)) == string(term) {
+			return id, i
+		}
+	}
 }
 
-// slotsFor lays out a table of size slots (a power of two, more than
-// len(hashes)) for the terms of these hashes, by id.
+func (t *TermTable) grow() {
+	heap := make([]heapSlot, len(t.heap)*2)
+	mask := uint64(len(heap) - 1)
+	for id, h := range t.hashes {
+		term := t.Term(int32(id))
+		i := h & mask
+		for heap[i].tag != 0 {
+			i = (i + 1) & mask
+		}
+		heap[i] = heapSlot{tag: heapTag(h, len(term), int32(id)), head: termHead(term)}
+	}
+	t.heap = heap
+}
+
+// slotsFor lays out a decoded table's slots, size of them (a power of two,
+// more than len(hashes)), for the terms of these hashes, by id.
 func slotsFor(hashes []uint64, size int) []uint64 {
 	slots := make([]uint64, size)
 	mask := uint64(len(slots) - 1)

@@ -1,0 +1,184 @@
+package retriever
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+	"unsafe"
+
+	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest/observer"
+
+	"runls/internal/store"
+	"runls/masking"
+)
+
+// faultRun is a run indexed in seven updates, so that its cache entry
+// holds seven small segments: one segment more makes the next update
+// merge them all, reading their mappings.
+func faultRun(t *testing.T, root *store.Root) (string, Options) {
+	t.Helper()
+	run := writeRun(t, map[string]string{"episode-1/agent0/agent0.history": rec("c1", "deploy the app") + rec("c2", "rotate token")})
+	opts := Options{Root: run, Masker: masking.HidingOutside(run)}
+	ix, _ := reopened(t, opts, root)
+	for i := 1; i < 7; i++ {
+		writeFile(t, run, fmt.Sprintf("episode-%d/agent%d/agent%d.history", 1+i%2, i, i),
+			rec("c1", fmt.Sprintf("deploy apple note %d", i))+rec("c3", "started earlier")+"  continued line\n")
+		if _, err := ix.Refresh(context.Background(), nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := len(ix.segments); n != 7 {
+		t.Fatalf("%d segments, want 7", n)
+	}
+	must(t, ix.Close())
+	return run, opts
+}
+
+// A blob's file cut just after the guard's check, before the read that
+// follows it, at each place the index reads a mapping: the request is
+// answered as by a fresh index, one WARN says the entry was dropped, the
+// index answers as a fresh one, and the next open restores a clean entry.
+func TestFaultOnTheMappingIsCorruption(t *testing.T) {
+	for _, tc := range []struct {
+		point, where string
+		act          func(t *testing.T, ix *Index, run string, opts Options)
+	}{
+		{"answer", "answering", func(t *testing.T, ix *Index, run string, opts Options) {
+			got := searchResult(t, ix, allEvidence("deploy apple"))
+			fresh := openTest(t, Options{Root: run, Masker: opts.Masker})
+			if want := searchResult(t, fresh, allEvidence("deploy apple")); !reflect.DeepEqual(got, want) {
+				t.Errorf("the faulted search:\n got %+v\nwant %+v", got, want)
+			}
+		}},
+		{"update", "reading files", func(t *testing.T, ix *Index, run string, opts Options) {
+			appendFile(t, run, "episode-1/agent0/agent0.history", rec("c1", "deploy once more"))
+			req := RecordsRequest{Episode: "episode-1", Limit: 1000, Lines: true}
+			got, err := ix.Records(context.Background(), req)
+			must(t, err)
+			fresh := openTest(t, Options{Root: run, Masker: opts.Masker})
+			want, err := fresh.Records(context.Background(), req)
+			must(t, err)
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("the faulted records request:\n got %+v\nwant %+v", got, want)
+			}
+		}},
+		{"merge", "merging segments", func(t *testing.T, ix *Index, run string, opts Options) {
+			writeFile(t, run, "episode-2/agent7/agent7.history", rec("c1", "deploy the eighth"))
+			if _, err := ix.Refresh(context.Background(), nil); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"write", "writing the cache entry", func(t *testing.T, ix *Index, run string, opts Options) {
+			ix.cache.delay = time.Millisecond
+			appendFile(t, run, "episode-1/agent0/agent0.history", rec("c1", "deploy once more"))
+			if _, err := ix.Refresh(context.Background(), nil); err != nil {
+				t.Fatal(err)
+			}
+			for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+				ix.cache.guard.dropMu.Lock()
+				dropped := ix.cache.guard.dropped
+				ix.cache.guard.dropMu.Unlock()
+				ix.mu.RLock()
+				indexed := len(ix.files) == 7
+				ix.mu.RUnlock()
+				if dropped && indexed {
+					break // dropped, and indexed afresh by the writer with no request
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("the writer never faulted (dropped: %v)", dropped)
+				}
+			}
+			ix.refreshMu.Lock() // its update done
+			ix.refreshMu.Unlock()
+		}},
+	} {
+		t.Run(tc.point, func(t *testing.T) {
+			root := cacheRoot(t)
+			run, opts := faultRun(t, root)
+			core, logs := observer.New(zap.WarnLevel)
+			opts.Logger = zap.New(core)
+			opts.Cache = CacheOptions{Root: root}
+			opts.cacheDelay = time.Hour // written at Close only, but in "write"
+			ix := openTest(t, opts)
+			if ix.cache == nil || ix.cache.restored == nil {
+				t.Fatal("not restored")
+			}
+			var once sync.Once
+			cut := false
+			ix.cache.guard.afterCheck = func(point string) {
+				if point == tc.point {
+					once.Do(func() { must(t, ix.cache.guard.cutFiles()); cut = true })
+				}
+			}
+			tc.act(t, ix, run, opts)
+			if !cut {
+				t.Fatalf("the point %q was never reached", tc.point)
+			}
+			assertSameAnswers(t, ix, Options{Root: run, Masker: opts.Masker})
+			warns := logs.FilterMessageSnippet("cut under the running server").All()
+			if len(warns) != 1 || logs.Len() != 1 {
+				t.Fatalf("want one WARN of the cut, got %v", logs.All())
+			}
+			if err := fmt.Sprint(warns[0].ContextMap()["error"]); !strings.Contains(err, tc.where) || !strings.Contains(err, "fault reading the mapping") {
+				t.Errorf("the WARN's error %q is not a fault %s", err, tc.where)
+			}
+			must(t, ix.Close())
+
+			core, logs = observer.New(zap.WarnLevel)
+			again, restored := reopened(t, Options{Root: run, Masker: opts.Masker, Logger: zap.New(core)}, root)
+			if !restored {
+				t.Fatal("the entry was not written again")
+			}
+			assertSameAnswers(t, again, Options{Root: run, Masker: opts.Masker})
+			if logs.Len() != 0 {
+				t.Errorf("the next open warned: %v", logs.All())
+			}
+			must(t, again.Close())
+		})
+	}
+}
+
+// A fault inside a mapping of the index is the entry's corruption; one
+// outside every mapping is a bug, not corruption: it goes on as a panic.
+func TestFaultOutsideTheMappingPanics(t *testing.T) {
+	root := cacheRoot(t)
+	_, opts := faultRun(t, root)
+	ix, restored := reopened(t, opts, root)
+	if !restored {
+		t.Fatal("not restored")
+	}
+	defer ix.Close()
+	inside := uintptr(unsafe.Pointer(unsafe.SliceData(ix.cache.restored.Blobs()[blobDict].Bytes())))
+	if err := ix.guard("testing", func() error { panic(addrError(inside)) }); !isFault(err) || !errors.Is(err, store.ErrCorrupt) {
+		t.Errorf("a fault inside the dictionary's mapping: %v", err)
+	}
+	defer func() {
+		if r := recover(); r != addrError(0xdead000) {
+			t.Fatalf("recovered %v, want the fault outside the mappings", r)
+		}
+	}()
+	ix.guard("testing", func() error { panic(addrError(0xdead000)) })
+	t.Fatal("no panic")
+}
+
+type addrError uintptr
+
+func (e addrError) Error() string { return "a fault" }
+func (e addrError) Addr() uintptr { return uintptr(e) }
+func (e addrError) RuntimeError() {}
+
+// BenchmarkGuard: what guarding a call against a fault on a mapping costs
+// (every request's answer and update pays it once).
+func BenchmarkGuard(b *testing.B) {
+	ix := openTest(b, Options{Root: b.TempDir()})
+	n := 0
+	for b.Loop() {
+		ix.guard("benchmark", func() error { n++; return nil })
+	}
+}
