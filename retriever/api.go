@@ -35,6 +35,7 @@ type Options struct {
 	BoundMemory bool
 
 	cacheDelay time.Duration // tests: the cache writer's debounce; 0: cacheWriteDelay
+	flushDocs  int           // tests: the fewest pieces of a segment flushed as it is made; 0: flushMinDocs
 }
 
 // CacheOptions say where the persisted index lives (spec §15).

@@ -12,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"runls/internal/store"
 )
 
 // BenchmarkFirstIndexMemory indexes the benchmark run once an iteration,
@@ -22,13 +24,21 @@ import (
 // are built) and of RssAnon, per byte of the run, and what the engine
 // holds at the end (segments, dictionary, statistics).
 // RUNLS_HEAPPROFILE=path writes a heap profile near the live peak (at most
-// one a second while the peak grows).
+// one a second while the peak grows). RUNLS_BENCH_FLUSH=1 indexes with a
+// cache entry (in a temporary folder), whose segments are flushed as they
+// are made (flush.go): the live heap is then what stays beside them.
 func BenchmarkFirstIndexMemory(b *testing.B) {
 	dir, _ := benchRun(b)
 	profile := os.Getenv("RUNLS_HEAPPROFILE")
 	for b.Loop() {
 		heapInUse()
-		ix, err := Open(context.Background(), Options{Root: dir, BoundMemory: true})
+		opts := Options{Root: dir, BoundMemory: true}
+		if os.Getenv("RUNLS_BENCH_FLUSH") != "" {
+			root, err := store.OpenRoot(b.TempDir())
+			must(b, err)
+			opts.Cache = CacheOptions{Root: root}
+		}
+		ix, err := Open(context.Background(), opts)
 		must(b, err)
 		done := make(chan struct{})
 		var wg sync.WaitGroup

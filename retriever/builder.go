@@ -17,6 +17,34 @@ func newBuilder(layerMin int) *builder {
 	return &builder{Builder: bm25.NewBuilder(layerMin)}
 }
 
+// A worker reads about batchBytes into one batch (a segment), the run's
+// share of it: the builders' buffers are the heap's largest part of a first
+// indexing once the segments are flushed as they are made (flush.go), some
+// 1.8 bytes a byte of input (the postings log at 8 bytes a posting and 0.18
+// postings a byte, its sort's buffer, the pieces' columns), for each
+// worker. A run's 1/maxBatchShare keeps them near a tenth of the run over
+// two workers (0.1x at 1 GB: 2 x 28 MB x 1.8); never more than
+// maxBatchBytes, past which a segment is no cheaper to search or merge, nor
+// less than minBatchBytes: on the generated 100,000 files of 200 MB, 5.6 MB
+// batches (a 36th) took 2.0x the CPU of 32 MB ones under a tight memory
+// limit (more segments laid out, flushed and merged, and more
+// collections), and 16 MB ones 1.08x under memory.go's, for a peak RssAnon
+// of 2.38x the run against 2.82x (bench/reopen.sh, one run each, load 8-9).
+const (
+	maxBatchBytes = 32 << 20
+	minBatchBytes = 16 << 20
+	maxBatchShare = 36
+)
+
+// batchBytesFor is the bytes a worker reads into one batch of an update
+// that reads total bytes.
+func (ix *Index) batchBytesFor(total int64) int64 {
+	if ix.batchInput > 0 {
+		return ix.batchInput
+	}
+	return min(max(total/maxBatchShare, minBatchBytes), maxBatchBytes)
+}
+
 // newBatchBuilder returns the index's builder for a worker's batches: a
 // test may lower the batch's document limit (Index.batchDocs).
 func (ix *Index) newBatchBuilder() *builder {

@@ -9,9 +9,11 @@ package retriever
 // dead bits are the state's).
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"maps"
 	"runtime"
 	"strings"
 	"sync"
@@ -66,14 +68,18 @@ type cacheWriter struct {
 	done  chan struct{}
 	once  sync.Once
 	delay time.Duration // cacheWriteDelay, or a test's
+	// flushDocs is the fewest pieces of a segment flushed as it is made
+	// (flush.go): flushMinDocs, or a test's.
+	flushDocs int
 
 	mu       sync.Mutex // one write at a time: the goroutine's, or Close's
 	written  uint64     // ix.commits at the last write
 	readOnly bool       // said once: another process writes the entry
 
-	segBlobs map[*segment]store.BlobRef // segments written (or restored), by the write's lock
+	segBlobs map[*segment]store.BlobRef // segments written, flushed or restored, by the write's lock
 	restored *store.Snapshot            // the commit the index was restored from: its segments map it
-	guard    mappingGuard               // its blobs' files, watched for a cut (persist.go)
+	flushed  []*store.Blob              // blobs of segments flushed as they were made (flush.go): they map them
+	guard    mappingGuard               // their files, watched for a cut (persist.go)
 }
 
 // openCache opens the entry of ix's run and configuration, or gives nil
@@ -100,6 +106,7 @@ func (ix *Index) openCache(opts Options) *cacheWriter {
 	if opts.cacheDelay > 0 {
 		w.delay = opts.cacheDelay
 	}
+	w.flushDocs = cmp.Or(opts.flushDocs, flushMinDocs)
 	w.restore()
 	go w.run()
 	return w
@@ -218,35 +225,39 @@ func (w *cacheWriter) commit() error {
 	}
 	refs := make([]store.BlobRef, 0, blobSegments+len(segs))
 	for _, b := range [][]byte{state, dict, stats} {
-		ref, err := w.writeBlob(b)
+		ref, err := w.writeBlob(b, true)
 		if err != nil {
 			return err
 		}
 		refs = append(refs, ref)
 	}
-	kept := make(map[*segment]store.BlobRef, len(segs))
+	written := map[*segment]store.BlobRef{}
 	var buf []byte
 	for _, s := range segs {
 		ref, ok := w.segBlobs[s]
 		if !ok {
 			buf = encodeSegment(buf[:0], s)
-			if ref, err = w.writeBlob(buf); err != nil {
+			if ref, err = w.writeBlob(buf, true); err != nil {
 				return err
 			}
+			written[s] = ref
 		}
-		kept[s] = ref
 		refs = append(refs, ref)
 	}
 	snap, err := w.entry.Commit(refs, table)
 	if err != nil {
 		return err
 	}
-	w.segBlobs = kept
+	// Segments merged away leave w.segBlobs as they go (dropBlobs), not
+	// here: a segment flushed while this commit was written is not in segs,
+	// and its blob must stay known.
+	maps.Copy(w.segBlobs, written)
 	return snap.Close()
 }
 
-// writeBlob writes b as a new blob of the entry.
-func (w *cacheWriter) writeBlob(b []byte) (store.BlobRef, error) {
+// writeBlob writes b as a new blob of the entry; synced false leaves its
+// fsync to the commit that names it (store.BlobWriter.CommitUnsynced).
+func (w *cacheWriter) writeBlob(b []byte, synced bool) (store.BlobRef, error) {
 	bw, err := w.entry.CreateBlob()
 	if err != nil {
 		return store.BlobRef{}, err
@@ -254,6 +265,9 @@ func (w *cacheWriter) writeBlob(b []byte) (store.BlobRef, error) {
 	if _, err := bw.Write(b); err != nil {
 		bw.Abort()
 		return store.BlobRef{}, err
+	}
+	if !synced {
+		return bw.CommitUnsynced()
 	}
 	return bw.Commit()
 }
@@ -271,9 +285,12 @@ func (w *cacheWriter) close() error {
 		w.writeGuarded()
 		err = w.entry.Close()
 		w.guard.close()
+		// Last: the segments map them.
 		if w.restored != nil {
-			// Last: the restored segments map it.
 			err = errors.Join(err, w.restored.Close())
+		}
+		for _, b := range w.flushed {
+			err = errors.Join(err, b.Close())
 		}
 	})
 	return err

@@ -38,6 +38,7 @@ type Index struct {
 	workers     int
 	searcher    bm25.Searcher // the scoring paths' tuning and buffers
 	batchDocs   int           // tests: the most pieces of a batch (0: the engine's limit)
+	batchInput  int64         // tests: the bytes a worker reads into one batch (0: batchBytesFor)
 
 	refreshMu sync.Mutex // one update at a time
 
@@ -218,8 +219,9 @@ func (ix *Index) refresh(ctx context.Context, progress func(Progress)) (Changes,
 	}
 	var tasks []*task
 	var changed []string
-	var total int64
+	var total, runBytes int64
 	for rel, c := range sc.found {
+		runBytes += c.info.Size()
 		// A hard link is written through paths whose events go to other
 		// folders (or none, outside the run): it is polled.
 		if links(c.info) > 1 {
@@ -235,8 +237,11 @@ func (ix *Index) refresh(ctx context.Context, progress func(Progress)) (Changes,
 		total += t.size - t.from
 	}
 	first := !ix.indexed.Load()
+	batchBytes := ix.batchBytesFor(total)
 	if first && ix.boundMemory {
-		boundMemory(total, int64(len(tasks)))
+		// The whole run, not what this update reads: a reopen's first update
+		// reads little, but the states it restored are on the heap.
+		boundMemory(memoryUse{runBytes: runBytes, files: int64(len(sc.found)), flushed: ix.cache.flushes(), batches: int64(ix.workers) * batchBytes})
 	}
 	var removed []*fileState
 	if sc.full {
@@ -424,12 +429,16 @@ func (ix *Index) refresh(ctx context.Context, progress func(Progress)) (Changes,
 	if len(tasks) > 0 || len(removed) > 0 {
 		// The merge reads the segments, mapped ones too. One that faults
 		// never reaches setSegments: no half-merged segment is seen, and
-		// the lock is released by the defer.
+		// the lock is released by the defer. Its output is flushed after
+		// the lock (flush.go), guarded too: the flush reads it back mapped.
 		ix.cache.inject("merge")
 		err := ix.guard("merging segments", func() error {
-			ix.mu.Lock()
-			defer ix.mu.Unlock()
-			ix.compact()
+			merged, replaced := func() (*segment, []*segment) {
+				ix.mu.Lock()
+				defer ix.mu.Unlock()
+				return ix.compact()
+			}()
+			ix.flushMerged(merged, replaced)
 			return nil
 		})
 		if err != nil {
@@ -449,9 +458,6 @@ func (ix *Index) refresh(ctx context.Context, progress func(Progress)) (Changes,
 	changed = slices.Compact(changed)
 	return Changes{Files: changed}, nil
 }
-
-// batchBytes is about how much a worker reads into one batch (a segment).
-const batchBytes = 32 << 20
 
 // readJob is files of one folder that a worker reads in turn.
 type readJob struct {

@@ -1,9 +1,10 @@
 package retriever
 
 // This file holds the bound on the process's memory while a run is first
-// indexed (issue 18): a Go memory limit derived from the run's size and its
-// number of files, and the heap's free pages given back to the kernel once
-// the first indexing ends.
+// indexed (issue 18): a Go memory limit derived from the run's size, its
+// number of files and whether its segments are flushed as they are made,
+// and the heap's free pages given back to the kernel once the first
+// indexing ends.
 //
 // Without them the Go runtime lets the heap grow to twice what is live
 // before it collects (GOGC=100), and keeps what it freed: on the generated
@@ -25,35 +26,71 @@ import (
 
 const (
 	// memoryLimitBase, memoryLimitPerRunByte and memoryLimitPerFile make
-	// the limit: the heap's fixed part (dictionary, the batches being
-	// built, the runtime), what the index keeps per byte of the run (its
-	// segments and record tables: 0.6x at 1 GB in 800 files) and what it
-	// keeps per file whatever its size (its state, listing and statistics:
-	// 1.5 KB a file at 100,000 files of 200 MB, whose live heap is 2.9 KB a
-	// file), each with a quarter more for the collector's room. Without the
-	// per-file part the limit (546 MB there) sat near the live heap of a
-	// run of many small files, and the collector ran without end: through
-	// runls serve, indexing those 100,000 files took 1.3-1.5x the CPU
-	// (issue 13).
+	// the limit when the segments stay on the heap (no cache entry this
+	// process writes: flush.go): the heap's fixed part (dictionary, the
+	// batches being built, the runtime), what the index keeps per byte of
+	// the run (its segments and record tables: 0.6x at 1 GB in 800 files)
+	// and what it keeps per file whatever its size (its state, listing and
+	// statistics: 1.5 KB a file at 100,000 files of 200 MB, whose live heap
+	// is 2.9 KB a file), each with a quarter more for the collector's room.
+	// Without the per-file part the limit (546 MB there) sat near the live
+	// heap of a run of many small files, and the collector ran without end:
+	// through runls serve, indexing those 100,000 files took 1.3-1.5x the
+	// CPU (issue 13).
 	memoryLimitBase       = 384 << 20
 	memoryLimitPerRunByte = 0.75
 	memoryLimitPerFile    = 2 << 10
+
+	// With the segments flushed as they are made, the heap holds the
+	// batches being built and what the index keeps beside its segments, so
+	// the limit is made of those (BenchmarkFirstIndexMemory with
+	// RUNLS_BENCH_FLUSH=1, generated 1 GB run: a live peak of 0.33x, of
+	// which the two workers' batches 0.17x and the rest 0.13x at the end):
+	// flushedLimitBase for the runtime, read buffers and goroutines;
+	// flushedLimitPerBatchByte for each worker's batch (its builder's
+	// postings log and sort buffer, some 1.8 bytes a byte read, then the
+	// segment laid out and its blob's encoding before its heap copy is
+	// dropped); flushedLimitPerRunByte for the files' states (line index,
+	// record table), dictionary and statistics (0.13x at 1 GB) with room;
+	// flushedLimitPerFile for what a file keeps whatever its size (1.5 KB),
+	// with more than twice as much again for the collector's room, which the
+	// small base no longer gives: at 2 KiB the limit sat some 80 MB above the
+	// live heap of 100,000 files and their indexing took 1.7x the CPU, at 3
+	// KiB the collector still took 1 s more than without a cache (of 14 s:
+	// BenchmarkFirstIndexMemory's CPU profile); at 5 KiB the limit is the
+	// heap-only one's there. At 1 GB in 800 files: 64 MiB + 2 x 28 MiB x 3 +
+	// 0.2 GiB + 4 MB = 0.43x the run, where the live peak is 0.31-0.33x.
+	flushedLimitBase         = 64 << 20
+	flushedLimitPerBatchByte = 3
+	flushedLimitPerRunByte   = 0.2
+	flushedLimitPerFile      = 5 << 10
 )
 
-// memoryLimitFor is the Go memory limit for indexing a run of runBytes in
-// files files.
-func memoryLimitFor(runBytes, files int64) int64 {
-	return memoryLimitBase + int64(float64(runBytes)*memoryLimitPerRunByte) + files*memoryLimitPerFile
+// memoryUse is what a first indexing holds: the run's bytes and files to
+// read, and with flushed the bytes its workers read into their batches
+// (workers x batchBytesFor), whose segments are flushed as they are made.
+type memoryUse struct {
+	runBytes, files int64
+	flushed         bool
+	batches         int64
 }
 
-// boundMemory sets the process's memory limit for the first indexing of a
-// run of runBytes in files files, unless the user set one (GOMEMLIMIT) or
-// a lower one is set.
-func boundMemory(runBytes, files int64) {
+// limit is the Go memory limit for indexing a run of u.runBytes in u.files
+// files.
+func (u memoryUse) limit() int64 {
+	if u.flushed {
+		return flushedLimitBase + u.batches*flushedLimitPerBatchByte + int64(float64(u.runBytes)*flushedLimitPerRunByte) + u.files*flushedLimitPerFile
+	}
+	return memoryLimitBase + int64(float64(u.runBytes)*memoryLimitPerRunByte) + u.files*memoryLimitPerFile
+}
+
+// boundMemory sets the process's memory limit for the first indexing u
+// describes, unless the user set one (GOMEMLIMIT) or a lower one is set.
+func boundMemory(u memoryUse) {
 	if os.Getenv("GOMEMLIMIT") != "" {
 		return
 	}
-	limit := memoryLimitFor(runBytes, files)
+	limit := u.limit()
 	if cur := debug.SetMemoryLimit(-1); cur != math.MaxInt64 && cur <= limit {
 		return
 	}

@@ -14,18 +14,18 @@ func TestBoundMemory(t *testing.T) {
 
 	debug.SetMemoryLimit(math.MaxInt64)
 	t.Setenv("GOMEMLIMIT", "")
-	boundMemory(1<<30, 0)
-	if got, want := debug.SetMemoryLimit(-1), memoryLimitFor(1<<30, 0); got != want {
+	boundMemory(memoryUse{runBytes: 1 << 30})
+	if got, want := debug.SetMemoryLimit(-1), (memoryUse{runBytes: 1 << 30}).limit(); got != want {
 		t.Errorf("limit %d, want %d", got, want)
 	}
-	boundMemory(10<<30, 0) // a higher bound does not replace a lower one
-	if got, want := debug.SetMemoryLimit(-1), memoryLimitFor(1<<30, 0); got != want {
+	boundMemory(memoryUse{runBytes: 10 << 30}) // a higher bound does not replace a lower one
+	if got, want := debug.SetMemoryLimit(-1), (memoryUse{runBytes: 1 << 30}).limit(); got != want {
 		t.Errorf("after a larger run: limit %d, want %d", got, want)
 	}
 
 	debug.SetMemoryLimit(math.MaxInt64)
 	t.Setenv("GOMEMLIMIT", "8GiB")
-	boundMemory(1<<30, 0)
+	boundMemory(memoryUse{runBytes: 1 << 30})
 	if got := debug.SetMemoryLimit(-1); got != math.MaxInt64 {
 		t.Errorf("with GOMEMLIMIT set: limit %d, want none", got)
 	}
@@ -36,7 +36,7 @@ func TestBoundMemory(t *testing.T) {
 // such a run (where the collector would run without end).
 func TestMemoryLimitCountsFiles(t *testing.T) {
 	const runBytes = 200 << 20
-	few, many := memoryLimitFor(runBytes, 800), memoryLimitFor(runBytes, 100_000)
+	few, many := memoryUse{runBytes: runBytes, files: 800}.limit(), memoryUse{runBytes: runBytes, files: 100_000}.limit()
 	if got, want := many-few, int64(100_000-800)*memoryLimitPerFile; got != want {
 		t.Errorf("100,000 files over 800: %d more, want %d", got, want)
 	}
@@ -46,5 +46,23 @@ func TestMemoryLimitCountsFiles(t *testing.T) {
 	// for the batches being built.
 	if live := int64(100_000 * 2900); many-live < memoryLimitBase {
 		t.Errorf("limit %d MB for 100,000 files of 200 MB: %d MB above their live heap, want at least %d", many>>20, (many-live)>>20, memoryLimitBase>>20)
+	}
+}
+
+// With the segments flushed as they are made the limit is what stays on
+// the heap: the batches being built and a part of the run far below the
+// segments' (0.42x at 1 GB), so that the collector keeps RssAnon near
+// half the run, not the 1.1x the heap-only limit lets it reach; and never
+// below the live heap the first indexing measured (0.33x at 1 GB, with
+// 28 MiB batches).
+func TestMemoryLimitFlushed(t *testing.T) {
+	const gb = 1 << 30
+	u := memoryUse{runBytes: gb, files: 800, flushed: true, batches: 2 * (gb / maxBatchShare)}
+	heap := memoryUse{runBytes: gb, files: 800}
+	if got := float64(u.limit()) / gb; got > 0.46 || got < 0.33+0.08 {
+		t.Errorf("flushed limit at 1 GB: %.2fx the run, want room above 0.33x and at most 0.46x", got)
+	}
+	if u.limit() >= heap.limit() {
+		t.Errorf("flushed limit %d not below the heap-only one %d", u.limit(), heap.limit())
 	}
 }

@@ -8,10 +8,12 @@ import "runls/retriever/internal/bm25"
 // compact merges segments as bm25.MergeCandidates says. It runs at the end of an
 // update, under the write lock, when no read of a file is under way: the
 // file states it rewrites are the current ones, and no update holds an older.
-func (ix *Index) compact() {
+// It gives the segments it replaced and their merge (nil when every piece
+// was dead), for flushMerged.
+func (ix *Index) compact() (merged *segment, replaced []*segment) {
 	small := ix.mergeCandidates()
 	if len(small) == 0 {
-		return
+		return nil, nil
 	}
 	merged, moved := mergeSegments(small, ix.searcher.Tuning.LayerMin)
 	gone := make(map[*segment][]uint32, len(small))
@@ -31,6 +33,10 @@ func (ix *Index) compact() {
 	for _, fs := range ix.files {
 		ix.moveRefs(fs, gone, merged)
 	}
+	if merged.Docs() == 0 {
+		merged = nil
+	}
+	return merged, small
 }
 
 // moveRefs points a file's ranges and tail docs at the merged segment.

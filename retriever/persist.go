@@ -244,8 +244,10 @@ func (g *mappingGuard) close() {
 
 // checkMapping drops the restored state when a blob it maps was cut; point
 // names the caller for fault injection. The caller must not hold refreshMu.
+// Flushed segments' blobs are watched too (flush.go), so it runs without a
+// restored commit as well.
 func (w *cacheWriter) checkMapping(point string) {
-	if w == nil || w.restored == nil {
+	if w == nil {
 		return
 	}
 	if err := w.guard.check(); err != nil {

@@ -34,6 +34,7 @@ func reopened(t testing.TB, opts Options, root *store.Root) (ix *Index, restored
 	t.Helper()
 	opts.Cache = CacheOptions{Root: root}
 	opts.cacheDelay = time.Hour // written at Close only
+	opts.flushDocs = 1          // every segment flushed as it is made
 	ix = openTest(t, opts)
 	restored = ix.cache != nil && ix.cache.restored != nil
 	if _, err := ix.Refresh(context.Background(), nil); err != nil {

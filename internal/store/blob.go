@@ -37,6 +37,7 @@ type BlobWriter struct {
 	crc  hash.Hash32
 	n    int64
 	done bool
+	lazy bool // CommitUnsynced: the fsync is the naming commit's
 }
 
 // Write appends content.
@@ -65,8 +66,18 @@ func (w *BlobWriter) Commit() (BlobRef, error) {
 		os.Remove(w.tmp)
 		return BlobRef{}, fmt.Errorf("store: write blob: %w", err)
 	}
-	w.e.addPending(ref)
+	w.e.addPending(ref, w.lazy)
 	return ref, nil
+}
+
+// CommitUnsynced is Commit without the file's fsync, which the first
+// Entry.Commit naming the blob makes before its manifest: a writer that
+// writes blobs long before it commits (a segment flushed as it is built)
+// does not wait for the disk on each, and the commit point still comes
+// after every blob it names is durable.
+func (w *BlobWriter) CommitUnsynced() (BlobRef, error) {
+	w.lazy = true
+	return w.Commit()
 }
 
 // Abort drops the unfinished blob.
@@ -93,8 +104,10 @@ func (w *BlobWriter) finish(ref BlobRef) error {
 	if _, err := w.f.WriteAt(head[:], 0); err != nil {
 		return err
 	}
-	if err := w.f.Sync(); err != nil {
-		return err
+	if !w.lazy {
+		if err := w.f.Sync(); err != nil {
+			return err
+		}
 	}
 	if err := w.f.Close(); err != nil {
 		return err

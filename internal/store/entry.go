@@ -67,6 +67,7 @@ type Entry struct {
 	cached   *Snapshot          // m opened by its load, for the next Snapshot call
 	mStat    os.FileInfo        // the manifest file m was read from (readers: to see a new commit)
 	pending  map[string]BlobRef // blobs written, not yet named by a commit
+	unsynced map[string]bool    // pending blobs not yet fsynced (BlobWriter.CommitUnsynced)
 	verified map[string]bool    // blobs whose content was checked in this process
 	report   *Report
 	closed   bool
@@ -85,7 +86,7 @@ func (r *Root) Open(run string, config []byte, opts Options) (*Entry, error) {
 	key := Key(real, config)
 	e := &Entry{
 		root: r, key: key, dir: filepath.Join(r.dir, key), run: real, config: slices.Clone(config), opts: opts,
-		pending: map[string]BlobRef{}, verified: map[string]bool{},
+		pending: map[string]BlobRef{}, unsynced: map[string]bool{}, verified: map[string]bool{},
 		report: &Report{Entry: filepath.Join(r.dir, key)},
 	}
 	for _, it := range r.fixed {
@@ -226,6 +227,9 @@ func (e *Entry) Commit(blobs []BlobRef, caller []byte) (*Snapshot, error) {
 	m := &Manifest{
 		Generation: gen + 1, ConfigHash: ConfigHash(e.config), Config: e.config,
 		RunPath: e.run, Blobs: slices.Clone(blobs), Caller: slices.Clone(caller),
+	}
+	if err := e.syncBlobsLocked(blobs); err != nil {
+		return nil, err
 	}
 	if err := e.writeManifest(m); err != nil {
 		return nil, err
@@ -522,10 +526,13 @@ func (e *Entry) writeManifest(m *Manifest) error {
 	return nil
 }
 
-func (e *Entry) addPending(ref BlobRef) {
+func (e *Entry) addPending(ref BlobRef, unsynced bool) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.pending[ref.Name] = ref
+	if unsynced {
+		e.unsynced[ref.Name] = true
+	}
 }
 
 // trim bounds the cache (Options.MaxBytes); its errors are not the entry's.

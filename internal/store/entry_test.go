@@ -262,3 +262,64 @@ func mustReal(t *testing.T, p string) string {
 	}
 	return r
 }
+
+// TestPendingBlobs: a blob written and not yet committed is mapped back
+// (MapBlob), kept by the writer while it is open, removed by Discard unless
+// a commit names it, and one written unsynced is made durable by the commit
+// that names it; a blob the entry does not hold is not mapped.
+func TestPendingBlobs(t *testing.T) {
+	run, root := testRun(t)
+	e := openEntry(t, root, run, Options{})
+	w, err := e.CreateBlob()
+	must(t, err)
+	w.Write([]byte("flushed early"))
+	early, err := w.CommitUnsynced()
+	must(t, err)
+	if !e.unsynced[early.Name] {
+		t.Fatal("an unsynced blob not marked")
+	}
+	b, err := e.MapBlob(early)
+	must(t, err)
+	if got := string(b.Bytes()); got != "flushed early" {
+		t.Fatalf("mapped blob reads %q", got)
+	}
+	gone := writeBlob(t, e, []byte("merged away"))
+	e.Discard(gone)
+	if names := dirNames(t, e.Dir()); slices.Contains(names, gone.Name) || !slices.Contains(names, early.Name) {
+		t.Fatalf("after Discard the folder holds %v", names)
+	}
+	if _, err := e.MapBlob(gone); err == nil {
+		t.Error("a discarded blob mapped")
+	}
+	forged := early
+	forged.Length++
+	if _, err := e.MapBlob(forged); err == nil {
+		t.Error("a blob of another length mapped")
+	}
+	s, err := e.Commit([]BlobRef{early}, nil)
+	must(t, err)
+	if len(e.unsynced) != 0 {
+		t.Errorf("the commit left %v unsynced", e.unsynced)
+	}
+	e.Discard(early) // named by the commit: kept
+	if names := dirNames(t, e.Dir()); !slices.Contains(names, early.Name) {
+		t.Fatalf("Discard removed a committed blob: %v", names)
+	}
+	must(t, s.Close())
+	// Removing the file leaves the mapping readable; Close unmaps it.
+	s, err = e.Commit(nil, nil)
+	must(t, err)
+	s.Close()
+	if got := string(b.Bytes()); got != "flushed early" {
+		t.Fatalf("mapped blob reads %q after its file went", got)
+	}
+	must(t, b.Close())
+	must(t, e.Close())
+}
+
+func must(t testing.TB, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}

@@ -12,8 +12,8 @@ import (
 // a handful of segments, small segments are merged, and a segment that is
 // mostly dead is written again without its dead documents.
 const (
-	// smallSegmentDocs is the size below which a segment counts as small.
-	smallSegmentDocs = 1 << 16
+	// SmallSegmentDocs is the size below which a segment counts as small.
+	SmallSegmentDocs = 1 << 16
 	// MergeSmallAt is how many small segments are merged at once.
 	MergeSmallAt = 8
 )
@@ -29,7 +29,7 @@ func MergeCandidates(segments []*Segment) []*Segment {
 	var small []*Segment
 	total := 0
 	for _, s := range segments {
-		if s.Docs() < smallSegmentDocs || s.DeadCount()*2 > s.Docs() {
+		if s.Docs() < SmallSegmentDocs || s.DeadCount()*2 > s.Docs() {
 			small = append(small, s)
 			total += s.Docs()
 		}

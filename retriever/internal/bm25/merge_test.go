@@ -28,7 +28,7 @@ func TestMergeCandidates(t *testing.T) {
 	}{
 		{"too few", tiny(MergeSmallAt - 1), 0},
 		{"enough", tiny(MergeSmallAt), MergeSmallAt},
-		{"large ones are not small", append(tiny(MergeSmallAt-1), seg(smallSegmentDocs, 0)), 0},
+		{"large ones are not small", append(tiny(MergeSmallAt-1), seg(SmallSegmentDocs, 0)), 0},
 		{"one small but big waits", append(tiny(MergeSmallAt), big), MergeSmallAt},
 		{"and holds back too few others", append(tiny(MergeSmallAt-1), big), 0},
 		{"a mostly dead one goes in", append(tiny(MergeSmallAt-1), seg(60000, 40000)), MergeSmallAt},

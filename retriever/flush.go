@@ -1,0 +1,227 @@
+package retriever
+
+// This file holds the segments flushed as they are made (issue 18): a
+// segment built from a batch, or merged, is written to the cache entry as a
+// blob at once, read back from its mapping, and its heap copy dropped, so
+// that the first indexing of a run holds on the Go heap only what is being
+// built (the builders' batches), the files' states, the dictionary and the
+// statistics: not the run's postings, which are most of the index (0.42x of
+// a generated 1 GB run; the heap's peak was 0.64x, RssAnon's 1.1x).
+//
+// The blob is the one the debounced writer (cache.go) would have written
+// (encodeSegment), so that writer then writes only the state, the
+// dictionary, the statistics and the segments still on the heap, and a
+// commit naming the flushed blobs. Until a commit names it, a flushed blob
+// is the entry's "pending" blob: harmless if the process dies first (the
+// next writer's open removes the blobs no commit names, under the writer's
+// lock, which this process holds while it writes any), and removed by this
+// process when a merge replaces its segment before a commit named it
+// (store.Entry.Discard; a blob a commit names is removed by the next commit
+// that does not name it, so no open of the entry misses one).
+//
+// Which segments: those of at least flushMinDocs pieces, with the entry
+// writable by this process. A smaller one (the batches of a few appended
+// lines, which following makes every second) would cost a write and an
+// fsync on the update's path and be merged away soon (the engine merges
+// segments under bm25.SmallSegmentDocs); it stays on the heap, and the
+// debounced writer writes it, as before.
+//
+// When nothing is flushed, and the segments stay on the heap as before:
+// --no-cache; a cache folder that cannot be used (read-only, full, another
+// user's: Open said it); an entry another process writes (this one reads
+// it, and writes nothing until it takes the lock over). A write that fails
+// (a full disk) leaves that segment on the heap, said once.
+//
+// A flushed segment's mapping lives until the index closes, like the
+// restored segments' (persist.go): a search holds no reference count, and
+// hits, masked texts and record pages may point into a segment after the
+// update that merged it away. Its file is removed when the merge's output
+// is flushed (or at the next commit), so a merged-away segment holds its
+// disk blocks until the index closes: during a first indexing the merges
+// are few (the batches are above the engine's small size), after it the
+// flushed segments are merged only when mostly dead.
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+
+	"go.uber.org/zap"
+
+	"runls/internal/store"
+	"runls/retriever/internal/bm25"
+)
+
+// flushMinDocs is the fewest pieces of a segment flushed as it is made: the
+// engine's small segment, which it merges with others soon.
+const flushMinDocs = bm25.SmallSegmentDocs
+
+// flushBufs are the encoding buffers of flushes under way (a batch's
+// segment encodes to some 10-20 MB at the default batch size), kept for
+// the next flush rather than made anew.
+var flushBufs = sync.Pool{New: func() any { return new([]byte) }}
+
+// flushes reports whether segments are flushed as they are made: the entry
+// is this process's to write.
+func (w *cacheWriter) flushes() bool { return w != nil && w.entry.Writable() }
+
+// flush writes s to the entry and gives the segment read back from the
+// blob's mapping with its blob, or nil when it is not flushed (see the
+// file's comment). The caller registers it (keep).
+func (w *cacheWriter) flush(s *segment, convs, files uint32) (*segment, store.BlobRef) {
+	if !w.flushes() || s.Docs() < w.flushDocs {
+		return nil, store.BlobRef{}
+	}
+	bufp := flushBufs.Get().(*[]byte)
+	// Made once at about the blob's size: grown by doubling (the pool is
+	// emptied by collections, so most flushes start anew), its copies took
+	// three quarters of the encoding's CPU at 1 GB.
+	*bufp = encodeSegment(slices.Grow((*bufp)[:0], encodedSizeHint(s)), s)
+	// Unsynced: the first indexing does not wait for the disk on each
+	// segment; the commit naming it makes it durable first.
+	ref, err := w.writeBlob(*bufp, false)
+	flushBufs.Put(bufp)
+	if err != nil {
+		w.ix.warnOnce("cache-flush", "cannot write a segment to the cache entry; it is kept in memory", zap.String("entry", w.entry.Dir()), zap.Error(err))
+		return nil, store.BlobRef{}
+	}
+	mapped, blob, err := w.mapSegment(ref, convs, files)
+	if err == nil {
+		err = mapped.SetDeadBits(s.DeadBits())
+	}
+	if err != nil {
+		if blob != nil {
+			blob.Close()
+		}
+		w.entry.Discard(ref)
+		w.ix.warnOnce("cache-flush", "cannot read back a segment written to the cache entry; it is kept in memory", zap.String("entry", w.entry.Dir()), zap.Error(err))
+		return nil, store.BlobRef{}
+	}
+	w.mu.Lock()
+	w.flushed = append(w.flushed, blob)
+	w.mu.Unlock()
+	w.guard.watchBlob(w.entry.Dir(), blob)
+	return mapped, ref
+}
+
+// encodedSizeHint is about the bytes of s's blob: its slices' bytes and
+// some for the sections' headers and alignment.
+func encodedSizeHint(s *segment) int {
+	f := s.Footprint()
+	return int(f.Postings+f.Columns+f.Terms+s.pieceColumns.footprint()) + 64<<10
+}
+
+// mapSegment maps a flushed blob and decodes its segment from the mapping,
+// inside the blob's Access so that a cut file is an error here.
+func (w *cacheWriter) mapSegment(ref store.BlobRef, convs, files uint32) (*segment, *store.Blob, error) {
+	blob, err := w.entry.MapBlob(ref)
+	if err != nil {
+		return nil, nil, err
+	}
+	var s *segment
+	err = blob.Access(func(b []byte) (err error) {
+		s, err = decodeSegment(b, convs, files)
+		return err
+	})
+	if err != nil {
+		blob.Close()
+		return nil, nil, err
+	}
+	return s, blob, nil
+}
+
+// flushBuilt flushes a batch's segment before its commit, outside the
+// index's locks: workers write their batches side by side. Its blob is
+// known to the writer from then on (a commit under way meanwhile does not
+// name it: the segment is not the index's yet).
+func (ix *Index) flushBuilt(s *segment) *segment {
+	w := ix.cache
+	if w == nil {
+		return s
+	}
+	convs, files := ix.idBounds()
+	mapped, ref := w.flush(s, convs, files)
+	if mapped == nil {
+		return s
+	}
+	w.mu.Lock()
+	w.segBlobs[mapped] = ref
+	w.mu.Unlock()
+	return mapped
+}
+
+// idBounds are how many conversation and file ids the index has given: a
+// segment read back is checked against them.
+func (ix *Index) idBounds() (convs, files uint32) {
+	ix.convMu.Lock()
+	convs = uint32(len(ix.convs))
+	ix.convMu.Unlock()
+	ix.mu.RLock()
+	files = ix.nextID
+	ix.mu.RUnlock()
+	return convs, files
+}
+
+// flushMerged flushes a merge's output after compact committed it, and
+// drops the blobs of the segments it replaced. The caller holds refreshMu
+// (so no update changes a segment's dead bits meanwhile) and not the
+// index's lock: the write happens while searches go on, and the mapped
+// copy takes the heap copy's place inside the same *segment under the
+// write lock, so the files' references need not move.
+func (ix *Index) flushMerged(merged *segment, inputs []*segment) {
+	w := ix.cache
+	if w == nil {
+		return
+	}
+	w.dropBlobs(inputs)
+	if merged == nil {
+		return
+	}
+	convs, files := ix.idBounds()
+	mapped, ref := w.flush(merged, convs, files)
+	if mapped == nil {
+		return
+	}
+	// Under the writer's lock: a commit under way encodes the segments it
+	// copied that have no blob, merged among them, from their heap copy.
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	ix.mu.Lock()
+	*merged = *mapped
+	ix.setSegments(ix.segments) // the engine's part is another value
+	ix.mu.Unlock()
+	w.segBlobs[merged] = ref
+}
+
+// dropBlobs forgets the blobs of segments a merge replaced, and removes
+// those no commit names. Under the writer's lock: a commit under way names
+// the segments it copied before the merge, and must find their blobs.
+func (w *cacheWriter) dropBlobs(segs []*segment) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, s := range segs {
+		if ref, ok := w.segBlobs[s]; ok {
+			delete(w.segBlobs, s)
+			w.entry.Discard(ref)
+		}
+	}
+}
+
+// watchBlob adds a flushed blob's file to those watched for a cut, and its
+// mapping to those whose faults are the entry's corruption.
+func (g *mappingGuard) watchBlob(dir string, blob *store.Blob) {
+	f, err := os.Open(filepath.Join(dir, blob.Ref().Name))
+	if err != nil {
+		return
+	}
+	info, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.files, g.sizes = append(g.files, f), append(g.sizes, info.Size())
+	g.mapped = append(g.mapped, blob) // a fault on its pages is the entry's (fault.go)
+}
