@@ -71,6 +71,10 @@ type cacheWriter struct {
 	// flushDocs is the fewest pieces of a segment flushed as it is made
 	// (flush.go): flushMinDocs, or a test's.
 	flushDocs int
+	// flushBufs are the encoding buffers of flushes under way (a batch's
+	// segment encodes to some 10-20 MB at the default batch size), kept
+	// for the next flush rather than made anew.
+	flushBufs sync.Pool
 
 	mu       sync.Mutex // one write at a time: the goroutine's, or Close's
 	written  uint64     // ix.commits at the last write

@@ -45,7 +45,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sync"
 
 	"go.uber.org/zap"
 
@@ -56,11 +55,6 @@ import (
 // flushMinDocs is the fewest pieces of a segment flushed as it is made: the
 // engine's small segment, which it merges with others soon.
 const flushMinDocs = bm25.SmallSegmentDocs
-
-// flushBufs are the encoding buffers of flushes under way (a batch's
-// segment encodes to some 10-20 MB at the default batch size), kept for
-// the next flush rather than made anew.
-var flushBufs = sync.Pool{New: func() any { return new([]byte) }}
 
 // flushes reports whether segments are flushed as they are made: the entry
 // is this process's to write.
@@ -73,7 +67,10 @@ func (w *cacheWriter) flush(s *segment, convs, files uint32) (*segment, store.Bl
 	if !w.flushes() || s.Docs() < w.flushDocs {
 		return nil, store.BlobRef{}
 	}
-	bufp := flushBufs.Get().(*[]byte)
+	bufp, _ := w.flushBufs.Get().(*[]byte)
+	if bufp == nil {
+		bufp = new([]byte)
+	}
 	// Made once at about the blob's size: grown by doubling (the pool is
 	// emptied by collections, so most flushes start anew), its copies took
 	// three quarters of the encoding's CPU at 1 GB.
@@ -81,7 +78,7 @@ func (w *cacheWriter) flush(s *segment, convs, files uint32) (*segment, store.Bl
 	// Unsynced: the first indexing does not wait for the disk on each
 	// segment; the commit naming it makes it durable first.
 	ref, err := w.writeBlob(*bufp, false)
-	flushBufs.Put(bufp)
+	w.flushBufs.Put(bufp)
 	if err != nil {
 		w.ix.warnOnce("cache-flush", "cannot write a segment to the cache entry; it is kept in memory", zap.String("entry", w.entry.Dir()), zap.Error(err))
 		return nil, store.BlobRef{}
