@@ -132,7 +132,7 @@ func (ix *Index) restore(snap *store.Snapshot) (map[*segment]store.BlobRef, erro
 		}
 		refs[segs[i]] = blob.Ref()
 	}
-	files, err := st.fileStates(ix.root, segs, dict.Len())
+	files, err := st.fileStates(segs, dict.Len())
 	if err != nil {
 		return nil, err
 	}

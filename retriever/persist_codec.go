@@ -234,9 +234,9 @@ func decodeState(b []byte) (*stateBlob, error) {
 // fileStates makes the blob's files into file states whose ranges and tail
 // documents point at segs, checking every value a lookup indexes with
 // against what it names (segments, their pieces, terms, conversations,
-// agents, records). Its first argument, the run folder, is not used: a
-// file's absolute path is made from the index's root when it is asked for.
-func (st *stateBlob) fileStates(_ string, segs []*segment, terms int) ([]*fileState, error) {
+// agents, records). A file's absolute path is not stored: it is made from
+// the index's root when it is asked for.
+func (st *stateBlob) fileStates(segs []*segment, terms int) ([]*fileState, error) {
 	bad := func(f int, format string, a ...any) ([]*fileState, error) {
 		return nil, fmt.Errorf("state blob: file %d: %s", f, fmt.Sprintf(format, a...))
 	}

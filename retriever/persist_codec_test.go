@@ -61,7 +61,7 @@ func TestPersistCodecRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	files, err := blob.fileStates(ix.root, segs, ix.dict.Len())
+	files, err := blob.fileStates(segs, ix.dict.Len())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +135,7 @@ func FuzzDecodeState(f *testing.F) {
 		if err != nil {
 			return
 		}
-		files, err := blob.fileStates("/run", segs, terms)
+		files, err := blob.fileStates(segs, terms)
 		if err != nil {
 			return
 		}
