@@ -196,6 +196,13 @@ func (ix *Index) Refresh(ctx context.Context, progress func(Progress)) (Changes,
 // the update is made again, reading the run afresh.
 func (ix *Index) update(ctx context.Context, progress func(Progress)) (Changes, error) {
 	ix.cache.checkMapping("")
+	return ix.updateChecked(ctx, progress)
+}
+
+// updateChecked is update for a caller that has just checked the mappings
+// (freshOnce): the check stats every blob of the entry, and a search made
+// it twice. A cut since is the fault path's (fault.go), as in any read.
+func (ix *Index) updateChecked(ctx context.Context, progress func(Progress)) (Changes, error) {
 	c, err := guarded(ix, "updating the index", func() (Changes, error) { return ix.refresh(ctx, progress) })
 	ix.notify(c) // a cancelled update tells what it committed
 	ix.cache.changed()

@@ -43,8 +43,9 @@ func (ix *Index) fresh(ctx context.Context, answer func() (Result, error)) (Resu
 	return res, err
 }
 
+// The mappings are checked once a request, before its first read of them:
+// by Refresh's update without a barrier, here with one.
 func (ix *Index) freshOnce(ctx context.Context, answer func() (Result, error)) (Result, error) {
-	ix.cache.checkMapping("")
 	b := ix.fw.currentBarrier()
 	if b == nil {
 		if _, err := ix.Refresh(ctx, nil); err != nil {
@@ -52,6 +53,7 @@ func (ix *Index) freshOnce(ctx context.Context, answer func() (Result, error)) (
 		}
 		return answer()
 	}
+	ix.cache.checkMapping("")
 	before := ix.commits.Load()
 	asked := ix.askEvents(b)
 	res, aerr := answer()
@@ -61,7 +63,7 @@ func (ix *Index) freshOnce(ctx context.Context, answer func() (Result, error)) (
 	if err := asked.await(ctx); err != nil {
 		return Result{}, err
 	}
-	if _, err := ix.update(ctx, nil); err != nil {
+	if _, err := ix.updateChecked(ctx, nil); err != nil {
 		return Result{}, err
 	}
 	if aerr == nil && ix.commits.Load() == before {
