@@ -152,7 +152,8 @@ func startServe(ctx context.Context, t *testing.T, bin, run string, args ...stri
 	return conn, cmd, stderr, init
 }
 
-// syncBuffer is a process's stderr that a test may read while it runs.
+// syncBuffer is what a process or a runServe writes (its stdout, its
+// stderr), which the test may read while it runs.
 type syncBuffer struct {
 	mu  sync.Mutex
 	buf bytes.Buffer

@@ -31,11 +31,10 @@ func FuzzMCPStdin(f *testing.F) {
 	}
 	run := copySample(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
-		var stdout, stderr bytes.Buffer
-		out := &lockedWriter{w: &stdout}
+		var stdout, stderr syncBuffer
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
-		code := runMCP(ctx, []string{run}, bytes.NewReader(data), out, &lockedWriter{w: &stderr})
+		code := runMCP(ctx, []string{run}, bytes.NewReader(data), &stdout, &stderr)
 		if ctx.Err() != nil {
 			t.Fatalf("runls mcp did not end within 30 s of its stdin's end")
 		}
@@ -45,9 +44,7 @@ func FuzzMCPStdin(f *testing.F) {
 		if strings.Contains(stderr.String(), "ERROR") {
 			t.Errorf("logged an error:\n%s", stderr.String())
 		}
-		out.mu.Lock()
 		written := stdout.String()
-		out.mu.Unlock()
 		for _, line := range strings.Split(strings.TrimSuffix(written, "\n"), "\n") {
 			if line != "" && !json.Valid([]byte(line)) {
 				t.Errorf("stdout holds a line that is not JSON: %q", line)

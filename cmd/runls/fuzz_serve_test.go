@@ -57,18 +57,15 @@ func FuzzServeStdin(f *testing.F) {
 		if pad := len(fuzzRoot) - len(root); pad >= 0 {
 			data = bytes.ReplaceAll(data, []byte(fuzzRoot), []byte(root+strings.Repeat("/", pad)))
 		}
-		var stdout, stderr bytes.Buffer
-		out := &lockedWriter{w: &stdout}
+		var stdout, stderr syncBuffer
 		code := make(chan int, 1)
 		go func() {
-			code <- runServe(context.Background(), []string{"--log-level", "debug"}, bytes.NewReader(data), out, &lockedWriter{w: &stderr})
+			code <- runServe(context.Background(), []string{"--log-level", "debug"}, bytes.NewReader(data), &stdout, &stderr)
 		}()
 		if got := waitCode(t, code); got != 0 && got != 1 {
 			t.Errorf("exit code %d, want 0 or 1", got)
 		}
-		out.mu.Lock()
-		written := bytes.Clone(stdout.Bytes())
-		out.mu.Unlock()
+		written := []byte(stdout.String())
 		for line := range strings.SplitSeq(stderr.String(), "\n") {
 			if strings.Contains(line, "\tERROR\t") {
 				t.Errorf("logged an error: %s", line)

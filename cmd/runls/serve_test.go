@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -48,14 +47,14 @@ func TestServeBadFlags(t *testing.T) {
 
 // session runs runServe on pipes and returns a jsonrpc2 client talking to it,
 // the stdin writer (to close it) and the exit code's channel.
-func session(t *testing.T, args []string) (jsonrpc2.Conn, io.Closer, chan int, *bytes.Buffer) {
+func session(t *testing.T, args []string) (jsonrpc2.Conn, io.Closer, chan int, *syncBuffer) {
 	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
-	var stderr bytes.Buffer
+	stderr := &syncBuffer{}
 	code := make(chan int, 1)
 	go func() {
-		code <- runServe(context.Background(), args, inR, outW, &lockedWriter{w: &stderr})
+		code <- runServe(context.Background(), args, inR, outW, stderr)
 		outW.Close()
 	}()
 	conn := jsonrpc2.NewConn(jsonrpc2.NewStream(pipeConn{outR, inW}))
@@ -66,24 +65,12 @@ func session(t *testing.T, args []string) (jsonrpc2.Conn, io.Closer, chan int, *
 		conn.Close()
 		<-conn.Done()
 	})
-	return conn, inW, code, &stderr
+	return conn, inW, code, stderr
 }
 
 type pipeConn struct {
 	io.Reader
 	io.WriteCloser
-}
-
-// lockedWriter lets the test read what the server wrote from another goroutine.
-type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (w *lockedWriter) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.w.Write(p)
 }
 
 func waitCode(t *testing.T, code chan int) int {
@@ -141,7 +128,7 @@ func TestServeExitCodes(t *testing.T) {
 			if got := waitCode(t, code); got != tt.want {
 				t.Errorf("exit code %d, want %d", got, tt.want)
 			}
-			if stderr.Len() != 0 {
+			if stderr.String() != "" {
 				t.Errorf("stderr has %q though the log goes to --log-file", stderr.String())
 			}
 			log, err := os.ReadFile(logFile)
