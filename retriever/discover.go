@@ -24,7 +24,7 @@ import (
 // candidate is an agent file found by discovery.
 type candidate struct {
 	rel, episode, epNum, agent string
-	info                       fs.FileInfo
+	info                       fileStat
 	// evented: an event named the file since it was last planned, so its
 	// content is checked even when its size and time say it is unchanged (a
 	// write within the clock tick of the last read).
@@ -73,7 +73,9 @@ type scan struct {
 	full     bool
 	old      map[string]*dirState // the folder cache before the scan
 	dirs     map[string]*dirState // after it (the same map when incremental)
-	found    map[string]candidate // files to plan (full: every agent file)
+	found    map[string]candidate // files to plan (full: every agent file); see indexFound
+	listed   [][]candidate        // files the visits found, a folder's a slice, until indexFound
+	nListed  int                  // candidates in listed
 	removed  map[string]bool      // files gone (incremental: a full scan compares found with the index)
 	visited  map[string]bool      // folders brought up to date
 	fresh    map[string]bool      // folders walked with everything below them
@@ -107,7 +109,7 @@ var (
 // the folder's stat unneeded.
 func (ix *Index) discover() (*scan, error) {
 	cs := ix.fw.take()
-	sc := &scan{ix: ix, cs: cs, old: ix.fw.dirs, found: map[string]candidate{}, removed: map[string]bool{},
+	sc := &scan{ix: ix, cs: cs, old: ix.fw.dirs, removed: map[string]bool{},
 		visited: map[string]bool{}, fresh: map[string]bool{}}
 	left := ix.fw.left
 	ix.fw.left = leftover{}
@@ -128,6 +130,7 @@ func (ix *Index) discover() (*scan, error) {
 		if err = sc.visit(nil, ".", ".", fullWalk); err == nil {
 			sc.walkQueued()
 		}
+		sc.indexFound()
 	} else {
 		sc.dirs = sc.old
 		err = sc.changes()
@@ -181,8 +184,23 @@ func (sc *scan) changes() error {
 			return err
 		}
 	}
+	sc.indexFound()
 	sc.statNamed()
 	return nil
+}
+
+// indexFound makes the map of the files the visits found, by path, at its
+// size: grown entry by entry from empty, the map of a first walk of 100,000
+// files was rehashed some 17 times. A later find of the same path replaces
+// the earlier.
+func (sc *scan) indexFound() {
+	sc.found = make(map[string]candidate, sc.nListed)
+	for _, cands := range sc.listed {
+		for _, c := range cands {
+			sc.found[c.rel] = c
+		}
+	}
+	sc.listed, sc.nListed = nil, 0
 }
 
 // walkQueued walks the agent folders of a full scan, side by side.
@@ -260,7 +278,7 @@ func (sc *scan) statNamed() {
 			info, err := r.Lstat(rel[len(dir)+1:])
 			fw.stats.Add(1)
 			if err == nil && info.Mode().IsRegular() {
-				sc.found[rel] = sc.candidate(rel, info, sc.cs.names[rel])
+				sc.found[rel] = sc.candidate(rel, statOf(info), sc.cs.names[rel])
 			}
 		}
 		r.Close()
@@ -305,8 +323,9 @@ func (sc *scan) visit(parent *os.Root, name, rel string, m visitMode) error {
 		if m.recurse {
 			sc.fresh[rel] = true
 		}
-		for _, c := range cands {
-			sc.found[c.rel] = c
+		if len(cands) > 0 {
+			sc.listed = append(sc.listed, cands)
+			sc.nListed += len(cands)
 		}
 		if infos != nil {
 			if old != nil && !sc.full {
@@ -328,7 +347,7 @@ func (sc *scan) visit(parent *os.Root, name, rel string, m visitMode) error {
 // m.poll; otherwise those new in a listing made now, and those events named.
 // stale reports a file of a cached listing that is gone or no longer a
 // regular file.
-func (sc *scan) files(r *os.Root, rel string, d, old *dirState, infos []fs.FileInfo, m visitMode) (cands []candidate, stale bool) {
+func (sc *scan) files(r *os.Root, rel string, d, old *dirState, infos []fileStat, m visitMode) (cands []candidate, stale bool) {
 	if levelOf(rel) != levelAgent {
 		return nil, false
 	}
@@ -339,17 +358,16 @@ func (sc *scan) files(r *os.Root, rel string, d, old *dirState, infos []fs.FileI
 		if !m.poll && !evented && !isNew {
 			continue
 		}
-		var info fs.FileInfo
+		var info fileStat
 		if infos != nil {
 			info = infos[i]
-		}
-		if info == nil { // the cached listing: stat the file
-			var err error
-			info, err = r.Lstat(f)
+		} else { // the cached listing: stat the file
+			li, err := r.Lstat(f)
 			sc.ix.fw.stats.Add(1)
-			if err != nil || !info.Mode().IsRegular() {
+			if err != nil || !li.Mode().IsRegular() {
 				return nil, true
 			}
+			info = statOf(li)
 		}
 		cands = append(cands, sc.candidate(frel, info, evented))
 	}
@@ -466,7 +484,7 @@ func (sc *scan) episodeSet() map[string]bool {
 	return eps
 }
 
-func (sc *scan) candidate(rel string, info fs.FileInfo, evented bool) candidate {
+func (sc *scan) candidate(rel string, info fileStat, evented bool) candidate {
 	ep, rest, _ := strings.Cut(rel, "/")
 	agent, _, _ := strings.Cut(rest, "/")
 	num, _ := EpisodeNumber(ep)
@@ -479,7 +497,7 @@ func (sc *scan) candidate(rel string, info fs.FileInfo, evented bool) candidate 
 // when it was not. With a watcher running, the folder is
 // watched first; when its watch begins now, m.poll is set: what changed in
 // it before raised no event.
-func (sc *scan) list(r *os.Root, rel string, force bool, m *visitMode) (*dirState, []fs.FileInfo, error) {
+func (sc *scan) list(r *os.Root, rel string, force bool, m *visitMode) (*dirState, []fileStat, error) {
 	ix := sc.ix
 	info, err := r.Lstat(".")
 	ix.fw.stats.Add(1)
@@ -504,13 +522,15 @@ func (sc *scan) list(r *os.Root, rel string, force bool, m *visitMode) (*dirStat
 	if err != nil {
 		return nil, nil, err
 	}
-	entries, err := f.ReadDir(-1)
-	f.Close()
+	defer f.Close()
+	// The names alone, then a stat of each entry kept, as a value: an
+	// os.Root's folder reads a FileInfo object for every entry with its
+	// listing (issue 13: at 100,000 files those objects lived on the heap
+	// for the whole first indexing).
+	names, err := f.Readdirnames(-1)
 	if err != nil {
 		return nil, nil, err
 	}
-	// A folder opened in an os.Root reads each entry's stat with the listing.
-	ix.fw.stats.Add(int64(len(entries)))
 	level := levelOf(rel)
 	type sub struct {
 		name string
@@ -519,7 +539,7 @@ func (sc *scan) list(r *os.Root, rel string, force bool, m *visitMode) (*dirStat
 	var subs []sub
 	type file struct {
 		name string
-		info fs.FileInfo
+		st   fileStat
 	}
 	var files []file
 	child := func(name string) string {
@@ -528,46 +548,43 @@ func (sc *scan) list(r *os.Root, rel string, force bool, m *visitMode) (*dirStat
 		}
 		return rel + "/" + name
 	}
-	for _, e := range entries {
-		name := e.Name()
+	for _, name := range names {
 		if level == levelRoot {
 			if _, ok := EpisodeNumber(name); !ok {
 				continue
 			}
 		}
-		switch t := e.Type(); {
+		st, err := lstatIn(r, f, name)
+		ix.fw.stats.Add(1)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // gone since the folder was read
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		switch t := st.mode.Type(); {
 		case t&fs.ModeSymlink != 0:
 			ix.warnLink(child(name))
 		case t.IsDir():
-			info, err := e.Info()
-			if err != nil {
-				continue // gone since the folder was read
-			}
-			_, ino := fileID(info)
-			subs = append(subs, sub{name, ino})
+			subs = append(subs, sub{name, st.ino})
 		case t.IsRegular() && old != nil && contains(old.dirs, name):
 			ix.noteOnce("replaced:"+child(name), "a folder was replaced by a file; the evidence of its files is dropped",
 				zap.String("file", child(name)))
 			if level == levelAgent {
-				info, _ := e.Info()
-				files = append(files, file{name, info})
+				files = append(files, file{name, st})
 			}
 		case t.IsRegular() && level == levelAgent:
-			info, err := e.Info()
-			if err != nil {
-				continue // gone since the folder was read
-			}
-			files = append(files, file{name, info})
+			files = append(files, file{name, st})
 		}
 	}
 	slices.SortFunc(files, func(a, b file) int { return strings.Compare(a.name, b.name) })
-	infos := make([]fs.FileInfo, len(files)) // not nil: listed now
+	infos := make([]fileStat, len(files)) // not nil: listed now
 	if len(files) > 0 {
 		d.files = make([]string, 0, len(files))
 	}
 	for i, f := range files {
 		d.files = append(d.files, f.name)
-		infos[i] = f.info
+		infos[i] = f.st
 	}
 	slices.SortFunc(subs, func(a, b sub) int { return strings.Compare(a.name, b.name) })
 	for _, s := range subs {

@@ -42,10 +42,11 @@ func (ix *Index) openFolder(rel string) *folder {
 }
 
 // open opens a file of the folder for reading (see openFile); checked tells
-// that it is at its own path in the run, reached through no link.
-func (d *folder) open(name string) (f fileReader, checked bool, err error) {
+// that it is at its own path in the run, reached through no link. reuse is
+// the worker's file to open it into, where the system opens it bare.
+func (d *folder) open(name string, reuse *rawFile) (f fileReader, checked bool, err error) {
 	if d.file != nil {
-		f, err = openNoFollow(d.file, name)
+		f, err = openNoFollow(d.file, name, reuse)
 		return f, err == nil, err
 	}
 	var of *os.File

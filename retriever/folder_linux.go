@@ -6,6 +6,8 @@ import (
 	"os"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // fileCtime is a file's inode change time (unix ns): a rewrite that set
@@ -17,12 +19,33 @@ func fileCtime(info fs.FileInfo) int64 {
 	return 0
 }
 
+// lstatIn stats name in the opened folder dir (r is the same folder),
+// following no link: the listing's stat of an entry it keeps, as a value.
+func lstatIn(_ *os.Root, dir *os.File, name string) (fileStat, error) {
+	var st unix.Stat_t
+	for {
+		err := unix.Fstatat(int(dir.Fd()), name, &st, unix.AT_SYMLINK_NOFOLLOW)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return fileStat{}, &os.PathError{Op: "lstat", Path: name, Err: err}
+		}
+		return fileStat{
+			size: st.Size, mtime: st.Mtim.Nano(), ctime: st.Ctim.Nano(),
+			dev: st.Dev, ino: st.Ino, nlink: uint64(st.Nlink), mode: modeOf(st.Mode),
+		}, nil
+	}
+}
+
 // noFollowOpen: openat opens a file relative to a folder, following no link
 // (O_NOFOLLOW; a link fails with ELOOP).
 const noFollowOpen = true
 
-// openNoFollow opens name in dir as openFile does, without following a link.
-func openNoFollow(dir *os.File, name string) (fileReader, error) {
+// openNoFollow opens name in dir as openFile does, without following a link,
+// into f: a worker's one rawFile, reused from file to file (closed before
+// the next open), so that a file's open allocates nothing.
+func openNoFollow(dir *os.File, name string, f *rawFile) (fileReader, error) {
 	for {
 		fd, err := syscall.Openat(int(dir.Fd()), name, syscall.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0)
 		if err == syscall.EINTR {
@@ -31,7 +54,7 @@ func openNoFollow(dir *os.File, name string) (fileReader, error) {
 		if err != nil {
 			return nil, &os.PathError{Op: "openat", Path: name, Err: err}
 		}
-		f := &rawFile{fd: fd}
+		*f = rawFile{fd: fd}
 		f.info.name = name
 		return f, nil
 	}
@@ -95,9 +118,12 @@ func (i *statInfo) ModTime() time.Time { return time.Unix(i.st.Mtim.Sec, i.st.Mt
 func (i *statInfo) IsDir() bool        { return i.Mode().IsDir() }
 func (i *statInfo) Sys() any           { return i.st }
 
-func (i *statInfo) Mode() fs.FileMode {
-	m := fs.FileMode(i.st.Mode & 0o777)
-	switch i.st.Mode & syscall.S_IFMT {
+func (i *statInfo) Mode() fs.FileMode { return modeOf(i.st.Mode) }
+
+// modeOf is the fs.FileMode of a stat's mode bits.
+func modeOf(mode uint32) fs.FileMode {
+	m := fs.FileMode(mode & 0o777)
+	switch mode & syscall.S_IFMT {
 	case syscall.S_IFDIR:
 		m |= fs.ModeDir
 	case syscall.S_IFLNK:

@@ -1,7 +1,9 @@
 package retriever
 
 import (
+	"errors"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -19,7 +21,8 @@ func TestRawFile(t *testing.T) {
 	must(t, err)
 	defer d.Close()
 
-	f, err := openNoFollow(d, "f.txt")
+	var rf, rl, rp rawFile
+	f, err := openNoFollow(d, "f.txt", &rf)
 	must(t, err)
 	defer f.Close()
 	got, err := f.Stat()
@@ -36,10 +39,10 @@ func TestRawFile(t *testing.T) {
 	if n != 4 || err != io.EOF || string(buf[:n]) != "one\n" {
 		t.Fatalf("ReadAt: %d %v %q", n, err, buf[:n])
 	}
-	if _, err := openNoFollow(d, "link"); err == nil {
+	if _, err := openNoFollow(d, "link", &rl); err == nil {
 		t.Fatal("a link was followed")
 	}
-	fifo, err := openNoFollow(d, "fifo") // does not block
+	fifo, err := openNoFollow(d, "fifo", &rp) // does not block
 	must(t, err)
 	st, err := fifo.Stat()
 	must(t, err)
@@ -47,4 +50,34 @@ func TestRawFile(t *testing.T) {
 		t.Fatalf("a FIFO's mode: %v", st.Mode())
 	}
 	fifo.Close()
+}
+
+// TestLstatInEqualsLstat: the listing's stat of an entry (lstatIn, a
+// value) says what os.Lstat says of it, for a file, a folder, a link (not
+// followed) and a FIFO, and a name gone is fs.ErrNotExist.
+func TestLstatInEqualsLstat(t *testing.T) {
+	dir := t.TempDir()
+	must(t, os.WriteFile(filepath.Join(dir, "f.txt"), []byte("apple one\n"), 0o640))
+	must(t, os.Mkdir(filepath.Join(dir, "sub"), 0o750))
+	must(t, os.Symlink("f.txt", filepath.Join(dir, "link")))
+	must(t, syscall.Mkfifo(filepath.Join(dir, "fifo"), 0o600))
+	must(t, os.Link(filepath.Join(dir, "f.txt"), filepath.Join(dir, "hard")))
+	r, err := os.OpenRoot(dir)
+	must(t, err)
+	defer r.Close()
+	d, err := r.Open(".")
+	must(t, err)
+	defer d.Close()
+	for _, name := range []string{"f.txt", "sub", "link", "fifo", "hard"} {
+		got, err := lstatIn(r, d, name)
+		must(t, err)
+		info, err := os.Lstat(filepath.Join(dir, name))
+		must(t, err)
+		if want := statOf(info); got != want {
+			t.Errorf("%s: lstatIn %+v, os.Lstat %+v", name, got, want)
+		}
+	}
+	if _, err := lstatIn(r, d, "gone"); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a name gone: %v, want fs.ErrNotExist", err)
+	}
 }

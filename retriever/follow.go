@@ -67,9 +67,7 @@ type update struct {
 // read from its start (new, shrunk, replaced, or rewritten: the last is told
 // when the file is read, by its head and the bytes before the read position).
 func (ix *Index) plan(old *fileState, c candidate) *task {
-	size := c.info.Size()
-	dev, ino := fileID(c.info)
-	mtime := c.info.ModTime().UnixNano()
+	size, dev, ino, mtime := c.info.size, c.info.dev, c.info.ino, c.info.mtime
 	if old == nil {
 		ix.mu.Lock()
 		agent, ok := ix.agentIDs[c.agent]
@@ -93,7 +91,7 @@ func (ix *Index) plan(old *fileState, c candidate) *task {
 	case dev != old.dev || ino != old.ino, size < old.readPos:
 		return &task{old: old, c: c, fresh: true, size: size}
 	case size == old.size && mtime == old.mtime && size == old.readPos:
-		if fileCtime(c.info) != old.ctime {
+		if c.info.ctime != old.ctime {
 			// The same size and time, but the inode changed since: rewritten
 			// with its time set back (or its mode changed), told only so.
 			return &task{old: old, c: c, fresh: true, size: size}
@@ -118,6 +116,7 @@ func (ix *Index) plan(old *fileState, c candidate) *task {
 type readBuffer struct {
 	block   []byte
 	scratch ingestScratch
+	file    rawFile // the file read, where it is opened bare (folder.open)
 }
 
 func (r *readBuffer) get(n int64) []byte {
@@ -146,7 +145,7 @@ func (ix *Index) read(t *task, b *builder, dir *folder, buf *readBuffer) (u *upd
 	var err error
 	atPath := false
 	if dir != nil {
-		f, atPath, err = dir.open(t.c.rel[strings.LastIndexByte(t.c.rel, '/')+1:])
+		f, atPath, err = dir.open(t.c.rel[strings.LastIndexByte(t.c.rel, '/')+1:], &buf.file)
 	} else {
 		f, err = openFile(ix.fsys, t.c.rel)
 	}
@@ -263,9 +262,9 @@ func (ix *Index) read(t *task, b *builder, dir *folder, buf *readBuffer) (u *upd
 	g := &ingester{ix: ix, b: b, fs: next, scratch: &buf.scratch, masked: ix.masker != nil,
 		rules: ix.interpreter != nil && next.form.IsRecord(), pos: from}
 	if t.fresh {
-		g.parser = recordformat.NewParser(next.form)
+		g.parser = *recordformat.NewParser(next.form)
 	} else {
-		g.parser = recordformat.Resume(next.form, next.inRecord)
+		g.parser = *recordformat.Resume(next.form, next.inRecord)
 		g.line = next.commitLine
 	}
 
@@ -414,7 +413,7 @@ func (ix *Index) readable(rel string) {
 // run means a link was followed. A path elsewhere (the run folder moved, or
 // no /proc) says nothing of links: then the file must be the one listed at
 // the path, or the one the path names now.
-func (ix *Index) atPath(f fileReader, rel string, listed, opened fs.FileInfo) bool {
+func (ix *Index) atPath(f fileReader, rel string, listed fileStat, opened fs.FileInfo) bool {
 	if p, err := os.Readlink("/proc/self/fd/" + strconv.Itoa(int(f.Fd()))); err == nil {
 		if p == ix.abs(rel) {
 			return true
@@ -424,7 +423,7 @@ func (ix *Index) atPath(f fileReader, rel string, listed, opened fs.FileInfo) bo
 		}
 	}
 	dev, ino := fileID(opened)
-	if ldev, lino := fileID(listed); ldev == dev && lino == ino {
+	if listed.dev == dev && listed.ino == ino {
 		return true
 	}
 	now, err := ix.fsys.Lstat(rel)

@@ -29,7 +29,7 @@ type ingester struct {
 	// position of the first byte of the buffer fed next
 	pos    int64
 	line   uint32
-	parser *recordformat.Parser
+	parser recordformat.Parser
 	// fed: a block was fed; whole: the first was at the file's start.
 	fed, whole bool
 
@@ -101,7 +101,7 @@ func (g *ingester) feedRecords(buf []byte, final bool) int {
 		return len(buf)
 	}
 	// Hand the last record back: it is fed again with what follows it.
-	g.parser = recordformat.Resume(g.fs.form, recIn)
+	g.parser = *recordformat.Resume(g.fs.form, recIn)
 	g.pos += int64(recStart)
 	g.line = recLine
 	return recStart

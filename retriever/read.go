@@ -104,7 +104,7 @@ func (ix *Index) ReadLines(ctx context.Context, req ReadRequest) (Lines, error) 
 	}
 	defer f.Close()
 	opened, err := f.Stat()
-	if err != nil || !opened.Mode().IsRegular() || !ix.atPath(f, rel, listed, opened) {
+	if err != nil || !opened.Mode().IsRegular() || !ix.atPath(f, rel, statOf(listed), opened) {
 		return Lines{}, &FieldError{"path", req.Path, "replaced by a link or another file while it was opened; links are never followed"}
 	}
 

@@ -148,7 +148,7 @@ func (ix *Index) planReopen(ctx context.Context, records []store.FileRecord) (Re
 		if err != nil {
 			return ReopenPlan{}, err
 		}
-		size := cand.info.Size()
+		size := cand.info.size
 		switch class {
 		case reopenUnchanged, reopenChecked:
 			p.Unchanged++
@@ -166,7 +166,7 @@ func (ix *Index) planReopen(ctx context.Context, records []store.FileRecord) (Re
 	for rel, cand := range sc.found {
 		if !inTable[rel] {
 			p.New++
-			p.ReadBytes += cand.info.Size()
+			p.ReadBytes += cand.info.size
 		}
 	}
 	return p, nil
