@@ -110,7 +110,7 @@ func FuzzMatchRanges(f *testing.F) {
 		text := strings.ToValidUTF8(s, "\uFFFD")
 		var all []string
 		var sc bm25.Scanner
-		sc.Each([]byte(text), func(term []byte, _ uint64) { all = append(all, string(term)) })
+		sc.Each([]byte(text), func(term []byte, _, _ uint64) { all = append(all, string(term)) })
 		set := map[string]bool{}
 		for i, term := range all {
 			if i%2 == 0 {
@@ -132,7 +132,7 @@ func FuzzMatchRanges(f *testing.F) {
 			}
 			last = m[1]
 			var scanned []string
-			sc.Each([]byte(string(utf16.Decode(units[m[0]:m[1]]))), func(term []byte, _ uint64) { scanned = append(scanned, string(term)) })
+			sc.Each([]byte(string(utf16.Decode(units[m[0]:m[1]]))), func(term []byte, _, _ uint64) { scanned = append(scanned, string(term)) })
 			if len(scanned) != 1 {
 				t.Fatalf("%q: range %v holds %q", text, m, scanned)
 			}

@@ -81,12 +81,18 @@ func NewBuilder(layerMin int) *Builder {
 // document counted.
 func (b *Builder) Count(text []byte) int {
 	b.tokens = 0
-	b.scan.Each(text, b.addToken)
-	return b.tokens
+	for i := 0; ; {
+		term, h, head, end := b.scan.next(text, i)
+		if term == nil {
+			return b.tokens
+		}
+		b.addToken(term, h, head)
+		i = end
+	}
 }
 
-func (b *Builder) addToken(term []byte, h uint64) {
-	id := b.terms.ID(term, h)
+func (b *Builder) addToken(term []byte, h, head uint64) {
+	id := b.terms.id(term, h, head)
 	if int(id) >= len(b.tf) {
 		b.tf = append(b.tf, 0)
 		b.count = append(b.count, 0)

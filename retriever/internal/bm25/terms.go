@@ -54,79 +54,174 @@ var lowerTerm = func() (t [256]bool) {
 }()
 
 // Scanner cuts text into lower-cased terms; term is valid until the next
-// call, and h is its hash (termHash).
+// call, h is its hash (termHash) and head its first eight bytes (termHead).
 type Scanner struct {
 	buf []byte
 }
 
+// Kinds of a byte for the scanner: one that ends a term, an ASCII letter or
+// digit that is its own lower case, an ASCII upper-case letter, and a byte
+// of a rune beyond ASCII.
+const (
+	kindSep = iota
+	kindLower
+	kindUpper
+	kindHigh
+)
+
+var byteKind = func() (t [256]uint8) {
+	for c := range t {
+		switch {
+		case c >= utf8.RuneSelf:
+			t[c] = kindHigh
+		case lowerTerm[c]:
+			t[c] = kindLower
+		case asciiClass[c] != 0:
+			t[c] = kindUpper
+		}
+	}
+	return t
+}()
+
 // Each calls fn with each term of text in order. A term of lower-case
 // ASCII letters and digits only (most are) is passed as a slice of text,
-// with no copy; others are lower-cased into the scanner's buffer.
-func (s *Scanner) Each(text []byte, fn func(term []byte, h uint64)) {
-	buf := s.buf[:0]
-	for i := 0; i < len(text); {
-		c := text[i]
-		if c < utf8.RuneSelf {
-			if l := asciiClass[c]; l == 0 {
-				if len(buf) > 0 {
-					fn(buf, termHash(buf))
-					buf = buf[:0]
+// with no copy, and hashed eight bytes a load; others are lower-cased into
+// the scanner's buffer.
+func (s *Scanner) Each(text []byte, fn func(term []byte, h, head uint64)) {
+	for i := 0; ; {
+		term, h, head, end := s.next(text, i)
+		if term == nil {
+			return
+		}
+		fn(term, h, head)
+		i = end
+	}
+}
+
+// next returns the first term of text at or after i, its hash and head,
+// and where it ends; term is nil when there is none. The builder calls it
+// in a loop of its own (Builder.Count), where Each's callback cost a call
+// through a closure a token.
+func (s *Scanner) next(text []byte, i int) (term []byte, h, head uint64, end int) {
+	n := len(text)
+	for {
+		for i < n && byteKind[text[i]] == kindSep {
+			i++
+		}
+		if i == n {
+			return nil, 0, 0, n
+		}
+		buf := s.buf[:0]
+		if byteKind[text[i]] == kindLower {
+			start := i
+			for i++; i < n && byteKind[text[i]] == kindLower; i++ {
+			}
+			if i == n || byteKind[text[i]] == kindSep {
+				if l := i - start; l < 8 && start+8 <= n {
+					// Most terms: one load, one multiplication (termWords).
+					head = binary.LittleEndian.Uint64(text[start:]) & (1<<(8*uint(l)) - 1)
+					return text[start:i], shortHash(l, head), head, i
 				}
-				i++
-				continue
-			} else if len(buf) > 0 || !lowerTerm[c] {
-				buf = append(buf, l)
-				i++
-				continue
+				h, head = termWords(text, start, i)
+				return text[start:i], h, head, i
 			}
-			// A term starts here, with a lower-case byte.
-			j := i + 1
-			for j < len(text) && lowerTerm[text[j]] {
-				j++
-			}
-			if j == len(text) || text[j] < utf8.RuneSelf && asciiClass[text[j]] == 0 {
-				fn(text[i:j], termHash(text[i:j]))
-			} else {
-				buf = append(buf, text[i:j]...) // it goes on in upper case or beyond ASCII
-			}
-			i = j
-			continue
+			// It goes on in upper case or beyond ASCII.
+			buf = append(buf, text[start:i]...)
 		}
-		r, size := utf8.DecodeRune(text[i:])
-		i += size
-		if r != utf8.RuneError && (unicode.IsLetter(r) || unicode.IsDigit(r)) {
-			buf = utf8.AppendRune(buf, unicode.ToLower(r))
-		} else if len(buf) > 0 {
-			fn(buf, termHash(buf))
-			buf = buf[:0]
+	term:
+		for i < n {
+			c := text[i]
+			switch byteKind[c] {
+			case kindSep:
+				break term
+			case kindLower:
+				buf = append(buf, c)
+				i++
+			case kindUpper:
+				buf = append(buf, c+('a'-'A'))
+				i++
+			default:
+				r, size := utf8.DecodeRune(text[i:])
+				i += size
+				if r == utf8.RuneError || !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+					break term
+				}
+				buf = utf8.AppendRune(buf, unicode.ToLower(r))
+			}
 		}
+		if m := len(buf); m > 0 {
+			// Eight bytes of room past the term, so that its words are
+			// loads too.
+			buf = append(buf, 0, 0, 0, 0, 0, 0, 0, 0)
+			s.buf = buf[:m]
+			h, head = termWords(buf, 0, m)
+			return buf[:m], h, head, i
+		}
+		// A rune beyond ASCII that is not a letter or a digit: on to the
+		// next term.
+		s.buf = buf
 	}
-	if len(buf) > 0 {
-		fn(buf, termHash(buf))
-	}
-	s.buf = buf
 }
 
 // termHash hashes a term eight bytes at a time (terms are short: one or two
 // multiplications, where a general hash function would cost a call).
 func termHash(b []byte) uint64 {
-	const m1, m2 = 0x9E3779B97F4A7C15, 0xBF58476D1CE4E5B9
-	h := uint64(len(b)) * m1
-	for len(b) >= 8 {
-		h = (h ^ binary.LittleEndian.Uint64(b)) * m2
+	h, _ := termWords(b, 0, len(b))
+	return h
+}
+
+// termHead packs a term's first eight bytes into a word, zero-padded.
+func termHead(term []byte) uint64 {
+	_, head := termWords(term, 0, len(term))
+	return head
+}
+
+// termWords returns termHash and termHead of b[start:end]. Its last word is
+// one load, masked, where b holds eight bytes from it (bytes of b past end
+// are read, never used): a term's bytes one by one were a tenth of the
+// tokenizer's instructions.
+func termWords(b []byte, start, end int) (h, head uint64) {
+	const m1, m2 = termM1, termM2
+	h = uint64(end-start) * m1
+	i := start
+	for ; end-i >= 8; i += 8 {
+		w := binary.LittleEndian.Uint64(b[i:])
+		if i == start {
+			head = w
+		}
+		h = (h ^ w) * m2
 		h ^= h >> 29
-		b = b[8:]
 	}
-	if len(b) > 0 {
+	if i < end {
 		var v uint64
-		for i, c := range b {
-			v |= uint64(c) << (8 * i)
+		if len(b)-i >= 8 {
+			v = binary.LittleEndian.Uint64(b[i:]) & (1<<(8*uint(end-i)) - 1)
+		} else {
+			for k, c := range b[i:end] {
+				v |= uint64(c) << (8 * k)
+			}
+		}
+		if i == start {
+			head = v
 		}
 		h = (h ^ v) * m2
 	}
+	return mixHash(h), head
+}
+
+// Constants and last steps of termWords.
+const termM1, termM2 = 0x9E3779B97F4A7C15, 0xBF58476D1CE4E5B9
+
+func mixHash(h uint64) uint64 {
 	h ^= h >> 32
-	h *= m1
+	h *= termM1
 	return h ^ h>>29
+}
+
+// shortHash is termWords' hash of a term of l < 8 bytes whose word (head)
+// is v.
+func shortHash(l int, v uint64) uint64 {
+	return mixHash((uint64(l)*termM1 ^ v) * termM2)
 }
 
 // Terms returns the distinct terms of a query, in first-seen order.
@@ -134,7 +229,7 @@ func Terms(text string) []string {
 	var s Scanner
 	seen := map[string]bool{}
 	var out []string
-	s.Each([]byte(text), func(term []byte, _ uint64) {
+	s.Each([]byte(text), func(term []byte, _, _ uint64) {
 		if !seen[string(term)] {
 			seen[string(term)] = true
 			out = append(out, string(term))
@@ -176,18 +271,6 @@ func heapTag(h uint64, n int, id int32) uint64 {
 	return h>>40<<40 | uint64(min(n, 0xff))<<32 | uint64(id+1)
 }
 
-// termHead packs a term's first eight bytes into a word, zero-padded.
-func termHead(term []byte) uint64 {
-	if len(term) >= 8 {
-		return binary.LittleEndian.Uint64(term)
-	}
-	var v uint64
-	for i, c := range term {
-		v |= uint64(c) << (8 * i)
-	}
-	return v
-}
-
 // NewTermTable returns an empty table.
 func NewTermTable() *TermTable {
 	return &TermTable{heap: make([]heapSlot, 1<<12), starts: []uint64{0}}
@@ -209,8 +292,10 @@ func (t *TermTable) Term(id int32) []byte {
 
 // ID returns the local id of term (whose termHash is h), adding it when new.
 // The table must be a heap one (NewTermTable).
-func (t *TermTable) ID(term []byte, h uint64) int32 {
-	head := termHead(term)
+func (t *TermTable) ID(term []byte, h uint64) int32 { return t.id(term, h, termHead(term)) }
+
+// id is ID with the term's head (termHead) known.
+func (t *TermTable) id(term []byte, h, head uint64) int32 {
 	id, slot := t.findHeap(term, h, head)
 	if id >= 0 {
 		return id

@@ -2,6 +2,7 @@ package bm25
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -150,8 +151,8 @@ type scannedTerm struct {
 func scanAll(each func([]byte, func([]byte, uint64)), text []byte) []scannedTerm {
 	var out []scannedTerm
 	each(text, func(term []byte, h uint64) {
-		if h != termHash(term) {
-			panic(fmt.Sprintf("term %q given hash %x, want %x", term, h, termHash(term)))
+		if want := termHashPlain(term); h != want {
+			panic(fmt.Sprintf("term %q given hash %x, want %x", term, h, want))
 		}
 		out = append(out, scannedTerm{string(term), h})
 	})
@@ -159,11 +160,20 @@ func scanAll(each func([]byte, func([]byte, uint64)), text []byte) []scannedTerm
 }
 
 // checkScannerEqualsPlain: the scanner (reused, as a builder reuses it)
-// gives exactly eachPlain's terms and hashes, and leaves text unchanged.
+// gives exactly eachPlain's terms, hashes (termHashPlain's) and heads, and
+// leaves text unchanged.
 func checkScannerEqualsPlain(t *testing.T, s *Scanner, text []byte) {
 	t.Helper()
 	before := bytes.Clone(text)
-	got, want := scanAll(s.Each, text), scanAll(eachPlain, text)
+	each := func(text []byte, fn func([]byte, uint64)) {
+		s.Each(text, func(term []byte, h, head uint64) {
+			if want := termHeadPlain(term); head != want {
+				panic(fmt.Sprintf("term %q given head %x, want %x", term, head, want))
+			}
+			fn(term, h)
+		})
+	}
+	got, want := scanAll(each, text), scanAll(eachPlain, text)
 	if !slices.Equal(got, want) {
 		t.Fatalf("Each(%q) = %v, want %v", text, got, want)
 	}
@@ -200,4 +210,76 @@ func FuzzScanner(f *testing.F) {
 	}
 	var s Scanner
 	f.Fuzz(func(t *testing.T, text []byte) { checkScannerEqualsPlain(t, &s, text) })
+}
+
+// termHashPlain and termHeadPlain are termHash and termHead as they were
+// before termWords: the last bytes packed one by one. The index's hashes
+// are persisted with its dictionary (spec §15), so they must not change.
+func termHashPlain(b []byte) uint64 {
+	const m1, m2 = 0x9E3779B97F4A7C15, 0xBF58476D1CE4E5B9
+	h := uint64(len(b)) * m1
+	for len(b) >= 8 {
+		h = (h ^ binary.LittleEndian.Uint64(b)) * m2
+		h ^= h >> 29
+		b = b[8:]
+	}
+	if len(b) > 0 {
+		var v uint64
+		for i, c := range b {
+			v |= uint64(c) << (8 * i)
+		}
+		h = (h ^ v) * m2
+	}
+	h ^= h >> 32
+	h *= m1
+	return h ^ h>>29
+}
+
+func termHeadPlain(term []byte) uint64 {
+	if len(term) >= 8 {
+		return binary.LittleEndian.Uint64(term)
+	}
+	var v uint64
+	for i, c := range term {
+		v |= uint64(c) << (8 * i)
+	}
+	return v
+}
+
+// checkTermWords: termWords of every stretch of b, whatever b holds after
+// it, is the plain hash and head of the stretch's bytes.
+func checkTermWords(t *testing.T, b []byte) {
+	t.Helper()
+	for start := 0; start <= len(b); start++ {
+		for end := start; end <= len(b); end++ {
+			h, head := termWords(b, start, end)
+			term := b[start:end]
+			if h != termHashPlain(term) || head != termHeadPlain(term) {
+				t.Fatalf("termWords(%q, %d, %d) = %x %x, want %x %x", b, start, end, h, head, termHashPlain(term), termHeadPlain(term))
+			}
+		}
+	}
+}
+
+func TestTermWordsEqualsPlain(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for range 300 {
+		b := make([]byte, r.IntN(40))
+		for i := range b {
+			b[i] = byte(r.IntN(256))
+		}
+		checkTermWords(t, b)
+	}
+}
+
+// FuzzTermWords: termWords agrees with the plain hash and head.
+func FuzzTermWords(f *testing.F) {
+	f.Add([]byte("abcdefghijklmnopq"))
+	f.Add([]byte("a\x00b\xff"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if len(b) > 64 {
+			b = b[:64]
+		}
+		checkTermWords(t, b)
+	})
 }
