@@ -22,7 +22,9 @@ type report struct {
 	files        int
 	bytes        int64
 	indexing     time.Duration
-	indexingCPU  time.Duration // the server's CPU time until the indexing ended
+	indexingCPU  time.Duration   // the server's CPU time until the indexing ended
+	indexings    []time.Duration // every first indexing timed (the last is indexing)
+	indexingCPUs []time.Duration
 	indexedFiles int
 	indexedBytes int64
 	rssIndexed   int64
@@ -308,6 +310,16 @@ func (r *report) print(w io.Writer) int {
 		fmt.Fprintf(&b, "indexing CPU: %.2f s (%.1f MB/s over 2 idle cores; %.1f µs a file)\n", r.indexingCPU.Seconds(),
 			float64(r.indexedBytes)/1e6/(r.indexingCPU.Seconds()/2), float64(r.indexingCPU.Microseconds())/float64(max(r.indexedFiles, 1)))
 	}
+	mbps := func(d time.Duration) float64 { return float64(r.indexedBytes) / 1e6 / d.Seconds() }
+	idxMed := median(r.indexings)
+	if len(r.indexings) > 1 {
+		var each []string
+		for i, d := range r.indexings {
+			each = append(each, fmt.Sprintf("%.2f s (CPU %.2f s)", d.Seconds(), r.indexingCPUs[i].Seconds()))
+		}
+		fmt.Fprintf(&b, "first indexings (%d, each a new server on an empty cache): %s; median %.2f s, %.1f MB/s; CPU median %.2f s, %.1f MB/s over 2 idle cores\n",
+			len(r.indexings), strings.Join(each, ", "), idxMed.Seconds(), mbps(idxMed), median(r.indexingCPUs).Seconds(), mbps(median(r.indexingCPUs)/2))
+	}
 	fmt.Fprintf(&b, "RSS: %.0f MB after indexing, %.0f MB at the end, peak %.0f MB\n",
 		float64(r.rssIndexed)/1e6, float64(r.rssEnd)/1e6, float64(r.rssPeak)/1e6)
 	fmt.Fprintf(&b, "\n%-40s %10s %10s\n", "query", "median", "p99")
@@ -332,6 +344,9 @@ func (r *report) print(w io.Writer) int {
 			len(r.changeDur), len(r.changes), ms(pct(r.changeDur, 1)))
 	}
 	var fails []string
+	if r.indexedFiles >= manyFrom && idxMed > 0 && mbps(idxMed) < minManyMBps {
+		fails = append(fails, fmt.Sprintf("indexing %d files: %.1f MB/s < %d MB/s (median of %d)", r.indexedFiles, mbps(idxMed), minManyMBps, len(r.indexings)))
+	}
 	if ratio < minRatio {
 		fails = append(fails, fmt.Sprintf("rg/run/search %.0fx < %dx", ratio, minRatio))
 	}
