@@ -248,7 +248,8 @@ func (ix *Index) refresh(ctx context.Context, progress func(Progress)) (Changes,
 	if first && ix.boundMemory {
 		// The whole run, not what this update reads: a reopen's first update
 		// reads little, but the states it restored are on the heap.
-		boundMemory(memoryUse{runBytes: runBytes, files: int64(len(sc.found)), flushed: ix.cache.flushes(), batches: int64(ix.workers) * batchBytes})
+		boundMemory(memoryUse{runBytes: runBytes, files: int64(len(sc.found)), flushed: ix.cache.flushes(),
+			batches: int64(ix.workers) * batchBytes, sortExtra: sortExtra(ix.workers, batchBytes)})
 	}
 	var removed []*fileState
 	if sc.full {
@@ -338,6 +339,7 @@ func (ix *Index) refresh(ctx context.Context, progress func(Progress)) (Changes,
 				}
 			})()
 			b := ix.newBatchBuilder()
+			b.SetOnePass(onePass(batchBytes))
 			// Room for the worker's share of the update, up to a batch: the
 			// batch's columns and postings log are made once, not grown by
 			// doubling file after file.

@@ -22,6 +22,8 @@ import (
 	"math"
 	"os"
 	"runtime/debug"
+
+	"runls/retriever/internal/bm25"
 )
 
 const (
@@ -73,15 +75,28 @@ type memoryUse struct {
 	runBytes, files int64
 	flushed         bool
 	batches         int64
+	// sortExtra is what the workers' sort buffers take beyond a quarter
+	// of their postings logs: the smallest batches are sorted in one pass
+	// (onePass).
+	sortExtra int64
+}
+
+// sortExtra is what workers one-pass sorts of batches of batchBytes take
+// beyond their quarter-log buffers, if their batches are sorted so.
+func sortExtra(workers int, batchBytes int64) int64 {
+	if !onePass(batchBytes) {
+		return 0
+	}
+	return int64(workers) * bm25.SortBufferExtra(batchBytes)
 }
 
 // limit is the Go memory limit for indexing a run of u.runBytes in u.files
 // files.
 func (u memoryUse) limit() int64 {
 	if u.flushed {
-		return flushedLimitBase + u.batches*flushedLimitPerBatchByte + int64(float64(u.runBytes)*flushedLimitPerRunByte) + u.files*flushedLimitPerFile
+		return flushedLimitBase + u.batches*flushedLimitPerBatchByte + int64(float64(u.runBytes)*flushedLimitPerRunByte) + u.files*flushedLimitPerFile + u.sortExtra
 	}
-	return memoryLimitBase + int64(float64(u.runBytes)*memoryLimitPerRunByte) + u.files*memoryLimitPerFile
+	return memoryLimitBase + int64(float64(u.runBytes)*memoryLimitPerRunByte) + u.files*memoryLimitPerFile + u.sortExtra
 }
 
 // boundMemory sets the process's memory limit for the first indexing u

@@ -36,10 +36,11 @@ type Builder struct {
 	partLen   []int64
 	part      []uint32
 	partDF    []byte
-	layerMin  int // see DefaultLayerMin
-	maxDocs   int // the most documents Add takes: maxBuilderDocs but in tests
-	refused   int // documents Add refused since the batch was full
-	passLimit int // the postings of a pass of Finish's sort, in tests (0: see finishPasses)
+	layerMin  int  // see DefaultLayerMin
+	maxDocs   int  // the most documents Add takes: maxBuilderDocs but in tests
+	refused   int  // documents Add refused since the batch was full
+	passLimit int  // the postings of a pass of Finish's sort, in tests (0: see finishPasses)
+	onePass   bool // see SetOnePass
 }
 
 // A batch holds at most 2^26 documents with 2^27 distinct terms (some 6 GB
@@ -52,11 +53,28 @@ const (
 )
 
 // Finish sorts the log a run of terms at a time, each run some
-// finishPasses-th of the log's postings and at least finishPassMin.
+// finishPasses-th of the log's postings and at least finishPassMin, so that
+// the sort's buffer is a quarter of the log (on large runs the builders'
+// buffers are most of the first indexing's heap: issue 18's memory bound);
+// a builder told to (SetOnePass) sorts it in one pass, which takes some
+// three quarters of the time (BenchmarkBuilderFinish) for a buffer the
+// size of the log.
 const (
 	finishPasses  = 4
 	finishPassMin = 1 << 16
 )
+
+// SetOnePass makes Finish sort the log in one pass (see finishPasses), for
+// this batch and those Next hands on to.
+func (b *Builder) SetOnePass(on bool) { b.onePass = on }
+
+// SortBufferExtra is about how many bytes more a one-pass sort takes than
+// finishPasses for a batch of inputBytes (its log estimated at
+// postingsPerByte, above what runs show): for the owner's memory bound.
+func SortBufferExtra(inputBytes int64) int64 {
+	logBytes := int64(float64(inputBytes)*postingsPerByte) * 8
+	return logBytes - logBytes/finishPasses
+}
 
 // Next returns a builder for the worker's next batch, which takes over this
 // one's log and sort buffers (the batch's largest, some 50 MB each): made
@@ -64,7 +82,7 @@ const (
 // indexing time. This builder must be finished.
 func (b *Builder) Next() *Builder {
 	n := NewBuilder(b.layerMin)
-	n.maxDocs = b.maxDocs
+	n.maxDocs, n.onePass = b.maxDocs, b.onePass
 	n.log, n.sorted = b.log[:0], b.sorted[:0]
 	b.log, b.sorted = nil, nil
 	return n
@@ -210,6 +228,9 @@ func (b *Builder) Finish(globalIDs []uint32) *Segment {
 	// term's postings stay in doc order.
 	pass, at := make([]int32, n), make([]uint32, n)
 	limit := max(len(b.log)/finishPasses, finishPassMin)
+	if b.onePass {
+		limit = max(len(b.log), finishPassMin)
+	}
 	if b.passLimit > 0 { // tests
 		limit = b.passLimit
 	}
@@ -367,7 +388,14 @@ func (s *Segment) appendList(post []byte, entries []uint64, sd side) ([]byte, ui
 		tf := uint32(e & (1<<logTFBits - 1))
 		post = appendPosting(post, uint64(doc-last), tf)
 		last = doc
-		impact := float64(tf) / (float64(tf) + sd.cut.norms[sd.cut.dl[doc]])
+		// A division a posting was a fifth of the layout's time; tf 1, most
+		// postings, reads it from a table made with the same division.
+		var impact float64
+		if tf == 1 {
+			impact = sd.cut.impact1[sd.cut.dl[doc]]
+		} else {
+			impact = impactOf(tf, sd.cut.norms[sd.cut.dl[doc]])
+		}
 		maxTF, maxImpact = max(maxTF, uint16(tf)), max(maxImpact, impact)
 		bMaxTF, bImpact = max(bMaxTF, uint16(tf)), max(bImpact, impact)
 		if n > skipEvery && (c%skipEvery == 0 || c == n) {

@@ -42,6 +42,7 @@ type impactCut struct {
 	avgdl    float64
 	norms    []float64 // LengthNorm by document length, for the lengths in the batch
 	once     []uint16  // the bucket of tf 1 by document length: most entries'
+	impact1  []float64 // the impact of tf 1 by document length (appendList), likewise
 	hist     []uint32
 	buckets  []uint16 // of the last term cut, by entry
 }
@@ -68,12 +69,18 @@ func newImpactCut(dl []uint16, layerMin int) *impactCut {
 	c := &impactCut{dl: dl, layerMin: layerMin, norms: make([]float64, int(longest)+1), hist: make([]uint32, impactBuckets)}
 	c.avgdl = max(float64(total)/float64(max(len(dl), 1)), 1)
 	c.once = make([]uint16, len(c.norms))
+	c.impact1 = make([]float64, len(c.norms))
 	for l := range c.norms {
 		c.norms[l] = LengthNorm(uint32(l), c.avgdl)
 		c.once[l] = uint16(impactBucket(1, c.norms[l]))
+		c.impact1[l] = impactOf(1, c.norms[l])
 	}
 	return c
 }
+
+// impactOf is a posting's impact: tf/(tf + norm), its bm25 without idf
+// and k1+1.
+func impactOf(tf uint32, norm float64) float64 { return float64(tf) / (float64(tf) + norm) }
 
 // bucket is the impact bucket of a log entry: tf/(tf + norm) in (0, 1).
 func (c *impactCut) bucket(e uint64) int {

@@ -121,3 +121,36 @@ func TestFinishPassesEqualOne(t *testing.T) {
 		sameStats(t, oneStats, st)
 	}
 }
+
+// A builder told to sort in one pass lays out the segment passes do (30,000
+// documents: some 120,000 postings, more than finishPassMin, so the other
+// sorts in two), and hands the setting to the next batch's builder.
+func TestOnePassEqualsPasses(t *testing.T) {
+	var docs []testDoc
+	for i := range 30000 {
+		docs = append(docs, testDoc{text: fmt.Sprintf("common w%d w%d x%d", i%97, i%13, i), part: uint32(i % 3)})
+	}
+	build := func(onePass bool) (*Segment, *Builder) {
+		ti := newTestIndex()
+		b := NewBuilder(64)
+		b.SetOnePass(onePass)
+		for i, d := range docs {
+			b.Count([]byte(d.text))
+			b.Add(uint64(i+1), d.group, d.part)
+		}
+		global := ti.dict.Assign(b.Terms())
+		s := b.Finish(global)
+		return s, b
+	}
+	one, b := build(true)
+	passes, _ := build(false)
+	if !reflect.DeepEqual(one, passes) {
+		t.Fatal("one pass and four lay out different segments")
+	}
+	if !b.Next().onePass {
+		t.Fatal("Next dropped the one-pass setting")
+	}
+	if got := SortBufferExtra(16 << 20); got <= 0 || got >= 16<<20*2 {
+		t.Errorf("SortBufferExtra(16 MiB) = %d", got)
+	}
+}

@@ -125,3 +125,16 @@ func TestBuilderFull(t *testing.T) {
 		}
 	}
 }
+
+// TestImpactOfTFOneFromTable: the layout reads the impact of tf 1 from a
+// table by document length; it must be the division it replaced, bit for
+// bit, since a list's bounds are the largest impact in it.
+func TestImpactOfTFOneFromTable(t *testing.T) {
+	dl := []uint16{0, 1, 2, 3, 7, 40, 41, 200, 65535}
+	c := newImpactCut(dl, DefaultLayerMin)
+	for l := range c.norms {
+		if got, want := c.impact1[l], float64(1)/(float64(1)+c.norms[l]); got != want {
+			t.Fatalf("length %d: %v, want %v", l, got, want)
+		}
+	}
+}
