@@ -92,29 +92,38 @@ func TestMergeEqualsBuiltAgain(t *testing.T) {
 	}
 }
 
+// finishDocs lays out docs as one batch, its builder set by set, and gives
+// the segment, the batch's statistics and the builder.
+func finishDocs(docs []testDoc, set func(*Builder)) (*Segment, *Stats, *Builder) {
+	ti := newTestIndex()
+	b := NewBuilder(64)
+	set(b)
+	for i, d := range docs {
+		b.Count([]byte(d.text))
+		b.Add(uint64(i+1), d.group, d.part)
+	}
+	global := ti.dict.Assign(b.Terms())
+	s := b.Finish(global)
+	ti.stats.Add(b, global)
+	return s, &ti.stats, b
+}
+
+// passDocs are n documents of a few common and many rare terms.
+func passDocs(n int) []testDoc {
+	var docs []testDoc
+	for i := range n {
+		docs = append(docs, testDoc{text: fmt.Sprintf("common w%d w%d x%d", i%97, i%13, i), part: uint32(i % 3)})
+	}
+	return docs
+}
+
 // Finish's sort a few terms a pass (down to one term a pass) lays out the
 // segment one pass does.
 func TestFinishPassesEqualOne(t *testing.T) {
-	var docs []testDoc
-	for i := range 2000 {
-		docs = append(docs, testDoc{text: fmt.Sprintf("common w%d w%d x%d", i%97, i%13, i), part: uint32(i % 3)})
-	}
-	build := func(limit int) (*Segment, *Stats) {
-		ti := newTestIndex()
-		b := NewBuilder(64)
-		b.passLimit = limit
-		for i, d := range docs {
-			b.Count([]byte(d.text))
-			b.Add(uint64(i+1), d.group, d.part)
-		}
-		global := ti.dict.Assign(b.Terms())
-		s := b.Finish(global)
-		ti.stats.Add(b, global)
-		return s, &ti.stats
-	}
-	one, oneStats := build(1 << 30)
+	docs := passDocs(2000)
+	one, oneStats, _ := finishDocs(docs, func(b *Builder) { b.passLimit = 1 << 30 })
 	for _, limit := range []int{1, 50, 700} {
-		s, st := build(limit)
+		s, st, _ := finishDocs(docs, func(b *Builder) { b.passLimit = limit })
 		if !reflect.DeepEqual(s, one) {
 			t.Fatalf("passes of %d postings: the segment differs", limit)
 		}
@@ -126,27 +135,13 @@ func TestFinishPassesEqualOne(t *testing.T) {
 // documents: some 120,000 postings, more than finishPassMin, so the other
 // sorts in two), and hands the setting to the next batch's builder.
 func TestOnePassEqualsPasses(t *testing.T) {
-	var docs []testDoc
-	for i := range 30000 {
-		docs = append(docs, testDoc{text: fmt.Sprintf("common w%d w%d x%d", i%97, i%13, i), part: uint32(i % 3)})
-	}
-	build := func(onePass bool) (*Segment, *Builder) {
-		ti := newTestIndex()
-		b := NewBuilder(64)
-		b.SetOnePass(onePass)
-		for i, d := range docs {
-			b.Count([]byte(d.text))
-			b.Add(uint64(i+1), d.group, d.part)
-		}
-		global := ti.dict.Assign(b.Terms())
-		s := b.Finish(global)
-		return s, b
-	}
-	one, b := build(true)
-	passes, _ := build(false)
+	docs := passDocs(30000)
+	one, oneStats, b := finishDocs(docs, func(b *Builder) { b.SetOnePass(true) })
+	passes, st, _ := finishDocs(docs, func(*Builder) {})
 	if !reflect.DeepEqual(one, passes) {
 		t.Fatal("one pass and four lay out different segments")
 	}
+	sameStats(t, oneStats, st)
 	if !b.Next().onePass {
 		t.Fatal("Next dropped the one-pass setting")
 	}
