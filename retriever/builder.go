@@ -38,11 +38,12 @@ const (
 
 // onePass reports whether batches of batchBytes are sorted in one pass
 // (bm25.Builder.SetOnePass): the smallest batches, those of runs under
-// some 600 MB, where the sort's buffer the size of the log (some 20 MB a
-// worker at most) took 4.5% of the CPU of indexing the 100,000-file run
-// through runls serve (eight runs each, with the impact table of tf 1) for
-// some 45 MB more peak memory. A larger run's batches keep the quarter-log
-// buffer: there the builders' buffers are most of the heap (issue 18).
+// some 600 MB. There a sort buffer the size of the log (some 20 MB a
+// worker at most) cut the CPU of indexing the 100,000-file run through
+// runls serve by 4.5% (eight runs each, with the impact table of tf 1),
+// for some 45 MB more peak memory. A larger run's batches keep the
+// quarter-log buffer: there the builders' buffers are most of the heap
+// (issue 18).
 func onePass(batchBytes int64) bool { return batchBytes <= minBatchBytes }
 
 // batchBytesFor is the bytes a worker reads into one batch of an update
