@@ -75,7 +75,6 @@ type scan struct {
 	dirs     map[string]*dirState // after it (the same map when incremental)
 	found    map[string]candidate // files to plan (full: every agent file); see indexFound
 	listed   [][]candidate        // files the visits found, a folder's a slice, until indexFound
-	nListed  int                  // candidates in listed
 	removed  map[string]bool      // files gone (incremental: a full scan compares found with the index)
 	visited  map[string]bool      // folders brought up to date
 	fresh    map[string]bool      // folders walked with everything below them
@@ -194,13 +193,17 @@ func (sc *scan) changes() error {
 // files was rehashed some 17 times. A later find of the same path replaces
 // the earlier.
 func (sc *scan) indexFound() {
-	sc.found = make(map[string]candidate, sc.nListed)
+	n := 0
+	for _, cands := range sc.listed {
+		n += len(cands)
+	}
+	sc.found = make(map[string]candidate, n)
 	for _, cands := range sc.listed {
 		for _, c := range cands {
 			sc.found[c.rel] = c
 		}
 	}
-	sc.listed, sc.nListed = nil, 0
+	sc.listed = nil
 }
 
 // walkQueued walks the agent folders of a full scan, side by side.
@@ -325,7 +328,6 @@ func (sc *scan) visit(parent *os.Root, name, rel string, m visitMode) error {
 		}
 		if len(cands) > 0 {
 			sc.listed = append(sc.listed, cands)
-			sc.nListed += len(cands)
 		}
 		if infos != nil {
 			if old != nil && !sc.full {

@@ -206,21 +206,18 @@ func run() (int, error) {
 	// The first indexings but the last, each by a server of its own on an
 	// empty cache folder (the run is not changed yet), killed once indexed.
 	for i := 1; i < cfg.indexing; i++ {
-		extra := &report{}
 		cache := fmt.Sprintf("%s-%d", cacheDir, i)
 		srv, err := startServerWith(cfg, dir, nil, append(os.Environ(), "RUNLS_CACHE_DIR="+cache))
 		if err != nil {
 			return 0, err
 		}
 		running.Store(srv)
-		err = srv.waitIndexed(extra)
+		err = srv.waitIndexed(r)
 		srv.stop()
 		os.RemoveAll(cache)
 		if err != nil {
 			return 0, err
 		}
-		r.indexings = append(r.indexings, extra.indexing)
-		r.indexingCPUs = append(r.indexingCPUs, extra.indexingCPU)
 		syscall.Sync() // its cache's writes, as the copy's
 	}
 	srv, err := startServerWith(cfg, dir, nil, append(os.Environ(), "RUNLS_CACHE_DIR="+cacheDir))
@@ -232,8 +229,6 @@ func run() (int, error) {
 	if err := srv.waitIndexed(r); err != nil {
 		return 0, err
 	}
-	r.indexings = append(r.indexings, r.indexing)
-	r.indexingCPUs = append(r.indexingCPUs, r.indexingCPU)
 	r.rssIndexed = readMemory(srv.cmd.Process.Pid).rss
 
 	queries := rungen.Queries(cfg.opts, 50)
@@ -389,6 +384,8 @@ func (s *server) waitIndexed(r *report) error {
 	}
 	r.indexing = time.Since(s.started)
 	r.indexingCPU = cpuTime(s.cmd.Process.Pid)
+	r.indexings = append(r.indexings, r.indexing)
+	r.indexingCPUs = append(r.indexingCPUs, r.indexingCPU)
 	res, rerr, err := s.c.call("run/info", map[string]any{}, requestWait)
 	if err != nil || rerr != nil {
 		return fmt.Errorf("run/info: %v %v", err, rerr)

@@ -23,7 +23,7 @@ type report struct {
 	bytes        int64
 	indexing     time.Duration
 	indexingCPU  time.Duration   // the server's CPU time until the indexing ended
-	indexings    []time.Duration // every first indexing timed (the last is indexing)
+	indexings    []time.Duration // every first indexing timed (waitIndexed; the last is indexing)
 	indexingCPUs []time.Duration
 	indexedFiles int
 	indexedBytes int64

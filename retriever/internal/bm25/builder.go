@@ -395,7 +395,7 @@ func (s *Segment) appendList(post []byte, entries []uint64, sd side) ([]byte, ui
 		if tf == 1 {
 			impact = sd.cut.impact1[sd.cut.dl[doc]]
 		} else {
-			impact = impactOf(tf, sd.cut.norms[sd.cut.dl[doc]])
+			impact = impactOf(float64(tf), sd.cut.norms[sd.cut.dl[doc]])
 		}
 		maxTF, maxImpact = max(maxTF, uint16(tf)), max(maxImpact, impact)
 		bMaxTF, bImpact = max(bMaxTF, uint16(tf)), max(bImpact, impact)

@@ -80,7 +80,7 @@ func newImpactCut(dl []uint16, layerMin int) *impactCut {
 
 // impactOf is a posting's impact: tf/(tf + norm), its bm25 without idf
 // and k1+1.
-func impactOf(tf uint32, norm float64) float64 { return float64(tf) / (float64(tf) + norm) }
+func impactOf(tf, norm float64) float64 { return tf / (tf + norm) }
 
 // bucket is the impact bucket of a log entry: tf/(tf + norm) in (0, 1).
 func (c *impactCut) bucket(e uint64) int {
@@ -92,7 +92,7 @@ func (c *impactCut) bucket(e uint64) int {
 }
 
 func impactBucket(tf, norm float64) int {
-	return min(int(tf/(tf+norm)*impactBuckets), impactBuckets-1)
+	return min(int(impactOf(tf, norm)*impactBuckets), impactBuckets-1)
 }
 
 // high returns the bucket from which a term's entries are high, or -1 when

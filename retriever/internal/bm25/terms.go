@@ -117,9 +117,10 @@ func (s *Scanner) next(text []byte, i int) (term []byte, h, head uint64, end int
 			for i++; i < n && byteKind[text[i]] == kindLower; i++ {
 			}
 			if i == n || byteKind[text[i]] == kindSep {
-				if l := i - start; l < 8 && start+8 <= n {
-					// Most terms: one load, one multiplication (termWords).
-					head = binary.LittleEndian.Uint64(text[start:]) & (1<<(8*uint(l)) - 1)
+				if l := i - start; l < 8 {
+					// Most terms, without termWords' call: a word, one
+					// multiplication.
+					head = lastWord(text, start, i)
 					return text[start:i], shortHash(l, head), head, i
 				}
 				h, head = termWords(text, start, i)
@@ -181,32 +182,34 @@ func termHead(term []byte) uint64 {
 // are read, never used): a term's last bytes packed one by one, here and
 // again for its head, were some 15% of BenchmarkBuilderCount's instructions.
 func termWords(b []byte, start, end int) (h, head uint64) {
-	const m1, m2 = termM1, termM2
-	h = uint64(end-start) * m1
+	if n := end - start; n < 8 {
+		head = lastWord(b, start, end)
+		return shortHash(n, head), head
+	}
+	head = binary.LittleEndian.Uint64(b[start:])
+	h = uint64(end-start) * termM1
 	i := start
 	for ; end-i >= 8; i += 8 {
-		w := binary.LittleEndian.Uint64(b[i:])
-		if i == start {
-			head = w
-		}
-		h = (h ^ w) * m2
+		h = (h ^ binary.LittleEndian.Uint64(b[i:])) * termM2
 		h ^= h >> 29
 	}
 	if i < end {
-		var v uint64
-		if len(b)-i >= 8 {
-			v = binary.LittleEndian.Uint64(b[i:]) & (1<<(8*uint(end-i)) - 1)
-		} else {
-			for k, c := range b[i:end] {
-				v |= uint64(c) << (8 * k)
-			}
-		}
-		if i == start {
-			head = v
-		}
-		h = (h ^ v) * m2
+		h = (h ^ lastWord(b, i, end)) * termM2
 	}
 	return mixHash(h), head
+}
+
+// lastWord packs b[i:end] (less than eight bytes) into a word, zero-padded:
+// one load, masked, where b holds eight bytes from i.
+func lastWord(b []byte, i, end int) uint64 {
+	if len(b)-i >= 8 {
+		return binary.LittleEndian.Uint64(b[i:]) & (1<<(8*uint(end-i)) - 1)
+	}
+	var v uint64
+	for k, c := range b[i:end] {
+		v |= uint64(c) << (8 * k)
+	}
+	return v
 }
 
 // Constants and last steps of termWords.
@@ -218,8 +221,7 @@ func mixHash(h uint64) uint64 {
 	return h ^ h>>29
 }
 
-// shortHash is termWords' hash of a term of l < 8 bytes whose word (head)
-// is v.
+// shortHash is the hash of a term of l < 8 bytes whose word (head) is v.
 func shortHash(l int, v uint64) uint64 {
 	return mixHash((uint64(l)*termM1 ^ v) * termM2)
 }
