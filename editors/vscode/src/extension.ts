@@ -194,7 +194,7 @@ class Runls implements vscode.Disposable {
       this.output.error(msg);
       this.setState({ kind: 'error', message: msg });
       void vscode.window.showErrorMessage(msg, 'Open Settings').then((a) => {
-        if (a) void vscode.commands.executeCommand('workbench.action.openSettings', 'runls.server.path');
+        if (a) void openServerPathSetting();
       });
       return;
     }
@@ -718,6 +718,24 @@ class ProgressObserver implements StaticFeature {
   }
 
   clear(): void {}
+}
+
+/**
+ * Opens the settings at runls.server.path. In a remote window (code-server, SSH, a
+ * container) the User tab leaves out machine-scoped settings and says "No Settings
+ * Found": the path of a binary on the machine the server runs on is a Remote
+ * setting, so that tab is opened there.
+ */
+async function openServerPathSetting(): Promise<void> {
+  if (vscode.env.remoteName) {
+    try {
+      await vscode.commands.executeCommand('workbench.action.openRemoteSettings', 'runls.server.path');
+      return;
+    } catch {
+      // No remote settings command in this window: the User tab below.
+    }
+  }
+  await vscode.commands.executeCommand('workbench.action.openSettings', 'runls.server.path');
 }
 
 /** The page size setting, within run/records' bounds (1 to 10000; default 1000). */
