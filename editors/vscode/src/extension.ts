@@ -729,7 +729,7 @@ class ProgressObserver implements StaticFeature {
 async function openServerPathSetting(): Promise<void> {
   if (vscode.env.remoteName) {
     try {
-      await vscode.commands.executeCommand('workbench.action.openRemoteSettings', 'runls.server.path');
+      await vscode.commands.executeCommand('workbench.action.openRemoteSettings', { query: 'runls.server.path' });
       return;
     } catch {
       // No remote settings command in this window: the User tab below.

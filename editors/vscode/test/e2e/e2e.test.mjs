@@ -34,7 +34,7 @@ const PAGE_SIZE = 20;
 // on its line 246, in a conversation of some hundred records.
 const GEN = { size: '2MB', seed: '4', episodes: '3', agents: '3', file: 'episode-2/bob/bob.log', line: 246 };
 
-let work, run, server, context, page, port, userSettings;
+let work, run, server, context, page, port;
 let serverLog = '';
 
 function must(name) {
@@ -195,9 +195,8 @@ before(async () => {
   port = await freePort();
   fs.writeFileSync(cfg, `bind-addr: 127.0.0.1:${port}\nauth: none\ncert: false\n`);
   fs.mkdirSync(path.join(ud, 'User'), { recursive: true });
-  userSettings = path.join(ud, 'User', 'settings.json');
   fs.writeFileSync(
-    userSettings,
+    path.join(ud, 'User', 'settings.json'),
     JSON.stringify({
       'workbench.startupEditor': 'none',
       'workbench.tips.enabled': false,
@@ -981,12 +980,14 @@ test('generated run: the Failures view lists the failure groups with the counts 
 });
 
 test('a server binary that is not found: its Open Settings button lands on runls.server.path, not on "No Settings Found"', async () => {
-  const before = fs.readFileSync(userSettings, 'utf8');
-  const settings = JSON.parse(before);
-  fs.writeFileSync(userSettings, JSON.stringify({ ...settings, 'runls.server.path': path.join(work, 'no-such-runls') }));
+  // Set in the open folder's settings, as the e2e's cap test does (the window reads it at once).
+  const dir = path.join(gen, '.vscode');
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(path.join(dir, 'settings.json'), JSON.stringify({ 'runls.server.path': path.join(work, 'no-such-runls') }));
   try {
     const toast = page.locator('.notification-toast', { hasText: 'no-such-runls' }).first();
     await toast.waitFor({ timeout: 60_000 });
+    await shot('server-not-found.png');
     await toast.locator('.monaco-button', { hasText: 'Open Settings' }).first().click();
     const editor = page.locator('.settings-editor').first();
     await editor.waitFor({ timeout: TIMEOUT });
@@ -994,6 +995,6 @@ test('a server binary that is not found: its Open Settings button lands on runls
     await shot('server-path-setting.png');
     assert.equal(await editor.locator('.no-results-message', { hasText: 'No Settings Found' }).filter({ visible: true }).count(), 0, 'not "No Settings Found"');
   } finally {
-    fs.writeFileSync(userSettings, before);
+    fs.rmSync(dir, { recursive: true, force: true });
   }
 });
