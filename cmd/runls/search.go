@@ -41,21 +41,31 @@ func runSearch(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	rules := fs.String("interpreter", "", "record interpreter `rules.json` (told/said/leftOut rules)")
 	asJSON := fs.Bool("json", false, "print the run/search result as JSON (UTF-16 ranges, hidden, notices)")
 	cache := addCacheFlags(fs)
+	var ff fleetFlags
+	fs.StringVar(&ff.url, "fleet", "", "search the runs shipped to the fleet store at `URL` (runls ship), not a run folder: every argument is the query")
+	fs.Var(&ff.runs, "run", "with --fleet, search run `ID` only (repeatable; default every run)")
+	fs.BoolVar(&ff.partial, "partial", false, "with --fleet, accept an answer for part of the store (a storage node down), with a notice")
+	fs.IntVar(&ff.maxCandidates, "max-candidates", 0, "with --fleet, rank at most `N` records (default 20000)")
 	if err := fs.Parse(args); err != nil {
 		if helpRequested(err, fs, searchSynopsis, searchAbout, stdout) {
 			return exitFound
 		}
 		return usageError(stderr, "%v", err)
 	}
+	if ff.url != "" {
+		if err := setTopK(&req, *topK); err != nil {
+			return usageError(stderr, "%v", err)
+		}
+		if err := req.Validate(); err != nil {
+			return usageError(stderr, "%v", err)
+		}
+		return searchFleet(ctx, &ff, req, fs.Args(), *asJSON, stdout, stderr)
+	}
 	if fs.NArg() < 2 {
 		return usageError(stderr, "search needs a run folder and a query")
 	}
-	if *topK != "" {
-		k, err := strconv.Atoi(*topK)
-		if err != nil || k < 1 || k > retriever.MaxTopK {
-			return usageError(stderr, "%v", retriever.TopKError(*topK))
-		}
-		req.TopK = k
+	if err := setTopK(&req, *topK); err != nil {
+		return usageError(stderr, "%v", err)
 	}
 	if err := req.Validate(); err != nil {
 		return usageError(stderr, "%v", err)
@@ -88,8 +98,21 @@ func runSearch(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	return exitFound
 }
 
+// setTopK reads --top-k into req.
+func setTopK(req *retriever.Request, topK string) error {
+	if topK == "" {
+		return nil
+	}
+	k, err := strconv.Atoi(topK)
+	if err != nil || k < 1 || k > retriever.MaxTopK {
+		return retriever.TopKError(topK)
+	}
+	req.TopK = k
+	return nil
+}
+
 const (
-	searchSynopsis = "runls search [flags] RUN_FOLDER QUERY..."
+	searchSynopsis = "runls search [flags] RUN_FOLDER QUERY...\n       runls search --fleet URL [--run ID]... [flags] QUERY..."
 	searchAbout    = `Prints the run's evidence for QUERY, ranked by BM25, one piece a line as
 path:line:column: text. After the results, stderr says what the filters hid
 and names request values the run does not hold (lines "runls: note: ").
