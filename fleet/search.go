@@ -187,7 +187,7 @@ func rank(entries []Entry, terms []string, sc *retriever.Scorer, req *Request, r
 		if turn != "" && e.Reading == retriever.ReadingTold && strings.TrimSpace(e.Text) == turn {
 			continue
 		}
-		if rules && reason(req, e) != "" {
+		if !req.InWindow(e.TimeText) || (rules && reason(req, e) != "") {
 			continue
 		}
 		for _, p := range e.Pieces {

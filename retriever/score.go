@@ -9,6 +9,7 @@ package retriever
 import (
 	"fmt"
 
+	"runls/recordformat"
 	"runls/retriever/internal/bm25"
 )
 
@@ -134,4 +135,18 @@ func CompareEpisodes(a, b string) int {
 	na, _ := EpisodeNumber(a)
 	nb, _ := EpisodeNumber(b)
 	return compareEpisodeNumbers(na, nb)
+}
+
+// InWindow reports whether a record whose time is written as timeText ("":
+// none) is within the request's from and to (spec §5); with neither, every
+// record is. The request must be valid.
+func (r Request) InWindow(timeText string) bool {
+	w, _ := parseTimeWindow(r.From, r.To)
+	if !w.on {
+		return true
+	}
+	if timeText == "" {
+		return false
+	}
+	return w.holds(recordformat.TimeKey([]byte(timeText)))
 }
