@@ -18,7 +18,7 @@ import (
 )
 
 // ruleCases are the evidence-rule cases: episode, conversation, scope,
-// agent, levels, leftOut (the interpreter's), told turn messages.
+// agent, levels, leftOut (the interpreter's), told turn messages, from/to.
 func ruleCases(queries []string) []retriever.Request {
 	var out []retriever.Request
 	for _, q := range queries {
@@ -33,6 +33,8 @@ func ruleCases(queries []string) []retriever.Request {
 			retriever.Request{Query: q, TopK: 10, Agent: "alice", Episode: "episode-2", Conversation: "conv-1"},
 			retriever.Request{Query: q, TopK: 10, Agent: "Alice", Episode: "episode-9", Conversation: "conv-7"},
 			retriever.Request{Query: q, TopK: 10, Episode: "episode-2", Conversation: "nope"},
+			retriever.Request{Query: q, TopK: 10, Episode: "episode-2", Conversation: "conv-1", From: "2026-10-21 18:00:02", To: "2026-10-21 18:03:30"},
+			retriever.Request{Query: q, TopK: 10, From: "2026-10-21 18:01:00"},
 		)
 	}
 	return out
