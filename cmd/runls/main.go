@@ -14,7 +14,8 @@ import (
 const usageText = `usage:
   runls [serve] [--stdio] [--log-file FILE] [--log-level LEVEL] [cache flags]
   runls search [--agent A] [--episode episode-N] [--conversation C] [--all-conversations]
-               [--scope run|episode] [--top-k K] [--mask] [--interpreter rules.json] [--json]
+               [--scope run|episode] [--from T] [--to T] [--top-k K] [--mask]
+               [--interpreter rules.json] [--json]
                RUN_FOLDER QUERY...
   runls check [--code CODE]... [--summary] RUN_FOLDER
   runls records [--agent A] [--conversation C] [--min-level L] [--from T] [--to T]
