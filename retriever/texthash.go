@@ -14,8 +14,8 @@ package retriever
 import (
 	"bytes"
 	"encoding/binary"
-	"strings"
 	"math/bits"
+	"strings"
 	"unsafe"
 )
 
