@@ -82,7 +82,7 @@ func (ix *Index) hitAgents(hits []hit) []string {
 // the agents searched, but for the records of being told the turn message,
 // which stay out (§12).
 func liftedFilter(f *filter) *filter {
-	return &filter{records: true, turnHash: f.turnHash, hasTurn: f.hasTurn}
+	return &filter{records: true, turnHash: f.turnHash, hasTurn: f.hasTurn, window: f.window}
 }
 
 // allEvidence reports whether every hit passes f's rules.

@@ -21,6 +21,7 @@ type filter struct {
 	allConvs     bool // every conversation of the current episode
 	turnHash     uint64
 	hasTurn      bool
+	window       timeWindow // from/to: only records whose time is within it
 }
 
 // evidenceFilter is the bm25.Filter of a request: its rules, over the
@@ -71,11 +72,13 @@ func (ix *Index) fileVerdict(fs *fileState, agent int, f *filter) bm25.Verdict {
 	switch {
 	case f.scopeEpisode && !current:
 		return bm25.RejectAll
+	case !fs.form.IsRecord() && f.window.on:
+		return bm25.RejectAll // a plain file's lines have no time
 	case !fs.form.IsRecord():
 		return bm25.AcceptAll
 	case !f.records:
 		return bm25.RejectAll
-	case !current && !f.hasTurn:
+	case !current && !f.hasTurn && !f.window.on:
 		return bm25.AcceptAll
 	}
 	return bm25.CheckEach
@@ -88,6 +91,9 @@ func (ix *Index) evidence(f *filter, s *segment, d uint32, fs *fileState) bool {
 	}
 	current := f.episode != "" && fs.epNum == f.episode
 	if f.scopeEpisode && !current {
+		return false
+	}
+	if f.window.on && !fs.inWindow(s.lineOf(d), f.window) {
 		return false
 	}
 	if !fs.form.IsRecord() {
@@ -136,6 +142,17 @@ func (ix *Index) warnUnfielded(f *filter, agent string) {
 		}
 		return true
 	})
+}
+
+// inWindow reports whether the record that holds line n has a time within w
+// (a plain file's lines and a line before a file's first record have none).
+func (fs *fileState) inWindow(n uint32, w timeWindow) bool {
+	if !fs.form.IsRecord() {
+		return false
+	}
+	t := fs.records()
+	i := t.recordAt(n)
+	return i >= 0 && metaKind(t.recMeta(i)) != kindBeforeFirst && w.holds(t.recTime(i))
 }
 
 func (ix *Index) lookupConv(name string) (uint32, bool) {
