@@ -107,6 +107,26 @@ func (v *VictoriaLogs) Ship(ctx context.Context, entries []Entry) error {
 	return nil
 }
 
+// Flush makes what the store took searchable now (the front's
+// /internal/force_flush: it sends what it holds to the storage nodes and
+// has them make it searchable), where it otherwise takes a second or two.
+func (v *VictoriaLogs) Flush(ctx context.Context) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, v.base+"/internal/force_flush", nil)
+	if err != nil {
+		return err
+	}
+	resp, err := v.client.Do(req)
+	if err != nil {
+		return &UnreachableError{URL: v.base, Err: err}
+	}
+	defer resp.Body.Close()
+	_, _ = io.Copy(io.Discard, resp.Body)
+	if resp.StatusCode/100 != 2 {
+		return &StoreError{URL: v.base, Status: resp.StatusCode, Body: "force_flush refused"}
+	}
+	return nil
+}
+
 // Statistics asks for the statistics and facts of a search in one query.
 func (v *VictoriaLogs) Statistics(ctx context.Context, q StatsQuery) (Stats, error) {
 	agent := ""

@@ -184,7 +184,7 @@ func (r *shipReader) feedRecords(buf []byte, pos ShipPos, eof bool) (ShipPos, in
 		inBefore := p.InRecord()
 		l := p.Next(buf, start)
 		if l.Kind.StartsRecord() && len(rec) > 0 {
-			if err := r.record(buf, rec, recLine, skip); err != nil {
+			if err := r.record(buf, pos.Offset, rec, recLine, skip); err != nil {
 				return pos, 0, err
 			}
 			skip = 0
@@ -203,7 +203,7 @@ func (r *shipReader) feedRecords(buf []byte, pos ShipPos, eof bool) (ShipPos, in
 		// The last record may gain lines: it is read again with what follows.
 		return last, recStart, nil
 	}
-	if err := r.record(buf, rec, recLine, skip); err != nil {
+	if err := r.record(buf, pos.Offset, rec, recLine, skip); err != nil {
 		return pos, 0, err
 	}
 	last.Skip = len(rec)
@@ -211,8 +211,9 @@ func (r *shipReader) feedRecords(buf []byte, pos ShipPos, eof bool) (ShipPos, in
 }
 
 // record ships one record of a record file from its line skip on, read
-// whole (interpreter, masking) as emitPieces reads it.
-func (r *shipReader) record(buf []byte, rec []recordformat.Line, firstLine uint32, skip int) error {
+// whole (interpreter, masking) as emitPieces reads it; buf starts at byte
+// base of the file.
+func (r *shipReader) record(buf []byte, base int64, rec []recordformat.Line, firstLine uint32, skip int) error {
 	first := rec[0]
 	if skip >= len(rec) || first.Level.LeftOut() {
 		return nil
@@ -250,7 +251,7 @@ func (r *shipReader) record(buf []byte, rec []recordformat.Line, firstLine uint3
 			continue
 		}
 		if !started {
-			out.Offset, out.Line, started = int64(l.Start), firstLine+uint32(i), true
+			out.Offset, out.Line, started = base+int64(l.Start), firstLine+uint32(i), true
 		} else {
 			sb.WriteByte('\n')
 		}
