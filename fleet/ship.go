@@ -174,8 +174,8 @@ type shipState struct {
 	// Inflight are the files with records sent but not known taken, at
 	// their positions (and counts) before them; At is when.
 	Inflight map[string]fileMark `json:"inflight,omitempty"`
-	At       time.Time                    `json:"at"`
-	Gone     int64                        `json:"gone"` // records of files replaced or deleted
+	At       time.Time           `json:"at"`
+	Gone     int64               `json:"gone"` // records of files replaced or deleted
 }
 
 // fileMark is a file's position and records shipped before a batch.
@@ -205,9 +205,9 @@ type shipper struct {
 
 	batch     []Entry
 	batchText int
-	perFile   map[string]int64             // records of each file in the batch
-	pending   map[string]fileMark // files read in part or not settled, at their old positions
-	done      map[string]*fileShip         // files read whole, to settle at the next flush
+	perFile   map[string]int64     // records of each file in the batch
+	pending   map[string]fileMark  // files read in part or not settled, at their old positions
+	done      map[string]*fileShip // files read whole, to settle at the next flush
 }
 
 // load reads the state file; records in flight when a shipper stopped, and
