@@ -431,7 +431,7 @@ func entryOfRecord(run string, f retriever.ShipFile, id string, r retriever.Ship
 	e := Entry{
 		Run: run, Episode: f.Episode, Agent: f.Agent, Path: f.Path, Line: r.Line, Offset: r.Offset,
 		RecordID: id, TimeText: r.Time, Level: r.Level, State: r.State, Conversation: r.Conversation,
-		Reading: r.Reading, RecordFile: f.Records, Unfielded: r.Unfielded, Text: r.Text,
+		Reading: r.Reading, RecordFile: f.Records, Unfielded: r.Unfielded, Text: r.Text, Terms: r.Distinct,
 		Tokens: r.Terms, Pieces: r.Pieces, Time: f.ModTime,
 	}
 	if t, ok := parseRecordTime(r.Time); ok {
