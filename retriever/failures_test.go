@@ -147,7 +147,7 @@ func TestFailuresMasked(t *testing.T) {
 		t.Fatalf("first group %+v: want the two cannot-open records, their password masked", res.Groups)
 	}
 	for _, g := range res.Groups {
-		if strings.Contains(g.Pattern, "hunter")  {
+		if strings.Contains(g.Pattern, "hunter") {
 			t.Errorf("pattern %q holds a secret", g.Pattern)
 		}
 	}

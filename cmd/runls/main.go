@@ -21,6 +21,8 @@ const usageText = `usage:
   runls records [--agent A] [--conversation C] [--min-level L] [--from T] [--to T]
                 [--limit N] [--cursor C] [--mask] [--json] RUN_FOLDER episode-N
   runls failures [--episode episode-N] [--agent A] [--min-level L] [--mask] [--json] RUN_FOLDER
+  runls search --fleet URL [--run ID]... [--partial] [search flags] QUERY...
+  runls ship [--run-id ID] [--follow] [--no-mask] [--interpreter rules.json] RUN_FOLDER... --to URL
   runls mcp [--mask] [--interpreter rules.json] RUN_FOLDER
   runls cache list|clear [--cache-dir DIR] [RUN_FOLDER]
   runls version
@@ -54,6 +56,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return runFailures(ctx, args[1:], stdout, stderr)
 	case "mcp":
 		return runMCP(ctx, args[1:], stdin, stdout, stderr)
+	case "ship":
+		return runShip(ctx, args[1:], stdout, stderr)
 	case "cache":
 		return runCache(ctx, args[1:], stdout, stderr)
 	case "version", "--version", "-version":

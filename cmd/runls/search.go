@@ -43,6 +43,7 @@ func runSearch(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	rules := fs.String("interpreter", "", "record interpreter `rules.json` (told/said/leftOut rules)")
 	asJSON := fs.Bool("json", false, "print the run/search result as JSON (UTF-16 ranges, hidden, notices)")
 	cache := addCacheFlags(fs)
+	ff := addFleetFlags(fs)
 	use := usage{searchSynopsis, "search"}
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
@@ -50,6 +51,9 @@ func runSearch(ctx context.Context, args []string, stdout, stderr io.Writer) int
 			return exitFound
 		}
 		return use.errorf(stderr, "%v", err)
+	}
+	if ff.url != "" {
+		return searchFleet(ctx, ff, use, req, *topK, pos, *asJSON, stdout, stderr)
 	}
 	if len(pos) < 2 {
 		return use.errorf(stderr, "search needs a run folder and a query")
@@ -93,7 +97,7 @@ func runSearch(ctx context.Context, args []string, stdout, stderr io.Writer) int
 }
 
 const (
-	searchSynopsis = "runls search [flags] RUN_FOLDER QUERY..."
+	searchSynopsis = "runls search [flags] RUN_FOLDER QUERY...\n       runls search --fleet URL [--run ID]... [flags] QUERY..."
 	searchAbout    = `Prints the run's evidence for QUERY, ranked by BM25, one piece a line as
 path:line:column: text. After the results, stderr says what the filters hid
 and names request values the run does not hold (lines "runls: note: ").
