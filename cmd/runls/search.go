@@ -11,9 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-
-	"go.uber.org/zap"
-	"go.uber.org/zap/zapcore"
+	"unicode/utf8"
 
 	"runls/masking"
 	"runls/retriever"
@@ -42,6 +40,7 @@ func runSearch(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	mask := fs.Bool("mask", false, "hide local paths outside the run and credentials before indexing")
 	rules := fs.String("interpreter", "", "record interpreter `rules.json` (told/said/leftOut rules)")
 	asJSON := fs.Bool("json", false, "print the run/search result as JSON (UTF-16 ranges, hidden, notices)")
+	full := fs.Bool("full", false, "print whole pieces; without it a piece wider than the terminal (200 columns when not one) is a window around its first match")
 	cache := addCacheFlags(fs)
 	ff := addFleetFlags(fs)
 	use := usage{searchSynopsis, "search"}
@@ -85,8 +84,18 @@ func runSearch(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		}
 	} else {
 		cwd, _ := os.Getwd()
+		cols, terminal := outputColumns(stdout)
 		for _, it := range res.Items {
-			fmt.Fprintf(stdout, "%s:%d:%d: %s\n", displayPath(cwd, it.Path), it.Location.Range.Start.Line+1, it.ByteStart+1, it.Text)
+			prefix := fmt.Sprintf("%s:%d:%d: ", displayPath(cwd, it.Path), it.Location.Range.Start.Line+1, it.ByteStart+1)
+			text := it.Text
+			if !*full {
+				width := cols
+				if terminal {
+					width = max(minWindow, cols-utf8.RuneCountInString(prefix))
+				}
+				text = pieceWindow(text, it.Matches, width)
+			}
+			fmt.Fprintf(stdout, "%s%s\n", prefix, text)
 		}
 		printNotes(stderr, req, res)
 	}
@@ -126,16 +135,6 @@ func openIndex(ctx context.Context, root string, mask bool, rulesFile string, ca
 		opts.Masker = masking.HidingOutside(real)
 	}
 	return retriever.Open(ctx, opts)
-}
-
-func cliLogger(w io.Writer) *zap.Logger {
-	cfg := zap.NewDevelopmentEncoderConfig()
-	cfg.TimeKey, cfg.CallerKey, cfg.StacktraceKey = "", "", ""
-	cfg.EncodeLevel = func(l zapcore.Level, enc zapcore.PrimitiveArrayEncoder) {
-		enc.AppendString("runls: " + l.CapitalString())
-	}
-	core := zapcore.NewCore(zapcore.NewConsoleEncoder(cfg), zapcore.AddSync(w), zapcore.WarnLevel)
-	return zap.New(core)
 }
 
 // displayPath is path relative to the current folder where that is shorter.
