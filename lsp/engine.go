@@ -190,7 +190,6 @@ func (s *server) openEngine(ctx context.Context, root string, st Settings) (Engi
 		Interpreter:           st.interpreter,
 		Masker:                m,
 		Logger:                s.engineLogger(),
-		MaxDiagnosticsPerFile: st.MaxDiagnosticsPerFile,
 		Cache:                 s.opts.Cache,
 		BoundMemory:           s.opts.BoundMemory,
 	})
