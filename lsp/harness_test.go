@@ -364,7 +364,7 @@ func (e *fakeEngine) RecordFiles() []string {
 	}
 	return out
 }
-func (e *fakeEngine) Diagnostics(path string, max int) []retriever.Diagnostic {
+func (e *fakeEngine) Diagnostics(path string, max int, leaveOut ...string) []retriever.Diagnostic {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return e.diags[path]

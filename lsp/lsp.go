@@ -48,7 +48,7 @@ type Engine interface {
 	Symbols(ctx context.Context, query string, limit int) (retriever.Result, error)
 	Info(ctx context.Context) (retriever.Info, error)
 	RecordFiles() []string
-	Diagnostics(path string, max int) []retriever.Diagnostic
+	Diagnostics(path string, max int, leaveOut ...string) []retriever.Diagnostic
 	Outline(ctx context.Context, path string, limit int) (retriever.Outline, error)
 	Folds(path string) []retriever.Fold
 	RecordAt(ctx context.Context, path string, line int, req retriever.Request) (*retriever.RecordFacts, error)
