@@ -3,6 +3,7 @@ package retriever
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strconv"
 )
 
@@ -11,20 +12,22 @@ import (
 // read): one unindented-continuation per record that has continuation lines
 // without the indent, one unfielded-line per maximal run of unfielded
 // records, or, for a file none of whose records has the conversation field,
-// one Information over the whole file. They are capped at max (0: the
-// index's MaxDiagnosticsPerFile; Uncapped: none): when there are more, the
-// first max-1, then one saying how many more there are.
-func (ix *Index) Diagnostics(path string, max int) []Diagnostic {
+// one Information over the whole file. The codes in leaveOut are left out
+// (the editors' ignoreDiagnostics setting); the others are capped at max
+// (0: the index's MaxDiagnosticsPerFile; Uncapped: none): when there are
+// more, the first max-1, then one saying how many more there are (unless
+// more-warnings is left out: then the first max).
+func (ix *Index) Diagnostics(path string, max int, leaveOut ...string) []Diagnostic {
 	switch {
 	case max == Uncapped:
-	case max <= 0 || max > ix.maxDiags:
+	case max <= 0:
 		max = ix.maxDiags
 	}
 	fs := ix.recordFile(path)
 	if fs == nil {
 		return nil
 	}
-	return fileDiagnostics(fs, max)
+	return fileDiagnostics(fs, max, leaveOut)
 }
 
 // recordFile returns the committed state of a record file of the run, by
@@ -43,9 +46,15 @@ func (ix *Index) recordFile(path string) *fileState {
 	return fs
 }
 
-func fileDiagnostics(fs *fileState, max int) []Diagnostic {
+func fileDiagnostics(fs *fileState, max int, leaveOut []string) []Diagnostic {
 	t := fs.records()
 	spans, runs := t.allSpans(), t.allRuns()
+	if slices.Contains(leaveOut, CodeUnindentedContinuation) {
+		spans = nil
+	}
+	if slices.Contains(leaveOut, CodeUnfieldedLine) {
+		runs = nil
+	}
 	total := len(spans) + len(runs)
 	if total == 0 {
 		return nil
@@ -54,6 +63,9 @@ func fileDiagnostics(fs *fileState, max int) []Diagnostic {
 	shown := total
 	if max != Uncapped && total > max {
 		shown = max - 1
+		if slices.Contains(leaveOut, CodeMore) {
+			shown = max
+		}
 	}
 	out := make([]Diagnostic, 0, min(total, shown+1))
 	si, ri := 0, 0
@@ -84,7 +96,7 @@ func fileDiagnostics(fs *fileState, max int) []Diagnostic {
 	for len(out) < shown {
 		out = append(out, next())
 	}
-	if shown < total {
+	if shown < total && !slices.Contains(leaveOut, CodeMore) {
 		at := next().Range.Start
 		out = append(out, Diagnostic{Range: Range{Start: at, End: at}, Severity: SeverityWarning,
 			Code: CodeMore, Message: moreMessage(total - shown)})

@@ -1,0 +1,361 @@
+package fleet
+
+// This file holds the fleet's search (spec §16 `runls search --fleet`): the
+// request of §5 over the runs shipped, its statistics and candidates asked
+// of the store, the pieces ranked by §6 with the index's arithmetic, what
+// the rules hid and the notices of §12.
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"net/url"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+
+	"runls/retriever"
+)
+
+// Request is a search request over shipped runs: spec §5's, and the runs
+// searched (none: every run).
+type Request struct {
+	retriever.Request
+	Runs []string `json:"runs,omitempty"`
+}
+
+// Item is a piece found in the fleet: an item of spec §9 that names its run.
+type Item struct {
+	retriever.Item
+	Run string `json:"run"`
+}
+
+// Result is the run/search result shape of spec §9, its items naming their runs.
+type Result struct {
+	Items   []Item             `json:"items"`
+	Hidden  retriever.Hidden   `json:"hidden"`
+	Notices []retriever.Notice `json:"notices"`
+}
+
+// DefaultMaxCandidates bounds the records a search ranks: fetching them is
+// most of a search's time (VictoriaLogs, 2 cores: 2,000 records some 40 ms,
+// 20,000 some 450 ms).
+const DefaultMaxCandidates = 2000
+
+// Searcher searches a store.
+type Searcher struct {
+	Store Store
+	// MaxCandidates bounds the records ranked; 0: DefaultMaxCandidates.
+	MaxCandidates int
+}
+
+// Search answers a request (spec §16): statistics of the runs and agents
+// searched before the filters, candidates by the query's terms, BM25 by
+// runls, rules 1-4 of §5, given once, top K, hidden and notices.
+func (s *Searcher) Search(ctx context.Context, req Request) (Result, error) {
+	if err := req.Validate(); err != nil {
+		return Result{}, err
+	}
+	for _, r := range req.Runs {
+		if r == "" {
+			return Result{}, &retriever.FieldError{Field: "run", Value: r, Reason: "want a run id"}
+		}
+	}
+	terms, err := retriever.QueryTerms(req.RankingText())
+	if err != nil {
+		return Result{}, err
+	}
+	scope := Scope{Runs: req.Runs, Agent: req.Agent}
+	rules := Rules{Episode: req.Episode, Conversation: req.Conversation, ScopeEpisode: req.Scope == "episode", AllConversations: req.AllConversations}
+	bound := cmp.Or(s.MaxCandidates, DefaultMaxCandidates)
+	// The statistics, and the candidates as if they were within the bound:
+	// one round trip when they are (most searches of a run or a few).
+	var st Stats
+	var lifted []Entry
+	var liftedPartial string
+	var statsErr, liftedErr error
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		st, statsErr = s.Store.Statistics(ctx, StatsQuery{Scope: scope, Terms: terms, Rules: rules,
+			Agent: req.Agent, Episode: req.Episode, Conversation: req.Conversation})
+	})
+	if len(terms) > 0 {
+		wg.Go(func() {
+			lifted, liftedPartial, liftedErr = s.Store.Candidates(ctx, CandidateQuery{Scope: scope, Terms: terms, Limit: bound + 1})
+		})
+	}
+	wg.Wait()
+	if err := cmp.Or(statsErr, liftedErr); err != nil {
+		return Result{}, err
+	}
+	res := Result{Items: []Item{}, Notices: []retriever.Notice{}}
+	partial := []string{st.Partial, liftedPartial}
+	if res.Notices, err = s.notices(ctx, req, st); err != nil {
+		return Result{}, err
+	}
+	if len(terms) > 0 && len(lifted) > 0 {
+		liftedPieces := countPieces(lifted, terms)
+		evidencePieces := liftedPieces
+		var df []int64
+		if len(lifted) <= bound && st.Candidates <= int64(bound) {
+			df = pieceDF(liftedPieces, len(terms))
+		} else {
+			var evidence []Entry
+			// Past the bound: the records holding the rarest terms, with
+			// the rules as the store's filters, and likewise without them
+			// for what the rules hid.
+			df = st.DF
+			var p1, p2 string
+			var err1, err2 error
+			wg.Go(func() { evidence, p1, err1 = s.rareFirst(ctx, scope, terms, df, rules, true, bound) })
+			wg.Go(func() { lifted, p2, err2 = s.rareFirst(ctx, scope, terms, df, rules, false, bound) })
+			wg.Wait()
+			if err := cmp.Or(err1, err2); err != nil {
+				return Result{}, err
+			}
+			partial = append(partial, p1, p2)
+			liftedPieces, evidencePieces = countPieces(lifted, terms), countPieces(evidence, terms)
+			res.Notices = append(res.Notices, retriever.Notice{Field: "candidates", Value: fmt.Sprint(st.Evidence),
+				Message: fmt.Sprintf("ranked %d of %d candidates: narrow by run, episode or time", len(evidence), st.Evidence)})
+		}
+		sc := retriever.NewScorer(st.Pieces, st.Tokens, df)
+		k := req.K()
+		top := rank(evidencePieces, sc, &req, true, k)
+		u := rank(liftedPieces, sc, &req, false, k)
+		res.Hidden = hiddenOf(u, top, &req)
+		for _, h := range top {
+			res.Items = append(res.Items, itemOf(h, terms))
+		}
+	}
+	for _, p := range partial {
+		if p != "" {
+			res.Notices = append(res.Notices, retriever.Notice{Field: "fleet", Value: "partial",
+				Message: "the store answered for part of its data (a storage node is down): " + p})
+			break
+		}
+	}
+	return res, nil
+}
+
+// rareFirst fetches at most bound candidates in one query: those holding
+// the rarest terms (the highest idf: the likeliest to rank), as many of
+// the rarest as the bound takes whole.
+func (s *Searcher) rareFirst(ctx context.Context, scope Scope, terms []string, df []int64, rules Rules, filtered bool, bound int) ([]Entry, string, error) {
+	order := make([]int, 0, len(terms))
+	for i := range terms {
+		if df[i] > 0 {
+			order = append(order, i)
+		}
+	}
+	sort.SliceStable(order, func(a, b int) bool { return df[order[a]] < df[order[b]] })
+	var rare []string
+	var sum int64
+	for _, i := range order {
+		if len(rare) > 0 && sum+df[i] > int64(bound) {
+			break
+		}
+		rare = append(rare, terms[i])
+		sum += df[i]
+	}
+	if len(rare) == 0 {
+		return nil, "", nil
+	}
+	return s.Store.Candidates(ctx, CandidateQuery{Scope: scope, Terms: rare, Rules: rules, Filtered: filtered, Limit: bound})
+}
+
+// counted are the pieces of entries with their query terms counted once.
+type counted struct {
+	e  *Entry
+	p  retriever.ShipPiece
+	tf []int
+	dl int
+}
+
+// countPieces counts the query's terms in every piece of entries.
+func countPieces(entries []Entry, terms []string) []counted {
+	idx := make(map[string]int, len(terms))
+	for i, t := range terms {
+		idx[t] = i
+	}
+	var out []counted
+	for i := range entries {
+		e := &entries[i]
+		for _, p := range e.Pieces {
+			tf := make([]int, len(terms))
+			dl := retriever.QueryTF(e.Text[p.TextStart:p.TextEnd], idx, tf)
+			out = append(out, counted{e: e, p: p, tf: tf, dl: dl})
+		}
+	}
+	return out
+}
+
+// pieceDF counts, for each term, the pieces that hold it: n(t) exactly,
+// when the pieces are those of every record of the scope holding a term.
+func pieceDF(pieces []counted, n int) []int64 {
+	df := make([]int64, n)
+	for _, c := range pieces {
+		for j, f := range c.tf {
+			if f > 0 {
+				df[j]++
+			}
+		}
+	}
+	return df
+}
+
+// hit is a scored piece.
+type hit struct {
+	score float64
+	e     *Entry
+	p     retriever.ShipPiece
+	text  string
+}
+
+// rank scores the pieces of entries, keeps those above zero that pass the
+// rules (when rules) and are not the turn message's told records, best
+// first with ties in location order, each text given once, at most k.
+func rank(pieces []counted, sc *retriever.Scorer, req *Request, rules bool, k int) []hit {
+	turn := strings.TrimSpace(req.TurnMessage)
+	var hits []hit
+	for _, c := range pieces {
+		e := c.e
+		if turn != "" && e.Reading == retriever.ReadingTold && strings.TrimSpace(e.Text) == turn {
+			continue
+		}
+		if !req.InWindow(e.TimeText) || (rules && reason(req, e) != "") {
+			continue
+		}
+		if score := sc.Score(c.tf, c.dl); score > 0 {
+			hits = append(hits, hit{score: score, e: e, p: c.p, text: e.Text[c.p.TextStart:c.p.TextEnd]})
+		}
+	}
+	slices.SortFunc(hits, func(a, b hit) int {
+		if a.score != b.score {
+			return cmp.Compare(b.score, a.score)
+		}
+		return compareLocation(a, b)
+	})
+	seen := map[string]bool{}
+	out := hits[:0]
+	for _, h := range hits {
+		if len(out) == k {
+			break
+		}
+		if seen[h.text] {
+			continue
+		}
+		seen[h.text] = true
+		out = append(out, h)
+	}
+	return out
+}
+
+// compareLocation is the location order (spec §3), runs first.
+func compareLocation(a, b hit) int {
+	return cmp.Or(
+		strings.Compare(a.e.Run, b.e.Run),
+		retriever.CompareEpisodes(a.e.Episode, b.e.Episode),
+		strings.Compare(a.e.Path, b.e.Path),
+		cmp.Compare(a.p.Line, b.p.Line),
+		cmp.Compare(a.p.ByteStart, b.p.ByteStart),
+	)
+}
+
+func reason(req *Request, e *Entry) string {
+	return req.RuleReason(e.Episode, e.RecordFile, e.Unfielded, e.Conversation)
+}
+
+// hiddenOf counts the pieces of u (the ranking with rules 1-4 lifted) that
+// the rules kept out of top and whose text top does not hold (spec §12).
+func hiddenOf(u, top []hit, req *Request) retriever.Hidden {
+	var out retriever.Hidden
+	texts := map[string]bool{}
+	for _, h := range top {
+		texts[h.text] = true
+	}
+	for _, h := range u {
+		if texts[h.text] {
+			continue
+		}
+		switch reason(req, h.e) {
+		case retriever.ReasonScope:
+			out.Scope++
+		case retriever.ReasonNoContext:
+			out.NoContext++
+		case retriever.ReasonUnfielded:
+			out.Unfielded++
+		case retriever.ReasonOtherConversation:
+			out.OtherConversation++
+		}
+	}
+	return out
+}
+
+// notices are spec §12's for the runs searched.
+func (s *Searcher) notices(ctx context.Context, req Request, st Stats) ([]retriever.Notice, error) {
+	out := []retriever.Notice{}
+	if req.Agent != "" && !st.HasAgent {
+		n := retriever.Notice{Field: "agent", Value: req.Agent, Message: "no run searched has an agent folder named " + req.Agent}
+		agents, err := s.Store.Agents(ctx, req.Runs)
+		if err != nil {
+			return nil, err
+		}
+		var found []string
+		for _, a := range agents {
+			if a != req.Agent && strings.EqualFold(a, req.Agent) {
+				found = append(found, a)
+			}
+		}
+		if len(found) > 0 {
+			sug := slices.Min(found)
+			n.Suggestion = &sug
+			n.Message += " (" + sug + " differs only in case)"
+		}
+		out = append(out, n)
+	}
+	if req.Episode == "" {
+		return out, nil
+	}
+	if !st.HasEpisode {
+		return append(out, retriever.Notice{Field: "episode", Value: req.Episode, Message: "no run searched has a folder " + req.Episode}), nil
+	}
+	if c := req.Conversation; c != "" && c != "-" && !st.HasConversation {
+		out = append(out, retriever.Notice{Field: "conversation", Value: c,
+			Message: "no record of " + req.Episode + " was written in conversation " + c})
+	}
+	return out, nil
+}
+
+// itemOf makes a result item of a hit.
+func itemOf(h hit, terms []string) Item {
+	e := h.e
+	it := Item{Run: e.Run, Item: retriever.Item{
+		Location: retriever.Location{URI: URI(e.Run, e.Path), Range: retriever.Range{
+			Start: retriever.Position{Line: int(h.p.Line), Character: h.p.CharStart},
+			End:   retriever.Position{Line: int(h.p.Line), Character: h.p.CharEnd},
+		}},
+		Score: h.score, Text: h.text, Agent: e.Agent, Episode: e.Episode,
+		Conversation: e.Conversation, Reading: e.Reading,
+		Matches: retriever.MatchRanges(h.text, terms),
+		Path:    e.Run + "/" + e.Path, File: e.Path, ByteStart: h.p.ByteStart, ByteEnd: h.p.ByteEnd,
+	}}
+	if e.Reading == "" {
+		it.Reading = retriever.ReadingNote
+	}
+	if e.TimeText != "" {
+		t := e.TimeText
+		it.Time = &t
+	}
+	if e.Level != "" {
+		l := e.Level
+		it.Level = &l
+	}
+	return it
+}
+
+// URI names a file of a shipped run: runls-fleet:///RUN/PATH.
+func URI(run, path string) string {
+	u := url.URL{Scheme: "runls-fleet", Path: "/" + run + "/" + path}
+	return u.String()
+}
