@@ -14,7 +14,8 @@ import (
 
 // TestMaskedOutputs asks every output path of the server for the evidence of
 // secretrun's run (credential assignments in every context an agent run has)
-// with masking off and on (issue 28, spec §8's last paragraph): off, each
+// with masking off and on (issue 28, spec §8's last paragraph, which names
+// run/failures too): off, each
 // path that carries evidence text shows a value (so the test can fail); on,
 // none shows any part of one, and a search for the values finds nothing.
 // The server makes no conversation document of its own: run/records of a
@@ -59,12 +60,15 @@ func TestMaskedOutputs(t *testing.T) {
 				{"workspace/symbol", func() string {
 					return raw(protocol.MethodWorkspaceSymbol, map[string]any{"query": "deploy"})
 				}, true},
-				{"textDocument/hover", func() string { return hovers(history, 2) + hovers(logFile, 9) }, false},
+				{"textDocument/hover", func() string { return hovers(history, 2) + hovers(logFile, 10) }, false},
 				{"textDocument/documentSymbol", func() string {
 					return raw(protocol.MethodTextDocumentDocumentSymbol, docParams(history)) + raw(protocol.MethodTextDocumentDocumentSymbol, docParams(logFile))
 				}, true},
 				{"run/records", func() string {
 					return raw(lsp.MethodRunRecords, map[string]any{"episode": "episode-1", "limit": 100})
+				}, true},
+				{"run/failures", func() string {
+					return raw(lsp.MethodRunFailures, map[string]any{"episode": "episode-1"})
 				}, true},
 				{"run/records of the conversation", func() string {
 					return raw(lsp.MethodRunRecords, map[string]any{"episode": "episode-1", "conversation": "conv-1", "limit": 100})

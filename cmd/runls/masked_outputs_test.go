@@ -8,8 +8,8 @@ import (
 	"runls/internal/secretrun"
 )
 
-// TestMaskedOutputs runs the CLI's evidence commands (runls search and
-// runls records, as text and as JSON) on secretrun's run (credential
+// TestMaskedOutputs runs the CLI's evidence commands (runls search, runls
+// records and runls failures, as text and as JSON) on secretrun's run (credential
 // assignments in every context an agent run has), without and with --mask
 // (issue 28, spec §8): without, each output shows a value, so the command
 // carries the evidence and the test can fail; with it, none shows any part
@@ -33,6 +33,8 @@ func TestMaskedOutputs(t *testing.T) {
 		{"runls records", []string{"records", "run", "episode-1"}},
 		{"runls records --json", []string{"records", "--json", "run", "episode-1"}},
 		{"runls records of the conversation", []string{"records", "--conversation", "conv-1", "run", "episode-1"}},
+		{"runls failures", []string{"failures", "run"}},
+		{"runls failures --json", []string{"failures", "--json", "run"}},
 	}
 	for _, mask := range []bool{false, true} {
 		for _, c := range commands {

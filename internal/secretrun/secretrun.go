@@ -30,8 +30,9 @@ var leaks = []string{"zqxapikeyvalue123", "zqxsecretvalue456", "zqxtokenvalue789
 const ValuesQuery = "zqxapikeyvalue123 zqxsecretvalue456 zqxtokenvalue789 abcdef"
 
 // Files returns the run's files (slash paths under the run folder): a
-// .history message told and said, a .log record with a level and one with
-// an indented JSON body, an env dump in a note, a plain note; all in
+// .history message told and said, .log records with a level (an ERROR among
+// them, for the failures) and one with an indented JSON body, an env dump in
+// a note, a plain note; all in
 // episode-1, agent alice, conversation conv-1, each with the word "deploy".
 func Files() map[string]string {
 	all := strings.Join(Assignments, " ")
@@ -43,7 +44,8 @@ func Files() map[string]string {
 		"episode-1/alice/alice.history": "2026-10-21 18:00:00 [running] [conv-1] alice was told: deploy with " + all + "\n" +
 			"2026-10-21 18:00:01 [running] [conv-1] alice said: deploy done using " + all + "\n",
 		"episode-1/alice/alice.log": "2026-10-21 18:00:02 WARN  [running] [conv-1] alice deploy failed with " + all + "\n" +
-			"2026-10-21 18:00:03 INFO  [running] [conv-1] alice deploy tool call body:\n  " + string(body) + "\n",
+			"2026-10-21 18:00:03 INFO  [running] [conv-1] alice deploy tool call body:\n  " + string(body) + "\n" +
+			"2026-10-21 18:00:04 ERROR [running] [conv-1] alice deploy crashed with " + all + "\n",
 		"episode-1/alice/env.md":   "deploy env dump:\n\nHOSTNAME=agent-7\n" + strings.Join(Assignments, "\n") + "\nTERM=xterm\n",
 		"episode-1/alice/notes.md": "deploy notes: the keys are " + all + "\n",
 	}
