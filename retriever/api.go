@@ -205,6 +205,8 @@ const (
 	CodeUnfieldedLine          = "unfielded-line"
 	CodeUnindentedContinuation = "unindented-continuation"
 	CodeMore                   = "more-warnings"
+	// CodeForeignLayout is a foreign log's one diagnostic (spec §2, §9).
+	CodeForeignLayout = "foreign-layout"
 )
 
 // Severity is how serious a diagnostic is, numbered as LSP numbers it.

@@ -1,0 +1,171 @@
+package retriever
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// layoutSample is a sample of recordformat's golden tests, read from there
+// (one copy of each in the repository).
+func layoutSample(t *testing.T, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "recordformat", "testdata", "layouts", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// TestJSONLinesSearchProse: a transcript's lines are searched for their
+// prose, never their keys and escapes; the item's text is the prose line,
+// its location the whole JSON line, its reading the role, its time the
+// line's (spec §2 "JSON lines").
+func TestJSONLinesSearchProse(t *testing.T) {
+	claude := layoutSample(t, "claude-session.jsonl")
+	run := map[string]string{
+		"episode-1/a/session.jsonl": claude,
+		"episode-1/a/codex.jsonl":   layoutSample(t, "codex-rollout.jsonl"),
+	}
+	ix := openTest(t, Options{Root: writeRun(t, run)})
+	items := search(t, ix, Request{Query: "janitor goroutine race", TopK: 5})
+	if len(items) == 0 {
+		t.Fatal("nothing found")
+	}
+	it := items[0]
+	lines := strings.Split(claude, "\n")
+	want := "The test sleeps for 10 ms and expects the entry to be gone — a race with the janitor goroutine."
+	if it.Text != want || it.Reading != ReadingSaid || it.Location.Range.Start.Line != 4 ||
+		it.Location.Range.Start.Character != 0 || it.Location.Range.End.Character != len(lines[4]) ||
+		it.Time == nil || *it.Time != "2026-03-02 13:00:09.900" {
+		t.Errorf("item %+v (time %v)", it, it.Time)
+	}
+	for _, q := range []string{"role assistant", "tool_use toolu_01", "parentUuid", "u2014"} {
+		for _, it := range search(t, ix, Request{Query: q, TopK: 10}) {
+			if strings.Contains(it.Text, `":`) || strings.Contains(it.Text, `\"`) || strings.Contains(it.Text, `\u`) {
+				t.Errorf("%q found escaped JSON: %q", q, it.Text)
+			}
+		}
+	}
+	told := search(t, ix, Request{Query: "cache test fails", TopK: 1})
+	if len(told) != 1 || told[0].Reading != ReadingTold {
+		t.Errorf("the user's message: %+v", told)
+	}
+	// Codex keeps the user's message twice (a response item and an event):
+	// given once.
+	renamed := search(t, ix, Request{Query: "rename verbose debug", TopK: 10})
+	n := 0
+	for _, it := range renamed {
+		if strings.HasPrefix(it.Text, "Rename the config flag") {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("the Codex user message given %d times: %q", n, texts(renamed))
+	}
+	if tool := search(t, ix, Request{Query: "flags.go", TopK: 10}); len(tool) == 0 {
+		t.Error("a Codex tool output is not searched")
+	}
+}
+
+// mixedRun is a run of the layouts of recordformat's samples beside the
+// run's own files.
+func mixedRun(t *testing.T) map[string]string {
+	run := map[string]string{
+		"episode-1/a/own.log":        layoutSample(t, "own.log"),
+		"episode-1/a/own.history":    layoutSample(t, "own.history"),
+		"episode-1/a/session.jsonl":  layoutSample(t, "claude-session.jsonl"),
+		"episode-1/a/rollout.jsonl":  layoutSample(t, "codex-rollout.jsonl"),
+		"episode-1/b/slog.jsonl":     layoutSample(t, "slog.jsonl"),
+		"episode-1/b/pino.jsonl":     layoutSample(t, "pino.jsonl"),
+		"episode-1/b/mixed.log":      layoutSample(t, "mixed-midway.log"),
+		"episode-2/tools/log4j.log":  layoutSample(t, "log4j-unpadded.log"),
+		"episode-2/tools/python.log": layoutSample(t, "python.log"),
+		"episode-2/tools/basic.log":  layoutSample(t, "python-basic.log"),
+		"episode-2/tools/bsd.log":    layoutSample(t, "syslog3164.log"),
+		"episode-2/tools/ietf.log":   layoutSample(t, "syslog5424.log"),
+		"episode-2/tools/zap.log":    layoutSample(t, "zap.log"),
+		"episode-2/tools/iso.log":    layoutSample(t, "iso8601.log"),
+		"episode-2/tools/logcat.log": layoutSample(t, "logcat.log"),
+		"episode-2/tools/lb.history": layoutSample(t, "logback-padded.log"),
+	}
+	return run
+}
+
+// TestForeignLayoutDiagnostics: a foreign log has one Information naming
+// its layout and no warning; the run's own files keep theirs.
+func TestForeignLayoutDiagnostics(t *testing.T) {
+	root := writeRun(t, mixedRun(t))
+	ix := openTest(t, Options{Root: root})
+	refresh(t, ix)
+	for _, path := range ix.RecordFiles() {
+		rel, _ := filepath.Rel(root, path)
+		ds := ix.Diagnostics(path, Uncapped)
+		switch rel {
+		case "episode-1/a/own.log":
+			if len(ds) == 0 || ds[0].Severity != SeverityWarning {
+				t.Errorf("%s: %+v, want the run's own warnings", rel, ds)
+			}
+		case "episode-2/tools/lb.history":
+			// logback's lines with the thread in brackets are records of
+			// the run's own history form: the run's forms win (spec §2).
+			if len(ds) != 1 || ds[0].Code != CodeUnfieldedLine {
+				t.Errorf("%s: %+v", rel, ds)
+			}
+		case "episode-1/a/own.history":
+			if len(ds) != 0 {
+				t.Errorf("%s: %+v", rel, ds)
+			}
+		default:
+			if len(ds) != 1 || ds[0].Code != CodeForeignLayout || ds[0].Severity != SeverityInformation || ds[0].Range.Start != (Position{}) || ds[0].Range.End.Line != 0 || ds[0].Range.End.Character == 0 {
+				t.Errorf("%s: %+v, want one foreign-layout Information over the first line", rel, ds)
+			}
+		}
+	}
+	want := map[string]string{"log4j.log": "log4j/logback", "python.log": "Python logging", "bsd.log": "syslog (RFC 3164)", "zap.log": "JSON lines", "mixed.log": "log4j/logback"}
+	for name, layout := range want {
+		ds := ix.Diagnostics(filepath.Join(root, "episode-2", "tools", name), Uncapped)
+		if name == "mixed.log" {
+			ds = ix.Diagnostics(filepath.Join(root, "episode-1", "b", name), Uncapped)
+		}
+		if len(ds) != 1 || !strings.Contains(ds[0].Message, " "+layout+" layout") {
+			t.Errorf("%s: %+v, want the layout %s named", name, ds, layout)
+		}
+	}
+}
+
+// TestForeignLogsSearchedAsNotes: a foreign log's records are evidence in
+// every context (no episode, no conversation needed), with their time and
+// level; DEBUG and TRACE records stay out; a JSON-lines log gives its
+// prose.
+func TestForeignLogsSearchedAsNotes(t *testing.T) {
+	ix := openTest(t, Options{Root: writeRun(t, mixedRun(t))})
+	items := search(t, ix, Request{Query: "payment gateway refused", TopK: 3})
+	if len(items) == 0 || !strings.HasSuffix(items[0].File, "log4j.log") || items[0].Time == nil || *items[0].Time != "2026-03-02 09:14:09.771" ||
+		items[0].Level == nil || *items[0].Level != "ERROR" || items[0].Conversation != nil || items[0].Text != "org.example.shop.OrderService: payment gateway refused order 5531" {
+		t.Fatalf("%+v", items)
+	}
+	for _, it := range search(t, ix, Request{Query: "cache hit ratio lookup", TopK: 10}) {
+		if strings.Contains(it.Text, "hit ratio") || it.Text == "cache lookup" {
+			t.Errorf("a DEBUG record of a foreign log or a JSON log is evidence: %+v", it)
+		}
+	}
+	got := search(t, ix, Request{Query: "make test failed", TopK: 3})
+	if len(got) == 0 || got[0].Text != `exit status 1: "make test" failed` || *got[0].Level != "ERROR" || *got[0].Time != "2026-03-02 10:00:01.250" {
+		t.Errorf("zap's error field: %+v", got)
+	}
+	// With an episode and a conversation, still found; within a time
+	// window, by its time.
+	if got := search(t, ix, Request{Query: "payment gateway refused", Episode: "episode-2", Conversation: "c", TopK: 1}); len(got) != 1 {
+		t.Errorf("in a conversation's context: %+v", got)
+	}
+	if got := search(t, ix, Request{Query: "payment gateway refused", From: "2026-03-02 09:14:09", To: "2026-03-02 09:14:10", TopK: 1}); len(got) != 1 {
+		t.Errorf("within the window: %+v", got)
+	}
+	for _, it := range search(t, ix, Request{Query: "payment gateway refused", From: "2026-03-02 09:15:00", TopK: 10}) {
+		if strings.HasSuffix(it.File, "log4j.log") {
+			t.Errorf("outside the window: %+v", it)
+		}
+	}
+}
