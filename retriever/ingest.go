@@ -107,6 +107,7 @@ func (g *ingester) feedRecords(buf []byte, final bool) int {
 	}
 	// Hand the last record back: it is fed again with what follows it.
 	g.parser = *recordformat.Resume(g.fs.form, recIn)
+	g.parser.SetLayout(g.fs.layout)
 	g.pos += int64(recStart)
 	g.line = recLine
 	return recStart

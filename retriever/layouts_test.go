@@ -1,6 +1,7 @@
 package retriever
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -168,4 +169,84 @@ func TestForeignLogsSearchedAsNotes(t *testing.T) {
 			t.Errorf("outside the window: %+v", it)
 		}
 	}
+}
+
+// TestLayoutKeptAcrossReadsAndReopen: a foreign log's layout is decided
+// once, from its head, and recorded in the cache: lines appended later in
+// the run's own layout, read by a running index or after a reopen, are read
+// in the layout the file started with (spec §2; §15).
+func TestLayoutKeptAcrossReadsAndReopen(t *testing.T) {
+	rel := "episode-1/tools/app.log"
+	head := "2026-03-02 09:14:07,118 INFO [main] org.x.App: started quickly\n2026-03-02 09:14:08,000 INFO [main] org.x.App: loaded plums\n"
+	own := "2026-10-21 18:00:00 INFO  [running] [conv-1] Alice own quince line\n"
+	run := writeRun(t, map[string]string{rel: head, "episode-1/a/notes.txt": "note\n"})
+	opts := Options{Root: run}
+	root := cacheRoot(t)
+	first, _ := reopened(t, opts, root)
+	appendFile(t, run, rel, own)
+	refresh(t, first)
+	check := func(ix *Index, word string) {
+		t.Helper()
+		ds := ix.Diagnostics(filepath.Join(run, rel), Uncapped)
+		if len(ds) != 1 || ds[0].Code != CodeForeignLayout {
+			t.Errorf("diagnostics %+v", ds)
+		}
+		items := search(t, ix, Request{Query: word, TopK: 1})
+		if len(items) != 1 || items[0].Conversation != nil || items[0].Text != "Alice own "+word+" line" {
+			t.Errorf("%s: %+v, want the own line read as a log4j record without conversation", word, items)
+		}
+	}
+	check(first, "quince")
+	must(t, first.Close())
+	appendFile(t, run, rel, strings.ReplaceAll(own, "quince", "medlar"))
+	ix, restored := reopened(t, opts, root)
+	if !restored {
+		t.Fatal("not restored")
+	}
+	check(ix, "quince")
+	check(ix, "medlar")
+}
+
+// TestRecordsOfEveryLayout: run/records lists the records of every layout
+// of an episode with their times and levels; minLevel ERROR keeps the
+// ERROR records of every layout and no other; a JSON line's text is its
+// prose.
+func TestRecordsOfEveryLayout(t *testing.T) {
+	ix := openTest(t, Options{Root: writeRun(t, mixedRun(t))})
+	res, err := ix.Records(context.Background(), RecordsRequest{Episode: "episode-2", MinLevel: "ERROR", Limit: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range res.Records {
+		if r.Level == nil || *r.Level != "ERROR" {
+			t.Errorf("a record not at ERROR: %+v", r)
+		}
+		if strings.Contains(r.Text, `"msg"`) || strings.Contains(r.Text, `{"`) {
+			t.Errorf("a JSON line's record text is its JSON: %q", r.Text)
+		}
+		got = append(got, filepath.Base(r.Location.URI)+" "+deref(r.Time)+" "+strings.SplitN(r.Text, "\n", 2)[0])
+	}
+	want := []string{
+		"bsd.log 0000-03-02 10:15:09 dockerd[911]: container 7f3a exited with code 137 (out of memory)",
+		"logcat.log 0000-03-02 11:10:22.340 AndroidRuntime: FATAL EXCEPTION: main",
+		"logcat.log 0000-03-02 11:10:22.340 AndroidRuntime: java.lang.IllegalStateException: note store not open",
+		"log4j.log 2026-03-02 09:14:09.771 org.example.shop.OrderService: payment gateway refused order 5531",
+		"log4j.log 2026-03-02 09:14:13.400 org.example.shop.App: shutting down: too many refused payments",
+		"zap.log 2026-03-02 10:00:01.250 tool failed",
+		"python.log 2026-03-02 10:02:15.913 shell command failed with exit status 2",
+		"python.log 2026-03-02 10:02:16.200 giving up on step 1",
+		"ietf.log 2026-03-02 10:20:04.220 agentd 4412 ID18 - sandbox refused network access to pypi.org",
+		"iso.log 2026-03-02 11:00:09 request /search failed: context deadline exceeded",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("records:\n%s\nwant (records without a time first, then by time):\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }

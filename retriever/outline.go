@@ -339,8 +339,9 @@ type recordsText struct {
 // recordText is one record read back: its lines, its first line parsed,
 // its range and its first line's.
 type recordText struct {
-	form  recordformat.Form
-	lines [][]byte
+	form   recordformat.Form
+	layout recordformat.Layout
+	lines  [][]byte
 	head  recordformat.Line // offsets within lines[0]
 	rng   Range
 	first Range
@@ -363,17 +364,22 @@ func (rt *recordsText) record(i int) (recordText, error) {
 	t := rt.fs.records()
 	k := rt.from + i
 	lo, hi := t.recLine(k)-rt.firstRow, t.recLast(k)-rt.firstRow+1
-	r := recordText{form: rt.fs.form, lines: rt.lines[lo:hi]}
-	r.head = recordformat.NewParser(r.form).Next(r.lines[0], 0)
-	kind := kindFielded
+	r := recordText{form: rt.fs.form, layout: rt.fs.layout, lines: rt.lines[lo:hi]}
+	r.head = r.parser(false).Next(r.lines[0], 0)
+	kind, key := kindFielded, r.head.Time
 	switch r.head.Kind {
 	case recordformat.Unfielded:
 		kind = kindUnfielded
 	case recordformat.BeforeFirst:
 		kind = kindBeforeFirst
+	case recordformat.Foreign:
+		kind = kindForeign
+	}
+	if kind == kindFielded || kind == kindUnfielded {
+		key = recordformat.TimeKey(r.lines[0])
 	}
 	m := t.recMeta(k)
-	if kind != metaKind(m) || r.head.Level != metaLevel(m) || (kind != kindBeforeFirst && recordformat.TimeKey(r.lines[0]) != t.recTime(k)) {
+	if kind != metaKind(m) || r.head.Level != metaLevel(m) || (kind != kindBeforeFirst && key != t.recTime(k)) {
 		return r, ErrChanged
 	}
 	line := int(t.recLine(k))
@@ -387,16 +393,28 @@ func (rt *recordsText) record(i int) (recordText, error) {
 // "\n".
 func (r recordText) evidence() string {
 	var sb strings.Builder
-	p := recordformat.Resume(r.form, true)
+	p := r.parser(true)
 	for i, l := range r.lines {
-		start := r.head.Evidence
+		line := r.head
 		if i > 0 {
 			sb.WriteByte('\n')
-			start = p.Next(l, 0).Evidence
+			line = p.Next(l, 0)
 		}
-		sb.WriteString(recordformat.ValidText(l[start:]))
+		if line.JSON {
+			sb.WriteString(recordformat.ValidText(recordformat.Prose(nil, l)))
+			continue
+		}
+		sb.WriteString(recordformat.ValidText(l[line.Evidence:]))
 	}
 	return sb.String()
+}
+
+// parser is a parser of the record's file, in its layout, at a record's
+// first line or (inRecord) after it.
+func (r recordText) parser(inRecord bool) *recordformat.Parser {
+	p := recordformat.Resume(r.form, inRecord)
+	p.SetLayout(r.layout)
+	return p
 }
 
 // readLines reads lines [from, to) of a file through its line index, in one

@@ -33,7 +33,8 @@ type ShipFile struct {
 	Size     int64
 	ModTime  time.Time
 
-	form recordformat.Form
+	form   recordformat.Form
+	layout recordformat.Layout
 }
 
 // ShipPos is where a file's shipping stands: reading again from Offset
@@ -90,8 +91,8 @@ func (ix *Index) ShipFiles(ctx context.Context) ([]ShipFile, error) {
 		}
 		out = append(out, ShipFile{
 			Path: fs.rel, Episode: fs.episode, Agent: ix.agents[fs.agent],
-			Records: fs.form.IsRecord(), Dev: fs.dev, Ino: fs.ino, Size: fs.size,
-			ModTime: time.Unix(0, fs.mtime), form: fs.form,
+			Records: fs.conversational(), Dev: fs.dev, Ino: fs.ino, Size: fs.size,
+			ModTime: time.Unix(0, fs.mtime), form: fs.form, layout: fs.layout,
 		})
 		nums[fs.episode] = fs.epNum
 	}
@@ -176,6 +177,7 @@ func (r *shipReader) feed(buf []byte, pos ShipPos, eof, follow bool) (ShipPos, i
 
 func (r *shipReader) feedRecords(buf []byte, pos ShipPos, eof bool) (ShipPos, int, error) {
 	p := recordformat.Resume(r.f.form, pos.InRecord)
+	p.SetLayout(r.f.layout) // a foreign log's records (spec §2)
 	var rec []recordformat.Line
 	recStart, recLine, recIn := 0, pos.Line, pos.InRecord
 	line := pos.Line
