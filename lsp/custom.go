@@ -16,15 +16,18 @@ const (
 	MethodRunInfo = "run/info"
 	// MethodRunRecords lists an episode's records in time order (spec §13).
 	MethodRunRecords = "run/records"
+	// MethodRunFailures groups the run's failures (spec §9).
+	MethodRunFailures = "run/failures"
 )
 
 // customHandlers routes the custom methods to typed handlers.
 func (s *server) customHandlers() map[string]jsonrpc2.Handler {
 	h := handlers{s}
 	return map[string]jsonrpc2.Handler{
-		MethodRunSearch:  typed(h.RunSearch),
-		MethodRunInfo:    typed(h.RunInfo),
-		MethodRunRecords: typed(h.RunRecords),
+		MethodRunSearch:   typed(h.RunSearch),
+		MethodRunInfo:     typed(h.RunInfo),
+		MethodRunRecords:  typed(h.RunRecords),
+		MethodRunFailures: typed(h.RunFailures),
 	}
 }
 

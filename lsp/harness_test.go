@@ -359,6 +359,9 @@ func (e *fakeEngine) Records(ctx context.Context, req retriever.RecordsRequest) 
 	e.mu.Unlock()
 	return retriever.RecordsResult{Records: []retriever.Record{}}, nil
 }
+func (e *fakeEngine) Failures(ctx context.Context, req retriever.FailuresRequest) (retriever.FailuresResult, error) {
+	return retriever.FailuresResult{Groups: []retriever.FailureGroup{}}, nil
+}
 func (e *fakeEngine) Conversations(ctx context.Context, episode string) ([]retriever.ConversationSummary, error) {
 	return []retriever.ConversationSummary{}, nil
 }

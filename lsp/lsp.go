@@ -53,6 +53,7 @@ type Engine interface {
 	Folds(path string) []retriever.Fold
 	RecordAt(ctx context.Context, path string, line int, req retriever.Request) (*retriever.RecordFacts, error)
 	Records(ctx context.Context, req retriever.RecordsRequest) (retriever.RecordsResult, error)
+	Failures(ctx context.Context, req retriever.FailuresRequest) (retriever.FailuresResult, error)
 	Conversations(ctx context.Context, episode string) ([]retriever.ConversationSummary, error)
 	Watch(ctx context.Context, onChange func(retriever.Changes)) error
 	Close() error

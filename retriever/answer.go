@@ -52,6 +52,7 @@ func (ix *Index) rankAnswer(ctx context.Context, req Request, text string, f *fi
 		return nil, nil, Hidden{}, nil, err
 	}
 	q.K = req.topK()
+	ix.warnUnfielded(f, req.Agent)
 	lifted, err := ix.run(ctx, q, liftedFilter(f))
 	switch {
 	case err != nil:
@@ -266,6 +267,7 @@ type factKind uint8
 const (
 	factAgent factKind = iota
 	factConversation
+	factUnfielded // the files of an episode were looked at for warnUnfielded
 )
 
 // maxFacts bounds the facts kept for one state (requests can name any

@@ -122,6 +122,30 @@ func (ix *Index) evidence(f *filter, s *segment, d uint32, fs *fileState) bool {
 	return true
 }
 
+// warnUnfielded gives the WARN of spec §5 rule 4 for every record file of
+// the current episode (of the agent searched, "": any) that holds an
+// unfielded line, once a file, whether or not the query matched that line:
+// a user whose search skips such records is told so even when nothing of
+// them would have ranked. It looks at the files once a committed state and
+// episode (the fact memo); the caller holds the read lock.
+func (ix *Index) warnUnfielded(f *filter, agent string) {
+	id, known := ix.agentIDs[agent]
+	if !f.records || f.episode == "" || (agent != "" && !known) {
+		return
+	}
+	ix.facts.of(ix, fact{kind: factUnfielded, name: agent, episode: f.episode}, func() bool {
+		for _, fs := range ix.files {
+			if fs.epNum != f.episode || !fs.form.IsRecord() || (agent != "" && fs.agent != id) {
+				continue
+			}
+			if len(fs.records().allRuns()) > 0 && fs.warned.unfielded.CompareAndSwap(false, true) {
+				ix.log.Warn("lines without the conversation field in the current episode are not evidence", zap.String("file", fs.rel))
+			}
+		}
+		return true
+	})
+}
+
 // inWindow reports whether the record that holds line n has a time within w
 // (a plain file's lines and a line before a file's first record have none).
 func (fs *fileState) inWindow(n uint32, w timeWindow) bool {

@@ -64,9 +64,10 @@ type Index struct {
 	warned       map[string]bool // links and folders warned about
 	unreadWarned atomic.Bool     // a file was warned about as unreadable
 
-	handles handleCache  // files kept open to read results
-	facts   factMemo     // what notices found in the files, for the state committed (answer.go)
-	cache   *cacheWriter // the run's cache entry (cache.go); nil: none
+	handles    handleCache    // files kept open to read results
+	facts      factMemo       // what notices found in the files, for the state committed (answer.go)
+	failAnswer failuresAnswer // the last run/failures answer (failures.go)
+	cache      *cacheWriter   // the run's cache entry (cache.go); nil: none
 
 	boundMemory bool // Options.BoundMemory (memory.go)
 
