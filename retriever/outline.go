@@ -342,9 +342,9 @@ type recordText struct {
 	form   recordformat.Form
 	layout recordformat.Layout
 	lines  [][]byte
-	head  recordformat.Line // offsets within lines[0]
-	rng   Range
-	first Range
+	head   recordformat.Line // offsets within lines[0]
+	rng    Range
+	first  Range
 }
 
 // readRecords reads the lines of records [from, to) of fs.
