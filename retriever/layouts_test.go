@@ -231,6 +231,7 @@ func TestRecordsOfEveryLayout(t *testing.T) {
 		got = append(got, filepath.Base(r.Location.URI)+" "+deref(r.Time)+" "+strings.SplitN(r.Text, "\n", 2)[0])
 	}
 	want := []string{
+		"basic.log  could not write memory entry 42",
 		"bsd.log 0000-03-02 10:15:09 dockerd[911]: container 7f3a exited with code 137 (out of memory)",
 		"logcat.log 0000-03-02 11:10:22.340 AndroidRuntime: FATAL EXCEPTION: main",
 		"logcat.log 0000-03-02 11:10:22.340 AndroidRuntime: java.lang.IllegalStateException: note store not open",
