@@ -95,7 +95,8 @@ func compare(t *testing.T, ix *retriever.Index, st Store, run string, req retrie
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &Searcher{Store: st}
+	// Every candidate ranked: the statistics are the folder's exactly.
+	s := &Searcher{Store: st, MaxCandidates: 1 << 30}
 	got, err := s.Search(ctx, Request{Request: req, Runs: []string{run}})
 	if err != nil {
 		t.Fatalf("%+v: %v", req, err)

@@ -72,6 +72,23 @@
 //     engine's (real) paths. They carry no codeDescription: the server does
 //     not know where its documentation is installed; the VS Code extension
 //     links each code to its README's section.
+//   - The client's capabilities (capabilities.go) are honoured as LSP says:
+//     documentSymbol answers SymbolInformation[] (each conversation run,
+//     then its records, in document order; a record's container its run,
+//     its detail in parentheses after its name) to a client without
+//     textDocument.documentSymbol.hierarchicalDocumentSymbolSupport; a record
+//     is of kind Event (24) only for a client whose symbolKind valueSet
+//     holds it, else String (15): LSP says a client without a valueSet knows
+//     File (1) to Array (18) only, and String is the kind workspace/symbol
+//     gives a piece, so a record looks alike in both lists (runs stay
+//     Namespace, 3). Hovers are Markdown only for a client whose
+//     hover.contentFormat holds markdown, else plain text, as gopls does.
+//     $/progress begin carries percentage 0, since LSP lets a client ignore
+//     the reports' percentages when the begin has none.
+//   - Params of the wrong type answer -32602 naming the field and the value
+//     given (`invalid run/records params: "limit": "abc" must be an
+//     integer, not string`), with {"field", "value"} as data, as every
+//     other field error does.
 //   - documentSymbol, foldingRange, hover (records.go) wait for the first
 //     indexing, as run/search does, and answer from the engine's record table
 //     and the file on disk, never from text the editor sent. documentSymbol
@@ -82,8 +99,8 @@
 //     they see an append made before the request. A file that changed on
 //     disk since it was read (its text no longer matches the table) answers
 //     [] or null until the watcher has read it again: editors ask again when
-//     a file changes. Hover is Markdown,
-//     one fact a line (hard breaks), values from the file as code spans, the
+//     a file changes. Hover is Markdown (plain text to a client that does
+//     not take it), one fact a line (hard breaks), values from the file as code spans, the
 //     line "evidence: yes" or "evidence: no (REASON)" as the spec writes it,
 //     and after "no" the reason in words.
 //   - A successful reply's result, which jsonrpc2 has already marshaled, is

@@ -186,13 +186,12 @@ func (s *server) openEngine(ctx context.Context, root string, st Settings) (Engi
 		m = hm
 	}
 	return s.opts.Open(ctx, retriever.Options{
-		Root:                  root,
-		Interpreter:           st.interpreter,
-		Masker:                m,
-		Logger:                s.engineLogger(),
-		MaxDiagnosticsPerFile: st.MaxDiagnosticsPerFile,
-		Cache:                 s.opts.Cache,
-		BoundMemory:           s.opts.BoundMemory,
+		Root:        root,
+		Interpreter: st.interpreter,
+		Masker:      m,
+		Logger:      s.engineLogger(),
+		Cache:       s.opts.Cache,
+		BoundMemory: s.opts.BoundMemory,
 	})
 }
 

@@ -20,7 +20,7 @@ func (h handlers) Initialize(ctx context.Context, params *protocol.InitializePar
 	s.mu.Lock()
 	s.state = stateInitialized
 	s.root, s.noRoot = root, why
-	s.clientProgress = params.Capabilities.Window != nil && params.Capabilities.Window.WorkDoneProgress
+	s.caps = capsOf(params.Capabilities)
 	s.mu.Unlock()
 	s.logger.Info("initialize", zap.String("root", root), zap.String("noRoot", why))
 

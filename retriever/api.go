@@ -209,6 +209,10 @@ const (
 	CodeForeignLayout = "foreign-layout"
 )
 
+// DiagnosticCodes are the codes a diagnostic may have, for settings and
+// flags that name them.
+var DiagnosticCodes = []string{CodeUnindentedContinuation, CodeUnfieldedLine, CodeMore}
+
 // Severity is how serious a diagnostic is, numbered as LSP numbers it.
 type Severity int
 

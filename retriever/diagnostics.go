@@ -3,6 +3,7 @@ package retriever
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strconv"
 )
 
@@ -11,13 +12,15 @@ import (
 // read): one unindented-continuation per record that has continuation lines
 // without the indent, one unfielded-line per maximal run of unfielded
 // records, or, for a file none of whose records has the conversation field,
-// one Information over the whole file. They are capped at max (0: the
-// index's MaxDiagnosticsPerFile; Uncapped: none): when there are more, the
-// first max-1, then one saying how many more there are.
-func (ix *Index) Diagnostics(path string, max int) []Diagnostic {
+// one Information over the whole file. The codes in leaveOut are left out
+// (the editors' ignoreDiagnostics setting); the others are capped at max
+// (0: the index's MaxDiagnosticsPerFile; Uncapped: none): when there are
+// more, the first max-1, then one saying how many more there are (unless
+// more-warnings is left out: then the first max).
+func (ix *Index) Diagnostics(path string, max int, leaveOut ...string) []Diagnostic {
 	switch {
 	case max == Uncapped:
-	case max <= 0 || max > ix.maxDiags:
+	case max <= 0:
 		max = ix.maxDiags
 	}
 	fs := ix.recordFile(path)
@@ -27,7 +30,7 @@ func (ix *Index) Diagnostics(path string, max int) []Diagnostic {
 	if fs.layout.Foreign() {
 		return foreignDiagnostics(fs, max)
 	}
-	return fileDiagnostics(fs, max)
+	return fileDiagnostics(fs, max, leaveOut)
 }
 
 // foreignDiagnostics is a foreign log's one diagnostic (spec §9): an
@@ -61,9 +64,15 @@ func (ix *Index) recordFile(path string) *fileState {
 	return fs
 }
 
-func fileDiagnostics(fs *fileState, max int) []Diagnostic {
+func fileDiagnostics(fs *fileState, max int, leaveOut []string) []Diagnostic {
 	t := fs.records()
 	spans, runs := t.allSpans(), t.allRuns()
+	if slices.Contains(leaveOut, CodeUnindentedContinuation) {
+		spans = nil
+	}
+	if slices.Contains(leaveOut, CodeUnfieldedLine) {
+		runs = nil
+	}
 	total := len(spans) + len(runs)
 	if total == 0 {
 		return nil
@@ -72,6 +81,9 @@ func fileDiagnostics(fs *fileState, max int) []Diagnostic {
 	shown := total
 	if max != Uncapped && total > max {
 		shown = max - 1
+		if slices.Contains(leaveOut, CodeMore) {
+			shown = max
+		}
 	}
 	out := make([]Diagnostic, 0, min(total, shown+1))
 	si, ri := 0, 0
@@ -102,7 +114,7 @@ func fileDiagnostics(fs *fileState, max int) []Diagnostic {
 	for len(out) < shown {
 		out = append(out, next())
 	}
-	if shown < total {
+	if shown < total && !slices.Contains(leaveOut, CodeMore) {
 		at := next().Range.Start
 		out = append(out, Diagnostic{Range: Range{Start: at, End: at}, Severity: SeverityWarning,
 			Code: CodeMore, Message: moreMessage(total - shown)})
