@@ -211,7 +211,7 @@ const (
 
 // DiagnosticCodes are the codes a diagnostic may have, for settings and
 // flags that name them.
-var DiagnosticCodes = []string{CodeUnindentedContinuation, CodeUnfieldedLine, CodeMore}
+var DiagnosticCodes = []string{CodeUnindentedContinuation, CodeUnfieldedLine, CodeMore, CodeForeignLayout}
 
 // Severity is how serious a diagnostic is, numbered as LSP numbers it.
 type Severity int

@@ -28,7 +28,7 @@ func (ix *Index) Diagnostics(path string, max int, leaveOut ...string) []Diagnos
 		return nil
 	}
 	if fs.layout.Foreign() {
-		return foreignDiagnostics(fs, max)
+		return foreignDiagnostics(fs, max, leaveOut)
 	}
 	return fileDiagnostics(fs, max, leaveOut)
 }
@@ -36,8 +36,8 @@ func (ix *Index) Diagnostics(path string, max int, leaveOut ...string) []Diagnos
 // foreignDiagnostics is a foreign log's one diagnostic (spec §9): an
 // Information over its first line naming the layout it was read in, and
 // nothing per record.
-func foreignDiagnostics(fs *fileState, max int) []Diagnostic {
-	if max == 0 {
+func foreignDiagnostics(fs *fileState, max int, leaveOut []string) []Diagnostic {
+	if max == 0 || slices.Contains(leaveOut, CodeForeignLayout) {
 		return nil
 	}
 	return []Diagnostic{{

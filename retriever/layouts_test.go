@@ -254,3 +254,42 @@ func deref(s *string) string {
 	}
 	return *s
 }
+
+// TestForeignRecordsInTheEditor: the outline and hover of a foreign log
+// (spec §11) name its records by their time and text (a JSON line's prose),
+// with their level and no episode state, and say they are evidence in any
+// context.
+func TestForeignRecordsInTheEditor(t *testing.T) {
+	root := writeRun(t, mixedRun(t))
+	ix := openTest(t, Options{Root: root})
+	refresh(t, ix)
+	for _, path := range ix.RecordFiles() {
+		out, err := ix.Outline(context.Background(), path, 0)
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		for _, run := range out.Runs {
+			for _, rec := range run.Records {
+				if strings.Contains(rec.Name, `{"`) {
+					t.Errorf("%s: a record named by its JSON: %q", path, rec.Name)
+				}
+			}
+		}
+		facts, err := ix.RecordAt(context.Background(), path, 0, Request{Episode: "episode-2", Conversation: "c"})
+		if err != nil || facts == nil {
+			t.Fatalf("%s: hover %v, %v", path, facts, err)
+		}
+	}
+	zap := filepath.Join(root, "episode-2", "tools", "zap.log")
+	out, err := ix.Outline(context.Background(), zap, 0)
+	if err != nil || len(out.Runs) == 0 || len(out.Runs[0].Records) < 2 {
+		t.Fatalf("%+v %v", out, err)
+	}
+	if r := out.Runs[0].Records[1]; r.Name != "10:00:01 tool failed" || r.Detail != "ERROR" {
+		t.Errorf("zap record %+v", r)
+	}
+	facts, err := ix.RecordAt(context.Background(), filepath.Join(root, "episode-2", "tools", "log4j.log"), 2, Request{Episode: "episode-2", Conversation: "c"})
+	if err != nil || facts.Time != "2026-03-02 09:14:09.771" || facts.Level != "ERROR" || facts.State != "" || !facts.Evidence {
+		t.Errorf("hover %+v %v", facts, err)
+	}
+}

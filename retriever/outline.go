@@ -200,7 +200,10 @@ func (ix *Index) RecordAt(ctx context.Context, path string, n int, req Request) 
 	facts := &RecordFacts{Range: r.rng, Agent: agent, Episode: fs.episode, Reading: ReadingNote,
 		BeforeFirst: r.head.Kind == recordformat.BeforeFirst}
 	head := r.lines[0]
-	if !facts.BeforeFirst {
+	if r.head.Kind == recordformat.Foreign {
+		facts.Time = recordformat.KeyText(r.head.Time) // "" without a time
+		facts.Level = levelNames[r.head.Level]
+	} else if !facts.BeforeFirst {
 		facts.Time = string(head[:recordformat.StampLen(head)])
 		facts.State = ix.maskText(recordformat.ValidText(head[r.head.StateStart-r.head.Start : r.head.StateEnd-r.head.Start]))
 		if lv := r.head.Level; lv != recordformat.None {
@@ -254,7 +257,7 @@ func (ix *Index) verdict(req Request, fs *fileState, t *recordTable, i int, agen
 	}
 	f := ix.newFilter(req)
 	current := f.episode != "" && fs.epNum == f.episode
-	return ruleReason(f, current, true, t.unfielded(i), t.recConv(i))
+	return ruleReason(f, current, fs.conversational(), t.unfielded(i), t.recConv(i))
 }
 
 var levelNames = [...]string{
@@ -265,18 +268,25 @@ var levelNames = [...]string{
 // recordName is an outline record's name (spec §11).
 func (ix *Index) recordName(r recordText) string {
 	var first string
-	if ix.masker != nil {
+	if ix.masker != nil || r.head.JSON {
 		// Masked as a whole record, as it was indexed (a key block over
 		// several lines is one span).
 		text := r.evidence()
-		spans, _ := ix.masker.Mask(text)
-		text, _ = masking.Apply(text, spans)
+		if ix.masker != nil {
+			spans, _ := ix.masker.Mask(text)
+			text, _ = masking.Apply(text, spans)
+		}
 		first, _, _ = strings.Cut(text, "\n")
 	} else {
 		first = recordformat.ValidText(r.lines[0][r.head.Evidence:])
 	}
 	name := strings.Join(strings.Fields(first), " ")
-	if r.head.Kind != recordformat.BeforeFirst {
+	switch {
+	case r.head.Kind == recordformat.Foreign:
+		if when := recordformat.KeyText(r.head.Time); when != "" {
+			name = strings.TrimSpace(when[11:19] + " " + name)
+		}
+	case r.head.Kind != recordformat.BeforeFirst:
 		name = strings.TrimSpace(string(r.lines[0][11:19]) + " " + name)
 	}
 	if name == "" {
@@ -287,8 +297,11 @@ func (ix *Index) recordName(r recordText) string {
 
 // recordDetail is the level and the episode state: "INFO · running".
 func (ix *Index) recordDetail(r recordText) string {
-	if r.head.Kind == recordformat.BeforeFirst {
+	switch r.head.Kind {
+	case recordformat.BeforeFirst:
 		return ""
+	case recordformat.Foreign:
+		return levelNames[r.head.Level] // no episode state (spec §2)
 	}
 	head := r.lines[0]
 	state := ix.maskText(recordformat.ValidText(head[r.head.StateStart-r.head.Start : r.head.StateEnd-r.head.Start]))
