@@ -3,6 +3,7 @@ package retriever
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"slices"
 	"strings"
@@ -39,6 +40,29 @@ type FailuresRequest struct {
 // FailuresResult is the run/failures result.
 type FailuresResult struct {
 	Groups []FailureGroup `json:"groups"`
+
+	// enc is the answer's JSON, made once for an answer the index keeps
+	// (failuresAnswer): asked again without a change, the answer costs
+	// only its writing. nil: made at each MarshalJSON.
+	enc *encodedOnce
+}
+
+type encodedOnce struct {
+	once sync.Once
+	data []byte
+	err  error
+}
+
+// MarshalJSON writes the result as run/failures answers it.
+func (r FailuresResult) MarshalJSON() ([]byte, error) {
+	type plain struct {
+		Groups []FailureGroup `json:"groups"`
+	}
+	if r.enc == nil {
+		return json.Marshal(plain{r.Groups})
+	}
+	r.enc.once.Do(func() { r.enc.data, r.enc.err = json.Marshal(plain{r.Groups}) })
+	return r.enc.data, r.enc.err
 }
 
 // FailureGroup is the records of one pattern. Records holds at most
@@ -179,6 +203,7 @@ func (ix *Index) failures(ctx context.Context, q failuresQuery) (FailuresResult,
 		}
 	}
 	res := b.result()
+	res.enc = &encodedOnce{}
 	ans.mu.Lock()
 	ans.commits, ans.q, ans.res = commits, q, &res
 	ans.mu.Unlock()
