@@ -20,7 +20,7 @@ import (
 //
 // The index keeps no text, so a failure is known only by reading its
 // record. Each file's failures are found once: a memo shared by the
-// versions of a file (fileState.fails, new when the file is read again
+// versions of a file (fileState.memo, new when the file is read again
 // from its start) holds those of its records that can no longer change
 // (every record but the last), so a request after an append reads only the
 // records appended. Only records that can be failures are read: those of a
@@ -238,10 +238,10 @@ func (ix *Index) fileFailures(ctx context.Context, fs *fileState, floor recordfo
 	if n == 0 {
 		return nil, nil
 	}
-	m := fs.fails
-	if m == nil || floor < memoFloor {
+	if fs.memo == nil || floor < memoFloor {
 		return ix.scanFailures(ctx, fs, 0, n, min(floor, memoFloor))
 	}
+	m := &fs.memo.failures
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if final := n - 1; m.upTo < final {

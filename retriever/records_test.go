@@ -375,7 +375,7 @@ func FuzzRecordTable(f *testing.F) {
 func TestDiagnosticsCap(t *testing.T) {
 	var sb strings.Builder
 	for i := 0; i < 10; i++ {
-		fmt.Fprintf(&sb, "2026-10-21 18:00:%02d.000 ERROR [running] [conv-1] A failed %d\n\tat x.Y.z(Y.java:%d)\n", i, i, i)
+		fmt.Fprintf(&sb, "2026-10-21 18:00:%02d.000 ERROR [running] [conv-1] A failed %d\nwritten without the indent %d\n", i, i, i)
 	}
 	root := writeRun(t, map[string]string{"episode-1/a/a.log": sb.String()})
 	ix := openTest(t, Options{Root: root, MaxDiagnosticsPerFile: 4})
@@ -578,7 +578,9 @@ func TestGrowingRecordOneDiagnostic(t *testing.T) {
 		_, err = ix.Refresh(context.Background(), nil)
 		must(t, err)
 		ds := ix.Diagnostics(path, 0)
-		if len(ds) != 1 || ds[0].Range.Start.Line != 1 || ds[0].Range.End.Line != n || !strings.HasPrefix(ds[0].Message, plural(n, "continuation line", "continuation lines")) {
+		// A stack trace: a Hint (spec §9, revision 3), its lines counted.
+		if len(ds) != 1 || ds[0].Range.Start.Line != 1 || ds[0].Range.End.Line != n || ds[0].Severity != SeverityHint ||
+			!strings.HasPrefix(ds[0].Message, "a stack trace: "+plural(n, "stack-trace line", "stack-trace lines")) {
 			t.Fatalf("after %d lines of the trace:\n%s", n, dump(ds))
 		}
 	}
