@@ -15,6 +15,8 @@
 #   - beside it, interleaved query by query: rg over the same RUNS folders (every
 #     word of the query, `-e w1 -e w2 ...`, one scan) and `runls search` on one run
 #     (its index cached: a reopen and a query);
+#   - --follow: 200 appends to a run being followed, each searchable within 2 s
+#     (go test ./fleet -run TestFollow, with the target set);
 #   - the load (uptime) before and after: figures taken on a shared machine are noisy.
 #
 # Environment:
@@ -135,8 +137,14 @@ stat_line "rg over the $RUNS folders" "$CACHE/rg.ms"
 stat_line "runls search on one run (cached)" "$CACHE/one.ms"
 echo "load after: $(uptime)"
 
+# --follow: 200 appends, each searchable within 2 s (the fleet's Go test, its
+# cluster of its own; the target checked here, not in the unit test).
+follow_out=$(RUNLS_FLEET_FOLLOW_TARGET=2s go test -count=1 -run 'TestFollow$' -v ./fleet 2>&1) || follow_fail=1
+echo "follow: $(echo "$follow_out" | grep -o 'append to searchable:.*' || echo "$follow_out" | tail -3)"
+
 median=$(sort -n "$CACHE/fleet.ms" | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }')
 status=0
 if awk -v m="$ship_mbs" 'BEGIN { exit !(m < 20) }'; then echo "FAIL: ship $ship_mbs MB/s < 20 MB/s"; status=1; fi
 if awk -v m="$median" 'BEGIN { exit !(m > 100) }'; then echo "FAIL: fleet search median $median ms > 100 ms"; status=1; fi
+if [ -n "${follow_fail:-}" ]; then echo "FAIL: follow: $(echo "$follow_out" | grep FAIL | head -2)"; status=1; fi
 exit $status

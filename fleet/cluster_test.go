@@ -132,7 +132,7 @@ func shipRun(t *testing.T, st Store, root, id string, mask bool, rules string) S
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := CheckHeld(ctx, st, map[string]int64{id: sum.Held}, 20*time.Second); err != nil {
+	if err := CheckHeld(ctx, st, map[string]int64{id: sum.Held}, 60*time.Second); err != nil {
 		t.Fatal(err)
 	}
 	return sum

@@ -297,7 +297,13 @@ func TestFollow(t *testing.T) {
 	}
 	sorted := append([]time.Duration(nil), seen...)
 	sort.Slice(sorted, func(i, j int) bool { return sorted[i] < sorted[j] })
-	t.Logf("append to searchable: median %v, p99 %v, max %v (bench/fleet.sh holds the 2 s target)", sorted[n/2], sorted[n*99/100], sorted[n-1])
+	t.Logf("append to searchable: median %v, p99 %v, max %v", sorted[n/2], sorted[n*99/100], sorted[n-1])
+	// The target (issue 32: each append searchable within 2 s) is a
+	// benchmark's (bench/fleet.sh sets it): timed unit tests fail on a
+	// loaded machine.
+	if target, err := time.ParseDuration(os.Getenv("RUNLS_FLEET_FOLLOW_TARGET")); err == nil && sorted[n-1] > target {
+		t.Errorf("FAIL: an append became searchable after %v, over the target %v", sorted[n-1], target)
+	}
 	// The last append is found by a search.
 	s := &Searcher{Store: st}
 	res, err := s.Search(ctx, Request{Request: reqOf("followmark199"), Runs: []string{"follow"}})

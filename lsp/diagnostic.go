@@ -126,7 +126,7 @@ func (s *server) publishLocked(g *generation, path string, always bool, shown di
 		out = append(out, toProtocolDiagnostic(d))
 	}
 	err := s.client.PublishDiagnostics(s.ctx, &protocol.PublishDiagnosticsParams{
-		URI:         uri.URI(retriever.FileURI(path)),
+		URI:         uri.URI(g.fileURI(path)),
 		Diagnostics: out,
 	})
 	if err != nil {

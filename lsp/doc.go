@@ -69,7 +69,7 @@
 //     published; a change the engine reports re-publishes that file (an empty
 //     list clears it, for a fixed or deleted file); didOpen publishes the
 //     opened file's list, empty or not. URIs are retriever.FileURI of the
-//     engine's (real) paths. They carry no codeDescription: the server does
+//     engine's paths, under the run folder as the client names it. They carry no codeDescription: the server does
 //     not know where its documentation is installed; the VS Code extension
 //     links each code to its README's section.
 //   - The client's capabilities (capabilities.go) are honoured as LSP says:
@@ -106,6 +106,21 @@
 //   - A successful reply's result, which jsonrpc2 has already marshaled, is
 //     framed as it is (stream.writeResult): Response.MarshalJSON would check
 //     and compact it a second time, some 10 ms for a 100 MB log's folds.
+//   - The run folder (root.go) is found from the workspace folder as gopls
+//     finds go.mod: the workspace folder itself when it holds an episode-N
+//     folder; else, walking up, the folder that holds the nearest episode-N
+//     folder on the way (the workspace folder is an episode or agent folder,
+//     or below one); else, one level down, its only child that is a run
+//     folder (a folder of runs with exactly one in it). The server says which
+//     folder it serves in a window/logMessage (Info) after initialized, and
+//     run/info's root is that folder. Two runs side by side are not chosen
+//     between: the folder is served as it is (nothing, until it becomes a run
+//     folder).
+//   - Every location the server sends (run/search, run/records,
+//     run/failures, workspace/symbol, diagnostics, run/info's root) names the
+//     run folder as the client does: a run folder opened through a symbolic
+//     link is answered under the link, not under its target (the engine
+//     works on the real path, spec §1; clientRoot maps its URIs).
 //   - A workspace that is not a run folder serves empty answers and says why
 //     once; it is looked at again every PollInterval and served as soon as it
 //     has an episode-N folder.

@@ -127,7 +127,7 @@ func (s *server) startGeneration() {
 			g.why = fmt.Sprintf("%s is not a run folder (it has no episode-N folder)", root)
 			g.probe = eng
 		default:
-			g.engine = eng
+			g.engine = withClientRoot(eng, root)
 		}
 	}
 

@@ -95,18 +95,21 @@ type server struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup // background goroutines and requests being answered
 
-	mu       sync.Mutex
-	state    state
-	exited   bool
-	exitCh   chan struct{} // closed by exit
-	closing  bool          // run waits for the tracked goroutines: start no more
-	root     string        // the run folder as the client named it; "" when none
-	noRoot   string        // why there is no run folder, when root is ""
-	caps     clientCaps    // what the client announced at initialize
-	settings Settings
-	gen      *generation // the engine serving now
-	started  bool        // the first generation was started
-	shownWhy bool        // the "not a run folder" message was shown
+	mu      sync.Mutex
+	state   state
+	exited  bool
+	exitCh  chan struct{} // closed by exit
+	closing bool          // run waits for the tracked goroutines: start no more
+	root    string        // the run folder as the client named it; "" when none
+	// workspace is the folder the client opened, and rootHow how root was
+	// found from it (findRunFolder).
+	workspace, rootHow string
+	noRoot             string     // why there is no run folder, when root is ""
+	caps               clientCaps // what the client announced at initialize
+	settings           Settings
+	gen                *generation // the engine serving now
+	started            bool        // the first generation was started
+	shownWhy           bool        // the "not a run folder" message was shown
 
 	progressSeq atomic.Int64 // numbers the progress tokens the server creates
 

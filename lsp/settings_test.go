@@ -82,7 +82,9 @@ func TestEngineWarningsReachClient(t *testing.T) {
 	fake := newFake()
 	c := start(t, startOpts{open: fake.opener(nil, nil)})
 	c.initialize("/fake/run", false, nil)
-	n := c.waitFor("window/logMessage", method(protocol.MethodWindowLogMessage))
+	n := c.waitFor("window/logMessage", func(n note) bool {
+		return n.method == protocol.MethodWindowLogMessage && !strings.Contains(string(n.params), "serving the run folder")
+	})
 	if !strings.Contains(string(n.params), "skipped a link to outside the run folder") || !strings.Contains(string(n.params), `"type":2`) {
 		t.Errorf("logMessage = %s", n.params)
 	}
