@@ -82,11 +82,31 @@ func bruteDiagnostics(form recordformat.Form, data []byte, episode string, max i
 		out = append(out, d)
 		a = b + 1
 	}
+	var hints []Diagnostic
 	for _, r := range recs {
-		if r.spanCount > 0 {
-			out = append(out, Diagnostic{Range: Range{Start: Position{Line: r.spanFirst}, End: Position{Line: r.spanLast, Character: units(r.spanLast)}},
-				Severity: SeverityWarning, Code: CodeUnindentedContinuation, Message: unindentedMessage(r.spanCount)})
+		if r.spanCount == 0 {
+			continue
 		}
+		rng := Range{Start: Position{Line: r.spanFirst}, End: Position{Line: r.spanLast, Character: units(r.spanLast)}}
+		// A stack trace (every unindented line a stack-trace line) is a Hint
+		// naming its first exception line, outside the cap.
+		trace, exception := true, ""
+		for i := r.spanFirst; i <= r.spanLast; i++ {
+			l := data[lines[i].Start:lines[i].TextEnd]
+			if len(l) == 0 || bytes.HasPrefix(l, []byte("  ")) {
+				continue
+			}
+			trace = trace && recordformat.IsStackTraceLine(l)
+			if _, ok := recordformat.ThrownName(l); ok && exception == "" {
+				exception = exceptionText(l)
+			}
+		}
+		if trace {
+			hints = append(hints, Diagnostic{Range: rng, Severity: SeverityHint, Code: CodeUnindentedContinuation,
+				Message: stackTraceMessage(exception, r.spanCount)})
+			continue
+		}
+		out = append(out, Diagnostic{Range: rng, Severity: SeverityWarning, Code: CodeUnindentedContinuation, Message: unindentedMessage(r.spanCount)})
 	}
 	slices.SortStableFunc(out, func(x, y Diagnostic) int { return cmp.Compare(x.Range.Start.Line, y.Range.Start.Line) })
 	if max != Uncapped && len(out) > max {
@@ -94,6 +114,8 @@ func bruteDiagnostics(form recordformat.Form, data []byte, episode string, max i
 			Code: CodeMore, Message: moreMessage(len(out) - max + 1)}
 		out = append(out[:max-1], more)
 	}
+	out = append(out, hints...)
+	slices.SortStableFunc(out, func(x, y Diagnostic) int { return cmp.Compare(x.Range.Start.Line, y.Range.Start.Line) })
 	return out
 }
 

@@ -78,16 +78,22 @@ func (ix *Index) readTrace(fs *fileState, sp unindentedSpan) (traceFacts, bool) 
 			return traceFacts{}, true
 		}
 		if _, ok := recordformat.ThrownName(l); ok && f.exception == "" {
-			text := recordformat.ValidText(bytes.TrimSpace(l))
-			if len(text) > maxExceptionBytes {
-				cut := maxExceptionBytes
-				for cut > 0 && !utf8.RuneStart(text[cut]) {
-					cut--
-				}
-				text = text[:cut] + "…"
-			}
-			f.exception = ix.maskText(text)
+			f.exception = ix.maskText(exceptionText(l))
 		}
 	}
 	return f, true
+}
+
+// exceptionText is an exception line as a message begins with it: trimmed,
+// at most maxExceptionBytes (cut at a character, with "…").
+func exceptionText(line []byte) string {
+	text := recordformat.ValidText(bytes.TrimSpace(line))
+	if len(text) > maxExceptionBytes {
+		cut := maxExceptionBytes
+		for cut > 0 && !utf8.RuneStart(text[cut]) {
+			cut--
+		}
+		text = text[:cut] + "…"
+	}
+	return text
 }
