@@ -27,7 +27,25 @@ func (ix *Index) Diagnostics(path string, max int, leaveOut ...string) []Diagnos
 	if fs == nil {
 		return nil
 	}
+	if fs.layout.Foreign() {
+		return foreignDiagnostics(fs, max, leaveOut)
+	}
 	return ix.fileDiagnostics(fs, max, leaveOut)
+}
+
+// foreignDiagnostics is a foreign log's one diagnostic (spec §9): an
+// Information over its first line naming the layout it was read in, and
+// nothing per record.
+func foreignDiagnostics(fs *fileState, max int, leaveOut []string) []Diagnostic {
+	if max == 0 || slices.Contains(leaveOut, CodeForeignLayout) {
+		return nil
+	}
+	return []Diagnostic{{
+		Range:    Range{End: Position{Character: int(fs.firstUnits)}},
+		Severity: SeverityInformation, Code: CodeForeignLayout,
+		Message: "read as a foreign log in the " + fs.layout.String() + " layout (spec §2): its records are searched as notes, " +
+			"with their times and levels, and are not checked for the run's own record format",
+	}}
 }
 
 // recordFile returns the committed state of a record file of the run, by

@@ -21,6 +21,15 @@ type fileState struct {
 	epNum   string // its number without leading zeros
 	agent   uint32
 	form    recordformat.Form
+	// layout is a record file's layout (spec §2 "Other layouts"), decided
+	// from its head when layoutSet and kept for the file's whole life: a
+	// file that changes layout mid-way keeps the one it started with. A
+	// file read again from its start (fresh) decides it again.
+	layout    recordformat.Layout
+	layoutSet bool
+	// firstUnits is the UTF-16 length of a foreign log's first line, the
+	// range of its one diagnostic.
+	firstUnits uint32
 
 	// identity and content checks at the last read
 	dev, ino uint64
@@ -106,6 +115,12 @@ func (fs *fileState) fresh() *fileState {
 		memo: &fileMemo{},
 	}
 }
+
+// conversational reports whether the file's records carry the
+// conversation field and follow §5's rules 2-4: a record file in the run's
+// own layout. A foreign log's records are read as notes (spec §2), with
+// their times.
+func (fs *fileState) conversational() bool { return fs.form.IsRecord() && !fs.layout.Foreign() }
 
 // records returns the file's record table: an empty one for a note.
 func (fs *fileState) records() *recordTable {

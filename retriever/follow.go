@@ -268,6 +268,7 @@ func (ix *Index) read(t *task, b *builder, dir *folder, buf *readBuffer) (u *upd
 		g.parser = *recordformat.Resume(next.form, next.inRecord)
 		g.line = next.commitLine
 	}
+	g.parser.SetLayout(next.layout)
 
 	var final []byte
 	var finalPos int64

@@ -200,7 +200,10 @@ func (ix *Index) RecordAt(ctx context.Context, path string, n int, req Request) 
 	facts := &RecordFacts{Range: r.rng, Agent: agent, Episode: fs.episode, Reading: ReadingNote,
 		BeforeFirst: r.head.Kind == recordformat.BeforeFirst}
 	head := r.lines[0]
-	if !facts.BeforeFirst {
+	if r.head.Kind == recordformat.Foreign {
+		facts.Time = recordformat.KeyText(r.head.Time) // "" without a time
+		facts.Level = levelNames[r.head.Level]
+	} else if !facts.BeforeFirst {
 		facts.Time = string(head[:recordformat.StampLen(head)])
 		facts.State = ix.maskText(recordformat.ValidText(head[r.head.StateStart-r.head.Start : r.head.StateEnd-r.head.Start]))
 		if lv := r.head.Level; lv != recordformat.None {
@@ -254,7 +257,7 @@ func (ix *Index) verdict(req Request, fs *fileState, t *recordTable, i int, agen
 	}
 	f := ix.newFilter(req)
 	current := f.episode != "" && fs.epNum == f.episode
-	return ruleReason(f, current, true, t.unfielded(i), t.recConv(i))
+	return ruleReason(f, current, fs.conversational(), t.unfielded(i), t.recConv(i))
 }
 
 var levelNames = [...]string{
@@ -265,18 +268,25 @@ var levelNames = [...]string{
 // recordName is an outline record's name (spec §11).
 func (ix *Index) recordName(r recordText) string {
 	var first string
-	if ix.masker != nil {
+	if ix.masker != nil || r.head.JSON {
 		// Masked as a whole record, as it was indexed (a key block over
 		// several lines is one span).
 		text := r.evidence()
-		spans, _ := ix.masker.Mask(text)
-		text, _ = masking.Apply(text, spans)
+		if ix.masker != nil {
+			spans, _ := ix.masker.Mask(text)
+			text, _ = masking.Apply(text, spans)
+		}
 		first, _, _ = strings.Cut(text, "\n")
 	} else {
 		first = recordformat.ValidText(r.lines[0][r.head.Evidence:])
 	}
 	name := strings.Join(strings.Fields(first), " ")
-	if r.head.Kind != recordformat.BeforeFirst {
+	switch {
+	case r.head.Kind == recordformat.Foreign:
+		if when := recordformat.KeyText(r.head.Time); when != "" {
+			name = strings.TrimSpace(when[11:19] + " " + name)
+		}
+	case r.head.Kind != recordformat.BeforeFirst:
 		name = strings.TrimSpace(string(r.lines[0][11:19]) + " " + name)
 	}
 	if name == "" {
@@ -287,8 +297,11 @@ func (ix *Index) recordName(r recordText) string {
 
 // recordDetail is the level and the episode state: "INFO · running".
 func (ix *Index) recordDetail(r recordText) string {
-	if r.head.Kind == recordformat.BeforeFirst {
+	switch r.head.Kind {
+	case recordformat.BeforeFirst:
 		return ""
+	case recordformat.Foreign:
+		return levelNames[r.head.Level] // no episode state (spec §2)
 	}
 	head := r.lines[0]
 	state := ix.maskText(recordformat.ValidText(head[r.head.StateStart-r.head.Start : r.head.StateEnd-r.head.Start]))
@@ -339,11 +352,12 @@ type recordsText struct {
 // recordText is one record read back: its lines, its first line parsed,
 // its range and its first line's.
 type recordText struct {
-	form  recordformat.Form
-	lines [][]byte
-	head  recordformat.Line // offsets within lines[0]
-	rng   Range
-	first Range
+	form   recordformat.Form
+	layout recordformat.Layout
+	lines  [][]byte
+	head   recordformat.Line // offsets within lines[0]
+	rng    Range
+	first  Range
 }
 
 // readRecords reads the lines of records [from, to) of fs.
@@ -363,17 +377,22 @@ func (rt *recordsText) record(i int) (recordText, error) {
 	t := rt.fs.records()
 	k := rt.from + i
 	lo, hi := t.recLine(k)-rt.firstRow, t.recLast(k)-rt.firstRow+1
-	r := recordText{form: rt.fs.form, lines: rt.lines[lo:hi]}
-	r.head = recordformat.NewParser(r.form).Next(r.lines[0], 0)
-	kind := kindFielded
+	r := recordText{form: rt.fs.form, layout: rt.fs.layout, lines: rt.lines[lo:hi]}
+	r.head = r.parser(false).Next(r.lines[0], 0)
+	kind, key := kindFielded, r.head.Time
 	switch r.head.Kind {
 	case recordformat.Unfielded:
 		kind = kindUnfielded
 	case recordformat.BeforeFirst:
 		kind = kindBeforeFirst
+	case recordformat.Foreign:
+		kind = kindForeign
+	}
+	if kind == kindFielded || kind == kindUnfielded {
+		key = recordformat.TimeKey(r.lines[0])
 	}
 	m := t.recMeta(k)
-	if kind != metaKind(m) || r.head.Level != metaLevel(m) || (kind != kindBeforeFirst && recordformat.TimeKey(r.lines[0]) != t.recTime(k)) {
+	if kind != metaKind(m) || r.head.Level != metaLevel(m) || (kind != kindBeforeFirst && key != t.recTime(k)) {
 		return r, ErrChanged
 	}
 	line := int(t.recLine(k))
@@ -387,16 +406,28 @@ func (rt *recordsText) record(i int) (recordText, error) {
 // "\n".
 func (r recordText) evidence() string {
 	var sb strings.Builder
-	p := recordformat.Resume(r.form, true)
+	p := r.parser(true)
 	for i, l := range r.lines {
-		start := r.head.Evidence
+		line := r.head
 		if i > 0 {
 			sb.WriteByte('\n')
-			start = p.Next(l, 0).Evidence
+			line = p.Next(l, 0)
 		}
-		sb.WriteString(recordformat.ValidText(l[start:]))
+		if line.JSON {
+			sb.WriteString(recordformat.ValidText(recordformat.Prose(nil, l)))
+			continue
+		}
+		sb.WriteString(recordformat.ValidText(l[line.Evidence:]))
 	}
 	return sb.String()
+}
+
+// parser is a parser of the record's file, in its layout, at a record's
+// first line or (inRecord) after it.
+func (r recordText) parser(inRecord bool) *recordformat.Parser {
+	p := recordformat.Resume(r.form, inRecord)
+	p.SetLayout(r.layout)
+	return p
 }
 
 // readLines reads lines [from, to) of a file through its line index, in one

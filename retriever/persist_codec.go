@@ -49,6 +49,9 @@ type savedFile struct {
 	ranges, tailDocs, lineIndex, recs uint32 // values
 	over, spans, runs, descents       uint32
 	convs, tailTerms                  uint32
+	// layout is 1 + the record file's layout once decided (0: not yet),
+	// firstUnits its first line's length (file.go)
+	layout, firstUnits uint32
 
 	// the record table's state after its committed records (records.go)
 	open               unfieldedRun
@@ -123,10 +126,13 @@ func encodeState(dst []byte, st *savedIndex, seg map[*segment]uint32) []byte {
 			head: uint32(len(fs.head)), window: uint32(len(fs.window)), tail: uint32(len(fs.tail)), path: uint32(len(fs.rel)),
 			ranges: uint32(len(fs.ranges)), tailDocs: uint32(len(fs.tailDocs)), lineIndex: uint32(len(fs.lineIndex)),
 			recs: uint32(len(t.line)), over: uint32(len(t.over)), spans: uint32(len(t.spans)), runs: uint32(len(t.runs)),
-			descents: uint32(len(t.descents)), convs: uint32(len(fs.convs)),
+			descents: uint32(len(t.descents)), convs: uint32(len(fs.convs)), firstUnits: fs.firstUnits,
 			open: t.open, end: t.end, lastUnits: t.lastUnits, lastKey: t.lastKey,
 			pendLine: t.pend.line, pendConv: t.pend.conv, pendTime: t.pend.time, pendSpan: t.pend.span, pendMeta: uint32(t.pend.meta),
 			lines: t.lines, endUnits: t.endUnits,
+		}
+		if fs.layoutSet {
+			f.layout = 1 + uint32(fs.layout)
 		}
 		for _, fl := range [...]struct {
 			bit uint32
@@ -268,12 +274,22 @@ func (st *stateBlob) fileStates(segs []*segment, terms int) ([]*fileState, error
 			return bad(i, "pending tail")
 		case int(f.pendConv) >= len(st.convs):
 			return bad(i, "pending conversation")
+		case f.layout > 0xff:
+			return bad(i, "layout %d", f.layout)
+		}
+		layout := recordformat.Own
+		if f.layout > 0 {
+			var known bool
+			if layout, known = recordformat.LayoutOf(uint8(f.layout - 1)); !known {
+				return bad(i, "layout %d", f.layout)
+			}
 		}
 		ids[f.id] = true
 		file := &fileState{
 			id: f.id, agent: f.agent, dev: f.dev, ino: f.ino, size: f.size, mtime: f.mtime, ctime: f.ctime, readPos: f.readPos,
 			readAt: f.readAt, commitPos: f.commitPos, commitLine: f.commitLine,
 			binary: f.flags&savedBinary != 0, inRecord: f.flags&savedInRecord != 0, warned: &fileWarnings{},
+			layout: layout, layoutSet: f.layout > 0, firstUnits: f.firstUnits,
 			memo: &fileMemo{},
 		}
 		lo, hi, ok := take(&c.bytes, f.head+f.window+f.tail+f.path, len(st.bytes))

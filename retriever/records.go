@@ -27,7 +27,7 @@ import (
 //	conv []uint32  its conversation id (Index.convs): 0 for no conversation
 //	               field, else the id of the id as written ("-" included)
 //	meta []uint8   level (bits 0-2, recordformat.Level), kind (bits 3-4:
-//	               kindFielded, kindUnfielded, kindBeforeFirst), what
+//	               kindFielded, kindUnfielded, kindBeforeFirst, kindForeign), what
 //	               indexing made of it (bits 5-6: outcome*) and whether its
 //	               milliseconds follow a "." rather than a "," (bit 7), so
 //	               that its time is given back as written
@@ -90,6 +90,7 @@ const (
 	kindFielded = iota
 	kindUnfielded
 	kindBeforeFirst
+	kindForeign // a record of a foreign log (spec §2 "Other layouts")
 )
 
 // What indexing made of a record, in the meta column: its pieces are
@@ -159,7 +160,7 @@ func (t *recordTable) add(buf []byte, rec []recordformat.Line, first uint32, con
 	lastText := buf[rec[len(rec)-1].Start:rec[len(rec)-1].TextEnd]
 	units := uint32(recordformat.UTF16Len(lastText))
 	end := first + uint32(len(rec))
-	if head.Kind == recordformat.BeforeFirst && head.Empty() {
+	if (head.Kind == recordformat.BeforeFirst || head.Kind == recordformat.Foreign && head.Time == recordformat.NoTime) && head.Empty() {
 		if !pending {
 			t.end, t.lastUnits = end, units
 		}
@@ -173,8 +174,13 @@ func (t *recordTable) add(buf []byte, rec []recordformat.Line, first uint32, con
 		kind = kindUnfielded
 	case recordformat.BeforeFirst:
 		kind = kindBeforeFirst
+	case recordformat.Foreign:
+		kind = kindForeign
 	}
-	if kind != kindBeforeFirst {
+	switch kind {
+	case kindForeign:
+		key = head.Time // its layout's time, if it has one (spec §2)
+	case kindFielded, kindUnfielded:
 		key = recordformat.TimeKey(buf[head.Start:head.TextEnd])
 	}
 	var span unindentedSpan
@@ -189,8 +195,8 @@ func (t *recordTable) add(buf []byte, rec []recordformat.Line, first uint32, con
 		}
 	}
 	meta := packMeta(head.Level, kind, outcome)
-	if kind != kindBeforeFirst && recordformat.StampLen(buf[head.Start:head.TextEnd]) == stampWithMillis && buf[head.Start+stampSeconds] == '.' {
-		meta |= metaDotMillis
+	if kind == kindForeign || kind != kindBeforeFirst && recordformat.StampLen(buf[head.Start:head.TextEnd]) == stampWithMillis && buf[head.Start+stampSeconds] == '.' {
+		meta |= metaDotMillis // a foreign log's times are shown with "." (recordformat.KeyText)
 	}
 	t.lines, t.endUnits = end, units
 	if pending {
@@ -223,6 +229,8 @@ func (t *recordTable) add(buf []byte, rec []recordformat.Line, first uint32, con
 			t.hasOpen = false
 		}
 		t.fielded = true
+	case kind == kindForeign:
+		// A foreign log's records have no conversation field to miss.
 	case !t.hasOpen:
 		t.open, t.hasOpen = unfieldedRun{first: i, last: i}, true
 	default:

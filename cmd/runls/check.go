@@ -14,7 +14,7 @@ import (
 
 // checkCodes are the codes `runls check --code` takes, in the order a
 // summary counts them.
-var checkCodes = []string{retriever.CodeUnindentedContinuation, retriever.CodeUnfieldedLine}
+var checkCodes = []string{retriever.CodeUnindentedContinuation, retriever.CodeUnfieldedLine, retriever.CodeForeignLayout}
 
 // codeList is a repeatable --code flag.
 type codeList map[string]bool
@@ -39,7 +39,7 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	fs := flag.NewFlagSet("check", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	codes := codeList{}
-	fs.Var(codes, "code", "keep only the warnings of `CODE` (unindented-continuation, unfielded-line); repeatable")
+	fs.Var(codes, "code", "keep only the warnings of `CODE` (unindented-continuation, unfielded-line, foreign-layout); repeatable")
 	summary := fs.Bool("summary", false, "one line of counts a file, then a total, instead of the warnings")
 	cache := addCacheFlags(fs)
 	use := usage{checkSynopsis, "check"}
