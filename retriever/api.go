@@ -219,6 +219,7 @@ type Severity int
 const (
 	SeverityWarning     Severity = 2
 	SeverityInformation Severity = 3
+	SeverityHint        Severity = 4
 )
 
 // Diagnostic is a format warning of a record file (spec §9), over a record,

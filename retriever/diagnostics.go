@@ -30,7 +30,7 @@ func (ix *Index) Diagnostics(path string, max int, leaveOut ...string) []Diagnos
 	if fs.layout.Foreign() {
 		return foreignDiagnostics(fs, max, leaveOut)
 	}
-	return fileDiagnostics(fs, max, leaveOut)
+	return ix.fileDiagnostics(fs, max, leaveOut)
 }
 
 // foreignDiagnostics is a foreign log's one diagnostic (spec §9): an
@@ -64,7 +64,7 @@ func (ix *Index) recordFile(path string) *fileState {
 	return fs
 }
 
-func fileDiagnostics(fs *fileState, max int, leaveOut []string) []Diagnostic {
+func (ix *Index) fileDiagnostics(fs *fileState, max int, leaveOut []string) []Diagnostic {
 	t := fs.records()
 	spans, runs := t.allSpans(), t.allRuns()
 	if slices.Contains(leaveOut, CodeUnindentedContinuation) {
@@ -73,10 +73,27 @@ func fileDiagnostics(fs *fileState, max int, leaveOut []string) []Diagnostic {
 	if slices.Contains(leaveOut, CodeUnfieldedLine) {
 		runs = nil
 	}
-	total := len(spans) + len(runs)
-	if total == 0 {
+	if len(spans)+len(runs) == 0 {
 		return nil
 	}
+	// A stack trace's span is a Hint (spec §9, revision 3): it neither counts
+	// against the cap nor is left out by it.
+	traces := ix.stackTraces(fs, spans)
+	var hints []Diagnostic
+	var warnSpans []unindentedSpan
+	for i, sp := range spans {
+		if traces[i].all {
+			hints = append(hints, Diagnostic{
+				Range:    Range{Start: Position{Line: int(sp.first)}, End: Position{Line: int(sp.last), Character: int(sp.lastUnits)}},
+				Severity: SeverityHint, Code: CodeUnindentedContinuation,
+				Message: stackTraceMessage(traces[i].exception, int(sp.count)),
+			})
+		} else {
+			warnSpans = append(warnSpans, sp)
+		}
+	}
+	spans = warnSpans
+	total := len(spans) + len(runs)
 	whole := !t.anyFielded() // then runs holds one run: every record
 	shown := total
 	if max != Uncapped && total > max {
@@ -85,7 +102,7 @@ func fileDiagnostics(fs *fileState, max int, leaveOut []string) []Diagnostic {
 			shown = max
 		}
 	}
-	out := make([]Diagnostic, 0, min(total, shown+1))
+	out := make([]Diagnostic, 0, min(total, shown+1)+len(hints))
 	si, ri := 0, 0
 	next := func() Diagnostic {
 		// In line order; a run starts at a record's first line, a span after it.
@@ -119,6 +136,13 @@ func fileDiagnostics(fs *fileState, max int, leaveOut []string) []Diagnostic {
 		out = append(out, Diagnostic{Range: Range{Start: at, End: at}, Severity: SeverityWarning,
 			Code: CodeMore, Message: moreMessage(total - shown)})
 	}
+	if len(hints) == 0 {
+		return out
+	}
+	// In line order, the Hints among the others (more-warnings at the start
+	// of the first warning not shown, before a Hint that starts there).
+	out = append(out, hints...)
+	slices.SortStableFunc(out, func(a, b Diagnostic) int { return a.Range.Start.Line - b.Range.Start.Line })
 	return out
 }
 
@@ -128,6 +152,17 @@ func unindentedMessage(n int) string {
 	return fmt.Sprintf("%s without the two-space indent (a stack trace, or text written before logback pattern 0.18.6): "+
 		"read as part of this record, though such a line that starts like a record would begin a new one",
 		plural(n, "continuation line", "continuation lines"))
+}
+
+// stackTraceMessage is a Hint's: the record's first exception line, then
+// what the lines are.
+func stackTraceMessage(exception string, n int) string {
+	what := plural(n, "stack-trace line", "stack-trace lines") + " without the two-space indent, as logback writes them: " +
+		"none can be read as a record, so nothing needs fixing"
+	if exception == "" {
+		return "a stack trace: " + what
+	}
+	return exception + " — " + what
 }
 
 func unfieldedMessage(n int, episode string) string {

@@ -290,7 +290,7 @@ func (st *stateBlob) fileStates(segs []*segment, terms int) ([]*fileState, error
 			readAt: f.readAt, commitPos: f.commitPos, commitLine: f.commitLine,
 			binary: f.flags&savedBinary != 0, inRecord: f.flags&savedInRecord != 0, warned: &fileWarnings{},
 			layout: layout, layoutSet: f.layout > 0, firstUnits: f.firstUnits,
-			fails: &failMemo{},
+			memo: &fileMemo{},
 		}
 		lo, hi, ok := take(&c.bytes, f.head+f.window+f.tail+f.path, len(st.bytes))
 		if !ok {
