@@ -34,7 +34,7 @@ func runRecords(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	var req retriever.RecordsRequest
 	fs.StringVar(&req.Agent, "agent", "", "only the files of agent `A`")
 	fs.StringVar(&req.Conversation, "conversation", "", "only the records written in conversation `C` (- : outside any)")
-	fs.StringVar(&req.MinLevel, "min-level", "", "leave out log records below `L` (TRACE, DEBUG, INFO, WARN, ERROR); history records are kept")
+	fs.StringVar(&req.MinLevel, "min-level", "", "only records with a level at or above `L` (TRACE, DEBUG, INFO, WARN, ERROR); records without one (history records) are left out")
 	fs.StringVar(&req.From, "from", "", "only records at time `T` or later (yyyy-MM-dd HH:mm:ss, to the second)")
 	fs.StringVar(&req.To, "to", "", "only records at time `T` or earlier (yyyy-MM-dd HH:mm:ss, to the second)")
 	limit := fs.String("limit", "", "at most `N` records (1 to 10000; default 1000)")
