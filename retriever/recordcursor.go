@@ -26,7 +26,12 @@ import (
 //	uvarint    line (0-based)
 //	the rest   the file's path relative to the run folder
 
-const cursorVersion = 1
+// A cursor continues after its place (cursorVersion); a previous cursor
+// (cursorBefore) gives the page that ends just before it.
+const (
+	cursorVersion = 1
+	cursorBefore  = 2
+)
 
 // recordPos is a record's place in the order of the list.
 type recordPos struct {
@@ -46,9 +51,14 @@ func (p recordPos) before(o recordPos) bool {
 	return p.line < o.line
 }
 
-func (p recordPos) cursor(fp uint64) string {
+func (p recordPos) cursor(fp uint64) string { return p.encode(cursorVersion, fp) }
+
+// previousCursor is the cursor of the page that ends just before p.
+func (p recordPos) previousCursor(fp uint64) string { return p.encode(cursorBefore, fp) }
+
+func (p recordPos) encode(kind byte, fp uint64) string {
 	b := make([]byte, 0, 1+8+binary.MaxVarintLen64+binary.MaxVarintLen32+len(p.rel))
-	b = append(b, cursorVersion)
+	b = append(b, kind)
 	b = binary.BigEndian.AppendUint64(b, fp)
 	b = binary.AppendVarint(b, p.key)
 	b = binary.AppendUvarint(b, uint64(p.line))
@@ -56,28 +66,30 @@ func (p recordPos) cursor(fp uint64) string {
 	return hex.EncodeToString(b)
 }
 
-// parseCursor reads a cursor made for the filters of fingerprint fp.
-func parseCursor(c string, fp uint64) (recordPos, error) {
+// parseCursor reads a cursor made for the filters of fingerprint fp, and
+// whether it is a previous cursor.
+func parseCursor(c string, fp uint64) (recordPos, bool, error) {
 	bad := &FieldError{"cursor", clipValue(c), "not a cursor of run/records: give the cursor of the previous answer as it is"}
 	b, err := hex.DecodeString(c)
-	if err != nil || len(b) < 1+8 || b[0] != cursorVersion {
-		return recordPos{}, bad
+	if err != nil || len(b) < 1+8 || (b[0] != cursorVersion && b[0] != cursorBefore) {
+		return recordPos{}, false, bad
 	}
+	before := b[0] == cursorBefore
 	if binary.BigEndian.Uint64(b[1:9]) != fp {
-		return recordPos{}, &FieldError{"cursor", clipValue(c),
+		return recordPos{}, false, &FieldError{"cursor", clipValue(c),
 			"made for another list: a cursor continues the list of the same episode, conversation, agent, minLevel, from and to"}
 	}
 	b = b[9:]
 	key, n := binary.Varint(b)
 	if n <= 0 || key < -1 {
-		return recordPos{}, bad
+		return recordPos{}, false, bad
 	}
 	b = b[n:]
 	line, n := binary.Uvarint(b)
 	if n <= 0 || line > uint64(^uint32(0)) {
-		return recordPos{}, bad
+		return recordPos{}, false, bad
 	}
-	return recordPos{key: key, line: uint32(line), rel: string(b[n:])}, nil
+	return recordPos{key: key, line: uint32(line), rel: string(b[n:])}, before, nil
 }
 
 // fingerprint hashes the filters a cursor belongs to (not limit: pages may

@@ -27,7 +27,7 @@ func FuzzRecordsCursor(f *testing.F) {
 	f.Add("zz")
 	f.Add("")
 	f.Fuzz(func(t *testing.T, c string) {
-		pos, perr := parseCursor(c, q.fp)
+		pos, _, perr := parseCursor(c, q.fp)
 		res, err := ix.Records(context.Background(), RecordsRequest{Episode: req.Episode, Conversation: req.Conversation, Cursor: c})
 		if c == "" {
 			return
@@ -39,7 +39,7 @@ func FuzzRecordsCursor(f *testing.F) {
 			}
 			return
 		}
-		if again, err := parseCursor(pos.cursor(q.fp), q.fp); err != nil || again != pos {
+		if again, _, err := parseCursor(pos.cursor(q.fp), q.fp); err != nil || again != pos {
 			t.Fatalf("place %+v written back reads as %+v, %v", pos, again, err)
 		}
 		if err != nil {

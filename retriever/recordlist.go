@@ -3,6 +3,8 @@ package retriever
 import (
 	"context"
 	"errors"
+	"net/url"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -43,6 +45,10 @@ type RecordsRequest struct {
 	To           string `json:"to,omitempty"`
 	Limit        int    `json:"limit,omitempty"`
 	Cursor       string `json:"cursor,omitempty"`
+	// At asks for the page that holds the record at this location (a
+	// continuation line: the record that holds it), starting about Limit/2
+	// records before it (spec §13, revision 3).
+	At *Location `json:"at,omitempty"`
 
 	// Lines asks for each record's lines as written (masked when masking
 	// is on), as the command line prints them.
@@ -50,10 +56,14 @@ type RecordsRequest struct {
 }
 
 // RecordsResult is a page of records: the run/records result shape.
-// Cursor is nil on the page that ends the list.
+// Cursor is nil on the page that ends the list, PreviousCursor on the page
+// that starts it; AtIndex is the index in Records of the record a request
+// At asked for, when it passes the filters.
 type RecordsResult struct {
-	Records []Record `json:"records"`
-	Cursor  *string  `json:"cursor"`
+	Records        []Record `json:"records"`
+	Cursor         *string  `json:"cursor"`
+	PreviousCursor *string  `json:"previousCursor"`
+	AtIndex        *int     `json:"atIndex,omitempty"`
 
 	fp uint64 // the filters' fingerprint, for CursorAfter
 }
@@ -130,6 +140,8 @@ type recordsQuery struct {
 	from, to int64              // inclusive bounds on time keys
 	limit    int
 	after    *recordPos // the cursor's place
+	before   *recordPos // a previous cursor's place: the page ends just before it
+	at       *Location
 	lines    bool
 	fp       uint64
 }
@@ -191,12 +203,25 @@ func (r RecordsRequest) parse() (*recordsQuery, error) {
 		return nil, RecordsLimitError(strconv.Itoa(r.Limit))
 	}
 	q.fp = q.fingerprint()
+	if r.At != nil && r.Cursor != "" {
+		return nil, &FieldError{"at", r.At.URI, "give at or cursor, not both"}
+	}
 	if r.Cursor != "" {
-		pos, err := parseCursor(r.Cursor, q.fp)
+		pos, before, err := parseCursor(r.Cursor, q.fp)
 		if err != nil {
 			return nil, err
 		}
-		q.after = &pos
+		if before {
+			q.before = &pos
+		} else {
+			q.after = &pos
+		}
+	}
+	if r.At != nil {
+		if !strings.HasPrefix(r.At.URI, "file://") || r.At.Range.Start.Line < 0 {
+			return nil, &FieldError{"at", r.At.URI, "want a Location of a record file of the episode"}
+		}
+		q.at = r.At
 	}
 	return q, nil
 }
@@ -219,25 +244,20 @@ func (ix *Index) records(ctx context.Context, q *recordsQuery) (RecordsResult, e
 		conv = id
 	}
 	files, agents := ix.episodeRecordFiles(q)
-	h := make(streamHeap, 0, len(files))
-	for i, fs := range files {
-		if _, written := slices.BinarySearch(fs.convs, conv); q.hasConv && q.conv != "-" && !written {
-			continue // fs.convs holds every id written in the file but "-"
+	var stop *recordPos // at and previous pages: where the walk from the list's start stops
+	switch {
+	case q.at != nil:
+		pos, err := ix.atPos(q, files)
+		if err != nil {
+			return RecordsResult{}, err
 		}
-		for _, s := range recordStreams(fs, i, q, conv) {
-			if s.next() {
-				h = append(h, s)
-			}
-		}
+		stop = &pos
+	case q.before != nil:
+		stop = q.before
 	}
-	h.init()
+	h := newStreamHeap(files, q, conv, q.after)
 	picks := make([]recordPick, 0, min(q.limit, 1024))
-	for len(h) > 0 && len(picks) < q.limit {
-		if len(picks)%4096 == 0 {
-			if err := ctx.Err(); err != nil {
-				return RecordsResult{}, err
-			}
-		}
+	take := func() {
 		s := h[0]
 		picks = append(picks, recordPick{file: s.file, rec: s.rec, key: s.key})
 		if s.next() {
@@ -246,6 +266,49 @@ func (ix *Index) records(ctx context.Context, q *recordsQuery) (RecordsResult, e
 			h.pop0()
 		}
 	}
+	preceded := false // a record passing the filters comes before the page
+	if stop != nil {
+		// From the list's start to the place, keeping the last records that
+		// fit before it: limit of them before a previous cursor's place,
+		// about half a page before an at's record. What precedes them costs
+		// a walk of the tables, not a read.
+		keep := q.limit
+		if q.at != nil {
+			keep = q.limit / 2
+		}
+		for steps := 0; len(h) > 0 && h.topPos(files).before(*stop); steps++ {
+			if steps%4096 == 0 {
+				if err := ctx.Err(); err != nil {
+					return RecordsResult{}, err
+				}
+			}
+			take()
+			if len(picks) > keep {
+				picks = append(picks[:0], picks[1:]...)
+				preceded = true
+			}
+		}
+		if q.before != nil {
+			h = nil // the page ends just before the place
+		}
+	} else if q.after != nil {
+		// A cursor's page: preceded unless no record passing the filters
+		// comes before its first one (what was before it may be gone).
+		first := newStreamHeap(files, q, conv, nil)
+		preceded = len(first) > 0 && (len(h) == 0 || first.topPos(files).before(h.topPos(files)))
+	}
+	for len(h) > 0 && len(picks) < q.limit {
+		if len(picks)%4096 == 0 {
+			if err := ctx.Err(); err != nil {
+				return RecordsResult{}, err
+			}
+		}
+		if q.at != nil && res.AtIndex == nil && h.topPos(files) == *stop {
+			i := len(picks)
+			res.AtIndex = &i
+		}
+		take()
+	}
 	if len(picks) == 0 {
 		return res, nil
 	}
@@ -253,11 +316,83 @@ func (ix *Index) records(ctx context.Context, q *recordsQuery) (RecordsResult, e
 	if err := ix.readPicks(ctx, q, files, agents, picks, res.Records); err != nil {
 		return RecordsResult{}, err
 	}
-	if len(h) > 0 {
+	if len(h) > 0 || (q.before != nil && stop != nil && ix.anyAtOrAfter(files, q, conv, *stop)) {
 		c := res.CursorAfter(len(res.Records) - 1)
 		res.Cursor = &c
 	}
+	if preceded {
+		first := &res.Records[0]
+		c := recordPos{key: first.key, rel: first.File, line: uint32(first.Location.Range.Start.Line)}.previousCursor(q.fp)
+		res.PreviousCursor = &c
+	}
 	return res, nil
+}
+
+// newStreamHeap is the merge of the files' streams of passing records,
+// after the place after when given.
+func newStreamHeap(files []*fileState, q *recordsQuery, conv uint32, after *recordPos) streamHeap {
+	qq := *q
+	qq.after = after
+	h := make(streamHeap, 0, len(files))
+	for i, fs := range files {
+		if _, written := slices.BinarySearch(fs.convs, conv); q.hasConv && q.conv != "-" && !written {
+			continue // fs.convs holds every id written in the file but "-"
+		}
+		for _, s := range recordStreams(fs, i, &qq, conv) {
+			if s.next() {
+				h = append(h, s)
+			}
+		}
+	}
+	h.init()
+	return h
+}
+
+// topPos is the place of the heap's next record.
+func (h streamHeap) topPos(files []*fileState) recordPos {
+	s := h[0]
+	return recordPos{key: s.key, rel: files[s.file].rel, line: s.t.recLine(s.rec)}
+}
+
+// anyAtOrAfter reports whether a record passing the filters is at pos or
+// after it (a previous page then has a next one).
+func (ix *Index) anyAtOrAfter(files []*fileState, q *recordsQuery, conv uint32, pos recordPos) bool {
+	h := newStreamHeap(files, q, conv, nil)
+	for len(h) > 0 {
+		if !h.topPos(files).before(pos) {
+			return true
+		}
+		s := h[0]
+		if s.next() {
+			h.fix0()
+		} else {
+			h.pop0()
+		}
+	}
+	return false
+}
+
+// atPos is the place of the record an at request names: the record that
+// holds its line, in a record file of the episode (of the agent, when
+// given).
+func (ix *Index) atPos(q *recordsQuery, files []*fileState) (recordPos, error) {
+	path, err := pathOfURI(q.at.URI)
+	if err != nil {
+		return recordPos{}, &FieldError{"at", q.at.URI, "not a file URI"}
+	}
+	fs := ix.recordFile(path)
+	if fs == nil || !slices.Contains(files, fs) {
+		return recordPos{}, &FieldError{"at", q.at.URI, "not a record file of episode-" + q.epNum + " (of the agent asked for)"}
+	}
+	t := fs.records()
+	i := t.recordAt(uint32(q.at.Range.Start.Line))
+	if i < 0 {
+		i = 0 // an empty line before the first record: the list's start there
+		if t.len() == 0 {
+			return recordPos{key: recordformat.NoTime, rel: fs.rel}, nil
+		}
+	}
+	return recordPos{key: t.recTime(i), rel: fs.rel, line: t.recLine(i)}, nil
 }
 
 // episodeRecordFiles returns the record files of the query's episode (of
@@ -405,7 +540,8 @@ func (s *recordStream) passes(i int, k int64) bool {
 		return false
 	}
 	meta := t.recMeta(i)
-	if lv := metaLevel(meta); q.minLevel != recordformat.None && lv != recordformat.None && lv < q.minLevel {
+	// minLevel leaves out records without a level (spec §13, revision 3).
+	if lv := metaLevel(meta); q.minLevel != recordformat.None && (lv == recordformat.None || lv < q.minLevel) {
 		return false
 	}
 	if q.window && (k == recordformat.NoTime || k < q.from || k > q.to) {
@@ -464,4 +600,13 @@ func (h streamHeap) down(i int) {
 		h[i], h[m] = h[m], h[i]
 		i = m
 	}
+}
+
+// pathOfURI is the path of a file URI, as FileURI writes them.
+func pathOfURI(uri string) (string, error) {
+	u, err := url.Parse(uri)
+	if err != nil || u.Scheme != "file" {
+		return "", errors.New("not a file URI")
+	}
+	return filepath.FromSlash(u.Path), nil
 }
