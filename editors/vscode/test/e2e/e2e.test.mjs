@@ -543,16 +543,6 @@ test('Search Before This Record: the record\'s time bounds the search, the resul
   shown.forEach((row, i) => assert.ok(row.text.startsWith(`#${byTime[i].rank + 1} `), `row ${i} keeps its rank: ${row.text}`));
   for (const e of expected) assert.ok(e.time.slice(0, 19) <= '2026-10-21 18:01:02', `${e.time} is before the record`);
 
-  // An Evidence row's Show Conversation opens its conversation at its record, selected.
-  const told = expected.find((e) => e.conversation === 'conv-1' && e.text.startsWith('Deploy the billing'));
-  assert.ok(told, JSON.stringify(expected));
-  await evidencePane().locator('.monaco-list-row', { hasText: 'Deploy the billing' }).first().click({ button: 'right' });
-  await page.locator('.context-view .action-label', { hasText: 'Show Conversation' }).first().click();
-  await page.locator('.tabs-container .tab.active', { hasText: 'conv-1' }).waitFor({ timeout: TIMEOUT });
-  const editor = page.locator('.editor-group-container.active .monaco-editor').first();
-  await editor.locator('.view-line', { hasText: `${told.time} · alice · conv-1` }).first().waitFor({ timeout: TIMEOUT });
-  await editor.locator('.selected-text').first().waitFor({ timeout: TIMEOUT });
-  await shot('evidence-to-conversation.png');
 });
 
 /** The pids of the runls servers running from RUNLS_BIN (the test's own build). */
