@@ -23,8 +23,9 @@ import (
 // versions of a file (fileState.memo, new when the file is read again
 // from its start) holds those of its records that can no longer change
 // (every record but the last), so a request after an append reads only the
-// records appended. Only records that can be failures are read: those of a
-// level at WARN or above, those with continuation lines without the indent
+// records appended (a request below memoFloor, ERROR, reads for itself).
+// Only records that can be failures are read: those of the level asked or
+// above, those with continuation lines without the indent
 // (a stack trace logback appended: its exception line is unindented; an
 // indented line is the agent's own text), and a line before a file's first
 // record. A whole answer is kept for the committed state it was made from
@@ -181,9 +182,10 @@ type failEntry struct {
 	time      *string
 }
 
-// memoFloor is the lowest level a memo keeps failures of; a request that
-// goes lower scans the files for itself.
-const memoFloor = recordformat.Warn
+// memoFloor is the lowest level a memo keeps failures of (the default's:
+// a run's WARN records are many, and kept they cost memory and every
+// request's time); a request that goes lower scans the files for itself.
+const memoFloor = recordformat.Error
 
 func (ix *Index) failures(ctx context.Context, q failuresQuery) (FailuresResult, error) {
 	commits := ix.commits.Load()
@@ -199,14 +201,16 @@ func (ix *Index) failures(ctx context.Context, q failuresQuery) (FailuresResult,
 	files, agents := ix.failureFiles(q)
 	b := newGroupBuilder()
 	for i, fs := range files {
-		entries, err := ix.fileFailures(ctx, fs, q.minLevel)
+		kept, last, err := ix.fileFailures(ctx, fs, q.minLevel)
 		if err != nil {
 			return FailuresResult{}, err
 		}
 		path := ix.abs(fs.rel)
-		for j := range entries {
-			if e := &entries[j]; e.exception || (e.level != recordformat.None && e.level >= q.minLevel) {
-				b.add(e, fs, path, agents[i])
+		for _, entries := range [][]failEntry{kept, last} {
+			for j := range entries {
+				if e := &entries[j]; e.exception || (e.level != recordformat.None && e.level >= q.minLevel) {
+					b.add(e, fs, path, agents[i])
+				}
 			}
 		}
 	}
@@ -238,16 +242,18 @@ func (ix *Index) failureFiles(q failuresQuery) ([]*fileState, []string) {
 }
 
 // fileFailures returns the failures of fs at level floor or above (and the
-// records that hold an exception line), by record: from its memo where
-// floor allows, and what the memo does not cover read now.
-func (ix *Index) fileFailures(ctx context.Context, fs *fileState, floor recordformat.Level) ([]failEntry, error) {
+// records that hold an exception line), by record, in two parts (the
+// records before the last, and the last): from its memo where floor
+// allows, and what the memo does not cover read now.
+func (ix *Index) fileFailures(ctx context.Context, fs *fileState, floor recordformat.Level) (kept, last []failEntry, err error) {
 	t := fs.records()
 	n := t.len()
 	if n == 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
 	if fs.memo == nil || floor < memoFloor {
-		return ix.scanFailures(ctx, fs, 0, n, min(floor, memoFloor))
+		all, err := ix.scanFailures(ctx, fs, 0, n, min(floor, memoFloor))
+		return all, nil, err
 	}
 	m := &fs.memo.failures
 	m.mu.Lock()
@@ -255,22 +261,21 @@ func (ix *Index) fileFailures(ctx context.Context, fs *fileState, floor recordfo
 	if final := n - 1; m.upTo < final {
 		more, err := ix.scanFailures(ctx, fs, m.upTo, final, memoFloor)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		m.entries, m.upTo = append(m.entries, more...), final
 	}
 	// The memo may hold records of a later version than fs: they are not
 	// fs's (yet).
 	end, _ := slices.BinarySearchFunc(m.entries, int32(n-1), func(e failEntry, rec int32) int { return int(e.rec - rec) })
-	out := m.entries[:end:end]
 	if !m.lastSet || m.lastRec != n-1 || m.lastPos != fs.readPos {
-		last, err := ix.scanFailures(ctx, fs, n-1, n, memoFloor)
+		found, err := ix.scanFailures(ctx, fs, n-1, n, memoFloor)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		m.lastRec, m.lastPos, m.lastFound, m.lastSet = n-1, fs.readPos, last, true
+		m.lastRec, m.lastPos, m.lastFound, m.lastSet = n-1, fs.readPos, found, true
 	}
-	return append(out, m.lastFound...), nil
+	return m.entries[:end:end], m.lastFound, nil
 }
 
 // scanFailures reads records [from, to) of fs that can be failures at level
