@@ -14,6 +14,7 @@ import (
 	"runls/masking"
 	"runls/recordformat"
 	"runls/retriever/internal/bm25"
+	"runls/retriever/internal/records"
 )
 
 func TestMatches(t *testing.T) {
@@ -198,7 +199,7 @@ func FuzzFormatTimeKey(f *testing.F) {
 		if n == 0 {
 			return
 		}
-		got := formatTimeKey(recordformat.TimeKey(line), n == stampWithMillis && line[stampSeconds] == '.')
+		got := records.FormatTimeKey(recordformat.TimeKey(line), n == records.StampWithMillis && line[records.StampSeconds] == '.')
 		if got != s[:n] {
 			t.Fatalf("%q: formatted %q", s[:n], got)
 		}

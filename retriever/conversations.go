@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"runls/recordformat"
+	"runls/retriever/internal/records"
 )
 
 // Conversation summaries: what an editor's picker shows of each
@@ -63,7 +64,7 @@ func (ix *Index) Conversations(ctx context.Context, episode string) ([]Conversat
 	return out, err
 }
 
-func (ix *Index) conversations(ctx context.Context, q *recordsQuery) ([]ConversationSummary, error) {
+func (ix *Index) conversations(ctx context.Context, q *records.Query) ([]ConversationSummary, error) {
 	type place struct {
 		file, rec int
 		key       int64
@@ -73,19 +74,20 @@ func (ix *Index) conversations(ctx context.Context, q *recordsQuery) ([]Conversa
 		agents      map[string]bool
 		first, last place
 	}
-	files, agents := ix.episodeRecordFiles(q)
+	ef := ix.episodeRecordFiles(q)
+	files, agents := ef.states, ef.agents
 	byConv := map[uint32]*acc{}
 	for f, fs := range files {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
 		t := fs.records()
-		for i := 0; i < t.len(); i++ {
-			c := t.recConv(i)
+		for i := 0; i < t.Len(); i++ {
+			c := t.Conv(i)
 			if c == 0 {
 				continue
 			}
-			k := t.recTime(i)
+			k := t.Time(i)
 			a := byConv[c]
 			if a == nil {
 				a = &acc{agents: map[string]bool{}, first: place{f, i, k}, last: place{f, i, k}}
@@ -124,8 +126,8 @@ func (ix *Index) conversations(ctx context.Context, q *recordsQuery) ([]Conversa
 
 // recordStamp is record i's time as written.
 func (ix *Index) recordStamp(fs *fileState, i int) (string, error) {
-	line := fs.records().recLine(i)
-	lines, err := ix.readSpan(fs, line, line+1)
+	line := fs.records().Line(i)
+	lines, err := ix.readLines(context.Background(), fs, line, line+1)
 	if err != nil {
 		return "", err
 	}
@@ -134,9 +136,9 @@ func (ix *Index) recordStamp(fs *fileState, i int) (string, error) {
 }
 
 // summaryLine is a conversation's line (ConversationSummary.Line).
-func (ix *Index) summaryLine(ctx context.Context, episode *recordsQuery, conv string) (string, error) {
+func (ix *Index) summaryLine(ctx context.Context, episode *records.Query, conv string) (string, error) {
 	q := *episode
-	q.conv, q.hasConv, q.limit = conv, true, summaryScan
+	q.Conv, q.HasConv, q.Limit = conv, true, summaryScan
 	page, err := ix.records(ctx, &q)
 	if err != nil || len(page.Records) == 0 {
 		return "", err

@@ -3,6 +3,7 @@ package retriever
 import (
 	"fmt"
 	"path/filepath"
+	"runls/retriever/internal/records"
 	"strconv"
 )
 
@@ -43,51 +44,31 @@ func (ix *Index) recordFile(path string) *fileState {
 	return fs
 }
 
+// fileDiagnostics words the warnings records.Warnings groups from the
+// file's table.
 func fileDiagnostics(fs *fileState, max int) []Diagnostic {
-	t := fs.records()
-	spans, runs := t.allSpans(), t.allRuns()
-	total := len(spans) + len(runs)
-	if total == 0 {
+	if max == Uncapped {
+		max = 0
+	}
+	ws := records.Warnings(fs.records(), max)
+	if len(ws) == 0 {
 		return nil
 	}
-	whole := !t.anyFielded() // then runs holds one run: every record
-	shown := total
-	if max != Uncapped && total > max {
-		shown = max - 1
-	}
-	out := make([]Diagnostic, 0, min(total, shown+1))
-	si, ri := 0, 0
-	next := func() Diagnostic {
-		// In line order; a run starts at a record's first line, a span after it.
-		if ri < len(runs) && (si == len(spans) || t.recLine(int(runs[ri].first)) < spans[si].first) {
-			r := runs[ri]
-			ri++
-			d := Diagnostic{
-				Range: Range{Start: Position{Line: int(t.recLine(int(r.first)))},
-					End: Position{Line: int(r.endLine), Character: int(r.endUnits)}},
-				Severity: SeverityWarning, Code: CodeUnfieldedLine,
-				Message: unfieldedMessage(int(r.last-r.first+1), fs.episode),
-			}
-			if whole {
-				d.Severity, d.Message = SeverityInformation, predatesMessage(int(r.last-r.first+1), fs.episode)
-			}
-			return d
+	out := make([]Diagnostic, len(ws))
+	for i, w := range ws {
+		d := Diagnostic{Range: Range{Start: Position{Line: int(w.StartLine)}, End: Position{Line: int(w.EndLine), Character: int(w.EndUnits)}},
+			Severity: SeverityWarning}
+		switch w.Kind {
+		case records.WarnUnfielded:
+			d.Code, d.Message = CodeUnfieldedLine, unfieldedMessage(w.N, fs.episode)
+		case records.WarnPredates:
+			d.Severity, d.Code, d.Message = SeverityInformation, CodeUnfieldedLine, predatesMessage(w.N, fs.episode)
+		case records.WarnUnindented:
+			d.Code, d.Message = CodeUnindentedContinuation, unindentedMessage(w.N)
+		case records.WarnMore:
+			d.Code, d.Message = CodeMore, moreMessage(w.N)
 		}
-		sp := spans[si]
-		si++
-		return Diagnostic{
-			Range:    Range{Start: Position{Line: int(sp.first)}, End: Position{Line: int(sp.last), Character: int(sp.lastUnits)}},
-			Severity: SeverityWarning, Code: CodeUnindentedContinuation,
-			Message: unindentedMessage(int(sp.count)),
-		}
-	}
-	for len(out) < shown {
-		out = append(out, next())
-	}
-	if shown < total {
-		at := next().Range.Start
-		out = append(out, Diagnostic{Range: Range{Start: at, End: at}, Severity: SeverityWarning,
-			Code: CodeMore, Message: moreMessage(total - shown)})
+		out[i] = d
 	}
 	return out
 }

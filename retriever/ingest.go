@@ -7,6 +7,7 @@ import (
 	"runls/masking"
 	"runls/recordformat"
 	"runls/retriever/internal/bm25"
+	"runls/retriever/internal/records"
 )
 
 // ingester turns the bytes of one file, from a record start on, into pieces
@@ -96,7 +97,7 @@ func (g *ingester) feedRecords(buf []byte, final bool) int {
 			g.commit(len(buf), line, g.parser.InRecord())
 		}
 		if g.whole {
-			g.fs.recs.trim()
+			g.fs.recs.Trim()
 		}
 		return len(buf)
 	}
@@ -195,10 +196,10 @@ func (g *ingester) emitRecord(buf []byte, rec []recordformat.Line, firstLine uin
 	}
 	before := g.b.Docs()
 	outcome := g.emitPieces(buf, rec, firstLine, conv, pending)
-	if outcome == outcomeIndexed && g.b.Docs() == before {
-		outcome = outcomeNoTerms
+	if outcome == records.OutcomeIndexed && g.b.Docs() == before {
+		outcome = records.OutcomeNoTerms
 	}
-	g.fs.recs.add(buf, rec, firstLine, conv, outcome, pending)
+	g.fs.recs.Add(buf, rec, firstLine, conv, outcome, pending)
 }
 
 // emitPieces adds a record's pieces and tells what became of it: left out,
@@ -211,13 +212,13 @@ func (g *ingester) emitPieces(buf []byte, rec []recordformat.Line, firstLine uin
 		flags |= flagUnfielded
 	}
 	if first.Level.LeftOut() {
-		return outcomeLeftOut
+		return records.OutcomeLeftOut
 	}
 	if !g.rules && !g.masked {
 		for i, l := range rec {
 			g.addPieces(buf[l.Evidence:l.TextEnd], 0, l.TextEnd-l.Evidence, nil, firstLine+uint32(i), uint32(l.Evidence-l.Start), conv, flags, pending)
 		}
-		return outcomeIndexed
+		return records.OutcomeIndexed
 	}
 	// The evidence text of the whole record: its lines joined with "\n".
 	text, segStarts := joinEvidence(buf, rec)
@@ -225,7 +226,7 @@ func (g *ingester) emitPieces(buf []byte, rec []recordformat.Line, firstLine uin
 	if g.rules {
 		reading, ms, me = g.ix.interpreter.Read(text)
 		if reading == ReadingLeftOut {
-			return outcomeLeftOut
+			return records.OutcomeLeftOut
 		}
 	}
 	flags |= flagOfReading(reading)
@@ -254,9 +255,9 @@ func (g *ingester) emitPieces(buf []byte, rec []recordformat.Line, firstLine uin
 		}
 	}
 	if len(spans) > 0 && g.b.Docs() == added && bm25.HasTerm(text[ms:me]) {
-		return outcomeMasked
+		return records.OutcomeMasked
 	}
-	return outcomeIndexed
+	return records.OutcomeIndexed
 }
 
 // lineSpans clips spans of a joined text to one line's segment [s, e) and

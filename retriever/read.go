@@ -279,24 +279,6 @@ func readLineCapped(r *bufio.Reader, limit int) (line []byte, long bool, err err
 	}
 }
 
-// maskLines masks lines as one text, so that a key block over several of
-// them is hidden whole, and hides each line's part of a span in that line.
-func maskLines(m masking.Masker, lines []string) []string {
-	joined := strings.Join(lines, "\n")
-	spans, _ := m.Mask(joined)
-	if len(spans) == 0 {
-		return lines
-	}
-	out := make([]string, len(lines))
-	s := 0
-	for i, l := range lines {
-		e := s + len(l)
-		out[i], _ = masking.Apply(l, lineSpans(spans, s, e))
-		s = e + 1
-	}
-	return out
-}
-
 // CutText cuts text to at most n bytes on a character boundary, and before
 // a masking placeholder that the cut would split.
 func CutText(text string, n int) string {

@@ -8,29 +8,19 @@ import (
 	"strings"
 
 	"runls/recordformat"
+	"runls/retriever/internal/records"
 )
 
 // Records in time order (spec §13 run/records): every record of one
 // episode's record files that passes a request's filters, whole, across
 // agents, ordered by time, then path, then line, and paged with a cursor.
 //
-// It is a merge, not a scan of the files: each file's record table (records.go)
-// is walked from the first record the page can start at, found by binary
-// search on its times, and the files' walks are merged by a heap until the
-// page is full; only then are the page's records read back from their files,
-// a span of lines at a time. A file whose times go back somewhere (a clock
-// set back, records appended by two writers) is walked as its runs in time
-// order, each a stream of the merge; one whose times go back more than
-// maxTimeRuns times has its passing records sorted by time for the request.
-//
-// Paging. A cursor is the place in that order of the last record given (its
-// time, file and line, with a fingerprint of the filters; recordcursor.go).
-// The next page holds the records that come after that place in the index
-// as it is when the page is asked: when no file changed, all pages together
-// are the one big answer; when files grew or changed between pages, no
-// record is given twice and the order holds across pages, records appended
-// after the place are given, and records that now sort before it (a
-// rewritten file, a late record with an earlier time) are not.
+// The request is checked here; the episode's tables are taken under the
+// read lock, and records.Page (one call) merges them into the page's picks
+// and the next cursor (internal/records/page.go says how, and what the next
+// page is when files changed between pages); only then are the page's
+// records read back from their files, a stretch of lines at a time
+// (recordpage.go).
 
 // RecordsRequest is a run/records request (spec §13). Empty strings and a
 // zero Limit are the same as absent fields.
@@ -88,7 +78,7 @@ type Record struct {
 // its answers).
 func (r RecordsResult) CursorAfter(i int) string {
 	rec := &r.Records[i]
-	return recordPos{key: rec.key, rel: rec.File, line: uint32(rec.Location.Range.Start.Line)}.cursor(r.fp)
+	return records.Pos{Key: rec.key, Rel: rec.File, Line: uint32(rec.Location.Range.Start.Line)}.Cursor(r.fp)
 }
 
 // Validate checks a request's fields, returning a *FieldError.
@@ -119,21 +109,6 @@ func (ix *Index) Records(ctx context.Context, req RecordsRequest) (RecordsResult
 	return res, err
 }
 
-// recordsQuery is a valid request, parsed.
-type recordsQuery struct {
-	epNum    string // the episode's number, as EpisodeNumber gives it
-	conv     string
-	hasConv  bool
-	agent    string
-	minLevel recordformat.Level // None: every level
-	window   bool               // from or to given: records without a time are left out
-	from, to int64              // inclusive bounds on time keys
-	limit    int
-	after    *recordPos // the cursor's place
-	lines    bool
-	fp       uint64
-}
-
 var levelByName = map[string]recordformat.Level{
 	"TRACE": recordformat.Trace, "DEBUG": recordformat.Debug, "INFO": recordformat.Info,
 	"WARN": recordformat.Warn, "ERROR": recordformat.Error,
@@ -142,21 +117,21 @@ var levelByName = map[string]recordformat.Level{
 // timeBoundLen is the length of `yyyy-MM-dd HH:mm:ss`, the form of from and to.
 const timeBoundLen = 19
 
-func (r RecordsRequest) parse() (*recordsQuery, error) {
-	q := &recordsQuery{conv: r.Conversation, hasConv: r.Conversation != "", agent: r.Agent, limit: r.Limit, lines: r.Lines,
-		from: recordformat.NoTime, to: noLaterBound}
+func (r RecordsRequest) parse() (*records.Query, error) {
+	q := &records.Query{Conv: r.Conversation, HasConv: r.Conversation != "", Agent: r.Agent, Limit: r.Limit, Lines: r.Lines,
+		From: recordformat.NoTime, To: records.NoLaterBound}
 	var ok bool
 	if r.Episode == "" {
 		return nil, &FieldError{"episode", "", "required: want episode-N, N decimal digits"}
 	}
-	if q.epNum, ok = EpisodeNumber(r.Episode); !ok {
+	if q.EpNum, ok = EpisodeNumber(r.Episode); !ok {
 		return nil, &FieldError{"episode", r.Episode, "want episode-N, N decimal digits"}
 	}
 	if r.Agent != "" && !ValidAgent(r.Agent) {
 		return nil, &FieldError{"agent", r.Agent, `an agent folder name: no "/" or "\", not "." or ".."`}
 	}
 	if r.MinLevel != "" {
-		if q.minLevel, ok = levelByName[strings.ToUpper(r.MinLevel)]; !ok {
+		if q.MinLevel, ok = levelByName[strings.ToUpper(r.MinLevel)]; !ok {
 			return nil, &FieldError{"minLevel", r.MinLevel, "want TRACE, DEBUG, INFO, WARN or ERROR"}
 		}
 	}
@@ -171,7 +146,7 @@ func (r RecordsRequest) parse() (*recordsQuery, error) {
 		if err != nil {
 			return nil, err
 		}
-		q.from, q.window = k, true
+		q.From, q.Window = k, true
 	}
 	if r.To != "" {
 		k, err := bound("to", r.To)
@@ -179,289 +154,91 @@ func (r RecordsRequest) parse() (*recordsQuery, error) {
 			return nil, err
 		}
 		// To the second: every time of that second, milliseconds or not.
-		q.to, q.window = k+secondKeys-1, true
+		q.To, q.Window = k+records.SecondKeys-1, true
 	}
-	if q.from > q.to {
+	if q.From > q.To {
 		return nil, &FieldError{"to", r.To, "before from " + r.From}
 	}
 	switch {
 	case r.Limit == 0:
-		q.limit = DefaultRecordsLimit
+		q.Limit = DefaultRecordsLimit
 	case r.Limit < 1 || r.Limit > MaxRecordsLimit:
 		return nil, RecordsLimitError(strconv.Itoa(r.Limit))
 	}
-	q.fp = q.fingerprint()
+	q.FP = q.Fingerprint()
 	if r.Cursor != "" {
-		pos, err := parseCursor(r.Cursor, q.fp)
-		if err != nil {
-			return nil, err
+		pos, err := records.ParseCursor(r.Cursor, q.FP)
+		switch {
+		case errors.Is(err, records.ErrOtherList):
+			return nil, &FieldError{"cursor", clipValue(r.Cursor),
+				"made for another list: a cursor continues the list of the same episode, conversation, agent, minLevel, from and to"}
+		case err != nil:
+			return nil, &FieldError{"cursor", clipValue(r.Cursor), "not a cursor of run/records: give the cursor of the previous answer as it is"}
 		}
-		q.after = &pos
+		q.After = &pos
 	}
 	return q, nil
 }
 
-// noLaterBound is the to of a request without one.
-const noLaterBound = 1<<63 - 1
-
-// secondKeys is how many time keys one second has (recordformat.TimeKey).
-const secondKeys = 1024
+// clipValue shortens a value quoted in an error.
+func clipValue(s string) string {
+	if len(s) <= 80 {
+		return s
+	}
+	return CutText(s, 80) + "…"
+}
 
 // records makes a page from what is indexed now.
-func (ix *Index) records(ctx context.Context, q *recordsQuery) (RecordsResult, error) {
-	res := RecordsResult{Records: []Record{}, fp: q.fp}
+func (ix *Index) records(ctx context.Context, q *records.Query) (RecordsResult, error) {
+	res := RecordsResult{Records: []Record{}, fp: q.FP}
 	var conv uint32
-	if q.hasConv {
-		id, ok := ix.lookupConv(q.conv)
+	if q.HasConv {
+		id, ok := ix.lookupConv(q.Conv)
 		if !ok {
 			return res, nil // no record was written in it
 		}
 		conv = id
 	}
-	files, agents := ix.episodeRecordFiles(q)
-	h := make(streamHeap, 0, len(files))
-	for i, fs := range files {
-		if _, written := slices.BinarySearch(fs.convs, conv); q.hasConv && q.conv != "-" && !written {
-			continue // fs.convs holds every id written in the file but "-"
-		}
-		for _, s := range recordStreams(fs, i, q, conv) {
-			if s.next() {
-				h = append(h, s)
-			}
-		}
-	}
-	h.init()
-	picks := make([]recordPick, 0, min(q.limit, 1024))
-	for len(h) > 0 && len(picks) < q.limit {
-		if len(picks)%4096 == 0 {
-			if err := ctx.Err(); err != nil {
-				return RecordsResult{}, err
-			}
-		}
-		s := h[0]
-		picks = append(picks, recordPick{file: s.file, rec: s.rec, key: s.key})
-		if s.next() {
-			h.fix0()
-		} else {
-			h.pop0()
-		}
-	}
-	if len(picks) == 0 {
-		return res, nil
+	ef := ix.episodeRecordFiles(q)
+	picks, next, err := records.Page(ctx, ef.files, q, conv)
+	if err != nil || len(picks) == 0 {
+		return res, err
 	}
 	res.Records = make([]Record, len(picks))
-	if err := ix.readPicks(ctx, q, files, agents, picks, res.Records); err != nil {
+	if err := ix.readPicks(ctx, q, ef, picks, res.Records); err != nil {
 		return RecordsResult{}, err
 	}
-	if len(h) > 0 {
-		c := res.CursorAfter(len(res.Records) - 1)
-		res.Cursor = &c
+	if next != "" {
+		res.Cursor = &next
 	}
 	return res, nil
 }
 
+// episodeFiles are the record files of an episode, by path byte-wise: their
+// states, their tables as records.Page takes them, their agents' names.
+type episodeFiles struct {
+	states []*fileState
+	files  []records.File
+	agents []string
+}
+
 // episodeRecordFiles returns the record files of the query's episode (of
-// its agent, when given), by path byte-wise, and their agents' names.
-func (ix *Index) episodeRecordFiles(q *recordsQuery) ([]*fileState, []string) {
+// its agent, when given).
+func (ix *Index) episodeRecordFiles(q *records.Query) episodeFiles {
 	ix.mu.RLock()
-	var files []*fileState
+	var states []*fileState
 	for _, fs := range ix.files {
-		if fs.form.IsRecord() && !fs.binary && fs.epNum == q.epNum && (q.agent == "" || ix.agents[fs.agent] == q.agent) {
-			files = append(files, fs)
+		if fs.form.IsRecord() && !fs.binary && fs.epNum == q.EpNum && (q.Agent == "" || ix.agents[fs.agent] == q.Agent) {
+			states = append(states, fs)
 		}
 	}
-	slices.SortFunc(files, func(a, b *fileState) int { return strings.Compare(a.rel, b.rel) })
-	agents := make([]string, len(files))
-	for i, fs := range files {
+	slices.SortFunc(states, func(a, b *fileState) int { return strings.Compare(a.rel, b.rel) })
+	files := make([]records.File, len(states))
+	agents := make([]string, len(states))
+	for i, fs := range states {
+		files[i] = records.File{Table: fs.records(), Rel: fs.rel, Convs: fs.convs}
 		agents[i] = ix.agents[fs.agent]
 	}
 	ix.mu.RUnlock()
-	return files, agents
-}
-
-// recordPick is a record chosen for the page: file (index into the
-// files), record (index into its table) and time key.
-type recordPick struct {
-	file int
-	rec  int
-	key  int64
-}
-
-// recordStream walks records of one file that pass the filters, in time
-// order (then line): a run of the table in time order between bounds found
-// by binary search, or order, the file's passing records sorted by time.
-type recordStream struct {
-	t     *recordTable
-	rel   string
-	file  int
-	q     *recordsQuery
-	conv  uint32
-	i     int // the next record to look at (of the table, or of order)
-	end   int
-	order []orderedRecord
-
-	rec int   // the current record
-	key int64 // its time key
-}
-
-// maxTimeRuns is how many runs in time order a file may have and still be
-// walked run by run, each its own stream; a file whose times go back more
-// often is sorted for the request.
-const maxTimeRuns = 64
-
-// recordStreams returns the streams of one file: one when its times never go
-// back, one per run in time order when they go back a few times, else one
-// over the file's passing records sorted by time.
-func recordStreams(fs *fileState, file int, q *recordsQuery, conv uint32) []*recordStream {
-	t := fs.records()
-	runs := t.timeRuns()
-	if len(runs)-1 > maxTimeRuns {
-		s := &recordStream{t: t, rel: fs.rel, file: file, q: q, conv: conv}
-		for i := 0; i < t.len(); i++ {
-			if k := t.recTime(i); s.passes(i, k) {
-				s.order = append(s.order, orderedRecord{rec: int32(i), key: k})
-			}
-		}
-		// Stable: records of equal times stay in line order.
-		slices.SortStableFunc(s.order, func(a, b orderedRecord) int { return cmpKeys(a.key, b.key) })
-		s.end = len(s.order)
-		return []*recordStream{s}
-	}
-	lo := q.from
-	if q.after != nil && q.after.key > lo {
-		lo = q.after.key
-	}
-	out := make([]*recordStream, 0, len(runs)-1)
-	for r := 0; r+1 < len(runs); r++ {
-		s := &recordStream{t: t, rel: fs.rel, file: file, q: q, conv: conv, i: int(runs[r]), end: int(runs[r+1])}
-		if q.window || q.after != nil {
-			// Times never go back within a run: every record before the first
-			// at lo or later is before the page, every one after the last at
-			// to or earlier past it.
-			s.i = firstAtOrAfter(t, s.i, s.end, lo)
-			if q.to != noLaterBound {
-				s.end = firstAtOrAfter(t, s.i, s.end, q.to+1)
-			}
-		}
-		out = append(out, s)
-	}
-	return out
-}
-
-// orderedRecord is a record of a file sorted by time, with its time key.
-type orderedRecord struct {
-	rec int32
-	key int64
-}
-
-func cmpKeys(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
-// firstAtOrAfter is the first record of [lo, hi) of a table in time order
-// whose time key is at least key (hi when none is).
-func firstAtOrAfter(t *recordTable, lo, hi int, key int64) int {
-	for lo < hi {
-		m := int(uint(lo+hi) >> 1)
-		if t.recTime(m) < key {
-			lo = m + 1
-		} else {
-			hi = m
-		}
-	}
-	return lo
-}
-
-// next moves to the next passing record, reporting whether there is one.
-func (s *recordStream) next() bool {
-	for s.i < s.end {
-		if s.order != nil {
-			o := s.order[s.i]
-			s.i++
-			s.rec, s.key = int(o.rec), o.key
-			return true
-		}
-		rec := s.i
-		s.i++
-		if key := s.t.recTime(rec); s.passes(rec, key) {
-			s.rec, s.key = rec, key
-			return true
-		}
-	}
-	return false
-}
-
-// passes reports whether record i, of time key k, passes the filters and
-// comes after the cursor.
-func (s *recordStream) passes(i int, k int64) bool {
-	t, q := s.t, s.q
-	if q.hasConv && t.recConv(i) != s.conv {
-		return false
-	}
-	meta := t.recMeta(i)
-	if lv := metaLevel(meta); q.minLevel != recordformat.None && lv != recordformat.None && lv < q.minLevel {
-		return false
-	}
-	if q.window && (k == recordformat.NoTime || k < q.from || k > q.to) {
-		return false
-	}
-	if a := q.after; a != nil && k <= a.key && !a.before(recordPos{key: k, rel: s.rel, line: t.recLine(i)}) {
-		return false
-	}
-	return true
-}
-
-// streamHeap is a min-heap of streams by their current record's time, then
-// file (the files are in path order), then line (a file's runs).
-type streamHeap []*recordStream
-
-func (h streamHeap) less(a, b int) bool {
-	x, y := h[a], h[b]
-	if x.key != y.key {
-		return x.key < y.key
-	}
-	if x.file != y.file {
-		return x.file < y.file
-	}
-	return x.t.recLine(x.rec) < y.t.recLine(y.rec)
-}
-
-func (h streamHeap) init() {
-	for i := len(h)/2 - 1; i >= 0; i-- {
-		h.down(i)
-	}
-}
-
-func (h streamHeap) fix0() { h.down(0) }
-
-func (h *streamHeap) pop0() {
-	old := *h
-	n := len(old) - 1
-	old[0] = old[n]
-	*h = old[:n]
-	h.down(0)
-}
-
-func (h streamHeap) down(i int) {
-	for {
-		l := 2*i + 1
-		if l >= len(h) {
-			return
-		}
-		m := l
-		if r := l + 1; r < len(h) && h.less(r, l) {
-			m = r
-		}
-		if !h.less(m, i) {
-			return
-		}
-		h[i], h[m] = h[m], h[i]
-		i = m
-	}
+	return episodeFiles{states: states, files: files, agents: agents}
 }

@@ -1,9 +1,7 @@
 package retriever
 
 import (
-	"bytes"
 	"context"
-	"io"
 	"net/url"
 	"path/filepath"
 	"slices"
@@ -57,60 +55,10 @@ func (ix *Index) items(hits []hit, agents []string) Result {
 			name := ix.convName(c)
 			item.Conversation = &name
 		}
-		item.Time, item.Level = fs.records().timeAndLevel(s.lineOf(d))
+		item.Time, item.Level = fs.records().TimeAndLevel(s.lineOf(d))
 		out.Items = append(out.Items, item)
 	}
 	return out
-}
-
-// readLine reads line n of a file up to at least want bytes of it, using the
-// file's sparse line index.
-func (ix *Index) readLine(fs *fileState, n uint32, want int) ([]byte, error) {
-	k := int(n / lineIndexEvery)
-	if k >= len(fs.lineIndex) {
-		return nil, io.ErrUnexpectedEOF
-	}
-	h, err := ix.handles.acquire(ix, fs)
-	if err != nil {
-		return nil, err
-	}
-	defer ix.handles.release(h)
-	f := h.f
-	off := fs.lineIndex[k]
-	skip := int(n % lineIndexEvery)
-	var buf []byte
-	size := int64(4 << 10)
-	if k+1 < len(fs.lineIndex) {
-		// Line n ends before the next kept offset: one read takes it, where
-		// 4 KiB at a time took two or three for a line deep in its block.
-		size = min(max(fs.lineIndex[k+1]-off, 1), 1<<20)
-	}
-	chunk := make([]byte, size)
-	start := 0 // where line n starts in buf, once found
-	for {
-		m, err := f.ReadAt(chunk, off+int64(len(buf)))
-		buf = append(buf, chunk[:m]...)
-		for skip > 0 {
-			i := bytes.IndexByte(buf[start:], '\n')
-			if i < 0 {
-				break
-			}
-			start += i + 1
-			skip--
-		}
-		if skip == 0 && len(buf)-start >= want {
-			return buf[start : start+want], nil
-		}
-		if err != nil || m == 0 {
-			if skip == 0 {
-				return buf[start:], nil
-			}
-			return nil, io.ErrUnexpectedEOF
-		}
-		if len(chunk) < 1<<20 {
-			chunk = make([]byte, len(chunk)*2)
-		}
-	}
 }
 
 // Info tells what the run holds (spec §9 run/info).
