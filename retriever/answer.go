@@ -42,30 +42,31 @@ func (ix *Index) answer(ctx context.Context, req Request) (Result, error) {
 	return res, nil
 }
 
-// rankAnswer ranks the request under one read lock, released by a defer:
-// a fault on a mapped segment (fault.go) must not leave it held.
+// rankAnswer ranks the request (rankLocked): under the same read lock, the
+// ranking with the evidence rules lifted, the one with them when it differs,
+// what they hid and the notices.
 func (ix *Index) rankAnswer(ctx context.Context, req Request, text string, f *filter) (hits []hit, agents []string, hidden Hidden, notices []Notice, err error) {
-	ix.mu.RLock()
-	defer ix.mu.RUnlock()
-	q, err := ix.newQuery(text, req.Agent)
+	hits, agents, err = ix.rankLocked(text, req.Agent, req.topK(), func(q bm25.Query) ([]hit, error) {
+		lifted, err := ix.run(ctx, q, liftedFilter(f))
+		hits := lifted
+		switch {
+		case err != nil:
+			return nil, err
+		case f.scopeEpisode && f.episode == "":
+			hits = nil // rule 1: nothing without a current episode
+		case ix.allEvidence(lifted, f):
+		default:
+			if hits, err = ix.run(ctx, q, f); err != nil {
+				return nil, err
+			}
+		}
+		hidden, notices = ix.hiddenOf(lifted, hits, f), ix.notices(req)
+		return hits, nil
+	})
 	if err != nil {
 		return nil, nil, Hidden{}, nil, err
 	}
-	q.K = req.topK()
-	lifted, err := ix.run(ctx, q, liftedFilter(f))
-	switch {
-	case err != nil:
-	case f.scopeEpisode && f.episode == "":
-		// rule 1: nothing without a current episode
-	case ix.allEvidence(lifted, f):
-		hits = lifted
-	default:
-		hits, err = ix.run(ctx, q, f)
-	}
-	if err != nil {
-		return nil, nil, Hidden{}, nil, err
-	}
-	return hits, ix.hitAgents(hits), ix.hiddenOf(lifted, hits, f), ix.notices(req), nil
+	return hits, agents, hidden, notices, nil
 }
 
 // hitAgents names each hit's agent. The caller holds the read lock.

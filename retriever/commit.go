@@ -15,13 +15,13 @@ type laidOut struct {
 }
 
 // layOut makes the builder's segment: term ids made global under the
-// dictionary's lock, then the segment laid out, and flushed to the cache
-// entry (flush.go). It takes no other lock, so that workers lay their
-// batches out (and write them) side by side, and searches wait only for
-// commit's bookkeeping.
+// dictionary's lock, then the segment laid out. It takes no other lock, so
+// that workers lay their batches out (and the update writes them to the
+// cache entry, flush.go) side by side, and searches wait only for commit's
+// bookkeeping.
 func (ix *Index) layOut(b *builder) *laidOut {
 	global := ix.dict.Assign(b.Terms())
-	return &laidOut{b: b, seg: ix.flushBuilt(b.finish(global)), global: global}
+	return &laidOut{b: b, seg: b.finish(global), global: global}
 }
 
 // commit makes a batch visible: a laid out segment (or none) with the files

@@ -14,6 +14,7 @@ import (
 var allowedImports = map[string]bool{
 	"runls/retriever/internal/bm25":    true,
 	"runls/retriever/internal/records": true, // issue 29: the record tables and their views
+	"runls/retriever/internal/runfs":   true, // issue 29: the run folder on disk
 	"runls/recordformat":               true,
 	"runls/masking":                    true,
 	"runls/internal/store":             true, // the persisted index (issue 18)

@@ -10,7 +10,6 @@ import (
 	"io/fs"
 	"maps"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -19,12 +18,13 @@ import (
 	"time"
 
 	"go.uber.org/zap"
+	"runls/retriever/internal/runfs"
 )
 
 // candidate is an agent file found by discovery.
 type candidate struct {
 	rel, episode, epNum, agent string
-	info                       fileStat
+	info                       runfs.Stat
 	// evented: an event named the file since it was last planned, so its
 	// content is checked even when its size and time say it is unchanged (a
 	// write within the clock tick of the last read).
@@ -102,7 +102,7 @@ var (
 // discover scans the run folder for the agent files that may have changed.
 //
 // A folder's listing is cached, keyed by the folder's identity and time: a
-// folder whose time did not move (and is not racy, see racyWindow) holds
+// folder whose time did not move (and is not racy, see runfs.RacyWindow) holds
 // the same entries, since adding, removing or renaming an entry sets the
 // time of the folder that holds it. Polling relies on that; events make even
 // the folder's stat unneeded.
@@ -281,7 +281,7 @@ func (sc *scan) statNamed() {
 			info, err := r.Lstat(rel[len(dir)+1:])
 			fw.stats.Add(1)
 			if err == nil && info.Mode().IsRegular() {
-				sc.found[rel] = sc.candidate(rel, statOf(info), sc.cs.names[rel])
+				sc.found[rel] = sc.candidate(rel, runfs.StatOf(info), sc.cs.names[rel])
 			}
 		}
 		r.Close()
@@ -349,7 +349,7 @@ func (sc *scan) visit(parent *os.Root, name, rel string, m visitMode) error {
 // m.poll; otherwise those new in a listing made now, and those events named.
 // stale reports a file of a cached listing that is gone or no longer a
 // regular file.
-func (sc *scan) files(r *os.Root, rel string, d, old *dirState, infos []fileStat, m visitMode) (cands []candidate, stale bool) {
+func (sc *scan) files(r *os.Root, rel string, d, old *dirState, infos []runfs.Stat, m visitMode) (cands []candidate, stale bool) {
 	if levelOf(rel) != levelAgent {
 		return nil, false
 	}
@@ -360,7 +360,7 @@ func (sc *scan) files(r *os.Root, rel string, d, old *dirState, infos []fileStat
 		if !m.poll && !evented && !isNew {
 			continue
 		}
-		var info fileStat
+		var info runfs.Stat
 		if infos != nil {
 			info = infos[i]
 		} else { // the cached listing: stat the file
@@ -369,7 +369,7 @@ func (sc *scan) files(r *os.Root, rel string, d, old *dirState, infos []fileStat
 			if err != nil || !li.Mode().IsRegular() {
 				return nil, true
 			}
-			info = statOf(li)
+			info = runfs.StatOf(li)
 		}
 		cands = append(cands, sc.candidate(frel, info, evented))
 	}
@@ -486,7 +486,7 @@ func (sc *scan) episodeSet() map[string]bool {
 	return eps
 }
 
-func (sc *scan) candidate(rel string, info fileStat, evented bool) candidate {
+func (sc *scan) candidate(rel string, info runfs.Stat, evented bool) candidate {
 	ep, rest, _ := strings.Cut(rel, "/")
 	agent, _, _ := strings.Cut(rest, "/")
 	num, _ := EpisodeNumber(ep)
@@ -499,20 +499,20 @@ func (sc *scan) candidate(rel string, info fileStat, evented bool) candidate {
 // when it was not. With a watcher running, the folder is
 // watched first; when its watch begins now, m.poll is set: what changed in
 // it before raised no event.
-func (sc *scan) list(r *os.Root, rel string, force bool, m *visitMode) (*dirState, []fileStat, error) {
+func (sc *scan) list(r *os.Root, rel string, force bool, m *visitMode) (*dirState, []runfs.Stat, error) {
 	ix := sc.ix
 	info, err := r.Lstat(".")
 	ix.fw.stats.Add(1)
 	if err != nil {
 		return nil, nil, err
 	}
-	dev, ino := fileID(info)
+	dev, ino := runfs.FileID(info)
 	mtime := info.ModTime().UnixNano()
 	if ix.fw.watch(rel, ino) {
 		m.poll = true
 	}
 	old := sc.old[rel]
-	if old != nil && !force && old.dev == dev && old.ino == ino && old.mtime == mtime && !racy(mtime, old.listedAt) {
+	if old != nil && !force && old.dev == dev && old.ino == ino && old.mtime == mtime && !runfs.Racy(mtime, old.listedAt) {
 		return old, nil, nil
 	}
 	d := &dirState{dev: dev, ino: ino, mtime: mtime, listedAt: time.Now().UnixNano()}
@@ -541,7 +541,7 @@ func (sc *scan) list(r *os.Root, rel string, force bool, m *visitMode) (*dirStat
 	var subs []sub
 	type file struct {
 		name string
-		st   fileStat
+		st   runfs.Stat
 	}
 	var files []file
 	child := func(name string) string {
@@ -556,7 +556,7 @@ func (sc *scan) list(r *os.Root, rel string, force bool, m *visitMode) (*dirStat
 				continue
 			}
 		}
-		st, err := lstatIn(r, f, name)
+		st, err := runfs.LstatIn(r, f, name)
 		ix.fw.stats.Add(1)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue // gone since the folder was read
@@ -564,11 +564,11 @@ func (sc *scan) list(r *os.Root, rel string, force bool, m *visitMode) (*dirStat
 		if err != nil {
 			return nil, nil, err
 		}
-		switch t := st.mode.Type(); {
+		switch t := st.Mode.Type(); {
 		case t&fs.ModeSymlink != 0:
 			ix.warnLink(child(name))
 		case t.IsDir():
-			subs = append(subs, sub{name, st.ino})
+			subs = append(subs, sub{name, st.Ino})
 		case t.IsRegular() && old != nil && contains(old.dirs, name):
 			ix.noteOnce("replaced:"+child(name), "a folder was replaced by a file; the evidence of its files is dropped",
 				zap.String("file", child(name)))
@@ -580,7 +580,7 @@ func (sc *scan) list(r *os.Root, rel string, force bool, m *visitMode) (*dirStat
 		}
 	}
 	slices.SortFunc(files, func(a, b file) int { return strings.Compare(a.name, b.name) })
-	infos := make([]fileStat, len(files)) // not nil: listed now
+	infos := make([]runfs.Stat, len(files)) // not nil: listed now
 	if len(files) > 0 {
 		d.files = make([]string, 0, len(files))
 	}
@@ -602,9 +602,4 @@ func contains(sorted []string, s string) bool {
 	return ok
 }
 
-func (ix *Index) abs(rel string) string {
-	if rel == "." {
-		return ix.root
-	}
-	return ix.root + string(os.PathSeparator) + filepath.FromSlash(rel)
-}
+func (ix *Index) abs(rel string) string { return runfs.Abs(ix.root, rel) }

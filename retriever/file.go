@@ -6,6 +6,7 @@ import (
 
 	"runls/recordformat"
 	"runls/retriever/internal/records"
+	"runls/retriever/internal/runfs"
 )
 
 // fileState is what the index knows of one agent file. A committed fileState
@@ -92,6 +93,11 @@ func (fs *fileState) clone() *fileState {
 	n.tailDocs = nil
 	n.tail = nil
 	return &n
+}
+
+// known is what following's recheck compares an opened file with.
+func (fs *fileState) known() runfs.Known {
+	return runfs.Known{Dev: fs.dev, Ino: fs.ino, Size: fs.size, ReadPos: fs.readPos, Mtime: fs.mtime}
 }
 
 // fresh starts a version of a file read from its start.

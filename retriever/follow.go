@@ -6,16 +6,13 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
-	"path/filepath"
-	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"go.uber.org/zap"
 
 	"runls/recordformat"
+	"runls/retriever/internal/runfs"
 )
 
 // Following the files (spec §7). Each update finds the agent files that may
@@ -25,7 +22,7 @@ import (
 //
 // Without events, each file costs a stat per update: a file is planned by its
 // size, time and identity. Timestamps are coarse (a clock tick, or a second on
-// some file systems), so a file changed within racyWindow of the time it was
+// some file systems), so a file changed within runfs.RacyWindow of the time it was
 // last read could have changed again without its time moving; such a file's
 // content is checked (its head and the bytes before the read position) on
 // each update until its time is older than that. Folders are handled the same
@@ -33,13 +30,6 @@ import (
 // not listed again. With events (see Watch), a file is looked at only when an
 // event names it, and then its content is checked even when its size and time
 // say it is unchanged: the event says it was written.
-
-// racyWindow is how recent a time must be to be distrusted.
-const racyWindow = 2 * time.Second
-
-// racy reports whether a file (or folder) of time mtime, looked at at time
-// at, could have been written again within the same clock tick after that.
-func racy(mtime, at int64) bool { return mtime >= at-int64(racyWindow) }
 
 // task is one file to read in an update.
 type task struct {
@@ -67,7 +57,7 @@ type update struct {
 // read from its start (new, shrunk, replaced, or rewritten: the last is told
 // when the file is read, by its head and the bytes before the read position).
 func (ix *Index) plan(old *fileState, c candidate) *task {
-	size, dev, ino, mtime := c.info.size, c.info.dev, c.info.ino, c.info.mtime
+	size, dev, ino, mtime := c.info.Size, c.info.Dev, c.info.Ino, c.info.Mtime
 	if old == nil {
 		ix.mu.Lock()
 		agent, ok := ix.agentIDs[c.agent]
@@ -91,12 +81,12 @@ func (ix *Index) plan(old *fileState, c candidate) *task {
 	case dev != old.dev || ino != old.ino, size < old.readPos:
 		return &task{old: old, c: c, fresh: true, size: size}
 	case size == old.size && mtime == old.mtime && size == old.readPos:
-		if c.info.ctime != old.ctime {
+		if c.info.Ctime != old.ctime {
 			// The same size and time, but the inode changed since: rewritten
 			// with its time set back (or its mode changed), told only so.
 			return &task{old: old, c: c, fresh: true, size: size}
 		}
-		if !c.evented && !racy(mtime, old.checkedAt) {
+		if !c.evented && !runfs.Racy(mtime, old.checkedAt) {
 			return nil
 		}
 		if old.binary { // its check is its head: read it again
@@ -116,7 +106,7 @@ func (ix *Index) plan(old *fileState, c candidate) *task {
 type readBuffer struct {
 	block   []byte
 	scratch ingestScratch
-	file    rawFile // the file read, where it is opened bare (folder.open)
+	file    runfs.RawFile // the file read, where it is opened bare (folder.open)
 }
 
 func (r *readBuffer) get(n int64) []byte {
@@ -136,18 +126,18 @@ const firstBlockBytes = 64 << 10
 // block buffer. It returns the update to commit, or nil when there is nothing
 // to commit; drop is true when the file could not be read (gone, or
 // unreadable: logged once) and its old evidence must go.
-func (ix *Index) read(t *task, b *builder, dir *folder, buf *readBuffer) (u *update, drop bool) {
+func (ix *Index) read(t *task, b *builder, dir *runfs.Folder, buf *readBuffer) (u *update, drop bool) {
 	if h := ix.fw.beforeRead; h != nil {
 		h(t.c.rel)
 	}
 	checked := time.Now().UnixNano()
-	var f fileReader
+	var f runfs.FileReader
 	var err error
 	atPath := false
 	if dir != nil {
-		f, atPath, err = dir.open(t.c.rel[strings.LastIndexByte(t.c.rel, '/')+1:], &buf.file)
+		f, atPath, err = dir.Open(t.c.rel[strings.LastIndexByte(t.c.rel, '/')+1:], &buf.file)
 	} else {
-		f, err = openFile(ix.fsys, t.c.rel)
+		f, err = runfs.OpenFile(ix.fsys, t.c.rel)
 	}
 	if err != nil {
 		ix.unreadable(t, err)
@@ -162,18 +152,18 @@ func (ix *Index) read(t *task, b *builder, dir *folder, buf *readBuffer) (u *upd
 		ix.unreadable(t, err)
 		return nil, true
 	}
-	if !atPath && !ix.atPath(f, t.c.rel, t.c.info, info) {
+	if !atPath && !runfs.AtPath(ix.root, ix.fsys, f, t.c.rel, t.c.info, info) {
 		ix.unreadable(t, fmt.Errorf("replaced since it was listed: %w", fs.ErrNotExist))
 		return nil, true
 	}
 	size := info.Size()
-	dev, ino := fileID(info)
+	dev, ino := runfs.FileID(info)
 	mtime := info.ModTime().UnixNano()
 	if t.old != nil && !t.fresh {
-		switch recheck(t.old, info, func() bool { return ix.rewritten(f, t.old) }) {
-		case recheckFresh:
+		switch runfs.Recheck(t.old.known(), info, func() bool { return ix.rewritten(f, t.old) }) {
+		case runfs.RecheckFresh:
 			t.fresh, t.from = true, 0
-		case recheckNothing:
+		case runfs.RecheckNothing:
 			// checkedAt is read only by updates, which refreshMu orders.
 			t.old.checkedAt = checked
 			return nil, false
@@ -189,7 +179,7 @@ func (ix *Index) read(t *task, b *builder, dir *folder, buf *readBuffer) (u *upd
 		next = t.old.clone()
 	}
 	next.dev, next.ino, next.size, next.mtime, next.checkedAt, next.readAt = dev, ino, size, mtime, checked, checked
-	next.ctime = fileCtime(info)
+	next.ctime = runfs.FileCtime(info)
 	u = &update{old: t.old, next: next, fresh: t.fresh, lo: uint32(b.Docs()), agent: next.agent}
 	refused := b.Refused()
 	b.reserve(size - t.from)
@@ -242,7 +232,7 @@ func (ix *Index) read(t *task, b *builder, dir *folder, buf *readBuffer) (u *upd
 		if !t.fresh {
 			next = t.old.fresh()
 			next.dev, next.ino, next.size, next.mtime, next.checkedAt, next.readAt = dev, ino, size, mtime, checked, checked
-			next.ctime = fileCtime(info)
+			next.ctime = runfs.FileCtime(info)
 			u.next, u.fresh = next, true
 		}
 		next.binary = true
@@ -333,34 +323,8 @@ func (ix *Index) read(t *task, b *builder, dir *folder, buf *readBuffer) (u *upd
 	return u, false
 }
 
-// recheckResult is what a read planned from the commit position finds
-// once the file is open.
-type recheckResult int
-
-const (
-	recheckRead    recheckResult = iota // the bytes after the commit position
-	recheckFresh                        // replaced, shrunk or rewritten: read whole
-	recheckNothing                      // nothing new: the content checked the same
-)
-
-// recheck decides, for a file planned to be read from old's commit position
-// and now open (info its stat), as plan's second half: rewritten tells
-// whether its head or the bytes before the read position changed (read
-// compares the bytes, `runls cache list` their fingerprints, reopen.go).
-func recheck(old *fileState, info fs.FileInfo, rewritten func() bool) recheckResult {
-	size := info.Size()
-	dev, ino := fileID(info)
-	switch {
-	case dev != old.dev || ino != old.ino || size < old.readPos || rewritten():
-		return recheckFresh
-	case size == old.readPos && size == old.size && info.ModTime().UnixNano() == old.mtime:
-		return recheckNothing
-	}
-	return recheckRead
-}
-
 // rewritten tells whether the bytes a file had at the last read changed.
-func (ix *Index) rewritten(f fileReader, old *fileState) bool {
+func (ix *Index) rewritten(f runfs.FileReader, old *fileState) bool {
 	head := ix.readCheck(f, 0, int64(len(old.head)))
 	if !bytes.Equal(head, old.head) {
 		return true
@@ -369,7 +333,7 @@ func (ix *Index) rewritten(f fileReader, old *fileState) bool {
 	return !bytes.Equal(win, old.window)
 }
 
-func (ix *Index) readCheck(f fileReader, off, n int64) []byte {
+func (ix *Index) readCheck(f runfs.FileReader, off, n int64) []byte {
 	buf := make([]byte, n)
 	got, _ := f.ReadAt(buf, off)
 	ix.checkBytes.Add(int64(got))
@@ -403,59 +367,4 @@ func (ix *Index) readable(rel string) {
 	ix.warnedMu.Lock()
 	delete(ix.warned, key)
 	ix.warnedMu.Unlock()
-}
-
-// atPath reports whether an opened regular file is the file at its path in
-// the run, reached through no link: os.Root follows links that stay inside
-// the run, in any element of a path, so a file or folder replaced by a link
-// after it was listed would open the link's target (spec §1: links are never
-// followed). The kernel tells the opened file's path: another path in the
-// run means a link was followed. A path elsewhere (the run folder moved, or
-// no /proc) says nothing of links: then the file must be the one listed at
-// the path, or the one the path names now.
-func (ix *Index) atPath(f fileReader, rel string, listed fileStat, opened fs.FileInfo) bool {
-	if p, err := os.Readlink("/proc/self/fd/" + strconv.Itoa(int(f.Fd()))); err == nil {
-		if p == ix.abs(rel) {
-			return true
-		}
-		if strings.HasPrefix(p, ix.root+string(filepath.Separator)) {
-			return false
-		}
-	}
-	dev, ino := fileID(opened)
-	if listed.dev == dev && listed.ino == ino {
-		return true
-	}
-	now, err := ix.fsys.Lstat(rel)
-	if err != nil || !now.Mode().IsRegular() {
-		return false
-	}
-	ndev, nino := fileID(now)
-	return ndev == dev && nino == ino
-}
-
-// fileReader is a file opened to be read by an update: an *os.File, or on
-// Linux a bare descriptor opened in a folder (see openNoFollow), which costs
-// neither a poller registration nor a finalizer.
-type fileReader interface {
-	io.ReaderAt
-	Stat() (fs.FileInfo, error)
-	Fd() uintptr
-	Close() error
-}
-
-// openFile opens a file listed as regular for reading without blocking: a
-// FIFO put at its path since it was listed would block a plain open until a
-// writer came. Opened so, a FIFO or device opens at once, and the caller's
-// check of its type or identity leaves it out; O_NOCTTY keeps a terminal from
-// becoming the process's.
-func openFile(r *os.Root, rel string) (*os.File, error) {
-	return r.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
-}
-
-func fileID(info fs.FileInfo) (dev, ino uint64) {
-	if st, ok := info.Sys().(*syscall.Stat_t); ok {
-		return uint64(st.Dev), st.Ino
-	}
-	return 0, 0
 }

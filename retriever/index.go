@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"maps"
 	"math/rand/v2"
 	"os"
@@ -15,12 +14,12 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 
 	"go.uber.org/zap"
 
 	"runls/masking"
 	"runls/retriever/internal/bm25"
+	"runls/retriever/internal/runfs"
 )
 
 // Index follows and indexes one run folder. It is safe for concurrent use:
@@ -64,9 +63,9 @@ type Index struct {
 	warned       map[string]bool // links and folders warned about
 	unreadWarned atomic.Bool     // a file was warned about as unreadable
 
-	handles handleCache  // files kept open to read results
-	facts   factMemo     // what notices found in the files, for the state committed (answer.go)
-	cache   *cacheWriter // the run's cache entry (cache.go); nil: none
+	handles runfs.Handles // files kept open to read results
+	facts   factMemo      // what notices found in the files, for the state committed (answer.go)
+	cache   *cacheWriter  // the run's cache entry (cache.go); nil: none
 
 	boundMemory bool // Options.BoundMemory (memory.go)
 
@@ -120,7 +119,7 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 		dict:        bm25.NewDict(),
 		convIDs:     map[string]uint32{},
 		warned:      map[string]bool{},
-		handles:     handleCache{max: maxOpenHandles},
+		handles:     runfs.NewHandles(runfs.MaxOpenHandles),
 	}
 	ix.searcher.Tuning = bm25.DefaultTuning()
 	if ix.log == nil {
@@ -144,7 +143,7 @@ func (ix *Index) Root() string { return ix.root }
 // and releases the entry and the index's open folder.
 func (ix *Index) Close() error {
 	cerr := ix.cache.close()
-	ix.handles.closeAll()
+	ix.handles.CloseAll()
 	return errors.Join(cerr, ix.fsys.Close())
 }
 
@@ -228,10 +227,10 @@ func (ix *Index) refresh(ctx context.Context, progress func(Progress)) (Changes,
 	var changed []string
 	var total, runBytes int64
 	for rel, c := range sc.found {
-		runBytes += c.info.size
+		runBytes += c.info.Size
 		// A hard link is written through paths whose events go to other
 		// folders (or none, outside the run): it is polled.
-		if c.info.nlink > 1 {
+		if c.info.Nlink > 1 {
 			fw.pollFiles[rel] = true
 		} else {
 			delete(fw.pollFiles, rel)
@@ -350,6 +349,9 @@ func (ix *Index) refresh(ctx context.Context, progress func(Progress)) (Changes,
 					return
 				}
 				l := ix.layOut(b)
+				// Flushed to the cache entry between its layout and its
+				// commit: the committed pieces never call the cache.
+				l.seg = ix.flushBuilt(l.seg)
 				func() {
 					commitMu.Lock()
 					defer commitMu.Unlock() // a fault in commit must not leave it held
@@ -378,7 +380,7 @@ func (ix *Index) refresh(ctx context.Context, progress func(Progress)) (Changes,
 				}
 				// The folder is opened once for its files (else each open
 				// walks the path from the run folder again).
-				dir := ix.openFolder(j.dir)
+				dir := runfs.OpenFolder(ix.root, ix.fsys, j.dir)
 				first := len(pend)
 				for _, t := range j.tasks {
 					u, drop := ix.read(t, b, dir, &buf)
@@ -398,7 +400,7 @@ func (ix *Index) refresh(ctx context.Context, progress func(Progress)) (Changes,
 						changedMu.Unlock()
 					}
 				}
-				if !dir.stillAt() {
+				if !dir.StillAt() {
 					// Moved (perhaps out of the run) while its files were
 					// read: what was read is not used, and read again.
 					ix.noteOnce("moved:"+j.dir, "a folder moved while its files were read; they are read again", zap.String("folder", j.dir))
@@ -409,7 +411,7 @@ func (ix *Index) refresh(ctx context.Context, progress func(Progress)) (Changes,
 					}
 					changedMu.Unlock()
 				}
-				dir.close()
+				dir.Close()
 				// Between jobs only: a job's updates are committed together.
 				// A full batch (a file in it was refused) is finished too, so
 				// that the next job's files start a new one.
@@ -523,14 +525,6 @@ func (ix *Index) warnLink(rel string) {
 		return
 	}
 	ix.warnOnce("link:"+rel, "skipped a link that points outside the run folder", zap.String("link", rel), zap.String("target", target))
-}
-
-// links returns a file's link count (1 where the system does not tell).
-func links(info fs.FileInfo) uint64 {
-	if st, ok := info.Sys().(*syscall.Stat_t); ok {
-		return uint64(st.Nlink)
-	}
-	return 1
 }
 
 func (ix *Index) convID(name string) uint32 {

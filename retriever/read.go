@@ -17,6 +17,7 @@ import (
 
 	"runls/masking"
 	"runls/recordformat"
+	"runls/retriever/internal/runfs"
 )
 
 // ReadRequest asks for lines of an agent file.
@@ -98,13 +99,13 @@ func (ix *Index) ReadLines(ctx context.Context, req ReadRequest) (Lines, error) 
 	if err != nil || !listed.Mode().IsRegular() {
 		return Lines{}, &FieldError{"path", req.Path, "no longer a regular file of the run"}
 	}
-	f, err := openFile(ix.fsys, rel)
+	f, err := runfs.OpenFile(ix.fsys, rel)
 	if err != nil {
 		return Lines{}, &FieldError{"path", req.Path, "cannot be opened: " + errText(err)}
 	}
 	defer f.Close()
 	opened, err := f.Stat()
-	if err != nil || !opened.Mode().IsRegular() || !ix.atPath(f, rel, statOf(listed), opened) {
+	if err != nil || !opened.Mode().IsRegular() || !runfs.AtPath(ix.root, ix.fsys, f, rel, runfs.StatOf(listed), opened) {
 		return Lines{}, &FieldError{"path", req.Path, "replaced by a link or another file while it was opened; links are never followed"}
 	}
 

@@ -39,13 +39,13 @@ func (ix *Index) readLines(ctx context.Context, fs *fileState, from, to uint32) 
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	h, err := ix.handles.acquire(ix, fs)
+	h, err := ix.handles.Acquire(ix.fsys, fs.rel, fs.dev, fs.ino)
 	if err != nil {
 		return nil, err
 	}
-	defer ix.handles.release(h)
+	defer ix.handles.Release(h)
 	buf := make([]byte, end-start)
-	if n, err := h.f.ReadAt(buf, start); n < len(buf) {
+	if n, err := h.F.ReadAt(buf, start); n < len(buf) {
 		if err != nil && !errors.Is(err, io.EOF) {
 			return nil, fmt.Errorf("read %s: %w", fs.rel, err)
 		}
@@ -85,12 +85,12 @@ func (ix *Index) readLine(fs *fileState, n uint32, want int) ([]byte, error) {
 	if k >= len(fs.lineIndex) {
 		return nil, io.ErrUnexpectedEOF
 	}
-	h, err := ix.handles.acquire(ix, fs)
+	h, err := ix.handles.Acquire(ix.fsys, fs.rel, fs.dev, fs.ino)
 	if err != nil {
 		return nil, err
 	}
-	defer ix.handles.release(h)
-	f := h.f
+	defer ix.handles.Release(h)
+	f := h.F
 	off := fs.lineIndex[k]
 	skip := int(n % lineIndexEvery)
 	var buf []byte

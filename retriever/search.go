@@ -6,6 +6,7 @@ package retriever
 
 import (
 	"context"
+	"runls/retriever/internal/bm25"
 	"strings"
 )
 
@@ -98,16 +99,18 @@ func (ix *Index) newFilter(req Request) *filter {
 // files are read under one read lock, so no update is seen in part. The
 // pieces' text is read from the files after the lock is released.
 func (ix *Index) rank(ctx context.Context, text, agent string, k int, f *filter) (Result, error) {
-	hits, agents, err := ix.rankLocked(ctx, text, agent, k, f)
+	hits, agents, err := ix.rankLocked(text, agent, k, func(q bm25.Query) ([]hit, error) { return ix.run(ctx, q, f) })
 	if err != nil {
 		return Result{}, err
 	}
 	return ix.items(hits, agents), nil
 }
 
-// rankLocked is rank's ranking, under a read lock released by a defer (a
-// fault on a mapped segment must not leave it held, fault.go).
-func (ix *Index) rankLocked(ctx context.Context, text, agent string, k int, f *filter) ([]hit, []string, error) {
+// rankLocked is the one ranking under the read lock, released by a defer (a
+// fault on a mapped segment must not leave it held, fault.go): the query of
+// text for agent, k hits, run by pick (which reads what else it needs of the
+// same state), and the hits' agents.
+func (ix *Index) rankLocked(text, agent string, k int, pick func(bm25.Query) ([]hit, error)) ([]hit, []string, error) {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
 	q, err := ix.newQuery(text, agent)
@@ -115,7 +118,7 @@ func (ix *Index) rankLocked(ctx context.Context, text, agent string, k int, f *f
 		return nil, nil, err
 	}
 	q.K = k
-	hits, err := ix.run(ctx, q, f)
+	hits, err := pick(q)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 	"go.uber.org/zap"
+	"runls/retriever/internal/runfs"
 )
 
 const (
@@ -102,11 +103,11 @@ func (ix *Index) Watch(ctx context.Context, onChange func(Changes)) error {
 			ix.warnOnce("watch:refresh", "updating the index failed; it is tried again at the next change", zap.Error(err))
 		}
 	}
-	bar, err := newBarrier(ix.root, w, ix.fw.markAllDirty)
+	bar, err := runfs.NewBarrier(ix.root, w, ix.fw.markAllDirty)
 	if err != nil {
 		ix.warnOnce("watch:barrier", "searches list the run folder: no private folder for the watcher's barrier", zap.Error(err))
 	} else {
-		defer bar.close()
+		defer bar.Close()
 		ix.fw.setBarrier(bar)
 	}
 	kick()
@@ -135,8 +136,8 @@ func (ix *Index) Watch(ctx context.Context, onChange func(Changes)) error {
 				events = nil
 				break
 			}
-			if bar != nil && ev.Name == bar.path {
-				bar.arrived()
+			if bar != nil && ev.Name == bar.Path() {
+				bar.Arrived()
 				break
 			}
 			if wt.event(ev) {
@@ -154,7 +155,7 @@ func (ix *Index) Watch(ctx context.Context, onChange func(Changes)) error {
 			// every folder, which is what the searches waiting need.
 			ix.fw.markAllDirty()
 			if bar != nil {
-				bar.lost()
+				bar.Lost()
 			}
 			schedule()
 		case <-ix.fw.kick:
@@ -172,7 +173,7 @@ func (ix *Index) Watch(ctx context.Context, onChange func(Changes)) error {
 			ix.warnOnce("watch:poll", "file-system events stopped: polling the run folder instead", zap.Duration("every", pollInterval))
 			ix.fw.noEvents()
 			if bar != nil {
-				bar.lost()
+				bar.Lost()
 			}
 			return ix.poll(ctx)
 		}
@@ -209,15 +210,15 @@ func (ix *Index) awaitEvents(ctx context.Context) error {
 // way to the watcher's loop.
 type askedEvents struct {
 	ix     *Index
-	b      *barrier // nil: no events, the update walks every folder
+	b      *runfs.Barrier // nil: no events, the update walks every folder
 	target uint64
 	err    error
 }
 
-func (ix *Index) askEvents(b *barrier) askedEvents {
+func (ix *Index) askEvents(b *runfs.Barrier) askedEvents {
 	a := askedEvents{ix: ix, b: b}
 	if b != nil {
-		a.target, a.err = b.ask()
+		a.target, a.err = b.Ask()
 	}
 	return a
 }
@@ -228,7 +229,7 @@ func (a askedEvents) await(ctx context.Context) error {
 	}
 	err := a.err
 	if err == nil {
-		err = a.b.await(ctx, a.target, barrierTimeout)
+		err = a.b.Await(ctx, a.target, runfs.BarrierTimeout)
 	}
 	if err == nil {
 		return nil
@@ -334,7 +335,7 @@ type followState struct {
 
 	mu         sync.Mutex
 	watching   bool
-	bar        *barrier          // set while events are healthy
+	bar        *runfs.Barrier    // set while events are healthy
 	watched    map[string]uint64 // folders under watch, with the inode watched
 	folders    map[string]uint64 // the folders of the last update, with their inodes
 	polled     map[string]bool   // folders of the last update that are not watched
@@ -418,13 +419,13 @@ func (f *followState) watch(rel string, ino uint64) bool {
 	return true
 }
 
-func (f *followState) setBarrier(b *barrier) {
+func (f *followState) setBarrier(b *runfs.Barrier) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.bar = b
 }
 
-func (f *followState) currentBarrier() *barrier {
+func (f *followState) currentBarrier() *runfs.Barrier {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.bar
@@ -557,7 +558,7 @@ func (wt *watcher) event(ev fsnotify.Event) bool {
 // which is logged once.
 func (wt *watcher) add(rel string, ino uint64) error {
 	path := wt.ix.abs(rel)
-	err := unwatchable(path)
+	err := runfs.Unwatchable(path)
 	if err == nil {
 		if add := wt.ix.fw.addWatch; add != nil {
 			err = add(wt.w, path)
@@ -599,7 +600,7 @@ func (wt *watcher) sync() {
 
 // sameID returns nil when info is the folder of inode ino.
 func sameID(info os.FileInfo, ino uint64) error {
-	if _, i := fileID(info); i != ino {
+	if _, i := runfs.FileID(info); i != ino {
 		return errors.New("replaced")
 	}
 	return nil
