@@ -23,6 +23,10 @@ type SearchParams struct {
 	Conversation *string `json:"conversation,omitempty"`
 	Scope        *string `json:"scope,omitempty"`
 	TopK         *int    `json:"topK,omitempty"`
+	// From and To bound the records' time (spec §5, revision 3); they have
+	// no setting.
+	From *string `json:"from,omitempty"`
+	To   *string `json:"to,omitempty"`
 	// AllConversations (runls' own) widens the current episode to every
 	// conversation; it has no setting.
 	AllConversations *bool `json:"allConversations,omitempty"`
@@ -77,6 +81,8 @@ func (p *SearchParams) merge(req retriever.Request) (retriever.Request, error) {
 	set(&req.Episode, p.Episode)
 	set(&req.Conversation, p.Conversation)
 	set(&req.Scope, p.Scope)
+	set(&req.From, p.From)
+	set(&req.To, p.To)
 	if p.AllConversations != nil {
 		req.AllConversations = *p.AllConversations
 	}

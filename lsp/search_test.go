@@ -28,6 +28,8 @@ func TestRunSearchDefaults(t *testing.T) {
 			retriever.Request{Query: "q", Agent: "alice", Episode: "episode-2", Conversation: "conv-1", Scope: "episode", TopK: 3}},
 		{"params win", map[string]any{"query": "q", "agent": "bob", "episode": "episode-10", "conversation": "c9", "scope": "run", "topK": 50},
 			retriever.Request{Query: "q", Agent: "bob", Episode: "episode-10", Conversation: "c9", Scope: "run", TopK: 50}},
+		{"from and to reach the engine", map[string]any{"query": "q", "from": "2026-10-21 18:00:00", "to": ""},
+			retriever.Request{Query: "q", Agent: "alice", Episode: "episode-2", Conversation: "conv-1", Scope: "episode", TopK: 3, From: "2026-10-21 18:00:00"}},
 	}
 	fake := newFake()
 	c := start(t, startOpts{open: fake.opener(nil, nil)})
@@ -65,6 +67,8 @@ func TestRunSearchInvalidParams(t *testing.T) {
 		{"topK zero", `{"query":"q","topK":0}`, "topK"},
 		{"agent of the wrong type", `{"query":"q","agent":7}`, "agent"},
 		{"episode of the wrong type", `{"query":"q","episode":["episode-1"]}`, "episode"},
+		{"from not a time", `{"query":"q","from":"18:00"}`, "from"},
+		{"to before from", `{"query":"q","from":"2026-10-21 18:00:01","to":"2026-10-21 18:00:00"}`, "to"},
 		{"params an array", `["q"]`, "params"},
 		{"params a string", `"q"`, "params"},
 	}

@@ -11,10 +11,15 @@
 //     destructive; not open-world: it reads one run folder).
 //   - Structured results have the shapes of run/search and run/info, with a
 //     location as {"path", "line"} (the path relative to the run folder, the
-//     line 1-based), and with a field that LSP sends as null (conversation)
-//     left out instead: no schema has a type list such as ["null", "array"]
-//     or a field of any type, which some clients reject; every list is [] when
-//     empty, never null.
+//     line 1-based), and with a field that LSP sends as null (conversation,
+//     time, level, a notice's suggestion) left out instead: no schema has a
+//     type list such as ["null", "array"] or a field of any type, which some
+//     clients reject; every list is [] when empty, never null. search's is
+//     the whole run/search result of spec §9 and §12 (every item field,
+//     matches among them, then hidden and notices), field by field as the
+//     language server answers the same request (TestSearchIsRunSearch), plus
+//     runls' own cut marks; its text ends with what the filters hid, each
+//     count with the argument that would show it, and the notices, in words.
 //   - records answers run/records (spec §13) with a location as {"path",
 //     "line", "endLine"} (the record's first and last lines, 1-based, for
 //     read), its fields that run/records sends as null left out, and the
@@ -33,6 +38,10 @@
 //     reading on from there), cutting only a first record that alone passes
 //     it. A cut text is marked (cut: true, and "[…]" in the text content),
 //     and the text content says how to read the rest.
+//   - An argument given as "" is absent, whatever its type (spec §5, §14):
+//     models fill optional arguments they do not mean with "". It is dropped
+//     before the arguments are checked, so {"scope": ""} searches the run and
+//     {"path": ""} is a missing path.
 //   - A bad argument (unknown field, wrong type, out of range, a path outside
 //     the run) is a tool error (isError) whose text names the field; an
 //     unknown tool, and a message that is not JSON-RPC, are JSON-RPC errors.

@@ -80,6 +80,7 @@ func New(eng Engine, opts Options) (*Server, error) {
 	if s.opts.Masker != nil {
 		s.mcp.AddReceivingMiddleware(s.maskAnswers)
 	}
+	s.mcp.AddReceivingMiddleware(emptyIsAbsent)
 	return s, nil
 }
 

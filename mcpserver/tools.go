@@ -36,6 +36,8 @@ type toolSpec struct {
 	// input adjusts the input schema inferred from the input type (bounds,
 	// defaults, enums); nil: none.
 	input func(*jsonschema.Schema)
+	// output adjusts the output schema likewise; nil: none.
+	output func(*jsonschema.Schema)
 }
 
 // toolFunc answers a tool's call: the structured result and its compact
@@ -56,6 +58,9 @@ func addTool[In, Out any](s *Server, spec toolSpec, answer toolFunc[In, Out]) er
 	out, err := schemaFor[Out]()
 	if err != nil {
 		return fmt.Errorf("tool %s: output schema: %w", spec.name, err)
+	}
+	if spec.output != nil {
+		spec.output(out)
 	}
 	notDestructive, closedWorld := false, false
 	tool := &mcp.Tool{
@@ -125,6 +130,28 @@ func (s *Server) plainArgumentErrors(next mcp.MethodHandler) mcp.MethodHandler {
 		}
 		t.Text = argumentError(schema, call.Params.Arguments, t.Text)
 		return res, err
+	}
+}
+
+// emptyIsAbsent drops every argument given as "" from a tool call before
+// the arguments are checked (spec §5, §14: "" is the same as an absent
+// field): models often fill the optional arguments they do not mean with "".
+// Arguments that are not a JSON object are left for the check to refuse.
+func emptyIsAbsent(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if call, ok := req.(*mcp.CallToolRequest); ok && call.Params != nil && len(call.Params.Arguments) > 0 {
+			var args map[string]json.RawMessage
+			if json.Unmarshal(call.Params.Arguments, &args) == nil && args != nil {
+				n := len(args)
+				maps.DeleteFunc(args, func(_ string, v json.RawMessage) bool { return string(v) == `""` })
+				if len(args) < n {
+					if raw, err := json.Marshal(args); err == nil {
+						call.Params.Arguments = raw
+					}
+				}
+			}
+		}
+		return next(ctx, method, req)
 	}
 }
 

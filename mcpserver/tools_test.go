@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf16"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -68,6 +69,13 @@ func TestTools(t *testing.T) {
 		{"error-read-proc", false, "read", map[string]any{"path": "/proc/self/environ"}},
 		{"error-read-no-agent", false, "read", map[string]any{"path": "run-notes.txt"}},
 		{"error-read-folder", false, "read", map[string]any{"path": "episode-2/bob"}},
+		// "" is absent (spec §5, §14), whatever the argument's type.
+		{"search-empty-strings", false, "search", map[string]any{"query": "deploy", "episode": "episode-2", "conversation": "conv-1", "scope": "", "agent": "", "turnMessage": "", "topK": ""}},
+		{"records-empty-strings", false, "records", map[string]any{"episode": "episode-2", "conversation": "conv-1", "minLevel": "", "cursor": "", "from": "", "to": "", "agent": "", "limit": ""}},
+		{"read-empty-strings", false, "read", map[string]any{"path": "episode-2/bob/bob.log", "startLine": "", "endLine": ""}},
+		{"run-info-empty-strings", false, "run_info", map[string]any{"episode": ""}},
+		{"error-read-empty-path", false, "read", map[string]any{"path": ""}},
+		{"error-records-empty-episode", false, "records", map[string]any{"episode": ""}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -224,11 +232,24 @@ func TestBoundedAnswers(t *testing.T) {
 		}
 		t.Logf("%s: %d bytes", tt.tool, len(data))
 	}
-	res := call(t, cs, "search", map[string]any{"query": "evidence", "topK": mcpserver.MaxTopK})
-	var out struct{ Items []struct{ Text string } }
+	res := call(t, cs, "search", map[string]any{"query": "evidence text", "topK": mcpserver.MaxTopK})
+	var out struct {
+		Items []struct {
+			Text    string
+			Cut     bool
+			Matches [][2]int
+		}
+	}
 	remarshal(t, res.StructuredContent, &out)
 	if len(out.Items) != mcpserver.MaxTopK {
 		t.Errorf("%d items, want %d: cutting texts must not drop pieces", len(out.Items), mcpserver.MaxTopK)
+	}
+	// A cut text keeps the matches within it, the last one cut with it.
+	for _, it := range out.Items {
+		units := len(utf16.Encode([]rune(it.Text)))
+		if !it.Cut || len(it.Matches) < 2 || it.Matches[len(it.Matches)-1][1] > units {
+			t.Fatalf("item cut %v, %d matches, the last %v, its text %d UTF-16 units: want cut, matches within the text", it.Cut, len(it.Matches), it.Matches[len(it.Matches)-1], units)
+		}
 	}
 	read := call(t, cs, "read", map[string]any{"path": "episode-1/alice/wide.txt", "startLine": 1, "endLine": 200})
 	if !strings.Contains(text(read), "read on from line") {

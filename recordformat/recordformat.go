@@ -1,9 +1,13 @@
-// Package recordformat parses the lines agents write with logback patterns
-// (spec §2): it tells, for every line of a file, what the line is (a record
-// start with or without the conversation field, an indented or unindented
-// continuation, a line before the first record, a note) and where its evidence
-// text starts. The engine indexes from this parse and the diagnostics of the
-// server and of `runls check` are made from it, so both agree by construction.
+// Package recordformat parses the lines of a run's files (spec §2): the
+// lines agents write with logback patterns, the lines of other log layouts
+// (a foreign log: layout.go, foreign.go) and JSON lines (jsonline.go). It
+// tells, for every line of a file, what the line is (a record start with or
+// without the conversation field, a record start of another layout, an
+// indented or unindented continuation, a line before the first record, a
+// note), where its evidence text starts, and its time, level and role where
+// it has them. The engine indexes from this parse and the diagnostics of the
+// server and of `runls check` are made from it, so both agree by
+// construction.
 package recordformat
 
 import (
@@ -54,9 +58,15 @@ const (
 	Unindented
 	// Note is a line of a plain file.
 	Note
+	// Foreign starts a record of a foreign log (another layout, §2); a line
+	// before such a file's first record is one too, without a time.
+	Foreign
+	// Continued continues a record of a foreign log: no diagnostic is made
+	// of it, whatever its indent.
+	Continued
 )
 
-var kindNames = [...]string{"fielded", "unfielded", "before-first", "indented", "unindented", "note"}
+var kindNames = [...]string{"fielded", "unfielded", "before-first", "indented", "unindented", "note", "foreign", "continued"}
 
 func (k Kind) String() string {
 	if int(k) < len(kindNames) {
@@ -67,7 +77,7 @@ func (k Kind) String() string {
 
 // StartsRecord reports whether a line of this kind begins a record.
 func (k Kind) StartsRecord() bool {
-	return k == Fielded || k == Unfielded || k == BeforeFirst || k == Note
+	return k == Fielded || k == Unfielded || k == BeforeFirst || k == Note || k == Foreign
 }
 
 // IsUnfielded reports whether the line is an unfielded record line (spec §2),
@@ -102,6 +112,16 @@ type Line struct {
 	StateEnd   int
 	ConvStart  int // conversation id, without brackets (Fielded only)
 	ConvEnd    int
+	// Time is the time key (time.go) of a record start of another layout
+	// and of a JSON line's time field; NoTime for every other line. The
+	// run's own record lines have theirs from TimeKey(line), which the
+	// parser leaves to those who need it (most lines' time is never asked).
+	Time int64
+	// JSON: the line is one JSON object, whose evidence text is its prose
+	// (Prose of [Start, TextEnd)), not the text from Evidence on; Role is
+	// its transcript role.
+	JSON bool
+	Role Role
 }
 
 // Empty reports whether the line has no text at all.
@@ -111,15 +131,28 @@ func (l Line) Empty() bool { return l.TextEnd == l.Start }
 // started, which decides what an unparsable line is.
 type Parser struct {
 	form     Form
+	layout   Layout
 	inRecord bool
 }
 
-// NewParser returns a parser at the start of a file of the given form.
+// NewParser returns a parser at the start of a file of the given form, in
+// the run's own layout.
 func NewParser(form Form) *Parser { return &Parser{form: form} }
 
 // Resume returns a parser in the middle of a file: inRecord tells whether a
 // record started before the point it resumes at.
 func Resume(form Form, inRecord bool) *Parser { return &Parser{form: form, inRecord: inRecord} }
+
+// SetLayout makes the parser read a record file's lines in layout (Detect's
+// answer); plain files keep their notes.
+func (p *Parser) SetLayout(layout Layout) {
+	if p.form.IsRecord() && layout < layoutCount {
+		p.layout = layout
+	}
+}
+
+// Layout is the layout the parser reads in.
+func (p *Parser) Layout() Layout { return p.layout }
 
 // InRecord reports whether a record has started.
 func (p *Parser) InRecord() bool { return p.inRecord }
@@ -139,11 +172,16 @@ func (p *Parser) Next(data []byte, start int) Line {
 		}
 	}
 	text := data[start:l.TextEnd]
+	l.Time = NoTime
 	switch {
 	case p.form == Plain:
 		l.Kind, l.Evidence = Note, start
+		p.jsonLine(&l, text)
+	case p.layout != Own:
+		p.foreign(&l, text)
 	case len(text) >= 2 && text[0] == ' ' && text[1] == ' ' && p.inRecord:
 		l.Kind, l.Evidence = Indented, start+2
+		p.jsonLine(&l, text[2:])
 	default:
 		if r, ok := parseRecord(text, p.form == Log); ok {
 			p.inRecord = true
@@ -156,18 +194,64 @@ func (p *Parser) Next(data []byte, start int) Line {
 			} else {
 				l.Kind = Unfielded
 			}
-		} else if p.inRecord {
-			l.Kind, l.Evidence = Unindented, start
 		} else {
-			l.Kind, l.Evidence = BeforeFirst, start
+			if p.inRecord {
+				l.Kind, l.Evidence = Unindented, start
+			} else {
+				l.Kind, l.Evidence = BeforeFirst, start
+			}
+			p.jsonLine(&l, text)
 		}
 	}
 	return l
 }
 
-// Parse parses every line of data as a whole file.
-func Parse(form Form, data []byte) []Line {
+// jsonLine marks a line that is one JSON object (spec §2 "JSON lines": a
+// line of any agent file), with its time, level and role. A continuation
+// line of the run's own layout keeps no time or level: it is no record
+// start.
+func (p *Parser) jsonLine(l *Line, text []byte) {
+	if len(text) < 2 || (text[0] != '{' && text[0] != ' ' && text[0] != '\t') {
+		return
+	}
+	if f, ok := JSONLine(text); ok {
+		l.JSON, l.Role = true, f.Role
+		if l.Kind == Note {
+			l.Time, l.Level = f.Time, f.Level
+		}
+	}
+}
+
+// foreign parses a line of a foreign log: a record start where the
+// layout's header starts the line, else a continuation of the record before
+// (or, before the first, a record of its own with no time).
+func (p *Parser) foreign(l *Line, text []byte) {
+	l.Evidence = l.Start
+	if p.layout == JSONLines {
+		if f, ok := JSONLine(text); ok {
+			p.inRecord = true
+			l.Kind, l.JSON, l.Time, l.Level, l.Role = Foreign, true, f.Time, f.Level, f.Role
+			return
+		}
+	} else if h, ok := p.layout.start(text); ok {
+		p.inRecord = true
+		l.Kind, l.Time, l.Level, l.Evidence = Foreign, h.time, h.level, l.Start+h.evidence
+		return
+	}
+	if p.inRecord {
+		l.Kind = Continued
+	} else {
+		l.Kind = Foreign
+	}
+}
+
+// Parse parses every line of data as a whole file, in the run's own layout.
+func Parse(form Form, data []byte) []Line { return ParseIn(form, Own, data) }
+
+// ParseIn parses every line of data as a whole file in layout.
+func ParseIn(form Form, layout Layout, data []byte) []Line {
 	p := NewParser(form)
+	p.SetLayout(layout)
 	var lines []Line
 	for start := 0; start < len(data); {
 		l := p.Next(data, start)

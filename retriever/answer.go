@@ -47,6 +47,7 @@ func (ix *Index) answer(ctx context.Context, req Request) (Result, error) {
 // what they hid and the notices.
 func (ix *Index) rankAnswer(ctx context.Context, req Request, text string, f *filter) (hits []hit, agents []string, hidden Hidden, notices []Notice, err error) {
 	hits, agents, err = ix.rankLocked(text, req.Agent, req.topK(), func(q bm25.Query) ([]hit, error) {
+		ix.warnUnfielded(f, req.Agent)
 		lifted, err := ix.run(ctx, q, liftedFilter(f))
 		hits := lifted
 		switch {
@@ -82,7 +83,7 @@ func (ix *Index) hitAgents(hits []hit) []string {
 // the agents searched, but for the records of being told the turn message,
 // which stay out (§12).
 func liftedFilter(f *filter) *filter {
-	return &filter{records: true, turnHash: f.turnHash, hasTurn: f.hasTurn}
+	return &filter{records: true, turnHash: f.turnHash, hasTurn: f.hasTurn, window: f.window}
 }
 
 // allEvidence reports whether every hit passes f's rules.
@@ -267,6 +268,7 @@ type factKind uint8
 const (
 	factAgent factKind = iota
 	factConversation
+	factUnfielded // the files of an episode were looked at for warnUnfielded
 )
 
 // maxFacts bounds the facts kept for one state (requests can name any

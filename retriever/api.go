@@ -56,6 +56,11 @@ type Request struct {
 	Conversation string `json:"conversation,omitempty"`
 	Scope        string `json:"scope,omitempty"`
 	TopK         int    `json:"topK,omitempty"`
+	// From and To bound the records' time (spec §5, revision 3:
+	// `yyyy-MM-dd HH:mm:ss`, inclusive, to the second); with either, records
+	// and lines without a time (plain files among them) are left out.
+	From string `json:"from,omitempty"`
+	To   string `json:"to,omitempty"`
 	// AllConversations makes the records of the current episode evidence
 	// whatever conversation they were written in (unfielded ones still are
 	// not): the widening an editor offers when a result says that evidence

@@ -28,7 +28,7 @@ import (
 // cacheFormat is the persisted index's format version, part of every
 // entry's configuration: a runls that indexes, parses or masks differently,
 // or lays the entry out differently, bumps it, and its entries are others.
-const cacheFormat = 2
+const cacheFormat = 3 // 3: pieces' keys leave surrounding white space out
 
 const (
 	// cacheWriteDelay is how long after the last change the entry is

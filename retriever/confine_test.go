@@ -151,7 +151,8 @@ func TestConfineLinks(t *testing.T) {
 	}
 	var warned []string
 	for _, e := range logs.All() {
-		if e.Level != zap.WarnLevel {
+		// own.log's history line in a log file is unfielded: its WARN names a file, not a link.
+		if _, link := e.ContextMap()["link"]; e.Level != zap.WarnLevel || !link {
 			continue
 		}
 		warned = append(warned, fmt.Sprint(e.ContextMap()["link"]))

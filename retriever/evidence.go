@@ -8,6 +8,7 @@ import (
 	"go.uber.org/zap"
 
 	"runls/retriever/internal/bm25"
+	"runls/retriever/internal/records"
 )
 
 // filter is the evidence rules of a request (spec §5).
@@ -21,6 +22,7 @@ type filter struct {
 	allConvs     bool // every conversation of the current episode
 	turnHash     uint64
 	hasTurn      bool
+	window       timeWindow // from/to: only records whose time is within it
 }
 
 // evidenceFilter is the bm25.Filter of a request: its rules, over the
@@ -71,11 +73,13 @@ func (ix *Index) fileVerdict(fs *fileState, agent int, f *filter) bm25.Verdict {
 	switch {
 	case f.scopeEpisode && !current:
 		return bm25.RejectAll
+	case !fs.form.IsRecord() && f.window.on:
+		return bm25.RejectAll // a plain file's lines have no time
 	case !fs.form.IsRecord():
 		return bm25.AcceptAll
 	case !f.records:
 		return bm25.RejectAll
-	case !current && !f.hasTurn:
+	case !current && !f.hasTurn && !f.window.on:
 		return bm25.AcceptAll
 	}
 	return bm25.CheckEach
@@ -88,6 +92,9 @@ func (ix *Index) evidence(f *filter, s *segment, d uint32, fs *fileState) bool {
 	}
 	current := f.episode != "" && fs.epNum == f.episode
 	if f.scopeEpisode && !current {
+		return false
+	}
+	if f.window.on && !fs.inWindow(s.lineOf(d), f.window) {
 		return false
 	}
 	if !fs.form.IsRecord() {
@@ -112,6 +119,41 @@ func (ix *Index) evidence(f *filter, s *segment, d uint32, fs *fileState) bool {
 		return false
 	}
 	return true
+}
+
+// warnUnfielded gives the WARN of spec §5 rule 4 for every record file of
+// the current episode (of the agent searched, "": any) that holds an
+// unfielded line, once a file, whether or not the query matched that line:
+// a user whose search skips such records is told so even when nothing of
+// them would have ranked. It looks at the files once a committed state and
+// episode (the fact memo); the caller holds the read lock.
+func (ix *Index) warnUnfielded(f *filter, agent string) {
+	id, known := ix.agentIDs[agent]
+	if !f.records || f.episode == "" || (agent != "" && !known) {
+		return
+	}
+	ix.facts.of(ix, fact{kind: factUnfielded, name: agent, episode: f.episode}, func() bool {
+		for _, fs := range ix.files {
+			if fs.epNum != f.episode || !fs.form.IsRecord() || (agent != "" && fs.agent != id) {
+				continue
+			}
+			if len(fs.records().Runs()) > 0 && fs.warned.unfielded.CompareAndSwap(false, true) {
+				ix.log.Warn("lines without the conversation field in the current episode are not evidence", zap.String("file", fs.rel))
+			}
+		}
+		return true
+	})
+}
+
+// inWindow reports whether the record that holds line n has a time within w
+// (a plain file's lines and a line before a file's first record have none).
+func (fs *fileState) inWindow(n uint32, w timeWindow) bool {
+	if !fs.form.IsRecord() {
+		return false
+	}
+	t := fs.records()
+	i := t.RecordAt(n)
+	return i >= 0 && records.MetaKind(t.Meta(i)) != records.KindBeforeFirst && w.holds(t.Time(i))
 }
 
 func (ix *Index) lookupConv(name string) (uint32, bool) {

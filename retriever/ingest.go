@@ -311,7 +311,7 @@ func (g *ingester) addPieces(ev []byte, lo, hi int, spans []masking.Span, line, 
 				valid = []byte(recordformat.ValidText(piece))
 			}
 			d := docColumns{
-				hash:  textHash(g.ix.seed, valid),
+				hash:  pieceKey(g.ix.seed, valid),
 				file:  g.fs.id,
 				line:  line,
 				start: evOff + uint32(lo+os),

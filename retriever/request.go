@@ -24,6 +24,9 @@ func (r Request) Validate() error {
 	if r.Agent != "" && !ValidAgent(r.Agent) {
 		return &FieldError{"agent", r.Agent, `an agent folder name: no "/" or "\", not "." or ".."`}
 	}
+	if _, err := parseTimeWindow(r.From, r.To); err != nil {
+		return err
+	}
 	return nil
 }
 

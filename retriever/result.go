@@ -29,7 +29,7 @@ func (ix *Index) items(hits []hit, agents []string) Result {
 		text, masked := s.masked.Get(d)
 		if !masked {
 			text = recordformat.ValidText(raw)
-			if textHashString(ix.seed, text) != s.Key(d) {
+			if pieceKeyString(ix.seed, text) != s.Key(d) {
 				ix.log.Debug("left out a piece whose file changed", zap.String("file", fs.rel))
 				continue
 			}

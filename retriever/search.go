@@ -89,6 +89,7 @@ func (ix *Index) newFilter(req Request) *filter {
 		f.dash, _ = ix.lookupConv("-")
 		f.allConvs = req.AllConversations
 	}
+	f.window, _ = parseTimeWindow(req.From, req.To) // checked by Validate
 	if ix.interpreter != nil && req.TurnMessage != "" {
 		f.turnHash, f.hasTurn = textHashString(ix.seed, strings.TrimSpace(req.TurnMessage)), true
 	}

@@ -207,6 +207,29 @@ func TestGivenOnce(t *testing.T) {
 	}
 }
 
+// TestGivenOnceIgnoresSurroundingSpace: the same text at two indentation
+// depths is given once (spec §3 rev 3), the first in location order.
+func TestGivenOnceIgnoresSurroundingSpace(t *testing.T) {
+	run := map[string]string{
+		"episode-1/a/traj.json": "{\n  \"content\": \"quince jam\"\n}\n    quince jam\t\n",
+		"episode-1/a/notes.txt": "quince jam\nquince jam pot\n",
+	}
+	ix := openTest(t, Options{Root: writeRun(t, run)})
+	items := search(t, ix, Request{Query: "quince jam", TopK: 10})
+	var plain int
+	for _, it := range items {
+		if strings.TrimSpace(it.Text) == "quince jam" {
+			plain++
+			if !strings.HasSuffix(it.Location.URI, "/notes.txt") || it.Text != "quince jam" {
+				t.Errorf("kept %+v, want the first in location order (notes.txt, before traj.json)", it)
+			}
+		}
+	}
+	if plain != 1 {
+		t.Fatalf("%q: the text given %d times, want once", texts(items), plain)
+	}
+}
+
 func mustRules(t testing.TB) *Interpreter {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join("..", "testdata", "interpreter.json"))

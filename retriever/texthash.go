@@ -12,8 +12,10 @@ package retriever
 // not an adversary (who could write the agents' files to collide anyway).
 
 import (
+	"bytes"
 	"encoding/binary"
 	"math/bits"
+	"strings"
 	"unsafe"
 )
 
@@ -46,4 +48,14 @@ func textHash(seed uint64, b []byte) uint64 {
 // textHashString hashes s as textHash hashes its bytes.
 func textHashString(seed uint64, s string) uint64 {
 	return textHash(seed, unsafe.Slice(unsafe.StringData(s), len(s)))
+}
+
+// pieceKey is a piece's "given once" key: its text's hash with the text's
+// surrounding white space left out (spec §3 rev 3: a trajectory that keeps
+// each message at two indentation depths gives it once).
+func pieceKey(seed uint64, text []byte) uint64 { return textHash(seed, bytes.TrimSpace(text)) }
+
+// pieceKeyString is pieceKey of a string.
+func pieceKeyString(seed uint64, text string) uint64 {
+	return textHashString(seed, strings.TrimSpace(text))
 }

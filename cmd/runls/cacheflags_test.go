@@ -248,7 +248,7 @@ func TestCacheDamagedEntryIsDroppedOnce(t *testing.T) {
 					t.Errorf("the foreign file is still there (%v)", err)
 				}
 			}
-			if n := strings.Count(errs, "WARN"); n != wantWarns {
+			if n := warns(errs); n != wantWarns {
 				t.Errorf("%d warnings, want %d:\n%s", n, wantWarns, errs)
 			}
 			if n := committed(t, dir); n != 1 {

@@ -42,22 +42,24 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	fs.Var(codes, "code", "keep only the warnings of `CODE` (unindented-continuation, unfielded-line); repeatable")
 	summary := fs.Bool("summary", false, "one line of counts a file, then a total, instead of the warnings")
 	cache := addCacheFlags(fs)
-	if err := fs.Parse(args); err != nil {
+	use := usage{checkSynopsis, "check"}
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
 		if helpRequested(err, fs, checkSynopsis, checkAbout, stdout) {
 			return exitFound
 		}
-		return usageError(stderr, "%v", err)
+		return use.errorf(stderr, "%v", err)
 	}
-	if fs.NArg() != 1 {
-		return usageError(stderr, "check needs one run folder")
+	if len(pos) != 1 {
+		return use.errorf(stderr, "check needs one run folder")
 	}
-	ix, err := openIndex(ctx, fs.Arg(0), false, "", cache, stderr)
+	ix, err := openIndex(ctx, pos[0], false, "", cache, stderr)
 	if err != nil {
-		return fail(stderr, err)
+		return use.fail(stderr, err)
 	}
 	defer ix.Close()
 	if _, err := ix.Refresh(ctx, nil); err != nil {
-		return fail(stderr, err)
+		return use.fail(stderr, err)
 	}
 	cwd, _ := os.Getwd()
 	warned := false
@@ -104,8 +106,8 @@ const (
 	checkSynopsis = "runls check [flags] RUN_FOLDER"
 	checkAbout    = `Prints the format warnings of every record file of the run, grouped as the
 editors show them, with no cap, as path:line:column: warning: message [code]
-(info: for a file written before the conversation field).
-Exit status: 0 no warning, 1 a warning, 2 error.`
+(info: for a file written before the conversation field). Flags may come
+before or after the run folder. Exit status: 0 no warning, 1 a warning, 2 error.`
 )
 
 // countList is "N unindented-continuation, M unfielded-line", codes counted

@@ -14,11 +14,14 @@ import (
 const usageText = `usage:
   runls [serve] [--stdio] [--log-file FILE] [--log-level LEVEL] [cache flags]
   runls search [--agent A] [--episode episode-N] [--conversation C] [--all-conversations]
-               [--scope run|episode] [--top-k K] [--mask] [--interpreter rules.json] [--json]
+               [--scope run|episode] [--from T] [--to T] [--top-k K] [--mask]
+               [--interpreter rules.json] [--json]
                RUN_FOLDER QUERY...
   runls check [--code CODE]... [--summary] RUN_FOLDER
   runls records [--agent A] [--conversation C] [--min-level L] [--from T] [--to T]
                 [--limit N] [--cursor C] [--mask] [--json] RUN_FOLDER episode-N
+  runls search --fleet URL [--run ID]... [--partial] [search flags] QUERY...
+  runls ship [--run-id ID] [--follow] [--no-mask] [--interpreter rules.json] RUN_FOLDER... --to URL
   runls mcp [--mask] [--interpreter rules.json] RUN_FOLDER
   runls cache list|clear [--cache-dir DIR] [RUN_FOLDER]
   runls version
@@ -49,6 +52,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return runRecords(ctx, args[1:], stdout, stderr)
 	case "mcp":
 		return runMCP(ctx, args[1:], stdin, stdout, stderr)
+	case "ship":
+		return runShip(ctx, args[1:], stdout, stderr)
 	case "cache":
 		return runCache(ctx, args[1:], stdout, stderr)
 	case "version", "--version", "-version":

@@ -19,17 +19,21 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	mask := fs.Bool("mask", false, "")
 	rules := fs.String("interpreter", "", "")
 	cache := addCacheFlags(fs)
-	if err := fs.Parse(args); err != nil {
+	// MCP clients' configurations put the arguments in any order
+	// (["mcp", "/runs/r1", "--mask"]): flags stand before or after the run
+	// folder (spec §14).
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			_, _ = io.WriteString(stdout, usageText+"\n")
 			return 0
 		}
 		return usageError(stderr, "mcp: %v", err)
 	}
-	if fs.NArg() != 1 {
+	if len(pos) != 1 {
 		return usageError(stderr, "mcp needs one run folder")
 	}
-	ix, err := openIndex(ctx, fs.Arg(0), *mask, *rules, cache, stderr)
+	ix, err := openIndex(ctx, pos[0], *mask, *rules, cache, stderr)
 	if err != nil {
 		return fail(stderr, err)
 	}

@@ -64,7 +64,13 @@ func TestMCPEndToEnd(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
 			var stderr bytes.Buffer
-			cmd := exec.Command(bin, append(append([]string{"mcp"}, mode...), run)...)
+			// Flags before the run folder, and after it (spec §14), as MCP
+			// clients' configurations put them.
+			argv := append(append([]string{"mcp"}, mode...), run)
+			if name == "masked" {
+				argv = append([]string{"mcp", run}, mode...)
+			}
+			cmd := exec.Command(bin, argv...)
 			cmd.Stderr = &stderr
 			cs, err := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "0"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
 			if err != nil {
@@ -362,7 +368,7 @@ not json at all
 
 // TestMCPBadFlags: bad flags exit 2 with the usage, before anything is served.
 func TestMCPBadFlags(t *testing.T) {
-	for _, args := range [][]string{{"mcp"}, {"mcp", "--nope", "x"}, {"mcp", "a", "b"}, {"mcp", "/no/such/run"}, {"mcp", "--interpreter", "/no/rules.json", "."}} {
+	for _, args := range [][]string{{"mcp"}, {"mcp", "--nope", "x"}, {"mcp", "x", "--nope"}, {"mcp", "a", "b"}, {"mcp", "a", "--mask", "b"}, {"mcp", "/no/such/run"}, {"mcp", "--interpreter", "/no/rules.json", "."}} {
 		var out, errb bytes.Buffer
 		if code := runIn(args, &out, &errb); code != exitError || out.Len() != 0 || !strings.HasPrefix(errb.String(), "runls: ") {
 			t.Errorf("%v: exit %d, stdout %q, stderr %q", args, code, out.String(), errb.String())

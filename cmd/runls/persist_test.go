@@ -69,14 +69,20 @@ func entryFiles(t *testing.T, dir string) (string, map[string][]byte) {
 	return entry, files
 }
 
-// warns counts the WARN lines of a log.
-func warns(log string) int { return strings.Count(log, "WARN") }
+// warns counts the warnings of a log: the server's WARN entries and the
+// command line's plain `runls: warning:` lines.
+func warns(log string) int {
+	return strings.Count(log, "WARN") + strings.Count(log, warningPrefix)
+}
+
+// warningPrefix begins the command line's warnings on stderr (spec §10).
+const warningPrefix = "runls: warning: "
 
 // notes is a log without its WARN lines: what runls tells of the answer.
 func notes(log string) string {
 	var keep []string
 	for _, l := range strings.SplitAfter(log, "\n") {
-		if !strings.Contains(l, "WARN") {
+		if !strings.Contains(l, "WARN") && !strings.Contains(l, warningPrefix) {
 			keep = append(keep, l)
 		}
 	}

@@ -41,41 +41,42 @@ func runRecords(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	mask := fs.Bool("mask", false, "hide paths outside the run folder and credentials")
 	asJSON := fs.Bool("json", false, "print the run/records result as JSON")
 	cache := addCacheFlags(fs)
+	use := usage{"runls records [flags] RUN_FOLDER episode-N", "records"}
 	pos, err := parseInterspersed(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
 		printFlagHelp(stdout, recordsUsage, fs)
 		return exitFound
 	}
 	if err != nil {
-		return usageError(stderr, "%v", err)
+		return use.errorf(stderr, "%v", err)
 	}
 	if len(pos) != 2 {
-		return usageError(stderr, "records needs a run folder and an episode (episode-N)")
+		return use.errorf(stderr, "records needs a run folder and an episode (episode-N)")
 	}
 	req.Episode = pos[1]
 	if *limit != "" {
 		n, err := strconv.Atoi(*limit)
 		if err != nil || n < 1 || n > retriever.MaxRecordsLimit {
-			return usageError(stderr, "%v", retriever.RecordsLimitError(*limit))
+			return use.errorf(stderr, "%v", retriever.RecordsLimitError(*limit))
 		}
 		req.Limit = n
 	}
 	if err := req.Validate(); err != nil {
-		return usageError(stderr, "%v", err)
+		return use.errorf(stderr, "%v", err)
 	}
 	req.Lines = !*asJSON
 	ix, err := openIndex(ctx, pos[0], *mask, "", cache, stderr)
 	if err != nil {
-		return fail(stderr, err)
+		return use.fail(stderr, err)
 	}
 	defer ix.Close()
 	res, err := ix.Records(ctx, req)
 	if err != nil {
-		return fail(stderr, err)
+		return use.fail(stderr, err)
 	}
 	if *asJSON {
 		if err := json.NewEncoder(stdout).Encode(res); err != nil {
-			return fail(stderr, err)
+			return use.fail(stderr, err)
 		}
 	} else {
 		cwd, _ := os.Getwd()
@@ -84,7 +85,7 @@ func runRecords(ctx context.Context, args []string, stdout, stderr io.Writer) in
 			writeRecord(w, cwd, r)
 		}
 		if err := w.Flush(); err != nil {
-			return fail(stderr, err)
+			return use.fail(stderr, err)
 		}
 		if res.Cursor != nil {
 			fmt.Fprintf(stderr, "runls: note: the list goes on after these %d records: add --cursor %s for the next page\n", len(res.Records), *res.Cursor)

@@ -11,9 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-
-	"go.uber.org/zap"
-	"go.uber.org/zap/zapcore"
+	"unicode/utf8"
 
 	"runls/masking"
 	"runls/retriever"
@@ -36,49 +34,68 @@ func runSearch(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	fs.StringVar(&req.Conversation, "conversation", "", "the current conversation id `C`; of the current episode, only its records and those outside any")
 	fs.BoolVar(&req.AllConversations, "all-conversations", false, "records of the current episode from every conversation (with --episode and --conversation)")
 	fs.StringVar(&req.Scope, "scope", "", "every episode or the current one only (`run|episode`; default run)")
+	fs.StringVar(&req.From, "from", "", "only records at time `T` or later (yyyy-MM-dd HH:mm:ss, to the second); notes are left out")
+	fs.StringVar(&req.To, "to", "", "only records at time `T` or earlier (yyyy-MM-dd HH:mm:ss, to the second); notes are left out")
 	topK := fs.String("top-k", "", "at most `K` pieces, 1 to 1000 (default 5)")
 	mask := fs.Bool("mask", false, "hide local paths outside the run and credentials before indexing")
 	rules := fs.String("interpreter", "", "record interpreter `rules.json` (told/said/leftOut rules)")
 	asJSON := fs.Bool("json", false, "print the run/search result as JSON (UTF-16 ranges, hidden, notices)")
+	full := fs.Bool("full", false, "print whole pieces; without it a piece wider than the terminal (200 columns when not one) is a window around its first match")
 	cache := addCacheFlags(fs)
-	if err := fs.Parse(args); err != nil {
+	ff := addFleetFlags(fs)
+	use := usage{searchSynopsis, "search"}
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
 		if helpRequested(err, fs, searchSynopsis, searchAbout, stdout) {
 			return exitFound
 		}
-		return usageError(stderr, "%v", err)
+		return use.errorf(stderr, "%v", err)
 	}
-	if fs.NArg() < 2 {
-		return usageError(stderr, "search needs a run folder and a query")
+	if ff.url != "" {
+		return searchFleet(ctx, ff, use, req, *topK, pos, *asJSON, stdout, stderr)
+	}
+	if len(pos) < 2 {
+		return use.errorf(stderr, "search needs a run folder and a query")
 	}
 	if *topK != "" {
 		k, err := strconv.Atoi(*topK)
 		if err != nil || k < 1 || k > retriever.MaxTopK {
-			return usageError(stderr, "%v", retriever.TopKError(*topK))
+			return use.errorf(stderr, "%v", retriever.TopKError(*topK))
 		}
 		req.TopK = k
 	}
 	if err := req.Validate(); err != nil {
-		return usageError(stderr, "%v", err)
+		return use.errorf(stderr, "%v", err)
 	}
-	req.Query = strings.Join(fs.Args()[1:], " ")
-	ix, err := openIndex(ctx, fs.Arg(0), *mask, *rules, cache, stderr)
+	req.Query = strings.Join(pos[1:], " ")
+	ix, err := openIndex(ctx, pos[0], *mask, *rules, cache, stderr)
 	if err != nil {
-		return fail(stderr, err)
+		return use.fail(stderr, err)
 	}
 	defer ix.Close()
 	res, err := ix.Search(ctx, req)
 	if err != nil {
-		return fail(stderr, err)
+		return use.fail(stderr, err)
 	}
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		if err := enc.Encode(res); err != nil {
-			return fail(stderr, err)
+			return use.fail(stderr, err)
 		}
 	} else {
 		cwd, _ := os.Getwd()
+		cols, terminal := outputColumns(stdout)
 		for _, it := range res.Items {
-			fmt.Fprintf(stdout, "%s:%d:%d: %s\n", displayPath(cwd, it.Path), it.Location.Range.Start.Line+1, it.ByteStart+1, it.Text)
+			prefix := fmt.Sprintf("%s:%d:%d: ", displayPath(cwd, it.Path), it.Location.Range.Start.Line+1, it.ByteStart+1)
+			text := it.Text
+			if !*full {
+				width := cols
+				if terminal {
+					width = max(minWindow, cols-utf8.RuneCountInString(prefix))
+				}
+				text = pieceWindow(text, it.Matches, width)
+			}
+			fmt.Fprintf(stdout, "%s%s\n", prefix, text)
 		}
 		printNotes(stderr, req, res)
 	}
@@ -89,11 +106,12 @@ func runSearch(ctx context.Context, args []string, stdout, stderr io.Writer) int
 }
 
 const (
-	searchSynopsis = "runls search [flags] RUN_FOLDER QUERY..."
+	searchSynopsis = "runls search [flags] RUN_FOLDER QUERY...\n       runls search --fleet URL [--run ID]... [flags] QUERY..."
 	searchAbout    = `Prints the run's evidence for QUERY, ranked by BM25, one piece a line as
 path:line:column: text. After the results, stderr says what the filters hid
 and names request values the run does not hold (lines "runls: note: ").
-Exit status: 0 found, 1 nothing found, 2 error.`
+Flags may come before, between or after the arguments; after -- every
+argument is a query word. Exit status: 0 found, 1 nothing found, 2 error.`
 )
 
 // openIndex opens a run folder with the command line's options; WARNs go to
@@ -119,16 +137,6 @@ func openIndex(ctx context.Context, root string, mask bool, rulesFile string, ca
 	return retriever.Open(ctx, opts)
 }
 
-func cliLogger(w io.Writer) *zap.Logger {
-	cfg := zap.NewDevelopmentEncoderConfig()
-	cfg.TimeKey, cfg.CallerKey, cfg.StacktraceKey = "", "", ""
-	cfg.EncodeLevel = func(l zapcore.Level, enc zapcore.PrimitiveArrayEncoder) {
-		enc.AppendString("runls: " + l.CapitalString())
-	}
-	core := zapcore.NewCore(zapcore.NewConsoleEncoder(cfg), zapcore.AddSync(w), zapcore.WarnLevel)
-	return zap.New(core)
-}
-
 // displayPath is path relative to the current folder where that is shorter.
 func displayPath(cwd, path string) string {
 	if cwd != "" {
@@ -139,6 +147,30 @@ func displayPath(cwd, path string) string {
 	return path
 }
 
+// usage is one subcommand's synopsis and name, for its usage errors.
+type usage struct{ synopsis, name string }
+
+// errorf reports a bad use of the subcommand: the error in one line, then
+// its usage alone (spec §10), and exits 2.
+func (u usage) errorf(stderr io.Writer, format string, a ...any) int {
+	fmt.Fprintf(stderr, "runls: "+format+"\n", a...)
+	fmt.Fprintf(stderr, "usage: %s\nrunls %s --help lists the flags.\n", u.synopsis, u.name)
+	return exitError
+}
+
+// fail reports an error: a bad value (a *retriever.FieldError) as a usage
+// error, anything else in one line; it exits 2.
+func (u usage) fail(stderr io.Writer, err error) int {
+	var fe *retriever.FieldError
+	if errors.As(err, &fe) {
+		return u.errorf(stderr, "%v", err)
+	}
+	fmt.Fprintf(stderr, "runls: %v\n", err)
+	return exitError
+}
+
+// usageError reports a bad use of runls itself (an unknown subcommand) with
+// every subcommand's usage.
 func usageError(stderr io.Writer, format string, a ...any) int {
 	fmt.Fprintf(stderr, "runls: "+format+"\n", a...)
 	fmt.Fprintln(stderr, usageText)

@@ -26,7 +26,8 @@ let stderr = "";
 before(async () => {
   // The SDK gives the server a sanitized environment (no RUNLS_CACHE_DIR):
   // --no-cache keeps the test out of the user's cache folder.
-  const transport = new StdioClientTransport({ command: bin, args: ["mcp", "--no-cache", run], stderr: "pipe" });
+  // The flag after the run folder, as client configurations often put it.
+  const transport = new StdioClientTransport({ command: bin, args: ["mcp", run, "--no-cache"], stderr: "pipe" });
   transport.stderr?.on("data", (d) => (stderr += d));
   client = new Client({ name: "runls-tsclient", version: "0" });
   await client.connect(transport);
@@ -89,24 +90,83 @@ test("records answers what runls records --json answers, page by page", async ()
   assert.deepEqual(got, want);
 });
 
-test("search answers what runls search --json answers", async () => {
-  const args = { query: "deploy database migration", episode: "episode-2", conversation: "conv-1", topK: 10 };
-  const res = await client.callTool({ name: "search", arguments: args });
-  assert.equal(res.isError, undefined, JSON.stringify(res));
-  const got = res.structuredContent.items.map((it) => [it.location.path, it.location.line, it.text, it.score]);
-  const cli = JSON.parse(
-    execFileSync(bin, ["search", "--json", "--episode", "episode-2", "--conversation", "conv-1", "--top-k", "10", run, args.query]),
-  );
-  const want = cli.items.map((it) => [
-    path.relative(run, fileURLToPath(it.location.uri)),
-    it.location.range.start.line + 1,
-    it.text,
-    it.score,
-  ]);
-  assert.ok(want.length > 0);
-  assert.deepEqual(got, want);
-  const lines = res.content[0].text.trim().split("\n");
-  assert.equal(lines[0], `${got[0][0]}:${got[0][1]}: ${got[0][2]}`);
+// toolShape is a run/search result (runls search --json) as the search tool
+// gives it: each location a path relative to the run folder and a 1-based
+// line, each null left out.
+function toolShape(result) {
+  const dropNulls = (o) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== null));
+  return {
+    items: result.items.map((it) =>
+      dropNulls({
+        ...it,
+        location: { path: path.relative(run, fileURLToPath(it.location.uri)), line: it.location.range.start.line + 1 },
+      }),
+    ),
+    hidden: result.hidden,
+    notices: result.notices.map(dropNulls),
+  };
+}
+
+test("search's structured content is the run/search result, field by field", async () => {
+  const cases = [
+    [{ query: "deploy database migration", episode: "episode-2", conversation: "conv-1", topK: 10 }, []],
+    [{ query: "deploy database migration" }, []], // hidden: noContext
+    [{ query: "hotel booking rooms", episode: "episode-2", conversation: "conv-1" }, []], // hidden: otherConversation
+    [{ query: "deploy migration", episode: "episode-1", conversation: "conv-1", topK: 20 }, []], // hidden: unfielded
+    [{ query: "deploy", episode: "episode-2", conversation: "conv-1", scope: "episode", topK: 20 }, []], // hidden: scope
+    [{ query: "deploy", agent: "BOB", episode: "episode-9", conversation: "conv-1" }, []], // notices, a suggestion
+    [{ query: "café crème", episode: "episode-2", conversation: "conv-1" }, []], // UTF-16 matches
+  ];
+  const seen = new Set();
+  for (const [args] of cases) {
+    const res = await client.callTool({ name: "search", arguments: args });
+    assert.equal(res.isError, undefined, JSON.stringify(res));
+    const flags = ["search", "--json", "--no-cache", "--top-k", String(args.topK ?? 10)];
+    for (const [k, flag] of [["agent", "--agent"], ["episode", "--episode"], ["conversation", "--conversation"], ["scope", "--scope"]]) {
+      if (args[k]) flags.push(flag, args[k]);
+    }
+    let out;
+    try {
+      out = execFileSync(bin, [...flags, run, args.query], { stdio: ["ignore", "pipe", "ignore"] });
+    } catch (e) {
+      out = e.stdout; // exit 1: nothing found
+    }
+    const want = toolShape(JSON.parse(out));
+    const got = { items: res.structuredContent.items, hidden: res.structuredContent.hidden, notices: res.structuredContent.notices };
+    assert.deepEqual(got, want, JSON.stringify(args));
+    for (const k of Object.keys(got.hidden)) seen.add(`hidden.${k}`);
+    if (got.notices.length) seen.add("notices");
+    if (got.notices.some((n) => n.suggestion)) seen.add("suggestion");
+    if (got.items.some((it) => it.time && it.level && it.conversation && it.matches.length)) seen.add("record fields");
+    // The text ends with what the filters hid and the notices, in words.
+    const text = res.content[0].text;
+    if (Object.keys(got.hidden).length) assert.match(text, /the filters hid \d+ of the \d+ best pieces/);
+    for (const n of got.notices) assert.ok(text.includes(n.message), `${text} lacks ${n.message}`);
+    if (got.items.length) {
+      const first = text.split("\n")[0];
+      assert.equal(first, `${got.items[0].location.path}:${got.items[0].location.line}: ${got.items[0].text}`);
+    }
+  }
+  for (const k of ["hidden.noContext", "hidden.otherConversation", "hidden.unfielded", "hidden.scope", "notices", "suggestion", "record fields"]) {
+    assert.ok(seen.has(k), `no case shows ${k}`);
+  }
+});
+
+test('arguments given as "" are absent, in every tool', async () => {
+  const search = await client.callTool({
+    name: "search",
+    arguments: { query: "deploy", episode: "episode-2", conversation: "conv-1", scope: "", agent: "", turnMessage: "", topK: "" },
+  });
+  assert.equal(search.isError, undefined, JSON.stringify(search));
+  const plain = await client.callTool({ name: "search", arguments: { query: "deploy", episode: "episode-2", conversation: "conv-1" } });
+  assert.deepEqual(search.structuredContent, plain.structuredContent);
+  const records = await client.callTool({ name: "records", arguments: { episode: "episode-2", minLevel: "", cursor: "", from: "", to: "", limit: "" } });
+  assert.equal(records.isError, undefined, JSON.stringify(records));
+  const read = await client.callTool({ name: "read", arguments: { path: "episode-2/bob/bob.log", startLine: "", endLine: "" } });
+  assert.equal(read.isError, undefined, JSON.stringify(read));
+  const noPath = await client.callTool({ name: "read", arguments: { path: "" } });
+  assert.equal(noPath.isError, true);
+  assert.match(noPath.content[0].text, /missing argument path/);
 });
 
 test("read gives the lines of a search hit", async () => {

@@ -17,7 +17,7 @@ vim.api.nvim_create_user_command('Runls', function(cmd)
   require('runls').command(cmd.args)
 end, {
   nargs = '+',
-  desc = 'runls: search agent memory (search, searchall, lsearch, symbols, context, set, status, restart, diagnostics)',
+  desc = 'runls: search agent memory (search, searchall, lsearch, before, sort, symbols, context, set, status, restart, diagnostics, conversation, failures, follow)',
   complete = function(...)
     return require('runls').complete(...)
   end,
@@ -87,6 +87,9 @@ local plug = {
   { 'n', '<Plug>(runls-status)', function() require('runls').command('status') end },
   { 'n', '<Plug>(runls-restart)', function() require('runls').restart() end },
   { 'n', '<Plug>(runls-diagnostics)', function() require('runls').diagnostics() end },
+  { 'n', '<Plug>(runls-conversation)', function() require('runls').conversation('') end },
+  { 'n', '<Plug>(runls-before)', function() ask('runls before: ', vim.fn.expand('<cword>'), require('runls').before) end },
+  { 'n', '<Plug>(runls-failures)', function() require('runls').failures('') end },
 }
 for _, m in ipairs(plug) do
   vim.keymap.set(m[1], m[2], m[3], { desc = 'runls: ' .. m[2]:match('%((.*)%)') })

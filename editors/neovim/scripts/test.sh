@@ -32,6 +32,14 @@ else
   command -v go >/dev/null || summary_fail "go not found (needed to build runls)"
   (cd "$repo" && go build -o "$tmp/bin/runls" ./cmd/runls) || summary_fail "go build ./cmd/runls failed"
 fi
+# A generated run (internal/rungen) for the tests that start from its ERROR record at
+# line 246 of episode-2/bob/bob.log; the tests skip, saying so, without it.
+if (cd "$repo" && go build -o "$tmp/bin/rungen" ./internal/rungen/cmd/rungen 2>/dev/null) &&
+  "$tmp/bin/rungen" -size 2MB -seed 4 -episodes 3 -agents 3 -out "$tmp/gen" >/dev/null; then
+  export RUNLS_TEST_GEN=$tmp/gen
+else
+  echo "test.sh: no generated run (go build ./internal/rungen/cmd/rungen failed): its tests skip" >&2
+fi
 # Nothing from the home folder is read or written.
 mkdir -p "$tmp/xdg/config" "$tmp/xdg/data" "$tmp/xdg/state" "$tmp/xdg/cache"
 export XDG_CONFIG_HOME=$tmp/xdg/config XDG_DATA_HOME=$tmp/xdg/data XDG_STATE_HOME=$tmp/xdg/state XDG_CACHE_HOME=$tmp/xdg/cache

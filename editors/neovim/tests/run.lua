@@ -513,6 +513,8 @@ test('gO fills the location list with the records, under their conversations', f
   vim.cmd('edit ' .. RUN .. '/episode-2/bob/bob.log')
   attached()
   vim.fn.setloclist(0, {}, 'f')
+  vim.api.nvim_win_set_cursor(0, { 8, 0 }) -- 18:05:59 Bob retrying migration
+  local src = vim.api.nvim_get_current_win()
   vim.api.nvim_feedkeys('gO', 'x', false)
   ok(vim.wait(TIMEOUT, function()
     return #vim.fn.getloclist(0) > 0
@@ -534,6 +536,8 @@ test('gO fills the location list with the records, under their conversations', f
     '10 [Namespace] -',
     '10 [Event] 18:15:00 Bob chat stopped',
   }, texts, 'location list')
+  -- The list opens at the record under the cursor, not at the first line.
+  eq(6, vim.fn.getloclist(src, { idx = 0 }).idx, 'the current entry is the cursor\'s record')
   vim.cmd('lclose')
 end)
 
@@ -654,6 +658,8 @@ test(':Runls context picks agent, episode and conversation from run/info', funct
   end)
   vim.ui.select = real_select
   eq({ agent = 'alice', episode = 'episode-2', conversation = 'conv-2' }, picked, 'picked')
+  local said = notifications[#notifications].msg
+  eq('runls: context alice · episode-2 (scope: run) · conv-2', said, 'the notification names the scope beside the episode')
   eq({ '(all agents)', 'alice', 'bob', 'carol', 'dave' }, offered['runls agent'], 'agents offered')
   eq({ '(no current episode)', 'episode-1', 'episode-2', 'episode-3', 'episode-10' }, offered['runls episode'], 'episodes offered')
   eq({ '(no conversation)', 'conv-1', 'conv-2', 'conv-3' }, offered['runls conversation'], 'conversations offered')
@@ -793,7 +799,7 @@ test('syntax groups on record lines', function()
 end)
 
 test('completion for subcommands and set keys', function()
-  eq({ 'search', 'searchall', 'set', 'status', 'symbols' }, vim.fn.getcompletion('Runls s', 'cmdline'), 'subcommands')
+  eq({ 'search', 'searchall', 'set', 'sort', 'status', 'symbols' }, vim.fn.getcompletion('Runls s', 'cmdline'), 'subcommands')
   local all = vim.fn.getcompletion('Runls ', 'cmdline')
   for _, s in ipairs({ 'context', 'lsearch', 'restart', 'search', 'searchall', 'status', 'symbols' }) do
     ok(vim.list_contains(all, s), 'missing ' .. s)
@@ -1019,6 +1025,252 @@ test(':Runls follow keeps the last line of a growing run file in view', function
   fd:close()
   ok(vim.wait(TIMEOUT, function() return vim.fn.line('.') == 83 and vim.fn.line('w$') == 83 end, 50), 'following again at the end')
   ok(not require('runls').follow(0), 'follow off')
+end)
+
+-- From a record to its story (issue 27) -------------------------------------------
+
+--- nil when the server under test has a rev-3 piece (its CLI usage names the flag),
+--- else the reason to skip what needs it.
+local function server_lacks(sub, flag)
+  local res = vim.system({ BIN, sub, '--help' }, { text = true }):wait(TIMEOUT)
+  local usage = (res.stdout or '') .. (res.stderr or '')
+  local has = usage:find('usage: runls ' .. sub, 1, true) and usage:find('  ' .. flag .. ' ', 1, true)
+  return not has and ('the server has no "runls %s %s" yet (spec rev 3, issue 27\'s server side)'):format(sub, flag) or nil
+end
+
+local function skip(why)
+  out('skip   ' .. why)
+end
+
+--- Edits a file in a buffer of its own, wiping an earlier one (a buffer loaded before
+--- a restart from no server is not attached again by :edit).
+local function edit_fresh(path)
+  local old = vim.fn.bufnr(path)
+  if old ~= -1 then
+    vim.cmd('silent! bwipeout! ' .. old)
+  end
+  vim.cmd('edit ' .. path)
+end
+
+local GEN = env.RUNLS_TEST_GEN and real(env.RUNLS_TEST_GEN)
+local GEN_FILE, GEN_LINE = 'episode-2/bob/bob.log', 246
+
+local function header_of(r)
+  local h = { r.time ~= vim.NIL and r.time or '(no time)', r.agent }
+  if r.level ~= vim.NIL then
+    h[#h + 1] = r.level
+  end
+  h[#h + 1] = r.conversation ~= vim.NIL and r.conversation or '(none)'
+  return table.concat(h, ' · ')
+end
+
+--- Moves the cursor of a conversation buffer to its first line until no earlier
+--- page is left (CursorMoved loads them); returns the loads seen.
+local function scroll_to_top(buf)
+  local loads = 0
+  for _ = 1, 20 do
+    local lines = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
+    if not vim.list_contains(lines, require('runls.conversation').EARLIER_LINE) then
+      return loads
+    end
+    local got = await_user('RunlsConversationPage', function()
+      vim.api.nvim_feedkeys('gg', 'x', false)
+    end)
+    eq('earlier', got.which, 'an earlier page')
+    loads = loads + 1
+  end
+  fail('earlier pages never ended')
+end
+
+test('gen: :Runls conversation on the ERROR record at line 246 opens its conversation at it; moving up loads what came before', function()
+  if not GEN then
+    return skip('RUNLS_TEST_GEN unset: no generated run')
+  end
+  local lines = file_lines(GEN .. '/' .. GEN_FILE)
+  local time, conv = lines[GEN_LINE]:match('^(%S+ %S+) ERROR %[[^%]]+%] %[([^%]]+)%] ')
+  ok(time, ('line %d of %s is an ERROR record (rungen changed? pick another seed): %s'):format(GEN_LINE, GEN_FILE, lines[GEN_LINE]))
+  local all = cli_records({ '--conversation', conv, GEN, 'episode-2' })
+  local at
+  for i, r in ipairs(all) do
+    if r.location.range.start.line == GEN_LINE - 1 and r.location.uri:find('/bob/bob.log', 1, true) then
+      at = i
+    end
+  end
+  ok(at and at > 20, 'the record is past the first page of 20: ' .. tostring(at))
+  require('runls').setup({ page_size = 20 })
+  vim.cmd('edit ' .. GEN .. '/' .. GEN_FILE)
+  attached()
+  vim.api.nvim_win_set_cursor(0, { GEN_LINE + 1, 0 }) -- a line of its stack trace: the record that holds it
+  local data = await_user('RunlsConversation', function()
+    vim.cmd('Runls conversation')
+  end)
+  local buf = vim.api.nvim_get_current_buf()
+  ok(vim.api.nvim_buf_get_name(buf):find('runls://episode-2/' .. conv, 1, true), vim.api.nvim_buf_get_name(buf))
+  local cur = vim.api.nvim_win_get_cursor(0)[1]
+  eq(data.line, cur, 'the cursor on the record')
+  local blines = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
+  eq(header_of(all[at]), blines[cur], 'the record\'s header under the cursor')
+  local above = table.concat(vim.list_slice(blines, 1, cur - 1), '\n')
+  ok(above:find(header_of(all[at - 1]), 1, true), 'the record before it is above it')
+  local no_at = server_lacks('records', '--at')
+  if no_at then
+    skip('opened from the first page: ' .. no_at)
+  else
+    ok(data.earlier, 'opened at the record: earlier pages are not loaded yet')
+  end
+  -- Moving up: pages load above; the record under the cursor stays.
+  local loads = scroll_to_top(buf)
+  ok(no_at or loads >= 1, 'earlier pages were loaded')
+  blines = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
+  local headers = vim.tbl_filter(function(l) return l:match('^%d%d%d%d%-') end, blines)
+  for i = 1, at do
+    eq(header_of(all[i]), headers[i], 'record ' .. i .. ' in order')
+  end
+  ok(blines[1]:find('runls: episode-2 · ' .. conv .. ' · ' .. #headers, 1, true), blines[1])
+  require('runls').setup({ page_size = 1000 })
+end)
+
+test('gen: :Runls conversation level=ERROR on the record lists only ERROR records', function()
+  if not GEN then
+    return skip('RUNLS_TEST_GEN unset: no generated run')
+  end
+  vim.cmd('edit ' .. GEN .. '/' .. GEN_FILE)
+  attached()
+  vim.api.nvim_win_set_cursor(0, { GEN_LINE, 0 })
+  local data = await_user('RunlsConversation', function()
+    vim.cmd('Runls conversation level=error')
+  end)
+  local buf = vim.api.nvim_get_current_buf()
+  ok(vim.api.nvim_buf_get_name(buf):find('?level=ERROR', 1, true), vim.api.nvim_buf_get_name(buf))
+  local blines = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
+  eq('ERROR', (blines[data.line or 0] or ''):match(' · (%u+) · '), 'opened at the ERROR record: ' .. tostring(blines[data.line or 0]))
+  local why = server_lacks('records', '--at') -- minLevel without levels came with rev 3
+  if why then
+    return skip(why .. ': records without a level are still listed')
+  end
+  for _, l in ipairs(blines) do
+    if l:match('^%d%d%d%d%-') then
+      ok(l:find(' · ERROR · ', 1, true), 'only ERROR records: ' .. l)
+    end
+  end
+end)
+
+test('gen: :Runls failures lists the failure groups with the counts runls failures gives; a quickfix entry opens its story', function()
+  if not GEN then
+    return skip('RUNLS_TEST_GEN unset: no generated run')
+  end
+  local why = server_lacks('failures', '--min-level')
+  if why then
+    return skip(why)
+  end
+  local res = vim.system({ BIN, 'failures', '--json', GEN }, { text = true }):wait(TIMEOUT)
+  local want = vim.json.decode(res.stdout).groups
+  vim.cmd('edit ' .. GEN .. '/' .. GEN_FILE)
+  attached()
+  local data = await_user('RunlsFailures', function()
+    vim.cmd('Runls failures')
+  end)
+  ok(not data.error, vim.inspect(data.error))
+  local items = vim.fn.getqflist()
+  eq(#want, #items, 'a quickfix entry a group')
+  for i, g in ipairs(want) do
+    ok(items[i].text:find(('^%d× '):format(g.count)), ('group %d: %s, want count %d'):format(i, items[i].text, g.count))
+    eq(g.records[1].range.start.line + 1, items[i].lnum, 'group ' .. i .. ' at its first record')
+  end
+  -- In the quickfix window, :Runls conversation opens the entry's record in its story.
+  vim.cmd('copen')
+  vim.api.nvim_win_set_cursor(0, { 1, 0 })
+  local conv = await_user('RunlsConversation', function()
+    vim.cmd('Runls conversation')
+  end)
+  local b = vim.api.nvim_get_current_buf()
+  local line = vim.api.nvim_buf_get_lines(b, conv.line - 1, conv.line, false)[1]
+  ok(line and line:match('^%d%d%d%d%-'), 'the cursor on a record header: ' .. tostring(line))
+  eq(want[1].records[1].range.start.line, require('runls.conversation')._shown[b].where[conv.line].range.start.line, 'the first record of the group')
+  vim.cmd('cclose')
+end)
+
+test('before: :Runls before on a record searches what came before it, in time order; :Runls sort rank restores the ranking', function()
+  edit_fresh(RUN .. '/episode-2/bob/bob.log')
+  attached()
+  vim.api.nvim_win_set_cursor(0, { 3, 0 }) -- 2026-10-21 18:01:02.310 ERROR [running] [conv-1] Bob migration dry-run failed
+  local data = await_user('RunlsSearch', function()
+    vim.cmd('Runls before deploy billing')
+  end)
+  ok(not data.error, vim.inspect(data.error))
+  eq('runls before 2026-10-21 18:01:02: deploy billing', vim.fn.getqflist({ title = 1 }).title, 'title')
+  local items = vim.fn.getqflist()
+  ok(#items >= 1, 'results')
+  local times = {}
+  for _, it in ipairs(items) do
+    local t = it.user_data.runls.time
+    if type(t) == 'string' then
+      times[#times + 1] = t
+    end
+  end
+  local sorted = vim.deepcopy(times)
+  table.sort(sorted)
+  eq(sorted, times, 'time order')
+  local sort = await_user('RunlsSort', function()
+    vim.cmd('Runls sort rank')
+  end)
+  eq(vim.tbl_map(function(it) return it.user_data.rank end, sort.items), vim.tbl_map(function(i) return i end, vim.fn.range(1, #items)), 'rank order')
+  local why = server_lacks('search', '--to')
+  if why then
+    return skip(why)
+  end
+  for _, t in ipairs(times) do
+    ok(t:sub(1, 19) <= '2026-10-21 18:01:02', t .. ' is before the record')
+  end
+end)
+
+test('stale: after a context change the runls quickfix list says it was asked in another context', function()
+  search('hotel booking')
+  eq('runls: hotel booking', vim.fn.getqflist({ title = 1 }).title, 'fresh')
+  local conv = require('runls').settings().conversation
+  local st = await_user('RunlsStale', function()
+    vim.cmd('Runls set scope=episode')
+  end)
+  local title = vim.fn.getqflist({ title = 1 }).title
+  local want = ('[stale: asked in all agents · episode-2 (scope: run) · %s; now all agents · episode-2 (scope: episode) · %s]'):format(conv, conv)
+  ok(title:find(want, 1, true), title)
+  eq({ title }, st.titles, 'event data')
+  await_user('RunlsStale', function()
+    vim.cmd('Runls set scope=run')
+  end)
+  eq('runls: hotel booking', vim.fn.getqflist({ title = 1 }).title, 'the context it was asked in again: not stale')
+end)
+
+test('time bounds: HH:mm[:ss] on the record\'s day; agent= filters', function()
+  local c = require('runls.conversation')
+  eq('2026-10-21 18:04:00', c.parse_time_bound('18:04', '2026-10-21', false), 'from')
+  eq('2026-10-21 18:04:59', c.parse_time_bound('18:04', '2026-10-21', true), 'to')
+  eq('2026-10-21 08:04:37', c.parse_time_bound('8:04:37', '2026-10-21', true), 'H:mm:ss')
+  eq('2026-10-20 23:59:00', c.parse_time_bound('2026-10-20T23:59', '2026-10-21', false), 'a full date')
+  eq('2026-10-21 18:00:41', c.parse_time_bound('2026-10-21T18:00:41.007', nil, false), 'a record time, to the second')
+  ok(select(2, c.parse_time_bound('18:04', nil, false)):find('no day', 1, true), 'no day')
+  ok(select(2, c.parse_time_bound('25:00', '2026-10-21', false)), '25:00')
+  local e, cv, f, err = require('runls').parse_conversation_args('episode-2 conv-1 agent=bob from=18:00 to=18:01:30', '2026-10-21')
+  eq({ 'episode-2', 'conv-1', { agent = 'bob', from = '2026-10-21 18:00:00', to = '2026-10-21 18:01:30' } }, { e, cv, f }, 'parsed: ' .. tostring(err))
+  local want = cli_records({ '--conversation', 'conv-1', '--agent', 'bob', '--from', '2026-10-21 18:00:00', '--to', '2026-10-21 18:05:59', RUN, 'episode-2' })
+  edit_fresh(RUN .. '/episode-2/bob/bob.log')
+  attached()
+  vim.api.nvim_win_set_cursor(0, { 3, 0 })
+  local data = await_user('RunlsConversation', function()
+    vim.cmd('Runls conversation agent=bob from=18:00 to=18:05:59')
+  end)
+  eq(#want, data.records, 'agent and window as runls records gives them')
+  ok(vim.api.nvim_buf_get_name(0):find('?agent=bob&from=2026-10-21T18:00:00&to=2026-10-21T18:05:59', 1, true), vim.api.nvim_buf_get_name(0))
+  -- The buffer's syntax: levels in the record files' colours.
+  local lines = vim.api.nvim_buf_get_lines(0, 0, -1, false)
+  for n, l in ipairs(lines) do
+    local col = l:find(' · ERROR · ', 1, true)
+    if col then
+      eq('runlsLevelError', vim.fn.synIDattr(vim.fn.synID(n, col + 4, 1), 'name'), 'ERROR in a header')
+      eq('runlsTimestamp', vim.fn.synIDattr(vim.fn.synID(n, 1, 1), 'name'), 'the time')
+      break
+    end
+  end
 end)
 
 -- Run -----------------------------------------------------------------------------

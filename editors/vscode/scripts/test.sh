@@ -102,6 +102,10 @@ if ! (cd "$repo" && go build -o "$bin_dir/runls" ./cmd/runls) 2>"$artifacts/go-b
   finish
 fi
 export RUNLS_BIN="$bin_dir/runls"
+# The end-to-end test writes a generated run with it (internal/rungen).
+if (cd "$repo" && go build -o "$bin_dir/rungen" ./internal/rungen/cmd/rungen) 2>>"$artifacts/go-build.log"; then
+  export RUNLS_RUNGEN="$bin_dir/rungen"
+fi
 # The servers these tests start keep their cache entries here, never in the user's
 # cache folder (make test sets its own; this covers the script run alone).
 if [[ -z ${RUNLS_CACHE_DIR:-} ]]; then

@@ -6,6 +6,7 @@ import type { RunInfo } from './protocol';
 export interface ContextPick {
   label: string;
   description?: string;
+  detail?: string;
   /** The setting's new value; "" unsets it. */
   value: string;
   picked?: boolean;

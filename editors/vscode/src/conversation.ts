@@ -8,7 +8,10 @@ import type { ConversationSummary, RecordsParams, WireLocation, WireRecord } fro
 /** The URI scheme of the conversation documents. */
 export const CONVERSATION_SCHEME = 'runls-conversation';
 
-/** Records asked for a page (run/records' default). */
+/** The language of the conversation documents (level colours, Outline). */
+export const CONVERSATION_LANGUAGE = 'runls-conversation';
+
+/** Records asked for a page (run/records' default); runls.conversation.pageSize changes it. */
 export const PAGE = 1000;
 
 /**
@@ -18,15 +21,22 @@ export const PAGE = 1000;
  */
 export const GAP_MS = 60_000;
 
-/** What a conversation document lists: run/records' filters (no cursor, no limit). */
+/**
+ * What a conversation document lists: run/records' filters (no cursor, no limit). An
+ * empty `conversation` lists every record of the episode (the episode view: a record
+ * written without the conversation field belongs to no conversation).
+ */
 export interface ConversationQuery {
   episode: string;
   conversation: string;
+  agent?: string;
   minLevel?: string;
   /** yyyy-MM-dd HH:mm:ss, inclusive. */
   from?: string;
   to?: string;
 }
+
+const FILTER_KEYS = ['agent', 'minLevel', 'from', 'to'] as const;
 
 /** Where a block of the document starts and ends, and the record it shows. */
 export interface Block {
@@ -34,6 +44,13 @@ export interface Block {
   header: number;
   last: number;
   location: WireLocation;
+  /** What the Outline and the filters read of the record. */
+  time: string | null;
+  level: string | null;
+  agent: string;
+  conversation: string | null;
+  /** The record's first line of text. */
+  first: string;
 }
 
 export interface Rendered {
@@ -42,20 +59,24 @@ export interface Rendered {
 }
 
 /**
- * The document's URI (as a string) for a query. The path (episode/conversation) only
- * names the tab; the query itself travels as base64url JSON in the URI's query,
- * because vscode.Uri decodes percent escapes in the path and the query, so an id
- * holding `/`, `%`, `&` or `#` would not come back whole from either.
+ * The document's URI (as a string) for a query. The path only names the tab: the
+ * episode, the conversation and, for a filtered view, its filters in words, so that
+ * the filtered and the unfiltered tab of one conversation read differently. The query
+ * itself travels as base64url JSON in the URI's query, because vscode.Uri decodes
+ * percent escapes in the path and the query, so an id holding `/`, `%`, `&` or `#`
+ * would not come back whole from either.
  */
 export function conversationUri(q: ConversationQuery): string {
   const shown = (v: string) => v.replace(/[/\\%?#]/g, '_');
   const query: ConversationQuery = { episode: q.episode, conversation: q.conversation };
-  for (const k of ['minLevel', 'from', 'to'] as const) {
+  for (const k of FILTER_KEYS) {
     const v = q[k];
     if (v) query[k] = v;
   }
   const packed = Buffer.from(JSON.stringify(query), 'utf8').toString('base64url');
-  return `${CONVERSATION_SCHEME}:/${shown(q.episode)}/${shown(q.conversation)}?q=${packed}`;
+  const filters = filterWords(q);
+  const name = (q.conversation || 'all records') + (filters.length > 0 ? ` (${filters.join(', ')})` : '');
+  return `${CONVERSATION_SCHEME}:/${shown(q.episode)}/${shown(name)}?q=${packed}`;
 }
 
 /** The query of a document's URI query part (decoded or not), or undefined. */
@@ -72,14 +93,63 @@ export function parseConversationUri(query: string): ConversationQuery | undefin
   const o = v as Record<string, unknown>;
   if (typeof o.episode !== 'string' || typeof o.conversation !== 'string') return undefined;
   const q: ConversationQuery = { episode: o.episode, conversation: o.conversation };
-  for (const k of ['minLevel', 'from', 'to'] as const) {
+  for (const k of FILTER_KEYS) {
     if (typeof o[k] === 'string' && o[k]) q[k] = o[k] as string;
   }
   return q;
 }
 
-export function recordsParams(q: ConversationQuery, cursor?: string): RecordsParams {
-  return { episode: q.episode, conversation: q.conversation, minLevel: q.minLevel, from: q.from, to: q.to, limit: PAGE, cursor };
+/** The filters of a query as short words for a tab's title: `ERROR+`, `alice`, `18:00:00–18:10:00`. */
+export function filterWords(q: ConversationQuery): string[] {
+  const out: string[] = [];
+  if (q.minLevel) out.push(`${q.minLevel}+`);
+  if (q.agent) out.push(q.agent);
+  if (q.from || q.to) out.push(`${clock(q.from) ?? '…'}–${clock(q.to) ?? '…'}`);
+  return out;
+}
+
+function clock(t: string | undefined): string | undefined {
+  return t ? t.slice(11, 19) || t : undefined;
+}
+
+/** The run/records params of a page: after or before `cursor`, or the one `at` a record. */
+export function recordsParams(q: ConversationQuery, page: { cursor?: string; at?: WireLocation; limit?: number } = {}): RecordsParams {
+  return {
+    episode: q.episode,
+    conversation: q.conversation,
+    agent: q.agent,
+    minLevel: q.minLevel,
+    from: q.from,
+    to: q.to,
+    at: page.at,
+    limit: page.limit ?? PAGE,
+    cursor: page.cursor,
+  };
+}
+
+/**
+ * The index in `records` of the record at a location: the one whose file is the
+ * location's and whose lines hold its first line (a continuation line means the
+ * record that holds it, as spec §13 says for `at`); -1 when none is loaded.
+ */
+export function recordIndexAt(records: WireRecord[], at: WireLocation): number {
+  const line = at.range.start.line;
+  return records.findIndex(
+    (r) => sameUri(r.location.uri, at.uri) && r.location.range.start.line <= line && line <= r.location.range.end.line,
+  );
+}
+
+/** Two file URIs alike once their percent escapes are read (VS Code and the server escape differently). */
+export function sameUri(a: string, b: string): boolean {
+  if (a === b) return true;
+  const norm = (u: string) => {
+    try {
+      return decodeURIComponent(u).replace(/^file:\/\/\/([a-zA-Z]):/, (_m, d: string) => `file:///${d.toLowerCase()}:`);
+    } catch {
+      return u;
+    }
+  };
+  return norm(a) === norm(b);
 }
 
 /** The header of a record's block; a history record has no level, so none is written. */
@@ -89,20 +159,29 @@ export function header(r: WireRecord): string {
 
 /** The filters of a query, in words. */
 export function filtersLabel(q: ConversationQuery): string {
-  const level = q.minLevel ? `${q.minLevel} and up (history records kept)` : 'all levels';
-  const window = q.from || q.to ? `from ${q.from ?? 'the start'} to ${q.to ?? 'the end'}` : 'whole conversation';
-  return `${level} · ${window}`;
+  const level = q.minLevel ? `${q.minLevel} and up (records without a level left out)` : 'all levels';
+  const agent = q.agent ? `agent ${q.agent}` : 'all agents';
+  const window = q.from || q.to ? `from ${q.from ?? 'the start'} to ${q.to ?? 'the end'}` : q.conversation ? 'whole conversation' : 'whole episode';
+  return `${level} · ${agent} · ${window}`;
 }
+
+/** What the lines around the blocks say when the list goes on past what is loaded. */
+export const EARLIER_LINE = '… earlier records: scroll up to load them, or run "runls: Load Earlier Records".';
+export const MORE_LINE = '… more records: scroll to the end, or run "runls: Load More Records".';
 
 /**
  * The document for the records loaded so far: a summary line, a blank line, then the
- * blocks; `more` (the list goes on) ends it with the line that says how to load more.
+ * blocks; `earlier` (records come before them) puts the line that says so above the
+ * blocks, `more` (the list goes on) ends it with the line that says how to load more.
  */
-export function render(q: ConversationQuery, records: WireRecord[], more: boolean): Rendered {
+export function render(q: ConversationQuery, records: WireRecord[], more: boolean, earlier = false): Rendered {
+  const n = `${earlier ? '…' : ''}${records.length}${more ? '+' : ''}`;
+  const one = records.length === 1 && !more && !earlier;
   const lines: string[] = [
-    `runls: ${q.episode} · ${q.conversation} · ${records.length}${more ? '+' : ''} record${records.length === 1 && !more ? '' : 's'} · ${filtersLabel(q)}`,
+    `runls: ${q.episode} · ${q.conversation || 'all records'} · ${n} record${one ? '' : 's'} · ${filtersLabel(q)}`,
     '',
   ];
+  if (earlier) lines.push(EARLIER_LINE, '');
   const blocks: Block[] = [];
   let prev: number | undefined;
   for (const r of records) {
@@ -112,10 +191,10 @@ export function render(q: ConversationQuery, records: WireRecord[], more: boolea
     const start = lines.length;
     lines.push(header(r));
     for (const l of r.text.split('\n')) lines.push(`  ${l}`);
-    blocks.push({ header: start, last: lines.length - 1, location: r.location });
+    blocks.push({ header: start, last: lines.length - 1, location: r.location, time: r.time, level: r.level, agent: r.agent, conversation: r.conversation, first: r.text.split('\n', 1)[0] });
   }
-  if (records.length === 0) lines.push('No records (of this conversation, with these filters).');
-  if (more) lines.push('', `… more records: scroll to the end, or run "runls: Load More Records".`);
+  if (records.length === 0) lines.push(`No records (of this ${q.conversation ? 'conversation' : 'episode'}, with these filters).`);
+  if (more) lines.push('', MORE_LINE);
   return { text: lines.join('\n') + '\n', blocks };
 }
 
@@ -175,21 +254,65 @@ export function span(first: string, last: string): string {
   return `${first} – ${sameDay ? last.slice(11) : last}`;
 }
 
+/** Where the cursor of a record file is: its record's episode, conversation and time. */
+export interface RecordPlace {
+  episode: string;
+  /** The record's conversation as written (`-` outside any); "" for a record without the field. */
+  conversation: string;
+  /** The record's time as written; null for a line before the file's first record. */
+  time: string | null;
+  /** The 0-based line of the record's first line. */
+  line: number;
+}
+
 /**
- * The episode and conversation of a record line of a record file: the episode from
- * the file's path within the run folder, the conversation from the nearest record
- * header at or above `line` (a continuation line belongs to the record above).
+ * The episode, conversation and time of the record that holds a line of a record
+ * file: the episode from the file's path within the run folder, the rest from the
+ * nearest record header at or above `line` (a continuation line belongs to the record
+ * above). Undefined for a file outside an episode folder.
  */
-export function recordContext(relPath: string, lines: (n: number) => string, line: number): { episode: string; conversation: string } | undefined {
+export function recordContext(relPath: string, lines: (n: number) => string, line: number): RecordPlace | undefined {
   const ep = /(?:^|\/)(episode-\d+)\//.exec(relPath.replace(/\\/g, '/'));
   if (!ep) return undefined;
-  const head = /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:[,.]\d{3})? (?:(?:TRACE|DEBUG|INFO|WARN|ERROR) +)?\[[^\]]*\] (?:\[([^\]]+)\] )?/;
+  const head = /^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:[,.]\d{3})?) (?:(?:TRACE|DEBUG|INFO|WARN|ERROR) +)?\[[^\]]*\] (?:\[([^\]]+)\] )?/;
   for (let n = line; n >= 0; n--) {
     const text = lines(n);
     if (text.startsWith('  ')) continue;
     const m = head.exec(text);
     if (!m) continue;
-    return m[1] === undefined ? undefined : { episode: ep[1], conversation: m[1] };
+    return { episode: ep[1], conversation: m[2] ?? '', time: m[1], line: n };
   }
-  return undefined;
+  return { episode: ep[1], conversation: '', time: null, line: 0 };
+}
+
+/** The `yyyy-MM-dd` of a record time, or undefined. */
+export function dayOf(time: string | null | undefined): string | undefined {
+  const m = time ? /^(\d{4}-\d\d-\d\d)[ T]/.exec(time) : null;
+  return m ? m[1] : undefined;
+}
+
+/** A record time to the second (`yyyy-MM-dd HH:mm:ss`), its milliseconds dropped, moved by `deltaMs`. */
+export function secondOf(time: string, deltaMs = 0): string | undefined {
+  const ms = timeMs(time);
+  if (ms === undefined) return undefined;
+  return new Date(Math.floor((ms + deltaMs) / 1000) * 1000).toISOString().slice(0, 19).replace('T', ' ');
+}
+
+/**
+ * A time bound as typed: `yyyy-MM-dd HH:mm[:ss]` (or with `T`), or `HH:mm[:ss]` on
+ * `day` (the episode's day: the record's). Seconds left out are :00 for a start and
+ * :59 for an end, so `to 18:10` keeps the records of 18:10. "" is no bound. Returns
+ * the bound as run/records and run/search take it, or an error in words.
+ */
+export function parseTimeBound(input: string, day: string | undefined, end: boolean): { value: string } | { error: string } {
+  const v = input.trim();
+  if (v === '') return { value: '' };
+  const m = /^(?:(\d{4}-\d\d-\d\d)[ T_])?(\d{1,2}):(\d\d)(?::(\d\d))?$/.exec(v);
+  if (!m) return { error: 'HH:mm[:ss], or yyyy-MM-dd HH:mm[:ss]' };
+  const date = m[1] ?? day;
+  if (!date) return { error: 'no day to put the time on: give yyyy-MM-dd HH:mm[:ss]' };
+  const [h, min, sec] = [Number(m[2]), Number(m[3]), m[4] === undefined ? (end ? 59 : 0) : Number(m[4])];
+  if (h > 23 || min > 59 || sec > 59) return { error: `${v} is not a time of day` };
+  const two = (n: number) => String(n).padStart(2, '0');
+  return { value: `${date} ${two(h)}:${two(min)}:${two(sec)}` };
 }

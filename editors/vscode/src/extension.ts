@@ -20,13 +20,15 @@ import {
   WorkDoneProgress,
   WorkDoneProgressCreateRequest,
 } from 'vscode-languageclient/node';
-import { ConversationDocuments } from './conversationView';
+import { recordContext, secondOf, summaryPicks } from './conversation';
+import { ConversationDocuments, openLocation, placeOf, ShowTarget, targetOfPlace } from './conversationView';
+import { FailuresView, failureLocation } from './failuresView';
 import { Follower } from './follow';
 import { agentPicks, ContextPick, conversationPicks, episodePicks, scopePicks } from './context';
 import { docsCommandUri, docsFragment, MARKDOWN_PREVIEW, SHOW_DOCS_COMMAND } from './diagnosticsLinks';
-import { info, INVALID_PARAMS, infoWhenIndexed, RunInfo, search, SearchParams } from './protocol';
-import { Widening } from './results';
-import { LOAD_MORE_COMMAND, ResultsView, WIDEN_COMMAND } from './resultsView';
+import { conversations, info, INVALID_PARAMS, infoWhenIndexed, RunInfo, search, SearchParams, WireLocation } from './protocol';
+import { RowOrder, Widening } from './results';
+import { LOAD_MORE_COMMAND, ResultsView, ShownSearch, WIDEN_COMMAND } from './resultsView';
 import { RestartPolicy } from './restartPolicy';
 import { parseServerLine } from './serverLog';
 import { resolveServerPath, ServerNotFound } from './serverPath';
@@ -67,6 +69,8 @@ class Runls implements vscode.Disposable {
   private readonly status: vscode.StatusBarItem;
   private readonly policy = new RestartPolicy();
   private readonly results: ResultsView;
+  private readonly conversations: ConversationDocuments;
+  private readonly failures: FailuresView;
   private lastQuery = '';
   private info: RunInfo | undefined;
   private readonly disposables: vscode.Disposable[] = [];
@@ -83,10 +87,20 @@ class Runls implements vscode.Disposable {
       client: () => this.runningClient(),
       runInfo: () => this.runInfo(),
       currentEpisode: () => this.settings().episode,
+      pageSize: () => pageSize(vscode.workspace.getConfiguration('runls').get<unknown>('conversation.pageSize')),
+      showError: (method, e) => this.showRequestError(method, e),
+    });
+    this.conversations = conversations;
+    this.failures = new FailuresView({
+      client: () => this.runningClient(),
+      episodes: async () => (await this.runInfo())?.episodes.map((e) => e.episode),
+      rootUri: () => vscode.workspace.workspaceFolders?.[0]?.uri.toString(),
+      openLocation,
       showError: (method, e) => this.showRequestError(method, e),
     });
     this.disposables.push(
       conversations,
+      this.failures,
       new Follower(),
       this.output,
       this.status,
@@ -94,6 +108,8 @@ class Runls implements vscode.Disposable {
       cmd('runls.search', () => this.searchCommand(false)),
       cmd('runls.searchAgain', () => this.searchCommand(true)),
       cmd('runls.searchSelection', () => this.searchSelection()),
+      cmd('runls.searchBefore', () => this.searchBefore()),
+      vscode.commands.registerCommand('runls.showFailureConversation', (node: unknown) => this.showFailureConversation(node)),
       cmd('runls.pickScope', () => this.pickScope()),
       vscode.commands.registerCommand(WIDEN_COMMAND, (w: Widening) => this.widen(w)),
       vscode.commands.registerCommand(LOAD_MORE_COMMAND, (topK: unknown) => this.loadMore(Number(topK))),
@@ -148,6 +164,7 @@ class Runls implements vscode.Disposable {
   }
 
   private render(): void {
+    void this.results?.contextChanged((shown) => this.contextLabelFor(shown));
     const view = statusView(this.state, this.settings(), this.info);
     this.status.text = view.text;
     this.status.tooltip = view.tooltip;
@@ -177,7 +194,7 @@ class Runls implements vscode.Disposable {
       this.output.error(msg);
       this.setState({ kind: 'error', message: msg });
       void vscode.window.showErrorMessage(msg, 'Open Settings').then((a) => {
-        if (a) void vscode.commands.executeCommand('workbench.action.openSettings', 'runls.server.path');
+        if (a) void openServerPathSetting();
       });
       return;
     }
@@ -247,7 +264,10 @@ class Runls implements vscode.Disposable {
     client.registerFeature(
       new ProgressObserver(client, (p) => {
         this.setState(applyProgress(this.state, p));
-        if (p.kind === 'end') void this.refreshInfo();
+        if (p.kind === 'end') {
+          void this.refreshInfo();
+          this.failures.onIndexed();
+        }
       }),
     );
     client.onDidChangeState((e) => {
@@ -432,18 +452,59 @@ class Runls implements vscode.Disposable {
   }
 
   /**
-   * Runs a search with the current settings and shows it in the results view.
-   * `topK` (Load more) and `allConversations` (a widening) apply to this search only.
+   * Searches before a record: the record under the cursor (of a record file or a
+   * conversation document) gives the time bound (`to`, spec §5) and the episode and
+   * conversation the search is asked in; the results show in time order.
    */
-  private async search(query: string, opts: { topK?: number; allConversations?: boolean; keep?: boolean } = {}): Promise<void> {
+  private async searchBefore(): Promise<void> {
+    const editor = vscode.window.activeTextEditor;
+    if (!editor) return;
+    let before: { time: string | null; episode: string; conversation: string } | undefined;
+    const block = this.conversations.blockAtCursor(editor);
+    const q = this.conversations.queryOf(editor.document.uri);
+    if (block && q) before = { time: block.time, episode: q.episode, conversation: block.conversation ?? '' };
+    else before = placeOf(editor);
+    const to = before?.time ? secondOf(before.time) : undefined;
+    if (!before || !to) {
+      void vscode.window.showInformationMessage('runls: put the cursor on a record (of a .history or .log file, or of a conversation) to search before it.');
+      return;
+    }
+    const sel = editor.selection;
+    const word = sel.isEmpty ? editor.document.getWordRangeAtPosition(sel.active) : sel;
+    const typed = await vscode.window.showInputBox({
+      title: `runls: Search Before This Record (up to ${to}, ${before.episode}${before.conversation ? ` · ${before.conversation}` : ''})`,
+      prompt: 'Words to find in what was written before the record; the results are listed in time order.',
+      value: (word ? editor.document.getText(word) : this.lastQuery).replace(/\s+/g, ' ').trim(),
+      ignoreFocusOut: true,
+    });
+    if (typed === undefined || typed.trim() === '') return;
+    const overrides = before.conversation ? { episode: before.episode, conversation: before.conversation } : undefined;
+    await this.search(typed.trim(), { to, overrides, order: 'time' });
+  }
+
+  /** The context label a search is shown with: the settings', or the record's episode and conversation for a search before it. */
+  private contextLabelFor(shown: Pick<ShownSearch, 'overrides'>): string {
+    return contextLabel({ ...this.settings(), ...(shown.overrides ?? {}) });
+  }
+
+  /**
+   * Runs a search with the current settings and shows it in the results view.
+   * `topK` (Load more) and `allConversations` (a widening) apply to this search only;
+   * `to` and `overrides` make a search before a record.
+   */
+  private async search(
+    query: string,
+    opts: { topK?: number; allConversations?: boolean; keep?: boolean; to?: string; overrides?: { episode: string; conversation: string }; order?: RowOrder } = {},
+  ): Promise<void> {
     const client = await this.runningClient();
     if (!client) return;
-    const settings = this.settings();
+    const settings = { ...this.settings(), ...(opts.overrides ?? {}) };
     this.lastQuery = query;
     const params: SearchParams = searchParams(query, settings);
     const topK = opts.topK ?? settings.topK;
     params.topK = topK;
     if (opts.allConversations) params.allConversations = true;
+    if (opts.to) params.to = opts.to;
     try {
       const result = await vscode.window.withProgress(
         { location: { viewId: 'runls.results' }, title: `runls: searching "${query}"` },
@@ -457,12 +518,15 @@ class Runls implements vscode.Disposable {
         {
           query,
           result,
-          context: contextLabel(settings),
+          context: this.contextLabelFor(opts),
           asked: { agent: settings.agent, episode: settings.episode, conversation: settings.conversation },
           topK,
           page: settings.topK,
           allConversations: !!opts.allConversations,
           rootUri: root,
+          before: opts.to,
+          overrides: opts.overrides,
+          order: opts.order ?? (opts.keep ? this.results.shown?.order : undefined),
         },
         opts.keep,
       );
@@ -472,11 +536,23 @@ class Runls implements vscode.Disposable {
     }
   }
 
+  /** The same search as the one shown, with `opts` over its own. */
+  private again(opts: { topK?: number; allConversations?: boolean; keep?: boolean } = {}): Promise<void> {
+    const shown = this.results.shown;
+    if (!shown) return Promise.resolve();
+    return this.search(shown.query, {
+      allConversations: shown.allConversations,
+      to: shown.before,
+      overrides: shown.overrides,
+      order: shown.order,
+      ...opts,
+    });
+  }
+
   /** The next topK of the search shown. */
   private async loadMore(topK: number): Promise<void> {
-    const shown = this.results.shown;
-    if (!shown || !Number.isFinite(topK)) return;
-    await this.search(shown.query, { topK, allConversations: shown.allConversations, keep: true });
+    if (!this.results.shown || !Number.isFinite(topK)) return;
+    await this.again({ topK, keep: true });
   }
 
   /** Runs a sentence's action: the search shown, widened. */
@@ -485,7 +561,9 @@ class Runls implements vscode.Disposable {
     if (!shown) return;
     switch (w.kind) {
       case 'allConversations':
-        return this.search(shown.query, { allConversations: true });
+        return this.again({ allConversations: true });
+      case 'again':
+        return this.again();
       case 'scopeRun':
         await this.saveContext('scope', 'run');
         break;
@@ -502,7 +580,15 @@ class Runls implements vscode.Disposable {
         if (!(await this.pickConversation())) return;
         break;
     }
-    await this.search(shown.query, { allConversations: shown.allConversations });
+    await this.again();
+  }
+
+  /** A failure's record (a Failures view row): its conversation, opened at it. */
+  private async showFailureConversation(node: unknown): Promise<void> {
+    const at = failureLocation(node);
+    if (!at) return;
+    const target = await recordTarget(at);
+    if (target) await this.conversations.show(target);
   }
 
   private async pickContext(): Promise<void> {
@@ -546,6 +632,11 @@ class Runls implements vscode.Disposable {
     return this.pickSetting('episode', 'Pick the current episode', episodePicks(ri, this.settings().episode));
   }
 
+  /**
+   * The conversations of the current episode as Show Conversation lists them (agents,
+   * record count, time span, first message); bare ids from run/info when the server
+   * gives no summaries.
+   */
   private async pickConversation(): Promise<boolean> {
     const ri = await this.runInfo();
     if (!ri) return false;
@@ -554,11 +645,22 @@ class Runls implements vscode.Disposable {
       void vscode.window.showInformationMessage('runls: pick an episode first; conversations belong to an episode.');
       return this.pickEpisode();
     }
-    return this.pickSetting(
-      'conversation',
-      `Pick the conversation (of ${episode})`,
-      conversationPicks(ri, episode, this.settings().conversation),
-    );
+    const current = this.settings().conversation;
+    let picks: ContextPick[] = conversationPicks(ri, episode, current);
+    try {
+      const client = await this.runningClient();
+      const list = client ? await conversations(client, episode) : [];
+      if (list.length > 0) {
+        picks = [
+          ...summaryPicks(list).map((p) => ({ label: p.label, description: p.conversation === current ? `${p.description} · current` : p.description, detail: p.detail, value: p.conversation, picked: p.conversation === current })),
+          ...picks.filter((p) => p.value === ''),
+        ];
+        if (current !== '') picks = [...picks.filter((p) => p.picked), ...picks.filter((p) => !p.picked)];
+      }
+    } catch (e) {
+      this.output.debug(`run/info ${episode}: ${e}`);
+    }
+    return this.pickSetting('conversation', `Pick the conversation (of ${episode})`, picks);
   }
 
   private async pickScope(): Promise<boolean> {
@@ -567,7 +669,7 @@ class Runls implements vscode.Disposable {
 
   /** Shows `picks` and saves the chosen value (see saveContext). */
   private async pickSetting(key: ContextKey, title: string, picks: ContextPick[]): Promise<boolean> {
-    const chosen = await vscode.window.showQuickPick(picks, { title: `runls: ${title}`, matchOnDescription: true });
+    const chosen = await vscode.window.showQuickPick(picks, { title: `runls: ${title}`, matchOnDescription: true, matchOnDetail: true });
     if (!chosen) return false;
     await this.saveContext(key, chosen.value);
     return true;
@@ -616,6 +718,45 @@ class ProgressObserver implements StaticFeature {
   }
 
   clear(): void {}
+}
+
+/**
+ * Opens the settings at runls.server.path. In a remote window (code-server, SSH, a
+ * container) the User tab leaves out machine-scoped settings and says "No Settings
+ * Found": the path of a binary on the machine the server runs on is a Remote
+ * setting, so that tab is opened there.
+ */
+async function openServerPathSetting(): Promise<void> {
+  if (vscode.env.remoteName) {
+    try {
+      await vscode.commands.executeCommand('workbench.action.openRemoteSettings', { query: 'runls.server.path' });
+      return;
+    } catch {
+      // No remote settings command in this window: the User tab below.
+    }
+  }
+  await vscode.commands.executeCommand('workbench.action.openSettings', 'runls.server.path');
+}
+
+/** The page size setting, within run/records' bounds (1 to 10000; default 1000). */
+function pageSize(v: unknown): number {
+  return typeof v === 'number' && Number.isInteger(v) && v >= 1 && v <= 10_000 ? v : 1000;
+}
+
+/** Where a record's conversation opens at it: its file read for the record's conversation. */
+async function recordTarget(at: WireLocation): Promise<ShowTarget | undefined> {
+  try {
+    const doc = await vscode.workspace.openTextDocument(vscode.Uri.parse(at.uri));
+    const rel = vscode.workspace.asRelativePath(doc.uri, false);
+    const line = Math.min(at.range.start.line, doc.lineCount - 1);
+    const place = recordContext(rel, (n) => doc.lineAt(n).text, line);
+    if (!place) return undefined;
+    const t = targetOfPlace(doc.uri, place);
+    return { query: t.query, at };
+  } catch (e) {
+    void vscode.window.showErrorMessage(`runls: cannot read ${at.uri}: ${e instanceof Error ? e.message : e}`);
+    return undefined;
+  }
 }
 
 function isExecutable(p: string): boolean {

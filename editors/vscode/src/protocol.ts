@@ -66,6 +66,9 @@ export interface SearchParams {
   conversation?: string;
   scope?: 'run' | 'episode';
   topK?: number;
+  /** yyyy-MM-dd HH:mm:ss, inclusive (spec §5 rev 3): only records within these bounds. */
+  from?: string;
+  to?: string;
   /** runls' own: records of the current episode from every conversation. */
   allConversations?: boolean;
 }
@@ -91,6 +94,8 @@ export interface RecordsParams {
   minLevel?: string;
   from?: string;
   to?: string;
+  /** The page that holds the record at this location (spec §13 rev 3). */
+  at?: WireLocation;
   limit?: number;
   cursor?: string;
 }
@@ -112,6 +117,32 @@ export interface RecordsResult {
   records: WireRecord[];
   /** null on the page that ends the list. */
   cursor: string | null;
+  /** null on the page that starts the list (absent from a server before spec rev 3: null). */
+  previousCursor: string | null;
+  /** With `at`: the index in `records` of the record at that location (absent: not known). */
+  atIndex?: number;
+}
+
+/** The params of `run/failures` (spec §9 rev 3). */
+export interface FailuresParams {
+  episode?: string;
+  agent?: string;
+  minLevel?: string;
+}
+
+/** A group of failures: records whose first lines read alike once numbers and ids are taken out. */
+export interface FailureGroup {
+  pattern: string;
+  count: number;
+  agents: string[];
+  episodes: string[];
+  first: string | null;
+  last: string | null;
+  records: WireLocation[];
+}
+
+export interface FailuresResult {
+  groups: FailureGroup[];
 }
 
 /** A conversation of an episode as run/info with an episode describes it. */
@@ -133,6 +164,7 @@ export interface RequestSender {
 export const SEARCH_METHOD = 'run/search';
 export const INFO_METHOD = 'run/info';
 export const RECORDS_METHOD = 'run/records';
+export const FAILURES_METHOD = 'run/failures';
 
 /** JSON-RPC "invalid params": the server names the bad field in the message. */
 export const INVALID_PARAMS = -32602;
@@ -160,7 +192,31 @@ export async function records(sender: RequestSender, params: RecordsParams, toke
       throw new Error(`run/records: malformed record ${JSON.stringify(r)?.slice(0, 200)}`);
     }
   }
-  return { records: result.records as WireRecord[], cursor: typeof result.cursor === 'string' ? result.cursor : null };
+  const out: RecordsResult = {
+    records: result.records as WireRecord[],
+    cursor: typeof result.cursor === 'string' ? result.cursor : null,
+    previousCursor: typeof result.previousCursor === 'string' ? result.previousCursor : null,
+  };
+  if (typeof result.atIndex === 'number' && result.atIndex >= 0 && result.atIndex < out.records.length) out.atIndex = result.atIndex;
+  return out;
+}
+
+/** Sends `run/failures` and checks the answer's shape. */
+export async function failures(sender: RequestSender, params: FailuresParams, token?: unknown): Promise<FailuresResult> {
+  const result = await send(sender, FAILURES_METHOD, dropEmpty(params), token);
+  if (!isObject(result) || !Array.isArray(result.groups)) {
+    throw new Error(`run/failures: unexpected result ${JSON.stringify(result)?.slice(0, 200)}`);
+  }
+  for (const g of result.groups as unknown[]) {
+    if (!isObject(g) || typeof g.pattern !== 'string' || typeof g.count !== 'number' || !Array.isArray(g.records)) {
+      throw new Error(`run/failures: malformed group ${JSON.stringify(g)?.slice(0, 200)}`);
+    }
+    g.agents = Array.isArray(g.agents) ? g.agents : [];
+    g.episodes = Array.isArray(g.episodes) ? g.episodes : [];
+    g.first = typeof g.first === 'string' ? g.first : null;
+    g.last = typeof g.last === 'string' ? g.last : null;
+  }
+  return { groups: result.groups as FailureGroup[] };
 }
 
 /**

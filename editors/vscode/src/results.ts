@@ -13,17 +13,19 @@ export const MAX_LABEL_CHARS = 160;
 export const MAX_TOP_K = 1000;
 
 export interface EvidenceRow {
-  /** "#1  18:01:02  <text>", shortened to one line (the clock time when the piece has one). */
+  /** "#1  episode-2 · bob 18:01:02  <text>", shortened to one line (the clock time when the piece has one). */
   label: string;
   /** [start, end) ranges of `label` to highlight: the query's words (item.matches). */
   highlights: Array<[number, number]>;
-  /** time · level · agent · episode · conversation · file:line */
+  /** time level · [conversation] · file:line */
   description: string;
   /** The codicon of the row: the record's level, or what the piece is. */
   icon: string;
   /** Markdown: the whole text and every field. */
   tooltip: string;
   item: SearchItem;
+  /** Its place in the server's ranking, 1-based. */
+  rank: number;
 }
 
 const LEVEL_ICON: Record<string, string> = {
@@ -38,18 +40,24 @@ const READING_ICON: Record<string, string> = {
   said: 'comment',
 };
 
-/** The rows of a result, in the server's order; `rootUri` makes paths relative to the run. */
-export function evidenceRows(items: SearchItem[], rootUri?: string): EvidenceRow[] {
-  return items.map((item, i) => {
-    // The clock time leads the text (the sidebar is narrow: the description may not
-    // show), the whole time and level follow in the description.
-    const clock = item.time && item.time.length >= 19 ? `${item.time.slice(11, 19)}  ` : '';
-    const prefix = `#${i + 1}  ${clock}`;
+/** The order of the rows: the server's ranking, or the records' time (oldest first). */
+export type RowOrder = 'rank' | 'time';
+
+/**
+ * The rows of a result, in the server's order or in time order (pieces without a
+ * time last, in rank order); `rootUri` makes paths relative to the run. Each row
+ * keeps its rank.
+ */
+export function evidenceRows(items: SearchItem[], rootUri?: string, order: RowOrder = 'rank'): EvidenceRow[] {
+  const rows = items.map((item, i) => {
+    // Where the piece is from leads (episode · agent), then the clock time: the
+    // sidebar is narrow and cuts the description; the whole time and level follow in it.
+    const clock = item.time && item.time.length >= 19 ? ` ${item.time.slice(11, 19)}` : '';
+    const prefix = `#${i + 1}  ${item.episode} · ${item.agent}${clock}  `;
     const { text, ranges } = shortenWithRanges(item.text, item.matches ?? [], MAX_LABEL_CHARS);
     const where = `${relativePath(item.location.uri, rootUri)}:${item.location.range.start.line + 1}`;
-    const who = [item.agent, item.episode, item.conversation].filter((s): s is string => !!s).join(' · ');
     const when = [item.time, item.level].filter((s): s is string => !!s).join(' ');
-    const description = [when, who, where].filter((s) => s !== '').join('  ·  ');
+    const description = [when, item.conversation ? `[${item.conversation}]` : '', where].filter((s) => s !== '').join('  ·  ');
     return {
       label: prefix + text,
       highlights: ranges.map(([s, e]) => [s + prefix.length, e + prefix.length] as [number, number]),
@@ -57,8 +65,20 @@ export function evidenceRows(items: SearchItem[], rootUri?: string): EvidenceRow
       icon: (item.level && LEVEL_ICON[item.level]) ?? READING_ICON[item.reading] ?? 'note',
       tooltip: tooltipOf(item, i + 1, where),
       item,
+      rank: i + 1,
     };
   });
+  if (order === 'time') rows.sort(byTime);
+  return rows;
+}
+
+/** Oldest first (times compared as written, `,` and `.` alike); no time last; ties by rank. */
+function byTime(a: EvidenceRow, b: EvidenceRow): number {
+  const ta = a.item.time?.replace(',', '.');
+  const tb = b.item.time?.replace(',', '.');
+  if (ta && tb && ta !== tb) return ta < tb ? -1 : 1;
+  if (!ta !== !tb) return ta ? -1 : 1;
+  return a.rank - b.rank;
 }
 
 function tooltipOf(item: SearchItem, rank: number, where: string): string {
@@ -123,7 +143,8 @@ export type Widening =
   | { kind: 'pickContext' }
   | { kind: 'agent'; value: string } // '' drops the agent
   | { kind: 'pickEpisode' }
-  | { kind: 'pickConversation' };
+  | { kind: 'pickConversation' }
+  | { kind: 'again' }; // the same query with the context now set
 
 export interface Sentence {
   /** What the filters hid, or what the run does not hold, in words. */
@@ -190,10 +211,22 @@ export function nextTopK(asked: number, shown: number, page: number): number | u
   return Math.min(asked + Math.max(page, 1), MAX_TOP_K);
 }
 
-/** The view's message: the query, the count and the context. */
-export function resultsMessage(query: string, count: number, context: string): string {
+/** The view's message: the query, the count and the context (and the order, when by time). */
+export function resultsMessage(query: string, count: number, context: string, order: RowOrder = 'rank'): string {
   const n = count === 1 ? '1 piece' : `${count} pieces`;
-  return `"${shorten(query, 60)}": ${n} of evidence${context ? ` (${context})` : ''}`;
+  return `"${shorten(query, 60)}": ${n} of evidence${context ? ` (${context})` : ''}${order === 'time' ? ', in time order' : ''}`;
+}
+
+/**
+ * The sentence that says a result was asked in another context than the one now
+ * set (the pickers or settings changed since), with the action that asks again.
+ */
+export function staleSentence(askedIn: string, now: string): Sentence | undefined {
+  if (askedIn === now) return undefined;
+  return {
+    text: `Stale: asked in ${askedIn}; the context is now ${now}`,
+    action: { title: 'Search again', widening: { kind: 'again' } },
+  };
 }
 
 /** The path of `uri` relative to `rootUri` when it lies below it, else the URI's path. */

@@ -6,13 +6,18 @@
 
 import * as vscode from 'vscode';
 import type { SearchItem, SearchResult } from './protocol';
-import { AskedContext, EvidenceRow, evidenceRows, nextTopK, resultsMessage, Sentence, sentences, Widening } from './results';
+import { AskedContext, EvidenceRow, evidenceRows, nextTopK, resultsMessage, RowOrder, Sentence, sentences, staleSentence, Widening } from './results';
 
 export const RESULTS_VIEW = 'runls.results';
 export const HAS_RESULTS = 'runls.hasResults';
 export const OPEN_EVIDENCE_COMMAND = 'runls.openEvidence';
 export const WIDEN_COMMAND = 'runls.widen';
 export const LOAD_MORE_COMMAND = 'runls.loadMore';
+export const SORT_BY_TIME_COMMAND = 'runls.sortEvidenceByTime';
+export const SORT_BY_RANK_COMMAND = 'runls.sortEvidenceByRank';
+/** Context keys: the rows are in time order; the rows were asked in another context than the one now set. */
+export const BY_TIME = 'runls.evidenceByTime';
+export const STALE = 'runls.evidenceStale';
 
 /** A search as the view shows it. */
 export interface ShownSearch {
@@ -26,6 +31,12 @@ export interface ShownSearch {
   page: number;
   allConversations: boolean;
   rootUri?: string;
+  /** The time bound of a search before a record (spec §5 `to`), shown in the message. */
+  before?: string;
+  /** The episode and conversation a search before a record was asked in (the record's), over the settings'. */
+  overrides?: { episode: string; conversation: string };
+  /** The order the rows are shown in; time for a search before a record. */
+  order?: RowOrder;
 }
 
 type Node =
@@ -38,6 +49,8 @@ export class ResultsView implements vscode.TreeDataProvider<Node>, vscode.Dispos
   private rows: Array<Extract<Node, { kind: 'evidence' }>> = [];
   private current = -1;
   private shownSearch: ShownSearch | undefined;
+  /** The context now set, when it is not the one the search shown was asked in. */
+  private contextNow: string | undefined;
   private readonly changed = new vscode.EventEmitter<Node | undefined>();
   readonly onDidChangeTreeData = this.changed.event;
   private readonly view: vscode.TreeView<Node>;
@@ -51,6 +64,8 @@ export class ResultsView implements vscode.TreeDataProvider<Node>, vscode.Dispos
       vscode.commands.registerCommand(OPEN_EVIDENCE_COMMAND, (index: unknown) => this.open(Number(index))),
       vscode.commands.registerCommand('runls.nextEvidence', () => this.step(1)),
       vscode.commands.registerCommand('runls.previousEvidence', () => this.step(-1)),
+      vscode.commands.registerCommand(SORT_BY_TIME_COMMAND, () => this.setOrder('time')),
+      vscode.commands.registerCommand(SORT_BY_RANK_COMMAND, () => this.setOrder('rank')),
     ];
     void vscode.commands.executeCommand('setContext', HAS_RESULTS, false);
   }
@@ -70,16 +85,51 @@ export class ResultsView implements vscode.TreeDataProvider<Node>, vscode.Dispos
    */
   async show(s: ShownSearch, keep = false): Promise<void> {
     this.shownSearch = s;
-    const said = sentences(s.result, s.asked).map((sentence): Node => ({ kind: 'sentence', sentence }));
-    this.rows = evidenceRows(s.result.items, s.rootUri).map((row, index) => ({ kind: 'evidence', row, index }));
+    this.contextNow = undefined;
+    if (!keep) this.current = -1;
+    await this.draw();
+  }
+
+  /**
+   * Says whether the search shown was asked in the context now set: when not, the
+   * view marks it stale (its title, its message, a first row that searches again).
+   */
+  async contextChanged(labelNow: (s: ShownSearch) => string): Promise<void> {
+    if (!this.shownSearch) return;
+    const now = labelNow(this.shownSearch);
+    const next = now === this.shownSearch.context ? undefined : now;
+    if (next === this.contextNow) return;
+    this.contextNow = next;
+    await this.draw();
+  }
+
+  /** Rows in the server's ranking or in time order. */
+  async setOrder(order: RowOrder): Promise<void> {
+    if (!this.shownSearch) return;
+    this.shownSearch = { ...this.shownSearch, order };
+    this.current = -1;
+    await this.draw();
+  }
+
+  private async draw(): Promise<void> {
+    const s = this.shownSearch;
+    if (!s) return;
+    const order = s.order ?? 'rank';
+    const stale = this.contextNow === undefined ? undefined : staleSentence(s.context, this.contextNow);
+    const said = [...(stale ? [stale] : []), ...sentences(s.result, s.asked)].map((sentence): Node => ({ kind: 'sentence', sentence }));
+    this.rows = evidenceRows(s.result.items, s.rootUri, order).map((row, index) => ({ kind: 'evidence', row, index }));
     const more = nextTopK(s.topK, s.result.items.length, s.page);
     this.nodes = [...said, ...this.rows, ...(more === undefined ? [] : [{ kind: 'more', topK: more } as Node])];
-    if (!keep || this.current >= this.rows.length) this.current = -1;
+    if (this.current >= this.rows.length) this.current = -1;
     const scope = s.allConversations ? ', all conversations' : '';
-    this.view.message = resultsMessage(s.query, s.result.items.length, s.context + scope);
-    this.view.title = 'Evidence';
+    const before = s.before ? `, before ${s.before}` : '';
+    const message = resultsMessage(s.query, s.result.items.length, s.context + scope + before, order);
+    this.view.message = stale ? `Stale: ${message}` : message;
+    this.view.title = stale ? 'Evidence (stale)' : 'Evidence';
     this.changed.fire(undefined);
     await vscode.commands.executeCommand('setContext', HAS_RESULTS, this.rows.length > 0);
+    await vscode.commands.executeCommand('setContext', BY_TIME, order === 'time');
+    await vscode.commands.executeCommand('setContext', STALE, stale !== undefined);
   }
 
   /** Brings the view to the front. */
@@ -92,7 +142,7 @@ export class ResultsView implements vscode.TreeDataProvider<Node>, vscode.Dispos
       case 'evidence': {
         const r = n.row;
         const item = new vscode.TreeItem({ label: r.label, highlights: r.highlights });
-        item.id = `evidence-${n.index}`;
+        item.id = `evidence-${r.rank}`;
         item.description = r.description;
         item.tooltip = new vscode.MarkdownString(r.tooltip);
         item.iconPath = iconOf(r.icon);
@@ -102,8 +152,9 @@ export class ResultsView implements vscode.TreeDataProvider<Node>, vscode.Dispos
       }
       case 'sentence': {
         const item = new vscode.TreeItem(n.sentence.text);
-        item.iconPath = new vscode.ThemeIcon('filter');
-        item.contextValue = 'hidden';
+        const stale = n.sentence.action?.widening.kind === 'again';
+        item.iconPath = new vscode.ThemeIcon(stale ? 'warning' : 'filter', stale ? new vscode.ThemeColor('problemsWarningIcon.foreground') : undefined);
+        item.contextValue = stale ? 'stale' : 'hidden';
         if (n.sentence.action) {
           item.description = `→ ${n.sentence.action.title}`;
           item.tooltip = `${n.sentence.text}: ${n.sentence.action.title}`;

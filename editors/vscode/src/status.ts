@@ -58,7 +58,8 @@ export interface StatusView {
 export function statusView(state: ServerState, s: ServerSettings, info?: RunInfo): StatusView {
   const ctx = contextLabel(s);
   const run = info ? `\n\n${runOverview(info)}` : '';
-  const tail = `${run}\n\nContext: ${ctx} · scope ${s.scope}\nClick to pick the agent, episode, conversation or scope.`;
+  const scope = s.scope === 'episode' ? 'searches cover the current episode only' : 'searches cover every episode of the run';
+  const tail = `${run}\n\nContext: ${ctx}: ${scope}\nClick to pick the agent, episode, conversation or scope.`;
   switch (state.kind) {
     case 'starting':
       return { text: `$(loading~spin) runls: starting`, tooltip: `runls server starting${tail}` };
@@ -103,9 +104,14 @@ export function formatBytes(b: number): string {
   return `${v < 10 ? v.toFixed(1) : Math.round(v)} ${units[u]}`;
 }
 
-/** "alice · episode-2 · conv-1", with "all agents" and "no episode/conversation" for unset fields. */
-export function contextLabel(s: ServerSettings): string {
-  return [s.agent || 'all agents', s.episode || 'no episode', s.conversation || 'no conversation'].join(' · ');
+/**
+ * "alice · episode-2 (scope: run) · conv-1", with "all agents" and "no
+ * episode/conversation" for unset fields: the scope stands next to the episode, since
+ * with scope run the results come from every episode, not only the one named.
+ */
+export function contextLabel(s: Pick<ServerSettings, 'agent' | 'episode' | 'conversation' | 'scope'>): string {
+  const scope = `(scope: ${s.scope === 'episode' ? 'episode' : 'run'})`;
+  return [s.agent || 'all agents', `${s.episode || 'no episode'} ${scope}`, s.conversation || 'no conversation'].join(' · ');
 }
 
 function clampPercent(p: number | undefined): number | undefined {

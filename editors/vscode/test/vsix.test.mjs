@@ -58,7 +58,7 @@ test('only what runs is packaged: no node_modules, no sources, no source maps, n
     /^extension\/readme\.md$/,
     /^extension\/dist\/extension\.js$/,
     /^extension\/language-configuration\.json$/,
-    /^extension\/syntaxes\/runls-(history|log)\.tmLanguage\.json$/,
+    /^extension\/syntaxes\/runls-(history|log|conversation)\.tmLanguage\.json$/,
     /^extension\/docs\/[\w-]+\.png$/,
     /^extension\/media\/runls\.svg$/, // the results view's icon
   ];
@@ -83,12 +83,14 @@ test('manifest: entry point, engine, activation, commands, settings, languages a
   assert.equal(manifest.engines.vscode, '^1.91.0');
   assert.ok(manifest.activationEvents.includes('workspaceContains:episode-*/**'));
   const commands = manifest.contributes.commands.map((c) => c.command).sort();
-  assert.deepEqual(commands, ['runls.filterConversation', 'runls.followFile', 'runls.loadMoreRecords', 'runls.nextEvidence', 'runls.openRecord',
-    'runls.pickAgent', 'runls.pickContext', 'runls.pickConversation', 'runls.pickEpisode',
-    'runls.pickScope', 'runls.previousEvidence', 'runls.restartServer', 'runls.search', 'runls.searchAgain', 'runls.searchSelection',
-    'runls.showConversation', 'runls.showConversationAt', 'runls.showOutput']);
-  // The results view, its keys (F4 / Shift+F4 as the Search view's) and the editor's context menu.
-  assert.deepEqual(manifest.contributes.views.runls.map((v) => v.id), ['runls.results']);
+  assert.deepEqual(commands, ['runls.filterConversation', 'runls.filterFailures', 'runls.followFile', 'runls.loadEarlierRecords', 'runls.loadMoreRecords',
+    'runls.nextEvidence', 'runls.openRecord', 'runls.pickAgent', 'runls.pickContext', 'runls.pickConversation', 'runls.pickEpisode',
+    'runls.pickScope', 'runls.previousEvidence', 'runls.refreshFailures', 'runls.restartServer', 'runls.search', 'runls.searchAgain',
+    'runls.searchBefore', 'runls.searchSelection', 'runls.showConversation', 'runls.showConversationAt', 'runls.showFailureConversation',
+    'runls.showOutput', 'runls.sortEvidenceByRank', 'runls.sortEvidenceByTime']);
+  // The results and failures views, the results' keys (F4 / Shift+F4 as the Search view's) and the editor's context menu.
+  assert.deepEqual(manifest.contributes.views.runls.map((v) => v.id), ['runls.results', 'runls.failures']);
+  assert.ok(manifest.contributes.menus['editor/context'].some((m) => m.command === 'runls.searchBefore'));
   assert.ok(zip.has(`extension/${manifest.contributes.viewsContainers.activitybar[0].icon}`), 'the view icon is packaged');
   const keys = Object.fromEntries(manifest.contributes.keybindings.map((k) => [k.command, k.key]));
   assert.deepEqual([keys['runls.nextEvidence'], keys['runls.previousEvidence']], ['f4', 'shift+f4']);
@@ -104,10 +106,13 @@ test('manifest: entry point, engine, activation, commands, settings, languages a
   }
   const settings = Object.keys(manifest.contributes.configuration.properties).sort();
   assert.deepEqual(settings, ['runls.agent', 'runls.conversation', 'runls.episode', 'runls.interpreter', 'runls.masking',
-    'runls.maxDiagnosticsPerFile', 'runls.saveContextIn', 'runls.scope', 'runls.server.path', 'runls.topK', 'runls.trace.server']);
+    'runls.conversation.pageSize', 'runls.maxDiagnosticsPerFile', 'runls.saveContextIn', 'runls.scope', 'runls.server.path', 'runls.topK',
+    'runls.trace.server'].sort());
   const langs = Object.fromEntries(manifest.contributes.languages.map((l) => [l.id, l]));
   assert.deepEqual(langs['runls-history'].extensions, ['.history']);
   assert.deepEqual(langs['runls-log'].filenamePatterns, ['**/episode-*/**/*.log']);
+  // The conversation document's language comes from its first line (it has no file name).
+  assert.ok(new RegExp(langs['runls-conversation'].firstLine).test('runls: episode-2 · conv-1 · 14 records · all levels'));
   for (const g of manifest.contributes.grammars) {
     const file = `extension/${g.path.replace(/^\.\//, '')}`;
     assert.ok(zip.has(file), `grammar ${file} packaged`);

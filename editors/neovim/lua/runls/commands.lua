@@ -70,6 +70,15 @@ local subcommands = {
   follow = function()
     R.follow(0)
   end,
+  before = function(args)
+    with_query('runls before: ', args, R.before)
+  end,
+  sort = function(args)
+    R.sort(vim.trim(args))
+  end,
+  failures = function(args)
+    R.failures(args)
+  end,
 }
 
 --- Runs `:Runls {sub} {args}`.
@@ -105,6 +114,11 @@ function M.complete(arglead, cmdline, _)
   end
   if words[2] == 'conversation' and n <= 4 then
     return R.complete_conversation(n == 3 and 'episode' or words[3], arglead)
+  end
+  if words[2] == 'sort' and n == 3 then
+    return vim.tbl_filter(function(s)
+      return vim.startswith(s, arglead)
+    end, { 'rank', 'time' })
   end
   if words[2] == 'set' then
     return vim.tbl_filter(function(s)

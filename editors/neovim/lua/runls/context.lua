@@ -58,23 +58,39 @@ function M.context()
         local ids = vim.deepcopy((by_name[episode] or {}).conversations or {})
         table.sort(ids, M.natural_less)
         vim.list_extend(convs, ids)
-        vim.ui.select(convs, { prompt = 'runls conversation' }, function(conv)
-          if not conv then
-            return
+        local function pick_conv(summaries)
+          -- The conversations as :Runls conversation lists them: agents, record
+          -- count, time span and first message.
+          local by_id = {}
+          for _, sm in ipairs(summaries or {}) do
+            by_id[sm.conversation] = sm
           end
-          local picked = {
-            agent = agent == ALL_AGENTS and '' or agent,
-            episode = episode == NO_EPISODE and '' or episode,
-            conversation = conv == NO_CONVERSATION and '' or conv,
-          }
-          R.set(picked)
-          vim.notify(('runls: agent %s, episode %s, conversation %s'):format(
-            picked.agent ~= '' and picked.agent or '(all)',
-            picked.episode ~= '' and picked.episode or '(none)',
-            picked.conversation ~= '' and picked.conversation or '(none)'
-          ))
-          done('RunlsContext', picked)
-        end)
+          vim.ui.select(convs, {
+            prompt = 'runls conversation',
+            format_item = function(c)
+              return by_id[c] and R.format_summary(by_id[c]) or c
+            end,
+          }, function(conv)
+            if not conv then
+              return
+            end
+            local picked = {
+              agent = agent == ALL_AGENTS and '' or agent,
+              episode = episode == NO_EPISODE and '' or episode,
+              conversation = conv == NO_CONVERSATION and '' or conv,
+            }
+            R.set(picked)
+            vim.notify('runls: context ' .. R.context_label(R.settings()))
+            done('RunlsContext', picked)
+          end)
+        end
+        if episode == NO_EPISODE then
+          pick_conv({})
+        else
+          R.conversation_summaries(episode, function(_, list)
+            pick_conv(list)
+          end)
+        end
       end)
     end)
   end)

@@ -7,7 +7,7 @@ local M = {}
 local S = require('runls.state')
 local state, NAME, SETTING_KEYS = S.state, S.NAME, S.SETTING_KEYS
 
-for _, mod in ipairs({ 'settings', 'client', 'lists', 'search', 'context', 'status', 'records', 'conversation', 'commands' }) do
+for _, mod in ipairs({ 'settings', 'client', 'lists', 'search', 'context', 'status', 'records', 'conversation', 'failures', 'commands' }) do
   for k, v in pairs(require('runls.' .. mod)) do
     if type(v) == 'function' and k ~= 'merge_settings' and k ~= 'fill_list' then
       M[k] = v
@@ -18,7 +18,8 @@ end
 --- Configures the plugin. Options: agent, episode, conversation, scope, topK, masking,
 --- interpreter (rules table or path to a rules JSON file), maxDiagnosticsPerFile
 --- (server settings), cmd (the server command), open_list (default true), folding
---- (fold run files by record, default true), enable
+--- (fold run files by record, default true), page_size (records a page of a
+--- conversation buffer, 1 to 10000, default 1000), enable
 --- (call vim.lsp.enable('runls'), default true). Calling it again changes the settings
 --- of running servers through workspace/didChangeConfiguration.
 ---@param opts? table
@@ -46,6 +47,14 @@ function M.setup(opts)
   if opts.folding ~= nil then
     state.folding = opts.folding and true or false
   end
+  if opts.page_size ~= nil then
+    local n = tonumber(opts.page_size)
+    if not n or n < 1 or n > 10000 or n ~= math.floor(n) then
+      vim.notify('runls: page_size: expected a whole number from 1 to 10000, got ' .. vim.inspect(opts.page_size), vim.log.levels.ERROR)
+      return
+    end
+    state.page_size = n
+  end
   if opts.cmd then
     vim.lsp.config(NAME, { cmd = opts.cmd })
   end
@@ -66,6 +75,7 @@ function M.set(opts)
   end
   state.configured = true
   M.notify_settings()
+  require('runls.search').mark_stale()
   return true
 end
 

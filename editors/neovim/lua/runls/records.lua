@@ -21,13 +21,44 @@ local function fold_by_record(win, buf)
   wo.foldlevel = 99
 end
 
+--- gO in a runls buffer: the records under their conversations in the location list
+--- (textDocument/documentSymbol, as Neovim's own gO), its current entry the record
+--- under the cursor, so that the list opens where the user is reading.
+---@param buf integer
+function M.map_outline(buf)
+  vim.keymap.set('n', 'gO', function()
+    local win = vim.api.nvim_get_current_win()
+    local line = vim.api.nvim_win_get_cursor(win)[1]
+    vim.lsp.buf.document_symbol({
+      on_list = function(t)
+        local idx = 1
+        for i, it in ipairs(t.items or {}) do
+          if it.lnum <= line and (it.end_lnum == nil or it.end_lnum == 0 or it.end_lnum >= line) then
+            idx = i
+          end
+        end
+        vim.fn.setloclist(win, {}, ' ', { title = t.title, items = t.items, context = t.context, idx = idx })
+        vim.cmd('lopen')
+        vim.api.nvim_win_set_cursor(0, { idx, 0 })
+        require('runls.events').done('RunlsOutline', { idx = idx, items = #(t.items or {}) })
+      end,
+    })
+  end, { buffer = buf, desc = 'runls: the records in the location list, at the one under the cursor' })
+end
+
 --- On LspAttach of a runls client: folding by record in the buffer's windows, now and
 --- whenever it is shown in another, unless the `folding` option (|runls-setup|) or
 --- vim.g.runls_folding is false.
 ---@param ev table autocmd event
 function M.on_attach(ev)
   local client = ev.data and vim.lsp.get_client_by_id(ev.data.client_id)
-  if not client or client.name ~= NAME or not state.folding or vim.g.runls_folding == false then
+  if not client or client.name ~= NAME then
+    return
+  end
+  if client:supports_method('textDocument/documentSymbol') then
+    M.map_outline(ev.buf)
+  end
+  if not state.folding or vim.g.runls_folding == false then
     return
   end
   if not client:supports_method('textDocument/foldingRange') then

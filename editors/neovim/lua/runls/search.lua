@@ -23,11 +23,56 @@ local function with_client_for(event, query, cb)
   end)
 end
 
+--- The context a request is asked in, in words: `alice · episode-2 (scope: run) ·
+--- conv-1` ("all agents", "no episode", "no conversation" for unset fields): the
+--- scope stands beside the episode, since with scope run the results come from every
+--- episode, not only the one named.
+---@param s table settings (and request fields over them)
+---@return string
+function M.context_label(s)
+  local function v(x)
+    return (type(x) == 'string' and x ~= '') and x or nil
+  end
+  return ('%s · %s (scope: %s) · %s'):format(
+    v(s.agent) or 'all agents',
+    v(s.episode) or 'no episode',
+    v(s.scope) == 'episode' and 'episode' or 'run',
+    v(s.conversation) or 'no conversation'
+  )
+end
+
+--- Orders search items by the records' time, oldest first (`,` and `.` alike), items
+--- without a time last; ties by rank. Returns a new list.
+---@param items table[] quickfix items with user_data.runls (the search item) and user_data.rank
+---@return table[]
+function M.by_time(items)
+  local out = vim.list_slice(items)
+  local function t(it)
+    local x = it.user_data and it.user_data.runls and it.user_data.runls.time
+    return type(x) == 'string' and x:gsub(',', '.') or nil
+  end
+  local function rank(it)
+    return (it.user_data and it.user_data.rank) or 0
+  end
+  table.sort(out, function(a, b)
+    local ta, tb = t(a), t(b)
+    if ta and tb and ta ~= tb then
+      return ta < tb
+    end
+    if (ta == nil) ~= (tb == nil) then
+      return ta ~= nil
+    end
+    return rank(a) < rank(b)
+  end)
+  return out
+end
+
 --- `run/search` for `query` into the quickfix list (or location list with
 --- opts.loclist). opts.params adds request fields (spec §5) over the settings for
---- this search only. Fires `User RunlsSearch` with data {query, items, error} when done.
+--- this search only; opts.order 'time' lists the results in time order; opts.title
+--- names the list. Fires `User RunlsSearch` with data {query, items, error} when done.
 ---@param query string
----@param opts? {loclist?: boolean, params?: table}
+---@param opts? {loclist?: boolean, params?: table, order?: string, title?: string}
 function M.search(query, opts)
   opts = opts or {}
   query = vim.trim(query or '')
@@ -51,8 +96,17 @@ function M.search(query, opts)
         return vim.uri_to_fname(it.location.uri)
       end, result.items or {}))
       local items = R.search_items(result, client.offset_encoding)
-      fill_list(items, 'runls: ' .. query, opts.loclist and win or nil, { runls = { query = query } })
-      local notes = M.notes(result, vim.tbl_extend('force', R.settings(), opts.params or {}))
+      for i, it in ipairs(items) do
+        it.user_data.rank = i
+      end
+      if opts.order == 'time' then
+        items = M.by_time(items)
+      end
+      local asked = vim.tbl_extend('force', R.settings(), opts.params or {})
+      fill_list(items, opts.title or ('runls: ' .. query), opts.loclist and win or nil, {
+        runls = { query = query, asked = M.context_label(asked), params = opts.params, order = opts.order or 'rank', title = opts.title },
+      })
+      local notes = M.notes(result, asked)
       if #items == 0 then
         table.insert(notes, 1, 'no evidence for ' .. query)
       end
@@ -96,6 +150,77 @@ function M.notes(result, asked)
     out[#out + 1] = ('%d more in other conversations of %s (:Runls searchall searches them)'):format(h.otherConversation, ep)
   end
   return out
+end
+
+--- :Runls before [query]: searches what was written before the record under the
+--- cursor (of a record file, a quickfix entry, a conversation buffer): `to` is the
+--- record's time, the episode and conversation are the record's (for this search
+--- only); the results are listed in time order.
+---@param query string
+function M.before(query)
+  local here, why = R.record_here()
+  local to = here and require('runls.conversation').second_of(here.time)
+  if not to then
+    vim.notify('runls: before: put the cursor on a record (' .. (why or 'it has no time') .. ')', vim.log.levels.ERROR)
+    return
+  end
+  local params = { to = to }
+  if here.conversation ~= '' then
+    params.episode, params.conversation = here.episode, here.conversation
+  end
+  M.search(query, { params = params, order = 'time', title = ('runls before %s: %s'):format(to, vim.trim(query or '')) })
+end
+
+--- :Runls sort time|rank: the runls search in the quickfix list, in time order or in
+--- the server's ranking.
+---@param order string
+function M.sort(order)
+  if order ~= 'time' and order ~= 'rank' then
+    vim.notify('runls: sort: expected time or rank, got ' .. vim.inspect(order), vim.log.levels.ERROR)
+    return
+  end
+  local list = vim.fn.getqflist({ items = 0, context = 0, title = 0, idx = 0 })
+  local ctx = type(list.context) == 'table' and list.context.runls
+  if type(ctx) ~= 'table' or not ctx.query then
+    vim.notify('runls: sort: the quickfix list holds no runls search', vim.log.levels.ERROR)
+    return
+  end
+  local items = list.items
+  if order == 'time' then
+    items = M.by_time(items)
+  else
+    table.sort(items, function(a, b)
+      return ((a.user_data or {}).rank or 0) < ((b.user_data or {}).rank or 0)
+    end)
+  end
+  ctx.order = order
+  vim.fn.setqflist({}, 'r', { items = items, context = list.context, title = list.title })
+  done('RunlsSort', { order = order, items = items })
+end
+
+--- After a context change: the runls searches in the quickfix list and the current
+--- window's location list asked in another context are titled stale (their results
+--- were chosen for that context); fires `User RunlsStale` with the titles changed.
+function M.mark_stale()
+  local now = R.settings()
+  local changed = {}
+  local function mark(get, set)
+    local list = get({ context = 0, title = 0, id = 0 })
+    local ctx = type(list.context) == 'table' and list.context.runls
+    if type(ctx) ~= 'table' or not ctx.asked then
+      return
+    end
+    local label = M.context_label(vim.tbl_extend('force', now, ctx.params or {}))
+    local base = ctx.title or ('runls: ' .. ctx.query)
+    local title = label == ctx.asked and base or ('%s [stale: asked in %s; now %s]'):format(base, ctx.asked, label)
+    if title ~= list.title then
+      set({}, 'a', { id = list.id, title = title })
+      changed[#changed + 1] = title
+    end
+  end
+  mark(vim.fn.getqflist, vim.fn.setqflist)
+  mark(function(what) return vim.fn.getloclist(0, what) end, function(l, a, what) return vim.fn.setloclist(0, l, a, what) end)
+  done('RunlsStale', { titles = changed })
 end
 
 --- `workspace/symbol` for `query` into the quickfix list. Fires `User RunlsSymbols`.

@@ -11,6 +11,7 @@ local SETTING_KEYS = { 'agent', 'episode', 'conversation', 'scope', 'topK', 'mas
 ---@field open_list boolean open the quickfix/location window after a search
 ---@field folding boolean fold runls buffers by record (vim.lsp.foldexpr)
 ---@field progress table<integer, table> last $/progress value per client id
+---@field page_size integer? records a page of a conversation buffer (run/records' limit)
 local state = {
   configured = false,
   settings = {},

@@ -29,6 +29,10 @@ const QUERY = 'deploy database migration';
 // The interpreter of spec §3 (told/said/leftOut), given to the extension as a setting.
 const INTERPRETER = path.join(repoRoot, 'testdata/interpreter.json');
 const TIMEOUT = 30_000;
+const PAGE_SIZE = 20;
+// A generated run (internal/rungen) whose episode-2/bob/bob.log has an ERROR record
+// on its line 246, in a conversation of some hundred records.
+const GEN = { size: '2MB', seed: '4', episodes: '3', agents: '3', file: 'episode-2/bob/bob.log', line: 246 };
 
 let work, run, server, context, page, port;
 let serverLog = '';
@@ -206,6 +210,8 @@ before(async () => {
       // The extension host's PATH comes from a login shell that /etc/profile resets,
       // so the server is named here (PATH lookup is covered by the unit tests).
       'runls.server.path': RUNLS_BIN,
+      // Small pages, so that a conversation of the generated run spans several.
+      'runls.conversation.pageSize': PAGE_SIZE,
       'runls.interpreter': JSON.parse(fs.readFileSync(INTERPRETER, 'utf8')),
     }),
   );
@@ -261,7 +267,7 @@ after(async () => {
 test('the extension activates on the run folder and the status bar shows the server ready', async () => {
   const item = page.locator('.statusbar-item', { hasText: 'runls:' }).first();
   await item.waitFor({ state: 'visible', timeout: 60_000 });
-  await page.locator('.statusbar-item', { hasText: 'runls: all agents · no episode · no conversation' }).first().waitFor({ timeout: 60_000 });
+  await page.locator('.statusbar-item', { hasText: 'runls: all agents · no episode (scope: run) · no conversation' }).first().waitFor({ timeout: 60_000 });
 });
 
 /** The results view's pane (its header reads "Evidence"). */
@@ -346,7 +352,7 @@ test('Search Agent Memory: pick the chat context, type a query, the results view
   shown.forEach((row, i) => {
     assert.ok(row.text.startsWith(`#${i + 1} `), `row ${i} is rank ${i + 1}: ${row.text}`);
     assert.ok(row.text.includes(expected[i].text.replace(/\s+/g, ' ').slice(0, 40)), `row ${i} shows "${expected[i].text}": ${row.text}`);
-    assert.ok(row.text.includes(`${expected[i].agent} · ${expected[i].episode}`), row.text);
+    assert.ok(row.text.startsWith(`#${i + 1} ${expected[i].episode} · ${expected[i].agent}`), `the row leads with its episode and agent: ${row.text}`);
     if (expected[i].time) assert.ok(row.text.includes(expected[i].time), `row ${i} shows its time: ${row.text}`);
     if (expected[i].level) assert.ok(row.text.includes(expected[i].level), `row ${i} shows its level: ${row.text}`);
     // The query's words, highlighted where the server's matches say.
@@ -358,7 +364,7 @@ test('Search Agent Memory: pick the chat context, type a query, the results view
 
   // The context lives in the extension's workspace state: the run folder got no .vscode.
   assert.equal(fs.existsSync(path.join(run, '.vscode')), false, 'the run folder holds no .vscode folder');
-  await page.locator('.statusbar-item', { hasText: 'runls: all agents · episode-2 · conv-1' }).first().waitFor();
+  await page.locator('.statusbar-item', { hasText: 'runls: all agents · episode-2 (scope: run) · conv-1' }).first().waitFor();
 });
 
 test('a row opens its evidence in a preview tab; Next Evidence (F4) moves to #2 and selects it', async () => {
@@ -441,9 +447,9 @@ test('Search Selection or Word searches the word under the cursor', async () => 
 });
 
 test('Search Again uses the context now shown in the status bar', async () => {
-  await page.locator('.statusbar-item', { hasText: 'runls: all agents · episode-2 · conv-1' }).first().waitFor();
+  await page.locator('.statusbar-item', { hasText: 'runls: all agents · episode-2 (scope: run) · conv-1' }).first().waitFor();
   await runCommand('runls: Search Again with Current Settings');
-  await waitMessage('(all agents · episode-2 · conv-1)');
+  await waitMessage('(all agents · episode-2 (scope: run) · conv-1)');
   assert.ok((await evidenceRows()).length >= 1);
 });
 
@@ -457,16 +463,81 @@ test('Pick Agent narrows the search to one agent, shown in the status bar', asyn
     await page.keyboard.press('Enter');
   };
   await pickAgent('bob');
-  await page.locator('.statusbar-item', { hasText: 'runls: bob · episode-2 · conv-1' }).first().waitFor();
+  await page.locator('.statusbar-item', { hasText: 'runls: bob · episode-2 (scope: run) · conv-1' }).first().waitFor();
   await runCommand('runls: Search Again with Current Settings');
-  await waitMessage('(bob · episode-2 · conv-1)');
+  await waitMessage('(bob · episode-2 (scope: run) · conv-1)');
   // Search Again's query is the last one: the word searched above.
   const shown = await rowsShowing(cliSearch(['--interpreter', INTERPRETER, '--agent', 'bob', '--episode', 'episode-2', '--conversation', 'conv-1', run, 'failed']));
   assert.ok(shown.length >= 1);
-  for (const row of shown) assert.match(row.text, / bob · episode-\d+/, row.text);
+  for (const row of shown) assert.match(row.text, /^#\d+ episode-\d+ · bob /, row.text);
   await pickAgent('All agents');
-  await page.locator('.statusbar-item', { hasText: 'runls: all agents · episode-2 · conv-1' }).first().waitFor();
+  await page.locator('.statusbar-item', { hasText: 'runls: all agents · episode-2 (scope: run) · conv-1' }).first().waitFor();
   assert.equal(fs.existsSync(path.join(run, '.vscode')), false, 'still no .vscode folder in the run');
+});
+
+test('Pick Scope: the scope stands beside the episode; the Evidence shown is marked stale until searched again', async () => {
+  await runCommand('runls: Search Again with Current Settings');
+  await waitMessage('(all agents · episode-2 (scope: run) · conv-1)');
+  const pickScope = async (label) => {
+    await runCommand('runls: Pick Scope (Run or Episode)');
+    await waitTitle('Pick the scope of the searches');
+    await page.keyboard.type(label);
+    await page.locator('.quick-input-widget .monaco-list-row', { hasText: label }).first().waitFor();
+    await page.keyboard.press('Enter');
+  };
+  await pickScope('episode');
+  await page.locator('.statusbar-item', { hasText: 'runls: all agents · episode-2 (scope: episode) · conv-1' }).first().waitFor();
+  // The rows were asked with scope run: the view says so, and offers to ask again.
+  await waitMessage('Stale:');
+  const stale = evidencePane().locator('.monaco-list-row', { hasText: 'Stale: asked in all agents · episode-2 (scope: run) · conv-1' }).first();
+  await stale.waitFor({ timeout: TIMEOUT });
+  await shot('evidence-stale.png');
+  await stale.click();
+  await waitMessage('(all agents · episode-2 (scope: episode) · conv-1)');
+  // The message changes before the rows are drawn again.
+  const until = Date.now() + TIMEOUT;
+  while ((await evidencePane().locator('.monaco-list-row', { hasText: 'Stale:' }).count()) > 0) {
+    assert.ok(Date.now() < until, 'searched again: no longer stale');
+    await page.waitForTimeout(200);
+  }
+  const rows = await evidenceRows();
+  for (const r of rows) assert.match(r.text, /^#\d+ episode-2 · /, `scope episode: ${r.text}`);
+  await pickScope('run');
+  await page.locator('.statusbar-item', { hasText: 'runls: all agents · episode-2 (scope: run) · conv-1' }).first().waitFor();
+  await waitMessage('Stale:');
+});
+
+/** Whether the server under test has a rev-3 piece (its CLI's usage names the flag), else the reason to skip. */
+function serverHas(sub, flag) {
+  let usage = '';
+  try {
+    usage = execFileSync(RUNLS_BIN, [sub, '--help'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  } catch (e) {
+    usage = `${e.stdout ?? ''}${e.stderr ?? ''}`;
+  }
+  const has = usage.includes(`usage: runls ${sub}`) && usage.includes(`  ${flag} `);
+  return has ? undefined : `the server has no "runls ${sub} ${flag}" yet (spec rev 3, issue 27's server side)`;
+}
+
+test('Search Before This Record: the record\'s time bounds the search, the results in time order', async (t) => {
+  await openFile('episode-2/bob/bob.log');
+  await goToLine(3); // 2026-10-21 18:01:02.310 ERROR [running] [conv-1] Bob migration dry-run failed
+  await runCommand('runls: Search Before This Record');
+  await waitTitle('Search Before This Record (up to 2026-10-21 18:01:02, episode-2 · conv-1)');
+  await page.keyboard.press('Control+A');
+  await page.keyboard.type('deploy billing');
+  await page.keyboard.press('Enter');
+  await waitMessage('before 2026-10-21 18:01:02), in time order');
+  await shot('search-before.png');
+  const missing = serverHas('search', '--to');
+  if (missing) return t.skip(missing);
+  // The server's evidence for the request, oldest first (as the view orders it).
+  const expected = cliSearch(['--interpreter', INTERPRETER, '--episode', 'episode-2', '--conversation', 'conv-1', '--to', '2026-10-21 18:01:02', run, 'deploy', 'billing']);
+  assert.ok(expected.length >= 2, JSON.stringify(expected));
+  const byTime = expected.map((e, i) => ({ ...e, rank: i })).sort((a, b) => (a.time ?? '9').replace(',', '.').localeCompare((b.time ?? '9').replace(',', '.')) || a.rank - b.rank);
+  const shown = await rowsShowing(byTime);
+  shown.forEach((row, i) => assert.ok(row.text.startsWith(`#${byTime[i].rank + 1} `), `row ${i} keeps its rank: ${row.text}`));
+  for (const e of expected) assert.ok(e.time.slice(0, 19) <= '2026-10-21 18:01:02', `${e.time} is before the record`);
 });
 
 /** The pids of the runls servers running from RUNLS_BIN (the test's own build). */
@@ -496,7 +567,7 @@ test('a server that crashes is restarted and searches work again', async () => {
     await new Promise((r) => setTimeout(r, 200));
   }
   assert.equal(now.length, 1, 'a new server process');
-  await page.locator('.statusbar-item', { hasText: 'runls: all agents · episode-2 · conv-1' }).first().waitFor();
+  await page.locator('.statusbar-item', { hasText: 'runls: all agents · episode-2 (scope: run) · conv-1' }).first().waitFor();
   await runCommand('runls: Search Again with Current Settings');
   await waitMessage('pieces of evidence');
   assert.ok((await evidenceRows()).length >= 2);
@@ -787,4 +858,143 @@ test('Follow File: the editor stays at the end as the file grows, pauses when sc
   await waitLastVisible(n + 1, 'resumed');
   append(10);
   await waitLastVisible(n + 1, 'after appends, resumed');
+});
+
+// --- a generated run: from a failure to its story ------------------------------
+
+let gen;
+
+function genRun() {
+  if (gen) return gen;
+  const dir = path.join(work, 'gen-run');
+  const args = ['-size', GEN.size, '-seed', GEN.seed, '-episodes', GEN.episodes, '-agents', GEN.agents, '-out', dir];
+  if (process.env.RUNLS_RUNGEN) execFileSync(process.env.RUNLS_RUNGEN, args, { stdio: 'pipe' });
+  else execFileSync('go', ['run', './internal/rungen/cmd/rungen', ...args], { cwd: repoRoot, stdio: 'pipe' });
+  gen = dir;
+  return dir;
+}
+
+/** Opens another folder in the same code-server page: a new window on it, the extension started for it. */
+async function openFolder(dir) {
+  await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(dir)}`);
+  await page.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: 90_000 });
+  await page.locator('.statusbar-item', { hasText: 'runls: all agents' }).first().waitFor({ timeout: 90_000 });
+}
+
+/** The active editor's lines in view, top to bottom. */
+async function activeLines() {
+  return visibleLines(page.locator('.editor-group-container.active .monaco-editor').first());
+}
+
+test('generated run: Show Conversation of This Record opens at the ERROR record, its block selected; scrolling up loads what came before', async (t) => {
+  const dir = genRun();
+  const lines = fs.readFileSync(path.join(dir, GEN.file), 'utf8').split('\n');
+  const m = /^(\S+ \S+) ERROR \[[^\]]+\] \[([^\]]+)\] /.exec(lines[GEN.line - 1]);
+  assert.ok(m, `line ${GEN.line} of ${GEN.file} is an ERROR record (rungen changed? pick another seed): ${lines[GEN.line - 1]}`);
+  const [, time, conv] = m;
+  const all = cliRecords(['--conversation', conv, dir, 'episode-2']);
+  const at = all.findIndex((r) => r.time === time && r.location.range.start.line === GEN.line - 1);
+  assert.ok(at > PAGE_SIZE, `the record (index ${at}) is past the first page of ${PAGE_SIZE}`);
+  await openFolder(dir);
+  await openFile(GEN.file);
+  await goToLine(GEN.line);
+  await runCommand('runls: Show Conversation of This Record');
+  await page.locator('.tabs-container .tab.active', { hasText: conv }).waitFor({ timeout: TIMEOUT });
+  const editor = page.locator('.editor-group-container.active .monaco-editor').first();
+  const head = blockHeader(all[at]);
+  await editor.locator('.view-line', { hasText: head }).first().waitFor({ timeout: TIMEOUT });
+  // The block is selected: the cursor on its header, the selection drawn over it.
+  await editor.locator('.selected-text').first().waitFor({ timeout: TIMEOUT });
+  let shown = await activeLines();
+  const h = shown.indexOf(head);
+  assert.ok(h > 0, `the record's header is in view, not at the top: ${JSON.stringify(shown)}`);
+  assert.ok(shown.slice(0, h).includes(blockHeader(all[at - 1])), `the record before it is in view above it: ${JSON.stringify(shown)}`);
+  await shot('conversation-at-record.png');
+  const noAt = serverHas('records', '--at');
+  if (!noAt) assert.match(shown.join('\n'), /earlier records: scroll up/, 'the page opened at the record: earlier ones are not loaded yet');
+
+  // Scrolling up: the pages before load above, the view stays on what it showed,
+  // until the conversation's first record.
+  const end = Date.now() + 2 * TIMEOUT;
+  for (;;) {
+    await page.keyboard.press('Control+Home');
+    await page.waitForTimeout(500);
+    shown = await activeLines();
+    if (shown.includes(blockHeader(all[0])) && !shown.join('\n').includes('earlier records: scroll up')) break;
+    assert.ok(Date.now() < end, `scrolling up did not reach the first record: ${JSON.stringify(shown)}`);
+  }
+  assert.match(shown[0], new RegExp(`^runls: episode-2 · ${conv} · \\d+\\+? records`), shown[0]);
+  await shot('conversation-scrolled-up.png');
+  if (noAt) t.diagnostic(`opened from the start, not at the record: ${noAt}`);
+});
+
+test('generated run: a conversation filtered to ERROR lists only ERROR records, in a tab titled with the filter', async (t) => {
+  // Back on the ERROR record: its conversation, already open and holding it, selects it.
+  await page.locator('.tabs-container .tab', { hasText: 'bob.log' }).first().click();
+  await goToLine(GEN.line);
+  await runCommand('runls: Show Conversation of This Record');
+  const head = /^(\S+ \S+) ERROR/.exec(fs.readFileSync(path.join(gen, GEN.file), 'utf8').split('\n')[GEN.line - 1])[1];
+  await page.locator('.editor-group-container.active .monaco-editor .view-line', { hasText: `${head} · bob · ERROR` }).first().waitFor({ timeout: TIMEOUT });
+  await page.locator('.editor-group-container.active .monaco-editor .selected-text').first().waitFor({ timeout: TIMEOUT });
+  await runCommand('runls: Filter Conversation (Minimum Level, Time Window)');
+  await waitTitle('Filter: minimum level');
+  await page.keyboard.type('ERROR');
+  await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'ERROR and above' }).first().waitFor();
+  await page.keyboard.press('Enter');
+  await waitTitle('Filter: agent');
+  await page.keyboard.press('Enter'); // All agents
+  await waitTitle('Filter: time window');
+  const offered = (await rows()).map((r) => r.text);
+  assert.ok(offered.some((r) => r.startsWith('Up to this record')), `windows from the record: ${JSON.stringify(offered)}`);
+  await page.keyboard.press('Enter'); // Whole conversation
+  await page.locator('.tabs-container .tab.active', { hasText: '(ERROR+)' }).waitFor({ timeout: TIMEOUT });
+  const editor = page.locator('.editor-group-container.active .monaco-editor').first();
+  await editor.locator('.view-line', { hasText: ' · ERROR · ' }).first().waitFor({ timeout: TIMEOUT });
+  const shown = await activeLines();
+  await shot('conversation-error-only.png');
+  const headers = shown.filter((l) => /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\S* · /.test(l));
+  assert.ok(headers.length >= 1, JSON.stringify(shown));
+  const missing = serverHas('records', '--at'); // minLevel without levels came with rev 3, as --at did
+  if (missing) return t.skip(`${missing}: history records (no level) are still listed`);
+  for (const l of headers) assert.match(l, / · ERROR · /, `only ERROR records: ${JSON.stringify(headers)}`);
+});
+
+test('generated run: the Failures view lists the failure groups with the counts runls failures gives', async (t) => {
+  const missing = serverHas('failures', '--min-level');
+  if (missing) return t.skip(missing);
+  const expected = JSON.parse(execFileSync(RUNLS_BIN, ['failures', '--json', gen], { encoding: 'utf8' })).groups;
+  assert.ok(expected.length >= 2, JSON.stringify(expected).slice(0, 500));
+  await runCommand('runls: Refresh Failures');
+  const pane = page.locator('.pane', { has: page.locator('.pane-header', { hasText: /Failures/i }) }).first();
+  await pane.locator('.message', { hasText: `${expected.length} group` }).first().waitFor({ timeout: TIMEOUT });
+  await pane.locator('.monaco-list-row').first().waitFor({ timeout: TIMEOUT });
+  const shown = await pane.locator('.monaco-list-row').evaluateAll((els) =>
+    els.map((e) => ({ index: Number(e.getAttribute('data-index')), text: e.innerText.replace(/\s+/g, ' ').trim() })).sort((a, b) => a.index - b.index),
+  );
+  await shot('failures.png');
+  assert.ok(shown.length >= Math.min(5, expected.length), JSON.stringify(shown));
+  shown.slice(0, 5).forEach((row, i) => {
+    assert.ok(row.text.startsWith(`${expected[i].count}× `), `group ${i}: ${row.text} (want count ${expected[i].count})`);
+    assert.ok(row.text.includes(expected[i].pattern.replace(/\s+/g, ' ').slice(0, 30)), `group ${i}: ${row.text} (want ${expected[i].pattern})`);
+  });
+});
+
+test('a server binary that is not found: its Open Settings button lands on runls.server.path, not on "No Settings Found"', async () => {
+  // Set in the open folder's settings, as the e2e's cap test does (the window reads it at once).
+  const dir = path.join(gen, '.vscode');
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(path.join(dir, 'settings.json'), JSON.stringify({ 'runls.server.path': path.join(work, 'no-such-runls') }));
+  try {
+    const toast = page.locator('.notification-toast', { hasText: 'no-such-runls' }).first();
+    await toast.waitFor({ timeout: 60_000 });
+    await shot('server-not-found.png');
+    await toast.locator('.monaco-button', { hasText: 'Open Settings' }).first().click();
+    const editor = page.locator('.settings-editor').first();
+    await editor.waitFor({ timeout: TIMEOUT });
+    await editor.locator('.setting-item-contents', { hasText: 'Server: Path' }).first().waitFor({ timeout: TIMEOUT });
+    await shot('server-path-setting.png');
+    assert.equal(await editor.locator('.no-results-message', { hasText: 'No Settings Found' }).filter({ visible: true }).count(), 0, 'not "No Settings Found"');
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 });

@@ -71,7 +71,7 @@ test(`indexing a ${SIZE} run: starting, indexing N% rising, then ready`, { timeo
     const shown = texts.map((x) => /^\$\(sync~spin\) runls: indexing (\d+)%$/.exec(x)?.[1]).filter((x) => x !== undefined).map(Number);
     assert.ok(shown.length >= 2, JSON.stringify(texts));
     for (let i = 1; i < shown.length; i++) assert.ok(shown[i] >= shown[i - 1], `status never falls: ${shown}`);
-    assert.equal(texts[texts.length - 1], '$(search) runls: all agents · no episode · no conversation');
+    assert.equal(texts[texts.length - 1], '$(search) runls: all agents · no episode (scope: run) · no conversation');
     assert.equal(state.kind, 'ready');
 
     await conn.sendRequest('shutdown');

@@ -47,7 +47,7 @@ test('the status bar tooltip gives the run overview and the scope', () => {
   assert.equal(runOverview(info), 'Run: 12 files, 1.2 MB · 2 episodes · 2 agents (alice, bob)');
   const v = statusView({ kind: 'ready' }, { ...DEFAULTS, episode: 'episode-2' }, info);
   assert.match(v.tooltip, /Run: 12 files, 1\.2 MB/);
-  assert.match(v.tooltip, /Context: all agents · episode-2 · no conversation · scope run/);
+  assert.match(v.tooltip, /Context: all agents · episode-2 \(scope: run\) · no conversation: searches cover every episode of the run/);
   assert.equal(formatBytes(999), '999 B');
   assert.equal(formatBytes(25_000_000_000), '25 GB');
 });

@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { test } from 'node:test';
 import type { SearchItem } from '../../src/protocol';
-import { evidenceRows, nextTopK, relativePath, resultsMessage, sentences, shorten, shortenWithRanges } from '../../src/results';
+import { evidenceRows, nextTopK, relativePath, resultsMessage, sentences, shorten, shortenWithRanges, staleSentence } from '../../src/results';
 
 const root = 'file:///home/u/my%20run';
 function item(over: Partial<SearchItem>): SearchItem {
@@ -20,7 +20,7 @@ function item(over: Partial<SearchItem>): SearchItem {
   };
 }
 
-test('rows keep the server order: rank, text with the query words highlighted, time, level, who, file:line', () => {
+test('rows keep the server order and lead with rank, episode · agent and clock time; the text with the query words highlighted; time, level, conversation, file:line after', () => {
   const items = [
     item({}),
     item({ text: 'second  note', score: 1, conversation: null, reading: 'said', time: null, level: null, matches: [[8, 12]],
@@ -30,11 +30,12 @@ test('rows keep the server order: rank, text with the query words highlighted, t
   assert.deepEqual(
     rows.map((r) => [r.label, r.highlights, r.description, r.icon]),
     [
-      ['#1  18:01:02  Bob migration dry-run failed', [[18, 27]], '2026-10-21 18:01:02.310 ERROR  ·  bob · episode-2 · conv-1  ·  episode-2/bob/bob.log:3', 'error'],
-      ['#2  second note', [[11, 15]], 'bob · episode-2  ·  episode-2/alice/notes.md:1', 'comment'],
+      ['#1  episode-2 · bob 18:01:02  Bob migration dry-run failed', [[34, 43]], '2026-10-21 18:01:02.310 ERROR  ·  [conv-1]  ·  episode-2/bob/bob.log:3', 'error'],
+      ['#2  episode-2 · bob  second note', [[28, 32]], 'episode-2/alice/notes.md:1', 'comment'],
     ],
   );
-  assert.equal(rows[0].label.slice(18, 27), 'migration');
+  assert.equal(rows[0].label.slice(34, 43), 'migration');
+  assert.equal(rows[1].label.slice(28, 32), 'note');
   assert.deepEqual(rows[0].item.location, items[0].location);
   assert.ok(rows[0].tooltip.includes("score 2\\.35 · note"), rows[0].tooltip); // Markdown, escaped
 });
@@ -93,4 +94,26 @@ test('Load more asks for the next page while the server may have more', () => {
   assert.equal(nextTopK(1000, 1000, 5), undefined);
   assert.equal(resultsMessage('hotel booking', 3, 'all agents · episode-2 · conv-2'), '"hotel booking": 3 pieces of evidence (all agents · episode-2 · conv-2)');
   assert.equal(resultsMessage('q', 1, ''), '"q": 1 piece of evidence');
+});
+
+test('time order: oldest first, pieces without a time last, each row keeping its rank', () => {
+  const items = [
+    item({ time: '2026-10-21 18:05:00.000', text: 'b' }),
+    item({ time: null, level: null, text: 'note' }),
+    item({ time: '2026-10-21 18:01:00,500', text: 'a' }),
+    item({ time: '2026-10-21 18:01:00.100', text: 'a0' }),
+  ];
+  const rows = evidenceRows(items, root, 'time');
+  assert.deepEqual(rows.map((r) => [r.rank, r.item.text]), [[4, 'a0'], [3, 'a'], [1, 'b'], [2, 'note']]);
+  assert.ok(rows[0].label.startsWith('#4  episode-2 · bob 18:01:00  a0'), rows[0].label);
+  assert.deepEqual(evidenceRows(items, root).map((r) => r.rank), [1, 2, 3, 4]);
+  assert.equal(resultsMessage('q', 4, 'ctx', 'time'), '"q": 4 pieces of evidence (ctx), in time order');
+});
+
+test('a result asked in another context than the one set is stale, with the action that asks again', () => {
+  assert.equal(staleSentence('a · episode-2 (scope: run) · conv-1', 'a · episode-2 (scope: run) · conv-1'), undefined);
+  const s = staleSentence('all agents · episode-2 (scope: run) · conv-1', 'all agents · episode-3 (scope: run) · conv-1');
+  assert.ok(s);
+  assert.equal(s.text, 'Stale: asked in all agents · episode-2 (scope: run) · conv-1; the context is now all agents · episode-3 (scope: run) · conv-1');
+  assert.deepEqual(s.action?.widening, { kind: 'again' });
 });

@@ -30,12 +30,14 @@ test('a report without a begin still shows indexing; progress never hides an err
 test('status text for each state names the context when ready', () => {
   const s = { ...DEFAULTS, agent: 'alice', episode: 'episode-2', conversation: 'conv-1' };
   assert.equal(statusView({ kind: 'starting' }, s).text, '$(loading~spin) runls: starting');
-  assert.equal(statusView({ kind: 'ready' }, s).text, '$(search) runls: alice · episode-2 · conv-1');
+  assert.equal(statusView({ kind: 'ready' }, s).text, '$(search) runls: alice · episode-2 (scope: run) · conv-1');
   assert.equal(statusView({ kind: 'indexing' }, s).text, '$(sync~spin) runls: indexing');
   const e = statusView({ kind: 'error', message: 'runls not found' }, s);
   assert.equal(e.text, '$(error) runls: error');
   assert.equal(e.alert, 'error');
   assert.match(e.tooltip, /runls not found/);
   assert.equal(statusView({ kind: 'stopped' }, s).alert, 'warning');
-  assert.equal(contextLabel(DEFAULTS), 'all agents · no episode · no conversation');
+  assert.equal(contextLabel(DEFAULTS), 'all agents · no episode (scope: run) · no conversation');
+  assert.equal(contextLabel({ ...s, scope: 'episode' }), 'alice · episode-2 (scope: episode) · conv-1');
+  assert.match(statusView({ kind: 'ready' }, { ...s, scope: 'episode' }).tooltip, /current episode only/);
 });

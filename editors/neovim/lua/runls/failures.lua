@@ -1,0 +1,89 @@
+-- runls for Neovim: :Runls failures: the run's ERROR records and exceptions grouped by
+-- message (run/failures, spec §9) into the quickfix list, an entry a group at its
+-- first record; `:Runls conversation` on an entry opens that record's story.
+local M = {}
+
+-- The other modules' functions, through the plugin's table (loaded lazily: no cycle).
+local R = setmetatable({}, { __index = function(_, k) return require('runls')[k] end })
+local function done(...) return require('runls.events').done(...) end
+local function notify_error(...) return require('runls.events').notify_error(...) end
+
+local KEYS = { level = 'minLevel', agent = 'agent' }
+
+--- The words of :Runls failures: `[episode-N] [level=WARN] [agent=A]`.
+---@return table? params, string? err
+function M.parse_failures_args(args)
+  local params = {}
+  for _, w in ipairs(vim.split(vim.trim(args or ''), '%s+', { trimempty = true })) do
+    local k, v = w:match('^(%a+)=(.*)$')
+    if k then
+      if not KEYS[k] then
+        return nil, ('unknown filter %q (level=, agent=)'):format(k)
+      end
+      params[KEYS[k]] = k == 'level' and v:upper() or v
+    elseif not params.episode then
+      params.episode = w
+    else
+      return nil, ('too many words: %q'):format(w)
+    end
+  end
+  return params
+end
+
+--- A group's quickfix text: `count× pattern (agents · episodes · first … last)`.
+function M.failure_text(g)
+  local when = ''
+  if type(g.first) == 'string' and type(g.last) == 'string' then
+    when = g.first == g.last and g.first or (g.first .. ' … ' .. g.last)
+  end
+  local about = vim.tbl_filter(function(x) return x ~= '' end, {
+    table.concat(g.agents or {}, ', '),
+    table.concat(g.episodes or {}, ', '),
+    when,
+  })
+  return ('%d× %s (%s)'):format(g.count or 0, (g.pattern or ''):gsub('%s+', ' '), table.concat(about, ' · '))
+end
+
+--- :Runls failures [episode-N] [level=L] [agent=A]. Fires `User RunlsFailures` with
+--- {groups, items, error}.
+function M.failures(args)
+  local params, perr = M.parse_failures_args(args)
+  if not params then
+    notify_error('failures', { message = perr })
+    done('RunlsFailures', { error = { message = perr } })
+    return
+  end
+  R.with_client(function(client, msg)
+    if not client then
+      vim.notify(msg, vim.log.levels.ERROR)
+      done('RunlsFailures', { error = { message = msg } })
+      return
+    end
+    client:request('run/failures', params, function(err, result)
+      if err then
+        notify_error('failures', err)
+        done('RunlsFailures', { error = err })
+        return
+      end
+      local groups = (result and result.groups ~= vim.NIL and result.groups) or {}
+      local items = {}
+      for _, g in ipairs(groups) do
+        local first = g.records and g.records[1]
+        if first then
+          local item = R.symbol_items({ { name = M.failure_text(g), location = first } }, client.offset_encoding)[1]
+          item.col, item.end_lnum, item.end_col = 1, nil, nil
+          item.user_data = { runls_failure = g }
+          items[#items + 1] = item
+        end
+      end
+      local title = 'runls failures' .. (params.episode and (' of ' .. params.episode) or '')
+      require('runls.lists').fill_list(items, title, nil, { runls = { failures = params } })
+      if #items == 0 then
+        vim.notify('runls: no failures' .. (params.episode and (' in ' .. params.episode) or ''), vim.log.levels.INFO)
+      end
+      done('RunlsFailures', { groups = groups, items = items })
+    end)
+  end)
+end
+
+return M

@@ -1,0 +1,51 @@
+// What the Failures view shows of a run/failures result (spec §9): a row a group (its
+// count, its pattern, who and when), under it a row a record (where it is). Pure: the
+// view (failuresView.ts) wraps these plain objects into vscode types.
+
+import type { FailureGroup, FailuresParams, FailuresResult, WireLocation } from './protocol';
+import { relativePath, shorten } from './results';
+import { span } from './conversation';
+
+/** The longest pattern shown in a row; the whole one is in the tooltip. */
+export const MAX_PATTERN_CHARS = 160;
+
+export interface FailureGroupRow {
+  /** "12× Connection to <*> refused" */
+  label: string;
+  /** "alice, bob · episode-2, episode-3 · 2026-10-21 18:00:02 – 18:08:00" */
+  description: string;
+  tooltip: string;
+  group: FailureGroup;
+}
+
+export interface FailureRecordRow {
+  /** "episode-2/bob/bob.log:3" */
+  label: string;
+  location: WireLocation;
+}
+
+export function groupRows(result: FailuresResult): FailureGroupRow[] {
+  return result.groups.map((g) => {
+    const when = g.first && g.last ? span(g.first, g.last) : (g.first ?? g.last ?? '');
+    const description = [g.agents.join(', '), g.episodes.join(', '), when].filter((s) => s !== '').join(' · ');
+    const shown = g.records.length < g.count ? ` (the first ${g.records.length} listed)` : '';
+    return {
+      label: `${g.count}× ${shorten(g.pattern.replace(/\s+/g, ' ').trim(), MAX_PATTERN_CHARS)}`,
+      description,
+      tooltip: `${g.pattern}\n\n${g.count} record${g.count === 1 ? '' : 's'}${shown}\n${description}`,
+      group: g,
+    };
+  });
+}
+
+export function recordRows(g: FailureGroup, rootUri?: string): FailureRecordRow[] {
+  return g.records.map((location) => ({ label: `${relativePath(location.uri, rootUri)}:${location.range.start.line + 1}`, location }));
+}
+
+/** The view's message: how many groups and failures, and of what. */
+export function failuresMessage(result: FailuresResult, params: FailuresParams): string {
+  const n = result.groups.reduce((sum, g) => sum + g.count, 0);
+  const groups = `${result.groups.length} group${result.groups.length === 1 ? '' : 's'}`;
+  const of = [params.episode || 'whole run', params.agent || 'all agents', `${params.minLevel || 'ERROR'} and up, and exceptions`].join(' · ');
+  return `${groups}, ${n} record${n === 1 ? '' : 's'} (${of})`;
+}

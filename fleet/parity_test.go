@@ -1,0 +1,176 @@
+package fleet
+
+// Parity (issue 32): one run shipped, the fleet's search restricted to it
+// answers as runls search on the folder: the same top-10 pieces (locations,
+// order, texts, fields; scores within 1e-6), the same hidden counts and
+// notices, over the benchmark's queries and the evidence-rule cases.
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"runls/internal/rungen"
+	"runls/retriever"
+)
+
+// ruleCases are the evidence-rule cases: episode, conversation, scope,
+// agent, levels, leftOut (the interpreter's), told turn messages, from/to.
+func ruleCases(queries []string) []retriever.Request {
+	var out []retriever.Request
+	for _, q := range queries {
+		out = append(out,
+			retriever.Request{Query: q, TopK: 10},
+			retriever.Request{Query: q, TopK: 10, Episode: "episode-2", Conversation: "conv-1"},
+			retriever.Request{Query: q, TopK: 10, Episode: "episode-02", Conversation: "conv-2", Scope: "episode"},
+			retriever.Request{Query: q, TopK: 10, Episode: "episode-2", Conversation: "-"},
+			retriever.Request{Query: q, TopK: 10, Episode: "episode-1", Conversation: "conv-1"},
+			retriever.Request{Query: q, TopK: 10, Episode: "episode-2", Conversation: "conv-1", AllConversations: true},
+			retriever.Request{Query: q, TopK: 10, Scope: "episode"},
+			retriever.Request{Query: q, TopK: 10, Agent: "alice", Episode: "episode-2", Conversation: "conv-1"},
+			retriever.Request{Query: q, TopK: 10, Agent: "Alice", Episode: "episode-9", Conversation: "conv-7"},
+			retriever.Request{Query: q, TopK: 10, Episode: "episode-2", Conversation: "nope"},
+			retriever.Request{Query: q, TopK: 10, Episode: "episode-2", Conversation: "conv-1", From: "2026-10-21 18:00:02", To: "2026-10-21 18:03:30"},
+			retriever.Request{Query: q, TopK: 10, From: "2026-10-21 18:01:00"},
+		)
+	}
+	return out
+}
+
+func TestParitySampleRun(t *testing.T) {
+	c := startCluster(t)
+	st := c.store(t)
+	root := "../testdata/sample-run"
+	rules := "../testdata/interpreter.json"
+	for _, mask := range []bool{true, false} {
+		id := fmt.Sprintf("sample-mask-%v", mask)
+		shipRun(t, st, root, id, mask, rules)
+		ix := openRun(t, root, mask, rules)
+		queries := []string{"deploy staging", "billing migration timeout", "hotel booking", "Alice chat started",
+			"settings reloaded", "exception stack trace", "Bob", "Lisbon rooms nights", "budget", "retro"}
+		reqs := ruleCases(queries)
+		reqs = append(reqs,
+			retriever.Request{TurnMessage: "Deploy the billing service once the database migration passes.", TopK: 10, Episode: "episode-2", Conversation: "conv-1"},
+			retriever.Request{TurnMessage: "Book the hotel for the Lisbon offsite, four rooms, three nights.", TopK: 10, Episode: "episode-2", Conversation: "conv-2"})
+		for _, req := range reqs {
+			compare(t, ix, st, id, req)
+		}
+		checkCompared(t)
+	}
+}
+
+func TestParityGeneratedRun(t *testing.T) {
+	c := startCluster(t)
+	st := c.store(t)
+	opts := rungen.Options{Bytes: 3 << 20, Seed: 7, Episodes: 3, Agents: 3, Workers: 2}
+	root := filepath.Join(t.TempDir(), "run")
+	if _, err := rungen.Generate(context.Background(), root, opts); err != nil {
+		t.Fatal(err)
+	}
+	shipRun(t, st, root, "gen", true, "")
+	ix := openRun(t, root, true, "")
+	queries := rungen.Queries(opts, 13)
+	for _, q := range queries {
+		for _, req := range []retriever.Request{
+			{Query: q, TopK: 10},
+			{Query: q, TopK: 10, Episode: "episode-2", Conversation: "conv-3"},
+			{Query: q, TopK: 10, Episode: "episode-1", Conversation: "conv-1"},
+			{Query: q, TopK: 10, Episode: "episode-3", Conversation: "conv-2", Scope: "episode"},
+			{Query: q, TopK: 10, Agent: rungen.AgentNames(3)[1], Episode: "episode-2", Conversation: "conv-1"},
+		} {
+			compare(t, ix, st, "gen", req)
+		}
+	}
+	checkCompared(t)
+}
+
+// compare checks one request's fleet answer against the folder's.
+func compare(t *testing.T, ix *retriever.Index, st Store, run string, req retriever.Request) {
+	t.Helper()
+	ctx := context.Background()
+	want, err := ix.Search(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &Searcher{Store: st}
+	got, err := s.Search(ctx, Request{Request: req, Runs: []string{run}})
+	if err != nil {
+		t.Fatalf("%+v: %v", req, err)
+	}
+	name := fmt.Sprintf("%s %+v", run, req)
+	compared.items += len(want.Items)
+	compared.hidden += want.Hidden.Total()
+	compared.notices += len(want.Notices)
+	if len(got.Items) != len(want.Items) {
+		t.Errorf("%s: %d items, want %d\n got %s\nwant %s", name, len(got.Items), len(want.Items), brief(got.Items), briefLocal(want.Items))
+		return
+	}
+	for i, w := range want.Items {
+		g := got.Items[i]
+		if g.File != w.File || g.Location.Range != w.Location.Range || g.Text != w.Text || g.ByteStart != w.ByteStart {
+			t.Errorf("%s: item %d is %s:%v %q, want %s:%v %q", name, i, g.File, g.Location.Range, g.Text, w.File, w.Location.Range, w.Text)
+			return
+		}
+		if math.Abs(g.Score-w.Score) > 1e-6 {
+			t.Errorf("%s: item %d scores %v, want %v", name, i, g.Score, w.Score)
+		}
+		if g.Run != run || g.Agent != w.Agent || g.Episode != w.Episode || g.Reading != w.Reading ||
+			!reflect.DeepEqual(g.Conversation, w.Conversation) || !reflect.DeepEqual(g.Time, w.Time) ||
+			!reflect.DeepEqual(g.Level, w.Level) || !reflect.DeepEqual(g.Matches, w.Matches) {
+			t.Errorf("%s: item %d fields differ:\n got %s %s %s %s conv=%v time=%v level=%v %v\nwant %s %s %s conv=%v time=%v level=%v %v", name, i,
+				g.Run, g.Agent, g.Episode, g.Reading, deref(g.Conversation), deref(g.Time), deref(g.Level), g.Matches,
+				w.Agent, w.Episode, w.Reading, deref(w.Conversation), deref(w.Time), deref(w.Level), w.Matches)
+		}
+	}
+	if got.Hidden != want.Hidden {
+		t.Errorf("%s: hidden %+v, want %+v", name, got.Hidden, want.Hidden)
+	}
+	if len(got.Notices) != len(want.Notices) {
+		t.Errorf("%s: notices %+v, want %+v", name, got.Notices, want.Notices)
+		return
+	}
+	for i, w := range want.Notices {
+		g := got.Notices[i]
+		if g.Field != w.Field || g.Value != w.Value || !reflect.DeepEqual(g.Suggestion, w.Suggestion) {
+			t.Errorf("%s: notice %+v, want %+v", name, g, w)
+		}
+	}
+}
+
+// compared counts what compare checked, so that a test of empty answers fails.
+var compared struct{ items, hidden, notices int }
+
+func checkCompared(t *testing.T) {
+	t.Helper()
+	t.Logf("compared %d items, %d hidden, %d notices", compared.items, compared.hidden, compared.notices)
+	if compared.items == 0 || compared.hidden == 0 || compared.notices == 0 {
+		t.Errorf("the cases compared no item, hidden count or notice: %+v", compared)
+	}
+	compared.items, compared.hidden, compared.notices = 0, 0, 0
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return "<nil>"
+	}
+	return *s
+}
+
+func brief(items []Item) string {
+	s := ""
+	for _, it := range items {
+		s += fmt.Sprintf("\n  %s:%d %.6f %q", it.File, it.Location.Range.Start.Line, it.Score, it.Text)
+	}
+	return s
+}
+
+func briefLocal(items []retriever.Item) string {
+	s := ""
+	for _, it := range items {
+		s += fmt.Sprintf("\n  %s:%d %.6f %q", it.File, it.Location.Range.Start.Line, it.Score, it.Text)
+	}
+	return s
+}

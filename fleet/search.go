@@ -1,0 +1,332 @@
+package fleet
+
+// This file holds the fleet's search (spec §16 `runls search --fleet`): the
+// request of §5 over the runs shipped, its statistics and candidates asked
+// of the store, the pieces ranked by §6 with the index's arithmetic, what
+// the rules hid and the notices of §12.
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"net/url"
+	"slices"
+	"sort"
+	"strings"
+
+	"runls/retriever"
+)
+
+// Request is a search request over shipped runs: spec §5's, and the runs
+// searched (none: every run).
+type Request struct {
+	retriever.Request
+	Runs []string `json:"runs,omitempty"`
+}
+
+// Item is a piece found in the fleet: an item of spec §9 that names its run.
+type Item struct {
+	retriever.Item
+	Run string `json:"run"`
+}
+
+// Result is the run/search result shape of spec §9, its items naming their runs.
+type Result struct {
+	Items   []Item             `json:"items"`
+	Hidden  retriever.Hidden   `json:"hidden"`
+	Notices []retriever.Notice `json:"notices"`
+}
+
+// DefaultMaxCandidates bounds the records a search ranks.
+const DefaultMaxCandidates = 20000
+
+// Searcher searches a store.
+type Searcher struct {
+	Store Store
+	// MaxCandidates bounds the records ranked; 0: DefaultMaxCandidates.
+	MaxCandidates int
+}
+
+// Search answers a request (spec §16): statistics of the runs and agents
+// searched before the filters, candidates by the query's terms, BM25 by
+// runls, rules 1-4 of §5, given once, top K, hidden and notices.
+func (s *Searcher) Search(ctx context.Context, req Request) (Result, error) {
+	if err := req.Validate(); err != nil {
+		return Result{}, err
+	}
+	for _, r := range req.Runs {
+		if r == "" {
+			return Result{}, &retriever.FieldError{Field: "run", Value: r, Reason: "want a run id"}
+		}
+	}
+	terms, err := retriever.QueryTerms(req.RankingText())
+	if err != nil {
+		return Result{}, err
+	}
+	scope := Scope{Runs: req.Runs, Agent: req.Agent}
+	rules := Rules{Episode: req.Episode, Conversation: req.Conversation, ScopeEpisode: req.Scope == "episode", AllConversations: req.AllConversations}
+	st, err := s.Store.Statistics(ctx, StatsQuery{Scope: scope, Terms: terms, Rules: rules,
+		Agent: req.Agent, Episode: req.Episode, Conversation: req.Conversation})
+	if err != nil {
+		return Result{}, err
+	}
+	res := Result{Items: []Item{}, Notices: []retriever.Notice{}}
+	partial := []string{st.Partial}
+	if res.Notices, err = s.notices(ctx, req, st); err != nil {
+		return Result{}, err
+	}
+	if len(terms) > 0 && st.Candidates > 0 {
+		var lifted, evidence []Entry
+		df := st.DF
+		bound := cmp.Or(s.MaxCandidates, DefaultMaxCandidates)
+		if st.Candidates <= int64(bound) {
+			var p string
+			lifted, p, err = s.Store.Candidates(ctx, CandidateQuery{Scope: scope, Terms: terms})
+			if err != nil {
+				return Result{}, err
+			}
+			partial = append(partial, p)
+			evidence = lifted
+			df = pieceDF(lifted, terms)
+		} else {
+			if evidence, err = s.rareFirst(ctx, scope, terms, st.DF, rules, true, bound, &partial); err != nil {
+				return Result{}, err
+			}
+			if lifted, err = s.rareFirst(ctx, scope, terms, st.DF, rules, false, bound, &partial); err != nil {
+				return Result{}, err
+			}
+			res.Notices = append(res.Notices, retriever.Notice{Field: "candidates", Value: fmt.Sprint(st.Evidence),
+				Message: fmt.Sprintf("ranked %d of %d candidates: narrow by run, episode or time", len(evidence), st.Evidence)})
+		}
+		sc := retriever.NewScorer(st.Pieces, st.Tokens, df)
+		k := req.K()
+		top := rank(evidence, terms, sc, &req, true, k)
+		u := rank(lifted, terms, sc, &req, false, k)
+		res.Hidden = hiddenOf(u, top, &req)
+		for _, h := range top {
+			res.Items = append(res.Items, itemOf(h, terms))
+		}
+	}
+	for _, p := range partial {
+		if p != "" {
+			res.Notices = append(res.Notices, retriever.Notice{Field: "fleet", Value: "partial",
+				Message: "the store answered for part of its data (a storage node is down): " + p})
+			break
+		}
+	}
+	return res, nil
+}
+
+// rareFirst fetches at most bound candidates, those holding the rarest
+// terms first (the highest idf: the likeliest to rank).
+func (s *Searcher) rareFirst(ctx context.Context, scope Scope, terms []string, df []int64, rules Rules, filtered bool, bound int, partial *[]string) ([]Entry, error) {
+	order := make([]int, 0, len(terms))
+	for i := range terms {
+		if df[i] > 0 {
+			order = append(order, i)
+		}
+	}
+	sort.SliceStable(order, func(a, b int) bool { return df[order[a]] < df[order[b]] })
+	var out []Entry
+	var without []string
+	for _, i := range order {
+		if len(out) >= bound {
+			break
+		}
+		got, p, err := s.Store.Candidates(ctx, CandidateQuery{Scope: scope, Terms: terms[i : i+1], Without: without,
+			Rules: rules, Filtered: filtered, Limit: bound - len(out)})
+		if err != nil {
+			return nil, err
+		}
+		*partial = append(*partial, p)
+		out = append(out, got...)
+		without = append(without, terms[i])
+	}
+	return out, nil
+}
+
+// pieceDF counts, for each term, the pieces of entries that hold it: n(t)
+// exactly, when entries are every record of the scope holding a term.
+func pieceDF(entries []Entry, terms []string) []int64 {
+	idx := make(map[string]int, len(terms))
+	for i, t := range terms {
+		idx[t] = i
+	}
+	df := make([]int64, len(terms))
+	for i := range entries {
+		e := &entries[i]
+		for _, p := range e.Pieces {
+			tf, _ := retriever.PieceTerms(e.Text[p.TextStart:p.TextEnd])
+			for t := range tf {
+				if j, ok := idx[t]; ok {
+					df[j]++
+				}
+			}
+		}
+	}
+	return df
+}
+
+// hit is a scored piece.
+type hit struct {
+	score float64
+	e     *Entry
+	p     retriever.ShipPiece
+	text  string
+}
+
+// rank scores the pieces of entries, keeps those above zero that pass the
+// rules (when rules) and are not the turn message's told records, best
+// first with ties in location order, each text given once, at most k.
+func rank(entries []Entry, terms []string, sc *retriever.Scorer, req *Request, rules bool, k int) []hit {
+	turn := strings.TrimSpace(req.TurnMessage)
+	var hits []hit
+	tfq := make([]int, len(terms))
+	for i := range entries {
+		e := &entries[i]
+		if turn != "" && e.Reading == retriever.ReadingTold && strings.TrimSpace(e.Text) == turn {
+			continue
+		}
+		if !req.InWindow(e.TimeText) || (rules && reason(req, e) != "") {
+			continue
+		}
+		for _, p := range e.Pieces {
+			text := e.Text[p.TextStart:p.TextEnd]
+			tf, dl := retriever.PieceTerms(text)
+			for j, t := range terms {
+				tfq[j] = tf[t]
+			}
+			if score := sc.Score(tfq, dl); score > 0 {
+				hits = append(hits, hit{score: score, e: e, p: p, text: text})
+			}
+		}
+	}
+	slices.SortFunc(hits, func(a, b hit) int {
+		if a.score != b.score {
+			return cmp.Compare(b.score, a.score)
+		}
+		return compareLocation(a, b)
+	})
+	seen := map[string]bool{}
+	out := hits[:0]
+	for _, h := range hits {
+		if len(out) == k {
+			break
+		}
+		if seen[h.text] {
+			continue
+		}
+		seen[h.text] = true
+		out = append(out, h)
+	}
+	return out
+}
+
+// compareLocation is the location order (spec §3), runs first.
+func compareLocation(a, b hit) int {
+	return cmp.Or(
+		strings.Compare(a.e.Run, b.e.Run),
+		retriever.CompareEpisodes(a.e.Episode, b.e.Episode),
+		strings.Compare(a.e.Path, b.e.Path),
+		cmp.Compare(a.p.Line, b.p.Line),
+		cmp.Compare(a.p.ByteStart, b.p.ByteStart),
+	)
+}
+
+func reason(req *Request, e *Entry) string {
+	return req.RuleReason(e.Episode, e.RecordFile, e.Unfielded, e.Conversation)
+}
+
+// hiddenOf counts the pieces of u (the ranking with rules 1-4 lifted) that
+// the rules kept out of top and whose text top does not hold (spec §12).
+func hiddenOf(u, top []hit, req *Request) retriever.Hidden {
+	var out retriever.Hidden
+	texts := map[string]bool{}
+	for _, h := range top {
+		texts[h.text] = true
+	}
+	for _, h := range u {
+		if texts[h.text] {
+			continue
+		}
+		switch reason(req, h.e) {
+		case retriever.ReasonScope:
+			out.Scope++
+		case retriever.ReasonNoContext:
+			out.NoContext++
+		case retriever.ReasonUnfielded:
+			out.Unfielded++
+		case retriever.ReasonOtherConversation:
+			out.OtherConversation++
+		}
+	}
+	return out
+}
+
+// notices are spec §12's for the runs searched.
+func (s *Searcher) notices(ctx context.Context, req Request, st Stats) ([]retriever.Notice, error) {
+	out := []retriever.Notice{}
+	if req.Agent != "" && !st.HasAgent {
+		n := retriever.Notice{Field: "agent", Value: req.Agent, Message: "no run searched has an agent folder named " + req.Agent}
+		agents, err := s.Store.Agents(ctx, req.Runs)
+		if err != nil {
+			return nil, err
+		}
+		var found []string
+		for _, a := range agents {
+			if a != req.Agent && strings.EqualFold(a, req.Agent) {
+				found = append(found, a)
+			}
+		}
+		if len(found) > 0 {
+			sug := slices.Min(found)
+			n.Suggestion = &sug
+			n.Message += " (" + sug + " differs only in case)"
+		}
+		out = append(out, n)
+	}
+	if req.Episode == "" {
+		return out, nil
+	}
+	if !st.HasEpisode {
+		return append(out, retriever.Notice{Field: "episode", Value: req.Episode, Message: "no run searched has a folder " + req.Episode}), nil
+	}
+	if c := req.Conversation; c != "" && c != "-" && !st.HasConversation {
+		out = append(out, retriever.Notice{Field: "conversation", Value: c,
+			Message: "no record of " + req.Episode + " was written in conversation " + c})
+	}
+	return out, nil
+}
+
+// itemOf makes a result item of a hit.
+func itemOf(h hit, terms []string) Item {
+	e := h.e
+	it := Item{Run: e.Run, Item: retriever.Item{
+		Location: retriever.Location{URI: URI(e.Run, e.Path), Range: retriever.Range{
+			Start: retriever.Position{Line: int(h.p.Line), Character: h.p.CharStart},
+			End:   retriever.Position{Line: int(h.p.Line), Character: h.p.CharEnd},
+		}},
+		Score: h.score, Text: h.text, Agent: e.Agent, Episode: e.Episode,
+		Conversation: e.Conversation, Reading: e.Reading,
+		Matches: retriever.MatchRanges(h.text, terms),
+		Path:    e.Run + "/" + e.Path, File: e.Path, ByteStart: h.p.ByteStart, ByteEnd: h.p.ByteEnd,
+	}}
+	if e.Reading == "" {
+		it.Reading = retriever.ReadingNote
+	}
+	if e.TimeText != "" {
+		t := e.TimeText
+		it.Time = &t
+	}
+	if e.Level != "" {
+		l := e.Level
+		it.Level = &l
+	}
+	return it
+}
+
+// URI names a file of a shipped run: runls-fleet:///RUN/PATH.
+func URI(run, path string) string {
+	u := url.URL{Scheme: "runls-fleet", Path: "/" + run + "/" + path}
+	return u.String()
+}

@@ -1,0 +1,422 @@
+package fleet
+
+// This file holds shipping a run (spec §16 `runls ship`): its records read
+// with the index's rules, sent in batches, the offsets shipped kept beside
+// the cache entry so that shipping again sends only what the store does not
+// hold, and --follow.
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"runls/retriever"
+)
+
+// ShipOptions say how to ship a run.
+type ShipOptions struct {
+	// Run is the run's id in the store.
+	Run string
+	// StateFile keeps the offsets shipped; "": none (shipping again then
+	// asks the store what it holds).
+	StateFile string
+	// Follow keeps shipping as the run grows, every Interval, until ctx ends.
+	Follow   bool
+	Interval time.Duration
+	// BatchBytes bounds a batch's evidence text; 0: 4 MiB.
+	BatchBytes int
+	// Progress is told after each batch the store took; nil: nothing.
+	Progress func(Summary)
+	// Settle is how long after an insert the store may still not show it
+	// (VictoriaLogs: about a second); 0: 2 s.
+	Settle time.Duration
+}
+
+// Summary says what a ship did.
+type Summary struct {
+	Run      string
+	Records  int64 // records sent now
+	Held     int64 // records of the run shipped in all (the store should hold them)
+	Bytes    int64 // bytes of the run's files read
+	Text     int64 // bytes of evidence text sent
+	Batches  int
+	Duration time.Duration
+}
+
+// Ship sends the records of the run ix follows that the store does not
+// hold yet; with Follow it keeps doing so until ctx ends (then it returns
+// ctx's error only if nothing could be shipped).
+func Ship(ctx context.Context, st Store, ix *retriever.Index, opts ShipOptions) (Summary, error) {
+	if opts.Interval <= 0 {
+		opts.Interval = 200 * time.Millisecond
+	}
+	if opts.BatchBytes <= 0 {
+		opts.BatchBytes = 4 << 20
+	}
+	if opts.Settle <= 0 {
+		opts.Settle = 2 * time.Second
+	}
+	start := time.Now()
+	s := &shipper{st: st, ix: ix, opts: opts, sum: Summary{Run: opts.Run}}
+	if err := s.load(ctx); err != nil {
+		return s.sum, err
+	}
+	for {
+		err := s.pass(ctx)
+		s.sum.Duration = time.Since(start)
+		if err != nil {
+			if opts.Follow && ctx.Err() != nil {
+				return s.sum, nil
+			}
+			return s.sum, err
+		}
+		if !opts.Follow {
+			return s.sum, nil
+		}
+		select {
+		case <-ctx.Done():
+			s.sum.Duration = time.Since(start)
+			return s.sum, nil
+		case <-time.After(opts.Interval):
+		}
+	}
+}
+
+// CheckHeld waits (up to timeout) until the store holds every record
+// shipped of each run (want), and fails naming what it lacks: records the
+// store took and dropped (retention) are never a silent loss. A record
+// held twice is an error too.
+func CheckHeld(ctx context.Context, st Store, want map[string]int64, timeout time.Duration) error {
+	runs := make([]string, 0, len(want))
+	for r := range want {
+		runs = append(runs, r)
+	}
+	deadline := time.Now().Add(timeout)
+	for {
+		held, err := st.Held(ctx, runs)
+		if err != nil {
+			return err
+		}
+		var short []string
+		for _, r := range runs {
+			h := held[r]
+			if h.Records > h.Unique {
+				return fmt.Errorf("the store holds %d entries of run %s for %d records: %d held twice", h.Records, r, h.Unique, h.Records-h.Unique)
+			}
+			if h.Unique < want[r] {
+				short = append(short, fmt.Sprintf("%d of %d records of run %s", h.Unique, want[r], r))
+			}
+		}
+		if len(short) == 0 {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("the store holds only %v after %s: it took and dropped the rest (records older than its retention, -retentionPeriod, 7 days by default, or more than 2 days ahead, -futureRetention)", short, timeout)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
+// StateFile is where the offsets shipped of a run folder (its real path),
+// under a run id, to a store, are kept in the cache folder dir.
+func StateFile(dir, store, run, root string, config string) string {
+	h := fnv.New128a()
+	for _, s := range []string{store, run, root, config} {
+		h.Write([]byte(s))
+		h.Write([]byte{0})
+	}
+	return filepath.Join(dir, "fleet", fmt.Sprintf("%x.json", h.Sum(nil)))
+}
+
+// shipState is the state file: per file, its identity and position.
+type shipState struct {
+	Files map[string]*fileShip `json:"files"`
+	// Inflight are the files with records sent but not known taken, at
+	// their positions before them; At is when.
+	Inflight map[string]retriever.ShipPos `json:"inflight,omitempty"`
+	At       time.Time                    `json:"at"`
+	Gone     int64                        `json:"gone"` // records of files replaced or deleted
+}
+
+type fileShip struct {
+	Dev     uint64            `json:"dev"`
+	Ino     uint64            `json:"ino"`
+	Size    int64             `json:"size"` // the size read
+	Pos     retriever.ShipPos `json:"pos"`
+	Records int64             `json:"records"`
+}
+
+type shipper struct {
+	st   Store
+	ix   *retriever.Index
+	opts ShipOptions
+	sum  Summary
+
+	state shipState
+	// held are the record ids the store holds of a file beyond its
+	// position (after a crash, or without a state file): not sent again.
+	held map[string]map[string]bool
+
+	batch     []Entry
+	batchText int
+	perFile   map[string]int64             // records of each file in the batch
+	pending   map[string]retriever.ShipPos // files read in part or not settled, at their old positions
+	done      map[string]*fileShip         // files read whole, to settle at the next flush
+}
+
+// load reads the state file; records in flight when a shipper stopped, and
+// a run shipped without a state file, are asked of the store.
+func (s *shipper) load(ctx context.Context) error {
+	s.held = map[string]map[string]bool{}
+	s.perFile, s.pending, s.done = map[string]int64{}, map[string]retriever.ShipPos{}, map[string]*fileShip{}
+	s.state = shipState{Files: map[string]*fileShip{}}
+	if s.opts.StateFile != "" {
+		b, err := os.ReadFile(s.opts.StateFile)
+		switch {
+		case err == nil:
+			if err := json.Unmarshal(b, &s.state); err != nil {
+				s.state = shipState{Files: map[string]*fileShip{}}
+			} else {
+				if s.state.Files == nil {
+					s.state.Files = map[string]*fileShip{}
+				}
+				return s.recover(ctx)
+			}
+		case !errors.Is(err, fs.ErrNotExist):
+			return fmt.Errorf("ship: the offsets shipped: %w", err)
+		}
+	}
+	// No state: what the store holds of the run is not sent again.
+	paths, err := s.st.Paths(ctx, s.opts.Run)
+	if err != nil {
+		return err
+	}
+	for p := range paths {
+		ids, err := s.st.RecordIDs(ctx, s.opts.Run, p, 0)
+		if err != nil {
+			return err
+		}
+		s.held[p] = ids
+	}
+	return nil
+}
+
+// recover asks the store which records of the batch in flight it took.
+func (s *shipper) recover(ctx context.Context) error {
+	if len(s.state.Inflight) == 0 {
+		return nil
+	}
+	if wait := time.Until(s.state.At.Add(s.opts.Settle)); wait > 0 {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(wait):
+		}
+	}
+	for p, pos := range s.state.Inflight {
+		ids, err := s.st.RecordIDs(ctx, s.opts.Run, p, pos.Offset)
+		if err != nil {
+			return err
+		}
+		s.held[p] = ids
+		if f := s.state.Files[p]; f != nil {
+			f.Pos = pos
+		}
+	}
+	return nil
+}
+
+// pass ships what the run holds beyond each file's position.
+func (s *shipper) pass(ctx context.Context) error {
+	files, err := s.ix.ShipFiles(ctx)
+	if err != nil {
+		return err
+	}
+	seen := map[string]bool{}
+	for _, f := range files {
+		seen[f.Path] = true
+		fsh := s.state.Files[f.Path]
+		if fsh != nil && (fsh.Dev != f.Dev || fsh.Ino != f.Ino || f.Size < fsh.Size) {
+			s.state.Gone += fsh.Records // replaced or rewritten: read again as new
+			fsh = nil
+		}
+		if fsh == nil {
+			fsh = &fileShip{Dev: f.Dev, Ino: f.Ino}
+			s.state.Files[f.Path] = fsh
+		} else if f.Size == fsh.Size {
+			continue
+		}
+		if err := s.file(ctx, f, fsh); err != nil {
+			return err
+		}
+	}
+	for p, f := range s.state.Files {
+		if !seen[p] {
+			s.state.Gone += f.Records
+			delete(s.state.Files, p)
+		}
+	}
+	if err := s.flush(ctx); err != nil {
+		return err
+	}
+	s.sum.Held = s.state.Gone
+	for _, f := range s.state.Files {
+		s.sum.Held += f.Records
+	}
+	return nil
+}
+
+// file reads one file from its position into batches.
+func (s *shipper) file(ctx context.Context, f retriever.ShipFile, fsh *fileShip) error {
+	if _, ok := s.pending[f.Path]; !ok {
+		s.pending[f.Path] = fsh.Pos
+	}
+	key := fileKey(s.opts.Run, f.Path, f.Dev, f.Ino)
+	held := s.held[f.Path]
+	next, err := s.ix.ReadShip(ctx, f, fsh.Pos, s.opts.Follow, func(r retriever.ShipRecord) error {
+		id := strconv.FormatUint(key, 16) + "-" + strconv.FormatInt(r.Offset, 10)
+		if held[id] {
+			s.perFile[f.Path]++ // the store holds it already
+			return nil
+		}
+		s.batch = append(s.batch, entryOfRecord(s.opts.Run, f, id, r))
+		s.perFile[f.Path]++
+		s.batchText += len(r.Text)
+		if s.batchText >= s.opts.BatchBytes {
+			return s.flush(ctx)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	s.sum.Bytes += f.Size - fsh.Size
+	s.done[f.Path] = &fileShip{Dev: f.Dev, Ino: f.Ino, Size: f.Size, Pos: next}
+	delete(s.held, f.Path)
+	return nil
+}
+
+// flush sends the batch: the state says it is in flight before, and
+// settles the files read whole after the store took it.
+func (s *shipper) flush(ctx context.Context) error {
+	if len(s.batch) > 0 {
+		s.state.Inflight, s.state.At = s.pending, time.Now()
+		if err := s.save(); err != nil {
+			return err
+		}
+		if err := s.st.Ship(ctx, s.batch); err != nil {
+			return err
+		}
+		s.sum.Records += int64(len(s.batch))
+		s.sum.Text += int64(s.batchText)
+		s.sum.Batches++
+	}
+	changed := len(s.batch) > 0 || len(s.done) > 0
+	for p, n := range s.perFile {
+		if f := s.state.Files[p]; f != nil {
+			f.Records += n
+		}
+	}
+	for p, d := range s.done {
+		f := s.state.Files[p]
+		if f != nil {
+			f.Dev, f.Ino, f.Size, f.Pos = d.Dev, d.Ino, d.Size, d.Pos
+		}
+		delete(s.pending, p)
+	}
+	s.batch, s.batchText = s.batch[:0], 0
+	clear(s.perFile)
+	clear(s.done)
+	if !changed {
+		return nil
+	}
+	s.state.Inflight = s.pending
+	if len(s.pending) == 0 {
+		s.state.Inflight = nil
+	}
+	if err := s.save(); err != nil {
+		return err
+	}
+	if s.opts.Progress != nil {
+		s.opts.Progress(s.sum)
+	}
+	return nil
+}
+
+// save writes the state file whole (a new file renamed over the old).
+func (s *shipper) save() error {
+	if s.opts.StateFile == "" {
+		return nil
+	}
+	b, err := json.Marshal(&s.state)
+	if err != nil {
+		return fmt.Errorf("ship: the offsets shipped: %w", err)
+	}
+	if err := os.MkdirAll(filepath.Dir(s.opts.StateFile), 0o700); err != nil {
+		return fmt.Errorf("ship: the offsets shipped: %w", err)
+	}
+	tmp := s.opts.StateFile + ".tmp"
+	if err := os.WriteFile(tmp, b, 0o600); err != nil {
+		return fmt.Errorf("ship: the offsets shipped: %w", err)
+	}
+	if err := os.Rename(tmp, s.opts.StateFile); err != nil {
+		return fmt.Errorf("ship: the offsets shipped: %w", err)
+	}
+	return nil
+}
+
+// fileKey is the hash of a run's file and its identity.
+func fileKey(run, path string, dev, ino uint64) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(run))
+	h.Write([]byte{0})
+	h.Write([]byte(path))
+	var b [16]byte
+	for i := range 8 {
+		b[i], b[8+i] = byte(dev>>(8*i)), byte(ino>>(8*i))
+	}
+	h.Write(b[:])
+	return h.Sum64()
+}
+
+// entryOfRecord makes the entry of a shipped record.
+func entryOfRecord(run string, f retriever.ShipFile, id string, r retriever.ShipRecord) Entry {
+	e := Entry{
+		Run: run, Episode: f.Episode, Agent: f.Agent, Path: f.Path, Line: r.Line, Offset: r.Offset,
+		RecordID: id, TimeText: r.Time, Level: r.Level, State: r.State, Conversation: r.Conversation,
+		Reading: r.Reading, RecordFile: f.Records, Unfielded: r.Unfielded, Text: r.Text,
+		Tokens: r.Terms, Pieces: r.Pieces, Time: f.ModTime,
+	}
+	if t, ok := parseRecordTime(r.Time); ok {
+		e.Time = t
+	}
+	return e
+}
+
+// parseRecordTime reads `yyyy-MM-dd HH:mm:ss[,SSS|.SSS]` as UTC.
+func parseRecordTime(s string) (time.Time, bool) {
+	if len(s) < 19 {
+		return time.Time{}, false
+	}
+	t, err := time.Parse("2006-01-02 15:04:05", s[:19])
+	if err != nil {
+		return time.Time{}, false
+	}
+	if len(s) == 23 {
+		if ms, err := strconv.Atoi(s[20:]); err == nil {
+			t = t.Add(time.Duration(ms) * time.Millisecond)
+		}
+	}
+	return t, true
+}

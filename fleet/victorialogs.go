@@ -1,0 +1,292 @@
+package fleet
+
+// This file holds the Store of VictoriaLogs (cluster or single node), over
+// its HTTP API: JSON lines in (/insert/jsonline), LogsQL out
+// (/select/logsql/query), numbers answered as strings.
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"runls/retriever"
+)
+
+// VictoriaLogs is a Store on a VictoriaLogs front (vlinsert + vlselect, or
+// a single node) at a base URL.
+type VictoriaLogs struct {
+	base   string
+	client *http.Client
+	// AllowPartial asks again, allowing a partial answer, when the store
+	// refuses one because a storage node is down; the answer says so.
+	AllowPartial bool
+}
+
+// NewVictoriaLogs returns the store at base (http://host:port).
+func NewVictoriaLogs(base string) (*VictoriaLogs, error) {
+	u, err := url.Parse(base)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, &retriever.FieldError{Field: "fleet", Value: base, Reason: "want the store's URL, http://host:port"}
+	}
+	return &VictoriaLogs{base: strings.TrimRight(base, "/"), client: &http.Client{Timeout: 5 * time.Minute}}, nil
+}
+
+// UnreachableError says the store could not be reached at all.
+type UnreachableError struct {
+	URL string
+	Err error
+}
+
+func (e *UnreachableError) Error() string {
+	return fmt.Sprintf("the fleet store at %s cannot be reached: %v", e.URL, e.Err)
+}
+
+func (e *UnreachableError) Unwrap() error { return e.Err }
+
+// StoreError is an answer of the store that is not a result.
+type StoreError struct {
+	URL    string
+	Status int
+	Body   string
+}
+
+func (e *StoreError) Error() string {
+	msg := fmt.Sprintf("the fleet store at %s answered %d: %s", e.URL, e.Status, e.Body)
+	if e.storageDown() {
+		msg += " (a storage node is down: the store can answer for part of its data only; --partial accepts that)"
+	}
+	return msg
+}
+
+// storageDown reports whether the store refused to answer because a storage
+// node cannot be reached.
+func (e *StoreError) storageDown() bool {
+	b := strings.ToLower(e.Body)
+	return e.Status >= 500 && (strings.Contains(b, "storage node") || strings.Contains(b, "vlstorage"))
+}
+
+// Ship sends entries as JSON lines; the store's answer is checked, and the
+// content type set (without it VictoriaLogs answers 200 and stores nothing).
+func (v *VictoriaLogs) Ship(ctx context.Context, entries []Entry) error {
+	if len(entries) == 0 {
+		return nil
+	}
+	var body bytes.Buffer
+	enc := json.NewEncoder(&body)
+	enc.SetEscapeHTML(false)
+	for i := range entries {
+		if err := enc.Encode(wireOf(&entries[i])); err != nil {
+			return fmt.Errorf("ship: encode: %w", err)
+		}
+	}
+	u := v.base + "/insert/jsonline?_stream_fields=run,episode,agent&_time_field=_time&_msg_field=_msg"
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, &body)
+	if err != nil {
+		return fmt.Errorf("ship: %w", err)
+	}
+	req.Header.Set("Content-Type", "application/stream+json")
+	resp, err := v.client.Do(req)
+	if err != nil {
+		return &UnreachableError{URL: v.base, Err: err}
+	}
+	defer resp.Body.Close()
+	msg, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<10))
+	if resp.StatusCode/100 != 2 {
+		return &StoreError{URL: v.base, Status: resp.StatusCode, Body: strings.TrimSpace(string(msg))}
+	}
+	return nil
+}
+
+// Statistics asks for the statistics and facts of a search in one query.
+func (v *VictoriaLogs) Statistics(ctx context.Context, q StatsQuery) (Stats, error) {
+	agent := ""
+	if q.Scope.Agent != "" {
+		agent = "agent:=" + quote(q.Scope.Agent)
+	}
+	any := anyTerm(q.Terms)
+	var st []string
+	st = append(st, "sum(pieces)"+ifOf(agent)+" n", "sum(tokens)"+ifOf(agent)+" tok")
+	if len(q.Terms) > 0 {
+		st = append(st, "count()"+ifOf(agent, any)+" m", "count()"+ifOf(agent, any, rulesFilter(q.Rules))+" me")
+	}
+	for i, t := range q.Terms {
+		st = append(st, fmt.Sprintf("count()%s d%d", ifOf(agent, "terms:"+quote(t)), i))
+	}
+	if q.Agent != "" {
+		st = append(st, "count()"+ifOf("agent:="+quote(q.Agent))+" ha")
+	}
+	if n, ok := retriever.EpisodeNumber(q.Episode); ok {
+		st = append(st, "count()"+ifOf("episode_n:="+quote(n))+" he")
+		if q.Conversation != "" {
+			st = append(st, "count()"+ifOf("episode_n:="+quote(n), "conversation:="+quote(q.Conversation))+" hc")
+		}
+	}
+	rows, partial, err := v.query(ctx, runsFilter(q.Scope.Runs)+" | stats "+strings.Join(st, ", "))
+	if err != nil {
+		return Stats{}, err
+	}
+	out := Stats{DF: make([]int64, len(q.Terms)), Partial: partial}
+	if len(rows) == 0 {
+		return out, nil
+	}
+	r := rows[0]
+	out.Pieces, out.Tokens = number(r["n"]), number(r["tok"])
+	out.Candidates, out.Evidence = number(r["m"]), number(r["me"])
+	for i := range q.Terms {
+		out.DF[i] = number(r["d"+strconv.Itoa(i)])
+	}
+	out.HasAgent, out.HasEpisode, out.HasConversation = number(r["ha"]) > 0, number(r["he"]) > 0, number(r["hc"]) > 0
+	return out, nil
+}
+
+// Candidates fetches the records a search ranks.
+func (v *VictoriaLogs) Candidates(ctx context.Context, q CandidateQuery) ([]Entry, string, error) {
+	parts := []string{runsFilter(q.Scope.Runs)}
+	if q.Scope.Agent != "" {
+		parts = append(parts, "agent:="+quote(q.Scope.Agent))
+	}
+	parts = append(parts, anyTerm(q.Terms))
+	if q.Filtered {
+		parts = append(parts, rulesFilter(q.Rules))
+	}
+	if len(q.Without) > 0 {
+		parts = append(parts, "NOT "+anyTerm(q.Without))
+	}
+	query := strings.Join(nonEmpty(parts), " ") + " | fields " + entryFields
+	if q.Limit > 0 {
+		query += " | limit " + strconv.Itoa(q.Limit)
+	}
+	rows, partial, err := v.query(ctx, query)
+	if err != nil {
+		return nil, "", err
+	}
+	out := make([]Entry, 0, len(rows))
+	for _, r := range rows {
+		e, err := entryOf(r)
+		if err != nil {
+			return nil, "", err
+		}
+		out = append(out, e)
+	}
+	return out, partial, nil
+}
+
+// Held counts the entries and distinct record ids of each run.
+func (v *VictoriaLogs) Held(ctx context.Context, runs []string) (map[string]Held, error) {
+	rows, _, err := v.query(ctx, runsFilter(runs)+" | stats by (run) count() n, count_uniq(record_id) u")
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]Held{}
+	for _, r := range rows {
+		out[r["run"]] = Held{Records: number(r["n"]), Unique: number(r["u"])}
+	}
+	return out, nil
+}
+
+// RecordIDs lists the record ids held of a run's file from offset on.
+func (v *VictoriaLogs) RecordIDs(ctx context.Context, run, path string, offset int64) (map[string]bool, error) {
+	rows, _, err := v.query(ctx, fmt.Sprintf("%s path:=%s offset:>=%d | fields record_id", runsFilter([]string{run}), quote(path), offset))
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]bool{}
+	for _, r := range rows {
+		out[r["record_id"]] = true
+	}
+	return out, nil
+}
+
+// Paths lists the files of a run the store holds records of.
+func (v *VictoriaLogs) Paths(ctx context.Context, run string) (map[string]bool, error) {
+	rows, _, err := v.query(ctx, runsFilter([]string{run})+" | uniq by (path)")
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]bool{}
+	for _, r := range rows {
+		out[r["path"]] = true
+	}
+	return out, nil
+}
+
+// Agents lists the agents of the runs.
+func (v *VictoriaLogs) Agents(ctx context.Context, runs []string) ([]string, error) {
+	rows, _, err := v.query(ctx, runsFilter(runs)+" | uniq by (agent)")
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, r := range rows {
+		out = append(out, r["agent"])
+	}
+	return out, nil
+}
+
+// query runs a LogsQL query, refusing a partial answer; with AllowPartial,
+// a refusal because a storage node is down is asked again allowing one,
+// and its cause returned.
+func (v *VictoriaLogs) query(ctx context.Context, q string) ([]map[string]string, string, error) {
+	rows, err := v.queryOnce(ctx, q, false)
+	var se *StoreError
+	if err != nil && v.AllowPartial && errors.As(err, &se) && se.storageDown() {
+		rows, err = v.queryOnce(ctx, q, true)
+		return rows, se.Body, err
+	}
+	return rows, "", err
+}
+
+func (v *VictoriaLogs) queryOnce(ctx context.Context, q string, partial bool) ([]map[string]string, error) {
+	form := url.Values{"query": {q}, "allow_partial_response": {strconv.FormatBool(partial)}}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, v.base+"/select/logsql/query", strings.NewReader(form.Encode()))
+	if err != nil {
+		return nil, fmt.Errorf("fleet query: %w", err)
+	}
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	resp, err := v.client.Do(req)
+	if err != nil {
+		return nil, &UnreachableError{URL: v.base, Err: err}
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		msg, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<10))
+		return nil, &StoreError{URL: v.base, Status: resp.StatusCode, Body: strings.TrimSpace(string(msg))}
+	}
+	var rows []map[string]string
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 64<<10), 1<<30)
+	for sc.Scan() {
+		line := bytes.TrimSpace(sc.Bytes())
+		if len(line) == 0 {
+			continue
+		}
+		var row map[string]string
+		if err := json.Unmarshal(line, &row); err != nil {
+			return nil, fmt.Errorf("fleet query: a line of the answer: %w", err)
+		}
+		rows = append(rows, row)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("fleet query: reading the answer: %w", err)
+	}
+	return rows, nil
+}
+
+// number reads a number the store answered as a string ("" and NaN: 0).
+func number(s string) int64 {
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+		return 0
+	}
+	return int64(math.Round(f))
+}

@@ -1,0 +1,378 @@
+package retriever
+
+// This file holds what the fleet ships of a run (spec §16): the run's agent
+// files as the index found them, and their records read with the index's own
+// rules (record grouping, interpreter, masking of whole records and of notes
+// with their context, pieces cut at MaxPieceChars), each record with the
+// pieces a search ranks and their locations in the file as written, so that
+// a store's copy of the run ranks as the folder does.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"runls/masking"
+	"runls/recordformat"
+	"runls/retriever/internal/records"
+)
+
+// ShipFile is an agent file of the run, as the index found it.
+type ShipFile struct {
+	Path    string // slash-separated, relative to the run folder
+	Episode string // the episode folder's name
+	Agent   string
+	// Records is true for a record file read in the logback forms: its
+	// records follow rules 2-4 of spec §5. Other files hold notes (rule 5).
+	Records  bool
+	Dev, Ino uint64
+	Size     int64
+	ModTime  time.Time
+
+	form recordformat.Form
+}
+
+// ShipPos is where a file's shipping stands: reading again from Offset
+// gives every record not shipped yet its whole text (a record that grows,
+// a key block still open in a plain file), and the first Skip lines from
+// Offset were shipped already.
+type ShipPos struct {
+	Offset   int64  `json:"offset"`
+	Line     uint32 `json:"line"`     // Offset's 0-based line
+	InRecord bool   `json:"inRecord"` // a record started before Offset
+	Skip     int    `json:"skip"`
+}
+
+// ShipRecord is one record (or note) to ship: the lines of it not shipped
+// before, masked as the index masks them.
+type ShipRecord struct {
+	Offset int64  // byte offset of its first line shipped now
+	Line   uint32 // that line, 0-based
+	// Text is the evidence text of those lines, masked, joined with "\n"
+	// (for a told or said record, the message's part of them).
+	Text         string
+	Time         string // `<date> <time>` as written; "" without one
+	Level        string // INFO, WARN, ERROR; "" without one
+	State        string // the episode state; "" for notes
+	Conversation *string
+	Unfielded    bool
+	Reading      Reading
+	Terms        int // terms of its pieces (spec §6 |d|, summed)
+	Pieces       []ShipPiece
+}
+
+// ShipPiece is a piece of a shipped record (spec §4): its text within the
+// record's Text and its place in the file's line as written.
+type ShipPiece struct {
+	Line               uint32 // 0-based
+	TextStart, TextEnd int    // bytes of ShipRecord.Text
+	ByteStart, ByteEnd int    // bytes of the line in the file
+	CharStart, CharEnd int    // UTF-16 units of the line in the file
+	Terms              int
+}
+
+// ShipFiles brings the index up to date and lists the run's agent files
+// that are read (binary files left out), in location order.
+func (ix *Index) ShipFiles(ctx context.Context) ([]ShipFile, error) {
+	if _, err := ix.Refresh(ctx, nil); err != nil {
+		return nil, err
+	}
+	ix.mu.RLock()
+	var out []ShipFile
+	nums := map[string]string{}
+	for _, fs := range ix.files {
+		if fs.binary {
+			continue
+		}
+		out = append(out, ShipFile{
+			Path: fs.rel, Episode: fs.episode, Agent: ix.agents[fs.agent],
+			Records: fs.form.IsRecord(), Dev: fs.dev, Ino: fs.ino, Size: fs.size,
+			ModTime: time.Unix(0, fs.mtime), form: fs.form,
+		})
+		nums[fs.episode] = fs.epNum
+	}
+	ix.mu.RUnlock()
+	slices.SortFunc(out, func(a, b ShipFile) int {
+		if c := compareEpisodeNumbers(nums[a.Episode], nums[b.Episode]); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Path, b.Path)
+	})
+	return out, nil
+}
+
+// shipBlock is how much of a file ReadShip reads at once; a record longer
+// than that is read whole.
+const shipBlock = 4 << 20
+
+// ReadShip reads f from pos and calls fn with every record not shipped
+// yet that has a piece (left-out records and records without terms are
+// not shipped, as they are not indexed). With follow, a last line without
+// a line end is left for later, as it may still grow. It returns the
+// position to read from next time.
+func (ix *Index) ReadShip(ctx context.Context, f ShipFile, pos ShipPos, follow bool, fn func(ShipRecord) error) (ShipPos, error) {
+	file, err := ix.fsys.Open(filepath.FromSlash(f.Path))
+	if err != nil {
+		return pos, fmt.Errorf("ship %s: %w", f.Path, err)
+	}
+	defer file.Close()
+	r := shipReader{ix: ix, f: f, fn: fn}
+	var buf []byte
+	chunk := make([]byte, shipBlock)
+	off := pos.Offset
+	for {
+		if err := ctx.Err(); err != nil {
+			return pos, err
+		}
+		n, rerr := file.ReadAt(chunk, off+int64(len(buf)))
+		buf = append(buf, chunk[:n]...)
+		eof := rerr == io.EOF || n == 0
+		if rerr != nil && !errors.Is(rerr, io.EOF) {
+			return pos, fmt.Errorf("ship %s: %w", f.Path, rerr)
+		}
+		next, consumed, err := r.feed(buf, pos, eof, follow)
+		if err != nil {
+			return pos, err
+		}
+		pos = next
+		buf = buf[consumed:]
+		off = pos.Offset
+		if eof {
+			return pos, nil
+		}
+		if consumed == 0 && len(buf) >= len(chunk) {
+			chunk = make([]byte, len(chunk)*2) // a record longer than a block
+		}
+	}
+}
+
+// shipReader turns a file's bytes into ship records.
+type shipReader struct {
+	ix *Index
+	f  ShipFile
+	fn func(ShipRecord) error
+}
+
+// feed reads buf, which starts at pos.Offset, and returns the position
+// after what it settled and how many bytes of buf that was. The last
+// record (record files) or the lines from an open key block on (plain
+// files) stay unsettled unless eof: they are read again with more bytes.
+func (r *shipReader) feed(buf []byte, pos ShipPos, eof, follow bool) (ShipPos, int, error) {
+	if follow && eof {
+		// A last line without a line end may still grow.
+		if i := strings.LastIndexByte(string(buf), '\n'); i+1 < len(buf) {
+			buf = buf[:i+1]
+		}
+	}
+	if r.f.form.IsRecord() {
+		return r.feedRecords(buf, pos, eof)
+	}
+	return r.feedNotes(buf, pos, eof)
+}
+
+func (r *shipReader) feedRecords(buf []byte, pos ShipPos, eof bool) (ShipPos, int, error) {
+	p := recordformat.Resume(r.f.form, pos.InRecord)
+	var rec []recordformat.Line
+	recStart, recLine, recIn := 0, pos.Line, pos.InRecord
+	line := pos.Line
+	skip := pos.Skip
+	for start := 0; start < len(buf); {
+		inBefore := p.InRecord()
+		l := p.Next(buf, start)
+		if l.Kind.StartsRecord() && len(rec) > 0 {
+			if err := r.record(buf, rec, recLine, skip); err != nil {
+				return pos, 0, err
+			}
+			skip = 0
+			rec = rec[:0]
+			recStart, recLine, recIn = l.Start, line, inBefore
+		}
+		rec = append(rec, l)
+		line++
+		start = l.End
+	}
+	if len(rec) == 0 {
+		return ShipPos{Offset: pos.Offset + int64(len(buf)), Line: line, InRecord: p.InRecord()}, len(buf), nil
+	}
+	last := ShipPos{Offset: pos.Offset + int64(recStart), Line: recLine, InRecord: recIn, Skip: skip}
+	if !eof {
+		// The last record may gain lines: it is read again with what follows.
+		return last, recStart, nil
+	}
+	if err := r.record(buf, rec, recLine, skip); err != nil {
+		return pos, 0, err
+	}
+	last.Skip = len(rec)
+	return last, recStart, nil
+}
+
+// record ships one record of a record file from its line skip on, read
+// whole (interpreter, masking) as emitPieces reads it.
+func (r *shipReader) record(buf []byte, rec []recordformat.Line, firstLine uint32, skip int) error {
+	first := rec[0]
+	if skip >= len(rec) || first.Level.LeftOut() {
+		return nil
+	}
+	text, segStarts := joinEvidence(buf, rec)
+	reading, ms, me := ReadingNote, 0, len(text)
+	if r.ix.interpreter != nil {
+		reading, ms, me = r.ix.interpreter.Read(text)
+		if reading == ReadingLeftOut {
+			return nil
+		}
+	}
+	var spans []masking.Span
+	if r.ix.masker != nil {
+		spans, _ = r.ix.masker.Mask(text)
+	}
+	out := ShipRecord{Reading: reading, Unfielded: first.Kind.IsUnfielded()}
+	if first.Kind == recordformat.Fielded {
+		c := string(buf[first.ConvStart:first.ConvEnd])
+		out.Conversation = &c
+	}
+	if first.Kind == recordformat.Fielded || first.Kind == recordformat.Unfielded {
+		head := buf[first.Start:first.TextEnd]
+		out.Time = string(head[:recordformat.StampLen(head)])
+		out.Level = records.LevelName(first.Level)
+		out.State = string(buf[first.StateStart:first.StateEnd])
+	}
+	var sb strings.Builder
+	started := false
+	for i := skip; i < len(rec); i++ {
+		l := rec[i]
+		s, e := segStarts[i], segStarts[i]+(l.TextEnd-l.Evidence)
+		lo, hi := max(s, ms), min(e, me)
+		if lo > hi || (lo == hi && lo != s) {
+			continue
+		}
+		if !started {
+			out.Offset, out.Line, started = int64(l.Start), firstLine+uint32(i), true
+		} else {
+			sb.WriteByte('\n')
+		}
+		r.pieces(&out, &sb, buf[l.Start:l.TextEnd], l.Evidence-l.Start, buf[l.Evidence:l.TextEnd], lo-s, hi-s, lineSpans(spans, s, e), firstLine+uint32(i))
+	}
+	return r.emit(out, &sb, buf)
+}
+
+func (r *shipReader) emit(out ShipRecord, sb *strings.Builder, buf []byte) error {
+	if len(out.Pieces) == 0 {
+		return nil
+	}
+	out.Text = sb.String()
+	return r.fn(out)
+}
+
+func (r *shipReader) feedNotes(buf []byte, pos ShipPos, eof bool) (ShipPos, int, error) {
+	p := recordformat.NewParser(r.f.form)
+	var lines []recordformat.Line
+	for start := 0; start < len(buf); {
+		l := p.Next(buf, start)
+		lines = append(lines, l)
+		start = l.End
+	}
+	var spans []masking.Span
+	open := -1
+	var segStarts []int
+	if r.ix.masker != nil && len(lines) > 0 {
+		var joined string
+		joined, segStarts = joinEvidence(buf, lines)
+		spans, open = r.ix.masker.Mask(joined)
+	}
+	// Lines from an open key block on are masked again, with the block's
+	// start, when more is read.
+	openFrom := len(lines)
+	if open >= 0 {
+		for i := range lines {
+			if i+1 == len(lines) || segStarts[i+1] > open {
+				openFrom = i
+				break
+			}
+		}
+	}
+	settled := len(lines)
+	if !eof {
+		settled = openFrom
+		if settled == len(lines) && settled > 0 {
+			settled-- // the last line read may be cut by the block's end
+		}
+	}
+	for i := pos.Skip; i < settled; i++ {
+		l := lines[i]
+		var ls []masking.Span
+		if spans != nil {
+			ls = lineSpans(spans, segStarts[i], segStarts[i]+(l.TextEnd-l.Evidence))
+		}
+		out := ShipRecord{Reading: ReadingNote, Offset: pos.Offset + int64(l.Start), Line: pos.Line + uint32(i)}
+		var sb strings.Builder
+		ev := buf[l.Evidence:l.TextEnd]
+		r.pieces(&out, &sb, buf[l.Start:l.TextEnd], l.Evidence-l.Start, ev, 0, len(ev), ls, pos.Line+uint32(i))
+		if err := r.emit(out, &sb, buf); err != nil {
+			return pos, 0, err
+		}
+	}
+	// The next read starts at the open block's first line (or after the
+	// settled lines), skipping what was shipped of it.
+	from := min(openFrom, settled)
+	next := ShipPos{Offset: pos.Offset, Line: pos.Line + uint32(from)}
+	consumed := 0
+	if from < len(lines) {
+		consumed = lines[from].Start
+	} else if len(lines) > 0 {
+		consumed = lines[len(lines)-1].End
+	}
+	next.Offset += int64(consumed)
+	next.Skip = max(settled, pos.Skip) - from
+	return next, consumed, nil
+}
+
+// pieces cuts ev[lo:hi] (a line's evidence text, which starts at byte evOff
+// of the line) into pieces after masking it with spans (relative to ev), as
+// addPieces does, and adds each piece that has terms to out, its text to sb.
+func (r *shipReader) pieces(out *ShipRecord, sb *strings.Builder, lineText []byte, evOff int, ev []byte, lo, hi int, spans []masking.Span, line uint32) {
+	region := ev[lo:hi]
+	text := region
+	var mapping masking.Mapping
+	maskedLine := false
+	if len(spans) > 0 {
+		var rs []masking.Span
+		for _, sp := range spans {
+			if sp.End <= lo || sp.Start >= hi {
+				continue
+			}
+			rs = append(rs, masking.Span{Start: max(sp.Start, lo) - lo, End: min(sp.End, hi) - lo, Placeholder: sp.Placeholder})
+		}
+		if len(rs) > 0 {
+			var m string
+			m, mapping = masking.Apply(string(region), rs)
+			text, maskedLine = []byte(m), true
+		}
+	}
+	for start := 0; start < len(text); {
+		end := pieceEnd(text, start)
+		piece := recordformat.ValidText(text[start:end])
+		ts := sb.Len()
+		sb.WriteString(piece)
+		if dl := countTerms(piece); dl > 0 {
+			os, oe := start, end
+			if maskedLine {
+				os, oe = mapping.OriginalRange(start, end)
+			}
+			bs, be := evOff+lo+os, evOff+lo+oe
+			cs := recordformat.UTF16Len(lineText[:bs])
+			out.Pieces = append(out.Pieces, ShipPiece{
+				Line: line, TextStart: ts, TextEnd: sb.Len(),
+				ByteStart: bs, ByteEnd: be,
+				CharStart: cs, CharEnd: cs + recordformat.UTF16Len(lineText[bs:be]),
+				Terms: dl,
+			})
+			out.Terms += dl
+		}
+		start = end
+	}
+}
