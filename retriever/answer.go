@@ -229,7 +229,7 @@ func (ix *Index) hasEpisode(num string) bool {
 // level) was written in conversation name. It stops at the first file that
 // has one.
 func (ix *Index) conversationIn(name, num string) bool {
-	id, ok := ix.lookupConv(name)
+	id, ok := ix.convs.Lookup(name)
 	if !ok {
 		return false
 	}

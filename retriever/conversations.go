@@ -107,7 +107,7 @@ func (ix *Index) conversations(ctx context.Context, q *records.Query) ([]Convers
 	}
 	out := make([]ConversationSummary, 0, len(byConv))
 	for c, a := range byConv {
-		s := ConversationSummary{Conversation: ix.convName(c), Agents: sortedKeys(a.agents), Records: a.records}
+		s := ConversationSummary{Conversation: ix.convs.Name(c), Agents: sortedKeys(a.agents), Records: a.records}
 		var err error
 		if s.First, err = ix.recordStamp(files[a.first.file], a.first.rec); err != nil {
 			return nil, err
@@ -115,7 +115,7 @@ func (ix *Index) conversations(ctx context.Context, q *records.Query) ([]Convers
 		if s.Last, err = ix.recordStamp(files[a.last.file], a.last.rec); err != nil {
 			return nil, err
 		}
-		if s.Line, err = ix.summaryLine(ctx, q, ix.convName(c)); err != nil {
+		if s.Line, err = ix.summaryLine(ctx, q, ix.convs.Name(c)); err != nil {
 			return nil, err
 		}
 		out = append(out, s)

@@ -15,6 +15,7 @@ var allowedImports = map[string]bool{
 	"runls/retriever/internal/bm25":    true,
 	"runls/retriever/internal/records": true, // issue 29: the record tables and their views
 	"runls/retriever/internal/runfs":   true, // issue 29: the run folder on disk
+	"runls/retriever/internal/corpus":  true, // issue 29: what the committed pieces share (text hash, conversation ids)
 	"runls/recordformat":               true,
 	"runls/masking":                    true,
 	"runls/internal/store":             true, // the persisted index (issue 18)

@@ -155,10 +155,3 @@ func (fs *fileState) inWindow(n uint32, w timeWindow) bool {
 	i := t.RecordAt(n)
 	return i >= 0 && records.MetaKind(t.Meta(i)) != records.KindBeforeFirst && w.holds(t.Time(i))
 }
-
-func (ix *Index) lookupConv(name string) (uint32, bool) {
-	ix.convMu.Lock()
-	defer ix.convMu.Unlock()
-	id, ok := ix.convIDs[name]
-	return id, ok
-}

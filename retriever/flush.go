@@ -151,9 +151,7 @@ func (ix *Index) flushBuilt(s *segment) *segment {
 // idBounds are how many conversation and file ids the index has given: a
 // segment read back is checked against them.
 func (ix *Index) idBounds() (convs, files uint32) {
-	ix.convMu.Lock()
-	convs = uint32(len(ix.convs))
-	ix.convMu.Unlock()
+	convs = ix.convs.Len()
 	ix.mu.RLock()
 	files = ix.nextID
 	ix.mu.RUnlock()

@@ -122,7 +122,7 @@ func listPieces(ix *Index, fail func(string)) []string {
 			}
 			p := fmt.Sprintf("%s:%d:%d %s %s", fs.rel, s.lineOf(d), s.startOf(d), readingOfFlag[s.flags[d]&flagReadingMask], text)
 			if c := s.convOf(d); c != 0 {
-				p += " [" + ix.convName(c) + "]"
+				p += " [" + ix.convs.Name(c) + "]"
 			}
 			out = append(out, p)
 		}

@@ -19,6 +19,7 @@ import (
 
 	"runls/masking"
 	"runls/retriever/internal/bm25"
+	"runls/retriever/internal/corpus"
 	"runls/retriever/internal/runfs"
 )
 
@@ -33,7 +34,7 @@ type Index struct {
 	masker      masking.Masker
 	log         *zap.Logger
 	maxDiags    int
-	seed        uint64 // of the pieces' text hashes (texthash.go)
+	seed        uint64 // of the pieces' text hashes (internal/corpus/texthash.go)
 	workers     int
 	searcher    bm25.Searcher // the scoring paths' tuning and buffers
 	batchDocs   int           // tests: the most pieces of a batch (0: the engine's limit)
@@ -53,9 +54,7 @@ type Index struct {
 	nextID   uint32
 
 	dict    *bm25.Dict
-	convMu  sync.Mutex
-	convs   []string
-	convIDs map[string]uint32
+	convs   corpus.Convs  // conversation ids
 	indexed atomic.Bool   // a first full update has finished
 	commits atomic.Uint64 // commits made (see fresh)
 
@@ -117,7 +116,6 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 		agentIDs:    map[string]uint32{},
 		episodes:    map[string]bool{},
 		dict:        bm25.NewDict(),
-		convIDs:     map[string]uint32{},
 		warned:      map[string]bool{},
 		handles:     runfs.NewHandles(runfs.MaxOpenHandles),
 	}
@@ -131,7 +129,7 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 	if ix.masker == masking.NoOp() {
 		ix.masker = nil
 	}
-	ix.convID("-")
+	ix.convs.ID("-")
 	ix.cache = ix.openCache(opts)
 	return ix, nil
 }
@@ -525,25 +523,4 @@ func (ix *Index) warnLink(rel string) {
 		return
 	}
 	ix.warnOnce("link:"+rel, "skipped a link that points outside the run folder", zap.String("link", rel), zap.String("target", target))
-}
-
-func (ix *Index) convID(name string) uint32 {
-	ix.convMu.Lock()
-	defer ix.convMu.Unlock()
-	if id, ok := ix.convIDs[name]; ok {
-		return id
-	}
-	if ix.convs == nil {
-		ix.convs = []string{""} // id 0: no conversation field
-	}
-	id := uint32(len(ix.convs))
-	ix.convs = append(ix.convs, name)
-	ix.convIDs[name] = id
-	return id
-}
-
-func (ix *Index) convName(id uint32) string {
-	ix.convMu.Lock()
-	defer ix.convMu.Unlock()
-	return ix.convs[id]
 }

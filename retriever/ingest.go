@@ -7,6 +7,7 @@ import (
 	"runls/masking"
 	"runls/recordformat"
 	"runls/retriever/internal/bm25"
+	"runls/retriever/internal/corpus"
 	"runls/retriever/internal/records"
 )
 
@@ -233,7 +234,7 @@ func (g *ingester) emitPieces(buf []byte, rec []recordformat.Line, firstLine uin
 	var told uint64
 	hasTold := reading == ReadingTold
 	if hasTold {
-		told = textHashString(g.ix.seed, strings.TrimSpace(text[ms:me]))
+		told = corpus.TextHashString(g.ix.seed, strings.TrimSpace(text[ms:me]))
 	}
 	var spans []masking.Span
 	if g.masked {
@@ -311,7 +312,7 @@ func (g *ingester) addPieces(ev []byte, lo, hi int, spans []masking.Span, line, 
 				valid = []byte(recordformat.ValidText(piece))
 			}
 			d := docColumns{
-				hash:  pieceKey(g.ix.seed, valid),
+				hash:  corpus.PieceKey(g.ix.seed, valid),
 				file:  g.fs.id,
 				line:  line,
 				start: evOff + uint32(lo+os),
@@ -390,7 +391,7 @@ func (g *ingester) convID(b []byte) uint32 {
 		return id
 	}
 	name := string(b)
-	id := g.ix.convID(name)
+	id := g.ix.convs.ID(name)
 	if g.convs == nil {
 		g.convs = map[string]uint32{} // made for record files only
 	}

@@ -125,7 +125,7 @@ func (ix *Index) Outline(ctx context.Context, path string, limit int) (Outline, 
 		if t.NewRun(i) {
 			run := OutlineRun{Range: r.rng, Selection: r.first}
 			if c := t.Conv(i); c != 0 {
-				name := ix.maskText(ix.convName(c))
+				name := ix.maskText(ix.convs.Name(c))
 				run.Conversation = &name
 			}
 			out.Runs = append(out.Runs, run)
@@ -193,7 +193,7 @@ func (ix *Index) RecordAt(ctx context.Context, path string, n int, req Request) 
 		}
 	}
 	if c := t.Conv(i); c != 0 {
-		name := ix.maskText(ix.convName(c))
+		name := ix.maskText(ix.convs.Name(c))
 		facts.Conversation = &name
 	}
 	if ix.interpreter != nil {

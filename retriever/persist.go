@@ -67,9 +67,7 @@ func (ix *Index) savedState() (*savedIndex, map[*segment]uint32) {
 		st.dead[i] = slices.Clone(s.DeadBits())
 	}
 	slices.SortFunc(st.files, func(a, b *fileState) int { return cmp.Compare(a.rel, b.rel) })
-	ix.convMu.Lock()
-	st.convs = slices.Clone(ix.convs)
-	ix.convMu.Unlock()
+	st.convs = ix.convs.Names()
 	return st, place
 }
 
@@ -162,13 +160,7 @@ func (ix *Index) restore(snap *store.Snapshot) (map[*segment]store.BlobRef, erro
 		ix.files[fs.rel] = fs
 		ix.byID[fs.id] = fs
 	}
-	ix.convMu.Lock()
-	ix.convs = st.convs
-	ix.convIDs = make(map[string]uint32, len(st.convs))
-	for i, c := range st.convs[1:] {
-		ix.convIDs[c] = uint32(i + 1)
-	}
-	ix.convMu.Unlock()
+	ix.convs.Restore(st.convs)
 	return refs, nil
 }
 

@@ -84,7 +84,7 @@ type savedTailDoc struct {
 
 // savedIndex is what the state blob holds of an index.
 type savedIndex struct {
-	seed     uint64 // the index's text hash seed (texthash.go), which its segments' keys are hashed with
+	seed     uint64 // the index's text hash seed (internal/corpus/texthash.go), which its segments' keys are hashed with
 	nextID   uint32
 	agents   []string
 	episodes []string

@@ -193,7 +193,7 @@ func (ix *Index) records(ctx context.Context, q *records.Query) (RecordsResult, 
 	res := RecordsResult{Records: []Record{}, fp: q.FP}
 	var conv uint32
 	if q.HasConv {
-		id, ok := ix.lookupConv(q.Conv)
+		id, ok := ix.convs.Lookup(q.Conv)
 		if !ok {
 			return res, nil // no record was written in it
 		}

@@ -56,7 +56,7 @@ func (ix *Index) makeRecord(q *records.Query, fs *fileState, path, uri, agent st
 		}
 	}
 	if c := fs.records().Conv(p.Rec); c != 0 {
-		name := ix.maskText(ix.convName(c))
+		name := ix.maskText(ix.convs.Name(c))
 		rec.Conversation = &name
 	}
 	// Masked as a whole record, as it was indexed (spec §8: a key block over

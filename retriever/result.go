@@ -10,6 +10,7 @@ import (
 	"go.uber.org/zap"
 
 	"runls/recordformat"
+	"runls/retriever/internal/corpus"
 )
 
 // items reads the text of the hits from their files (the index keeps no copy
@@ -29,7 +30,7 @@ func (ix *Index) items(hits []hit, agents []string) Result {
 		text, masked := s.masked.Get(d)
 		if !masked {
 			text = recordformat.ValidText(raw)
-			if pieceKeyString(ix.seed, text) != s.Key(d) {
+			if corpus.PieceKeyString(ix.seed, text) != s.Key(d) {
 				ix.log.Debug("left out a piece whose file changed", zap.String("file", fs.rel))
 				continue
 			}
@@ -52,7 +53,7 @@ func (ix *Index) items(hits []hit, agents []string) Result {
 			ByteEnd:   int(s.startOf(d) + s.blenOf(d)),
 		}
 		if c := s.convOf(d); c != 0 {
-			name := ix.convName(c)
+			name := ix.convs.Name(c)
 			item.Conversation = &name
 		}
 		item.Time, item.Level = fs.records().TimeAndLevel(s.lineOf(d))
@@ -96,7 +97,7 @@ func (ix *Index) Info(ctx context.Context) (Info, error) {
 	for name, e := range eps {
 		ei := EpisodeInfo{Episode: name, Agents: sortedKeys(e.agents), Conversations: []string{}}
 		for c := range e.convs {
-			ei.Conversations = append(ei.Conversations, ix.convName(c))
+			ei.Conversations = append(ei.Conversations, ix.convs.Name(c))
 		}
 		slices.Sort(ei.Conversations)
 		info.Episodes = append(info.Episodes, ei)

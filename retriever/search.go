@@ -7,6 +7,7 @@ package retriever
 import (
 	"context"
 	"runls/retriever/internal/bm25"
+	"runls/retriever/internal/corpus"
 	"strings"
 )
 
@@ -85,13 +86,13 @@ func (ix *Index) newFilter(req Request) *filter {
 		f.episode, _ = EpisodeNumber(req.Episode)
 	}
 	if f.records {
-		f.conv, f.hasConv = ix.lookupConv(req.Conversation)
-		f.dash, _ = ix.lookupConv("-")
+		f.conv, f.hasConv = ix.convs.Lookup(req.Conversation)
+		f.dash, _ = ix.convs.Lookup("-")
 		f.allConvs = req.AllConversations
 	}
 	f.window, _ = parseTimeWindow(req.From, req.To) // checked by Validate
 	if ix.interpreter != nil && req.TurnMessage != "" {
-		f.turnHash, f.hasTurn = textHashString(ix.seed, strings.TrimSpace(req.TurnMessage)), true
+		f.turnHash, f.hasTurn = corpus.TextHashString(ix.seed, strings.TrimSpace(req.TurnMessage)), true
 	}
 	return f
 }
