@@ -207,7 +207,7 @@ func (w *cacheWriter) write() {
 		// Blobs another writer removed since (this process was a reader):
 		// the next write writes every segment.
 		clear(w.segBlobs)
-		ix.warnOnce("cache-write", "cannot write the cache entry; the index is kept in memory only", zap.String("entry", w.entry.Dir()), zap.Error(err))
+		ix.once.warn("cache-write", "cannot write the cache entry; the index is kept in memory only", zap.String("entry", w.entry.Dir()), zap.Error(err))
 		return
 	}
 	w.written = commits

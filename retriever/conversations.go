@@ -109,10 +109,10 @@ func (ix *Index) conversations(ctx context.Context, q *records.Query) ([]Convers
 	for c, a := range byConv {
 		s := ConversationSummary{Conversation: ix.convs.Name(c), Agents: sortedKeys(a.agents), Records: a.records}
 		var err error
-		if s.First, err = ix.recordStamp(files[a.first.file], a.first.rec); err != nil {
+		if s.First, err = ix.rb.recordStamp(files[a.first.file], a.first.rec); err != nil {
 			return nil, err
 		}
-		if s.Last, err = ix.recordStamp(files[a.last.file], a.last.rec); err != nil {
+		if s.Last, err = ix.rb.recordStamp(files[a.last.file], a.last.rec); err != nil {
 			return nil, err
 		}
 		if s.Line, err = ix.summaryLine(ctx, q, ix.convs.Name(c)); err != nil {
@@ -125,9 +125,9 @@ func (ix *Index) conversations(ctx context.Context, q *records.Query) ([]Convers
 }
 
 // recordStamp is record i's time as written.
-func (ix *Index) recordStamp(fs *fileState, i int) (string, error) {
+func (rb *readBack) recordStamp(fs *fileState, i int) (string, error) {
 	line := fs.records().Line(i)
-	lines, err := ix.readLines(context.Background(), fs, line, line+1)
+	lines, err := rb.readLines(context.Background(), fs, line, line+1)
 	if err != nil {
 		return "", err
 	}

@@ -3,8 +3,9 @@ package retriever
 import (
 	"fmt"
 	"path/filepath"
-	"runls/retriever/internal/records"
 	"strconv"
+
+	"runls/retriever/internal/records"
 )
 
 // Diagnostics returns the format warnings of one record file (by absolute

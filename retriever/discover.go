@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"go.uber.org/zap"
+
 	"runls/retriever/internal/runfs"
 )
 
@@ -465,7 +466,7 @@ func (sc *scan) unlisted(rel string, err error) {
 		delete(fw.unreadable, rel)
 		return
 	}
-	sc.ix.warnOnce("folder:"+rel, "cannot read folder", zap.String("folder", rel), zap.Error(err))
+	sc.ix.once.warn("folder:"+rel, "cannot read folder", zap.String("folder", rel), zap.Error(err))
 	if !fw.unreadable[rel] {
 		fw.unreadable[rel] = true
 		sc.episodes = sc.episodes || levelOf(rel) < levelAgent
@@ -566,11 +567,11 @@ func (sc *scan) list(r *os.Root, rel string, force bool, m *visitMode) (*dirStat
 		}
 		switch t := st.Mode.Type(); {
 		case t&fs.ModeSymlink != 0:
-			ix.warnLink(child(name))
+			ix.once.warnLink(ix.root, child(name))
 		case t.IsDir():
 			subs = append(subs, sub{name, st.Ino})
 		case t.IsRegular() && old != nil && contains(old.dirs, name):
-			ix.noteOnce("replaced:"+child(name), "a folder was replaced by a file; the evidence of its files is dropped",
+			ix.once.note("replaced:"+child(name), "a folder was replaced by a file; the evidence of its files is dropped",
 				zap.String("file", child(name)))
 			if level == levelAgent {
 				files = append(files, file{name, st})
@@ -601,5 +602,3 @@ func contains(sorted []string, s string) bool {
 	_, ok := slices.BinarySearch(sorted, s)
 	return ok
 }
-
-func (ix *Index) abs(rel string) string { return runfs.Abs(ix.root, rel) }

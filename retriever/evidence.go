@@ -54,15 +54,15 @@ func (e *evidenceFilter) Check(seg int, d, id uint32) bool {
 
 // file returns the committed state of a file id, or nil: the pieces of a
 // read that was discarded (the file failed half-way) name a file that is not.
-func (ix *Index) file(id uint32) *fileState {
-	if int(id) < len(ix.byID) {
-		return ix.byID[id]
+func (c *committed) file(id uint32) *fileState {
+	if int(id) < len(c.byID) {
+		return c.byID[id]
 	}
 	return nil
 }
 
 // fileVerdict decides what it can of the evidence rules from the file alone.
-func (ix *Index) fileVerdict(fs *fileState, agent int, f *filter) bm25.Verdict {
+func (c *committed) fileVerdict(fs *fileState, agent int, f *filter) bm25.Verdict {
 	if fs == nil || (agent >= 0 && int(fs.agent) != agent) {
 		return bm25.RejectAll
 	}
@@ -132,7 +132,7 @@ func (ix *Index) warnUnfielded(f *filter, agent string) {
 	if !f.records || f.episode == "" || (agent != "" && !known) {
 		return
 	}
-	ix.facts.of(ix, fact{kind: factUnfielded, name: agent, episode: f.episode}, func() bool {
+	ix.facts.of(ix.commits.Load(), fact{kind: factUnfielded, name: agent, episode: f.episode}, func() bool {
 		for _, fs := range ix.files {
 			if fs.epNum != f.episode || !fs.form.IsRecord() || (agent != "" && fs.agent != id) {
 				continue

@@ -80,7 +80,7 @@ func (w *cacheWriter) flush(s *segment, convs, files uint32) (*segment, store.Bl
 	ref, err := w.writeBlob(*bufp, false)
 	w.flushBufs.Put(bufp)
 	if err != nil {
-		w.ix.warnOnce("cache-flush", "cannot write a segment to the cache entry; it is kept in memory", zap.String("entry", w.entry.Dir()), zap.Error(err))
+		w.ix.once.warn("cache-flush", "cannot write a segment to the cache entry; it is kept in memory", zap.String("entry", w.entry.Dir()), zap.Error(err))
 		return nil, store.BlobRef{}
 	}
 	mapped, blob, err := w.mapSegment(ref, convs, files)
@@ -92,7 +92,7 @@ func (w *cacheWriter) flush(s *segment, convs, files uint32) (*segment, store.Bl
 			blob.Close()
 		}
 		w.entry.Discard(ref)
-		w.ix.warnOnce("cache-flush", "cannot read back a segment written to the cache entry; it is kept in memory", zap.String("entry", w.entry.Dir()), zap.Error(err))
+		w.ix.once.warn("cache-flush", "cannot read back a segment written to the cache entry; it is kept in memory", zap.String("entry", w.entry.Dir()), zap.Error(err))
 		return nil, store.BlobRef{}
 	}
 	w.mu.Lock()

@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"go.uber.org/zap"
@@ -140,7 +141,7 @@ func (ix *Index) read(t *task, b *builder, dir *runfs.Folder, buf *readBuffer) (
 		f, err = runfs.OpenFile(ix.fsys, t.c.rel)
 	}
 	if err != nil {
-		ix.unreadable(t, err)
+		ix.once.unreadable(ix.fsys, ix.root, t.c.rel, err)
 		return nil, true
 	}
 	defer f.Close()
@@ -149,18 +150,18 @@ func (ix *Index) read(t *task, b *builder, dir *runfs.Folder, buf *readBuffer) (
 		if err == nil { // replaced by a folder since it was found: as gone
 			err = fmt.Errorf("no longer a regular file: %w", fs.ErrNotExist)
 		}
-		ix.unreadable(t, err)
+		ix.once.unreadable(ix.fsys, ix.root, t.c.rel, err)
 		return nil, true
 	}
 	if !atPath && !runfs.AtPath(ix.root, ix.fsys, f, t.c.rel, t.c.info, info) {
-		ix.unreadable(t, fmt.Errorf("replaced since it was listed: %w", fs.ErrNotExist))
+		ix.once.unreadable(ix.fsys, ix.root, t.c.rel, fmt.Errorf("replaced since it was listed: %w", fs.ErrNotExist))
 		return nil, true
 	}
 	size := info.Size()
 	dev, ino := runfs.FileID(info)
 	mtime := info.ModTime().UnixNano()
 	if t.old != nil && !t.fresh {
-		switch runfs.Recheck(t.old.known(), info, func() bool { return ix.rewritten(f, t.old) }) {
+		switch runfs.Recheck(t.old.known(), info, func() bool { return rewritten(f, t.old, &ix.checkBytes) }) {
 		case runfs.RecheckFresh:
 			t.fresh, t.from = true, 0
 		case runfs.RecheckNothing:
@@ -223,7 +224,7 @@ func (ix *Index) read(t *task, b *builder, dir *runfs.Folder, buf *readBuffer) (
 	}
 	n, err := readBlock(want)
 	if err != nil {
-		ix.unreadable(t, err)
+		ix.once.unreadable(ix.fsys, ix.root, t.c.rel, err)
 		u.discard, u.hi = true, u.lo
 		return u, true
 	}
@@ -264,7 +265,7 @@ func (ix *Index) read(t *task, b *builder, dir *runfs.Folder, buf *readBuffer) (
 		if !first {
 			want = min(int64(len(block)), size-pos)
 			if n, err = readBlock(want); err != nil {
-				ix.unreadable(t, err)
+				ix.once.unreadable(ix.fsys, ix.root, t.c.rel, err)
 				u.discard, u.hi = true, uint32(b.Docs())
 				return u, true
 			}
@@ -291,21 +292,21 @@ func (ix *Index) read(t *task, b *builder, dir *runfs.Folder, buf *readBuffer) (
 		// read is not used, and the file is read again at the next update,
 		// which starts new batches; a file that alone has more is left out
 		// at every update, told once.
-		ix.warnOnce("full:"+t.c.rel, "a file has more pieces than one batch of the index holds; it is left out", zap.String("file", t.c.rel))
+		ix.once.warn("full:"+t.c.rel, "a file has more pieces than one batch of the index holds; it is left out", zap.String("file", t.c.rel))
 		u.discard, u.hi = true, uint32(b.Docs())
 		return u, true
 	}
-	ix.readable(t.c.rel)
+	ix.once.readable(t.c.rel)
 	if pos < size {
 		// Truncated while it was read: next.size (the size before) is not
 		// its size now, so the next update reads it again from its start;
 		// until then a search leaves out pieces whose text changed.
-		ix.noteOnce("shrunk:"+t.c.rel, "a file shrank while it was read; it is read again from its start", zap.String("file", t.c.rel))
+		ix.once.note("shrunk:"+t.c.rel, "a file shrank while it was read; it is read again from its start", zap.String("file", t.c.rel))
 	}
 	next.readPos = pos
 	next.size = max(next.size, pos)
 	if len(next.head) < checkBytes && next.readPos > int64(len(next.head)) {
-		next.head = ix.readCheck(f, 0, min(pos, checkBytes))
+		next.head = readCheck(f, 0, min(pos, checkBytes), &ix.checkBytes)
 	}
 	w := min(pos, checkBytes)
 	if int64(len(final)) >= w {
@@ -313,7 +314,7 @@ func (ix *Index) read(t *task, b *builder, dir *runfs.Folder, buf *readBuffer) (
 		checks = append(checks, final[int64(len(final))-w:]...)
 		next.window = checks[h:len(checks):len(checks)]
 	} else {
-		next.window = ix.readCheck(f, pos-w, w)
+		next.window = readCheck(f, pos-w, w, &ix.checkBytes)
 	}
 	if tl := next.readPos - next.commitPos; tl <= maxTailBytes && next.commitPos >= finalPos {
 		next.tail = append([]byte(nil), final[next.commitPos-finalPos:]...)
@@ -324,47 +325,20 @@ func (ix *Index) read(t *task, b *builder, dir *runfs.Folder, buf *readBuffer) (
 }
 
 // rewritten tells whether the bytes a file had at the last read changed.
-func (ix *Index) rewritten(f runfs.FileReader, old *fileState) bool {
-	head := ix.readCheck(f, 0, int64(len(old.head)))
+// (The bytes read to check are counted in counted.)
+func rewritten(f runfs.FileReader, old *fileState, counted *atomic.Int64) bool {
+	head := readCheck(f, 0, int64(len(old.head)), counted)
 	if !bytes.Equal(head, old.head) {
 		return true
 	}
-	win := ix.readCheck(f, old.readPos-int64(len(old.window)), int64(len(old.window)))
+	win := readCheck(f, old.readPos-int64(len(old.window)), int64(len(old.window)), counted)
 	return !bytes.Equal(win, old.window)
 }
 
-func (ix *Index) readCheck(f runfs.FileReader, off, n int64) []byte {
+// readCheck reads n bytes of f at off to tell a rewrite, counting them.
+func readCheck(f runfs.FileReader, off, n int64, counted *atomic.Int64) []byte {
 	buf := make([]byte, n)
 	got, _ := f.ReadAt(buf, off)
-	ix.checkBytes.Add(int64(got))
+	counted.Add(int64(got))
 	return buf[:got]
-}
-
-// unreadable logs, once until the file is read again, why a file is left out.
-func (ix *Index) unreadable(t *task, err error) {
-	if errors.Is(err, fs.ErrNotExist) {
-		// Deleted since it was found: a change like any other, not a WARN.
-		ix.noteOnce("vanished:"+t.c.rel, "a file vanished between its stat and its read; its evidence is dropped", zap.String("file", t.c.rel))
-		return
-	}
-	if info, lerr := ix.fsys.Lstat(t.c.rel); lerr == nil && info.Mode()&fs.ModeSymlink != 0 {
-		// Replaced by a link since it was listed (os.Root refuses one that
-		// leads out of the run): reported as the walk reports links, once.
-		ix.warnLink(t.c.rel)
-		return
-	}
-	ix.unreadWarned.Store(true)
-	ix.warnOnce("unread:"+t.c.rel, "cannot read a file; it is left out until it can be read", zap.String("file", t.c.rel), zap.Error(err))
-}
-
-// readable forgets an unreadable file's WARN, so that it is logged again if
-// the file becomes unreadable again.
-func (ix *Index) readable(rel string) {
-	if !ix.unreadWarned.Load() {
-		return // no file was ever unreadable: nothing to forget
-	}
-	key := "unread:" + rel
-	ix.warnedMu.Lock()
-	delete(ix.warned, key)
-	ix.warnedMu.Unlock()
 }

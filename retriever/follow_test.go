@@ -580,7 +580,7 @@ func TestChangesNotified(t *testing.T) {
 	ix := openTest(t, Options{Root: root})
 	var mu sync.Mutex
 	var got [][]string
-	defer ix.subscribe(func(c Changes) {
+	defer ix.subs.add(func(c Changes) {
 		mu.Lock()
 		got = append(got, c.Files)
 		mu.Unlock()

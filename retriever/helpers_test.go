@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"runls/internal/store"
+	"runls/retriever/internal/runfs"
 )
 
 // writeRun writes files (slash paths relative to a new run folder) and returns the folder.
@@ -106,7 +107,7 @@ func listPieces(ix *Index, fail func(string)) []string {
 			if !ok {
 				lines, ok := files[fs.rel]
 				if !ok {
-					data, err := os.ReadFile(ix.abs(fs.rel))
+					data, err := os.ReadFile(runfs.Abs(ix.root, fs.rel))
 					if err != nil {
 						fail(fmt.Sprintf("%s: cannot read the file back: %v", fs.rel, err))
 					}

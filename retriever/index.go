@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -19,7 +18,6 @@ import (
 
 	"runls/masking"
 	"runls/retriever/internal/bm25"
-	"runls/retriever/internal/corpus"
 	"runls/retriever/internal/runfs"
 )
 
@@ -34,7 +32,6 @@ type Index struct {
 	masker      masking.Masker
 	log         *zap.Logger
 	maxDiags    int
-	seed        uint64 // of the pieces' text hashes (internal/corpus/texthash.go)
 	workers     int
 	searcher    bm25.Searcher // the scoring paths' tuning and buffers
 	batchDocs   int           // tests: the most pieces of a batch (0: the engine's limit)
@@ -42,34 +39,20 @@ type Index struct {
 
 	refreshMu sync.Mutex // one update at a time
 
-	mu       sync.RWMutex
-	files    map[string]*fileState // by slash path relative to the root
-	byID     []*fileState          // by id; nil once removed
-	segments []*segment
-	postings []*bm25.Segment // segments' engine parts, in order (setSegments)
-	agents   []string
-	agentIDs map[string]uint32
-	stats    bm25.Stats      // by agent id as the partition
-	episodes map[string]bool // episode folder names, agents or not
-	nextID   uint32
+	mu sync.RWMutex // over committed
+	committed
 
-	dict    *bm25.Dict
-	convs   corpus.Convs  // conversation ids
-	indexed atomic.Bool   // a first full update has finished
-	commits atomic.Uint64 // commits made (see fresh)
+	indexed atomic.Bool // a first full update has finished
 
-	warnedMu     sync.Mutex
-	warned       map[string]bool // links and folders warned about
-	unreadWarned atomic.Bool     // a file was warned about as unreadable
+	once onceLog // links, folders and files warned about
 
 	handles runfs.Handles // files kept open to read results
-	facts   factMemo      // what notices found in the files, for the state committed (answer.go)
+	rb      readBack      // the one reader (and masker) of indexed text
 	cache   *cacheWriter  // the run's cache entry (cache.go); nil: none
 
 	boundMemory bool // Options.BoundMemory (memory.go)
 
-	subsMu sync.Mutex
-	subs   []*func(Changes)
+	subs subscribers
 
 	fw followState // the folder walk's cache and the watcher's view (watch.go)
 
@@ -110,25 +93,23 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 		log:         opts.Logger,
 		maxDiags:    opts.MaxDiagnosticsPerFile,
 		boundMemory: opts.BoundMemory,
-		seed:        rand.Uint64() | 1,
 		workers:     min(runtime.GOMAXPROCS(0), 8),
-		files:       map[string]*fileState{},
-		agentIDs:    map[string]uint32{},
-		episodes:    map[string]bool{},
-		dict:        bm25.NewDict(),
-		warned:      map[string]bool{},
-		handles:     runfs.NewHandles(runfs.MaxOpenHandles),
+		committed: committed{files: map[string]*fileState{}, agentIDs: map[string]uint32{}, episodes: map[string]bool{}, dict: bm25.NewDict(),
+			seed: rand.Uint64() | 1},
+		handles: runfs.NewHandles(runfs.MaxOpenHandles),
 	}
 	ix.searcher.Tuning = bm25.DefaultTuning()
 	if ix.log == nil {
 		ix.log = zap.NewNop()
 	}
+	ix.once.log = ix.log
 	if ix.maxDiags <= 0 {
 		ix.maxDiags = DefaultMaxDiagnostics
 	}
 	if ix.masker == masking.NoOp() {
 		ix.masker = nil
 	}
+	ix.rb = readBack{root: ix.root, fsys: ix.fsys, handles: &ix.handles, masker: ix.masker, convs: &ix.convs}
 	ix.convs.ID("-")
 	ix.cache = ix.openCache(opts)
 	return ix, nil
@@ -180,7 +161,7 @@ func (ix *Index) BytesRead() (content, checks int64) {
 // call the index, and the calls of two updates may run at the same time, so
 // a subscriber reads the state it publishes when it publishes it.
 func (ix *Index) Refresh(ctx context.Context, progress func(Progress)) (Changes, error) {
-	if err := ix.awaitEvents(ctx); err != nil {
+	if err := ix.fw.awaitEvents(ctx, ix.log); err != nil {
 		return Changes{}, err
 	}
 	return ix.update(ctx, progress)
@@ -201,7 +182,7 @@ func (ix *Index) update(ctx context.Context, progress func(Progress)) (Changes, 
 // it twice. A cut since is the fault path's (fault.go), as in any read.
 func (ix *Index) updateChecked(ctx context.Context, progress func(Progress)) (Changes, error) {
 	c, err := guarded(ix, "updating the index", func() (Changes, error) { return ix.refresh(ctx, progress) })
-	ix.notify(c) // a cancelled update tells what it committed
+	ix.subs.notify(c) // a cancelled update tells what it committed
 	ix.cache.changed()
 	return c, err
 }
@@ -241,7 +222,7 @@ func (ix *Index) refresh(ctx context.Context, progress func(Progress)) (Changes,
 		total += t.size - t.from
 	}
 	first := !ix.indexed.Load()
-	batchBytes := ix.batchBytesFor(total)
+	batchBytes := batchBytesFor(total, ix.batchInput)
 	if first && ix.boundMemory {
 		// The whole run, not what this update reads: a reopen's first update
 		// reads little, but the states it restored are on the heap.
@@ -328,7 +309,7 @@ func (ix *Index) refresh(ctx context.Context, progress func(Progress)) (Changes,
 		// and update drops all it committed.
 		go func() {
 			defer wg.Done()
-			defer ix.guardFrom("reading files", func(err error) {
+			defer ix.cache.guardRest("reading files", func(err error) {
 				changedMu.Lock()
 				faults = append(faults, err)
 				changedMu.Unlock()
@@ -358,7 +339,7 @@ func (ix *Index) refresh(ctx context.Context, progress func(Progress)) (Changes,
 				changedMu.Lock()
 				for _, u := range pend {
 					if u.next != nil && u.next.form.IsRecord() {
-						changed = append(changed, ix.abs(u.next.rel))
+						changed = append(changed, runfs.Abs(ix.root, u.next.rel))
 					}
 				}
 				changedMu.Unlock()
@@ -401,7 +382,7 @@ func (ix *Index) refresh(ctx context.Context, progress func(Progress)) (Changes,
 				if !dir.StillAt() {
 					// Moved (perhaps out of the run) while its files were
 					// read: what was read is not used, and read again.
-					ix.noteOnce("moved:"+j.dir, "a folder moved while its files were read; they are read again", zap.String("folder", j.dir))
+					ix.once.note("moved:"+j.dir, "a folder moved while its files were read; they are read again", zap.String("folder", j.dir))
 					changedMu.Lock()
 					for _, u := range pend[first:] {
 						u.discard = true
@@ -447,7 +428,7 @@ func (ix *Index) refresh(ctx context.Context, progress func(Progress)) (Changes,
 		// the lock is released by the defer. Its output is flushed after
 		// the lock (flush.go), guarded too: the flush reads it back mapped.
 		ix.cache.inject("merge")
-		err := ix.guard("merging segments", func() error {
+		err := ix.cache.guardRun("merging segments", func() error {
 			merged, replaced := func() (*segment, []*segment) {
 				ix.mu.Lock()
 				defer ix.mu.Unlock()
@@ -462,7 +443,7 @@ func (ix *Index) refresh(ctx context.Context, progress func(Progress)) (Changes,
 	}
 	for _, r := range removed {
 		if r.form.IsRecord() {
-			changed = append(changed, ix.abs(r.rel))
+			changed = append(changed, runfs.Abs(ix.root, r.rel))
 		}
 	}
 	ix.indexed.Store(true)
@@ -508,19 +489,4 @@ func readJobs(tasks []*task) []readJob {
 	}
 	slices.SortStableFunc(jobs, func(a, b readJob) int { return cmp.Compare(b.size, a.size) })
 	return jobs
-}
-
-// warnLink reports a link below the run folder whose target lies outside it.
-func (ix *Index) warnLink(rel string) {
-	abs := filepath.Join(ix.root, filepath.FromSlash(rel))
-	target, err := filepath.EvalSymlinks(abs)
-	if err != nil {
-		ix.log.Debug("skipped a link that does not resolve", zap.String("link", rel), zap.Error(err))
-		return
-	}
-	if target == ix.root || strings.HasPrefix(target, ix.root+string(filepath.Separator)) {
-		ix.log.Debug("skipped a link", zap.String("link", rel))
-		return
-	}
-	ix.warnOnce("link:"+rel, "skipped a link that points outside the run folder", zap.String("link", rel), zap.String("target", target))
 }

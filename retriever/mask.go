@@ -1,9 +1,9 @@
 package retriever
 
 import (
-	"runls/masking"
-
 	"strings"
+
+	"runls/masking"
 )
 
 // Masking of text read back from a run's files (spec §8): whatever the
@@ -11,11 +11,11 @@ import (
 // indexed it, when masking is on.
 
 // maskText masks a text taken from a file, when masking is on.
-func (ix *Index) maskText(s string) string {
-	if ix.masker == nil {
+func (rb *readBack) maskText(s string) string {
+	if rb.masker == nil {
 		return s
 	}
-	spans, _ := ix.masker.Mask(s)
+	spans, _ := rb.masker.Mask(s)
 	out, _ := masking.Apply(s, spans)
 	return out
 }

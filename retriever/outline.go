@@ -112,7 +112,7 @@ func (ix *Index) Outline(ctx context.Context, path string, limit int) (Outline, 
 		out.More = t.Len() - limit
 		out.Rest = Range{Start: Position{Line: int(t.Line(n))}, End: Position{Line: int(t.Lines() - 1), Character: int(t.EndUnits())}}
 	}
-	text, err := ix.readRecords(ctx, fs, 0, n)
+	text, err := ix.rb.readRecords(ctx, fs, 0, n)
 	if err != nil {
 		return Outline{}, err
 	}
@@ -121,11 +121,11 @@ func (ix *Index) Outline(ctx context.Context, path string, limit int) (Outline, 
 		if err != nil {
 			return Outline{}, err
 		}
-		rec := OutlineRecord{Name: ix.recordName(r), Detail: ix.recordDetail(r), Range: r.rng, Selection: r.first}
+		rec := OutlineRecord{Name: ix.rb.recordName(r), Detail: ix.rb.recordDetail(r), Range: r.rng, Selection: r.first}
 		if t.NewRun(i) {
 			run := OutlineRun{Range: r.rng, Selection: r.first}
 			if c := t.Conv(i); c != 0 {
-				name := ix.maskText(ix.convs.Name(c))
+				name := ix.rb.maskText(ix.convs.Name(c))
 				run.Conversation = &name
 			}
 			out.Runs = append(out.Runs, run)
@@ -171,7 +171,7 @@ func (ix *Index) RecordAt(ctx context.Context, path string, n int, req Request) 
 	if i < 0 {
 		return nil, nil
 	}
-	text, err := ix.readRecords(ctx, fs, i, i+1)
+	text, err := ix.rb.readRecords(ctx, fs, i, i+1)
 	if err != nil {
 		return nil, err
 	}
@@ -187,13 +187,13 @@ func (ix *Index) RecordAt(ctx context.Context, path string, n int, req Request) 
 	head := r.lines[0]
 	if !facts.BeforeFirst {
 		facts.Time = string(head[:recordformat.StampLen(head)])
-		facts.State = ix.maskText(recordformat.ValidText(head[r.head.StateStart-r.head.Start : r.head.StateEnd-r.head.Start]))
+		facts.State = ix.rb.maskText(recordformat.ValidText(head[r.head.StateStart-r.head.Start : r.head.StateEnd-r.head.Start]))
 		if lv := r.head.Level; lv != recordformat.None {
 			facts.Level = records.LevelName(lv)
 		}
 	}
 	if c := t.Conv(i); c != 0 {
-		name := ix.maskText(ix.convs.Name(c))
+		name := ix.rb.maskText(ix.convs.Name(c))
 		facts.Conversation = &name
 	}
 	if ix.interpreter != nil {
@@ -243,12 +243,12 @@ func (ix *Index) verdict(req Request, fs *fileState, t *records.Table, i int, ag
 }
 
 // recordName is an outline record's name (spec §11).
-func (ix *Index) recordName(r recordText) string {
+func (rb *readBack) recordName(r recordText) string {
 	var first string
-	if ix.masker != nil {
+	if rb.masker != nil {
 		// Masked as a whole record, as it was indexed (a key block over
 		// several lines is one span).
-		first, _, _ = strings.Cut(ix.maskText(r.evidence()), "\n")
+		first, _, _ = strings.Cut(rb.maskText(r.evidence()), "\n")
 	} else {
 		first = recordformat.ValidText(r.lines[0][r.head.Evidence:])
 	}
@@ -263,12 +263,12 @@ func (ix *Index) recordName(r recordText) string {
 }
 
 // recordDetail is the level and the episode state: "INFO · running".
-func (ix *Index) recordDetail(r recordText) string {
+func (rb *readBack) recordDetail(r recordText) string {
 	if r.head.Kind == recordformat.BeforeFirst {
 		return ""
 	}
 	head := r.lines[0]
-	state := ix.maskText(recordformat.ValidText(head[r.head.StateStart-r.head.Start : r.head.StateEnd-r.head.Start]))
+	state := rb.maskText(recordformat.ValidText(head[r.head.StateStart-r.head.Start : r.head.StateEnd-r.head.Start]))
 	if r.head.Level == recordformat.None {
 		return state
 	}

@@ -52,22 +52,22 @@ const (
 // savedState is the committed state as the state blob holds it, and each
 // segment's place in it. The caller holds the index's read lock: the dead
 // bits are copied under it, as Kill writes them under the write lock.
-func (ix *Index) savedState() (*savedIndex, map[*segment]uint32) {
+func (c *committed) savedState() (*savedIndex, map[*segment]uint32) {
 	st := &savedIndex{
-		seed:     ix.seed,
-		nextID:   ix.nextID,
-		agents:   slices.Clone(ix.agents),
-		episodes: slices.Sorted(maps.Keys(ix.episodes)),
-		dead:     make([][]uint64, len(ix.segments)),
-		files:    slices.Collect(maps.Values(ix.files)),
+		seed:     c.seed,
+		nextID:   c.nextID,
+		agents:   slices.Clone(c.agents),
+		episodes: slices.Sorted(maps.Keys(c.episodes)),
+		dead:     make([][]uint64, len(c.segments)),
+		files:    slices.Collect(maps.Values(c.files)),
 	}
-	place := make(map[*segment]uint32, len(ix.segments))
-	for i, s := range ix.segments {
+	place := make(map[*segment]uint32, len(c.segments))
+	for i, s := range c.segments {
 		place[s] = uint32(i)
 		st.dead[i] = slices.Clone(s.DeadBits())
 	}
 	slices.SortFunc(st.files, func(a, b *fileState) int { return cmp.Compare(a.rel, b.rel) })
-	st.convs = ix.convs.Names()
+	st.convs = c.convs.Names()
 	return st, place
 }
 

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"io"
 	"io/fs"
+	"os"
 	"path"
 	"strconv"
 	"strings"
@@ -89,7 +90,7 @@ func (ix *Index) ReadLines(ctx context.Context, req ReadRequest) (Lines, error) 
 	}
 	ix.mu.RUnlock()
 	if st == nil {
-		return Lines{}, ix.whyNotAgentFile(req.Path, rel)
+		return Lines{}, whyNotAgentFile(ix.fsys, req.Path, rel)
 	}
 	if st.binary {
 		return Lines{}, &FieldError{"path", req.Path, "a binary file (a NUL byte in its first 8 KiB): it is not read"}
@@ -205,9 +206,9 @@ func agentPath(p string) (string, error) {
 
 // whyNotAgentFile says why a clean relative path names no agent file the
 // index holds.
-func (ix *Index) whyNotAgentFile(p, rel string) error {
+func whyNotAgentFile(fsys *os.Root, p, rel string) error {
 	bad := func(reason string) error { return &FieldError{"path", p, reason} }
-	info, err := ix.fsys.Lstat(rel)
+	info, err := fsys.Lstat(rel)
 	switch {
 	case err != nil && errors.Is(err, fs.ErrNotExist):
 		return bad("no such file in the run")

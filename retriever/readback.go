@@ -6,9 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
+	"runls/masking"
 	"runls/recordformat"
+	"runls/retriever/internal/corpus"
+	"runls/retriever/internal/runfs"
 )
 
 // Reading indexed text back from a run's files: the index keeps no text, so
@@ -20,11 +24,22 @@ import (
 // read a stretch; a result's line, which may be long and is wanted only up
 // to its piece, through readLine.
 
+// readBack reads indexed text back from the run's files and masks it: the
+// one line reader (readLines, and readLine for a result's long line) and
+// the one masking (mask.go) that every read-back goes through.
+type readBack struct {
+	root    string // the run folder's real path
+	fsys    *os.Root
+	handles *runfs.Handles
+	masker  masking.Masker // nil: masking is off
+	convs   *corpus.Convs  // the names of conversation ids
+}
+
 // readLines reads lines [from, to) of a file, without their line ends, in
 // one read: from the line index's entry at or before from to the entry
 // after to-1 (or the end of what was read of the file). A file that ends
 // before line to-1 has changed since it was read.
-func (ix *Index) readLines(ctx context.Context, fs *fileState, from, to uint32) ([][]byte, error) {
+func (rb *readBack) readLines(ctx context.Context, fs *fileState, from, to uint32) ([][]byte, error) {
 	k := int(from / lineIndexEvery)
 	if k >= len(fs.lineIndex) || to <= from {
 		return nil, ErrChanged
@@ -39,11 +54,11 @@ func (ix *Index) readLines(ctx context.Context, fs *fileState, from, to uint32) 
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	h, err := ix.handles.Acquire(ix.fsys, fs.rel, fs.dev, fs.ino)
+	h, err := rb.handles.Acquire(rb.fsys, fs.rel, fs.dev, fs.ino)
 	if err != nil {
 		return nil, err
 	}
-	defer ix.handles.Release(h)
+	defer rb.handles.Release(h)
 	buf := make([]byte, end-start)
 	if n, err := h.F.ReadAt(buf, start); n < len(buf) {
 		if err != nil && !errors.Is(err, io.EOF) {
@@ -80,16 +95,16 @@ func (ix *Index) readLines(ctx context.Context, fs *fileState, from, to uint32) 
 
 // readLine reads line n of a file up to at least want bytes of it, using the
 // file's sparse line index.
-func (ix *Index) readLine(fs *fileState, n uint32, want int) ([]byte, error) {
+func (rb *readBack) readLine(fs *fileState, n uint32, want int) ([]byte, error) {
 	k := int(n / lineIndexEvery)
 	if k >= len(fs.lineIndex) {
 		return nil, io.ErrUnexpectedEOF
 	}
-	h, err := ix.handles.Acquire(ix.fsys, fs.rel, fs.dev, fs.ino)
+	h, err := rb.handles.Acquire(rb.fsys, fs.rel, fs.dev, fs.ino)
 	if err != nil {
 		return nil, err
 	}
-	defer ix.handles.Release(h)
+	defer rb.handles.Release(h)
 	f := h.F
 	off := fs.lineIndex[k]
 	skip := int(n % lineIndexEvery)
@@ -147,10 +162,10 @@ type recordText struct {
 }
 
 // readRecords reads the lines of records [from, to) of fs.
-func (ix *Index) readRecords(ctx context.Context, fs *fileState, from, to int) (*recordsText, error) {
+func (rb *readBack) readRecords(ctx context.Context, fs *fileState, from, to int) (*recordsText, error) {
 	t := fs.records()
 	first, last := t.Line(from), t.Last(to-1)
-	lines, err := ix.readLines(ctx, fs, first, last+1)
+	lines, err := rb.readLines(ctx, fs, first, last+1)
 	if err != nil {
 		return nil, err
 	}

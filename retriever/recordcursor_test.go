@@ -3,9 +3,10 @@ package retriever
 import (
 	"context"
 	"errors"
-	"runls/retriever/internal/records"
 	"slices"
 	"testing"
+
+	"runls/retriever/internal/records"
 )
 
 // FuzzRecordsCursor: any cursor string is refused with an error naming the

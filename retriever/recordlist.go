@@ -205,7 +205,7 @@ func (ix *Index) records(ctx context.Context, q *records.Query) (RecordsResult, 
 		return res, err
 	}
 	res.Records = make([]Record, len(picks))
-	if err := ix.readPicks(ctx, q, ef, picks, res.Records); err != nil {
+	if err := ix.rb.readPicks(ctx, q, ef, picks, res.Records); err != nil {
 		return RecordsResult{}, err
 	}
 	if next != "" {

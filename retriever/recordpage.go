@@ -5,6 +5,7 @@ import (
 
 	"runls/recordformat"
 	"runls/retriever/internal/records"
+	"runls/retriever/internal/runfs"
 )
 
 // Reading a page of run/records back from the files: records.Stretches
@@ -14,14 +15,14 @@ import (
 // given (a file rewritten since its update answers ErrChanged).
 
 // readPicks reads the picked records into out (out[i] for picks[i]).
-func (ix *Index) readPicks(ctx context.Context, q *records.Query, ef episodeFiles, picks []records.Pick, out []Record) error {
+func (rb *readBack) readPicks(ctx context.Context, q *records.Query, ef episodeFiles, picks []records.Pick, out []Record) error {
 	for _, st := range records.Stretches(ef.files, picks) {
 		fs := ef.states[st.File]
-		lines, err := ix.readLines(ctx, fs, st.From, st.To)
+		lines, err := rb.readLines(ctx, fs, st.From, st.To)
 		if err != nil {
 			return err
 		}
-		path := ix.abs(fs.rel)
+		path := runfs.Abs(rb.root, fs.rel)
 		uri := FileURI(path)
 		rt := &recordsText{fs: fs, from: st.First, firstRow: st.From, lines: lines}
 		for _, i := range st.Picks {
@@ -29,14 +30,14 @@ func (ix *Index) readPicks(ctx context.Context, q *records.Query, ef episodeFile
 			if err != nil {
 				return err
 			}
-			out[i] = ix.makeRecord(q, fs, path, uri, ef.agents[st.File], picks[i], r)
+			out[i] = rb.makeRecord(q, fs, path, uri, ef.agents[st.File], picks[i], r)
 		}
 	}
 	return nil
 }
 
 // makeRecord is the Record of a record read back.
-func (ix *Index) makeRecord(q *records.Query, fs *fileState, path, uri, agent string, p records.Pick, r recordText) Record {
+func (rb *readBack) makeRecord(q *records.Query, fs *fileState, path, uri, agent string, p records.Pick, r recordText) Record {
 	rec := Record{
 		Location: Location{URI: uri, Range: r.rng},
 		Agent:    agent,
@@ -49,26 +50,26 @@ func (ix *Index) makeRecord(q *records.Query, fs *fileState, path, uri, agent st
 	if r.head.Kind != recordformat.BeforeFirst {
 		when := string(head[:recordformat.StampLen(head)])
 		rec.Time = &when
-		rec.State = ix.maskText(recordformat.ValidText(head[r.head.StateStart-r.head.Start : r.head.StateEnd-r.head.Start]))
+		rec.State = rb.maskText(recordformat.ValidText(head[r.head.StateStart-r.head.Start : r.head.StateEnd-r.head.Start]))
 		if lv := r.head.Level; lv != recordformat.None {
 			name := records.LevelName(lv)
 			rec.Level = &name
 		}
 	}
 	if c := fs.records().Conv(p.Rec); c != 0 {
-		name := ix.maskText(ix.convs.Name(c))
+		name := rb.maskText(rb.convs.Name(c))
 		rec.Conversation = &name
 	}
 	// Masked as a whole record, as it was indexed (spec §8: a key block over
 	// several lines is one span).
-	rec.Text = ix.maskText(r.evidence())
+	rec.Text = rb.maskText(r.evidence())
 	if q.Lines {
 		rec.Lines = make([]string, len(r.lines))
 		for i, l := range r.lines {
 			rec.Lines[i] = string(l)
 		}
-		if ix.masker != nil {
-			rec.Lines = maskLines(ix.masker, rec.Lines)
+		if rb.masker != nil {
+			rec.Lines = maskLines(rb.masker, rec.Lines)
 		}
 	}
 	return rec

@@ -1,9 +1,10 @@
 package retriever
 
 import (
-	"runls/retriever/internal/runfs"
 	"strconv"
 	"strings"
+
+	"runls/retriever/internal/runfs"
 )
 
 // Validate checks a request's fields (spec §5), returning a *FieldError.

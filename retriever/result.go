@@ -11,6 +11,7 @@ import (
 
 	"runls/recordformat"
 	"runls/retriever/internal/corpus"
+	"runls/retriever/internal/runfs"
 )
 
 // items reads the text of the hits from their files (the index keeps no copy
@@ -21,7 +22,7 @@ func (ix *Index) items(hits []hit, agents []string) Result {
 	out := Result{Items: make([]Item, 0, len(hits)), Notices: []Notice{}}
 	for i, h := range hits {
 		s, d, fs := h.seg, h.doc, h.fs
-		lineText, err := ix.readLine(fs, s.lineOf(d), int(s.startOf(d)+s.blenOf(d)))
+		lineText, err := ix.rb.readLine(fs, s.lineOf(d), int(s.startOf(d)+s.blenOf(d)))
 		if err != nil || len(lineText) < int(s.startOf(d)+s.blenOf(d)) {
 			ix.log.Debug("left out a piece whose file changed", zap.String("file", fs.rel), zap.Error(err))
 			continue
@@ -35,7 +36,7 @@ func (ix *Index) items(hits []hit, agents []string) Result {
 				continue
 			}
 		}
-		path := ix.abs(fs.rel)
+		path := runfs.Abs(ix.root, fs.rel)
 		startChar := recordformat.UTF16Len(lineText[:s.startOf(d)])
 		item := Item{
 			Location: Location{URI: FileURI(path), Range: Range{
@@ -143,7 +144,7 @@ func (ix *Index) RecordFiles() []string {
 	})
 	out := make([]string, len(files))
 	for i, fs := range files {
-		out[i] = ix.abs(fs.rel)
+		out[i] = runfs.Abs(ix.root, fs.rel)
 	}
 	return out
 }

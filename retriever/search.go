@@ -6,9 +6,10 @@ package retriever
 
 import (
 	"context"
+	"strings"
+
 	"runls/retriever/internal/bm25"
 	"runls/retriever/internal/corpus"
-	"strings"
 )
 
 // Search refreshes, then answers a request (spec §5, §6).
@@ -57,7 +58,7 @@ func (ix *Index) freshOnce(ctx context.Context, answer func() (Result, error)) (
 	}
 	ix.cache.checkMapping("")
 	before := ix.commits.Load()
-	asked := ix.askEvents(b)
+	asked := ix.fw.askEvents(b, ix.log)
 	res, aerr := answer()
 	if isFault(aerr) {
 		return Result{}, aerr // fresh drops the entry and asks again
@@ -72,11 +73,6 @@ func (ix *Index) freshOnce(ctx context.Context, answer func() (Result, error)) (
 		return res, nil
 	}
 	return answer()
-}
-
-// searchIndexed answers a valid request from what is indexed now.
-func (ix *Index) searchIndexed(ctx context.Context, req Request) (Result, error) {
-	return ix.answer(ctx, req)
 }
 
 // newFilter makes the evidence rules of a valid request.

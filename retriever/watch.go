@@ -14,6 +14,7 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 	"go.uber.org/zap"
+
 	"runls/retriever/internal/runfs"
 )
 
@@ -46,7 +47,7 @@ const (
 // Watch returns nil when ctx ends; only one Watch runs at a time.
 func (ix *Index) Watch(ctx context.Context, onChange func(Changes)) error {
 	if onChange != nil {
-		defer ix.subscribe(onChange)()
+		defer ix.subs.add(onChange)()
 	}
 	if !ix.fw.start() {
 		return errors.New("watch: the index is already watched")
@@ -59,7 +60,7 @@ func (ix *Index) Watch(ctx context.Context, onChange func(Changes)) error {
 	}
 	w, err := newWatcher()
 	if err != nil {
-		ix.warnOnce("watch:poll", "file-system events are not available: polling the run folder instead",
+		ix.once.warn("watch:poll", "file-system events are not available: polling the run folder instead",
 			zap.Duration("every", pollInterval), zap.Error(err))
 		return ix.poll(ctx)
 	}
@@ -85,7 +86,7 @@ func (ix *Index) Watch(ctx context.Context, onChange func(Changes)) error {
 			case <-trigger:
 			}
 			if _, err := ix.update(ctx, nil); err != nil && ctx.Err() == nil {
-				ix.warnOnce("watch:refresh", "updating the index failed; it is tried again at the next change", zap.Error(err))
+				ix.once.warn("watch:refresh", "updating the index failed; it is tried again at the next change", zap.Error(err))
 			}
 		}
 	}()
@@ -100,12 +101,12 @@ func (ix *Index) Watch(ctx context.Context, onChange func(Changes)) error {
 	if ix.fw.empty() {
 		// Nothing was indexed yet: the folders to watch are found first.
 		if _, err := ix.update(ctx, nil); err != nil && ctx.Err() == nil {
-			ix.warnOnce("watch:refresh", "updating the index failed; it is tried again at the next change", zap.Error(err))
+			ix.once.warn("watch:refresh", "updating the index failed; it is tried again at the next change", zap.Error(err))
 		}
 	}
 	bar, err := runfs.NewBarrier(ix.root, w, ix.fw.markAllDirty)
 	if err != nil {
-		ix.warnOnce("watch:barrier", "searches list the run folder: no private folder for the watcher's barrier", zap.Error(err))
+		ix.once.warn("watch:barrier", "searches list the run folder: no private folder for the watcher's barrier", zap.Error(err))
 	} else {
 		defer bar.Close()
 		ix.fw.setBarrier(bar)
@@ -149,7 +150,7 @@ func (ix *Index) Watch(ctx context.Context, onChange func(Changes)) error {
 				break
 			}
 			if !errors.Is(err, fsnotify.ErrEventOverflow) {
-				ix.warnOnce("watch:error", "file-system events failed; the run folder is listed again", zap.Error(err))
+				ix.once.warn("watch:error", "file-system events failed; the run folder is listed again", zap.Error(err))
 			}
 			// Events were lost, perhaps a barrier's too: the next update walks
 			// every folder, which is what the searches waiting need.
@@ -170,7 +171,7 @@ func (ix *Index) Watch(ctx context.Context, onChange func(Changes)) error {
 		}
 		if events == nil && errs == nil {
 			// The watcher stopped on its own: poll from now on.
-			ix.warnOnce("watch:poll", "file-system events stopped: polling the run folder instead", zap.Duration("every", pollInterval))
+			ix.once.warn("watch:poll", "file-system events stopped: polling the run folder instead", zap.Duration("every", pollInterval))
 			ix.fw.noEvents()
 			if bar != nil {
 				bar.Lost()
@@ -190,7 +191,7 @@ func (ix *Index) poll(ctx context.Context) error {
 			return nil
 		case <-t.C:
 			if _, err := ix.update(ctx, nil); err != nil && ctx.Err() == nil {
-				ix.warnOnce("watch:refresh", "updating the index failed; it is tried again", zap.Error(err))
+				ix.once.warn("watch:refresh", "updating the index failed; it is tried again", zap.Error(err))
 			}
 		}
 	}
@@ -198,10 +199,11 @@ func (ix *Index) poll(ctx context.Context) error {
 
 // awaitEvents makes the next update see every change made before the call:
 // with a healthy watcher it waits until the watcher has read every event the
-// kernel queued before now (see barrier). When that cannot be known (the
-// barrier failed or is late), the next update walks every folder instead.
-func (ix *Index) awaitEvents(ctx context.Context) error {
-	return ix.askEvents(ix.fw.currentBarrier()).await(ctx)
+// kernel queued before now (see runfs.Barrier). When that cannot be known
+// (the barrier failed or is late), the next update walks every folder
+// instead; log tells so.
+func (f *followState) awaitEvents(ctx context.Context, log *zap.Logger) error {
+	return f.askEvents(f.currentBarrier(), log).await(ctx)
 }
 
 // askedEvents is awaitEvents in two halves: askEvents writes to the barrier
@@ -209,14 +211,15 @@ func (ix *Index) awaitEvents(ctx context.Context) error {
 // waits for its event. Work done in between runs while the event is on its
 // way to the watcher's loop.
 type askedEvents struct {
-	ix     *Index
+	fw     *followState
+	log    *zap.Logger
 	b      *runfs.Barrier // nil: no events, the update walks every folder
 	target uint64
 	err    error
 }
 
-func (ix *Index) askEvents(b *runfs.Barrier) askedEvents {
-	a := askedEvents{ix: ix, b: b}
+func (f *followState) askEvents(b *runfs.Barrier, log *zap.Logger) askedEvents {
+	a := askedEvents{fw: f, log: log, b: b}
 	if b != nil {
 		a.target, a.err = b.Ask()
 	}
@@ -237,8 +240,8 @@ func (a askedEvents) await(ctx context.Context) error {
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	a.ix.fw.markAllDirty()
-	a.ix.log.Info("the watcher's events are late or lost: this update walks the run folder", zap.Error(err))
+	a.fw.markAllDirty()
+	a.log.Info("the watcher's events are late or lost: this update walks the run folder", zap.Error(err))
 	return nil
 }
 
@@ -256,32 +259,39 @@ func (ix *Index) freshIfWatched(ctx context.Context) error {
 	return err
 }
 
-// subscribe adds fn to the functions told of changes; the returned function
+// subscribers are the functions told of the changes an update commits.
+type subscribers struct {
+	mu   sync.Mutex
+	subs []*func(Changes)
+}
+
+// add adds fn to the functions told of changes; the returned function
 // removes it.
-func (ix *Index) subscribe(fn func(Changes)) func() {
-	ix.subsMu.Lock()
-	defer ix.subsMu.Unlock()
+func (ss *subscribers) add(fn func(Changes)) func() {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
 	h := &fn
-	ix.subs = append(ix.subs, h)
+	ss.subs = append(ss.subs, h)
 	return func() {
-		ix.subsMu.Lock()
-		defer ix.subsMu.Unlock()
-		for i, s := range ix.subs {
+		ss.mu.Lock()
+		defer ss.mu.Unlock()
+		for i, s := range ss.subs {
 			if s == h {
-				ix.subs = append(ix.subs[:i:i], ix.subs[i+1:]...)
+				ss.subs = append(ss.subs[:i:i], ss.subs[i+1:]...)
 				return
 			}
 		}
 	}
 }
 
-func (ix *Index) notify(c Changes) {
+// notify tells every function added of c, when it changed a file.
+func (ss *subscribers) notify(c Changes) {
 	if len(c.Files) == 0 {
 		return
 	}
-	ix.subsMu.Lock()
-	subs := append([]*func(Changes){}, ix.subs...)
-	ix.subsMu.Unlock()
+	ss.mu.Lock()
+	subs := append([]*func(Changes){}, ss.subs...)
+	ss.mu.Unlock()
 	for _, fn := range subs {
 		(*fn)(c)
 	}
@@ -543,7 +553,7 @@ func (wt *watcher) event(ev fsnotify.Event) bool {
 		for w := range f.watched {
 			if w == rel || rel == "." || strings.HasPrefix(w, rel+"/") {
 				delete(f.watched, w)
-				_ = wt.w.Remove(wt.ix.abs(w)) // the kernel may have dropped it already
+				_ = wt.w.Remove(runfs.Abs(wt.ix.root, w)) // the kernel may have dropped it already
 				if _, ok := f.folders[w]; ok {
 					f.polled[w] = true
 				}
@@ -557,7 +567,7 @@ func (wt *watcher) event(ev fsnotify.Event) bool {
 // watched (the inotify limit reached, a network file system) is polled,
 // which is logged once.
 func (wt *watcher) add(rel string, ino uint64) error {
-	path := wt.ix.abs(rel)
+	path := runfs.Abs(wt.ix.root, rel)
 	err := runfs.Unwatchable(path)
 	if err == nil {
 		if add := wt.ix.fw.addWatch; add != nil {
@@ -571,7 +581,7 @@ func (wt *watcher) add(rel string, ino uint64) error {
 		if errors.Is(err, syscall.ENOSPC) {
 			fields = append(fields, zap.String("hint", "the inotify watch limit is reached: raise fs.inotify.max_user_watches"))
 		}
-		wt.ix.warnOnce("watch:poll", "cannot watch folders of the run for changes: polling them instead", fields...)
+		wt.ix.once.warn("watch:poll", "cannot watch folders of the run for changes: polling them instead", fields...)
 		return err
 	}
 	// The watch is of what is at the path now: another folder than the
@@ -593,7 +603,7 @@ func (wt *watcher) sync() {
 	for rel, ino := range f.watched {
 		if f.folders[rel] != ino {
 			delete(f.watched, rel)
-			_ = wt.w.Remove(wt.ix.abs(rel)) // usually gone with its folder
+			_ = wt.w.Remove(runfs.Abs(wt.ix.root, rel)) // usually gone with its folder
 		}
 	}
 }
