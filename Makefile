@@ -1,6 +1,6 @@
 # `make test` runs every test of the project on a fresh machine: Go (with the
-# race detector, vet and gofmt), the VS Code extension, the Neovim plugin and
-# runls mcp against the TypeScript MCP SDK's client.
+# race detector, vet and gofmt), the VS Code extension, the Neovim plugin,
+# Emacs with Eglot, and runls mcp against the TypeScript MCP SDK's client.
 # The editor scripts install what they need (npm packages, Debian packages, a
 # current Neovim) when it is missing. `.ci/run` calls exactly this.
 
@@ -10,9 +10,9 @@ GO ?= go
 # not in the user's cache folder.
 export RUNLS_CACHE_DIR := $(or $(TMPDIR),/tmp)/runls-make-test-cache-$(shell id -u)
 
-.PHONY: test test-go test-vscode test-neovim test-mcp-ts lint fuzz-seeds build bench victorialogs
+.PHONY: test test-go test-vscode test-neovim test-emacs test-mcp-ts lint fuzz-seeds build bench victorialogs
 
-test: victorialogs test-go test-vscode test-neovim test-mcp-ts
+test: victorialogs test-go test-vscode test-neovim test-emacs test-mcp-ts
 
 # The fleet's tests (spec §16) start a VictoriaLogs cluster of the pinned
 # version, built once into a cache folder (about 90 s on a fresh machine).
@@ -34,6 +34,10 @@ test-vscode:
 
 test-neovim:
 	bash editors/neovim/scripts/test.sh
+
+# Installs Debian's emacs-nox and elpa-eglot when Emacs with Eglot is missing.
+test-emacs:
+	bash editors/emacs/scripts/test.sh
 
 test-mcp-ts:
 	bash mcpserver/tsclient/test.sh

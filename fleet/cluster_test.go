@@ -132,8 +132,29 @@ func shipRun(t *testing.T, st Store, root, id string, mask bool, rules string) S
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := CheckHeld(ctx, st, map[string]int64{id: sum.Held}, 20*time.Second); err != nil {
+	if err := CheckHeld(ctx, st, map[string]int64{id: sum.Held}, 60*time.Second); err != nil {
 		t.Fatal(err)
 	}
 	return sum
+}
+
+// testingIndex is an index opened without a *testing.T (a child process,
+// a poll), masked as ship masks by default.
+type testingIndex struct{ *retriever.Index }
+
+func openForChild(root string) (*testingIndex, error) {
+	real, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return nil, err
+	}
+	ix, err := retriever.Open(context.Background(), retriever.Options{Root: root, Masker: masking.HidingOutside(real)})
+	if err != nil {
+		return nil, err
+	}
+	return &testingIndex{ix}, nil
+}
+
+// reqOf is a request that finds records of conv-1 in episode-2.
+func reqOf(q string) retriever.Request {
+	return retriever.Request{Query: q, TopK: 10, Episode: "episode-2", Conversation: "conv-1"}
 }

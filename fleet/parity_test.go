@@ -95,7 +95,8 @@ func compare(t *testing.T, ix *retriever.Index, st Store, run string, req retrie
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &Searcher{Store: st}
+	// Every candidate ranked: the statistics are the folder's exactly.
+	s := &Searcher{Store: st, MaxCandidates: 1 << 30}
 	got, err := s.Search(ctx, Request{Request: req, Runs: []string{run}})
 	if err != nil {
 		t.Fatalf("%+v: %v", req, err)
@@ -137,6 +138,42 @@ func compare(t *testing.T, ix *retriever.Index, st Store, run string, req retrie
 		if g.Field != w.Field || g.Value != w.Value || !reflect.DeepEqual(g.Suggestion, w.Suggestion) {
 			t.Errorf("%s: notice %+v, want %+v", name, g, w)
 		}
+	}
+	rulesAsFilters(t, st, run, req)
+}
+
+// rulesAsFilters checks the store's filters for rules 1-4 (used past the
+// bound) against the rules runls applies: the records of the candidates
+// that they let in are the ones Request.RuleReason lets in.
+func rulesAsFilters(t *testing.T, st Store, run string, req retriever.Request) {
+	t.Helper()
+	ctx := context.Background()
+	terms, _ := retriever.QueryTerms(req.RankingText())
+	if len(terms) == 0 {
+		return
+	}
+	scope := Scope{Runs: []string{run}, Agent: req.Agent}
+	rules := Rules{Episode: req.Episode, Conversation: req.Conversation, ScopeEpisode: req.Scope == "episode", AllConversations: req.AllConversations}
+	all, _, err := st.Candidates(ctx, CandidateQuery{Scope: scope, Terms: terms})
+	if err != nil {
+		t.Fatal(err)
+	}
+	filtered, _, err := st.Candidates(ctx, CandidateQuery{Scope: scope, Terms: terms, Rules: rules, Filtered: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]bool{}
+	for i := range all {
+		if reason(&Request{Request: req}, &all[i]) == "" {
+			want[all[i].Path+":"+fmt.Sprint(all[i].Line)] = true
+		}
+	}
+	got := map[string]bool{}
+	for _, e := range filtered {
+		got[e.Path+":"+fmt.Sprint(e.Line)] = true
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("%+v: the store's rules let in %d records, runls' %d", req, len(got), len(want))
 	}
 }
 

@@ -34,8 +34,9 @@ type ShipOptions struct {
 	BatchBytes int
 	// Progress is told after each batch the store took; nil: nothing.
 	Progress func(Summary)
-	// Settle is how long after an insert the store may still not show it
-	// (VictoriaLogs: about a second); 0: 2 s.
+	// Settle is how long after a batch was sent by a shipper that stopped
+	// the store may still take or hide part of it (VictoriaLogs, unflushed:
+	// up to two seconds); 0: 3 s.
 	Settle time.Duration
 }
 
@@ -61,7 +62,7 @@ func Ship(ctx context.Context, st Store, ix *retriever.Index, opts ShipOptions) 
 		opts.BatchBytes = 4 << 20
 	}
 	if opts.Settle <= 0 {
-		opts.Settle = 2 * time.Second
+		opts.Settle = 3 * time.Second
 	}
 	start := time.Now()
 	s := &shipper{st: st, ix: ix, opts: opts, sum: Summary{Run: opts.Run}}
@@ -99,6 +100,7 @@ func CheckHeld(ctx context.Context, st Store, want map[string]int64, timeout tim
 		runs = append(runs, r)
 	}
 	deadline := time.Now().Add(timeout)
+	flush(ctx, st)
 	for {
 		held, err := st.Held(ctx, runs)
 		if err != nil {
@@ -128,6 +130,33 @@ func CheckHeld(ctx context.Context, st Store, want map[string]int64, timeout tim
 	}
 }
 
+// Flusher is a store that can make what it took searchable at once.
+type Flusher interface {
+	Flush(ctx context.Context) error
+}
+
+// flush makes what st took searchable, where it can; where it cannot, the
+// callers wait or poll.
+func flush(ctx context.Context, st Store) bool {
+	f, ok := st.(Flusher)
+	return ok && f.Flush(ctx) == nil
+}
+
+// settle waits until what the store took by at is searchable: a store
+// still reads a request its sender left (killed) for a moment, and makes
+// what it read searchable a second or two later unless flushed.
+func settle(ctx context.Context, st Store, at time.Time) error {
+	if wait := time.Until(at); wait > 0 {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(wait):
+		}
+	}
+	flush(ctx, st)
+	return nil
+}
+
 // StateFile is where the offsets shipped of a run folder (its real path),
 // under a run id, to a store, are kept in the cache folder dir.
 func StateFile(dir, store, run, root string, config string) string {
@@ -143,10 +172,16 @@ func StateFile(dir, store, run, root string, config string) string {
 type shipState struct {
 	Files map[string]*fileShip `json:"files"`
 	// Inflight are the files with records sent but not known taken, at
-	// their positions before them; At is when.
-	Inflight map[string]retriever.ShipPos `json:"inflight,omitempty"`
-	At       time.Time                    `json:"at"`
-	Gone     int64                        `json:"gone"` // records of files replaced or deleted
+	// their positions (and counts) before them; At is when.
+	Inflight map[string]fileMark `json:"inflight,omitempty"`
+	At       time.Time           `json:"at"`
+	Gone     int64               `json:"gone"` // records of files replaced or deleted
+}
+
+// fileMark is a file's position and records shipped before a batch.
+type fileMark struct {
+	Pos     retriever.ShipPos `json:"pos"`
+	Records int64             `json:"records"`
 }
 
 type fileShip struct {
@@ -170,16 +205,16 @@ type shipper struct {
 
 	batch     []Entry
 	batchText int
-	perFile   map[string]int64             // records of each file in the batch
-	pending   map[string]retriever.ShipPos // files read in part or not settled, at their old positions
-	done      map[string]*fileShip         // files read whole, to settle at the next flush
+	perFile   map[string]int64     // records of each file in the batch
+	pending   map[string]fileMark  // files read in part or not settled, at their old positions
+	done      map[string]*fileShip // files read whole, to settle at the next flush
 }
 
 // load reads the state file; records in flight when a shipper stopped, and
 // a run shipped without a state file, are asked of the store.
 func (s *shipper) load(ctx context.Context) error {
 	s.held = map[string]map[string]bool{}
-	s.perFile, s.pending, s.done = map[string]int64{}, map[string]retriever.ShipPos{}, map[string]*fileShip{}
+	s.perFile, s.pending, s.done = map[string]int64{}, map[string]fileMark{}, map[string]*fileShip{}
 	s.state = shipState{Files: map[string]*fileShip{}}
 	if s.opts.StateFile != "" {
 		b, err := os.ReadFile(s.opts.StateFile)
@@ -198,6 +233,7 @@ func (s *shipper) load(ctx context.Context) error {
 		}
 	}
 	// No state: what the store holds of the run is not sent again.
+	flush(ctx, s.st)
 	paths, err := s.st.Paths(ctx, s.opts.Run)
 	if err != nil {
 		return err
@@ -217,23 +253,20 @@ func (s *shipper) recover(ctx context.Context) error {
 	if len(s.state.Inflight) == 0 {
 		return nil
 	}
-	if wait := time.Until(s.state.At.Add(s.opts.Settle)); wait > 0 {
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(wait):
-		}
+	if err := settle(ctx, s.st, s.state.At.Add(s.opts.Settle)); err != nil {
+		return err
 	}
-	for p, pos := range s.state.Inflight {
-		ids, err := s.st.RecordIDs(ctx, s.opts.Run, p, pos.Offset)
+	for p, m := range s.state.Inflight {
+		ids, err := s.st.RecordIDs(ctx, s.opts.Run, p, m.Pos.Offset)
 		if err != nil {
 			return err
 		}
 		s.held[p] = ids
 		if f := s.state.Files[p]; f != nil {
-			f.Pos = pos
+			f.Pos, f.Records, f.Size = m.Pos, m.Records, -1
 		}
 	}
+	s.state.Inflight = nil
 	return nil
 }
 
@@ -280,7 +313,7 @@ func (s *shipper) pass(ctx context.Context) error {
 // file reads one file from its position into batches.
 func (s *shipper) file(ctx context.Context, f retriever.ShipFile, fsh *fileShip) error {
 	if _, ok := s.pending[f.Path]; !ok {
-		s.pending[f.Path] = fsh.Pos
+		s.pending[f.Path] = fileMark{Pos: fsh.Pos, Records: fsh.Records}
 	}
 	key := fileKey(s.opts.Run, f.Path, f.Dev, f.Ino)
 	held := s.held[f.Path]
@@ -301,7 +334,7 @@ func (s *shipper) file(ctx context.Context, f retriever.ShipFile, fsh *fileShip)
 	if err != nil {
 		return err
 	}
-	s.sum.Bytes += f.Size - fsh.Size
+	s.sum.Bytes += f.Size - max(fsh.Size, 0)
 	s.done[f.Path] = &fileShip{Dev: f.Dev, Ino: f.Ino, Size: f.Size, Pos: next}
 	delete(s.held, f.Path)
 	return nil
@@ -317,6 +350,9 @@ func (s *shipper) flush(ctx context.Context) error {
 		}
 		if err := s.st.Ship(ctx, s.batch); err != nil {
 			return err
+		}
+		if s.opts.Follow {
+			flush(ctx, s.st) // searchable now, not in a second or two
 		}
 		s.sum.Records += int64(len(s.batch))
 		s.sum.Text += int64(s.batchText)
@@ -395,7 +431,7 @@ func entryOfRecord(run string, f retriever.ShipFile, id string, r retriever.Ship
 	e := Entry{
 		Run: run, Episode: f.Episode, Agent: f.Agent, Path: f.Path, Line: r.Line, Offset: r.Offset,
 		RecordID: id, TimeText: r.Time, Level: r.Level, State: r.State, Conversation: r.Conversation,
-		Reading: r.Reading, RecordFile: f.Records, Unfielded: r.Unfielded, Text: r.Text,
+		Reading: r.Reading, RecordFile: f.Records, Unfielded: r.Unfielded, Text: r.Text, Terms: r.Distinct,
 		Tokens: r.Terms, Pieces: r.Pieces, Time: f.ModTime,
 	}
 	if t, ok := parseRecordTime(r.Time); ok {

@@ -27,6 +27,7 @@ type Entry struct {
 	RecordFile          bool // of a record file: rules 2-4 of spec §5 apply
 	Unfielded           bool
 	Text                string
+	Terms               string // the distinct terms of its pieces, one space apart; "": made from them
 	Tokens              int
 	Pieces              []retriever.ShipPiece
 }

@@ -6,6 +6,7 @@ package fleet
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -38,7 +39,7 @@ type wire struct {
 }
 
 // entryFields are the fields a candidate is read back with.
-const entryFields = "_msg, _time, run, episode, agent, form, unfielded, conversation, state, level, time_text, reading, path, line, offset, record_id, tokens, loc"
+const entryFields = "_msg, run, episode, agent, form, unfielded, conversation, state, level, time_text, reading, path, loc"
 
 func wireOf(e *Entry) wire {
 	w := wire{
@@ -57,21 +58,32 @@ func wireOf(e *Entry) wire {
 	}
 	seen := map[string]bool{}
 	var terms, loc strings.Builder
+	terms.WriteString(e.Terms)
 	for i, p := range e.Pieces {
-		tf, _ := retriever.PieceTerms(e.Text[p.TextStart:p.TextEnd])
-		for t := range tf {
-			if !seen[t] {
-				seen[t] = true
-				if terms.Len() > 0 {
-					terms.WriteByte(' ')
+		if e.Terms == "" {
+			tf, _ := retriever.PieceTerms(e.Text[p.TextStart:p.TextEnd])
+			for t := range tf {
+				if !seen[t] {
+					seen[t] = true
+					if terms.Len() > 0 {
+						terms.WriteByte(' ')
+					}
+					terms.WriteString(t)
 				}
-				terms.WriteString(t)
 			}
 		}
 		if i > 0 {
 			loc.WriteByte(';')
 		}
-		fmt.Fprintf(&loc, "%d,%d,%d,%d,%d,%d,%d", p.Line, p.TextStart, p.TextEnd, p.ByteStart, p.ByteEnd, p.CharStart, p.CharEnd)
+		var nb [64]byte
+		b := nb[:0]
+		for j, v := range [7]int{int(p.Line), p.TextStart, p.TextEnd, p.ByteStart, p.ByteEnd, p.CharStart, p.CharEnd} {
+			if j > 0 {
+				b = append(b, ',')
+			}
+			b = strconv.AppendInt(b, int64(v), 10)
+		}
+		loc.Write(b)
 	}
 	w.Terms, w.Loc = terms.String(), loc.String()
 	return w
@@ -100,9 +112,19 @@ func entryOf(r map[string]string) (Entry, error) {
 		return e, nil
 	}
 	for _, s := range strings.Split(r["loc"], ";") {
-		var p retriever.ShipPiece
-		n, err := fmt.Sscanf(s, "%d,%d,%d,%d,%d,%d,%d", &p.Line, &p.TextStart, &p.TextEnd, &p.ByteStart, &p.ByteEnd, &p.CharStart, &p.CharEnd)
-		if err != nil || n != 7 || p.TextStart < 0 || p.TextStart > p.TextEnd || p.TextEnd > len(e.Text) {
+		var v [7]int
+		n := 0
+		for f := range strings.SplitSeq(s, ",") {
+			x, err := strconv.Atoi(f)
+			if err != nil || n == 7 || x < 0 {
+				n = -1
+				break
+			}
+			v[n] = x
+			n++
+		}
+		p := retriever.ShipPiece{Line: uint32(v[0]), TextStart: v[1], TextEnd: v[2], ByteStart: v[3], ByteEnd: v[4], CharStart: v[5], CharEnd: v[6]}
+		if n != 7 || p.TextStart > p.TextEnd || p.TextEnd > len(e.Text) {
 			return Entry{}, fmt.Errorf("fleet: record %s of run %s has a bad piece %q", e.RecordID, e.Run, s)
 		}
 		e.Pieces = append(e.Pieces, p)

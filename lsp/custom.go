@@ -3,6 +3,8 @@ package lsp
 import (
 	"context"
 	"encoding/json"
+	"strings"
+	"unicode/utf8"
 
 	"go.lsp.dev/jsonrpc2"
 )
@@ -16,15 +18,18 @@ const (
 	MethodRunInfo = "run/info"
 	// MethodRunRecords lists an episode's records in time order (spec §13).
 	MethodRunRecords = "run/records"
+	// MethodRunFailures groups the run's failures (spec §9).
+	MethodRunFailures = "run/failures"
 )
 
 // customHandlers routes the custom methods to typed handlers.
 func (s *server) customHandlers() map[string]jsonrpc2.Handler {
 	h := handlers{s}
 	return map[string]jsonrpc2.Handler{
-		MethodRunSearch:  typed(h.RunSearch),
-		MethodRunInfo:    typed(h.RunInfo),
-		MethodRunRecords: typed(h.RunRecords),
+		MethodRunSearch:   typed(h.RunSearch),
+		MethodRunInfo:     typed(h.RunInfo),
+		MethodRunRecords:  typed(h.RunRecords),
+		MethodRunFailures: typed(h.RunFailures),
 	}
 }
 
@@ -36,7 +41,7 @@ func typed[P, R any](f func(context.Context, *P) (R, error)) jsonrpc2.Handler {
 		var params P
 		if raw := req.Params(); len(raw) > 0 && !isNull(raw) {
 			if err := json.Unmarshal(raw, &params); err != nil {
-				return reply(ctx, nil, paramsError(req.Method(), err))
+				return reply(ctx, nil, paramsError(req.Method(), raw, err))
 			}
 		}
 		result, err := f(ctx, &params)
@@ -47,15 +52,54 @@ func typed[P, R any](f func(context.Context, *P) (R, error)) jsonrpc2.Handler {
 	}
 }
 
-// paramsError is the -32602 answer to params that do not decode, naming the
-// field when encoding/json says which.
-func paramsError(method string, err error) *jsonrpc2.Error {
+// paramsError is the -32602 answer to params that do not decode, naming
+// the field and its value (`"limit": "abc"`) when encoding/json says which
+// field, with {"field", "value"} as data, as requestError gives them.
+func paramsError(method string, raw json.RawMessage, err error) *jsonrpc2.Error {
 	var te *json.UnmarshalTypeError
-	if ok := asTypeError(err, &te); ok {
-		if te.Field != "" {
-			return jsonrpc2.Errorf(jsonrpc2.InvalidParams, "invalid %s params: %s must be %s, not %s", method, te.Field, jsonKind(te.Type.Kind().String()), te.Value)
-		}
+	if !asTypeError(err, &te) {
+		return jsonrpc2.Errorf(jsonrpc2.InvalidParams, "invalid %s params: %v", method, err)
+	}
+	if te.Field == "" {
 		return jsonrpc2.Errorf(jsonrpc2.InvalidParams, "invalid %s params: params must be an object, not %s", method, te.Value)
 	}
-	return jsonrpc2.Errorf(jsonrpc2.InvalidParams, "invalid %s params: %v", method, err)
+	value := valueAt(raw, te.Field)
+	e := jsonrpc2.Errorf(jsonrpc2.InvalidParams, "invalid %s params: %q: %s must be %s, not %s",
+		method, te.Field, clipValue(value), jsonKind(te.Type.Kind().String()), te.Value)
+	shown := value
+	var str string
+	if json.Unmarshal(value, &str) == nil {
+		shown = json.RawMessage(str)
+	}
+	if data, merr := json.Marshal(map[string]string{"field": te.Field, "value": string(shown)}); merr == nil {
+		d := json.RawMessage(data)
+		e.Data = &d
+	}
+	return e
+}
+
+// valueAt is the JSON text of the value at a dotted field path of raw (as
+// encoding/json names a field: "at.range.start.line"), or null.
+func valueAt(raw json.RawMessage, path string) json.RawMessage {
+	for _, name := range strings.Split(path, ".") {
+		var fields map[string]json.RawMessage
+		if json.Unmarshal(raw, &fields) != nil || fields[name] == nil {
+			return json.RawMessage("null")
+		}
+		raw = fields[name]
+	}
+	return raw
+}
+
+// clipValue shortens a value quoted in an error: a 10 MB param is not echoed.
+func clipValue(v json.RawMessage) string {
+	const max = 200
+	if len(v) <= max {
+		return string(v)
+	}
+	cut := max
+	for cut > 0 && !utf8.RuneStart(v[cut]) {
+		cut--
+	}
+	return string(v[:cut]) + "…"
 }

@@ -53,42 +53,71 @@ func (h handlers) DidClose(ctx context.Context, params *protocol.DidCloseTextDoc
 // indexed generation, and clears those published before that it no longer has.
 func (s *server) publishAll(g *generation) {
 	files := g.engine.RecordFiles()
+	shown := s.diagnosticsShown()
 	s.diagMu.Lock()
 	defer s.diagMu.Unlock()
 	seen := make(map[string]bool, len(files))
 	for _, f := range files {
 		seen[f] = true
-		s.publishLocked(g, f, false)
+		s.publishLocked(g, f, false, shown)
 	}
 	for f := range s.published {
 		if !seen[f] {
-			s.publishLocked(g, f, true)
+			s.publishLocked(g, f, true, shown)
 		}
 	}
 	for f := range s.opened {
 		if !seen[f] {
-			s.publishLocked(g, f, true)
+			s.publishLocked(g, f, true, shown)
 		}
 	}
+}
+
+// republish publishes every file's diagnostics again, after a setting
+// changed what is shown of them (the index stays).
+func (s *server) republish() {
+	g := s.acquire()
+	if g == nil || g.engine == nil {
+		g.release()
+		return
+	}
+	s.goBackground(func() {
+		defer g.release()
+		if g.waitReady(g.ctx) == nil {
+			s.publishAll(g)
+		}
+	})
+}
+
+// diagnosticsShown is what the settings make of the diagnostics now.
+func (s *server) diagnosticsShown() diagnosticsShown {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.settings.diagnostics()
 }
 
 // publishChanges publishes the diagnostics of files that may have changed,
 // empty ones included (they clear what was shown).
 func (s *server) publishChanges(g *generation, files []string) {
+	shown := s.diagnosticsShown()
 	s.diagMu.Lock()
 	defer s.diagMu.Unlock()
 	for _, f := range files {
 		if g.ctx.Err() != nil {
 			return
 		}
-		s.publishLocked(g, f, true)
+		s.publishLocked(g, f, true, shown)
 	}
 }
 
-// publishLocked publishes one file's diagnostics. An empty list is sent only
-// when always is set or when the client shows some for the file.
-func (s *server) publishLocked(g *generation, path string, always bool) {
-	ds := g.engine.Diagnostics(path, 0)
+// publishLocked publishes one file's diagnostics as the settings show them.
+// An empty list is sent only when always is set or when the client shows
+// some for the file.
+func (s *server) publishLocked(g *generation, path string, always bool, shown diagnosticsShown) {
+	var ds []retriever.Diagnostic
+	if shown.max > 0 {
+		ds = g.engine.Diagnostics(path, shown.max, shown.leaveOut...)
+	}
 	if len(ds) == 0 && !always && !s.published[path] {
 		return
 	}
@@ -97,7 +126,7 @@ func (s *server) publishLocked(g *generation, path string, always bool) {
 		out = append(out, toProtocolDiagnostic(d))
 	}
 	err := s.client.PublishDiagnostics(s.ctx, &protocol.PublishDiagnosticsParams{
-		URI:         uri.URI(retriever.FileURI(path)),
+		URI:         uri.URI(g.fileURI(path)),
 		Diagnostics: out,
 	})
 	if err != nil {

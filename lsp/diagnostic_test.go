@@ -2,10 +2,12 @@ package lsp_test
 
 import (
 	"encoding/json"
+	"path/filepath"
 	"testing"
 
 	"go.lsp.dev/protocol"
 
+	"runls/lsp"
 	"runls/retriever"
 )
 
@@ -100,4 +102,43 @@ func TestDiagnosticsLifecycle(t *testing.T) {
 	if err := c.shutdownExit(); err != nil {
 		t.Errorf("Serve = %v", err)
 	}
+}
+
+// TestDiagnosticsShownBySettings: maxDiagnosticsPerFile 0 publishes none
+// (spec §9, revision 3), ignoreDiagnostics leaves codes out, and changing
+// either publishes again without reopening the index.
+func TestDiagnosticsShownBySettings(t *testing.T) {
+	root := sampleRun(t)
+	bob := retriever.FileURI(filepath.Join(root, "episode-2", "bob", "bob.log"))
+	pre := retriever.FileURI(filepath.Join(root, "episode-1", "alice", "alice.history"))
+	c := start(t, startOpts{})
+	c.initialize(root, false, map[string]any{"maxDiagnosticsPerFile": 0})
+	c.mustCall(lsp.MethodRunInfo, map[string]any{}, nil)
+	for _, n := range c.sent(method(protocol.MethodTextDocumentPublishDiagnostics)) {
+		var p published
+		if json.Unmarshal(n.params, &p) == nil && len(p.Diagnostics) > 0 {
+			t.Errorf("cap 0 published %d diagnostics for %s", len(p.Diagnostics), p.URI)
+		}
+	}
+	m := c.mark()
+	changeSettings(c, map[string]any{"ignoreDiagnostics": []string{retriever.CodeUnfieldedLine}})
+	if p := c.publishedAfter(m, bob, func(p published) bool { return len(p.Diagnostics) > 0 }); hasCode(p, retriever.CodeUnfieldedLine) {
+		t.Errorf("bob.log: %+v holds a code left out", p.Diagnostics)
+	}
+	m = c.mark()
+	changeSettings(c, map[string]any{"ignoreDiagnostics": []string{retriever.CodeUnindentedContinuation}})
+	c.publishedAfter(m, bob, count(0)) // its only warning is a stack trace's
+	c.publishedAfter(m, pre, count(1))
+	if err := c.shutdownExit(); err != nil {
+		t.Errorf("Serve = %v", err)
+	}
+}
+
+func hasCode(p published, code string) bool {
+	for _, d := range p.Diagnostics {
+		if d.Code == code {
+			return true
+		}
+	}
+	return false
 }

@@ -69,9 +69,26 @@
 //     published; a change the engine reports re-publishes that file (an empty
 //     list clears it, for a fixed or deleted file); didOpen publishes the
 //     opened file's list, empty or not. URIs are retriever.FileURI of the
-//     engine's (real) paths. They carry no codeDescription: the server does
+//     engine's paths, under the run folder as the client names it. They carry no codeDescription: the server does
 //     not know where its documentation is installed; the VS Code extension
 //     links each code to its README's section.
+//   - The client's capabilities (capabilities.go) are honoured as LSP says:
+//     documentSymbol answers SymbolInformation[] (each conversation run,
+//     then its records, in document order; a record's container its run,
+//     its detail in parentheses after its name) to a client without
+//     textDocument.documentSymbol.hierarchicalDocumentSymbolSupport; a record
+//     is of kind Event (24) only for a client whose symbolKind valueSet
+//     holds it, else String (15): LSP says a client without a valueSet knows
+//     File (1) to Array (18) only, and String is the kind workspace/symbol
+//     gives a piece, so a record looks alike in both lists (runs stay
+//     Namespace, 3). Hovers are Markdown only for a client whose
+//     hover.contentFormat holds markdown, else plain text, as gopls does.
+//     $/progress begin carries percentage 0, since LSP lets a client ignore
+//     the reports' percentages when the begin has none.
+//   - Params of the wrong type answer -32602 naming the field and the value
+//     given (`invalid run/records params: "limit": "abc" must be an
+//     integer, not string`), with {"field", "value"} as data, as every
+//     other field error does.
 //   - documentSymbol, foldingRange, hover (records.go) wait for the first
 //     indexing, as run/search does, and answer from the engine's record table
 //     and the file on disk, never from text the editor sent. documentSymbol
@@ -82,13 +99,28 @@
 //     they see an append made before the request. A file that changed on
 //     disk since it was read (its text no longer matches the table) answers
 //     [] or null until the watcher has read it again: editors ask again when
-//     a file changes. Hover is Markdown,
-//     one fact a line (hard breaks), values from the file as code spans, the
+//     a file changes. Hover is Markdown (plain text to a client that does
+//     not take it), one fact a line (hard breaks), values from the file as code spans, the
 //     line "evidence: yes" or "evidence: no (REASON)" as the spec writes it,
 //     and after "no" the reason in words.
 //   - A successful reply's result, which jsonrpc2 has already marshaled, is
 //     framed as it is (stream.writeResult): Response.MarshalJSON would check
 //     and compact it a second time, some 10 ms for a 100 MB log's folds.
+//   - The run folder (root.go) is found from the workspace folder as gopls
+//     finds go.mod: the workspace folder itself when it holds an episode-N
+//     folder; else, walking up, the folder that holds the nearest episode-N
+//     folder on the way (the workspace folder is an episode or agent folder,
+//     or below one); else, one level down, its only child that is a run
+//     folder (a folder of runs with exactly one in it). The server says which
+//     folder it serves in a window/logMessage (Info) after initialized, and
+//     run/info's root is that folder. Two runs side by side are not chosen
+//     between: the folder is served as it is (nothing, until it becomes a run
+//     folder).
+//   - Every location the server sends (run/search, run/records,
+//     run/failures, workspace/symbol, diagnostics, run/info's root) names the
+//     run folder as the client does: a run folder opened through a symbolic
+//     link is answered under the link, not under its target (the engine
+//     works on the real path, spec §1; clientRoot maps its URIs).
 //   - A workspace that is not a run folder serves empty answers and says why
 //     once; it is looked at again every PollInterval and served as soon as it
 //     has an episode-N folder.

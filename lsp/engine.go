@@ -127,7 +127,7 @@ func (s *server) startGeneration() {
 			g.why = fmt.Sprintf("%s is not a run folder (it has no episode-N folder)", root)
 			g.probe = eng
 		default:
-			g.engine = eng
+			g.engine = withClientRoot(eng, root)
 		}
 	}
 
@@ -186,13 +186,12 @@ func (s *server) openEngine(ctx context.Context, root string, st Settings) (Engi
 		m = hm
 	}
 	return s.opts.Open(ctx, retriever.Options{
-		Root:                  root,
-		Interpreter:           st.interpreter,
-		Masker:                m,
-		Logger:                s.engineLogger(),
-		MaxDiagnosticsPerFile: st.MaxDiagnosticsPerFile,
-		Cache:                 s.opts.Cache,
-		BoundMemory:           s.opts.BoundMemory,
+		Root:        root,
+		Interpreter: st.interpreter,
+		Masker:      m,
+		Logger:      s.engineLogger(),
+		Cache:       s.opts.Cache,
+		BoundMemory: s.opts.BoundMemory,
 	})
 }
 

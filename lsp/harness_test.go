@@ -200,13 +200,36 @@ func (c *client) notify(method string, params any) {
 	}
 }
 
-// initialize sends initialize (with window.workDoneProgress when progress is
-// set, and the settings as initializationOptions) and initialized.
+// initialize sends initialize (with the capabilities of an editor such as
+// VS Code, window.workDoneProgress when progress is set, and the settings
+// as initializationOptions) and initialized.
 func (c *client) initialize(root string, progress bool, settings map[string]any) map[string]any {
+	c.t.Helper()
+	return c.initializeWith(root, fullCapabilities(progress), settings)
+}
+
+// fullCapabilities are what VS Code and Neovim announce of what runls
+// answers: hierarchical document symbols, every symbol kind, Markdown hovers.
+func fullCapabilities(progress bool) map[string]any {
+	kinds := make([]int, 26)
+	for i := range kinds {
+		kinds[i] = i + 1
+	}
+	return map[string]any{
+		"window": map[string]any{"workDoneProgress": progress},
+		"textDocument": map[string]any{
+			"documentSymbol": map[string]any{"hierarchicalDocumentSymbolSupport": true, "symbolKind": map[string]any{"valueSet": kinds}},
+			"hover":          map[string]any{"contentFormat": []string{"markdown", "plaintext"}},
+		},
+	}
+}
+
+// initializeWith is initialize with the capabilities given.
+func (c *client) initializeWith(root string, capabilities, settings map[string]any) map[string]any {
 	c.t.Helper()
 	params := map[string]any{
 		"processId":    nil,
-		"capabilities": map[string]any{"window": map[string]any{"workDoneProgress": progress}},
+		"capabilities": capabilities,
 	}
 	if root != "" {
 		params["rootUri"] = retriever.FileURI(root)
@@ -341,7 +364,7 @@ func (e *fakeEngine) RecordFiles() []string {
 	}
 	return out
 }
-func (e *fakeEngine) Diagnostics(path string, max int) []retriever.Diagnostic {
+func (e *fakeEngine) Diagnostics(path string, max int, leaveOut ...string) []retriever.Diagnostic {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return e.diags[path]
@@ -358,6 +381,9 @@ func (e *fakeEngine) Records(ctx context.Context, req retriever.RecordsRequest) 
 	e.recordsAsked++
 	e.mu.Unlock()
 	return retriever.RecordsResult{Records: []retriever.Record{}}, nil
+}
+func (e *fakeEngine) Failures(ctx context.Context, req retriever.FailuresRequest) (retriever.FailuresResult, error) {
+	return retriever.FailuresResult{Groups: []retriever.FailureGroup{}}, nil
 }
 func (e *fakeEngine) Conversations(ctx context.Context, episode string) ([]retriever.ConversationSummary, error) {
 	return []retriever.ConversationSummary{}, nil

@@ -16,13 +16,18 @@ var errBadURI = errors.New("not a usable file URI")
 // capabilities actually served.
 func (h handlers) Initialize(ctx context.Context, params *protocol.InitializeParams) (*protocol.InitializeResult, error) {
 	s := h.s
-	root, why := rootOf(params)
+	workspace, why := rootOf(params)
+	root, how := workspace, ""
+	if workspace != "" {
+		root, how = findRunFolder(workspace)
+	}
 	s.mu.Lock()
 	s.state = stateInitialized
 	s.root, s.noRoot = root, why
-	s.clientProgress = params.Capabilities.Window != nil && params.Capabilities.Window.WorkDoneProgress
+	s.workspace, s.rootHow = workspace, how
+	s.caps = capsOf(params.Capabilities)
 	s.mu.Unlock()
-	s.logger.Info("initialize", zap.String("root", root), zap.String("noRoot", why))
+	s.logger.Info("initialize", zap.String("root", root), zap.String("workspace", workspace), zap.String("noRoot", why))
 
 	sec, ok, err := sectionOf(params.InitializationOptions)
 	if err != nil {
@@ -52,9 +57,28 @@ func (h handlers) Initialize(ctx context.Context, params *protocol.InitializePar
 	}, nil
 }
 
-// Initialized starts indexing in the background.
+// Initialized says which folder is served and starts indexing in the
+// background.
 func (h handlers) Initialized(ctx context.Context, params *protocol.InitializedParams) error {
-	h.s.ensureStarted()
+	s := h.s
+	s.mu.Lock()
+	root, workspace, how := s.root, s.workspace, s.rootHow
+	s.mu.Unlock()
+	if root != "" {
+		msg := "runls: serving the run folder " + root
+		switch how {
+		case "inside":
+			msg += " (the workspace folder " + workspace + " is inside it)"
+		case "above":
+			msg += " (the one run in the workspace folder " + workspace + ")"
+		}
+		s.goBackground(func() {
+			if err := s.client.LogMessage(s.ctx, &protocol.LogMessageParams{Type: protocol.MessageTypeInfo, Message: msg}); err != nil {
+				s.logger.Debug("window/logMessage", zap.Error(err))
+			}
+		})
+	}
+	s.ensureStarted()
 	return nil
 }
 

@@ -48,11 +48,12 @@ type Engine interface {
 	Symbols(ctx context.Context, query string, limit int) (retriever.Result, error)
 	Info(ctx context.Context) (retriever.Info, error)
 	RecordFiles() []string
-	Diagnostics(path string, max int) []retriever.Diagnostic
+	Diagnostics(path string, max int, leaveOut ...string) []retriever.Diagnostic
 	Outline(ctx context.Context, path string, limit int) (retriever.Outline, error)
 	Folds(path string) []retriever.Fold
 	RecordAt(ctx context.Context, path string, line int, req retriever.Request) (*retriever.RecordFacts, error)
 	Records(ctx context.Context, req retriever.RecordsRequest) (retriever.RecordsResult, error)
+	Failures(ctx context.Context, req retriever.FailuresRequest) (retriever.FailuresResult, error)
 	Conversations(ctx context.Context, episode string) ([]retriever.ConversationSummary, error)
 	Watch(ctx context.Context, onChange func(retriever.Changes)) error
 	Close() error
@@ -94,18 +95,21 @@ type server struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup // background goroutines and requests being answered
 
-	mu             sync.Mutex
-	state          state
-	exited         bool
-	exitCh         chan struct{} // closed by exit
-	closing        bool          // run waits for the tracked goroutines: start no more
-	root           string        // the run folder as the client named it; "" when none
-	noRoot         string        // why there is no run folder, when root is ""
-	clientProgress bool          // the client takes window/workDoneProgress/create
-	settings       Settings
-	gen            *generation // the engine serving now
-	started        bool        // the first generation was started
-	shownWhy       bool        // the "not a run folder" message was shown
+	mu      sync.Mutex
+	state   state
+	exited  bool
+	exitCh  chan struct{} // closed by exit
+	closing bool          // run waits for the tracked goroutines: start no more
+	root    string        // the run folder as the client named it; "" when none
+	// workspace is the folder the client opened, and rootHow how root was
+	// found from it (findRunFolder).
+	workspace, rootHow string
+	noRoot             string     // why there is no run folder, when root is ""
+	caps               clientCaps // what the client announced at initialize
+	settings           Settings
+	gen                *generation // the engine serving now
+	started            bool        // the first generation was started
+	shownWhy           bool        // the "not a run folder" message was shown
 
 	progressSeq atomic.Int64 // numbers the progress tokens the server creates
 

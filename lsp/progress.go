@@ -31,10 +31,7 @@ type progress struct {
 // beginProgress creates a progress token with the client and begins it, when
 // the client said it takes window.workDoneProgress; otherwise it returns nil.
 func (s *server) beginProgress(ctx context.Context, title string) *progress {
-	s.mu.Lock()
-	ok := s.clientProgress
-	s.mu.Unlock()
-	if !ok {
+	if !s.clientCaps().workDoneProgress {
 		return nil
 	}
 	token := protocol.NewProgressToken(fmt.Sprintf("runls-%d", s.progressSeq.Add(1)))
@@ -44,9 +41,19 @@ func (s *server) beginProgress(ctx context.Context, title string) *progress {
 		s.logger.Warn("window/workDoneProgress/create", zap.Error(err))
 		return nil
 	}
-	p := &progress{s: s, token: *token, last: -1}
-	p.send(ctx, &protocol.WorkDoneProgressBegin{Kind: protocol.WorkDoneProgressKindBegin, Title: title, Percentage: 0})
+	p := &progress{s: s, token: *token, last: 0}
+	zero := uint32(0)
+	p.send(ctx, &progressBegin{Kind: protocol.WorkDoneProgressKindBegin, Title: title, Percentage: &zero})
 	return p
+}
+
+// progressBegin is protocol.WorkDoneProgressBegin with a percentage that
+// can be 0: that one drops a zero percentage (omitempty), and LSP lets a
+// client ignore the percentages of the reports when the begin has none.
+type progressBegin struct {
+	Kind       protocol.WorkDoneProgressKind `json:"kind"`
+	Title      string                        `json:"title"`
+	Percentage *uint32                       `json:"percentage,omitempty"`
 }
 
 // fromClient uses a token the client gave with its request (workDoneToken).
@@ -55,7 +62,7 @@ func (s *server) fromClient(ctx context.Context, token *protocol.ProgressToken, 
 		return nil
 	}
 	p := &progress{s: s, token: *token, last: -1}
-	p.send(ctx, &protocol.WorkDoneProgressBegin{Kind: protocol.WorkDoneProgressKindBegin, Title: title})
+	p.send(ctx, &progressBegin{Kind: protocol.WorkDoneProgressKindBegin, Title: title})
 	return p
 }
 

@@ -59,7 +59,7 @@ func TestIndexingProgress(t *testing.T) {
 					Token json.RawMessage `json:"token"`
 					Value struct {
 						Kind       string `json:"kind"`
-						Percentage int    `json:"percentage"`
+						Percentage *int   `json:"percentage"`
 					} `json:"value"`
 				}
 				if err := json.Unmarshal(n.params, &p); err != nil {
@@ -69,8 +69,12 @@ func TestIndexingProgress(t *testing.T) {
 					t.Errorf("progress token %s, created %s", p.Token, cp.Token)
 				}
 				kinds = append(kinds, p.Value.Kind)
-				if p.Value.Kind == "report" {
-					percents = append(percents, p.Value.Percentage)
+				switch {
+				case p.Value.Kind == "begin" && (p.Value.Percentage == nil || *p.Value.Percentage != 0):
+					// LSP: without a percentage in begin, a client may ignore those of the reports.
+					t.Errorf("begin %s, want percentage 0", n.params)
+				case p.Value.Kind == "report" && p.Value.Percentage != nil:
+					percents = append(percents, *p.Value.Percentage)
 				}
 			}
 			if len(kinds) < 3 || kinds[0] != "begin" || kinds[len(kinds)-1] != "end" {

@@ -27,7 +27,8 @@ import (
 const MaxOutlineRecords = 5000
 
 // DocumentSymbol answers the conversation runs of a record file, each with
-// its records.
+// its records: DocumentSymbol[] to a client that takes the hierarchy, else
+// SymbolInformation[] in document order, each record's container its run.
 func (h handlers) DocumentSymbol(ctx context.Context, params *protocol.DocumentSymbolParams) ([]interface{}, error) {
 	out := []interface{}{}
 	g, path, err := h.s.recordRequest(ctx, params.TextDocument.URI)
@@ -39,6 +40,27 @@ func (h handlers) DocumentSymbol(ctx context.Context, params *protocol.DocumentS
 	if err != nil {
 		return recordError(h.s, out, "textDocument/documentSymbol", path, err)
 	}
+	caps := h.s.clientCaps()
+	tree := outlineSymbols(o, caps.recordKind)
+	if caps.hierarchicalSymbols {
+		for _, sym := range tree {
+			out = append(out, sym)
+		}
+		return out, nil
+	}
+	for _, sym := range tree {
+		out = append(out, flatSymbol(sym, params.TextDocument.URI, ""))
+		for _, child := range sym.Children {
+			out = append(out, flatSymbol(child, params.TextDocument.URI, sym.Name))
+		}
+	}
+	return out, nil
+}
+
+// outlineSymbols is a file's outline as DocumentSymbols: a conversation run
+// each, its records its children, of kind recordKind.
+func outlineSymbols(o retriever.Outline, recordKind protocol.SymbolKind) []protocol.DocumentSymbol {
+	out := make([]protocol.DocumentSymbol, 0, len(o.Runs)+1)
 	for _, run := range o.Runs {
 		sym := protocol.DocumentSymbol{
 			Name:           noConversationField,
@@ -54,7 +76,7 @@ func (h handlers) DocumentSymbol(ctx context.Context, params *protocol.DocumentS
 			sym.Children = append(sym.Children, protocol.DocumentSymbol{
 				Name:           r.Name,
 				Detail:         r.Detail,
-				Kind:           protocol.SymbolKindEvent,
+				Kind:           recordKind,
 				Range:          toProtocolRange(r.Range),
 				SelectionRange: toProtocolRange(r.Selection),
 			})
@@ -70,7 +92,22 @@ func (h handlers) DocumentSymbol(ctx context.Context, params *protocol.DocumentS
 			SelectionRange: protocol.Range{Start: rest.Start, End: rest.Start},
 		})
 	}
-	return out, nil
+	return out
+}
+
+// flatSymbol is a DocumentSymbol as SymbolInformation (no detail there: a
+// record's detail, its level and state, joins its name).
+func flatSymbol(sym protocol.DocumentSymbol, u protocol.DocumentURI, container string) protocol.SymbolInformation {
+	name := sym.Name
+	if sym.Detail != "" {
+		name += " (" + sym.Detail + ")"
+	}
+	return protocol.SymbolInformation{
+		Name:          name,
+		Kind:          sym.Kind,
+		Location:      protocol.Location{URI: u, Range: sym.Range},
+		ContainerName: container,
+	}
 }
 
 // noConversationField names the run of unfielded records (spec §11).
@@ -111,8 +148,13 @@ func (h handlers) Hover(ctx context.Context, params *protocol.HoverParams) (*pro
 		return nil, nil
 	}
 	r := toProtocolRange(facts.Range)
+	// As gopls does: Markdown to a client that says it takes it, else plain text.
+	kind := protocol.PlainText
+	if h.s.clientCaps().markdownHover {
+		kind = protocol.Markdown
+	}
 	return &protocol.Hover{
-		Contents: protocol.MarkupContent{Kind: protocol.Markdown, Value: hoverText(facts, req)},
+		Contents: protocol.MarkupContent{Kind: kind, Value: hoverText(facts, req, kind == protocol.Markdown)},
 		Range:    &r,
 	}, nil
 }
@@ -146,10 +188,16 @@ func recordError[T any](s *server, empty T, method, path string, err error) (T, 
 	return empty, requestError(err)
 }
 
-// hoverText is the record's facts as Markdown, one fact a line.
-func hoverText(f *retriever.RecordFacts, req retriever.Request) string {
+// hoverText is the record's facts, one fact a line, as Markdown (values
+// from the file as code spans) or as plain text.
+func hoverText(f *retriever.RecordFacts, req retriever.Request, markdown bool) string {
+	code, escape, strong, em := code, escapeMarkdown, func(s string) string { return "**" + s + "**" }, func(s string) string { return "_" + s + "_" }
+	if !markdown {
+		plain := func(s string) string { return s }
+		code, escape, strong, em = plain, plain, plain, plain
+	}
 	var lines []string
-	lines = append(lines, "**"+escapeMarkdown(f.Agent)+"** · "+f.Episode)
+	lines = append(lines, strong(escape(f.Agent))+" · "+f.Episode)
 	switch {
 	case f.BeforeFirst:
 		lines = append(lines, "a line before the file's first record: no time, no level, no conversation field")
@@ -168,7 +216,7 @@ func hoverText(f *retriever.RecordFacts, req retriever.Request) string {
 	}
 	reading := "reading: " + string(f.Reading)
 	if f.LeftOut != "" {
-		reading += " · left out: " + escapeMarkdown(f.LeftOut)
+		reading += " · left out: " + escape(f.LeftOut)
 	}
 	lines = append(lines, reading)
 	if f.Since != nil {
@@ -181,7 +229,10 @@ func hoverText(f *retriever.RecordFacts, req retriever.Request) string {
 	if f.Evidence {
 		lines = append(lines, "evidence: yes")
 	} else {
-		lines = append(lines, "evidence: no ("+f.Reason+")", "_"+whyNot(f, req)+"_")
+		lines = append(lines, "evidence: no ("+f.Reason+")", em(whyNot(f, req)))
+	}
+	if !markdown {
+		return strings.Join(lines, "\n")
 	}
 	return strings.Join(lines, "  \n")
 }

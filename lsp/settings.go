@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -45,8 +46,14 @@ type Settings struct {
 	// string: the path of a JSON file holding it, absolute or relative to the
 	// run folder. Absent, null or "": every record is a note.
 	Interpreter json.RawMessage `json:"interpreter,omitempty"`
-	// MaxDiagnosticsPerFile caps each file's diagnostics; 0: the engine's default.
-	MaxDiagnosticsPerFile int `json:"maxDiagnosticsPerFile,omitempty"`
+	// MaxDiagnosticsPerFile caps each file's diagnostics (spec §9, revision
+	// 3): nil, the default (retriever.DefaultMaxDiagnostics); 0 publishes
+	// none, Hints included.
+	MaxDiagnosticsPerFile *int `json:"maxDiagnosticsPerFile,omitempty"`
+	// IgnoreDiagnostics lists diagnostic codes left out of what is
+	// published (runls' own setting: a reader who cannot act on a code
+	// turns it off), e.g. ["unindented-continuation"].
+	IgnoreDiagnostics []string `json:"ignoreDiagnostics,omitempty"`
 
 	// interpreter is Interpreter loaded, and interpreterSource the rules text
 	// it was loaded from (a file's content is read when the setting is applied).
@@ -69,8 +76,25 @@ func (st Settings) request() retriever.Request {
 
 // sameIndex reports whether two settings give the same index.
 func (st Settings) sameIndex(o Settings) bool {
-	return st.Masking == o.Masking && st.interpreterSource == o.interpreterSource &&
-		st.MaxDiagnosticsPerFile == o.MaxDiagnosticsPerFile
+	return st.Masking == o.Masking && st.interpreterSource == o.interpreterSource
+}
+
+// diagnosticsShown is how the settings shape the published diagnostics.
+type diagnosticsShown struct {
+	max      int // 0: none
+	leaveOut []string
+}
+
+func (st Settings) diagnostics() diagnosticsShown {
+	d := diagnosticsShown{max: retriever.DefaultMaxDiagnostics, leaveOut: st.IgnoreDiagnostics}
+	if st.MaxDiagnosticsPerFile != nil {
+		d.max = *st.MaxDiagnosticsPerFile
+	}
+	return d
+}
+
+func (d diagnosticsShown) equal(o diagnosticsShown) bool {
+	return d.max == o.max && slices.Equal(d.leaveOut, o.leaveOut)
 }
 
 // parseSettings reads the runls section (raw: the JSON object) on top of
@@ -117,7 +141,32 @@ func parseSettings(raw json.RawMessage, prev Settings, root string) (Settings, [
 	str("scope", &st.Scope, prev.Scope)
 	num("topK", &st.TopK, prev.TopK)
 	str("masking", &st.Masking, prev.Masking)
-	num("maxDiagnosticsPerFile", &st.MaxDiagnosticsPerFile, prev.MaxDiagnosticsPerFile)
+	if v, ok := fields["maxDiagnosticsPerFile"]; ok && !isNull(v) {
+		var n int
+		switch err := json.Unmarshal(v, &n); {
+		case err != nil:
+			bad("maxDiagnosticsPerFile", "must be an integer", errors.New("must be an integer"))
+			st.MaxDiagnosticsPerFile = prev.MaxDiagnosticsPerFile
+		case n < 0:
+			bad("maxDiagnosticsPerFile", "is negative", fmt.Errorf("%d is negative", n))
+			st.MaxDiagnosticsPerFile = prev.MaxDiagnosticsPerFile
+		default:
+			st.MaxDiagnosticsPerFile = &n
+		}
+	}
+	if v, ok := fields["ignoreDiagnostics"]; ok && !isNull(v) {
+		var codes []string
+		if err := json.Unmarshal(v, &codes); err != nil {
+			bad("ignoreDiagnostics", "must be a list of codes", errors.New("must be a list of codes"))
+			st.IgnoreDiagnostics = prev.IgnoreDiagnostics
+		} else if c, ok := unknownCode(codes); ok {
+			reason := "names an unknown code: want " + strings.Join(retriever.DiagnosticCodes, ", ")
+			bad("ignoreDiagnostics", reason, fmt.Errorf("%q %s", c, reason))
+			st.IgnoreDiagnostics = prev.IgnoreDiagnostics
+		} else {
+			st.IgnoreDiagnostics = codes
+		}
+	}
 
 	// The request fields are checked by the engine's own rules, one at a time
 	// so that each bad one is named and only it falls back.
@@ -156,10 +205,6 @@ func parseSettings(raw json.RawMessage, prev Settings, root string) (Settings, [
 		bad("masking", reason, fmt.Errorf("%q %s", st.Masking, reason))
 		st.Masking = prev.Masking
 	}
-	if st.MaxDiagnosticsPerFile < 0 {
-		bad("maxDiagnosticsPerFile", "is negative", fmt.Errorf("%d is negative", st.MaxDiagnosticsPerFile))
-		st.MaxDiagnosticsPerFile = prev.MaxDiagnosticsPerFile
-	}
 
 	if v, ok := fields["interpreter"]; ok && !isNull(v) {
 		interp, source, err := loadInterpreter(v, root)
@@ -174,7 +219,7 @@ func parseSettings(raw json.RawMessage, prev Settings, root string) (Settings, [
 	var unknown []string
 	for k := range fields {
 		switch k {
-		case "agent", "episode", "conversation", "scope", "topK", "masking", "interpreter", "maxDiagnosticsPerFile":
+		case "agent", "episode", "conversation", "scope", "topK", "masking", "interpreter", "maxDiagnosticsPerFile", "ignoreDiagnostics":
 		default:
 			unknown = append(unknown, k)
 		}
@@ -308,6 +353,7 @@ func (s *server) applySettings(ctx context.Context, raw json.RawMessage) {
 	st, errs := parseSettings(raw, prev, root)
 	s.settings = st
 	reopen := s.state == stateInitialized && s.started && !st.sameIndex(prev)
+	republish := s.state == stateInitialized && s.started && !reopen && !st.diagnostics().equal(prev.diagnostics())
 	s.mu.Unlock()
 
 	var msgs []string
@@ -333,6 +379,19 @@ func (s *server) applySettings(ctx context.Context, raw json.RawMessage) {
 		s.logger.Info("settings change the index: reopening it")
 		s.startGeneration()
 	}
+	if republish {
+		s.republish()
+	}
+}
+
+// unknownCode returns the first of codes that is no diagnostic code.
+func unknownCode(codes []string) (string, bool) {
+	for _, c := range codes {
+		if !slices.Contains(retriever.DiagnosticCodes, c) {
+			return c, true
+		}
+	}
+	return "", false
 }
 
 // showMessage tells the user something through window/showMessage.

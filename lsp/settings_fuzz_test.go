@@ -25,8 +25,8 @@ func FuzzParseSettings(f *testing.F) {
 		if st.Masking != MaskingOff && st.Masking != MaskingHidingOutside {
 			t.Errorf("masking %q", st.Masking)
 		}
-		if st.TopK < 0 || st.MaxDiagnosticsPerFile < 0 {
-			t.Errorf("topK %d, maxDiagnosticsPerFile %d", st.TopK, st.MaxDiagnosticsPerFile)
+		if st.TopK < 0 || (st.MaxDiagnosticsPerFile != nil && *st.MaxDiagnosticsPerFile < 0) {
+			t.Errorf("topK %d, maxDiagnosticsPerFile %v", st.TopK, st.MaxDiagnosticsPerFile)
 		}
 		if err := st.request().Validate(); err != nil {
 			t.Errorf("settings give a request the engine refuses: %v", err)

@@ -207,6 +207,10 @@ const (
 	CodeMore                   = "more-warnings"
 )
 
+// DiagnosticCodes are the codes a diagnostic may have, for settings and
+// flags that name them.
+var DiagnosticCodes = []string{CodeUnindentedContinuation, CodeUnfieldedLine, CodeMore}
+
 // Severity is how serious a diagnostic is, numbered as LSP numbers it.
 type Severity int
 

@@ -3,6 +3,7 @@ package retriever
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strconv"
 
 	"runls/retriever/internal/records"
@@ -13,20 +14,22 @@ import (
 // read): one unindented-continuation per record that has continuation lines
 // without the indent, one unfielded-line per maximal run of unfielded
 // records, or, for a file none of whose records has the conversation field,
-// one Information over the whole file. They are capped at max (0: the
-// index's MaxDiagnosticsPerFile; Uncapped: none): when there are more, the
-// first max-1, then one saying how many more there are.
-func (ix *Index) Diagnostics(path string, max int) []Diagnostic {
+// one Information over the whole file. The codes in leaveOut are left out
+// (the editors' ignoreDiagnostics setting); the others are capped at max
+// (0: the index's MaxDiagnosticsPerFile; Uncapped: none): when there are
+// more, the first max-1, then one saying how many more there are (unless
+// more-warnings is left out: then the first max).
+func (ix *Index) Diagnostics(path string, max int, leaveOut ...string) []Diagnostic {
 	switch {
 	case max == Uncapped:
-	case max <= 0 || max > ix.maxDiags:
+	case max <= 0:
 		max = ix.maxDiags
 	}
 	fs := ix.recordFile(path)
 	if fs == nil {
 		return nil
 	}
-	return fileDiagnostics(fs, max)
+	return fileDiagnostics(fs, max, leaveOut)
 }
 
 // recordFile returns the committed state of a record file of the run, by
@@ -46,12 +49,14 @@ func (ix *Index) recordFile(path string) *fileState {
 }
 
 // fileDiagnostics words the warnings records.Warnings groups from the
-// file's table.
-func fileDiagnostics(fs *fileState, max int) []Diagnostic {
+// file's table, the codes in leaveOut left out.
+func fileDiagnostics(fs *fileState, max int, leaveOut []string) []Diagnostic {
 	if max == Uncapped {
 		max = 0
 	}
-	ws := records.Warnings(fs.records(), max)
+	leave := records.Leave{Unindented: slices.Contains(leaveOut, CodeUnindentedContinuation),
+		Unfielded: slices.Contains(leaveOut, CodeUnfieldedLine), More: slices.Contains(leaveOut, CodeMore)}
+	ws := records.Warnings(fs.records(), max, leave)
 	if len(ws) == 0 {
 		return nil
 	}

@@ -59,6 +59,10 @@ type fileState struct {
 	convs []uint32 // conversation ids written in the file, sorted
 
 	warned *fileWarnings // shared by all versions of the file
+	// fails holds the failures found in the file (failures.go), shared by
+	// the versions of one reading of the file: a new one when it is read
+	// again from its start; nil: none kept.
+	fails *failMemo
 }
 
 // fileWarnings makes each WARN about a file happen once.
@@ -105,6 +109,7 @@ func (fs *fileState) fresh() *fileState {
 	return &fileState{
 		id: fs.id, rel: fs.rel, episode: fs.episode, epNum: fs.epNum,
 		agent: fs.agent, form: fs.form, warned: fs.warned, recs: newRecords(fs.form),
+		fails: &failMemo{},
 	}
 }
 

@@ -75,6 +75,7 @@ func (ix *Index) plan(old *fileState, c candidate) *task {
 		next := &fileState{
 			id: id, rel: c.rel, episode: c.episode, epNum: c.epNum,
 			agent: agent, form: form, warned: &fileWarnings{}, recs: newRecords(form),
+			fails: &failMemo{},
 		}
 		return &task{next: next, c: c, fresh: true, size: size}
 	}

@@ -46,9 +46,10 @@ type Index struct {
 
 	once onceLog // links, folders and files warned about
 
-	handles runfs.Handles // files kept open to read results
-	rb      readBack      // the one reader (and masker) of indexed text
-	cache   *cacheWriter  // the run's cache entry (cache.go); nil: none
+	handles    runfs.Handles  // files kept open to read results
+	rb         readBack       // the one reader (and masker) of indexed text
+	failAnswer failuresAnswer // the last run/failures answer (failures.go)
+	cache      *cacheWriter   // the run's cache entry (cache.go); nil: none
 
 	boundMemory bool // Options.BoundMemory (memory.go)
 
@@ -330,7 +331,7 @@ func (ix *Index) refresh(ctx context.Context, progress func(Progress)) (Changes,
 				l := ix.layOut(b)
 				// Flushed to the cache entry between its layout and its
 				// commit: the committed pieces never call the cache.
-				l.seg = ix.flushBuilt(l.seg)
+				l.seg = ix.cache.flushBuilt(l.seg)
 				func() {
 					commitMu.Lock()
 					defer commitMu.Unlock() // a fault in commit must not leave it held
@@ -434,7 +435,7 @@ func (ix *Index) refresh(ctx context.Context, progress func(Progress)) (Changes,
 				defer ix.mu.Unlock()
 				return ix.compact()
 			}()
-			ix.flushMerged(merged, replaced)
+			ix.cache.flushMerged(merged, replaced)
 			return nil
 		})
 		if err != nil {

@@ -75,18 +75,18 @@ func (c *committed) savedState() (*savedIndex, map[*segment]uint32) {
 // read lock (searches go on; an update's commit waits for the copy),
 // released by a defer: the dictionary and statistics it encodes may be
 // mapped, and a fault reading them (fault.go) must not leave it held.
-func (ix *Index) encodeCommitted() (st *savedIndex, state, dict, stats []byte, segs []*segment) {
-	ix.mu.RLock()
-	defer ix.mu.RUnlock()
-	st, place := ix.savedState()
-	return st, encodeState(nil, st, place), ix.dict.AppendEncoded(nil), ix.stats.AppendEncoded(nil), slices.Clone(ix.segments)
+func (w *cacheWriter) encodeCommitted() (st *savedIndex, state, dict, stats []byte, segs []*segment) {
+	w.ix.mu.RLock()
+	defer w.ix.mu.RUnlock()
+	st, place := w.ix.savedState()
+	return st, encodeState(nil, st, place), w.ix.dict.AppendEncoded(nil), w.ix.stats.AppendEncoded(nil), slices.Clone(w.ix.segments)
 }
 
-// restore puts back the state snap holds, before the index's first update;
+// restoreIndex puts back the state snap holds, before the index's first update;
 // it gives the restored segments with their blobs, for the writer to keep.
 // Each blob is decoded inside its Access, so that a page cut under the
 // mapping is an error here, not a crash.
-func (ix *Index) restore(snap *store.Snapshot) (map[*segment]store.BlobRef, error) {
+func (w *cacheWriter) restoreIndex(snap *store.Snapshot) (map[*segment]store.BlobRef, error) {
 	blobs := snap.Blobs()
 	if len(blobs) < blobSegments {
 		return nil, fmt.Errorf("%w: a commit of %d blobs", store.ErrCorrupt, len(blobs))
@@ -135,32 +135,32 @@ func (ix *Index) restore(snap *store.Snapshot) (map[*segment]store.BlobRef, erro
 		return nil, err
 	}
 
-	ix.mu.Lock()
-	defer ix.mu.Unlock()
-	ix.seed = st.seed
-	ix.dict, ix.stats, ix.nextID = dict, *stats, st.nextID
-	ix.agents = st.agents
-	ix.agentIDs = make(map[string]uint32, len(st.agents))
+	w.ix.mu.Lock()
+	defer w.ix.mu.Unlock()
+	w.ix.seed = st.seed
+	w.ix.dict, w.ix.stats, w.ix.nextID = dict, *stats, st.nextID
+	w.ix.agents = st.agents
+	w.ix.agentIDs = make(map[string]uint32, len(st.agents))
 	for i, a := range st.agents {
-		ix.agentIDs[a] = uint32(i)
+		w.ix.agentIDs[a] = uint32(i)
 	}
 	if len(st.agents) > 0 {
-		ix.stats.Grow(uint32(len(st.agents) - 1))
+		w.ix.stats.Grow(uint32(len(st.agents) - 1))
 	}
-	ix.episodes = make(map[string]bool, len(st.episodes))
+	w.ix.episodes = make(map[string]bool, len(st.episodes))
 	for _, ep := range st.episodes {
-		ix.episodes[ep] = true
+		w.ix.episodes[ep] = true
 	}
-	ix.setSegments(segs)
-	ix.byID = make([]*fileState, st.nextID)
+	w.ix.setSegments(segs)
+	w.ix.byID = make([]*fileState, st.nextID)
 	for _, fs := range files {
 		// Checked when read: a time within the racy window of the read is
 		// checked again at the first update, as following does.
 		fs.checkedAt = fs.readAt
-		ix.files[fs.rel] = fs
-		ix.byID[fs.id] = fs
+		w.ix.files[fs.rel] = fs
+		w.ix.byID[fs.id] = fs
 	}
-	ix.convs.Restore(st.convs)
+	w.ix.convs.Restore(st.convs)
 	return refs, nil
 }
 

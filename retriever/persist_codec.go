@@ -270,6 +270,7 @@ func (st *stateBlob) fileStates(segs []*segment, terms int) ([]*fileState, error
 			id: f.id, agent: f.agent, dev: f.dev, ino: f.ino, size: f.size, mtime: f.mtime, ctime: f.ctime, readPos: f.readPos,
 			readAt: f.readAt, commitPos: f.commitPos, commitLine: f.commitLine,
 			binary: f.flags&savedBinary != 0, inRecord: f.flags&savedInRecord != 0, warned: &fileWarnings{},
+			fails: &failMemo{},
 		}
 		lo, hi, ok := take(&c.bytes, f.head+f.window+f.tail+f.path, len(st.bytes))
 		if !ok {

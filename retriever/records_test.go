@@ -391,8 +391,16 @@ func TestDiagnosticsCap(t *testing.T) {
 	if n := len(ix.Diagnostics(path, Uncapped)); n != 10 {
 		t.Errorf("uncapped: %d diagnostics, want 10 (one per stack trace)", n)
 	}
-	if n := len(ix.Diagnostics(path, 100)); n != 4 {
-		t.Errorf("a cap above the index's: %d diagnostics, want the index's 4", n)
+	// The caller's cap is the cap (the editors' setting), above the index's
+	// default too.
+	if n := len(ix.Diagnostics(path, 100)); n != 10 {
+		t.Errorf("a cap above the index's: %d diagnostics, want all 10", n)
+	}
+	if ds := ix.Diagnostics(path, 3, CodeMore); len(ds) != 3 || ds[2].Code == CodeMore {
+		t.Errorf("more-warnings left out: want the first 3:\n%s", dump(ds))
+	}
+	if ds := ix.Diagnostics(path, 0, CodeUnindentedContinuation); len(ds) != 0 {
+		t.Errorf("its only code left out:\n%s", dump(ds))
 	}
 }
 

@@ -36,12 +36,19 @@ func PieceTerms(text string) (tf map[string]int, dl int) {
 	return tf, dl
 }
 
-// countTerms is |d| of a piece's text.
-func countTerms(text string) int {
+// QueryTF counts in a piece's text the terms of a query (idx: a term's
+// index in the query) into tf, which it clears first, and returns the
+// piece's length |d|.
+func QueryTF(text string, idx map[string]int, tf []int) (dl int) {
+	clear(tf)
 	var s bm25.Scanner
-	n := 0
-	s.Each([]byte(text), func([]byte, uint64, uint64) { n++ })
-	return n
+	s.Each([]byte(text), func(term []byte, _, _ uint64) {
+		dl++
+		if i, ok := idx[string(term)]; ok {
+			tf[i]++
+		}
+	})
+	return dl
 }
 
 // Scorer scores pieces by BM25 (spec §6) under given statistics: n pieces,

@@ -8,10 +8,12 @@ package retriever
 // a store's copy of the run ranks as the folder does.
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -19,7 +21,9 @@ import (
 
 	"runls/masking"
 	"runls/recordformat"
+	"runls/retriever/internal/bm25"
 	"runls/retriever/internal/records"
+	"runls/retriever/internal/runfs"
 )
 
 // ShipFile is an agent file of the run, as the index found it.
@@ -63,7 +67,10 @@ type ShipRecord struct {
 	Unfielded    bool
 	Reading      Reading
 	Terms        int // terms of its pieces (spec §6 |d|, summed)
-	Pieces       []ShipPiece
+	// Distinct are the distinct terms of its pieces, in first-seen order,
+	// one space apart.
+	Distinct string
+	Pieces   []ShipPiece
 }
 
 // ShipPiece is a piece of a shipped record (spec §4): its text within the
@@ -76,34 +83,98 @@ type ShipPiece struct {
 	Terms              int
 }
 
-// ShipFiles brings the index up to date and lists the run's agent files
-// that are read (binary files left out), in location order.
+// ShipFiles lists the run's agent files (spec §1: every regular file below
+// an agent folder of an episode folder, no link followed, binary files left
+// out), in location order. It reads no more of a file than its head: a ship
+// needs no index, and a run is read once, by ReadShip.
 func (ix *Index) ShipFiles(ctx context.Context) ([]ShipFile, error) {
-	if _, err := ix.Refresh(ctx, nil); err != nil {
-		return nil, err
+	episodes, err := ix.shipDir(".")
+	if err != nil {
+		return nil, fmt.Errorf("ship: list the run folder: %w", err)
 	}
-	ix.mu.RLock()
 	var out []ShipFile
-	nums := map[string]string{}
-	for _, fs := range ix.files {
-		if fs.binary {
+	for _, ep := range episodes {
+		if _, ok := EpisodeNumber(ep.Name()); !ok || !ep.IsDir() {
 			continue
 		}
-		out = append(out, ShipFile{
-			Path: fs.rel, Episode: fs.episode, Agent: ix.agents[fs.agent],
-			Records: fs.form.IsRecord(), Dev: fs.dev, Ino: fs.ino, Size: fs.size,
-			ModTime: time.Unix(0, fs.mtime), form: fs.form,
-		})
-		nums[fs.episode] = fs.epNum
+		agents, err := ix.shipDir(ep.Name())
+		if err != nil {
+			continue // gone meanwhile, or unreadable: as the index, nothing of it
+		}
+		for _, ag := range agents {
+			if !ag.IsDir() || !ValidAgent(ag.Name()) {
+				continue
+			}
+			if err := ix.shipWalk(ctx, ep.Name(), ag.Name(), ep.Name()+"/"+ag.Name(), &out); err != nil {
+				return nil, err
+			}
+		}
 	}
-	ix.mu.RUnlock()
 	slices.SortFunc(out, func(a, b ShipFile) int {
-		if c := compareEpisodeNumbers(nums[a.Episode], nums[b.Episode]); c != 0 {
+		if c := CompareEpisodes(a.Episode, b.Episode); c != 0 {
 			return c
 		}
 		return strings.Compare(a.Path, b.Path)
 	})
 	return out, nil
+}
+
+func (ix *Index) shipDir(rel string) ([]fs.DirEntry, error) {
+	d, err := ix.fsys.Open(filepath.FromSlash(rel))
+	if err != nil {
+		return nil, err
+	}
+	defer d.Close()
+	return d.ReadDir(-1)
+}
+
+// shipWalk adds the files below folder rel of an agent (links skipped).
+func (ix *Index) shipWalk(ctx context.Context, episode, agent, rel string, out *[]ShipFile) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	entries, err := ix.shipDir(rel)
+	if err != nil {
+		return nil
+	}
+	for _, e := range entries {
+		path := rel + "/" + e.Name()
+		switch {
+		case e.Type()&fs.ModeSymlink != 0:
+		case e.IsDir():
+			if err := ix.shipWalk(ctx, episode, agent, path, out); err != nil {
+				return err
+			}
+		case e.Type().IsRegular():
+			f, ok := ix.shipFile(path)
+			if ok {
+				f.Episode, f.Agent = episode, agent
+				*out = append(*out, f)
+			}
+		}
+	}
+	return nil
+}
+
+// shipFile stats a file and checks its head for a NUL (spec §1: binary).
+func (ix *Index) shipFile(rel string) (ShipFile, bool) {
+	file, err := ix.fsys.Open(filepath.FromSlash(rel))
+	if err != nil {
+		return ShipFile{}, false
+	}
+	defer file.Close()
+	info, err := file.Stat()
+	if err != nil || !info.Mode().IsRegular() {
+		return ShipFile{}, false
+	}
+	head := make([]byte, min(info.Size(), BinarySniffBytes))
+	if n, _ := io.ReadFull(file, head); bytes.IndexByte(head[:n], 0) >= 0 {
+		return ShipFile{}, false
+	}
+	st := runfs.StatOf(info)
+	form := recordformat.FormOf(rel)
+	return ShipFile{Path: rel, Records: form.IsRecord(), Dev: st.Dev, Ino: st.Ino, Size: st.Size,
+		ModTime: time.Unix(0, st.Mtime), form: form}, true
 }
 
 // shipBlock is how much of a file ReadShip reads at once; a record longer
@@ -156,6 +227,10 @@ type shipReader struct {
 	ix *Index
 	f  ShipFile
 	fn func(ShipRecord) error
+
+	scan     bm25.Scanner
+	seen     map[string]bool // the record's distinct terms so far
+	distinct strings.Builder
 }
 
 // feed reads buf, which starts at pos.Offset, and returns the position
@@ -185,7 +260,7 @@ func (r *shipReader) feedRecords(buf []byte, pos ShipPos, eof bool) (ShipPos, in
 		inBefore := p.InRecord()
 		l := p.Next(buf, start)
 		if l.Kind.StartsRecord() && len(rec) > 0 {
-			if err := r.record(buf, rec, recLine, skip); err != nil {
+			if err := r.record(buf, pos.Offset, rec, recLine, skip); err != nil {
 				return pos, 0, err
 			}
 			skip = 0
@@ -204,7 +279,7 @@ func (r *shipReader) feedRecords(buf []byte, pos ShipPos, eof bool) (ShipPos, in
 		// The last record may gain lines: it is read again with what follows.
 		return last, recStart, nil
 	}
-	if err := r.record(buf, rec, recLine, skip); err != nil {
+	if err := r.record(buf, pos.Offset, rec, recLine, skip); err != nil {
 		return pos, 0, err
 	}
 	last.Skip = len(rec)
@@ -212,8 +287,9 @@ func (r *shipReader) feedRecords(buf []byte, pos ShipPos, eof bool) (ShipPos, in
 }
 
 // record ships one record of a record file from its line skip on, read
-// whole (interpreter, masking) as emitPieces reads it.
-func (r *shipReader) record(buf []byte, rec []recordformat.Line, firstLine uint32, skip int) error {
+// whole (interpreter, masking) as emitPieces reads it; buf starts at byte
+// base of the file.
+func (r *shipReader) record(buf []byte, base int64, rec []recordformat.Line, firstLine uint32, skip int) error {
 	first := rec[0]
 	if skip >= len(rec) || first.Level.LeftOut() {
 		return nil
@@ -251,7 +327,7 @@ func (r *shipReader) record(buf []byte, rec []recordformat.Line, firstLine uint3
 			continue
 		}
 		if !started {
-			out.Offset, out.Line, started = int64(l.Start), firstLine+uint32(i), true
+			out.Offset, out.Line, started = base+int64(l.Start), firstLine+uint32(i), true
 		} else {
 			sb.WriteByte('\n')
 		}
@@ -261,11 +337,35 @@ func (r *shipReader) record(buf []byte, rec []recordformat.Line, firstLine uint3
 }
 
 func (r *shipReader) emit(out ShipRecord, sb *strings.Builder, buf []byte) error {
+	defer func() {
+		clear(r.seen)
+		r.distinct.Reset()
+	}()
 	if len(out.Pieces) == 0 {
 		return nil
 	}
 	out.Text = sb.String()
+	out.Distinct = r.distinct.String()
 	return r.fn(out)
+}
+
+// terms counts a piece's terms and adds the new ones to the record's.
+func (r *shipReader) terms(piece string) int {
+	if r.seen == nil {
+		r.seen = map[string]bool{}
+	}
+	n := 0
+	r.scan.Each([]byte(piece), func(term []byte, _, _ uint64) {
+		n++
+		if !r.seen[string(term)] {
+			r.seen[string(term)] = true
+			if r.distinct.Len() > 0 {
+				r.distinct.WriteByte(' ')
+			}
+			r.distinct.Write(term)
+		}
+	})
+	return n
 }
 
 func (r *shipReader) feedNotes(buf []byte, pos ShipPos, eof bool) (ShipPos, int, error) {
@@ -358,7 +458,7 @@ func (r *shipReader) pieces(out *ShipRecord, sb *strings.Builder, lineText []byt
 		piece := recordformat.ValidText(text[start:end])
 		ts := sb.Len()
 		sb.WriteString(piece)
-		if dl := countTerms(piece); dl > 0 {
+		if dl := r.terms(piece); dl > 0 {
 			os, oe := start, end
 			if maskedLine {
 				os, oe = mapping.OriginalRange(start, end)

@@ -20,14 +20,16 @@ const usageText = `usage:
   runls check [--code CODE]... [--summary] RUN_FOLDER
   runls records [--agent A] [--conversation C] [--min-level L] [--from T] [--to T]
                 [--limit N] [--cursor C] [--mask] [--json] RUN_FOLDER episode-N
+  runls failures [--episode episode-N] [--agent A] [--min-level L] [--mask] [--json] RUN_FOLDER
   runls search --fleet URL [--run ID]... [--partial] [search flags] QUERY...
   runls ship [--run-id ID] [--follow] [--no-mask] [--interpreter rules.json] RUN_FOLDER... --to URL
   runls mcp [--mask] [--interpreter rules.json] RUN_FOLDER
   runls cache list|clear [--cache-dir DIR] [RUN_FOLDER]
   runls version
-serve, search, check, records and mcp take the cache flags
+serve, search, check, records, failures and mcp take the cache flags
   [--no-cache] [--cache-dir DIR] [--cache-max SIZE] (spec §15).
-runls search --help, runls check --help and runls records --help describe their flags.`
+Flags may come before or after the arguments; -- ends them.
+runls SUBCOMMAND --help describes a subcommand's flags.`
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
@@ -50,6 +52,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return runCheck(ctx, args[1:], stdout, stderr)
 	case "records":
 		return runRecords(ctx, args[1:], stdout, stderr)
+	case "failures":
+		return runFailures(ctx, args[1:], stdout, stderr)
 	case "mcp":
 		return runMCP(ctx, args[1:], stdin, stdout, stderr)
 	case "ship":

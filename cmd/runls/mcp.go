@@ -19,6 +19,7 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	mask := fs.Bool("mask", false, "")
 	rules := fs.String("interpreter", "", "")
 	cache := addCacheFlags(fs)
+	ff := addFleetFlags(fs)
 	// MCP clients' configurations put the arguments in any order
 	// (["mcp", "/runs/r1", "--mask"]): flags stand before or after the run
 	// folder (spec §14).
@@ -29,6 +30,9 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 			return 0
 		}
 		return usageError(stderr, "mcp: %v", err)
+	}
+	if ff.url != "" {
+		return runMCPFleet(ctx, ff, pos, stdin, stdout, stderr)
 	}
 	if len(pos) != 1 {
 		return usageError(stderr, "mcp needs one run folder")

@@ -17,14 +17,20 @@ const notePrefix = "runls: note: "
 
 // printNotes writes the notes of a result for req.
 func printNotes(w io.Writer, req retriever.Request, res retriever.Result) {
-	for _, n := range res.Notices {
+	printNotices(w, res.Notices)
+	if line := hiddenNote(req, res.Hidden); line != "" {
+		fmt.Fprintln(w, notePrefix+line)
+	}
+}
+
+// printNotices writes a line for each notice, with the flag that would
+// give the suggested value.
+func printNotices(w io.Writer, notices []retriever.Notice) {
+	for _, n := range notices {
 		line := n.Message
 		if n.Suggestion != nil {
 			line += fmt.Sprintf("; try --%s %s", n.Field, *n.Suggestion)
 		}
-		fmt.Fprintln(w, notePrefix+line)
-	}
-	if line := hiddenNote(req, res.Hidden); line != "" {
 		fmt.Fprintln(w, notePrefix+line)
 	}
 }

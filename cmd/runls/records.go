@@ -91,6 +91,7 @@ func runRecords(ctx context.Context, args []string, stdout, stderr io.Writer) in
 			fmt.Fprintf(stderr, "runls: note: the list goes on after these %d records: add --cursor %s for the next page\n", len(res.Records), *res.Cursor)
 		}
 	}
+	printNotices(stderr, ix.RecordsNotices(req))
 	if len(res.Records) == 0 {
 		return exitNotFound
 	}

@@ -62,8 +62,9 @@ func TestRecordsOutputAndExitCodes(t *testing.T) {
 		{"records", "--conversation", "conv-9", "sample-run", "episode-2"},
 		{"records", "--from", "2030-01-01 00:00:00", "sample-run", "episode-2"},
 	} {
-		if code, out, errs := runCLI(t, td, args...); code != 1 || out != "" || errs != "" {
-			t.Errorf("%v: exit %d, stdout %q, stderr %q; want 1 and nothing", args, code, out, errs)
+		// Notes say why where a value is not in the run (TestRecordsNotes).
+		if code, out, errs := runCLI(t, td, args...); code != 1 || out != "" || (errs != "" && !strings.HasPrefix(errs, "runls: note: ")) {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want 1 and nothing but notes", args, code, out, errs)
 		}
 	}
 }
@@ -179,5 +180,36 @@ func TestRecordsMask(t *testing.T) {
 	}
 	if _, out, _ := runCLI(t, dir, "records", "run", "episode-1"); !strings.Contains(out, token) {
 		t.Errorf("unmasked:\n%s", out)
+	}
+}
+
+// TestRecordsNotes: records says on stderr what its filters matched nothing
+// of (spec §13), as search does, and exits 1 when nothing is listed.
+func TestRecordsNotes(t *testing.T) {
+	td := testdata(t)
+	tests := []struct {
+		args []string
+		code int
+		note string
+	}{
+		{[]string{"--agent", "Bob"}, 1, "runls: note: the run has no agent folder named Bob (bob differs only in case); try --agent bob\n"},
+		{[]string{"--conversation", "conv-99"}, 1, "runls: note: no record of episode-2 was written in conversation conv-99\n"},
+		{[]string{"--agent", "bob", "--conversation", "conv-99"}, 1, "runls: note: no record of episode-2 was written in conversation conv-99\n"},
+		{[]string{"--conversation", "conv-1"}, 0, ""},
+	}
+	for _, tt := range tests {
+		args := append([]string{"records", "sample-run", "episode-2"}, tt.args...)
+		code, _, errs := runCLI(t, td, args...)
+		if code != tt.code || errs != tt.note {
+			t.Errorf("%v: exit %d, stderr %q; want %d, %q", tt.args, code, errs, tt.code, tt.note)
+		}
+	}
+	code, _, errs := runCLI(t, td, "records", "sample-run", "episode-10", "--agent", "bob")
+	if code != 1 || errs != "runls: note: episode-10 has no agent folder named bob\n" {
+		t.Errorf("an agent of the run absent from the episode: exit %d, %q", code, errs)
+	}
+	code, _, errs = runCLI(t, td, "records", "sample-run", "episode-9")
+	if code != 1 || errs != "runls: note: the run has no folder episode-9\n" {
+		t.Errorf("an episode with no folder: exit %d, %q", code, errs)
 	}
 }

@@ -41,43 +41,44 @@ func runShip(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	rules := fs.String("interpreter", "", "record interpreter `rules.json` (told/said/leftOut rules)")
 	quiet := fs.Bool("quiet", false, "print no progress")
 	cache := addCacheFlags(fs)
+	use := usage{shipSynopsis, "ship"}
 	roots, err := parseInterspersed(fs, args)
 	if err != nil {
 		if helpRequested(err, fs, shipSynopsis, shipAbout, stdout) {
 			return exitFound
 		}
-		return usageError(stderr, "%v", err)
+		return use.errorf(stderr, "%v", err)
 	}
 	switch {
 	case len(roots) == 0:
-		return usageError(stderr, "ship needs a run folder")
+		return use.errorf(stderr, "ship needs a run folder")
 	case *to == "":
-		return usageError(stderr, "ship needs --to URL, the fleet store")
+		return use.errorf(stderr, "ship needs --to URL, the fleet store")
 	case *runID != "" && len(roots) > 1:
-		return usageError(stderr, "--run-id names one run: give one run folder")
+		return use.errorf(stderr, "--run-id names one run: give one run folder")
 	case *follow && len(roots) > 1:
-		return usageError(stderr, "--follow follows one run folder")
+		return use.errorf(stderr, "--follow follows one run folder")
 	}
 	st, err := fleet.NewVictoriaLogs(*to)
 	if err != nil {
-		return usageError(stderr, "%v", err)
+		return use.errorf(stderr, "%v", err)
 	}
 	var rulesSum string
 	var in *retriever.Interpreter
 	if *rules != "" {
 		b, err := retriever.ReadRules(*rules)
 		if err != nil {
-			return fail(stderr, err)
+			return use.fail(stderr, err)
 		}
 		if in, err = retriever.ParseInterpreter(b); err != nil {
-			return fail(stderr, err)
+			return use.fail(stderr, err)
 		}
 		s := sha256.Sum256(b)
 		rulesSum = hex.EncodeToString(s[:])
 	}
 	cacheOpts, err := cache.options(func(err error) { fmt.Fprintf(stderr, "runls: warning: %v\n", err) })
 	if err != nil {
-		return usageError(stderr, "%v", err)
+		return use.errorf(stderr, "%v", err)
 	}
 	start := time.Now()
 	var mu sync.Mutex
@@ -121,11 +122,11 @@ func runShip(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return nil
 	}
 	if err := forEach(roots, shipOne); err != nil {
-		return fail(stderr, err)
+		return use.fail(stderr, err)
 	}
 	if !*follow {
 		if err := fleet.CheckHeld(ctx, st, want, 60*time.Second); err != nil {
-			return fail(stderr, err)
+			return use.fail(stderr, err)
 		}
 	}
 	secs := time.Since(start).Seconds()

@@ -1241,6 +1241,15 @@ test('stale: after a context change the runls quickfix list says it was asked in
   eq('runls: hotel booking', vim.fn.getqflist({ title = 1 }).title, 'the context it was asked in again: not stale')
 end)
 
+test('ignoreDiagnostics: sent only when set, as a list (from :Runls set, comma-separated)', function()
+  eq(nil, require('runls').settings().ignoreDiagnostics, 'unset: not sent')
+  ok(require('runls').set({ ignoreDiagnostics = 'unindented-continuation,unfielded-line' }), 'set')
+  eq({ 'unindented-continuation', 'unfielded-line' }, require('runls').settings().ignoreDiagnostics, 'a list')
+  vim.cmd('Runls set ignoreDiagnostics=')
+  eq({}, require('runls').settings().ignoreDiagnostics, 'cleared: an empty list')
+  ok(not require('runls').set({ ignoreDiagnostics = 3 }), 'a number is refused')
+end)
+
 test('time bounds: HH:mm[:ss] on the record\'s day; agent= filters', function()
   local c = require('runls.conversation')
   eq('2026-10-21 18:04:00', c.parse_time_bound('18:04', '2026-10-21', false), 'from')

@@ -6,6 +6,9 @@ import type { FailureGroup, FailuresParams, FailuresResult, WireLocation } from 
 import { relativePath, shorten } from './results';
 import { span } from './conversation';
 
+/** The most groups run/failures answers (spec §9). */
+export const MAX_GROUPS = 200;
+
 /** The longest pattern shown in a row; the whole one is in the tooltip. */
 export const MAX_PATTERN_CHARS = 160;
 
@@ -45,7 +48,9 @@ export function recordRows(g: FailureGroup, rootUri?: string): FailureRecordRow[
 /** The view's message: how many groups and failures, and of what. */
 export function failuresMessage(result: FailuresResult, params: FailuresParams): string {
   const n = result.groups.reduce((sum, g) => sum + g.count, 0);
-  const groups = `${result.groups.length} group${result.groups.length === 1 ? '' : 's'}`;
+  // run/failures answers at most 200 groups (spec §9): then these are the most frequent.
+  const most = result.groups.length >= MAX_GROUPS ? ' (the most frequent)' : '';
+  const groups = `${result.groups.length} group${result.groups.length === 1 ? '' : 's'}${most}`;
   const of = [params.episode || 'whole run', params.agent || 'all agents', `${params.minLevel || 'ERROR'} and up, and exceptions`].join(' · ');
   return `${groups}, ${n} record${n === 1 ? '' : 's'} (${of})`;
 }

@@ -41,7 +41,7 @@ export class FailuresView implements vscode.TreeDataProvider<Node>, vscode.Dispo
       this.view.onDidChangeVisibility((e) => {
         if (e.visible && !this.asked) void this.refresh();
       }),
-      vscode.commands.registerCommand(REFRESH_FAILURES_COMMAND, () => this.refresh()),
+      vscode.commands.registerCommand(REFRESH_FAILURES_COMMAND, () => this.showAndRefresh()),
       vscode.commands.registerCommand(FILTER_FAILURES_COMMAND, () => this.filter()),
       vscode.commands.registerCommand(OPEN_FAILURE_COMMAND, (l: WireLocation) => this.host.openLocation(l)),
     ];
@@ -54,6 +54,13 @@ export class FailuresView implements vscode.TreeDataProvider<Node>, vscode.Dispo
   /** The run grew or was indexed: asks again if the view was shown. */
   onIndexed(): void {
     if (this.asked) void this.refresh();
+  }
+
+  /** Refresh Failures: the view brought forward (the palette may run it with the view hidden), then asked. */
+  private async showAndRefresh(): Promise<void> {
+    this.asked = true;
+    await vscode.commands.executeCommand(`${FAILURES_VIEW}.focus`);
+    await this.refresh();
   }
 
   async refresh(): Promise<void> {

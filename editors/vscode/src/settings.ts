@@ -21,6 +21,11 @@ export interface ServerSettings {
   masking: Masking;
   interpreter: { rules: InterpreterRule[] } | null;
   maxDiagnosticsPerFile: number;
+  /**
+   * Diagnostic codes left out (runls' own setting, spec §9 rev 3). Sent only when set:
+   * a server before it names an unknown key as ignored.
+   */
+  ignoreDiagnostics?: string[];
 }
 
 /** Reads one setting; a thin view of vscode.WorkspaceConfiguration, so tests need no VS Code. */
@@ -66,6 +71,7 @@ export function readServerSettings(cfg: ConfigReader): ServerSettings {
     masking: (masking === '' ? DEFAULTS.masking : masking) as Masking,
     interpreter: isInterpreter(interp) ? interp : null,
     maxDiagnosticsPerFile: num('maxDiagnosticsPerFile'),
+    ...ignored(cfg.get<unknown>('ignoreDiagnostics')),
   };
 }
 
@@ -123,6 +129,10 @@ export function contextMissing(s: ServerSettings): Array<'episode' | 'conversati
   if (s.episode === '') missing.push('episode');
   if (s.conversation === '') missing.push('conversation');
   return missing;
+}
+
+function ignored(v: unknown): { ignoreDiagnostics?: string[] } {
+  return Array.isArray(v) ? { ignoreDiagnostics: v.filter((c): c is string => typeof c === 'string') } : {};
 }
 
 function isInterpreter(v: unknown): v is { rules: InterpreterRule[] } {

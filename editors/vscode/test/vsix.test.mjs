@@ -106,7 +106,7 @@ test('manifest: entry point, engine, activation, commands, settings, languages a
   }
   const settings = Object.keys(manifest.contributes.configuration.properties).sort();
   assert.deepEqual(settings, ['runls.agent', 'runls.conversation', 'runls.episode', 'runls.interpreter', 'runls.masking',
-    'runls.conversation.pageSize', 'runls.maxDiagnosticsPerFile', 'runls.saveContextIn', 'runls.scope', 'runls.server.path', 'runls.topK',
+    'runls.conversation.pageSize', 'runls.ignoreDiagnostics', 'runls.maxDiagnosticsPerFile', 'runls.saveContextIn', 'runls.scope', 'runls.server.path', 'runls.topK',
     'runls.trace.server'].sort());
   const langs = Object.fromEntries(manifest.contributes.languages.map((l) => [l.id, l]));
   assert.deepEqual(langs['runls-history'].extensions, ['.history']);

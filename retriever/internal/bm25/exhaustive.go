@@ -158,6 +158,10 @@ func (sr *Searcher) exhaustivePairs(s segRef, cs []termCursor, avgdl float64, q 
 	seen := q.seen[:words]
 	cands := slices.Grow(q.cands[:0], total)[:total]
 	n := 0
+	// Each list's second sightings come in its own order: the candidates
+	// are a few ascending runs, merged below (sorting them cost a third of
+	// a query whose terms are all in thousands of the same documents).
+	var runEnds [2 * maxPairTerms]int
 	for i := range lists {
 		docs := lists[i].docs
 		for _, d := range docs[:len(docs)-1] {
@@ -166,12 +170,11 @@ func (sr *Searcher) exhaustivePairs(s segRef, cs []termCursor, avgdl float64, q 
 			n += int((seen[w] & bit) >> (d & 63)) // seen before: a candidate
 			seen[w] |= bit
 		}
+		runEnds[i] = n
 	}
 	clear(seen)
-	cands = cands[:n]
-	slices.Sort(cands)
-	cands = slices.Compact(cands)
 	q.cands = cands
+	cands = mergeRuns(cands[:n], runEnds[:len(lists)], &q.merged)
 	// The candidates' lengths first, in a loop of independent loads.
 	dls := slices.Grow(q.candDLs[:0], len(cands))[:len(cands)]
 	for j, d := range cands {
@@ -198,6 +201,37 @@ func (sr *Searcher) exhaustivePairs(s segRef, cs []termCursor, avgdl float64, q 
 			theta = top.threshold() * (1 - PruneSlack)
 		}
 	}
+}
+
+// mergeRuns returns the distinct documents of ascending runs (runs, each
+// ending at its end in ends), ascending: a run itself when it is the only
+// one, else a merge in one of bufs, which keep their room for the next query.
+func mergeRuns(runs []uint32, ends []int, bufs *[2][]uint32) []uint32 {
+	var merged []uint32
+	from, k := 0, 0
+	for _, end := range ends {
+		run := runs[from:end]
+		from = end
+		if len(run) == 0 {
+			continue
+		}
+		if merged == nil {
+			merged = run
+			continue
+		}
+		// merged is a run or the other buffer's: never the one written
+		dst := slices.Grow(bufs[k][:0], len(merged)+len(run))
+		i, j := 0, 0
+		for i < len(merged) && j < len(run) {
+			a, b := merged[i], run[j]
+			dst = append(dst, min(a, b))
+			i += b2i(a <= b)
+			j += b2i(b <= a)
+		}
+		dst = append(append(dst, merged[i:]...), run[j:]...)
+		bufs[k], merged, k = dst, dst, k^1
+	}
+	return merged
 }
 
 // b2i is 1 for true: the compiler makes it a flag, not a branch.

@@ -25,6 +25,7 @@ type testIndex struct {
 	stats Stats
 	segs  []*Segment
 	seed  maphash.Seed
+	tie   TieOrder // hits of equal score; nil: placeOrder
 }
 
 func newTestIndex() *testIndex {
@@ -53,19 +54,27 @@ func (ti *testIndex) add(layerMin int, docs ...testDoc) *Segment {
 }
 
 // search runs text over the index with tune, the best k of partition part
-// (-1: all) that f accepts (nil: every document), ties by segment and
-// document.
+// (-1: all) that f accepts (nil: every document), ties in the index's
+// order (tieOrder).
 func (ti *testIndex) search(t testing.TB, tune Tuning, text string, part, k int, f Filter) []Hit {
 	t.Helper()
 	if f == nil {
 		f = acceptAll{}
 	}
 	sr := &Searcher{Tuning: tune}
-	hits, err := sr.Search(context.Background(), ti.segs, &ti.stats, Query{Terms: ti.dict.Lookup(Terms(text)), Part: part, K: k}, f, placeOrder)
+	hits, err := sr.Search(context.Background(), ti.segs, &ti.stats, Query{Terms: ti.dict.Lookup(Terms(text)), Part: part, K: k}, f, ti.tieOrder())
 	if err != nil {
 		t.Fatal(err)
 	}
 	return hits
+}
+
+// tieOrder is the order of hits of equal score: ti.tie, else placeOrder.
+func (ti *testIndex) tieOrder() TieOrder {
+	if ti.tie != nil {
+		return ti.tie
+	}
+	return placeOrder
 }
 
 // placeOrder orders hits of equal score by segment, then document.

@@ -139,7 +139,7 @@ func (ti *testIndex) bruteForce(text string, part, k int, f Filter) []Hit {
 		}
 	}
 	slices.SortFunc(all, func(a, b Hit) int {
-		if better(&a, &b, placeOrder) {
+		if better(&a, &b, ti.tieOrder()) {
 			return -1
 		}
 		return 1

@@ -30,8 +30,9 @@ type scratch struct {
 	// prefill's and single's decoded block
 	blockDocs, blockTFs []uint32
 	cands               []uint32
-	candDLs             []uint16 // the lengths of cands
-	seen                []uint64 // exhaustivePairs' bit per document, clear between uses
+	merged              [2][]uint32 // exhaustivePairs' candidates, merged
+	candDLs             []uint16    // the lengths of cands
+	seen                []uint64    // exhaustivePairs' bit per document, clear between uses
 	cursors             []termCursor
 	work                []segmentWork
 	pf                  prefillScratch

@@ -73,8 +73,13 @@ func newTopK(k int, tie TieOrder) *topK {
 }
 
 func (t *topK) offer(c Hit) {
-	if len(t.h.hits) == t.k && c.Score < t.h.hits[0].Score {
-		return // below every kept document, its own key's included
+	// Full, a hit that is not better than the worst kept is better than no
+	// kept one, its own key's included: every kept hit is better than the
+	// worst. Asked before the key is looked up, as the hits of a query whose
+	// best documents tie by the thousand (templated log lines) mostly lose
+	// their tie with the worst.
+	if len(t.h.hits) == t.k && (c.Score < t.h.hits[0].Score || !better(&c, &t.h.hits[0], t.tie)) {
+		return
 	}
 	hash := c.seg.key[c.Doc]
 	if i, ok := t.where[hash]; ok {
@@ -90,13 +95,12 @@ func (t *topK) offer(c Hit) {
 		t.publish()
 		return
 	}
-	if better(&c, &t.h.hits[0], t.tie) {
-		delete(t.where, t.h.hits[0].seg.key[t.h.hits[0].Doc])
-		t.h.hits[0] = c
-		t.where[hash] = 0
-		heap.Fix(&t.h, 0)
-		t.publish()
-	}
+	// better than the worst, which it replaces
+	delete(t.where, t.h.hits[0].seg.key[t.h.hits[0].Doc])
+	t.h.hits[0] = c
+	t.where[hash] = 0
+	heap.Fix(&t.h, 0)
+	t.publish()
 }
 
 // publish raises the shared threshold to this half's, when it has k.

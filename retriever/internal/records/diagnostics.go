@@ -23,10 +23,23 @@ type Warning struct {
 	N                  int
 }
 
-// Warnings returns t's warnings in line order, at most max of them (0: no
-// cap): when there are more, the first max-1, then one WarnMore.
-func Warnings(t *Table, max int) []Warning {
+// Leave says which warnings are left out: those of continuation lines,
+// those of unfielded records, the one that counts the rest past the cap.
+type Leave struct {
+	Unindented, Unfielded, More bool
+}
+
+// Warnings returns t's warnings in line order but those left out, at most
+// max of them (0: no cap): when there are more, the first max-1, then one
+// WarnMore (unless it is left out: then the first max).
+func Warnings(t *Table, max int, leave Leave) []Warning {
 	spans, runs := t.Spans(), t.Runs()
+	if leave.Unindented {
+		spans = nil
+	}
+	if leave.Unfielded {
+		runs = nil
+	}
 	total := len(spans) + len(runs)
 	if total == 0 {
 		return nil
@@ -35,6 +48,9 @@ func Warnings(t *Table, max int) []Warning {
 	shown := total
 	if max > 0 && total > max {
 		shown = max - 1
+		if leave.More {
+			shown = max
+		}
 	}
 	out := make([]Warning, 0, min(total, shown+1))
 	si, ri := 0, 0
@@ -57,7 +73,7 @@ func Warnings(t *Table, max int) []Warning {
 	for len(out) < shown {
 		out = append(out, next())
 	}
-	if shown < total {
+	if shown < total && !leave.More {
 		at := next().StartLine
 		out = append(out, Warning{Kind: WarnMore, StartLine: at, EndLine: at, N: total - shown})
 	}

@@ -45,7 +45,7 @@ func (t *Table) TimeAndLevel(n uint32) (*string, *string) {
 	if key == recordformat.NoTime {
 		return nil, level
 	}
-	s := FormatTimeKey(key, meta&metaDotMillis != 0)
+	s := FormatTimeKey(key, meta&MetaDotMillis != 0)
 	return &s, level
 }
 

@@ -120,7 +120,7 @@ const (
 	metaLevelMask   = 0b111
 	metaKindShift   = 3
 	metaOutcomeShft = 5
-	metaDotMillis   = 1 << 7
+	MetaDotMillis   = 1 << 7
 )
 
 func packMeta(level recordformat.Level, kind, outcome int) uint8 {
@@ -198,7 +198,7 @@ func (t *Table) Add(buf []byte, rec []recordformat.Line, first uint32, conv uint
 	}
 	meta := packMeta(head.Level, kind, outcome)
 	if kind != KindBeforeFirst && recordformat.StampLen(buf[head.Start:head.TextEnd]) == StampWithMillis && buf[head.Start+StampSeconds] == '.' {
-		meta |= metaDotMillis
+		meta |= MetaDotMillis
 	}
 	t.lines, t.endUnits = end, units
 	if pending {

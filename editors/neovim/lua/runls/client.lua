@@ -26,8 +26,13 @@ function M.client()
   if #clients == 0 then
     return nil, 'runls: no server running; open a .history or .log file of a run folder (and call vim.lsp.enable("runls"))'
   end
+  -- A conversation buffer belongs to the run it was opened from.
+  local conv = require('runls.conversation')._shown[vim.api.nvim_get_current_buf()]
+  if conv and conv.client and not conv.client:is_stopped() then
+    return conv.client
+  end
   local root_mod = require('runls.root')
-  for _, path in ipairs({ vim.api.nvim_buf_get_name(0), vim.fn.getcwd() }) do
+  for _, path in ipairs({ vim.api.nvim_buf_get_name(0), M.list_entry_file(), vim.fn.getcwd() }) do
     local root = root_mod.find(path)
     for _, c in ipairs(root and clients or {}) do
       if c.root_dir and vim.fs.normalize(c.root_dir) == root then
@@ -36,6 +41,19 @@ function M.client()
     end
   end
   return clients[1]
+end
+
+--- In a quickfix or location list window, the file of the entry under the cursor
+--- (so that a command run there goes to that file's run), else "".
+---@return string
+function M.list_entry_file()
+  if vim.bo.buftype ~= 'quickfix' then
+    return ''
+  end
+  local info = vim.fn.getwininfo(vim.api.nvim_get_current_win())[1]
+  local items = info.loclist == 1 and vim.fn.getloclist(0) or vim.fn.getqflist()
+  local it = items[vim.api.nvim_win_get_cursor(0)[1]]
+  return (it and it.bufnr > 0) and vim.api.nvim_buf_get_name(it.bufnr) or ''
 end
 
 --- Calls `cb(client)` with the client for the current buffer (or any runls client).

@@ -547,6 +547,8 @@ local function open(episode, conv, filters, at)
     vim.bo[buf].bufhidden = 'hide'
     vim.bo[buf].swapfile = false
     vim.bo[buf].filetype = 'runls-conversation'
+    -- The client of the run the command was run in (R.client: the current buffer's,
+    -- a list entry's file's, the current directory's).
     shown[buf] = { episode = episode, conv = conv, filters = filters or {}, records = {}, where = {}, index = {}, heads = {}, client = R.client() }
     vim.keymap.set('n', '<CR>', function() jump(buf) end, { buffer = buf, desc = 'runls: open the record in its file' })
     vim.api.nvim_create_autocmd('CursorMoved', {

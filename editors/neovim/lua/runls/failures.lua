@@ -59,7 +59,8 @@ function M.failures(args)
       done('RunlsFailures', { error = { message = msg } })
       return
     end
-    client:request('run/failures', params, function(err, result)
+    -- An empty table would go out as a JSON array.
+    client:request('run/failures', next(params) and params or vim.empty_dict(), function(err, result)
       if err then
         notify_error('failures', err)
         done('RunlsFailures', { error = err })

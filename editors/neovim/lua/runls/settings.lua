@@ -33,6 +33,10 @@ function M.settings(config)
   if src.interpreter ~= nil and src.interpreter ~= vim.NIL and src.interpreter ~= '' then
     out.interpreter = src.interpreter
   end
+  -- Sent only when set (a server before it names an unknown key as ignored).
+  if type(src.ignoreDiagnostics) == 'table' then
+    out.ignoreDiagnostics = src.ignoreDiagnostics
+  end
   return out
 end
 
@@ -80,6 +84,15 @@ local function merge_settings(opts)
         return err
       end
       next_settings.interpreter = rules
+    elseif k == 'ignoreDiagnostics' then
+      -- A list of codes, or (from :Runls set) a comma-separated string; "" clears it.
+      if type(v) == 'string' then
+        v = vim.split(v, ',', { trimempty = true })
+      end
+      if v ~= nil and v ~= vim.NIL and type(v) ~= 'table' then
+        return ('ignoreDiagnostics: expected a list of codes, got %s'):format(vim.inspect(v))
+      end
+      next_settings.ignoreDiagnostics = (v ~= vim.NIL) and v or nil
     elseif k == 'topK' or k == 'maxDiagnosticsPerFile' then
       if v == nil or v == '' or v == vim.NIL then
         next_settings[k] = nil

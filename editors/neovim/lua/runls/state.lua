@@ -3,7 +3,7 @@ local NAME = 'runls'
 
 --- Keys the server reads under `runls` (spec §9). String fields use "" for "unset".
 local STRING_KEYS = { 'agent', 'episode', 'conversation', 'scope', 'masking' }
-local SETTING_KEYS = { 'agent', 'episode', 'conversation', 'scope', 'topK', 'masking', 'interpreter', 'maxDiagnosticsPerFile' }
+local SETTING_KEYS = { 'agent', 'episode', 'conversation', 'scope', 'topK', 'masking', 'interpreter', 'maxDiagnosticsPerFile', 'ignoreDiagnostics' }
 
 ---@class runls.State
 ---@field configured boolean setup() was called

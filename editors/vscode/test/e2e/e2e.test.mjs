@@ -925,6 +925,14 @@ test('generated run: Show Conversation of This Record opens at the ERROR record,
   }
   assert.match(shown[0], new RegExp(`^runls: episode-2 · ${conv} · \\d+\\+? records`), shown[0]);
   await shot('conversation-scrolled-up.png');
+  // The document's language: its Outline lists the records (time, agent, text).
+  await runCommand('Explorer: Focus on Outline View');
+  const outline = page.locator('.pane', { has: page.locator('.pane-header', { hasText: /^\s*Outline/i }) });
+  const first = `${all[0].time.slice(11, 19)} ${all[0].agent}: ${all[0].text.split('\n')[0].replace(/\s+/g, ' ').slice(0, 30)}`;
+  await outline.locator('.monaco-list-row', { hasText: first }).first().waitFor({ timeout: TIMEOUT });
+  await page.locator('.statusbar-item', { hasText: 'runls Conversation' }).first().waitFor({ timeout: TIMEOUT });
+  await shot('conversation-outline.png');
+  await runCommand('View: Show Explorer');
   if (noAt) t.diagnostic(`opened from the start, not at the record: ${noAt}`);
 });
 

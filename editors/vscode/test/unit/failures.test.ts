@@ -37,4 +37,6 @@ test('failure rows: count and pattern, who and when; records by path and line; t
   assert.deepEqual(recordRows(result.groups[0], root).map((r) => r.label), ['episode-2/bob/bob.log:5', 'episode-3/alice/alice.log:10']);
   assert.equal(failuresMessage(result, {}), '2 groups, 121 records (whole run · all agents · ERROR and up, and exceptions)');
   assert.equal(failuresMessage({ groups: [] }, { episode: 'episode-2', minLevel: 'WARN' }), '0 groups, 0 records (episode-2 · all agents · WARN and up, and exceptions)');
+  const many = { groups: Array.from({ length: 200 }, () => result.groups[1]) };
+  assert.equal(failuresMessage(many, {}), '200 groups (the most frequent), 200 records (whole run · all agents · ERROR and up, and exceptions)');
 });

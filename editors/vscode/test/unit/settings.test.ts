@@ -48,6 +48,12 @@ test('settings map to initializationOptions under the key runls', () => {
   assert.deepEqual(didChangeConfigurationParams(s), { settings: initializationOptions(s) });
 });
 
+test('ignoreDiagnostics is sent only when set (an empty list clears it)', () => {
+  assert.equal('ignoreDiagnostics' in readServerSettings(reader({})), false);
+  assert.deepEqual(readServerSettings(reader({ ignoreDiagnostics: ['unindented-continuation', 3] })).ignoreDiagnostics, ['unindented-continuation']);
+  assert.deepEqual(initializationOptions(readServerSettings(reader({ ignoreDiagnostics: [] }))).runls.ignoreDiagnostics, []);
+});
+
 test('values of the wrong type fall back to defaults; out-of-range ones pass for the server to name', () => {
   const s = readServerSettings(reader({ topK: 'ten', agent: 3, interpreter: 'rules.json', maxDiagnosticsPerFile: 0, scope: '' }));
   assert.equal(s.topK, 5);

@@ -1,0 +1,56 @@
+package lsp
+
+import (
+	"context"
+
+	"go.uber.org/zap"
+
+	"runls/retriever"
+)
+
+// run/failures (spec §9): the run's ERROR records and exceptions grouped by
+// their message with what varies taken out, from the engine.
+
+// FailuresParams are the params of run/failures. A field that is absent,
+// null or "" is not given; the settings give no defaults (the view is of
+// the run, not of the chat's context): no episode is the whole run.
+type FailuresParams struct {
+	Episode  *string `json:"episode,omitempty"`
+	Agent    *string `json:"agent,omitempty"`
+	MinLevel *string `json:"minLevel,omitempty"`
+}
+
+// FailuresResult is the result of run/failures; the engine's has its shape.
+type FailuresResult = retriever.FailuresResult
+
+// RunFailures answers run/failures from the engine, after the first
+// indexing.
+func (h handlers) RunFailures(ctx context.Context, params *FailuresParams) (*FailuresResult, error) {
+	var req retriever.FailuresRequest
+	for dst, v := range map[*string]*string{&req.Episode: params.Episode, &req.Agent: params.Agent, &req.MinLevel: params.MinLevel} {
+		if v != nil {
+			*dst = *v
+		}
+	}
+	if err := req.Validate(); err != nil {
+		return nil, requestError(err)
+	}
+	s := h.s
+	g := s.acquire()
+	defer g.release()
+	if g == nil || g.engine == nil {
+		return &FailuresResult{Groups: []retriever.FailureGroup{}}, nil
+	}
+	if err := g.waitReady(ctx); err != nil {
+		return nil, err
+	}
+	res, err := g.engine.Failures(ctx, req)
+	if err != nil {
+		return nil, requestError(err)
+	}
+	if res.Groups == nil {
+		res.Groups = []retriever.FailureGroup{}
+	}
+	s.logger.Debug("run/failures", zap.Int("groups", len(res.Groups)))
+	return &res, nil
+}

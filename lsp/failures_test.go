@@ -1,0 +1,99 @@
+package lsp_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"go.lsp.dev/jsonrpc2"
+
+	"runls/lsp"
+	"runls/masking"
+	"runls/retriever"
+)
+
+// TestRunFailuresReal: run/failures through the server answers what the
+// engine answers; the settings give it no defaults; with masking on, its
+// patterns are masked.
+func TestRunFailuresReal(t *testing.T) {
+	root := sampleRun(t)
+	secret := "2026-10-21 18:20:00.000 ERROR [running] [conv-1] Bob login failed with password=hunter2hunter2\n"
+	f, err := os.OpenFile(filepath.Join(root, "episode-2", "bob", "bob.log"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString(secret); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	for _, mask := range []bool{false, true} {
+		c := start(t, startOpts{})
+		settings := map[string]any{"episode": "episode-3", "agent": "carol"}
+		opts := retriever.Options{Root: root}
+		if mask {
+			settings["masking"] = lsp.MaskingHidingOutside
+			real, _ := filepath.EvalSymlinks(root)
+			opts.Masker = masking.HidingOutside(real)
+		}
+		c.initialize(root, false, settings)
+		ix := openIndex(t, opts)
+		for _, params := range []map[string]any{
+			{},
+			{"episode": "episode-2", "agent": nil, "minLevel": ""},
+			{"minLevel": "WARN", "agent": "bob"},
+		} {
+			var got lsp.FailuresResult
+			c.mustCall(lsp.MethodRunFailures, params, &got)
+			req := retriever.FailuresRequest{}
+			if v, ok := params["episode"].(string); ok {
+				req.Episode = v
+			}
+			if v, ok := params["agent"].(string); ok {
+				req.Agent = v
+			}
+			if v, ok := params["minLevel"].(string); ok {
+				req.MinLevel = v
+			}
+			want, err := ix.Failures(context.Background(), req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if canonical(t, got) != canonical(t, want) {
+				t.Errorf("mask %v, %v: server\n%s\nengine\n%s", mask, params, canonical(t, got), canonical(t, want))
+			}
+			if len(want.Groups) == 0 {
+				t.Errorf("%v: no groups: the comparison says little", params)
+			}
+			text := canonical(t, got)
+			if _, all := params["episode"]; all && mask == strings.Contains(text, "password=hunter") {
+				t.Errorf("mask %v: the password is in the answer: %v", mask, !mask)
+			}
+		}
+		if err := c.shutdownExit(); err != nil {
+			t.Errorf("Serve = %v", err)
+		}
+	}
+}
+
+// TestRunFailuresInvalidParams: -32602 naming the field.
+func TestRunFailuresInvalidParams(t *testing.T) {
+	c := start(t, startOpts{})
+	c.initialize(sampleRun(t), false, nil)
+	for params, field := range map[string]string{
+		`{"episode":"ep-2"}`:   "episode",
+		`{"agent":"../x"}`:     "agent",
+		`{"minLevel":"FATAL"}`: "minLevel",
+		`{"minLevel":3}`:       "minLevel",
+		`["episode-2"]`:        "params",
+	} {
+		err := c.call(lsp.MethodRunFailures, rawJSON(params), nil)
+		if codeOf(err) != jsonrpc2.InvalidParams || !strings.Contains(err.Error(), field) {
+			t.Errorf("run/failures %s = %v, want -32602 naming %s", params, err, field)
+		}
+	}
+	if err := c.shutdownExit(); err != nil {
+		t.Errorf("Serve = %v", err)
+	}
+}

@@ -1,0 +1,438 @@
+package retriever
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"sync"
+
+	"runls/recordformat"
+	"runls/retriever/internal/records"
+	"runls/retriever/internal/runfs"
+)
+
+// What went wrong in a run, at a glance (spec §9 run/failures): the records
+// of a level at or above the request's (ERROR by default), and the records
+// whose text holds an exception line at any level, grouped by their first
+// line's text after its fields and the agent's name with numbers, ids,
+// quoted strings and paths taken out (failurePattern).
+//
+// The index keeps no text, so a failure is known only by reading its
+// record. Each file's failures are found once: a memo shared by the
+// versions of a file (fileState.fails, new when the file is read again
+// from its start) holds those of its records that can no longer change
+// (every record but the last), so a request after an append reads only the
+// records appended. Only records that can be failures are read: those of a
+// level at WARN or above, those with continuation lines without the indent
+// (a stack trace logback appended: its exception line is unindented; an
+// indented line is the agent's own text), and a line before a file's first
+// record. A whole answer is kept for the committed state it was made from
+// (ix.commits), so asking again without a change costs no read at all.
+
+// FailuresRequest is a run/failures request. Empty strings are absent.
+type FailuresRequest struct {
+	Episode  string `json:"episode,omitempty"`
+	Agent    string `json:"agent,omitempty"`
+	MinLevel string `json:"minLevel,omitempty"`
+}
+
+// FailuresResult is the run/failures result.
+type FailuresResult struct {
+	Groups []FailureGroup `json:"groups"`
+}
+
+// FailureGroup is the records of one pattern. Records holds at most
+// MaxFailureRecords of them, in time order (then path, then line); Count
+// counts them all. First and Last are the earliest and latest time as
+// written, null when no record of the group has one.
+type FailureGroup struct {
+	Pattern  string     `json:"pattern"`
+	Count    int        `json:"count"`
+	Agents   []string   `json:"agents"`
+	Episodes []string   `json:"episodes"`
+	First    *string    `json:"first"`
+	Last     *string    `json:"last"`
+	Records  []Location `json:"records"`
+
+	// Paths are the records' files (absolute), Records' order.
+	Paths []string `json:"-"`
+}
+
+// Bounds of a run/failures answer (spec §9).
+const (
+	MaxFailureGroups  = 200
+	MaxFailureRecords = 100
+)
+
+// Validate checks a request's fields, returning a *FieldError.
+func (r FailuresRequest) Validate() error {
+	_, err := r.parse()
+	return err
+}
+
+type failuresQuery struct {
+	epNum    string
+	agent    string
+	minLevel recordformat.Level
+}
+
+func (r FailuresRequest) parse() (failuresQuery, error) {
+	q := failuresQuery{agent: r.Agent, minLevel: recordformat.Error}
+	if r.Episode != "" {
+		n, ok := EpisodeNumber(r.Episode)
+		if !ok {
+			return q, &FieldError{"episode", r.Episode, "want episode-N, N decimal digits"}
+		}
+		q.epNum = n
+	}
+	if r.Agent != "" && !ValidAgent(r.Agent) {
+		return q, &FieldError{"agent", r.Agent, `an agent folder name: no "/" or "\", not "." or ".."`}
+	}
+	if r.MinLevel != "" {
+		lv, ok := levelByName[strings.ToUpper(r.MinLevel)]
+		if !ok {
+			return q, &FieldError{"minLevel", r.MinLevel, "want TRACE, DEBUG, INFO, WARN or ERROR"}
+		}
+		q.minLevel = lv
+	}
+	return q, nil
+}
+
+// Failures answers a run/failures request from the index, brought up to
+// date first as a search is (spec §7).
+func (ix *Index) Failures(ctx context.Context, req FailuresRequest) (FailuresResult, error) {
+	q, err := req.parse()
+	if err != nil {
+		return FailuresResult{}, err
+	}
+	if _, err := ix.Refresh(ctx, nil); err != nil {
+		return FailuresResult{}, err
+	}
+	res, err := ix.failures(ctx, q)
+	if errors.Is(err, ErrChanged) {
+		if _, err := ix.Refresh(ctx, nil); err != nil {
+			return FailuresResult{}, err
+		}
+		res, err = ix.failures(ctx, q)
+	}
+	return res, err
+}
+
+// failuresAnswer is the last answer made, for the committed state it was
+// made from.
+type failuresAnswer struct {
+	mu      sync.Mutex
+	commits uint64
+	q       failuresQuery
+	res     *FailuresResult
+}
+
+// failMemo holds the failures found among a file's records that can no
+// longer change: records [0, upTo) of every version from the one it was
+// filled from on. Shared by the versions of a file (its growth); a file
+// read again from its start gets a new one.
+type failMemo struct {
+	mu      sync.Mutex
+	upTo    int
+	entries []failEntry // by record
+}
+
+// failEntry is one record that is a failure at level floor or above, or
+// holds an exception line (level then below floor, or none).
+type failEntry struct {
+	rec       int32
+	level     recordformat.Level
+	exception bool // it holds an exception line
+	key       int64
+	rng       Range
+	pattern   string
+	time      *string
+}
+
+// memoFloor is the lowest level a memo keeps failures of; a request that
+// goes lower scans the files for itself.
+const memoFloor = recordformat.Warn
+
+func (ix *Index) failures(ctx context.Context, q failuresQuery) (FailuresResult, error) {
+	commits := ix.commits.Load()
+	ans := &ix.failAnswer
+	ans.mu.Lock()
+	if ans.res != nil && ans.commits == commits && ans.q == q {
+		res := *ans.res
+		ans.mu.Unlock()
+		return res, nil
+	}
+	ans.mu.Unlock()
+
+	files, agents := ix.failureFiles(q)
+	b := newGroupBuilder()
+	for i, fs := range files {
+		entries, err := ix.rb.fileFailures(ctx, fs, q.minLevel)
+		if err != nil {
+			return FailuresResult{}, err
+		}
+		path := runfs.Abs(ix.root, fs.rel)
+		for j := range entries {
+			if e := &entries[j]; e.exception || (e.level != recordformat.None && e.level >= q.minLevel) {
+				b.add(e, fs, path, agents[i])
+			}
+		}
+	}
+	res := b.result()
+	ans.mu.Lock()
+	ans.commits, ans.q, ans.res = commits, q, &res
+	ans.mu.Unlock()
+	return res, nil
+}
+
+// failureFiles returns the record files the query looks at, by path
+// byte-wise, and their agents' names.
+func (ix *Index) failureFiles(q failuresQuery) ([]*fileState, []string) {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	var files []*fileState
+	for _, fs := range ix.files {
+		if fs.form.IsRecord() && !fs.binary && (q.epNum == "" || fs.epNum == q.epNum) && (q.agent == "" || ix.agents[fs.agent] == q.agent) {
+			files = append(files, fs)
+		}
+	}
+	slices.SortFunc(files, func(a, b *fileState) int { return strings.Compare(a.rel, b.rel) })
+	agents := make([]string, len(files))
+	for i, fs := range files {
+		agents[i] = ix.agents[fs.agent]
+	}
+	return files, agents
+}
+
+// fileFailures returns the failures of fs at level floor or above (and the
+// records that hold an exception line), by record: from its memo where
+// floor allows, and what the memo does not cover read now.
+func (rb *readBack) fileFailures(ctx context.Context, fs *fileState, floor recordformat.Level) ([]failEntry, error) {
+	t := fs.records()
+	n := t.Len()
+	if n == 0 {
+		return nil, nil
+	}
+	m := fs.fails
+	if m == nil || floor < memoFloor {
+		return rb.scanFailures(ctx, fs, 0, n, min(floor, memoFloor))
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if final := n - 1; m.upTo < final {
+		more, err := rb.scanFailures(ctx, fs, m.upTo, final, memoFloor)
+		if err != nil {
+			return nil, err
+		}
+		m.entries, m.upTo = append(m.entries, more...), final
+	}
+	// The memo may hold records of a later version than fs: they are not
+	// fs's (yet).
+	end, _ := slices.BinarySearchFunc(m.entries, int32(n-1), func(e failEntry, rec int32) int { return int(e.rec - rec) })
+	out := m.entries[:end:end]
+	last, err := rb.scanFailures(ctx, fs, n-1, n, memoFloor)
+	if err != nil {
+		return nil, err
+	}
+	return append(out, last...), nil
+}
+
+// scanFailures reads records [from, to) of fs that can be failures at level
+// floor or above and returns those that are, in record order.
+func (rb *readBack) scanFailures(ctx context.Context, fs *fileState, from, to int, floor recordformat.Level) ([]failEntry, error) {
+	t := fs.records()
+	var cands []int
+	spans := t.Spans()
+	si, _ := slices.BinarySearchFunc(spans, t.Line(from), func(s records.Span, line uint32) int { return int(s.First) - int(line) })
+	for i := from; i < to; i++ {
+		meta := t.Meta(i)
+		lv := records.MetaLevel(meta)
+		cand := (lv != recordformat.None && lv >= floor) || records.MetaKind(meta) == records.KindBeforeFirst
+		last := t.Last(i)
+		for si < len(spans) && spans[si].First <= last {
+			cand = cand || spans[si].First > t.Line(i)
+			si++
+		}
+		if !cand && i == t.Len()-1 && t.Last(i) > t.Line(i) {
+			cand = true // the last record's span may not be listed yet
+		}
+		if cand {
+			cands = append(cands, i)
+		}
+	}
+	picks := make([]records.Pick, len(cands))
+	for k, i := range cands {
+		picks[k] = records.Pick{Rec: i}
+	}
+	var out []failEntry
+	for _, st := range records.Stretches([]records.File{{Table: t}}, picks) {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		lines, err := rb.readLines(ctx, fs, st.From, st.To)
+		if err != nil {
+			return nil, err
+		}
+		rt := &recordsText{fs: fs, from: st.First, firstRow: st.From, lines: lines}
+		for _, k := range st.Picks {
+			i := cands[k]
+			r, err := rt.record(i - st.First)
+			if err != nil {
+				return nil, err
+			}
+			if e, ok := rb.failureOf(t, i, r, floor); ok {
+				out = append(out, e)
+			}
+		}
+	}
+	return out, nil
+}
+
+// failureOf makes the entry of record i, read back as r, when it is a
+// failure at level floor or above or holds an exception line.
+func (rb *readBack) failureOf(t *records.Table, i int, r recordText, floor recordformat.Level) (failEntry, bool) {
+	meta := t.Meta(i)
+	e := failEntry{rec: int32(i), level: records.MetaLevel(meta), key: t.Time(i), rng: r.rng}
+	cont := r.lines[1:]
+	if r.head.Kind == recordformat.BeforeFirst {
+		cont = r.lines // the line is no record's first line: it may be a trace's
+	}
+	for _, l := range cont {
+		if !bytes.HasPrefix(l, []byte("  ")) {
+			if _, ok := recordformat.ThrownName(l); ok {
+				e.exception = true
+				break
+			}
+		}
+	}
+	if !e.exception && (e.level == recordformat.None || e.level < floor) {
+		return e, false
+	}
+	text := rb.maskText(r.evidence()) // masked as a whole record, as it was indexed
+	head, _, _ := strings.Cut(text, "\n")
+	if r.head.Kind != recordformat.BeforeFirst {
+		_, head, _ = strings.Cut(head, " ") // the agent's name
+	}
+	e.pattern = failurePattern(head)
+	if r.head.Kind != recordformat.BeforeFirst {
+		when := records.FormatTimeKey(e.key, meta&records.MetaDotMillis != 0)
+		e.time = &when
+	}
+	return e, true
+}
+
+// groupBuilder gathers failures into groups.
+type groupBuilder struct {
+	groups map[string]*failGroup
+}
+
+type failGroup struct {
+	FailureGroup
+	agents, episodes map[string]bool
+	firstKey         int64
+	lastKey          int64
+	recs             []groupRecord
+}
+
+type groupRecord struct {
+	key  int64
+	rel  string
+	line int
+	loc  Location
+	path string
+}
+
+func newGroupBuilder() *groupBuilder { return &groupBuilder{groups: map[string]*failGroup{}} }
+
+func (b *groupBuilder) add(e *failEntry, fs *fileState, path, agent string) {
+	g := b.groups[e.pattern]
+	if g == nil {
+		g = &failGroup{FailureGroup: FailureGroup{Pattern: e.pattern}, agents: map[string]bool{}, episodes: map[string]bool{},
+			firstKey: recordformat.NoTime, lastKey: recordformat.NoTime}
+		b.groups[e.pattern] = g
+	}
+	g.Count++
+	g.agents[agent] = true
+	g.episodes[fs.episode] = true
+	if e.time != nil {
+		if g.First == nil || e.key < g.firstKey {
+			g.First, g.firstKey = e.time, e.key
+		}
+		if g.Last == nil || e.key >= g.lastKey {
+			g.Last, g.lastKey = e.time, e.key
+		}
+	}
+	g.recs = append(g.recs, groupRecord{key: e.key, rel: fs.rel, line: e.rng.Start.Line,
+		loc: Location{URI: FileURI(path), Range: e.rng}, path: path})
+}
+
+// result orders the groups by count (most first), then first time
+// (records without a time first, as run/records orders them), then
+// pattern; each group's records by time, path and line.
+func (b *groupBuilder) result() FailuresResult {
+	gs := make([]*failGroup, 0, len(b.groups))
+	for _, g := range b.groups {
+		gs = append(gs, g)
+	}
+	slices.SortFunc(gs, func(x, y *failGroup) int {
+		if x.Count != y.Count {
+			return y.Count - x.Count
+		}
+		if c := cmp.Compare(x.firstKey, y.firstKey); c != 0 {
+			return c
+		}
+		return strings.Compare(x.Pattern, y.Pattern)
+	})
+	if len(gs) > MaxFailureGroups {
+		gs = gs[:MaxFailureGroups]
+	}
+	res := FailuresResult{Groups: make([]FailureGroup, len(gs))}
+	for i, g := range gs {
+		slices.SortFunc(g.recs, func(x, y groupRecord) int {
+			if c := cmp.Compare(x.key, y.key); c != 0 {
+				return c
+			}
+			if c := strings.Compare(x.rel, y.rel); c != 0 {
+				return c
+			}
+			return x.line - y.line
+		})
+		recs := g.recs[:min(len(g.recs), MaxFailureRecords)]
+		out := g.FailureGroup
+		out.Agents = slices.Sorted(mapKeys(g.agents))
+		out.Episodes = sortedEpisodes(g.episodes)
+		out.Records, out.Paths = make([]Location, len(recs)), make([]string, len(recs))
+		for j, r := range recs {
+			out.Records[j], out.Paths[j] = r.loc, r.path
+		}
+		res.Groups[i] = out
+	}
+	return res
+}
+
+func mapKeys(m map[string]bool) func(func(string) bool) {
+	return func(yield func(string) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}
+
+// sortedEpisodes lists episode folder names in numeric order.
+func sortedEpisodes(m map[string]bool) []string {
+	out := slices.Collect(mapKeys(m))
+	slices.SortFunc(out, func(a, b string) int {
+		na, _ := EpisodeNumber(a)
+		nb, _ := EpisodeNumber(b)
+		if c := compareEpisodeNumbers(na, nb); c != 0 {
+			return c
+		}
+		return strings.Compare(a, b)
+	})
+	return out
+}
