@@ -133,31 +133,11 @@ func (ix *Index) read(t *task, b *builder, dir *runfs.Folder, buf *readBuffer) (
 		h(t.c.rel)
 	}
 	checked := time.Now().UnixNano()
-	var f runfs.FileReader
-	var err error
-	atPath := false
-	if dir != nil {
-		f, atPath, err = dir.Open(t.c.rel[strings.LastIndexByte(t.c.rel, '/')+1:], &buf.file)
-	} else {
-		f, err = runfs.OpenFile(ix.fsys, t.c.rel)
-	}
-	if err != nil {
-		ix.once.unreadable(ix.fsys, ix.root, t.c.rel, err)
+	f, info := t.open(ix, dir, buf)
+	if f == nil {
 		return nil, true
 	}
 	defer f.Close()
-	info, err := f.Stat()
-	if err != nil || !info.Mode().IsRegular() {
-		if err == nil { // replaced by a folder since it was found: as gone
-			err = fmt.Errorf("no longer a regular file: %w", fs.ErrNotExist)
-		}
-		ix.once.unreadable(ix.fsys, ix.root, t.c.rel, err)
-		return nil, true
-	}
-	if !atPath && !runfs.AtPath(ix.root, ix.fsys, f, t.c.rel, t.c.info, info) {
-		ix.once.unreadable(ix.fsys, ix.root, t.c.rel, fmt.Errorf("replaced since it was listed: %w", fs.ErrNotExist))
-		return nil, true
-	}
 	size := info.Size()
 	dev, ino := runfs.FileID(info)
 	mtime := info.ModTime().UnixNano()
@@ -171,50 +151,19 @@ func (ix *Index) read(t *task, b *builder, dir *runfs.Folder, buf *readBuffer) (
 			return nil, false
 		}
 	}
-	var next *fileState
-	switch {
-	case t.old == nil:
-		next = t.next
-	case t.fresh:
-		next = t.old.fresh()
-	default:
-		next = t.old.clone()
-	}
+	next := t.nextVersion()
 	next.dev, next.ino, next.size, next.mtime, next.checkedAt, next.readAt = dev, ino, size, mtime, checked, checked
 	next.ctime = runfs.FileCtime(info)
 	u = &update{old: t.old, next: next, fresh: t.fresh, lo: uint32(b.Docs()), agent: next.agent}
 	refused := b.Refused()
 	b.reserve(size - t.from)
 
-	from := t.from
-	if t.fresh {
-		from = 0
-	}
-	var carry []byte
-	pos := from
-	if !t.fresh && t.old.tail != nil && int64(len(t.old.tail)) == t.old.readPos-t.old.commitPos {
-		carry = append(carry, t.old.tail...) // the pending tail, kept: not read again
-		pos = t.old.readPos
-	}
+	from, pos, carry := t.start()
 	// No bigger than what is left to read: a small file does not cost a
 	// cleared 1 MiB block.
 	block := buf.get(min(ReadBlockBytes, max(size-pos, 0)))
 	readBlock := func(want int64) (int, error) {
-		if want <= 0 {
-			return 0, nil
-		}
-		var err error
-		if h := ix.fw.beforeBlock; h != nil {
-			err = h(t.c.rel, pos)
-		}
-		n := 0
-		if err == nil {
-			n, err = f.ReadAt(block[:want], pos)
-		}
-		if errors.Is(err, io.EOF) {
-			err = nil
-		}
-		return n, err
+		return readBlockAt(f, block[:max(want, 0)], pos, t.c.rel, ix.fw.beforeBlock)
 	}
 	// The first block is read before anything is ingested, and the part of
 	// it within the file's first BinarySniffBytes is checked for a NUL (the
@@ -231,15 +180,7 @@ func (ix *Index) read(t *task, b *builder, dir *runfs.Folder, buf *readBuffer) (
 	}
 	if pos < BinarySniffBytes && bytes.IndexByte(block[:min(int64(n), BinarySniffBytes-pos)], 0) >= 0 {
 		ix.checkBytes.Add(int64(n))
-		if !t.fresh {
-			next = t.old.fresh()
-			next.dev, next.ino, next.size, next.mtime, next.checkedAt, next.readAt = dev, ino, size, mtime, checked, checked
-			next.ctime = runfs.FileCtime(info)
-			u.next, u.fresh = next, true
-		}
-		next.binary = true
-		next.readPos = size
-		ix.log.Debug("left out a binary file", zap.String("file", t.c.rel))
+		t.binary(ix, u, info, checked)
 		return u, false
 	}
 	// The head and the window are kept in one array (a small file's read
@@ -251,14 +192,7 @@ func (ix *Index) read(t *task, b *builder, dir *runfs.Folder, buf *readBuffer) (
 		next.head = checks[:len(checks):len(checks)]
 	}
 
-	g := &ingester{ix: ix, b: b, fs: next, scratch: &buf.scratch, masked: ix.masker != nil,
-		rules: ix.interpreter != nil && next.form.IsRecord(), pos: from}
-	if t.fresh {
-		g.parser = *recordformat.NewParser(next.form)
-	} else {
-		g.parser = *recordformat.Resume(next.form, next.inRecord)
-		g.line = next.commitLine
-	}
+	g := newIngester(ix, b, next, buf, from, t.fresh)
 
 	var final []byte
 	var finalPos int64
@@ -306,8 +240,132 @@ func (ix *Index) read(t *task, b *builder, dir *runfs.Folder, buf *readBuffer) (
 	}
 	next.readPos = pos
 	next.size = max(next.size, pos)
+	keepChecks(next, f, final, finalPos, checks, &ix.checkBytes)
+	u.hi = uint32(b.Docs())
+	u.pending = g.tailDocs
+	return u, false
+}
+
+// readBlockAt reads len(block) bytes of f at pos (none when block is
+// empty), after the test hook before, if any; the end of the file is no
+// error.
+func readBlockAt(f runfs.FileReader, block []byte, pos int64, rel string, before func(string, int64) error) (int, error) {
+	if len(block) == 0 {
+		return 0, nil
+	}
+	var err error
+	if before != nil {
+		err = before(rel, pos)
+	}
+	n := 0
+	if err == nil {
+		n, err = f.ReadAt(block, pos)
+	}
+	if errors.Is(err, io.EOF) {
+		err = nil
+	}
+	return n, err
+}
+
+// newIngester starts the ingester of next's bytes from offset from into
+// b: a file read from its start (fresh) parses from its first line, else
+// from the state its last commit left.
+func newIngester(ix *Index, b *builder, next *fileState, buf *readBuffer, from int64, fresh bool) *ingester {
+	g := &ingester{ix: ix, b: b, fs: next, scratch: &buf.scratch, masked: ix.masker != nil,
+		rules: ix.interpreter != nil && next.form.IsRecord(), pos: from}
+	if fresh {
+		g.parser = *recordformat.NewParser(next.form)
+	} else {
+		g.parser = *recordformat.Resume(next.form, next.inRecord)
+		g.line = next.commitLine
+	}
+	return g
+}
+
+// nextVersion is the version of t's file its read makes: new, read from
+// its start, or appended to.
+func (t *task) nextVersion() *fileState {
+	switch {
+	case t.old == nil:
+		return t.next
+	case t.fresh:
+		return t.old.fresh()
+	}
+	return t.old.clone()
+}
+
+// start is where t's read starts: from, the offset its ingesting starts at,
+// pos, the offset its reading starts at, and carry, the pending tail kept
+// from the last read (the bytes between them, not read again).
+func (t *task) start() (from, pos int64, carry []byte) {
+	if !t.fresh {
+		from = t.from
+	}
+	pos = from
+	if !t.fresh && t.old.tail != nil && int64(len(t.old.tail)) == t.old.readPos-t.old.commitPos {
+		carry = append(carry, t.old.tail...) // the pending tail, kept: not read again
+		pos = t.old.readPos
+	}
+	return from, pos, carry
+}
+
+// open opens t's file for reading (in dir, or from the run folder) and
+// checks that it is the regular file listed at its path; nil when it is
+// not, which is logged.
+func (t *task) open(ix *Index, dir *runfs.Folder, buf *readBuffer) (runfs.FileReader, fs.FileInfo) {
+	var f runfs.FileReader
+	var err error
+	atPath := false
+	if dir != nil {
+		f, atPath, err = dir.Open(t.c.rel[strings.LastIndexByte(t.c.rel, '/')+1:], &buf.file)
+	} else {
+		f, err = runfs.OpenFile(ix.fsys, t.c.rel)
+	}
+	if err != nil {
+		ix.once.unreadable(ix.fsys, ix.root, t.c.rel, err)
+		return nil, nil
+	}
+	info, err := f.Stat()
+	if err != nil || !info.Mode().IsRegular() {
+		if err == nil { // replaced by a folder since it was found: as gone
+			err = fmt.Errorf("no longer a regular file: %w", fs.ErrNotExist)
+		}
+		f.Close()
+		ix.once.unreadable(ix.fsys, ix.root, t.c.rel, err)
+		return nil, nil
+	}
+	if !atPath && !runfs.AtPath(ix.root, ix.fsys, f, t.c.rel, t.c.info, info) {
+		f.Close()
+		ix.once.unreadable(ix.fsys, ix.root, t.c.rel, fmt.Errorf("replaced since it was listed: %w", fs.ErrNotExist))
+		return nil, nil
+	}
+	return f, info
+}
+
+// binary makes u's file a binary file, left out whole: a version read from
+// its start, of stat info, checked at checked.
+func (t *task) binary(ix *Index, u *update, info fs.FileInfo, checked int64) {
+	next := u.next
+	if !t.fresh {
+		next = t.old.fresh()
+		next.dev, next.ino = runfs.FileID(info)
+		next.size, next.mtime, next.checkedAt, next.readAt = info.Size(), info.ModTime().UnixNano(), checked, checked
+		next.ctime = runfs.FileCtime(info)
+		u.next, u.fresh = next, true
+	}
+	next.binary = true
+	next.readPos = next.size
+	ix.log.Debug("left out a binary file", zap.String("file", t.c.rel))
+}
+
+// keepChecks keeps what tells a rewrite of next's file f at the next
+// update: its head, the window before its read position (from final, the
+// last bytes fed, which start at finalPos, or read again), and the pending
+// tail when it is short; head and window share checks' array.
+func keepChecks(next *fileState, f runfs.FileReader, final []byte, finalPos int64, checks []byte, counted *atomic.Int64) {
+	pos := next.readPos
 	if len(next.head) < checkBytes && next.readPos > int64(len(next.head)) {
-		next.head = readCheck(f, 0, min(pos, checkBytes), &ix.checkBytes)
+		next.head = readCheck(f, 0, min(pos, checkBytes), counted)
 	}
 	w := min(pos, checkBytes)
 	if int64(len(final)) >= w {
@@ -315,14 +373,11 @@ func (ix *Index) read(t *task, b *builder, dir *runfs.Folder, buf *readBuffer) (
 		checks = append(checks, final[int64(len(final))-w:]...)
 		next.window = checks[h:len(checks):len(checks)]
 	} else {
-		next.window = readCheck(f, pos-w, w, &ix.checkBytes)
+		next.window = readCheck(f, pos-w, w, counted)
 	}
 	if tl := next.readPos - next.commitPos; tl <= maxTailBytes && next.commitPos >= finalPos {
 		next.tail = append([]byte(nil), final[next.commitPos-finalPos:]...)
 	}
-	u.hi = uint32(b.Docs())
-	u.pending = g.tailDocs
-	return u, false
 }
 
 // rewritten tells whether the bytes a file had at the last read changed.

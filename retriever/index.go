@@ -200,28 +200,8 @@ func (ix *Index) refresh(ctx context.Context, progress func(Progress)) (Changes,
 	ix.mu.RUnlock()
 
 	fw := &ix.fw
-	if fw.pollFiles == nil {
-		fw.pollFiles = map[string]bool{}
-	}
-	var tasks []*task
+	tasks, total, runBytes := sc.plan(known)
 	var changed []string
-	var total, runBytes int64
-	for rel, c := range sc.found {
-		runBytes += c.info.Size
-		// A hard link is written through paths whose events go to other
-		// folders (or none, outside the run): it is polled.
-		if c.info.Nlink > 1 {
-			fw.pollFiles[rel] = true
-		} else {
-			delete(fw.pollFiles, rel)
-		}
-		t := ix.plan(known[rel], c)
-		if t == nil {
-			continue
-		}
-		tasks = append(tasks, t)
-		total += t.size - t.from
-	}
 	first := !ix.indexed.Load()
 	batchBytes := batchBytesFor(total, ix.batchInput)
 	if first && ix.boundMemory {
@@ -230,29 +210,7 @@ func (ix *Index) refresh(ctx context.Context, progress func(Progress)) (Changes,
 		boundMemory(memoryUse{runBytes: runBytes, files: int64(len(sc.found)), flushed: ix.cache.flushes(),
 			batches: int64(ix.workers) * batchBytes, sortExtra: sortExtra(ix.workers, batchBytes)})
 	}
-	var removed []*fileState
-	if sc.full {
-		for rel, old := range known {
-			if _, ok := sc.found[rel]; !ok {
-				removed = append(removed, old)
-			}
-		}
-		for rel := range fw.pollFiles {
-			if _, ok := sc.found[rel]; !ok {
-				delete(fw.pollFiles, rel)
-			}
-		}
-	} else {
-		for rel := range sc.removed {
-			if _, ok := sc.found[rel]; ok {
-				continue // found again: another file, or the same
-			}
-			delete(fw.pollFiles, rel)
-			if old := known[rel]; old != nil {
-				removed = append(removed, old)
-			}
-		}
-	}
+	removed := sc.gone(known)
 	// What the scan found is planned: its candidates (a tenth of a first
 	// indexing's live heap at 100,000 files) are not kept for the
 	// collector to mark while the files are read.
@@ -285,140 +243,35 @@ func (ix *Index) refresh(ctx context.Context, progress func(Progress)) (Changes,
 	jobs, nTasks := readJobs(tasks), len(tasks)
 	tasks = nil // the jobs hold them, each until it is handed to a worker
 
-	var done atomic.Int64
-	var filesDone atomic.Int64
-	report := func() {
-		if progress != nil {
-			progress(Progress{FilesDone: int(filesDone.Load()), FilesTotal: nTasks, BytesDone: done.Load(), BytesTotal: total})
-		}
-	}
-	report()
+	r := &refreshRun{ix: ix, ctx: ctx, ch: make(chan readJob), episodes: episodes, batchBytes: batchBytes, total: total,
+		nTasks: nTasks, progress: progress, changed: changed, removed: removed}
+	r.report()
 
-	ch := make(chan readJob)
 	var wg sync.WaitGroup
-	var commitMu sync.Mutex // serializes commits of workers
-	var changedMu sync.Mutex
-	var failed, skipped []string
-	var faults []error // the workers' faults on a mapping, by changedMu
 	for w := 0; w < ix.workers; w++ {
 		wg.Add(1)
-		// A worker reads the mapped dictionary and statistics as it lays
-		// out and commits its batches (and, with segments flushed as they
-		// are built, mapped segments): it runs guarded from its top, and
-		// one that faults commits nothing more and drains its jobs, so
-		// that the others finish; the update then fails with the fault,
-		// and update drops all it committed.
 		go func() {
 			defer wg.Done()
-			defer ix.cache.guardRest("reading files", func(err error) {
-				changedMu.Lock()
-				faults = append(faults, err)
-				changedMu.Unlock()
-				for range ch {
-				}
-			})()
-			b := ix.newBatchBuilder()
-			b.SetOnePass(onePass(batchBytes))
-			// Room for the worker's share of the update, up to a batch: the
-			// batch's columns and postings log are made once, not grown by
-			// doubling file after file.
-			b.reserve(min(total/int64(ix.workers)+1, batchBytes))
-			var pend []*update
-			flush := func() {
-				if len(pend) == 0 {
-					return
-				}
-				l := ix.layOut(b)
-				// Flushed to the cache entry between its layout and its
-				// commit: the committed pieces never call the cache.
-				l.seg = ix.cache.flushBuilt(l.seg)
-				func() {
-					commitMu.Lock()
-					defer commitMu.Unlock() // a fault in commit must not leave it held
-					ix.commit(l, pend, nil, episodes)
-				}()
-				changedMu.Lock()
-				for _, u := range pend {
-					if u.next != nil && u.next.form.IsRecord() {
-						changed = append(changed, runfs.Abs(ix.root, u.next.rel))
-					}
-				}
-				changedMu.Unlock()
-				b = b.next()
-				b.reserve(min(max(total/int64(ix.workers)-done.Load()/int64(ix.workers), 0)+1, batchBytes))
-				pend = nil
-			}
-			var buf readBuffer
-			for j := range ch {
-				if ctx.Err() != nil {
-					changedMu.Lock()
-					for _, t := range j.tasks {
-						skipped = append(skipped, t.c.rel)
-					}
-					changedMu.Unlock()
-					continue
-				}
-				// The folder is opened once for its files (else each open
-				// walks the path from the run folder again).
-				dir := runfs.OpenFolder(ix.root, ix.fsys, j.dir)
-				first := len(pend)
-				for _, t := range j.tasks {
-					u, drop := ix.read(t, b, dir, &buf)
-					done.Add(t.size - t.from)
-					filesDone.Add(1)
-					if u != nil {
-						pend = append(pend, u)
-					}
-					if drop {
-						// Gone or unreadable since it was found: left out until
-						// it can be read again, and given a stat at each update.
-						changedMu.Lock()
-						if t.old != nil {
-							removed = append(removed, t.old)
-						}
-						failed = append(failed, t.c.rel)
-						changedMu.Unlock()
-					}
-				}
-				if !dir.StillAt() {
-					// Moved (perhaps out of the run) while its files were
-					// read: what was read is not used, and read again.
-					ix.once.note("moved:"+j.dir, "a folder moved while its files were read; they are read again", zap.String("folder", j.dir))
-					changedMu.Lock()
-					for _, u := range pend[first:] {
-						u.discard = true
-						failed = append(failed, u.next.rel)
-					}
-					changedMu.Unlock()
-				}
-				dir.Close()
-				// Between jobs only: a job's updates are committed together.
-				// A full batch (a file in it was refused) is finished too, so
-				// that the next job's files start a new one.
-				if b.inputBytes > batchBytes || b.Docs() > 1<<20 || b.Full() {
-					flush()
-				}
-				report()
-			}
-			flush()
+			r.work()
 		}()
 	}
 	for i := range jobs {
-		ch <- jobs[i]
+		r.ch <- jobs[i]
 		jobs[i] = readJob{}
 	}
-	close(ch)
+	close(r.ch)
 	wg.Wait()
-	if len(faults) > 0 {
-		return Changes{}, faults[0] // thrown away whole by update
+	changed, removed = r.changed, r.removed
+	if len(r.faults) > 0 {
+		return Changes{}, r.faults[0] // thrown away whole by update
 	}
-	for _, rel := range failed {
+	for _, rel := range r.failed {
 		fw.pollFiles[rel] = true
 	}
 	if err := ctx.Err(); err != nil {
 		// Cancelled: what the scan found and was not done is left to the
 		// next update (the scan's change set is spent).
-		fw.leave(skipped, removed, sc.episodes)
+		fw.leave(r.skipped, removed, sc.episodes)
 		slices.Sort(changed)
 		return Changes{Files: slices.Compact(changed)}, err
 	}
@@ -490,4 +343,194 @@ func readJobs(tasks []*task) []readJob {
 	}
 	slices.SortStableFunc(jobs, func(a, b readJob) int { return cmp.Compare(b.size, a.size) })
 	return jobs
+}
+
+// refreshRun is what the workers of one update share: the jobs, the batch
+// size, the progress, and what they found, under mu.
+type refreshRun struct {
+	ix         *Index
+	ctx        context.Context
+	ch         chan readJob
+	episodes   map[string]bool
+	batchBytes int64
+	total      int64
+	nTasks     int
+	progress   func(Progress)
+	done       atomic.Int64 // bytes read
+	filesDone  atomic.Int64
+	commitMu   sync.Mutex // serializes commits of workers
+
+	mu      sync.Mutex
+	changed []string // record files changed (absolute paths)
+	failed  []string // files that could not be read
+	skipped []string // files not read: the update was cancelled
+	faults  []error  // the workers' faults on a mapping
+	removed []*fileState
+}
+
+// report tells the progress, when asked for.
+func (r *refreshRun) report() {
+	if r.progress != nil {
+		r.progress(Progress{FilesDone: int(r.filesDone.Load()), FilesTotal: r.nTasks, BytesDone: r.done.Load(), BytesTotal: r.total})
+	}
+}
+
+// work is one worker of an update: it reads the jobs it takes into batches
+// and commits each batch. A worker reads the mapped dictionary and
+// statistics as it lays out and commits its batches (and, with segments
+// flushed as they are built, mapped segments): it runs guarded from its
+// top, and one that faults commits nothing more and drains its jobs, so
+// that the others finish; the update then fails with the fault, and update
+// drops all it committed.
+func (r *refreshRun) work() {
+	ix := r.ix
+	defer ix.cache.guardRest("reading files", func(err error) {
+		r.mu.Lock()
+		r.faults = append(r.faults, err)
+		r.mu.Unlock()
+		for range r.ch {
+		}
+	})()
+	b := ix.newBatchBuilder()
+	b.SetOnePass(onePass(r.batchBytes))
+	// Room for the worker's share of the update, up to a batch: the
+	// batch's columns and postings log are made once, not grown by
+	// doubling file after file.
+	b.reserve(min(r.total/int64(ix.workers)+1, r.batchBytes))
+	var pend []*update
+	flush := func() {
+		if len(pend) == 0 {
+			return
+		}
+		l := ix.layOut(b)
+		// Flushed to the cache entry between its layout and its
+		// commit: the committed pieces never call the cache.
+		l.seg = ix.cache.flushBuilt(l.seg)
+		func() {
+			r.commitMu.Lock()
+			defer r.commitMu.Unlock() // a fault in commit must not leave it held
+			ix.commit(l, pend, nil, r.episodes)
+		}()
+		r.mu.Lock()
+		for _, u := range pend {
+			if u.next != nil && u.next.form.IsRecord() {
+				r.changed = append(r.changed, runfs.Abs(ix.root, u.next.rel))
+			}
+		}
+		r.mu.Unlock()
+		b = b.next()
+		b.reserve(min(max(r.total/int64(ix.workers)-r.done.Load()/int64(ix.workers), 0)+1, r.batchBytes))
+		pend = nil
+	}
+	var buf readBuffer
+	for j := range r.ch {
+		if r.ctx.Err() != nil {
+			r.mu.Lock()
+			for _, t := range j.tasks {
+				r.skipped = append(r.skipped, t.c.rel)
+			}
+			r.mu.Unlock()
+			continue
+		}
+		// The folder is opened once for its files (else each open
+		// walks the path from the run folder again).
+		dir := runfs.OpenFolder(ix.root, ix.fsys, j.dir)
+		first := len(pend)
+		for _, t := range j.tasks {
+			u, drop := ix.read(t, b, dir, &buf)
+			r.done.Add(t.size - t.from)
+			r.filesDone.Add(1)
+			if u != nil {
+				pend = append(pend, u)
+			}
+			if drop {
+				// Gone or unreadable since it was found: left out until
+				// it can be read again, and given a stat at each update.
+				r.mu.Lock()
+				if t.old != nil {
+					r.removed = append(r.removed, t.old)
+				}
+				r.failed = append(r.failed, t.c.rel)
+				r.mu.Unlock()
+			}
+		}
+		if !dir.StillAt() {
+			// Moved (perhaps out of the run) while its files were
+			// read: what was read is not used, and read again.
+			ix.once.note("moved:"+j.dir, "a folder moved while its files were read; they are read again", zap.String("folder", j.dir))
+			r.mu.Lock()
+			for _, u := range pend[first:] {
+				u.discard = true
+				r.failed = append(r.failed, u.next.rel)
+			}
+			r.mu.Unlock()
+		}
+		dir.Close()
+		// Between jobs only: a job's updates are committed together.
+		// A full batch (a file in it was refused) is finished too, so
+		// that the next job's files start a new one.
+		if b.inputBytes > r.batchBytes || b.Docs() > 1<<20 || b.Full() {
+			flush()
+		}
+		r.report()
+	}
+	flush()
+}
+
+// plan plans the reads of the files the scan found against known, the
+// committed files: the tasks, the bytes they read, and the run's bytes. A
+// file with several links is polled (its writes' events go to other
+// folders, or none).
+func (sc *scan) plan(known map[string]*fileState) (tasks []*task, total, runBytes int64) {
+	fw := &sc.ix.fw
+	if fw.pollFiles == nil {
+		fw.pollFiles = map[string]bool{}
+	}
+	for rel, c := range sc.found {
+		runBytes += c.info.Size
+		// A hard link is written through paths whose events go to other
+		// folders (or none, outside the run): it is polled.
+		if c.info.Nlink > 1 {
+			fw.pollFiles[rel] = true
+		} else {
+			delete(fw.pollFiles, rel)
+		}
+		t := sc.ix.plan(known[rel], c)
+		if t == nil {
+			continue
+		}
+		tasks = append(tasks, t)
+		total += t.size - t.from
+	}
+	return tasks, total, runBytes
+}
+
+// gone returns the known files the scan no longer found (of the folders it
+// listed, when it was not a full walk), and stops polling them.
+func (sc *scan) gone(known map[string]*fileState) []*fileState {
+	fw := &sc.ix.fw
+	var removed []*fileState
+	if sc.full {
+		for rel, old := range known {
+			if _, ok := sc.found[rel]; !ok {
+				removed = append(removed, old)
+			}
+		}
+		for rel := range fw.pollFiles {
+			if _, ok := sc.found[rel]; !ok {
+				delete(fw.pollFiles, rel)
+			}
+		}
+		return removed
+	}
+	for rel := range sc.removed {
+		if _, ok := sc.found[rel]; ok {
+			continue // found again: another file, or the same
+		}
+		delete(fw.pollFiles, rel)
+		if old := known[rel]; old != nil {
+			removed = append(removed, old)
+		}
+	}
+	return removed
 }

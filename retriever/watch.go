@@ -109,6 +109,15 @@ func (ix *Index) Watch(ctx context.Context, onChange func(Changes)) error {
 	}
 	kick()
 
+	return wt.loop(ctx, bar, kick)
+}
+
+// loop is Watch's event loop: it records each event in the change set and
+// schedules an update (kick) once the events pause, hands the barrier's
+// events to it, polls the folders that are polled, and falls back to
+// polling the run folder when the events stop.
+func (wt *watcher) loop(ctx context.Context, bar *runfs.Barrier, kick func()) error {
+	ix := wt.ix
 	var timer = time.NewTimer(time.Hour)
 	timer.Stop()
 	pending := false
@@ -123,7 +132,7 @@ func (ix *Index) Watch(ctx context.Context, onChange func(Changes)) error {
 	poll := time.NewTicker(pollInterval)
 	defer poll.Stop()
 
-	events, errs := w.Events, w.Errors
+	events, errs := wt.w.Events, wt.w.Errors
 	for {
 		select {
 		case <-ctx.Done():
