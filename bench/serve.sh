@@ -12,10 +12,11 @@
 #
 # It exits 1 when a target of issue 13 fails on either run. With MODE=reopen
 # (bench/reopen.sh) it measures the opens with and without the persisted
-# index instead (issue 18).
+# index instead (issue 18); with MODE=failures, run/failures against
+# run/search (issue 27: SHAPES=big MODE=failures ARGS="-rounds 2" bench/serve.sh).
 #
 # Environment: SHAPES (big small), RUNLS (built from this tree), CACHE
-# (/tmp/runls-bench), ARGS, MODE (search reopen).
+# (/tmp/runls-bench), ARGS, MODE (search reopen failures).
 set -euo pipefail
 
 SHAPES=${SHAPES:-big small}

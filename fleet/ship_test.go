@@ -167,7 +167,7 @@ func TestShipAgainSendsNothing(t *testing.T) {
 func TestShipKilled(t *testing.T) {
 	c := startCluster(t)
 	st := c.store(t)
-	root := generated(t, 12<<20, 11)
+	root := generated(t, 6<<20, 11)
 	want := expectedRecords(t, root, true)
 	state := filepath.Join(t.TempDir(), "state.json")
 	exe, err := os.Executable()
@@ -192,6 +192,10 @@ func TestShipKilled(t *testing.T) {
 		_ = cmd.Wait()
 	}
 	sum := shipWithState(t, st, root, "killed", state)
+	if sum.Records == 0 {
+		t.Fatal("the shipper finished before it was killed: nothing was left to ship again")
+	}
+	t.Logf("killed twice mid-way; the last ship sent %d of %d records", sum.Records, want)
 	if sum.Held != want {
 		t.Errorf("the state holds %d records, want %d", sum.Held, want)
 	}
@@ -342,7 +346,7 @@ func waitFor(t *testing.T, cond func() bool, limit time.Duration, what string) {
 
 // TestShipIDsUnique: every record shipped has an id of its own.
 func TestShipIDsUnique(t *testing.T) {
-	root := generated(t, 4<<20, 11)
+	root := generated(t, 2<<20, 11)
 	m := &memStore{}
 	if _, err := Ship(context.Background(), m, openRun(t, root, true, ""), ShipOptions{Run: "u"}); err != nil {
 		t.Fatal(err)

@@ -1,8 +1,10 @@
 package lsp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"maps"
 	"strings"
 	"unicode/utf8"
 
@@ -40,6 +42,7 @@ func typed[P, R any](f func(context.Context, *P) (R, error)) jsonrpc2.Handler {
 	return func(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) error {
 		var params P
 		if raw := req.Params(); len(raw) > 0 && !isNull(raw) {
+			raw = dropEmptyStrings(raw)
 			if err := json.Unmarshal(raw, &params); err != nil {
 				return reply(ctx, nil, paramsError(req.Method(), raw, err))
 			}
@@ -50,6 +53,29 @@ func typed[P, R any](f func(context.Context, *P) (R, error)) jsonrpc2.Handler {
 		}
 		return reply(ctx, result, nil)
 	}
+}
+
+// dropEmptyStrings leaves out the fields of a params object given as "":
+// spec §5 reads "" as absent, for a field of any type ("topK": "" too, as
+// editors' settings write "unset"). Params that are no object are kept.
+func dropEmptyStrings(raw json.RawMessage) json.RawMessage {
+	if !bytes.Contains(raw, []byte(`""`)) {
+		return raw
+	}
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(raw, &fields) != nil || fields == nil {
+		return raw
+	}
+	n := len(fields)
+	maps.DeleteFunc(fields, func(_ string, v json.RawMessage) bool { return string(v) == `""` })
+	if len(fields) == n {
+		return raw
+	}
+	out, err := json.Marshal(fields)
+	if err != nil {
+		return raw
+	}
+	return out
 }
 
 // paramsError is the -32602 answer to params that do not decode, naming

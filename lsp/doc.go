@@ -85,6 +85,8 @@
 //     hover.contentFormat holds markdown, else plain text, as gopls does.
 //     $/progress begin carries percentage 0, since LSP lets a client ignore
 //     the reports' percentages when the begin has none.
+//   - A field of a custom request's params given as "" is absent, whatever
+//     its type ("topK": "" too: editors' settings write "" for unset).
 //   - Params of the wrong type answer -32602 naming the field and the value
 //     given (`invalid run/records params: "limit": "abc" must be an
 //     integer, not string`), with {"field", "value"} as data, as every

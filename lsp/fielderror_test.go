@@ -59,6 +59,16 @@ func TestFieldErrorsNameTheValue(t *testing.T) {
 			t.Errorf("%s %s: data %s, want field %s and value %s", tt.method, tt.params, mustJSON(we.Data), tt.field, tt.value)
 		}
 	}
+	// "" is absent (spec §5), whatever the field's type.
+	for _, tt := range []struct{ method, params string }{
+		{lsp.MethodRunSearch, `{"query": "q", "topK": "", "scope": "", "episode": "", "agent": "", "allConversations": ""}`},
+		{lsp.MethodRunRecords, `{"episode": "episode-2", "limit": "", "minLevel": "", "from": "", "to": "", "cursor": "", "agent": ""}`},
+		{lsp.MethodRunInfo, `{"episode": ""}`},
+	} {
+		if err := c.call(tt.method, rawJSON(tt.params), nil); err != nil {
+			t.Errorf("%s %s: %v, want an answer", tt.method, tt.params, err)
+		}
+	}
 	if err := c.shutdownExit(); err != nil {
 		t.Errorf("Serve = %v", err)
 	}

@@ -64,7 +64,8 @@ func (h handlers) Initialized(ctx context.Context, params *protocol.InitializedP
 	s.mu.Lock()
 	root, workspace, how := s.root, s.workspace, s.rootHow
 	s.mu.Unlock()
-	if root != "" {
+	// A folder that is no run (yet) is said by startGeneration, with why.
+	if root != "" && (how != "" || hasEpisodeFolder(root)) {
 		msg := "runls: serving the run folder " + root
 		switch how {
 		case "inside":

@@ -327,16 +327,17 @@ func TestDiagnosticsReal(t *testing.T) {
 	}
 	c.publishedFor(retriever.FileURI(gone), count(0))
 
-	// A smaller cap re-publishes, the last diagnostic saying how many more.
+	// A smaller cap re-publishes, the last warning saying how many more; the
+	// stack trace's Hint does not count against it (spec §9, revision 3).
 	big := filepath.Join(root, "episode-2", "bob", "bob.log")
 	for i := 0; i < 3; i++ {
-		appendLine(t, big, "2026-10-21 18:20:00.000 ERROR [running] [conv-1] Bob failed again\n\tat com.example.A.b(A.java:1)\n")
+		appendLine(t, big, "2026-10-21 18:20:00.000 ERROR [running] [conv-1] Bob failed again\nwritten without the indent\n")
 	}
 	c.publishedFor(retriever.FileURI(big), count(4))
 	changeSettings(c, map[string]any{"maxDiagnosticsPerFile": 2})
-	p = c.publishedFor(retriever.FileURI(big), count(2))
-	if p.Diagnostics[1].Code != retriever.CodeMore {
-		t.Errorf("capped diagnostics end with %+v, want code %s", p.Diagnostics[1], retriever.CodeMore)
+	p = c.publishedFor(retriever.FileURI(big), count(3))
+	if p.Diagnostics[0].Severity != protocol.DiagnosticSeverityHint || p.Diagnostics[2].Code != retriever.CodeMore {
+		t.Errorf("capped diagnostics %+v: want the Hint, one warning, then %s", p.Diagnostics, retriever.CodeMore)
 	}
 	if err := c.shutdownExit(); err != nil {
 		t.Errorf("Serve = %v", err)

@@ -163,6 +163,9 @@ func TestRootFound(t *testing.T) {
 	c.waitFor("why nothing is served", func(n note) bool {
 		return n.method == protocol.MethodWindowShowMessage && strings.Contains(string(n.params), "not a run folder")
 	})
+	if strings.Contains(c.methods(), "serving the run folder") {
+		t.Errorf("the server says it serves a folder that is no run:\n%s", c.methods())
+	}
 	if err := c.shutdownExit(); err != nil {
 		t.Errorf("Serve = %v", err)
 	}

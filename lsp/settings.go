@@ -121,7 +121,7 @@ func parseSettings(raw json.RawMessage, prev Settings, root string) (Settings, [
 			return
 		}
 		if err := json.Unmarshal(v, dst); err != nil {
-			bad(name, "must be a string", errors.New("must be a string"))
+			bad(name, "must be a string", fmt.Errorf("%s must be a string", clipValue(v)))
 			*dst = old
 		}
 	}
@@ -131,7 +131,7 @@ func parseSettings(raw json.RawMessage, prev Settings, root string) (Settings, [
 			return
 		}
 		if err := json.Unmarshal(v, dst); err != nil {
-			bad(name, "must be an integer", errors.New("must be an integer"))
+			bad(name, "must be an integer", fmt.Errorf("%s must be an integer", clipValue(v)))
 			*dst = old
 		}
 	}

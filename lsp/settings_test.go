@@ -65,6 +65,12 @@ func TestConfigurationChange(t *testing.T) {
 			t.Errorf("message %s does not name %s", msg.params, field)
 		}
 	}
+	// And each value given (a wrong type too).
+	for _, value := range []string{`\"many\"`, "everything", "-1", "nope"} {
+		if !strings.Contains(string(msg.params), value) {
+			t.Errorf("message %s does not name the value %s", msg.params, value)
+		}
+	}
 	c.mustCall(lsp.MethodRunSearch, map[string]any{"query": "q"}, nil)
 	if got := fake.lastRequest(); got.TopK != 9 || got.Agent != "bob" {
 		t.Errorf("after bad settings the engine got %+v, want topK 9 kept and agent bob", got)

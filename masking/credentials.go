@@ -375,7 +375,11 @@ func (r *rule) apply(text string, start int, out []Span) ([]Span, int, int) {
 				sub[g] = text[start+mt[2*g] : start+mt[2*g+1]]
 			}
 		}
-		if !r.accept(sub) {
+		before := byte(0)
+		if start > 0 {
+			before = text[start-1]
+		}
+		if !r.accept(sub, before) {
 			return out, matchEnd, -1
 		}
 	}

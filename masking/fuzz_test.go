@@ -70,7 +70,7 @@ func isPEMHeader(text string) bool {
 	}
 	for k := 0; k < j; k++ {
 		b := rest[k]
-		if !(b == ' ' || b == '_' || b == '-' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9') {
+		if !(b == ' ' || b == '_' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9') {
 			return false
 		}
 	}
@@ -88,4 +88,52 @@ func shortKeyBlock(text string) bool {
 	body := text[i+j+len("PRIVATE KEY-----"):]
 	k := strings.Index(body, "-----END")
 	return k >= 0 && bodyBytes(body[:k]) < minKeyBody
+}
+
+// FuzzPrefixedToken checks the prefixed-token scanner at every separator of
+// any text: it never panics, and a span it returns holds the separator it
+// ran at, lies within the text, starts a token (a letter after no token
+// byte) and ends where the token does.
+func FuzzPrefixedToken(f *testing.F) {
+	for _, c := range ruleCases["prefixed-token"] {
+		f.Add(c.in)
+	}
+	f.Add("x sk-" + strings.Repeat("aB3", 20) + "-_-")
+	f.Fuzz(func(t *testing.T, text string) {
+		for at := 0; at < len(text); at++ {
+			if text[at] != '-' && text[at] != '_' {
+				continue
+			}
+			sp, ok := prefixedToken(text, at)
+			if !ok {
+				continue
+			}
+			if sp.Start < 0 || sp.End > len(text) || sp.Start >= at || sp.End <= at {
+				t.Fatalf("span %+v for the separator at %d of %q", sp, at, text)
+			}
+			if !isASCIILetter(text[sp.Start]) || sp.Start > 0 && isTokenByte(text[sp.Start-1]) {
+				t.Fatalf("span %+v of %q does not start a token", sp, text)
+			}
+			if sp.End < len(text) && isTokenByte(text[sp.End]) {
+				t.Fatalf("span %+v of %q ends inside a token", sp, text)
+			}
+		}
+	})
+}
+
+// FuzzAssignedLiteral checks the reading of an assigned value on any value:
+// it never panics, and a placeholder or a value too short is never a literal.
+func FuzzAssignedLiteral(f *testing.F) {
+	for _, v := range []string{"zqxtokenvalue789", "getPassword()", "Password:", "#add-password", "${X}", "api-key", "this.token", "string"} {
+		f.Add("api_key", v, true)
+		f.Add("password", v, false)
+	}
+	f.Fuzz(func(t *testing.T, key, value string, quoted bool) {
+		class := secretKeyClass(key)
+		lit := assignedLiteral(key, value, quoted, class)
+		if lit && (len(value) < minSecretLen || isPlaceholderValue(value)) {
+			t.Fatalf("assignedLiteral(%q, %q, %v) = true for a placeholder or short value", key, value, quoted)
+		}
+		_ = labelInString(byte(len(value)), value)
+	})
 }

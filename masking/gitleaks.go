@@ -676,6 +676,12 @@ func (r *vendorRule) keep(vr *vendorRules, text string, lo, hi, from int, cut bo
 	if r.entropy != 0 && shannonEntropy(secret) <= r.entropy {
 		return out
 	}
+	if r.named && isEmptyAssignment(secret) {
+		// "GITHUB_API_KEY=\nDYNATRACE_API_KEY=": the value of an empty
+		// assignment read as the next line's name (gitleaks allows it by a
+		// regex that wants the text to end there; in a record, words follow).
+		return out
+	}
 	// The match as gitleaks sees it in a file, where it ends at the end of
 	// the text or line: white space after it (the marker word that follows,
 	// in a record) must not defeat an allow-list anchored at its end.
@@ -696,6 +702,15 @@ func (r *vendorRule) keep(vr *vendorRules, text string, lo, hi, from int, cut bo
 		se++
 	}
 	return append(out, Span{Start: ss, End: se, Placeholder: SecretPlaceholder})
+}
+
+// isEmptyAssignment reports a name and "=" (DYNATRACE_API_KEY=,
+// jdbc.snowflake.url=): the start of the next assignment, not a value.
+func isEmptyAssignment(v string) bool {
+	name, ok := strings.CutSuffix(v, "=")
+	return ok && name != "" && strings.IndexFunc(name, func(r rune) bool {
+		return !(r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' || r == '_' || r == '.')
+	}) < 0
 }
 
 // lineAround returns the lines of text that hold [s, e).

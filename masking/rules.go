@@ -48,8 +48,9 @@ type ruleSpec struct {
 	// start (0: defaultMaxLen); multi-line rules see the rest of the text.
 	maxLen int
 	// accept, when set, vets a match (gitleaks' allowlists and entropy checks);
-	// sub[i] is the text of group i, "" when it took no part.
-	accept func(sub []string) bool
+	// sub[i] is the text of group i, "" when it took no part; before is the
+	// byte before the match (0 at the start of text).
+	accept func(sub []string, before byte) bool
 	// custom, when set, replaces pattern: it finds the span to hide around the
 	// keyword at at, for a shape a forward regular expression cannot start
 	// at the keyword ("value" == password).
@@ -60,10 +61,12 @@ type ruleSpec struct {
 // positive and negative examples in rules_test.go.
 var ruleTable = []ruleSpec{
 	{
-		name:            "private-key-pem",
-		keywords:        []string{"-----BEGIN"},
-		pattern:         `-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----`,
-		blockEnd:        `-----END[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----`,
+		name:     "private-key-pem",
+		keywords: []string{"-----BEGIN"},
+		// No dash in the label: "-----BEGIN … KEY----------END … KEY-----",
+		// an empty block on one line, is not read as a BEGIN label that runs on.
+		pattern:         `-----BEGIN[ A-Z0-9_]{0,100}PRIVATE KEY(?: BLOCK)?-----`,
+		blockEnd:        `-----END[ A-Z0-9_]{0,100}PRIVATE KEY(?: BLOCK)?-----`,
 		blockEndKeyword: "-----END",
 	},
 	{
@@ -73,7 +76,9 @@ var ruleTable = []ruleSpec{
 		name:     "aws-access-key-id",
 		keywords: []string{"AKIA", "ASIA", "ABIA", "ACCA", "A3T"},
 		pattern:  `\b(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b`,
-		accept:   func(sub []string) bool { return !strings.HasSuffix(sub[0], "EXAMPLE") && !longRun(sub[0][4:], 6, "xX") },
+		accept: func(sub []string, _ byte) bool {
+			return !strings.HasSuffix(sub[0], "EXAMPLE") && !longRun(sub[0][4:], 6, "xX")
+		},
 	},
 	{
 		name:      "aws-secret-access-key",
@@ -114,7 +119,7 @@ var ruleTable = []ruleSpec{
 		pattern: `(?i)[a-z0-9_.-]*?authorization(?:\\?["'])?\s*[:=]\s*(?:\\?["'])?(?:` +
 			`(?:bearer|basic|token|bot|digest|apikey|sso-key|negotiate)\s+([^\s"'\\,;<>]+)|([^\s"'\\,;<>]+))`,
 		hide: []int{1, 2},
-		accept: func(sub []string) bool {
+		accept: func(sub []string, _ byte) bool {
 			if sub[1] != "" {
 				return !isPlaceholderValue(sub[1]) && !strings.HasPrefix(sub[1], "{")
 			}
@@ -127,15 +132,78 @@ var ruleTable = []ruleSpec{
 		fold:     true,
 		pattern:  `(?i)\bbearer\s+([A-Za-z0-9._~+/-]{16,}=*)`,
 		hide:     []int{1},
-		accept:   func(sub []string) bool { return looksRandom(sub[1]) && !isPlaceholderValue(sub[1]) },
+		accept:   func(sub []string, _ byte) bool { return looksRandom(sub[1]) && !isPlaceholderValue(sub[1]) },
 	},
 	{
-		name:      "url-password",
+		// A URL's userinfo, user and password: the user part is a licence
+		// key or a token as often as a name (https://cafebabe:deadbeef@gems…,
+		// https://<token>@github.com); a user alone is hidden when random.
+		name:      "url-userinfo",
 		keywords:  []string{"://"},
 		wordStart: true,
 		near:      hasUserinfo,
-		pattern:   `[A-Za-z][A-Za-z0-9+.-]*://[^\s/?#@:]*:([^\s/?#<>]+)@`,
-		hide:      []int{1},
+		// A password may hold "#" (not escaped as it should be, as people write it).
+		pattern: `[A-Za-z][A-Za-z0-9+.-]*://([^\s/?#@:]*:[^\s/?<>]+|[^\s/?#@:]+)@`,
+		hide:    []int{1},
+		accept: func(sub []string, _ byte) bool {
+			user, pass, ok := strings.Cut(sub[1], ":")
+			if ok {
+				return !isPlaceholderValue(pass) || !isPlaceholderValue(user) && len(user) >= 16 && looksRandom(user)
+			}
+			return len(user) >= 16 && looksRandom(user) && !isPlaceholderValue(user)
+		},
+	},
+	{
+		// The signature or key of a signed URL, in its query: an Azure SAS
+		// (sig=), S3 and GCS presigned URLs (X-Amz-Signature=,
+		// X-Goog-Signature=), a chat service's webhook (?key=…&token=…; the
+		// token by the assignment rule). Named by a parameter the assignment
+		// rule does not read as a credential.
+		name:     "url-signature",
+		keywords: []string{"sig=", "signature=", "key="},
+		fold:     true,
+		near:     urlParamName,
+		pattern:  `(?i)(?:sig|signature|key)=([^&#\s"'<>\\]+)`,
+		hide:     []int{1},
+		accept:   urlSecretParam,
+	},
+	{
+		// The path of a webhook after its path word: chat services and
+		// automation hosts carry the hook's secret there
+		// (…/webhookb2/<id>@<id>/IncomingWebhook/<key>/<id>, /hooks/<key>).
+		// A host named hooks.… (hooks.<chat>.com/services/T…/B…/…) is one.
+		name:     "webhook-path",
+		keywords: []string{"/hooks/", "/hook/", "/webhook/", "/webhooks/", "/webhookb2/", "hooks."},
+		fold:     true,
+		pattern:  `(?i)(?:/(?:hooks?|webhooks?|webhookb2)/|hooks\.[a-z0-9-]+(?:\.[a-z0-9-]+)+/)([^\s?#"'<>()\[\]\\]+)`,
+		hide:     []int{1},
+		accept:   webhookSecret,
+	},
+	{
+		// A token of a vendor-style prefix and a random tail, named or not
+		// (sk-proj-…, sk-svcacct-…, dckr_pat_…, odt_…, live_…, api-…):
+		// the shape of the keys vendors issue, gitleaks' list or not.
+		name:     "prefixed-token",
+		keywords: []string{"-", "_"},
+		custom:   prefixedToken,
+	},
+	{
+		// base64 of a PEM block (LS0tLS1CRUdJT… is "-----BEGIN"), as
+		// Kubernetes secrets and CI variables hold keys: hidden unless it
+		// decodes to a certificate or a public key.
+		name:     "pem-base64",
+		keywords: []string{"LS0tLS1CRUdJT"},
+		pattern:  `LS0tLS1CRUdJT[A-Za-z0-9+/=]*`,
+		maxLen:   64 << 10,
+		accept:   pemBase64Secret,
+	},
+	{
+		// A Mailchimp key: 32 hex digits and the data centre (…-us21),
+		// which says it is no hash.
+		name:      "hex-datacenter-key",
+		keywords:  []string{"-us"},
+		wordStart: true,
+		pattern:   `\b[0-9a-f]{32}-us[0-9]{1,2}\b`,
 	},
 	{
 		name:      "secret-assignment",
@@ -150,7 +218,7 @@ var ruleTable = []ruleSpec{
 		// white space, which may hold braces (m{{h}o)p${e]…}}).
 		pattern: `(?i)([a-z0-9_.-]*(?:pass|pwd|pw|secret|token|key|auth|credential)[a-z0-9_.-]*)(?:\[\d*\])?` +
 			`(?:\\?["'])?[ \t]*(?::::=|::=|:=|===|==|!==|!=|=>|\?=|\.=|=|:)[ \t]*@?` +
-			`(?:\\?"((?:\\[^"]|[^"\\\r\n])*)|'([^'\r\n]*)'|` + "`([^`\\r\\n]*)`" + `|\$\{[^}\s]*\}?|` +
+			`(?:\\?"((?:\\[^"]|[^"\\\r\n])*)\\?"|'([^'\r\n]*)'|` + "`([^`\\r\\n]*)`" + `|\$\{[^}\s]*\}?|` +
 			"([^\\s\"'`<>,;&(){}\\[\\]=\\\\](?:[^\\s\"'`&\\\\]*[^\\s\"'`&,;\\\\])?))",
 		hide:   []int{2, 3, 4, 5},
 		accept: acceptAssignment,
@@ -166,7 +234,7 @@ var ruleTable = []ruleSpec{
 		},
 		pattern: "(?i)[a-z0-9_.-]*\\((?:\"([^\"\\r\\n]*)\"|'([^'\\r\\n]*)'|`([^`\\r\\n]*)`)",
 		hide:    []int{1, 2, 3},
-		accept: func(sub []string) bool {
+		accept: func(sub []string, _ byte) bool {
 			v := sub[1] + sub[2] + sub[3]
 			return len(v) >= minSecretLen && !isPlaceholderValue(v)
 		},
@@ -183,6 +251,7 @@ var ruleTable = []ruleSpec{
 		name:     "artifactory-token",
 		keywords: []string{"AKC", "AP"},
 		pattern:  `\b(?:AKC[a-zA-Z0-9]{10,}|AP[\dABCDEF][a-zA-Z0-9]{8,})\b`,
+		accept:   func(sub []string, _ byte) bool { return !longRun(sub[0], 16, "xX") }, // AKCpXXXX… of 69 X: a mask
 	},
 	{
 		// detect-secrets' SoftLayer keys: named as such, or in the SOAP URL.
@@ -214,7 +283,7 @@ var ruleTable = []ruleSpec{
 		keywords: []string{"eyJ"},
 		pattern:  `\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}(?:\.[A-Za-z0-9_-]*)?`,
 		maxLen:   16 << 10,
-		accept:   func(sub []string) bool { return jwtHeader(sub[0]) },
+		accept:   func(sub []string, _ byte) bool { return jwtHeader(sub[0]) },
 	},
 	{
 		// A Discord bot token: a user id in base64 (17-19 digits: MT…, Nz…,
@@ -231,7 +300,7 @@ var ruleTable = []ruleSpec{
 		pattern: `(?i)--?(?:[a-z0-9]+-)*(?:password|passwd|pass|pwd|token|secret|api-?key|access-key|auth-token)` +
 			`(?:=|\s+)("[^"]*"|'[^']*'|[^\s"'<>-][^\s"'<>]*)`,
 		hide:   []int{1},
-		accept: func(sub []string) bool { return !isPlaceholderValue(strings.Trim(sub[1], `"'`)) },
+		accept: func(sub []string, _ byte) bool { return !isPlaceholderValue(strings.Trim(sub[1], `"'`)) },
 	},
 }
 
@@ -281,26 +350,42 @@ func compileRules(specs []ruleSpec) []rule {
 }
 
 // acceptAssignment vets a `key = value` match: the key must name a secret (by
-// its words, so that max_tokens and tokenizer do not), and the value must look
-// like one rather than a reference, a null, a number or a word.
-func acceptAssignment(sub []string) bool {
+// its words, so that max_tokens and tokenizer do not) and not be one that
+// gitleaks' generic rule allows by name (public_token, csrf-token); the value
+// is hidden whatever it looks like unless it is plainly not a literal
+// (assignedLiteral: a reference, a call, a placeholder, a label).
+func acceptAssignment(sub []string, before byte) bool {
 	// A backslash ends an unquoted value in JSON (`\"key\": value\"`).
 	value := strings.TrimRight(sub[2]+sub[3]+sub[4]+sub[5], `\`)
 	if sub[4] != "" && strings.ContainsAny(sub[4], " \t") {
 		return false // `etcdctl get /secret`: a shell command's output, not a literal
 	}
+	rest := sub[0][len(sub[1]):]
+	if sub[5] != "" && len(rest) > 1 && rest[0] == '=' && (rest[1] == ' ' || rest[1] == '\t') {
+		return false // `NAME= word`: the shell's empty assignment before a command, or the next name in an env dump
+	}
+	if labelInString(before, rest) {
+		return false // "Password:" and what follows it: a label in a string, closed right after the colon
+	}
 	class := secretKeyClass(sub[1])
-	if class == keyNone || len(value) < minSecretLen || isPlaceholderValue(value) || genericAllows(value, sub[0], class != keyToken) {
+	if class == keyNone || genericAllowsName(sub[0]) {
 		return false
 	}
-	if class == keyPassword {
-		return true
+	return assignedLiteral(sub[1], value, sub[5] == "", class)
+}
+
+// labelInString reports a key that a quote opens (before) and that the same
+// quote closes right after its colon ("Password:", \"Password:\" in JSON):
+// the text of a label, not a name given a value.
+func labelInString(before byte, rest string) bool {
+	if len(rest) < 2 || rest[0] != ':' {
+		return false
 	}
-	if class == keyPwd {
-		// PWD=/home/x is the working folder (the path rule sees to it), pwd=x a password.
-		return !strings.HasPrefix(value, "/") && !strings.HasPrefix(value, "~")
+	closer := rest[1]
+	if closer == '\\' && len(rest) > 2 {
+		closer = rest[2] // an escaped quote, in JSON
 	}
-	return len(value) >= 8 && classes(value) >= 2 && !allDigits(value)
+	return (closer == '"' || closer == '\'') && (before == closer || before == '\\')
 }
 
 // isGetter reports a key that reads a secret rather than sets one
@@ -373,12 +458,13 @@ func plainToken(v string) bool {
 // minSecretLen: a value shorter than this (PuttyPassword=0) is a setting.
 const minSecretLen = 3
 
-// genericAllows applies the allow-lists of gitleaks' generic-api-key rule, the
-// scanner's own word on what a `name = value` that is not a secret looks like
-// (public_token, csrf-token, keyVaultToStoreSecrets), and unless password,
-// what it allows of the value itself (words, its stop words): a random token
-// holds none of those, a password may.
-func genericAllows(value, match string, password bool) bool {
+// genericAllowsName applies the allow-lists of gitleaks' generic-api-key
+// rule that read the name (regexes on the match or the line: public_token,
+// csrf-token, keyVaultToStoreSecrets), the scanner's own word on what a
+// `name = value` that is not a secret looks like. Its allow-lists on the
+// value (words, stop words) are not applied: a credential name hides its
+// value whatever the value looks like (spec §8).
+func genericAllowsName(match string) bool {
 	vr, err := vendorRulesOnce()
 	if err != nil || vr.generic == nil {
 		return false
@@ -387,17 +473,7 @@ func genericAllows(value, match string, password bool) bool {
 		if a.MatchCondition != config.AllowlistMatchOr || len(a.Commits)+len(a.Paths) > 0 {
 			continue
 		}
-		if a.RegexTarget == "match" || a.RegexTarget == "line" {
-			if a.RegexAllowed(match) {
-				return true
-			}
-		} else if !password && a.RegexAllowed(value) {
-			return true
-		}
-		// Stop words, on the value: only for a token of the shape gitleaks'
-		// rule reads ([\w.=-]); a password may be a word, and a value of
-		// other characters is not what they are chosen for.
-		if stop, _ := a.ContainsStopWord(value); stop && !password && plainToken(value) {
+		if (a.RegexTarget == "match" || a.RegexTarget == "line") && a.RegexAllowed(match) {
 			return true
 		}
 	}
@@ -423,6 +499,12 @@ var notSecretLast = map[string]bool{
 	"header": true, "prefix": true, "field": true, "env": true, "var": true, "hint": true,
 	"policy": true, "rotation": true, "ttl": true, "format": true, "mode": true, "set": true,
 	"variable": true, "param": true, "ref": true, "store": true,
+	// A name for what is shown about a secret in a user interface or a
+	// check: passwordLabel: "Password:", tokenPattern = "^[a-z]+$".
+	"label": true, "placeholder": true, "title": true, "text": true, "message": true, "msg": true,
+	"prompt": true, "description": true, "desc": true, "selector": true, "input": true, "button": true,
+	"icon": true, "regex": true, "pattern": true, "error": true, "strength": true, "visible": true,
+	"visibility": true, "toggle": true,
 }
 
 // secretKeyWords are key words that name a secret on their own; secretKeyPairs
@@ -561,8 +643,8 @@ func hasUserinfo(text string, at int) bool {
 		switch text[j] {
 		case '@':
 			return true
-		case '/', '?', '#', ' ', '\t', '\n', '\r', '"', '\'', '<', '>':
-			return false
+		case '/', '?', ' ', '\t', '\n', '\r', '"', '\'', '<', '>':
+			return false // "#" goes on: a password may hold one
 		}
 	}
 	return false
@@ -578,7 +660,10 @@ func isPlaceholderValue(v string) bool {
 		strings.HasPrefix(v, "%(") || strings.HasPrefix(v, "$(") || strings.HasPrefix(v, "`") {
 		return true
 	}
-	if vr, err := vendorRulesOnce(); err == nil && allowed(vr.global, v, v, v) {
+	// gitleaks' global allow-list, its regexes only: its stop words
+	// ("abcdefghijklmnopqrstuvwxyz") are no reason to show a value a
+	// credential name announces.
+	if vr, err := vendorRulesOnce(); err == nil && globalRegexAllows(vr.global, v) {
 		return true
 	}
 	lower := strings.ToLower(v)
@@ -598,6 +683,24 @@ func isPlaceholderValue(v string) bool {
 		return true
 	}
 	return strings.Count(v, v[:1]) == len(v) && (v[0] == '*' || v[0] == 'x' || v[0] == 'X' || v[0] == '.')
+}
+
+// globalRegexAllows reports whether one of the regexes of the global
+// allow-lists allows v whole ($VAR, ${VAR}, {{ x }}, %VAR%, @VAR@, a path
+// under /home): those are written as whole-value patterns, and one of them
+// ((?i)^true|false|null$) would allow any value that only holds "false".
+func globalRegexAllows(lists []*config.Allowlist, v string) bool {
+	for _, a := range lists {
+		if a.MatchCondition != config.AllowlistMatchOr {
+			continue
+		}
+		for _, re := range a.Regexes {
+			if loc := re.FindStringIndex(v); loc != nil && loc[0] == 0 && loc[1] == len(v) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // placeholderWords, in a value, say it stands for a secret.

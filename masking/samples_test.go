@@ -28,10 +28,11 @@ import (
 	"runls/retriever"
 )
 
-// The bar of issue 15 ("What must hold").
+// The bar of issues 15 and 28 ("What must hold"), on the scanners' samples and on
+// the generated corpus alike.
 const (
 	minHidden     = 0.995 // of the true positives
-	maxOverMasked = 0.05  // of the false positives that hold no other rule's secret
+	maxOverMasked = 0.05  // of the false positives that hold no other rule's secret and give no literal to a credential name
 )
 
 // families groups the samples' rules for the report: the kinds of credential
@@ -126,11 +127,16 @@ func loadSamples(t *testing.T) samplesDoc {
 
 // An agent context: a file of the agent's folder and how a sample's text is
 // written into it, beside the context's marker word (an ordinary word that
-// must stay findable). lines are the text's lines; said: a said record, else a
-// told one.
+// must stay findable). lines are the text's lines.
+//
+// The first six are the contexts issue 28 measures in: a .history message
+// (told), a .log record with a level, an indented JSON body, an env dump in
+// a note, the record a model said, a plain note. The last two are how agents
+// also write: a tool call's JSON on one line (escaped), a record's
+// indented continuation lines.
 type agentContext struct {
 	file, marker string
-	write        func(lines []string, marker string, said bool) string
+	write        func(lines []string, marker string) string
 }
 
 // continued writes lines[1:] as a record's continuation lines (two-space indent).
@@ -152,19 +158,43 @@ func wrapped(lines []string, marker string) []string {
 }
 
 var agentContexts = []agentContext{
-	{"talk.history", "pelican", func(lines []string, m string, said bool) string {
-		verb := "said"
-		if !said {
-			verb = "was told"
-		}
+	{"told.history", "pelican", func(lines []string, m string) string {
 		l := wrapped(lines, m)
-		return "2026-10-21 18:00:01 [running] [conv-1] alice " + verb + ": " + l[0] + continued(l) + "\n"
+		return "2026-10-21 18:00:01 [running] [conv-1] alice was told: " + l[0] + continued(l) + "\n"
 	}},
-	{"tool.log", "walnut", func(lines []string, m string, _ bool) string {
+	{"tool.log", "walnut", func(lines []string, m string) string {
 		l := wrapped(lines, m)
 		return "2026-10-21 18:00:02,345 INFO  [running] [conv-1] alice tool output: " + l[0] + continued(l) + "\n"
 	}},
-	{"block.history", "meadow", func(lines []string, m string, _ bool) string {
+	{"body.log", "juniper", func(lines []string, m string) string {
+		body := map[string]any{"tool": "write_file", "args": map[string]any{"path": "notes.txt",
+			"content": m + " " + strings.Join(lines, "\n") + " " + m}}
+		var b strings.Builder
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(false)
+		enc.SetIndent("  ", "  ")
+		if err := enc.Encode(body); err != nil {
+			panic(err) // a map of strings always encodes
+		}
+		return "2026-10-21 18:00:05.678 INFO  [running] [conv-1] alice tool call body:\n  " + strings.TrimSuffix(b.String(), "\n") + "\n"
+	}},
+	{"env-dump.md", "lantern", func(lines []string, m string) string {
+		l := slices.Clone(lines)
+		l[0] = strings.ToUpper(m) + "=" + l[0]
+		return "Output of env on the build box:\n\nHOSTNAME=agent-7\nLANG=C.UTF-8\n" + strings.Join(l, "\n") + "\nTERM=xterm # " + m + "\n"
+	}},
+	{"said.history", "granite", func(lines []string, m string) string {
+		l := wrapped(lines, m)
+		return "2026-10-21 18:00:06 [running] [conv-1] alice said: " + l[0] + continued(l) + "\n"
+	}},
+	{"notes.md", "harbor", func(lines []string, m string) string {
+		return strings.Join(wrapped(lines, m), "\n") + "\n"
+	}},
+	{"calls.log", "orchard", func(lines []string, m string) string {
+		content := jsonString(m + " " + strings.Join(lines, "\n") + " " + m)
+		return `2026-10-21 18:00:04.567 INFO  [running] [conv-1] alice tool call: {"tool":"write_file","args":{"path":"notes.txt","content":` + content + "}}\n"
+	}},
+	{"block.history", "meadow", func(lines []string, m string) string {
 		l := wrapped(lines, m)
 		var b strings.Builder
 		b.WriteString("2026-10-21 18:00:03 [running] [conv-1] alice wrote config.yaml:")
@@ -172,19 +202,6 @@ var agentContexts = []agentContext{
 			b.WriteString("\n    " + x)
 		}
 		return b.String() + "\n"
-	}},
-	{"notes.md", "harbor", func(lines []string, m string, _ bool) string {
-		return strings.Join(wrapped(lines, m), "\n") + "\n"
-	}},
-	{".env", "lantern", func(lines []string, m string, _ bool) string {
-		l := slices.Clone(lines)
-		l[0] = strings.ToUpper(m) + "=" + l[0]
-		l[len(l)-1] += " # " + m
-		return strings.Join(l, "\n") + "\n"
-	}},
-	{"calls.log", "orchard", func(lines []string, m string, _ bool) string {
-		content := jsonString(m + " " + strings.Join(lines, "\n") + " " + m)
-		return `2026-10-21 18:00:04.567 INFO  [running] [conv-1] alice tool call: {"tool":"write_file","args":{"path":"notes.txt","content":` + content + "}}\n"
 	}},
 }
 
@@ -199,11 +216,11 @@ func jsonString(s string) string {
 }
 
 // writeContexts returns the files of one sample's agent folder.
-func writeContexts(text string, said bool) map[string]string {
+func writeContexts(text string) map[string]string {
 	lines := strings.Split(text, "\n")
 	files := map[string]string{}
 	for _, c := range agentContexts {
-		files[c.file] = c.write(lines, c.marker, said)
+		files[c.file] = c.write(lines, c.marker)
 	}
 	return files
 }
@@ -255,6 +272,7 @@ type outcome struct {
 	changedIn   []string // for a false positive: context files where a secret was hidden
 	pathsIn     []string // and where only a path outside the run was (as spec §8 asks)
 	otherSecret bool     // a false positive that holds another rule's secret
+	specNamed   bool     // a false positive that spec §8 says to hide: a credential name given a literal
 	markersLost []string // markers that a search does not find in their context
 	shown       []string // returned texts that show the leak or the change (for the log)
 }
@@ -277,38 +295,7 @@ func TestSecretSamples(t *testing.T) {
 	for _, r := range doc.Rules {
 		rules[r.ID] = r
 	}
-	interp, err := retriever.ParseInterpreter([]byte(interpreterRules))
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Samples go into runs of chunk agents each: a search stats every file of
-	// its run, so one run of all of them would make the test quadratic.
-	const chunk = 1
-	outcomes := make([]outcome, len(doc.Samples))
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
-	errs := make(chan error, 1)
-	scratch := scratchDir(t)
-	for lo := 0; lo < len(doc.Samples); lo += chunk {
-		hi := min(lo+chunk, len(doc.Samples))
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			if err := runChunk(filepath.Join(scratch, fmt.Sprint(lo)), interp, doc.Samples[lo:hi], lo, rules, outcomes[lo:hi]); err != nil {
-				select {
-				case errs <- err:
-				default:
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	if err := <-errs; err != nil {
-		t.Fatal(err)
-	}
+	outcomes := runSamples(t, doc.Samples, func(s secretSample) string { return familyOf(rules[s.Rule]) })
 	// A false positive of one rule may be another's secret: what gitleaks'
 	// whole default rule set (its own detect package) finds in it. Masking it
 	// is right; the bar is over the others.
@@ -338,7 +325,71 @@ func TestSecretSamples(t *testing.T) {
 			outcomes[i].otherSecret = holdsSecret(s.Text) || len(d.DetectString(s.Text)) > 0
 		}
 	}
-	report(t, outcomes)
+	markSpecNamed(outcomes)
+	report(t, outcomes, familyOrder)
+}
+
+// runSamples writes each sample into the agent contexts of its own agent
+// folder, indexes the runs with masking on and returns what each gave.
+func runSamples(t *testing.T, samples []secretSample, family func(secretSample) string) []outcome {
+	t.Helper()
+	interp, err := retriever.ParseInterpreter([]byte(interpreterRules))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Samples go into runs of chunk agents each: a search stats every file of
+	// its run, so one run of all of them would make the test quadratic.
+	const chunk = 1
+	outcomes := make([]outcome, len(samples))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	errs := make(chan error, 1)
+	scratch := scratchDir(t)
+	for lo := 0; lo < len(samples); lo += chunk {
+		hi := min(lo+chunk, len(samples))
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			if err := runChunk(filepath.Join(scratch, fmt.Sprint(lo)), interp, samples[lo:hi], lo, family, outcomes[lo:hi]); err != nil {
+				select {
+				case errs <- err:
+				default:
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	if err := <-errs; err != nil {
+		t.Fatal(err)
+	}
+	return outcomes
+}
+
+// specNamedAssignment is spec §8's sentence read on its own, apart from the
+// masker's rules: a credential name, an assignment operator, and a value
+// that is a literal (quoted, or a token that no call, reference or
+// placeholder starts). A false positive of a scanner's rule that holds one
+// (telegram_api_token = "9439:Aqct…", a token of the wrong shape for the
+// vendor) is a value the spec says to hide whatever it looks like.
+var specNamedAssignment = regexp.MustCompile(`(?i)(?:^|[^a-z0-9])[a-z0-9_.-]*(?:password|passwd|pwd|secrets?|token|(?:api|access|private|secret|signing|encryption)[_.-]?key|credentials?)["']?[ \t]*(?::=|=>|=|:)[ \t]*(?:"([^"\n]{3,})"|'([^'\n]{3,})'|([A-Za-z0-9+/_.=-]{3,})([^(A-Za-z0-9+/_.=-]|$))`)
+
+// markSpecNamed marks the false positives that hold a specNamedAssignment.
+func markSpecNamed(outcomes []outcome) {
+	for i := range outcomes {
+		s := outcomes[i].sample
+		if s.Kind != "fp" {
+			continue
+		}
+		for _, m := range specNamedAssignment.FindAllStringSubmatch(s.Text, -1) {
+			v := m[1] + m[2] + m[3]
+			if !strings.HasPrefix(v, "$") && !strings.Contains(v, "<") && !strings.Contains(v, "{") && !strings.Contains(v, "***") {
+				outcomes[i].specNamed = true
+			}
+		}
+	}
 }
 
 // scratchDir returns a folder for the runs, removed at the end: in memory
@@ -356,10 +407,10 @@ func scratchDir(t *testing.T) string {
 
 // runChunk writes samples (the first is sample number first) into a run at
 // root, indexes it and fills outs.
-func runChunk(root string, interp *retriever.Interpreter, samples []secretSample, first int, rules map[string]sampleRule, outs []outcome) error {
+func runChunk(root string, interp *retriever.Interpreter, samples []secretSample, first int, family func(secretSample) string, outs []outcome) error {
 	agentOf := func(i int) string { return fmt.Sprintf("s%04d", first+i) }
 	for i, s := range samples {
-		for name, content := range writeContexts(s.Text, (first+i)%2 == 0) {
+		for name, content := range writeContexts(s.Text) {
 			p := filepath.Join(root, "episode-1", agentOf(i), name)
 			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 				return err
@@ -384,11 +435,11 @@ func runChunk(root string, interp *retriever.Interpreter, samples []secretSample
 		return err
 	}
 	for i, s := range samples {
-		o, err := evaluate(ctx, ix, agentOf(i), s, (first+i)%2 == 0)
+		o, err := evaluate(ctx, ix, agentOf(i), s)
 		if err != nil {
 			return fmt.Errorf("%s: %w", s.ID, err)
 		}
-		o.family = familyOf(rules[s.Rule])
+		o.family = family(s)
 		outs[i] = o
 	}
 	return nil
@@ -413,7 +464,7 @@ func search(ctx context.Context, ix *retriever.Index, agent string, ts []string)
 	return items, nil
 }
 
-func evaluate(ctx context.Context, ix *retriever.Index, agent string, s secretSample, said bool) (outcome, error) {
+func evaluate(ctx context.Context, ix *retriever.Index, agent string, s secretSample) (outcome, error) {
 	o := outcome{sample: s}
 	// What the files hold around the secret: the contexts written with the
 	// secret replaced by a byte that is in no term and no window.
@@ -422,7 +473,7 @@ func evaluate(ctx context.Context, ix *retriever.Index, agent string, s secretSa
 		background = strings.ReplaceAll(s.Text, s.Secret, "\x00")
 	}
 	var bg strings.Builder
-	for _, content := range writeContexts(background, said) {
+	for _, content := range writeContexts(background) {
 		bg.WriteString(content)
 		bg.WriteByte('\x00')
 	}
@@ -538,10 +589,11 @@ type familyStats struct {
 	tp, hidden, partial, full int
 	fp, changed, paths        int
 	fpOther, changedOther     int // the false positives that are other rules' secrets
+	fpNamed, changedNamed     int // and those a credential name announces (spec §8)
 	markersLost               int
 }
 
-func report(t *testing.T, outcomes []outcome) {
+func report(t *testing.T, outcomes []outcome, familyOrder []string) {
 	t.Helper()
 	stats := map[string]*familyStats{}
 	var total familyStats
@@ -567,12 +619,18 @@ func report(t *testing.T, outcomes []outcome) {
 				}
 			} else {
 				changed := len(o.changedIn) > 0
-				if o.otherSecret {
+				switch {
+				case o.otherSecret:
 					s.fpOther++
 					if changed {
 						s.changedOther++
 					}
-				} else {
+				case o.specNamed:
+					s.fpNamed++
+					if changed {
+						s.changedNamed++
+					}
+				default:
 					s.fp++
 					if changed {
 						s.changed++
@@ -590,10 +648,10 @@ func report(t *testing.T, outcomes []outcome) {
 		}
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "\n| family | true positives hidden | leak whole / in part | false positives over-masked | only a path hidden | other rules' secrets masked |\n|---|---|---|---|---|---|\n")
+	fmt.Fprintf(&b, "\n| family | true positives hidden | leak whole / in part | false positives over-masked | only a path hidden | other rules' secrets masked | named by a credential (§8) masked |\n|---|---|---|---|---|---|---|\n")
 	row := func(name string, s *familyStats) {
-		fmt.Fprintf(&b, "| %s | %d of %d (%s) | %d / %d | %d of %d (%s) | %d | %d of %d |\n", name, s.hidden, s.tp, pct(s.hidden, s.tp),
-			s.full, s.partial, s.changed, s.fp, pct(s.changed, s.fp), s.paths, s.changedOther, s.fpOther)
+		fmt.Fprintf(&b, "| %s | %d of %d (%s) | %d / %d | %d of %d (%s) | %d | %d of %d | %d of %d |\n", name, s.hidden, s.tp, pct(s.hidden, s.tp),
+			s.full, s.partial, s.changed, s.fp, pct(s.changed, s.fp), s.paths, s.changedOther, s.fpOther, s.changedNamed, s.fpNamed)
 	}
 	for _, f := range familyOrder {
 		if s := stats[f]; s != nil {
@@ -606,8 +664,9 @@ func report(t *testing.T, outcomes []outcome) {
 		}
 	}
 	row("**all**", &total)
-	all, allChanged := total.fp+total.fpOther, total.changed+total.changedOther
-	fmt.Fprintf(&b, "\nfalse positives over-masked, counting other rules' secrets: %d of %d (%s)\n", allChanged, all, pct(allChanged, all))
+	all, allChanged := total.fp+total.fpOther+total.fpNamed, total.changed+total.changedOther+total.changedNamed
+	fmt.Fprintf(&b, "\nfalse positives over-masked, counting other rules' secrets and named values: %d of %d (%s); counting named values: %d of %d (%s)\n",
+		allChanged, all, pct(allChanged, all), total.changed+total.changedNamed, total.fp+total.fpNamed, pct(total.changed+total.changedNamed, total.fp+total.fpNamed))
 	fmt.Fprintf(&b, "samples with a marker word lost: %d of %d\n", total.markersLost, len(outcomes))
 	var ctxs []string
 	for _, c := range agentContexts {
@@ -626,7 +685,7 @@ func report(t *testing.T, outcomes []outcome) {
 				t.Logf("LEAK %s [%s] in %v terms %v: secret %q text %q\n\t%s", o.sample.ID, o.family, o.leakedIn, o.termLeak,
 					o.sample.Secret, o.sample.Text, strings.Join(o.shown, "\n\t"))
 			}
-			if (len(o.changedIn) > 0 || len(o.pathsIn) > 0) && !o.otherSecret {
+			if (len(o.changedIn) > 0 || len(o.pathsIn) > 0) && !o.otherSecret && !o.specNamed {
 				t.Logf("CHANGED %s [%s] in %v, paths in %v: text %q\n\t%s", o.sample.ID, o.family, o.changedIn, o.pathsIn, o.sample.Text, strings.Join(o.shown, "\n\t"))
 			}
 			if len(o.markersLost) > 0 {

@@ -31,13 +31,14 @@ func TestSearchIsRunSearch(t *testing.T) {
 	for _, args := range []map[string]any{
 		{"query": "deploy database migration"}, // notes only: hidden noContext
 		{"query": "deploy database migration", "episode": "episode-2", "conversation": "conv-1", "topK": 10},
-		{"query": "hotel booking rooms", "episode": "episode-2", "conversation": "conv-1"},                                 // otherConversation
-		{"query": "deploy migration", "episode": "episode-1", "conversation": "conv-1", "topK": 20},                        // unfielded
-		{"query": "deploy", "episode": "episode-2", "conversation": "conv-1", "scope": "episode", "topK": 20},              // scope
-		{"query": "deploy", "agent": "BOB", "episode": "episode-9", "conversation": "conv-1"},                              // notices
-		{"query": "deploy", "episode": "episode-2", "conversation": "conv-9"},                                              // notice
-		{"query": "café crème", "episode": "episode-2", "conversation": "conv-1"},                                          // UTF-16 matches
-		{"query": "deploy", "episode": "episode-2", "conversation": "conv-1", "scope": "", "agent": "", "turnMessage": ""}, // "" is absent
+		{"query": "hotel booking rooms", "episode": "episode-2", "conversation": "conv-1"},                                                          // otherConversation
+		{"query": "deploy migration", "episode": "episode-1", "conversation": "conv-1", "topK": 20},                                                 // unfielded
+		{"query": "deploy", "episode": "episode-2", "conversation": "conv-1", "scope": "episode", "topK": 20},                                       // scope
+		{"query": "deploy", "agent": "BOB", "episode": "episode-9", "conversation": "conv-1"},                                                       // notices
+		{"query": "deploy", "episode": "episode-2", "conversation": "conv-9"},                                                                       // notice
+		{"query": "café crème", "episode": "episode-2", "conversation": "conv-1"},                                                                   // UTF-16 matches
+		{"query": "deploy migration", "episode": "episode-2", "conversation": "conv-1", "from": "2026-10-21 18:00:30", "to": "2026-10-21 18:05:00"}, // a time window
+		{"query": "deploy", "episode": "episode-2", "conversation": "conv-1", "scope": "", "agent": "", "turnMessage": ""},                          // "" is absent
 	} {
 		name, _ := json.Marshal(args)
 		t.Run(string(name), func(t *testing.T) {

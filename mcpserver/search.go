@@ -56,6 +56,8 @@ type searchInput struct {
 	Conversation string `json:"conversation,omitempty" jsonschema:"the current conversation id, as run_info lists them"`
 	Scope        string `json:"scope,omitempty" jsonschema:"run (the default): every episode; episode: the current episode only"`
 	TopK         int    `json:"topK,omitempty" jsonschema:"at most this many hits, 1 to 50"`
+	From         string `json:"from,omitempty" jsonschema:"only records at this time or later, as yyyy-MM-dd HH:mm:ss (to the second); with from or to, notes and lines without a time are left out"`
+	To           string `json:"to,omitempty" jsonschema:"only records at this time or earlier, as yyyy-MM-dd HH:mm:ss (to the second, inclusive)"`
 }
 
 // searchOutput is the run/search result (spec §9, §12): its items with
@@ -109,7 +111,7 @@ type location struct {
 func (s *Server) search(ctx context.Context, in searchInput) (searchOutput, string, error) {
 	req := retriever.Request{
 		TurnMessage: in.TurnMessage, Query: in.Query, Agent: in.Agent, Episode: in.Episode,
-		Conversation: in.Conversation, Scope: in.Scope, TopK: in.TopK,
+		Conversation: in.Conversation, Scope: in.Scope, TopK: in.TopK, From: in.From, To: in.To,
 	}
 	if req.TopK == 0 {
 		req.TopK = DefaultTopK

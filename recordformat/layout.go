@@ -74,9 +74,10 @@ func LayoutOf(n uint8) (Layout, bool) { return Layout(n), n < uint8(layoutCount)
 const DetectLines = 100
 
 // Detect decides the layout of a file of the given form from its head, its
-// first bytes (a last line without a line end counts: only its start is
-// looked at). decided is false when the head holds no non-empty line yet:
-// the caller asks again when more is written. Plain files are Own.
+// first bytes; a last line without a line end is not looked at (it may be
+// half written). decided is false when the head holds no complete
+// non-empty line yet: the caller asks again when more is written. Plain
+// files are Own.
 //
 // A record file is a foreign log when, of its first DetectLines non-empty
 // lines, at least a quarter are lines of one other layout (not most, as
@@ -90,20 +91,17 @@ func Detect(form Form, head []byte) (layout Layout, decided bool) {
 	own, total := 0, 0
 	for start := 0; start < len(head) && total < DetectLines; {
 		end := bytes.IndexByte(head[start:], '\n')
-		next := len(head)
 		if end < 0 {
-			end = len(head)
-		} else {
-			end += start
-			next = end + 1
+			break // a line still being written may not show its layout yet
 		}
+		end += start
 		text := head[start:end]
-		start = next
+		start = end + 1
 		if len(bytes.TrimSpace(text)) == 0 {
 			continue
 		}
 		total++
-		_, isOwn := parseRecord(text, form == Log)
+		isOwn := ownLine(text, form)
 		if isOwn {
 			own++
 		}
@@ -144,6 +142,26 @@ func Detect(form Form, head []byte) (layout Layout, decided bool) {
 		return Own, true
 	}
 	return best, true
+}
+
+// ownLine reports whether text is a record line of the run's own forms,
+// of the file's form or the other (the run's lines in a file of the other
+// kind), but not a history-form line whose text starts with a level word:
+// that is logback's `%d [%thread] %-5level`.
+func ownLine(text []byte, form Form) bool {
+	if _, ok := parseRecord(text, form == Log); ok {
+		return true
+	}
+	r, ok := parseRecord(text, form != Log)
+	if !ok || form != Log {
+		return ok
+	}
+	word := text[r.stateEnd+2:]
+	if sp := bytes.IndexByte(word, ' '); sp >= 0 {
+		word = word[:sp]
+	}
+	_, isLevel := levelWord(word)
+	return !isLevel
 }
 
 func isStamped(l Layout) bool { return l == Log4j || l == Python || l == ISO8601 }

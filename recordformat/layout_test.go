@@ -108,7 +108,12 @@ func TestDetect(t *testing.T) {
 		{"too few stamped lines: own", Log, unpaddedInfo + strings.Repeat("some build output\n", 4), Own, true},
 		{"a history file with a foreign layout", History, strings.Repeat("2026-03-02 10:02:11,506 - app - INFO - x\n", 2), Python, true},
 		{"JSON lines in a .log file", Log, `{"level":"info","msg":"a"}` + "\n" + `{"level":"info","msg":"b"}`, JSONLines, true},
-		{"a JSON line cut by the head", Log, `{"type":"user","message":{"content":"abc`, JSONLines, true},
+		{"a line cut by the head is not looked at", Log, `{"type":"user","message":{"content":"abc`, Own, false},
+		{"nor a half-written own line", Log, own + "2026-10-21 18:00:01 INF", Own, true},
+		{"a half-written first line: undecided", Log, "2026-10-21 18:00:01 INF", Own, false},
+		{"the run's lines in a file of the other form stay the run's", History, strings.Repeat(own, 3), Own, true},
+		{"history-form lines without a field in a .log file: logback's thread", Log, strings.Repeat("2026-03-02 09:20:00.001 [main] INFO  c.e.F - x\n", 3), Log4j, true},
+		{"history-form lines in a .log file stay the run's", Log, strings.Repeat("2026-10-21 18:00:00 [running] A x\n", 3), Own, true},
 		{"only what the first 100 lines say", Log, strings.Repeat("no stamp here\n", 100) + strings.Repeat(unpaddedInfo, 100), Own, true},
 	}
 	for _, tt := range tests {

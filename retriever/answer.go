@@ -130,7 +130,7 @@ func (c *committed) hiddenOf(lifted, result []hit, f *filter) Hidden {
 // result, or "" when they let it in.
 func (c *committed) pieceReason(f *filter, h hit) string {
 	current := f.episode != "" && h.fs.epNum == f.episode
-	return ruleReason(f, current, h.fs.form.IsRecord(), h.seg.flags[h.doc]&flagUnfielded != 0, h.seg.convOf(h.doc))
+	return ruleReason(f, current, h.fs.conversational(), h.seg.flags[h.doc]&flagUnfielded != 0, h.seg.convOf(h.doc))
 }
 
 // ruleReason is the first of rules 1-4 of spec §5 that keeps out a piece

@@ -205,11 +205,13 @@ const (
 	CodeUnfieldedLine          = "unfielded-line"
 	CodeUnindentedContinuation = "unindented-continuation"
 	CodeMore                   = "more-warnings"
+	// CodeForeignLayout is a foreign log's one diagnostic (spec §2, §9).
+	CodeForeignLayout = "foreign-layout"
 )
 
 // DiagnosticCodes are the codes a diagnostic may have, for settings and
 // flags that name them.
-var DiagnosticCodes = []string{CodeUnindentedContinuation, CodeUnfieldedLine, CodeMore}
+var DiagnosticCodes = []string{CodeUnindentedContinuation, CodeUnfieldedLine, CodeMore, CodeForeignLayout}
 
 // Severity is how serious a diagnostic is, numbered as LSP numbers it.
 type Severity int
@@ -217,6 +219,7 @@ type Severity int
 const (
 	SeverityWarning     Severity = 2
 	SeverityInformation Severity = 3
+	SeverityHint        Severity = 4
 )
 
 // Diagnostic is a format warning of a record file (spec §9), over a record,

@@ -29,7 +29,25 @@ func (ix *Index) Diagnostics(path string, max int, leaveOut ...string) []Diagnos
 	if fs == nil {
 		return nil
 	}
-	return fileDiagnostics(fs, max, leaveOut)
+	if fs.layout.Foreign() {
+		return foreignDiagnostics(fs, max, leaveOut)
+	}
+	return fileDiagnostics(&ix.rb, fs, max, leaveOut)
+}
+
+// foreignDiagnostics is a foreign log's one diagnostic (spec §9): an
+// Information over its first line naming the layout it was read in, and
+// nothing per record.
+func foreignDiagnostics(fs *fileState, max int, leaveOut []string) []Diagnostic {
+	if max == 0 || slices.Contains(leaveOut, CodeForeignLayout) {
+		return nil
+	}
+	return []Diagnostic{{
+		Range:    Range{End: Position{Character: int(fs.firstUnits)}},
+		Severity: SeverityInformation, Code: CodeForeignLayout,
+		Message: "read as a foreign log in the " + fs.layout.String() + " layout (spec §2): its records are searched as notes, " +
+			"with their times and levels, and are not checked for the run's own record format",
+	}}
 }
 
 // recordFile returns the committed state of a record file of the run, by
@@ -49,14 +67,17 @@ func (ix *Index) recordFile(path string) *fileState {
 }
 
 // fileDiagnostics words the warnings records.Warnings groups from the
-// file's table, the codes in leaveOut left out.
-func fileDiagnostics(fs *fileState, max int, leaveOut []string) []Diagnostic {
+// file's table, the codes in leaveOut left out; a span of continuation
+// lines that is a stack trace is a Hint (spec §9, revision 3).
+func fileDiagnostics(rb *readBack, fs *fileState, max int, leaveOut []string) []Diagnostic {
 	if max == Uncapped {
 		max = 0
 	}
 	leave := records.Leave{Unindented: slices.Contains(leaveOut, CodeUnindentedContinuation),
 		Unfielded: slices.Contains(leaveOut, CodeUnfieldedLine), More: slices.Contains(leaveOut, CodeMore)}
-	ws := records.Warnings(fs.records(), max, leave)
+	t := fs.records()
+	traces := rb.stackTraces(fs, records.ConsideredSpans(t, leave))
+	ws := records.Warnings(t, max, leave, func(k int) bool { return traces[k].all })
 	if len(ws) == 0 {
 		return nil
 	}
@@ -71,6 +92,8 @@ func fileDiagnostics(fs *fileState, max int, leaveOut []string) []Diagnostic {
 			d.Severity, d.Code, d.Message = SeverityInformation, CodeUnfieldedLine, predatesMessage(w.N, fs.episode)
 		case records.WarnUnindented:
 			d.Code, d.Message = CodeUnindentedContinuation, unindentedMessage(w.N)
+		case records.WarnHint:
+			d.Severity, d.Code, d.Message = SeverityHint, CodeUnindentedContinuation, stackTraceMessage(traces[w.Span].exception, w.N)
 		case records.WarnMore:
 			d.Code, d.Message = CodeMore, moreMessage(w.N)
 		}
@@ -85,6 +108,17 @@ func unindentedMessage(n int) string {
 	return fmt.Sprintf("%s without the two-space indent (a stack trace, or text written before logback pattern 0.18.6): "+
 		"read as part of this record, though such a line that starts like a record would begin a new one",
 		plural(n, "continuation line", "continuation lines"))
+}
+
+// stackTraceMessage is a Hint's: the record's first exception line, then
+// what the lines are.
+func stackTraceMessage(exception string, n int) string {
+	what := plural(n, "stack-trace line", "stack-trace lines") + " without the two-space indent, as logback writes them: " +
+		"none can be read as a record, so nothing needs fixing"
+	if exception == "" {
+		return "a stack trace: " + what
+	}
+	return exception + " — " + what
 }
 
 func unfieldedMessage(n int, episode string) string {

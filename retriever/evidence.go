@@ -75,7 +75,9 @@ func (c *committed) fileVerdict(fs *fileState, agent int, f *filter) bm25.Verdic
 		return bm25.RejectAll
 	case !fs.form.IsRecord() && f.window.on:
 		return bm25.RejectAll // a plain file's lines have no time
-	case !fs.form.IsRecord():
+	case !fs.conversational() && f.window.on:
+		return bm25.CheckEach // a foreign log's records have times
+	case !fs.conversational():
 		return bm25.AcceptAll
 	case !f.records:
 		return bm25.RejectAll
@@ -97,8 +99,8 @@ func (ix *Index) evidence(f *filter, s *segment, d uint32, fs *fileState) bool {
 	if f.window.on && !fs.inWindow(s.lineOf(d), f.window) {
 		return false
 	}
-	if !fs.form.IsRecord() {
-		return true
+	if !fs.conversational() {
+		return true // a note, or a foreign log's record read as one (spec §2)
 	}
 	if !f.records {
 		return false

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"slices"
 	"strings"
@@ -22,7 +23,7 @@ import (
 //
 // The index keeps no text, so a failure is known only by reading its
 // record. Each file's failures are found once: a memo shared by the
-// versions of a file (fileState.fails, new when the file is read again
+// versions of a file (fileState.memo, new when the file is read again
 // from its start) holds those of its records that can no longer change
 // (every record but the last), so a request after an append reads only the
 // records appended. Only records that can be failures are read: those of a
@@ -42,6 +43,29 @@ type FailuresRequest struct {
 // FailuresResult is the run/failures result.
 type FailuresResult struct {
 	Groups []FailureGroup `json:"groups"`
+
+	// enc is the answer's JSON, made once for an answer the index keeps
+	// (failuresAnswer): asked again without a change, the answer costs
+	// only its writing. nil: made at each MarshalJSON.
+	enc *encodedOnce
+}
+
+type encodedOnce struct {
+	once sync.Once
+	data []byte
+	err  error
+}
+
+// MarshalJSON writes the result as run/failures answers it.
+func (r FailuresResult) MarshalJSON() ([]byte, error) {
+	type plain struct {
+		Groups []FailureGroup `json:"groups"`
+	}
+	if r.enc == nil {
+		return json.Marshal(plain{r.Groups})
+	}
+	r.enc.once.Do(func() { r.enc.data, r.enc.err = json.Marshal(plain{r.Groups}) })
+	return r.enc.data, r.enc.err
 }
 
 // FailureGroup is the records of one pattern. Records holds at most
@@ -182,6 +206,7 @@ func (ix *Index) failures(ctx context.Context, q failuresQuery) (FailuresResult,
 		}
 	}
 	res := b.result()
+	res.enc = &encodedOnce{}
 	ans.mu.Lock()
 	ans.commits, ans.q, ans.res = commits, q, &res
 	ans.mu.Unlock()
@@ -216,10 +241,10 @@ func (rb *readBack) fileFailures(ctx context.Context, fs *fileState, floor recor
 	if n == 0 {
 		return nil, nil
 	}
-	m := fs.fails
-	if m == nil || floor < memoFloor {
+	if fs.memo == nil || floor < memoFloor {
 		return rb.scanFailures(ctx, fs, 0, n, min(floor, memoFloor))
 	}
+	m := &fs.memo.failures
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if final := n - 1; m.upTo < final {

@@ -23,6 +23,15 @@ type fileState struct {
 	epNum   string // its number without leading zeros
 	agent   uint32
 	form    recordformat.Form
+	// layout is a record file's layout (spec §2 "Other layouts"), decided
+	// from its head when layoutSet and kept for the file's whole life: a
+	// file that changes layout mid-way keeps the one it started with. A
+	// file read again from its start (fresh) decides it again.
+	layout    recordformat.Layout
+	layoutSet bool
+	// firstUnits is the UTF-16 length of a foreign log's first line, the
+	// range of its one diagnostic.
+	firstUnits uint32
 
 	// identity and content checks at the last read
 	dev, ino uint64
@@ -59,10 +68,11 @@ type fileState struct {
 	convs []uint32 // conversation ids written in the file, sorted
 
 	warned *fileWarnings // shared by all versions of the file
-	// fails holds the failures found in the file (failures.go), shared by
-	// the versions of one reading of the file: a new one when it is read
-	// again from its start; nil: none kept.
-	fails *failMemo
+	// memo holds what was found by reading the file's records back
+	// (failures.go, stacktraces.go), shared by the versions of one reading
+	// of the file: a new one when it is read again from its start; nil:
+	// nothing kept.
+	memo *fileMemo
 }
 
 // fileWarnings makes each WARN about a file happen once.
@@ -109,9 +119,15 @@ func (fs *fileState) fresh() *fileState {
 	return &fileState{
 		id: fs.id, rel: fs.rel, episode: fs.episode, epNum: fs.epNum,
 		agent: fs.agent, form: fs.form, warned: fs.warned, recs: newRecords(fs.form),
-		fails: &failMemo{},
+		memo: &fileMemo{},
 	}
 }
+
+// conversational reports whether the file's records carry the
+// conversation field and follow §5's rules 2-4: a record file in the run's
+// own layout. A foreign log's records are read as notes (spec §2), with
+// their times.
+func (fs *fileState) conversational() bool { return fs.form.IsRecord() && !fs.layout.Foreign() }
 
 // records returns the file's record table: an empty one for a note.
 func (fs *fileState) records() *records.Table {

@@ -75,7 +75,7 @@ func (ix *Index) plan(old *fileState, c candidate) *task {
 		next := &fileState{
 			id: id, rel: c.rel, episode: c.episode, epNum: c.epNum,
 			agent: agent, form: form, warned: &fileWarnings{}, recs: newRecords(form),
-			fails: &failMemo{},
+			memo: &fileMemo{},
 		}
 		return &task{next: next, c: c, fresh: true, size: size}
 	}
@@ -279,6 +279,7 @@ func newIngester(ix *Index, b *builder, next *fileState, buf *readBuffer, from i
 		g.parser = *recordformat.Resume(next.form, next.inRecord)
 		g.line = next.commitLine
 	}
+	g.parser.SetLayout(next.layout)
 	return g
 }
 

@@ -1,6 +1,7 @@
 package retriever
 
 import (
+	"bytes"
 	"strings"
 	"unicode/utf8"
 
@@ -42,6 +43,7 @@ type ingester struct {
 // it feeds a block, kept from file to file.
 type ingestScratch struct {
 	lines []recordformat.Line // a plain file's lines in the block
+	prose []byte              // a JSON line's prose (lineEvidence)
 }
 
 // pendingDoc is a tail doc before its segment exists.
@@ -63,6 +65,9 @@ const lineIndexEvery = 16
 func (g *ingester) feed(buf []byte, final bool) int {
 	if !g.fed {
 		g.fed, g.whole = true, g.pos == 0
+	}
+	if g.fs.form.IsRecord() && !g.fs.layoutSet {
+		g.detect(buf)
 	}
 	if g.fs.form.IsRecord() {
 		return g.feedRecords(buf, final)
@@ -104,6 +109,7 @@ func (g *ingester) feedRecords(buf []byte, final bool) int {
 	}
 	// Hand the last record back: it is fed again with what follows it.
 	g.parser = *recordformat.Resume(g.fs.form, recIn)
+	g.parser.SetLayout(g.fs.layout)
 	g.pos += int64(recStart)
 	g.line = recLine
 	return recStart
@@ -127,7 +133,7 @@ func (g *ingester) feedNotes(buf []byte, final bool) int {
 	var joined string
 	var segStarts []int
 	if g.masked && len(lines) > 0 {
-		joined, segStarts = joinEvidence(buf, lines)
+		joined, segStarts = g.joinLines(buf, lines)
 		spans, open = g.ix.masker.Mask(joined)
 	}
 	// Lines from an open key block on, and a last line without a line end, may
@@ -156,11 +162,16 @@ func (g *ingester) feedNotes(buf []byte, final bool) int {
 			g.commit(l.Start, g.line, false)
 		}
 		g.indexLine(g.line, g.pos+int64(l.Start))
+		if l.JSON && l.Level.LeftOut() {
+			g.line++ // a JSON log's DEBUG and TRACE lines are left out (spec §3)
+			continue
+		}
+		ev := g.lineEvidence(buf, l)
 		var ls []masking.Span
 		if spans != nil {
-			ls = lineSpans(spans, segStarts[i], segStarts[i]+(l.TextEnd-l.Evidence))
+			ls = lineSpans(spans, segStarts[i], segStarts[i]+len(ev))
 		}
-		g.addPieces(buf[l.Evidence:l.TextEnd], 0, l.TextEnd-l.Evidence, ls, g.line, uint32(l.Evidence-l.Start), 0, 0, i >= pendingFrom)
+		g.addText(ev, 0, len(ev), ls, g.line, l, 0, roleFlags(l), i >= pendingFrom)
 		g.line++
 	}
 	if final {
@@ -171,6 +182,30 @@ func (g *ingester) feedNotes(buf []byte, final bool) int {
 	}
 	g.pos += int64(commitAt)
 	return commitAt
+}
+
+// detect decides a record file's layout from its head (spec §2 "Other
+// layouts"): the first block read from its start, or, while the file held
+// only empty lines, the block that first holds more (the records so far are
+// none, so the layout may still be chosen).
+func (g *ingester) detect(buf []byte) {
+	if g.pos != 0 && g.fs.commitLine > 0 && g.fs.records().Len() > 0 {
+		g.fs.layoutSet = true // an own-layout record came first
+		return
+	}
+	layout, ok := recordformat.Detect(g.fs.form, buf)
+	if !ok {
+		return
+	}
+	g.fs.layout, g.fs.layoutSet = layout, true
+	g.parser.SetLayout(layout)
+	if layout.Foreign() && g.pos == 0 {
+		first := buf
+		if nl := bytes.IndexByte(buf, '\n'); nl >= 0 {
+			first = bytes.TrimSuffix(buf[:nl], []byte("\r"))
+		}
+		g.fs.firstUnits = uint32(recordformat.UTF16Len(first))
+	}
 }
 
 // commit marks buffer offset at as the start of the pending tail: the file's
@@ -215,16 +250,23 @@ func (g *ingester) emitPieces(buf []byte, rec []recordformat.Line, firstLine uin
 	if first.Level.LeftOut() {
 		return records.OutcomeLeftOut
 	}
-	if !g.rules && !g.masked {
+	// A foreign log's records are notes (spec §2): no rule reads them; a
+	// transcript's role still does.
+	rules := g.rules && !g.fs.layout.Foreign()
+	if !rules {
+		flags |= roleFlags(first)
+	}
+	if !rules && !g.masked {
 		for i, l := range rec {
-			g.addPieces(buf[l.Evidence:l.TextEnd], 0, l.TextEnd-l.Evidence, nil, firstLine+uint32(i), uint32(l.Evidence-l.Start), conv, flags, pending)
+			ev := g.lineEvidence(buf, l)
+			g.addText(ev, 0, len(ev), nil, firstLine+uint32(i), l, conv, flags, pending)
 		}
 		return records.OutcomeIndexed
 	}
 	// The evidence text of the whole record: its lines joined with "\n".
-	text, segStarts := joinEvidence(buf, rec)
+	text, segStarts := g.joinLines(buf, rec)
 	reading, ms, me := ReadingNote, 0, len(text)
-	if g.rules {
+	if rules {
 		reading, ms, me = g.ix.interpreter.Read(text)
 		if reading == ReadingLeftOut {
 			return records.OutcomeLeftOut
@@ -242,13 +284,14 @@ func (g *ingester) emitPieces(buf []byte, rec []recordformat.Line, firstLine uin
 	}
 	added := g.b.Docs()
 	for i, l := range rec {
-		s, e := segStarts[i], segStarts[i]+(l.TextEnd-l.Evidence)
+		s, e := segStarts[i], segEnd(text, segStarts, i)
 		lo, hi := max(s, ms), min(e, me)
 		if lo > hi || (lo == hi && lo != s) {
 			continue
 		}
 		first := g.b.Docs()
-		g.addPieces(buf[l.Evidence:l.TextEnd], lo-s, hi-s, lineSpans(spans, s, e), firstLine+uint32(i), uint32(l.Evidence-l.Start), conv, flags, pending)
+		ev := g.lineEvidence(buf, l)
+		g.addText(ev, lo-s, hi-s, lineSpans(spans, s, e), firstLine+uint32(i), l, conv, flags, pending)
 		if hasTold {
 			for d := first; d < g.b.Docs(); d++ {
 				g.b.cols.toldHash.Set(uint32(d), told)
@@ -275,6 +318,70 @@ func lineSpans(spans []masking.Span, s, e int) []masking.Span {
 		out = append(out, masking.Span{Start: max(sp.Start, s) - s, End: min(sp.End, e) - s, Placeholder: sp.Placeholder})
 	}
 	return out
+}
+
+// roleFlags is the reading a JSON line's transcript role gives (spec §2
+// "JSON lines": user told, assistant said).
+func roleFlags(l recordformat.Line) uint8 {
+	switch l.Role {
+	case recordformat.RoleUser:
+		return flagOfReading(ReadingTold)
+	case recordformat.RoleAssistant:
+		return flagOfReading(ReadingSaid)
+	}
+	return 0
+}
+
+// lineEvidence is line l's evidence text: a JSON line's prose, else the
+// line from its evidence start (spec §2). A prose is the worker's scratch,
+// valid until the next call.
+func (g *ingester) lineEvidence(buf []byte, l recordformat.Line) []byte {
+	if l.JSON {
+		g.scratch.prose = recordformat.Prose(g.scratch.prose[:0], buf[l.Start:l.TextEnd])
+		return g.scratch.prose
+	}
+	return buf[l.Evidence:l.TextEnd]
+}
+
+// addText adds the pieces of ev[lo:hi], line l's evidence text (spans
+// relative to ev). A JSON line's prose is cut at its own line ends, each
+// prose line a piece or more, with offsets in the prose (flagProse).
+func (g *ingester) addText(ev []byte, lo, hi int, spans []masking.Span, line uint32, l recordformat.Line, conv uint32, flags uint8, pending bool) {
+	if !l.JSON {
+		g.addPieces(ev, lo, hi, spans, line, uint32(l.Evidence-l.Start), conv, flags, pending)
+		return
+	}
+	for a := lo; a <= hi; {
+		b := hi
+		if nl := bytes.IndexByte(ev[a:hi], '\n'); nl >= 0 {
+			b = a + nl
+		}
+		g.addPieces(ev, a, b, spans, line, 0, conv, flags|flagProse, pending)
+		a = b + 1
+	}
+}
+
+// joinLines joins the evidence text of lines (lineEvidence) with "\n",
+// and gives where each line's part starts in the joined text.
+func (g *ingester) joinLines(buf []byte, lines []recordformat.Line) (string, []int) {
+	var sb strings.Builder
+	starts := make([]int, len(lines))
+	for i, l := range lines {
+		if i > 0 {
+			sb.WriteByte('\n')
+		}
+		starts[i] = sb.Len()
+		sb.Write(g.lineEvidence(buf, l))
+	}
+	return sb.String(), starts
+}
+
+// segEnd is where line i's part of a joined evidence text ends.
+func segEnd(text string, starts []int, i int) int {
+	if i+1 < len(starts) {
+		return starts[i+1] - 1
+	}
+	return len(text)
 }
 
 // addPieces cuts ev[lo:hi] (a line's evidence text; evOff is where ev starts

@@ -185,7 +185,10 @@ func (ix *Index) RecordAt(ctx context.Context, path string, n int, req Request) 
 	facts := &RecordFacts{Range: r.rng, Agent: agent, Episode: fs.episode, Reading: ReadingNote,
 		BeforeFirst: r.head.Kind == recordformat.BeforeFirst}
 	head := r.lines[0]
-	if !facts.BeforeFirst {
+	if r.head.Kind == recordformat.Foreign {
+		facts.Time = recordformat.KeyText(r.head.Time) // "" without a time
+		facts.Level = records.LevelName(r.head.Level)
+	} else if !facts.BeforeFirst {
 		facts.Time = string(head[:recordformat.StampLen(head)])
 		facts.State = ix.rb.maskText(recordformat.ValidText(head[r.head.StateStart-r.head.Start : r.head.StateEnd-r.head.Start]))
 		if lv := r.head.Level; lv != recordformat.None {
@@ -239,21 +242,30 @@ func (ix *Index) verdict(req Request, fs *fileState, t *records.Table, i int, ag
 	}
 	f := ix.newFilter(req)
 	current := f.episode != "" && fs.epNum == f.episode
-	return ruleReason(f, current, true, t.Unfielded(i), t.Conv(i))
+	return ruleReason(f, current, fs.conversational(), t.Unfielded(i), t.Conv(i))
 }
 
 // recordName is an outline record's name (spec §11).
 func (rb *readBack) recordName(r recordText) string {
 	var first string
-	if rb.masker != nil {
+	if rb.masker != nil || r.head.JSON {
 		// Masked as a whole record, as it was indexed (a key block over
 		// several lines is one span).
-		first, _, _ = strings.Cut(rb.maskText(r.evidence()), "\n")
+		text := r.evidence()
+		if rb.masker != nil {
+			text = rb.maskText(text)
+		}
+		first, _, _ = strings.Cut(text, "\n")
 	} else {
 		first = recordformat.ValidText(r.lines[0][r.head.Evidence:])
 	}
 	name := strings.Join(strings.Fields(first), " ")
-	if r.head.Kind != recordformat.BeforeFirst {
+	switch {
+	case r.head.Kind == recordformat.Foreign:
+		if when := recordformat.KeyText(r.head.Time); when != "" {
+			name = strings.TrimSpace(when[11:19] + " " + name)
+		}
+	case r.head.Kind != recordformat.BeforeFirst:
 		name = strings.TrimSpace(string(r.lines[0][11:19]) + " " + name)
 	}
 	if name == "" {
@@ -264,8 +276,11 @@ func (rb *readBack) recordName(r recordText) string {
 
 // recordDetail is the level and the episode state: "INFO · running".
 func (rb *readBack) recordDetail(r recordText) string {
-	if r.head.Kind == recordformat.BeforeFirst {
+	switch r.head.Kind {
+	case recordformat.BeforeFirst:
 		return ""
+	case recordformat.Foreign:
+		return records.LevelName(r.head.Level) // no episode state (spec §2)
 	}
 	head := r.lines[0]
 	state := rb.maskText(recordformat.ValidText(head[r.head.StateStart-r.head.Start : r.head.StateEnd-r.head.Start]))

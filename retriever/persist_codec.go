@@ -49,6 +49,9 @@ type savedFile struct {
 	ranges, tailDocs, lineIndex, recs uint32 // values
 	over, spans, runs, descents       uint32
 	convs, tailTerms                  uint32
+	// layout is 1 + the record file's layout once decided (0: not yet),
+	// firstUnits its first line's length (file.go)
+	layout, firstUnits uint32
 
 	// the record table's state after its committed records (records.Saved)
 	open               records.Run
@@ -123,9 +126,13 @@ func encodeState(dst []byte, st *savedIndex, seg map[*segment]uint32) []byte {
 			head: uint32(len(fs.head)), window: uint32(len(fs.window)), tail: uint32(len(fs.tail)), path: uint32(len(fs.rel)),
 			ranges: uint32(len(fs.ranges)), tailDocs: uint32(len(fs.tailDocs)), lineIndex: uint32(len(fs.lineIndex)),
 			recs: n.Recs, over: n.Over, spans: n.Spans, runs: n.Runs, descents: n.Descents, convs: uint32(len(fs.convs)),
-			open: ts.Open, end: ts.End, lastUnits: ts.LastUnits, lastKey: ts.LastKey,
+			firstUnits: fs.firstUnits,
+			open:       ts.Open, end: ts.End, lastUnits: ts.LastUnits, lastKey: ts.LastKey,
 			pendLine: ts.PendLine, pendConv: ts.PendConv, pendTime: ts.PendTime, pendSpan: ts.PendSpan, pendMeta: ts.PendMeta,
 			lines: ts.Lines, endUnits: ts.EndUnits,
+		}
+		if fs.layoutSet {
+			f.layout = 1 + uint32(fs.layout)
 		}
 		for _, fl := range [...]struct {
 			bit uint32
@@ -265,12 +272,17 @@ func (st *stateBlob) fileStates(segs []*segment, terms int) ([]*fileState, error
 		case int(f.pendConv) >= len(st.convs):
 			return bad(i, "pending conversation")
 		}
+		layout, ok := f.savedLayout()
+		if !ok {
+			return bad(i, "layout %d", f.layout)
+		}
 		ids[f.id] = true
 		file := &fileState{
 			id: f.id, agent: f.agent, dev: f.dev, ino: f.ino, size: f.size, mtime: f.mtime, ctime: f.ctime, readPos: f.readPos,
 			readAt: f.readAt, commitPos: f.commitPos, commitLine: f.commitLine,
 			binary: f.flags&savedBinary != 0, inRecord: f.flags&savedInRecord != 0, warned: &fileWarnings{},
-			fails: &failMemo{},
+			layout: layout, layoutSet: f.layout > 0, firstUnits: f.firstUnits,
+			memo: &fileMemo{},
 		}
 		lo, hi, ok := take(&c.bytes, f.head+f.window+f.tail+f.path, len(st.bytes))
 		if !ok {
@@ -331,10 +343,8 @@ func (st *stateBlob) fileStates(segs []*segment, terms int) ([]*fileState, error
 			return bad(i, "conversations")
 		}
 		file.convs = clip(st.fileConvs[lo:hi])
-		for _, id := range file.convs {
-			if int(id) >= len(st.convs) {
-				return bad(i, "conversation %d", id)
-			}
+		if id, over := firstOver(file.convs, len(st.convs)); over {
+			return bad(i, "conversation %d", id)
 		}
 		if err := st.recordTable(f, file, &cr); err != nil {
 			return bad(i, "%v", err)
@@ -369,6 +379,28 @@ func (st *stateBlob) recordTable(f *savedFile, fs *fileState, at *records.Counts
 	}
 	fs.recs = t
 	return nil
+}
+
+// savedLayout is the record file's layout f keeps (Own while it is not
+// decided yet); ok is false for a value no layout has.
+func (f *savedFile) savedLayout() (recordformat.Layout, bool) {
+	switch {
+	case f.layout == 0:
+		return recordformat.Own, true
+	case f.layout > 0xff:
+		return recordformat.Own, false
+	}
+	return recordformat.LayoutOf(uint8(f.layout - 1))
+}
+
+// firstOver returns the first id of ids not below n, if any.
+func firstOver(ids []uint32, n int) (uint32, bool) {
+	for _, id := range ids {
+		if int(id) >= n {
+			return id, true
+		}
+	}
+	return 0, false
 }
 
 // take cuts the next n values of a column of total values, at *at: a

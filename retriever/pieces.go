@@ -15,6 +15,10 @@ const (
 	flagReadingMask = 0b11 // note, told, said
 	flagUnfielded   = 1 << 2
 	flagMasked      = 1 << 3
+	// flagProse: the piece is part of a JSON line's prose (spec §2 "JSON
+	// lines"); its start and length are offsets in that prose, and its
+	// location is the whole line.
+	flagProse = 1 << 4
 )
 
 var readingOfFlag = [...]Reading{ReadingNote, ReadingTold, ReadingSaid, ReadingNote}

@@ -154,11 +154,12 @@ type recordsText struct {
 // recordText is one record read back: its lines, its first line parsed,
 // its range and its first line's.
 type recordText struct {
-	form  recordformat.Form
-	lines [][]byte
-	head  recordformat.Line // offsets within lines[0]
-	rng   Range
-	first Range
+	form   recordformat.Form
+	layout recordformat.Layout
+	lines  [][]byte
+	head   recordformat.Line // offsets within lines[0]
+	rng    Range
+	first  Range
 }
 
 // readRecords reads the lines of records [from, to) of fs.
@@ -178,8 +179,8 @@ func (rt *recordsText) record(i int) (recordText, error) {
 	t := rt.fs.records()
 	k := rt.from + i
 	lo, hi := t.Line(k)-rt.firstRow, t.Last(k)-rt.firstRow+1
-	r := recordText{form: rt.fs.form, lines: rt.lines[lo:hi]}
-	r.head = recordformat.NewParser(r.form).Next(r.lines[0], 0)
+	r := recordText{form: rt.fs.form, layout: rt.fs.layout, lines: rt.lines[lo:hi]}
+	r.head = r.parser(false).Next(r.lines[0], 0)
 	if !t.Matches(k, r.head, r.lines[0]) {
 		return r, ErrChanged
 	}
@@ -194,14 +195,26 @@ func (rt *recordsText) record(i int) (recordText, error) {
 // "\n".
 func (r recordText) evidence() string {
 	var sb strings.Builder
-	p := recordformat.Resume(r.form, true)
+	p := r.parser(true)
 	for i, l := range r.lines {
-		start := r.head.Evidence
+		line := r.head
 		if i > 0 {
 			sb.WriteByte('\n')
-			start = p.Next(l, 0).Evidence
+			line = p.Next(l, 0)
 		}
-		sb.WriteString(recordformat.ValidText(l[start:]))
+		if line.JSON {
+			sb.WriteString(recordformat.ValidText(recordformat.Prose(nil, l)))
+			continue
+		}
+		sb.WriteString(recordformat.ValidText(l[line.Evidence:]))
 	}
 	return sb.String()
+}
+
+// parser is a parser of the record's file, in its layout, at a record's
+// first line or (inRecord) after it.
+func (r recordText) parser(inRecord bool) *recordformat.Parser {
+	p := recordformat.Resume(r.form, inRecord)
+	p.SetLayout(r.layout)
+	return p
 }

@@ -47,7 +47,18 @@ func (rb *readBack) makeRecord(q *records.Query, fs *fileState, path, uri, agent
 		key:      p.Key,
 	}
 	head := r.lines[0]
-	if r.head.Kind != recordformat.BeforeFirst {
+	if r.head.Kind == recordformat.Foreign {
+		// A foreign log's record: its time in the one form of every layout
+		// (recordformat.KeyText), its level; no state (spec §2).
+		if r.head.Time != recordformat.NoTime {
+			when := recordformat.KeyText(r.head.Time)
+			rec.Time = &when
+		}
+		if lv := r.head.Level; lv != recordformat.None {
+			name := records.LevelName(lv)
+			rec.Level = &name
+		}
+	} else if r.head.Kind != recordformat.BeforeFirst {
 		when := string(head[:recordformat.StampLen(head)])
 		rec.Time = &when
 		rec.State = rb.maskText(recordformat.ValidText(head[r.head.StateStart-r.head.Start : r.head.StateEnd-r.head.Start]))

@@ -68,10 +68,7 @@ func recordsReport(t *testing.T, ix *Index, path string) []byte {
 	}
 	fmt.Fprintln(&b, "== diagnostics")
 	for _, d := range ix.Diagnostics(path, 0) {
-		sev := "warning"
-		if d.Severity == SeverityInformation {
-			sev = "info"
-		}
+		sev := map[Severity]string{SeverityWarning: "warning", SeverityInformation: "info", SeverityHint: "hint"}[d.Severity]
 		fmt.Fprintf(&b, "%s %s [%s] %s\n", rng(d.Range), sev, d.Code, d.Message)
 	}
 	fmt.Fprintln(&b, "== outline")

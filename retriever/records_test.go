@@ -83,11 +83,31 @@ func bruteDiagnostics(form recordformat.Form, data []byte, episode string, max i
 		out = append(out, d)
 		a = b + 1
 	}
+	var hints []Diagnostic
 	for _, r := range recs {
-		if r.spanCount > 0 {
-			out = append(out, Diagnostic{Range: Range{Start: Position{Line: r.spanFirst}, End: Position{Line: r.spanLast, Character: units(r.spanLast)}},
-				Severity: SeverityWarning, Code: CodeUnindentedContinuation, Message: unindentedMessage(r.spanCount)})
+		if r.spanCount == 0 {
+			continue
 		}
+		rng := Range{Start: Position{Line: r.spanFirst}, End: Position{Line: r.spanLast, Character: units(r.spanLast)}}
+		// A stack trace (every unindented line a stack-trace line) is a Hint
+		// naming its first exception line, outside the cap.
+		trace, exception := true, ""
+		for i := r.spanFirst; i <= r.spanLast; i++ {
+			l := data[lines[i].Start:lines[i].TextEnd]
+			if len(l) == 0 || bytes.HasPrefix(l, []byte("  ")) {
+				continue
+			}
+			trace = trace && recordformat.IsStackTraceLine(l)
+			if _, ok := recordformat.ThrownName(l); ok && exception == "" {
+				exception = exceptionText(l)
+			}
+		}
+		if trace {
+			hints = append(hints, Diagnostic{Range: rng, Severity: SeverityHint, Code: CodeUnindentedContinuation,
+				Message: stackTraceMessage(exception, r.spanCount)})
+			continue
+		}
+		out = append(out, Diagnostic{Range: rng, Severity: SeverityWarning, Code: CodeUnindentedContinuation, Message: unindentedMessage(r.spanCount)})
 	}
 	slices.SortStableFunc(out, func(x, y Diagnostic) int { return cmp.Compare(x.Range.Start.Line, y.Range.Start.Line) })
 	if max != Uncapped && len(out) > max {
@@ -95,6 +115,8 @@ func bruteDiagnostics(form recordformat.Form, data []byte, episode string, max i
 			Code: CodeMore, Message: moreMessage(len(out) - max + 1)}
 		out = append(out[:max-1], more)
 	}
+	out = append(out, hints...)
+	slices.SortStableFunc(out, func(x, y Diagnostic) int { return cmp.Compare(x.Range.Start.Line, y.Range.Start.Line) })
 	return out
 }
 
@@ -376,7 +398,7 @@ func FuzzRecordTable(f *testing.F) {
 func TestDiagnosticsCap(t *testing.T) {
 	var sb strings.Builder
 	for i := 0; i < 10; i++ {
-		fmt.Fprintf(&sb, "2026-10-21 18:00:%02d.000 ERROR [running] [conv-1] A failed %d\n\tat x.Y.z(Y.java:%d)\n", i, i, i)
+		fmt.Fprintf(&sb, "2026-10-21 18:00:%02d.000 ERROR [running] [conv-1] A failed %d\nwritten without the indent %d\n", i, i, i)
 	}
 	root := writeRun(t, map[string]string{"episode-1/a/a.log": sb.String()})
 	ix := openTest(t, Options{Root: root, MaxDiagnosticsPerFile: 4})
@@ -557,7 +579,9 @@ func TestGrowingRecordOneDiagnostic(t *testing.T) {
 		_, err = ix.Refresh(context.Background(), nil)
 		must(t, err)
 		ds := ix.Diagnostics(path, 0)
-		if len(ds) != 1 || ds[0].Range.Start.Line != 1 || ds[0].Range.End.Line != n || !strings.HasPrefix(ds[0].Message, plural(n, "continuation line", "continuation lines")) {
+		// A stack trace: a Hint (spec §9, revision 3), its lines counted.
+		if len(ds) != 1 || ds[0].Range.Start.Line != 1 || ds[0].Range.End.Line != n || ds[0].Severity != SeverityHint ||
+			!strings.HasPrefix(ds[0].Message, "a stack trace: "+plural(n, "stack-trace line", "stack-trace lines")) {
 			t.Fatalf("after %d lines of the trace:\n%s", n, dump(ds))
 		}
 	}

@@ -22,12 +22,11 @@ func (ix *Index) items(hits []hit, agents []string) Result {
 	out := Result{Items: make([]Item, 0, len(hits)), Notices: []Notice{}}
 	for i, h := range hits {
 		s, d, fs := h.seg, h.doc, h.fs
-		lineText, err := ix.rb.readLine(fs, s.lineOf(d), int(s.startOf(d)+s.blenOf(d)))
-		if err != nil || len(lineText) < int(s.startOf(d)+s.blenOf(d)) {
+		lineText, start, end, raw, err := ix.rb.pieceSource(fs, s, d)
+		if err != nil {
 			ix.log.Debug("left out a piece whose file changed", zap.String("file", fs.rel), zap.Error(err))
 			continue
 		}
-		raw := lineText[s.startOf(d) : s.startOf(d)+s.blenOf(d)]
 		text, masked := s.masked.Get(d)
 		if !masked {
 			text = recordformat.ValidText(raw)
@@ -37,11 +36,11 @@ func (ix *Index) items(hits []hit, agents []string) Result {
 			}
 		}
 		path := runfs.Abs(ix.root, fs.rel)
-		startChar := recordformat.UTF16Len(lineText[:s.startOf(d)])
+		startChar := recordformat.UTF16Len(lineText[:start])
 		item := Item{
 			Location: Location{URI: FileURI(path), Range: Range{
 				Start: Position{Line: int(s.lineOf(d)), Character: startChar},
-				End:   Position{Line: int(s.lineOf(d)), Character: startChar + recordformat.UTF16Len(raw)},
+				End:   Position{Line: int(s.lineOf(d)), Character: startChar + recordformat.UTF16Len(lineText[start:end])},
 			}},
 			Score:     h.score,
 			Text:      text,
@@ -50,14 +49,17 @@ func (ix *Index) items(hits []hit, agents []string) Result {
 			Reading:   readingOfFlag[s.flags[d]&flagReadingMask],
 			Path:      path,
 			File:      fs.rel,
-			ByteStart: int(s.startOf(d)),
-			ByteEnd:   int(s.startOf(d) + s.blenOf(d)),
+			ByteStart: start,
+			ByteEnd:   end,
 		}
 		if c := s.convOf(d); c != 0 {
 			name := ix.convs.Name(c)
 			item.Conversation = &name
 		}
 		item.Time, item.Level = fs.records().TimeAndLevel(s.lineOf(d))
+		if s.flags[d]&flagProse != 0 && !fs.form.IsRecord() {
+			item.Time, item.Level = jsonTimeAndLevel(lineText)
+		}
 		out.Items = append(out.Items, item)
 	}
 	return out

@@ -26,7 +26,8 @@
 // context. bench/serve.sh runs both shapes.
 //
 // With -mode reopen (bench/reopen.sh) it measures instead the opens of the
-// run with and without the persisted index (issue 18; see reopen.go).
+// run with and without the persisted index (issue 18; see reopen.go); with
+// -mode failures, run/failures against run/search (issue 27; failures.go).
 package main
 
 import (
@@ -108,15 +109,15 @@ func parseFlags() (config, error) {
 	fs.BoolVar(&c.keep, "keep", false, "keep the working copy of the run")
 	fs.BoolVar(&c.skipNone, "skip-no-cache", false, "reopen mode: leave out the open without a cache (a 10 GB run's takes many minutes and 1.1x the run in memory)")
 	fs.IntVar(&c.storm, "storm", -1, "templated warnings added to the run's copy, and stormQuery among the queries (-1: 60,000 on the big run, none on the small; 0: none)")
-	fs.StringVar(&c.mode, "mode", "search", "search: searches and following (issue 13); reopen: opens with and without the cache (issue 18)")
+	fs.StringVar(&c.mode, "mode", "search", "search: searches and following (issue 13); reopen: opens with and without the cache (issue 18); failures: run/failures against run/search (issue 27)")
 	if err := fs.Parse(os.Args[1:]); err != nil {
 		return c, err
 	}
 	if c.runls == "" {
 		return c, errors.New("-runls is required")
 	}
-	if c.mode != "search" && c.mode != "reopen" {
-		return c, fmt.Errorf("-mode %q: want search or reopen", c.mode)
+	if c.mode != "search" && c.mode != "reopen" && c.mode != "failures" {
+		return c, fmt.Errorf("-mode %q: want search, reopen or failures", c.mode)
 	}
 	switch *shape {
 	case "big":
@@ -157,8 +158,11 @@ func run() (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	if cfg.mode == "reopen" {
+	switch cfg.mode {
+	case "reopen":
 		return runReopen(cfg)
+	case "failures":
+		return runFailuresBench(cfg)
 	}
 	ctx := context.Background()
 	if _, err := exec.LookPath("rg"); err != nil {

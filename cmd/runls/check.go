@@ -14,7 +14,7 @@ import (
 
 // checkCodes are the codes `runls check --code` takes, in the order a
 // summary counts them.
-var checkCodes = []string{retriever.CodeUnindentedContinuation, retriever.CodeUnfieldedLine}
+var checkCodes = []string{retriever.CodeUnindentedContinuation, retriever.CodeUnfieldedLine, retriever.CodeForeignLayout}
 
 // codeList is a repeatable --code flag.
 type codeList map[string]bool
@@ -39,7 +39,7 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	fs := flag.NewFlagSet("check", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	codes := codeList{}
-	fs.Var(codes, "code", "keep only the warnings of `CODE` (unindented-continuation, unfielded-line); repeatable")
+	fs.Var(codes, "code", "keep only the warnings of `CODE` (unindented-continuation, unfielded-line, foreign-layout); repeatable")
 	summary := fs.Bool("summary", false, "one line of counts a file, then a total, instead of the warnings")
 	cache := addCacheFlags(fs)
 	use := usage{checkSynopsis, "check"}
@@ -74,10 +74,7 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			counts[d.Code]++
 			warned = warned || d.Severity == retriever.SeverityWarning
 			if !*summary {
-				kind := "warning"
-				if d.Severity == retriever.SeverityInformation {
-					kind = "info"
-				}
+				kind := severityNames[d.Severity]
 				// Every diagnostic starts at the start of a line: column 1.
 				fmt.Fprintf(stdout, "%s:%d:%d: %s: %s [%s]\n", displayPath(cwd, path), d.Range.Start.Line+1, d.Range.Start.Character+1, kind, d.Message, d.Code)
 			}
@@ -106,9 +103,17 @@ const (
 	checkSynopsis = "runls check [flags] RUN_FOLDER"
 	checkAbout    = `Prints the format warnings of every record file of the run, grouped as the
 editors show them, with no cap, as path:line:column: warning: message [code]
-(info: for a file written before the conversation field). Flags may come
-before or after the run folder. Exit status: 0 no warning, 1 a warning, 2 error.`
+(info: for a file written before the conversation field; hint: for a stack
+trace, which needs no fixing). Flags may come before or after the run folder.
+Exit status: 0 no warning (infos and hints aside), 1 a warning, 2 error.`
 )
+
+// severityNames are the words check prints for each severity (spec §10).
+var severityNames = map[retriever.Severity]string{
+	retriever.SeverityWarning:     "warning",
+	retriever.SeverityInformation: "info",
+	retriever.SeverityHint:        "hint",
+}
 
 // countList is "N unindented-continuation, M unfielded-line", codes counted
 // zero times left out.

@@ -150,26 +150,27 @@ func manyWords(n int) []string {
 func TestCheck(t *testing.T) {
 	td := testdata(t)
 	code, out, _ := runCLI(t, td, "check", "sample-run")
-	if code != 1 {
-		t.Fatalf("exit %d, want 1 (warnings found)", code)
+	if code != 0 {
+		t.Fatalf("exit %d, want 0 (infos and hints only)", code)
 	}
-	form := regexp.MustCompile(`^sample-run/episode-\d+/[a-z]+/[a-z]+\.(log|history):\d+:1: (warning|info): .+ \[(unfielded-line|unindented-continuation)\]$`)
+	form := regexp.MustCompile(`^sample-run/episode-\d+/[a-z]+/[a-z]+\.(log|history):\d+:1: (warning|info|hint): .+ \[(unfielded-line|unindented-continuation)\]$`)
 	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
 	for _, l := range lines {
 		if !form.MatchString(l) {
 			t.Errorf("line %q", l)
 		}
 	}
-	// Grouped (spec §9): one warning per stack trace, one Information per
-	// file written before 0.18.6 (all five of episode-1), in location order.
+	// Grouped (spec §9): one Hint per stack trace (revision 3: it names the
+	// exception), one Information per file written before 0.18.6 (all five
+	// of episode-1), in location order.
 	want := []string{
 		"sample-run/episode-1/alice/alice.history:1:1: info: this file predates the conversation field",
 		"sample-run/episode-1/alice/alice.log:1:1: info: ",
 		"sample-run/episode-1/bob/bob.history:1:1: info: ",
 		"sample-run/episode-1/bob/bob.log:1:1: info: ",
 		"sample-run/episode-1/carol/carol.history:1:1: info: ",
-		"sample-run/episode-2/bob/bob.log:4:1: warning: 4 continuation lines without the two-space indent",
-		"sample-run/episode-3/bob/bob.log:3:1: warning: 4 continuation lines",
+		"sample-run/episode-2/bob/bob.log:4:1: hint: java.lang.IllegalStateException: column \"currency\" of relation \"invoices\" already exists — 4 stack-trace lines",
+		"sample-run/episode-3/bob/bob.log:3:1: hint: java.io.UncheckedIOException: java.net.SocketTimeoutException: Read timed out — 4 stack-trace lines",
 	}
 	if len(lines) != len(want) {
 		t.Fatalf("%d lines, want %d:\n%s", len(lines), len(want), out)
@@ -185,6 +186,13 @@ func TestCheck(t *testing.T) {
 	if code, out, _ := runCLI(t, td, "check", clean); code != 0 || out != "" {
 		t.Errorf("clean run: exit %d, output %q", code, out)
 	}
+	// A warning exits 1; Hints beside it change nothing.
+	os.WriteFile(filepath.Join(clean, "episode-1", "a", "a.log"), []byte("2026-10-21 18:00:00 ERROR [s] [c] A failed\njava.lang.Error: x\n"+
+		"2026-10-21 18:00:01 INFO  [s] [c] A then\nwritten without the indent\n"), 0o644)
+	code, out, _ = runCLI(t, td, "check", clean)
+	if code != 1 || !strings.Contains(out, "a.log:2:1: hint: java.lang.Error: x") || !strings.Contains(out, "a.log:4:1: warning: 1 continuation line") {
+		t.Errorf("a hint and a warning: exit %d, output\n%s", code, out)
+	}
 }
 
 // TestCheckCodesAndSummary: --code keeps the codes given, --summary counts
@@ -196,7 +204,8 @@ func TestCheckCodesAndSummary(t *testing.T) {
 		code int
 		out  string
 	}{
-		{[]string{"--summary"}, 1, "" +
+		// Hints are counted under their code, and exit 0 (spec §10).
+		{[]string{"--summary"}, 0, "" +
 			"sample-run/episode-1/alice/alice.history: 1 unfielded-line\n" +
 			"sample-run/episode-1/alice/alice.log: 1 unfielded-line\n" +
 			"sample-run/episode-1/bob/bob.history: 1 unfielded-line\n" +
@@ -205,7 +214,7 @@ func TestCheckCodesAndSummary(t *testing.T) {
 			"sample-run/episode-2/bob/bob.log: 1 unindented-continuation\n" +
 			"sample-run/episode-3/bob/bob.log: 1 unindented-continuation\n" +
 			"7 files: 2 unindented-continuation, 5 unfielded-line\n"},
-		{[]string{"--code", "unindented-continuation", "--summary"}, 1, "" +
+		{[]string{"--code", "unindented-continuation", "--summary"}, 0, "" +
 			"sample-run/episode-2/bob/bob.log: 1 unindented-continuation\n" +
 			"sample-run/episode-3/bob/bob.log: 1 unindented-continuation\n" +
 			"2 files: 2 unindented-continuation\n"},
@@ -217,7 +226,7 @@ func TestCheckCodesAndSummary(t *testing.T) {
 			"sample-run/episode-1/bob/bob.log: 1 unfielded-line\n" +
 			"sample-run/episode-1/carol/carol.history: 1 unfielded-line\n" +
 			"5 files: 5 unfielded-line\n"},
-		{[]string{"--code", "unfielded-line", "--code", "unindented-continuation"}, 1, ""},
+		{[]string{"--code", "unfielded-line", "--code", "unindented-continuation"}, 0, ""},
 	}
 	for _, tt := range tests {
 		code, out, errs := runCLI(t, td, append(append([]string{"check"}, tt.args...), "sample-run")...)

@@ -57,7 +57,7 @@ func TestFailuresJSON(t *testing.T) {
 	for i := range want.Groups {
 		want.Groups[i].Paths = nil // not in the JSON
 	}
-	if !reflect.DeepEqual(got, want) || len(got.Groups) < 3 {
+	if !reflect.DeepEqual(got.Groups, want.Groups) || len(got.Groups) < 3 {
 		t.Errorf("got %+v\nwant %+v", got, want)
 	}
 }

@@ -95,6 +95,14 @@ func TestCorruption(t *testing.T) {
 							if err := s.Blobs()[target].Verify(); !errors.Is(err, ErrCorrupt) {
 								t.Fatalf("Verify: %v", err)
 							}
+							// Checked at its first use: corrupt, and the
+							// writer drops the commit.
+							if err := s.Blobs()[target].Check(); !errors.Is(err, ErrCorrupt) || !errors.Is(s.Corrupt(), ErrCorrupt) {
+								t.Fatalf("Check: %v, snapshot %v", err, s.Corrupt())
+							}
+							if next, err := e.Snapshot(); next != nil || err != nil {
+								t.Fatalf("the commit was kept: %v", err)
+							}
 							return
 						}
 						switch {

@@ -55,7 +55,10 @@
 // exact length, a valid header and a footer whose checksum is the
 // manifest's: O(1) a blob. With VerifyFull (the default) each blob's
 // content checksum is also computed, which reads every byte once at memory
-// speed; VerifyFrame leaves that to Blob.Verify. One bad file drops the
+// speed; VerifyFrame leaves that to the caller: Blob.Check before a blob's
+// first use (once a blob; a mismatch marks the snapshot corrupt, as a fault
+// does, and the writer drops the commit), Snapshot.CheckAll for the rest in
+// the background (Close waits for a check under way). One bad file drops the
 // whole commit (its blobs are one consistent state), and Report says what
 // was dropped, once. Nothing here panics on any file's content.
 //

@@ -40,7 +40,9 @@ const (
 	VerifyFull VerifyMode = iota
 	// VerifyFrame checks lengths, headers, footers and that the footer's
 	// checksum is the manifest's: O(1) a blob. A byte flipped inside the
-	// content is then not seen at open; Blob.Verify checks it later.
+	// content is then not seen at open: the caller checks each blob with
+	// Blob.Check before its first use (and Snapshot.CheckAll the rest, in
+	// the background).
 	VerifyFrame
 )
 
@@ -422,7 +424,16 @@ func (e *Entry) openSnapshot(m *Manifest) (*Snapshot, error) {
 		return nil, err
 	}
 	s.onCorrupt = func(err error) { e.corrupted(m, err) }
+	s.onChecked = e.checked
 	return s, nil
+}
+
+// checked notes a blob whose content a snapshot checked (Blob.Check): a
+// later snapshot of this process does not check it again.
+func (e *Entry) checked(name string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.verified[name] = true
 }
 
 // corrupted is a fault met reading a blob of commit m: the writer drops the

@@ -5,6 +5,7 @@
 package store
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -25,7 +26,13 @@ type Snapshot struct {
 	mu        sync.Mutex
 	corrupt   error
 	closed    bool
-	onCorrupt func(error) // the entry's: drop the commit if this process writes it
+	onCorrupt func(error)  // the entry's: drop the commit if this process writes it
+	onChecked func(string) // the entry's: a blob's content checked in this process
+
+	// checking is held (read) by each Check while it reads a blob, and by
+	// Close (write) before it unmaps: a check in the background never
+	// reads a mapping that is gone.
+	checking sync.RWMutex
 }
 
 // Blob is one blob of a snapshot.
@@ -34,6 +41,10 @@ type Blob struct {
 	file   []byte // the whole file: mapping or heap copy
 	mapped bool
 	snap   *Snapshot
+
+	checkMu  sync.Mutex
+	checked  bool  // the content's checksum was computed (or the open's was)
+	checkErr error // and its answer
 }
 
 // Manifest is the commit's manifest; the caller must not change it.
@@ -56,8 +67,27 @@ func (s *Snapshot) Corrupt() error {
 	return s.corrupt
 }
 
-// Close unmaps the blobs. No slice from Bytes may be used after it.
+// CheckAll checks every blob's content (Blob.Check) in the manifest's
+// order, until ctx is done, and returns the first error: the background
+// check of a snapshot opened with VerifyFrame. A blob a search checked
+// already is not read again, nor one CheckAll checked.
+func (s *Snapshot) CheckAll(ctx context.Context) error {
+	for _, b := range s.blobs {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := b.Check(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Close unmaps the blobs, once the checks under way (Check, CheckAll) are
+// done. No slice from Bytes may be used after it.
 func (s *Snapshot) Close() error {
+	s.checking.Lock()
+	defer s.checking.Unlock()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
@@ -164,6 +194,58 @@ func (b *Blob) Verify() error {
 	return nil
 }
 
+// errClosed is Check's answer on a closed snapshot.
+var errClosed = errors.New("store: snapshot closed")
+
+// Check checks the content's checksum the first time it is asked, and gives
+// the same answer after, at once: O(bytes) once a blob, at memory speed. A
+// snapshot opened with VerifyFrame leaves it to the caller, who checks each
+// blob before its first use (and may check the rest in the background,
+// CheckAll); one opened with VerifyFull, or a blob this process wrote or
+// checked before, is checked already. A blob whose checksum fails marks
+// the snapshot corrupt, as a fault on its mapping does (the writer drops
+// the commit): its content must not be used. Safe for concurrent use; a
+// second caller waits for the first's answer.
+func (b *Blob) Check() error {
+	b.checkMu.Lock()
+	defer b.checkMu.Unlock()
+	if b.checked {
+		return b.checkErr
+	}
+	s := b.snap
+	if s == nil {
+		b.checked, b.checkErr = true, b.Verify()
+		return b.checkErr
+	}
+	open, err := s.verifyOpen(b)
+	if !open {
+		return err // closed: not an answer about the content
+	}
+	// The entry's callbacks (which take its lock) once the read is done,
+	// so that no lock of the entry is waited for while Close waits.
+	if err != nil {
+		err = s.markCorrupt(err)
+	} else if s.onChecked != nil {
+		s.onChecked(b.ref.Name)
+	}
+	b.checked, b.checkErr = true, err
+	return err
+}
+
+// verifyOpen verifies b's content unless s is closed (open false), holding
+// off Close meanwhile.
+func (s *Snapshot) verifyOpen(b *Blob) (open bool, err error) {
+	s.checking.RLock()
+	defer s.checking.RUnlock()
+	s.mu.Lock()
+	closed := s.closed
+	s.mu.Unlock()
+	if closed {
+		return false, fmt.Errorf("%s: %w", b.ref.Name, errClosed)
+	}
+	return true, b.Verify()
+}
+
 // faultAddr is the faulting address of a panic SetPanicOnFault raised.
 func faultAddr(r any) (uintptr, bool) {
 	f, ok := r.(interface{ Addr() uintptr })
@@ -226,17 +308,19 @@ func openSnapshot(dir string, m *Manifest, read ReadMode, full bool, verified ma
 		s.blobs = append(s.blobs, b)
 		s.byNm[ref.Name] = b
 	}
-	if full {
-		for _, b := range s.blobs {
-			if verified[b.ref.Name] {
-				continue
-			}
-			if err := b.Verify(); err != nil {
-				s.Close()
-				return nil, err
-			}
-			verified[b.ref.Name] = true
+	for _, b := range s.blobs {
+		if verified[b.ref.Name] {
+			b.checked = true
+			continue
 		}
+		if !full {
+			continue // Blob.Check, at the caller's first use
+		}
+		if err := b.Verify(); err != nil {
+			s.Close()
+			return nil, err
+		}
+		verified[b.ref.Name], b.checked = true, true
 	}
 	return s, nil
 }

@@ -471,14 +471,20 @@ test('diagnostics on a .log file with an unindented stack trace', function()
   ok(vim.wait(TIMEOUT, function()
     return #unindented() >= 1
   end, 50), 'no unindented-continuation diagnostics: ' .. vim.inspect(vim.diagnostic.get(buf)))
-  -- Grouped (spec §9): one warning for the record's stack trace, 0-based lines 3..6
-  -- (the exception line and three tab-indented `at` lines), not one a line.
+  -- Grouped (spec §9): one diagnostic for the record's stack trace, 0-based lines 3..6
+  -- (the exception line and three tab-indented `at` lines), not one a line. Every
+  -- line a stack line: a Hint that begins with the exception (rev 3); a server before
+  -- it gives a Warning that begins with the count.
   local d = unindented()[1]
-  eq(1, #unindented(), 'one warning for the stack trace')
+  eq(1, #unindented(), 'one diagnostic for the stack trace')
   eq('runls', d.source, 'source')
-  eq(vim.diagnostic.severity.WARN, d.severity, 'severity')
-  eq({ 3, 6 }, { d.lnum, d.end_lnum }, 'lines of the warning')
-  ok(d.message:find('^4 continuation lines without the two%-space indent'), 'message: ' .. d.message)
+  eq({ 3, 6 }, { d.lnum, d.end_lnum }, 'lines of the diagnostic')
+  if d.severity == vim.diagnostic.severity.HINT then
+    ok(d.message:find('^java%.lang%.IllegalStateException') and d.message:find('4', 1, true), 'a Hint names the exception and the count: ' .. d.message)
+  else
+    eq(vim.diagnostic.severity.WARN, d.severity, 'severity')
+    ok(d.message:find('^4 continuation lines without the two%-space indent'), 'message: ' .. d.message)
+  end
   eq(1, #vim.diagnostic.get(buf), 'no other diagnostics in a fielded file')
 end)
 

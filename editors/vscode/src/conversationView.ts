@@ -78,6 +78,8 @@ export class ConversationDocuments
   readonly onDidChange = this.changed.event;
   private readonly disposables: vscode.Disposable[];
   private refreshTimer: ReturnType<typeof setTimeout> | undefined;
+  /** The first visible line each conversation editor showed last (to tell scrolling up). */
+  private readonly tops = new WeakMap<vscode.TextEditor, number>();
 
   constructor(private readonly host: ConversationHost) {
     const watcher = vscode.workspace.createFileSystemWatcher('**/episode-*/**/*.{history,log}');
@@ -96,6 +98,7 @@ export class ConversationDocuments
         if (d.uri.scheme === CONVERSATION_SCHEME) this.docs.delete(d.uri.toString());
       }),
       vscode.window.onDidChangeTextEditorVisibleRanges((e) => this.onScrolled(e.textEditor, e.visibleRanges)),
+      vscode.window.onDidChangeTextEditorSelection((e) => this.onCursor(e.textEditor)),
       vscode.commands.registerCommand(SHOW_CONVERSATION_COMMAND, (arg?: unknown) => this.showCommand(arg)),
       vscode.commands.registerCommand(SHOW_CONVERSATION_AT_COMMAND, () => this.showAtCursor()),
       vscode.commands.registerCommand(OPEN_RECORD_COMMAND, () => this.openAtCursor()),
@@ -375,18 +378,32 @@ export class ConversationDocuments
     return { from, to };
   }
 
-  /** Loads the next page when an end of a document comes into view. */
+  /**
+   * Loads the next page when the end of a document comes into view, and the page
+   * before when the user scrolls up to its top (not when it opens there: a page
+   * opened at a record shows the records before it already).
+   */
   private onScrolled(editor: vscode.TextEditor, ranges: readonly vscode.Range[]): void {
     if (editor.document.uri.scheme !== CONVERSATION_SCHEME) return;
     const doc = this.docs.get(editor.document.uri.toString());
     const first = ranges[0];
     const last = ranges[ranges.length - 1];
+    const before = this.tops.get(editor);
+    if (first) this.tops.set(editor, first.start.line);
     if (!doc || doc.loading || !first || !last) return;
     if (doc.cursor !== null && last.end.line >= editor.document.lineCount - EDGE_LINES) {
       void this.load(editor.document.uri, doc, 'more');
-    } else if (doc.previousCursor !== null && first.start.line <= EDGE_LINES) {
+    } else if (doc.previousCursor !== null && first.start.line <= EDGE_LINES && before !== undefined && first.start.line < before) {
       void this.load(editor.document.uri, doc, 'earlier');
     }
+  }
+
+  /** The cursor moved to the first lines (Ctrl+Home, arrows): the page before loads. */
+  private onCursor(editor: vscode.TextEditor): void {
+    if (editor.document.uri.scheme !== CONVERSATION_SCHEME) return;
+    const doc = this.docs.get(editor.document.uri.toString());
+    if (!doc || doc.loading || doc.previousCursor === null) return;
+    if (editor.selection.active.line <= EDGE_LINES) void this.load(editor.document.uri, doc, 'earlier');
   }
 
   /**
@@ -488,13 +505,16 @@ export class ConversationDocuments
     const out = [];
     for (const editor of vscode.window.visibleTextEditors) {
       if (editor.document.uri.toString() !== uri.toString()) continue;
+      // A line above the blocks (the summary, the earlier-records line) is kept as a
+      // negative offset from the first block: it then lands in the records added above.
       const topLine = editor.visibleRanges[0]?.start.line ?? 0;
+      const curLine = editor.selection.active.line;
       const top = firstBlockFrom(doc.blocks, topLine);
-      const cur = blockAt(doc.blocks, editor.selection.active.line);
+      const cur = firstBlockFrom(doc.blocks, curLine);
       out.push({
         editor,
         top: top && ([top.location, topLine - top.header] as [WireLocation, number]),
-        cursor: cur && ([cur.location, editor.selection.active.line - cur.header] as [WireLocation, number]),
+        cursor: cur && ([cur.location, curLine - cur.header] as [WireLocation, number]),
         selected: !editor.selection.isEmpty,
       });
     }
@@ -505,7 +525,7 @@ export class ConversationDocuments
     const lineOf = (a: [WireLocation, number] | undefined) => {
       if (!a) return undefined;
       const b = doc.blocks[recordIndexAt(doc.records, a[0])];
-      return b && b.header + a[1];
+      return b && Math.max(0, b.header + a[1]);
     };
     for (const a of anchors) {
       if (a.editor.document.uri.toString() !== uri.toString()) continue;
@@ -513,7 +533,7 @@ export class ConversationDocuments
       const cur = lineOf(a.cursor);
       if (cur !== undefined && a.cursor) {
         const b = doc.blocks[recordIndexAt(doc.records, a.cursor[0])];
-        if (a.selected && b && b.last < a.editor.document.lineCount) {
+        if (a.selected && a.cursor[1] >= 0 && b && b.last < a.editor.document.lineCount) {
           a.editor.selection = new vscode.Selection(a.editor.document.lineAt(b.last).range.end, new vscode.Position(b.header, 0));
         } else {
           const p = new vscode.Position(cur, 0);

@@ -13,13 +13,20 @@ func kindOf(head recordformat.Line) int {
 		return KindUnfielded
 	case recordformat.BeforeFirst:
 		return KindBeforeFirst
+	case recordformat.Foreign:
+		return KindForeign
 	}
 	return KindFielded
 }
 
 // Matches reports whether a record read back, its first line first parsed
-// as head, is record k of t: the same kind, level and time.
+// as head, is record k of t: the same kind, level and time (a foreign
+// log's as its layout read it).
 func (t *Table) Matches(k int, head recordformat.Line, first []byte) bool {
 	kind, m := kindOf(head), t.Meta(k)
-	return kind == MetaKind(m) && head.Level == MetaLevel(m) && (kind == KindBeforeFirst || recordformat.TimeKey(first) == t.Time(k))
+	key := head.Time
+	if kind == KindFielded || kind == KindUnfielded {
+		key = recordformat.TimeKey(first)
+	}
+	return kind == MetaKind(m) && head.Level == MetaLevel(m) && (kind == KindBeforeFirst || key == t.Time(k))
 }

@@ -40,7 +40,7 @@ import (
 //	conv []uint32  its conversation id (the index's): 0 for no conversation
 //	               field, else the id of the id as written ("-" included)
 //	meta []uint8   level (bits 0-2, recordformat.Level), kind (bits 3-4:
-//	               KindFielded, KindUnfielded, KindBeforeFirst), what
+//	               KindFielded, KindUnfielded, KindBeforeFirst, KindForeign), what
 //	               indexing made of it (bits 5-6: outcome*) and whether its
 //	               milliseconds follow a "." rather than a "," (bit 7), so
 //	               that its time is given back as written
@@ -103,6 +103,7 @@ const (
 	KindFielded = iota
 	KindUnfielded
 	KindBeforeFirst
+	KindForeign // a record of a foreign log (spec §2 "Other layouts")
 )
 
 // What indexing made of a record, in the meta column: its pieces are
@@ -173,7 +174,7 @@ func (t *Table) Add(buf []byte, rec []recordformat.Line, first uint32, conv uint
 	lastText := buf[rec[len(rec)-1].Start:rec[len(rec)-1].TextEnd]
 	units := uint32(recordformat.UTF16Len(lastText))
 	end := first + uint32(len(rec))
-	if head.Kind == recordformat.BeforeFirst && head.Empty() {
+	if (head.Kind == recordformat.BeforeFirst || head.Kind == recordformat.Foreign && head.Time == recordformat.NoTime) && head.Empty() {
 		if !pending {
 			t.end, t.lastUnits = end, units
 		}
@@ -182,7 +183,10 @@ func (t *Table) Add(buf []byte, rec []recordformat.Line, first uint32, conv uint
 	}
 	kind := kindOf(head)
 	key := recordformat.NoTime
-	if kind != KindBeforeFirst {
+	switch kind {
+	case KindForeign:
+		key = head.Time // its layout's time, if it has one (spec §2)
+	case KindFielded, KindUnfielded:
 		key = recordformat.TimeKey(buf[head.Start:head.TextEnd])
 	}
 	var span Span
@@ -197,8 +201,8 @@ func (t *Table) Add(buf []byte, rec []recordformat.Line, first uint32, conv uint
 		}
 	}
 	meta := packMeta(head.Level, kind, outcome)
-	if kind != KindBeforeFirst && recordformat.StampLen(buf[head.Start:head.TextEnd]) == StampWithMillis && buf[head.Start+StampSeconds] == '.' {
-		meta |= MetaDotMillis
+	if kind == KindForeign || kind != KindBeforeFirst && recordformat.StampLen(buf[head.Start:head.TextEnd]) == StampWithMillis && buf[head.Start+StampSeconds] == '.' {
+		meta |= MetaDotMillis // a foreign log's times are shown with "." (recordformat.KeyText)
 	}
 	t.lines, t.endUnits = end, units
 	if pending {
@@ -231,6 +235,8 @@ func (t *Table) Add(buf []byte, rec []recordformat.Line, first uint32, conv uint
 			t.hasOpen = false
 		}
 		t.fielded = true
+	case kind == KindForeign:
+		// A foreign log's records have no conversation field to miss.
 	case !t.hasOpen:
 		t.open, t.hasOpen = Run{First: i, Last: i}, true
 	default:

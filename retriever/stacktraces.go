@@ -1,0 +1,101 @@
+package retriever
+
+import (
+	"bytes"
+	"context"
+	"sync"
+	"unicode/utf8"
+
+	"runls/recordformat"
+	"runls/retriever/internal/records"
+)
+
+// Which unindented continuations are stack traces (spec §9, revision 3): a
+// record whose unindented continuation lines are all stack-trace lines gets
+// a Hint naming its exception, not a Warning. The record table keeps where
+// those lines are, not what they say, so the spans are read back once: what
+// is found is kept with the file (fileState.memo), shared by the versions
+// of one reading of it, for every span but the last (which may still grow).
+
+// fileMemo is what was found by reading a file's records back.
+type fileMemo struct {
+	failures failMemo
+	traces   traceMemo
+}
+
+// traceFacts is what a span's lines say.
+type traceFacts struct {
+	all       bool   // every line is a stack-trace line
+	exception string // the first exception line, masked, at most maxExceptionBytes
+}
+
+// traceMemo keeps the facts of a file's spans [0, len(facts)).
+type traceMemo struct {
+	mu    sync.Mutex
+	facts []traceFacts
+}
+
+// maxExceptionBytes bounds the exception line a Hint's message begins with.
+const maxExceptionBytes = 200
+
+// stackTraces returns the facts of each span of fs (spans: its spans, in
+// order, the last maybe still growing). A span that cannot be read (the file
+// changed since it was indexed) is no stack trace until it is read again.
+func (rb *readBack) stackTraces(fs *fileState, spans []records.Span) []traceFacts {
+	out := make([]traceFacts, len(spans))
+	final := len(spans) - 1 // the last may still grow
+	var m *traceMemo
+	if fs.memo != nil {
+		m = &fs.memo.traces
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		n := copy(out, m.facts)
+		for i := n; i < len(spans); i++ {
+			f, ok := rb.readTrace(fs, spans[i])
+			out[i] = f
+			if ok && i < final && i == len(m.facts) {
+				m.facts = append(m.facts, f)
+			}
+		}
+		return out
+	}
+	for i, sp := range spans {
+		out[i], _ = rb.readTrace(fs, sp)
+	}
+	return out
+}
+
+// readTrace reads one span's lines and says what they are.
+func (rb *readBack) readTrace(fs *fileState, sp records.Span) (traceFacts, bool) {
+	lines, err := rb.readLines(context.Background(), fs, sp.First, sp.Last+1)
+	if err != nil {
+		return traceFacts{}, false
+	}
+	f := traceFacts{all: true}
+	for _, l := range lines {
+		if len(l) == 0 || bytes.HasPrefix(l, []byte("  ")) {
+			continue // an empty or indented line of the record is no unindented one
+		}
+		if !recordformat.IsStackTraceLine(l) {
+			return traceFacts{}, true
+		}
+		if _, ok := recordformat.ThrownName(l); ok && f.exception == "" {
+			f.exception = rb.maskText(exceptionText(l))
+		}
+	}
+	return f, true
+}
+
+// exceptionText is an exception line as a message begins with it: trimmed,
+// at most maxExceptionBytes (cut at a character, with "…").
+func exceptionText(line []byte) string {
+	text := recordformat.ValidText(bytes.TrimSpace(line))
+	if len(text) > maxExceptionBytes {
+		cut := maxExceptionBytes
+		for cut > 0 && !utf8.RuneStart(text[cut]) {
+			cut--
+		}
+		text = text[:cut] + "…"
+	}
+	return text
+}
