@@ -7,6 +7,7 @@ package fleet
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -17,6 +18,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"runls/retriever"
@@ -127,47 +129,87 @@ func (v *VictoriaLogs) Flush(ctx context.Context) error {
 	return nil
 }
 
-// Statistics asks for the statistics and facts of a search in one query.
+// Statistics asks for the statistics and facts of a search. A term's
+// count is a query of its own, the term a filter before the pipe: there the
+// store skips the blocks its bloom filters rule out (a rare word over 5 M
+// records: 0.2 s), where a stats condition reads every value (4.7 s). The
+// queries run side by side, at most statsParallel at once.
 func (v *VictoriaLogs) Statistics(ctx context.Context, q StatsQuery) (Stats, error) {
 	agent := ""
 	if q.Scope.Agent != "" {
 		agent = "agent:=" + quote(q.Scope.Agent)
 	}
-	any := anyTerm(q.Terms)
-	var st []string
-	st = append(st, "sum(pieces)"+ifOf(agent)+" n", "sum(tokens)"+ifOf(agent)+" tok")
-	if len(q.Terms) > 0 {
-		st = append(st, "count()"+ifOf(agent, any)+" m", "count()"+ifOf(agent, any, rulesFilter(q.Rules))+" me")
+	runs := runsFilter(q.Scope.Runs)
+	scope := strings.Join(nonEmpty([]string{runs, agent}), " ")
+	var out Stats
+	out.DF = make([]int64, len(q.Terms))
+	// Each query and what its answer's first row gives; the facts of the
+	// notices are asked as "is there one" (limit 1), which stops at the
+	// first record found.
+	type ask struct {
+		query string
+		take  func(r map[string]string, rows int)
 	}
-	for i, t := range q.Terms {
-		st = append(st, fmt.Sprintf("count()%s d%d", ifOf(agent, "terms:"+quote(t)), i))
+	asks := []ask{{scope + " | stats sum(pieces) n, sum(tokens) tok", func(r map[string]string, _ int) {
+		out.Pieces, out.Tokens = number(r["n"]), number(r["tok"])
+	}}}
+	exists := func(filter string, to *bool) {
+		asks = append(asks, ask{runs + " " + filter + " | limit 1 | fields run", func(_ map[string]string, rows int) { *to = rows > 0 }})
 	}
 	if q.Agent != "" {
-		st = append(st, "count()"+ifOf("agent:="+quote(q.Agent))+" ha")
+		exists("agent:="+quote(q.Agent), &out.HasAgent)
 	}
 	if n, ok := retriever.EpisodeNumber(q.Episode); ok {
-		st = append(st, "count()"+ifOf("episode_n:="+quote(n))+" he")
+		exists("episode_n:="+quote(n), &out.HasEpisode)
 		if q.Conversation != "" {
-			st = append(st, "count()"+ifOf("episode_n:="+quote(n), "conversation:="+quote(q.Conversation))+" hc")
+			exists("episode_n:="+quote(n)+" conversation:="+quote(q.Conversation), &out.HasConversation)
 		}
 	}
-	rows, partial, err := v.query(ctx, runsFilter(q.Scope.Runs)+" | stats "+strings.Join(st, ", "))
-	if err != nil {
-		return Stats{}, err
+	if len(q.Terms) > 0 {
+		asks = append(asks, ask{scope + " " + anyTerm(q.Terms) + " | stats count() m, count()" + ifOf(rulesFilter(q.Rules)) + " me", func(r map[string]string, _ int) {
+			out.Candidates, out.Evidence = number(r["m"]), number(r["me"])
+		}})
+		for i, t := range q.Terms {
+			asks = append(asks, ask{scope + " terms:" + quote(t) + " | stats count() d", func(r map[string]string, _ int) {
+				out.DF[i] = number(r["d"])
+			}})
+		}
 	}
-	out := Stats{DF: make([]int64, len(q.Terms)), Partial: partial}
-	if len(rows) == 0 {
-		return out, nil
+	partials := make([]string, len(asks))
+	errs := make([]error, len(asks))
+	sem := make(chan struct{}, statsParallel)
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for i, a := range asks {
+		wg.Go(func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			rows, p, err := v.query(ctx, a.query)
+			partials[i], errs[i] = p, err
+			if err != nil {
+				return
+			}
+			var first map[string]string
+			if len(rows) > 0 {
+				first = rows[0]
+			}
+			mu.Lock()
+			a.take(first, len(rows))
+			mu.Unlock()
+		})
 	}
-	r := rows[0]
-	out.Pieces, out.Tokens = number(r["n"]), number(r["tok"])
-	out.Candidates, out.Evidence = number(r["m"]), number(r["me"])
-	for i := range q.Terms {
-		out.DF[i] = number(r["d"+strconv.Itoa(i)])
+	wg.Wait()
+	if err := cmp.Or(errs...); err != nil {
+		return Stats{}, err // the first: the others likely say the same
 	}
-	out.HasAgent, out.HasEpisode, out.HasConversation = number(r["ha"]) > 0, number(r["he"]) > 0, number(r["hc"]) > 0
+	for _, p := range partials {
+		out.Partial = cmp.Or(out.Partial, p)
+	}
 	return out, nil
 }
+
+// statsParallel bounds the queries of one search's statistics at once.
+const statsParallel = 8
 
 // Candidates fetches the records a search ranks.
 func (v *VictoriaLogs) Candidates(ctx context.Context, q CandidateQuery) ([]Entry, string, error) {
