@@ -23,6 +23,9 @@ type RecordsParams struct {
 	To           *string `json:"to,omitempty"`
 	Limit        *int    `json:"limit,omitempty"`
 	Cursor       *string `json:"cursor,omitempty"`
+	// At opens the list at a record (spec §13, revision 3): the page that
+	// holds the record at this location, its index in the answer's atIndex.
+	At *retriever.Location `json:"at,omitempty"`
 }
 
 // RecordsResult is the result of run/records; the engine's has its shape.
@@ -53,7 +56,7 @@ func (h handlers) RunRecords(ctx context.Context, params *RecordsParams) (*Recor
 	if res.Records == nil {
 		res.Records = []retriever.Record{}
 	}
-	s.logger.Debug("run/records", zap.Int("records", len(res.Records)), zap.Bool("more", res.Cursor != nil))
+	s.logger.Debug("run/records", zap.Int("records", len(res.Records)), zap.Bool("more", res.Cursor != nil), zap.Bool("earlier", res.PreviousCursor != nil))
 	return &res, nil
 }
 
@@ -72,6 +75,7 @@ func (p *RecordsParams) request() (retriever.RecordsRequest, error) {
 	set(&req.From, p.From)
 	set(&req.To, p.To)
 	set(&req.Cursor, p.Cursor)
+	req.At = p.At
 	if p.Limit != nil {
 		// The engine reads a zero Limit as absent; given, 0 is out of range.
 		if *p.Limit == 0 {

@@ -23,7 +23,7 @@ import (
 // generatedFamilies is the report's order of the generated corpus.
 var generatedFamilies = []string{
 	"named: env var", "named: JSON/YAML key", "named: CLI flag", "named: header", "named: query parameter",
-	"prefixed token in prose", "URL userinfo", "signed URL", "webhook URL", "base64 PEM key",
+	"prefixed token in prose", "URL userinfo", "signed URL", "webhook URL", "base64 PEM key", "base64 of a token",
 	"look-alike: hash/SHA/UUID/version", "look-alike: id", "look-alike: base64 of prose",
 	"look-alike: placeholder", "look-alike: code", "look-alike: prose",
 }
@@ -214,6 +214,18 @@ func generateCorpus(r *rand.Rand, n int) []secretSample {
 		pem := "-----BEGIN " + g.pick("RSA ", "EC ", "OPENSSH ", "") + "PRIVATE KEY-----\n" + base64.StdEncoding.EncodeToString(der) + "\n-----END PRIVATE KEY-----\n"
 		b := base64.StdEncoding.EncodeToString([]byte(pem))
 		g.add("base64 PEM key", "tp", g.pick("tls.key: ", "SSH_KEY_B64=", "the key is ", "")+b, b)
+
+		var vt string
+		switch g.r.IntN(3) {
+		case 0:
+			vt = "ghp_" + g.random(base62, 36)
+		case 1:
+			vt = "glpat-" + g.random(base62, 20)
+		default:
+			vt = "xoxb-" + fmt.Sprint(1000000000+g.r.IntN(9000000000)) + "-" + fmt.Sprint(1000000000+g.r.IntN(9000000000)) + "-" + g.random(base62, 24)
+		}
+		b64 := base64.StdEncoding.EncodeToString([]byte(vt))
+		g.add("base64 of a token", "tp", g.pick("GH_TOKEN_B64=", "data:\n  token: ", "the secret holds ")+b64, b64)
 
 		// Look-alikes: what an agent writes that is no secret.
 		sha := make([]byte, 20)

@@ -198,6 +198,16 @@ var ruleTable = []ruleSpec{
 		accept:   pemBase64Secret,
 	},
 	{
+		// base64 of a vendor's token (a CI variable, a Kubernetes secret, a
+		// docker config's auth): found at the base64 of a common token
+		// prefix, hidden when it decodes to a token one of gitleaks' rules
+		// finds. (The keyword automaton has no room for the base64 of every
+		// prefix gitleaks knows: a custom rule, watched for by the byte scan.)
+		name:     "base64-token",
+		keywords: base64Prefixes("ghp_", "gho_", "github_pat_", "glpat-", "xoxb-", "xoxp-", "sk-proj-", "sk-ant-", "AKIA"),
+		custom:   base64Token,
+	},
+	{
 		// A Mailchimp key: 32 hex digits and the data centre (…-us21),
 		// which says it is no hash.
 		name:      "hex-datacenter-key",

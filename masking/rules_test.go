@@ -1,6 +1,7 @@
 package masking
 
 import (
+	"encoding/base64"
 	"strings"
 	"testing"
 )
@@ -131,6 +132,12 @@ var ruleCases = map[string][]ruleCase{
 	"pem-base64": {
 		{"tls.key: LS0tLS1CRUdJTiBSU0EgUFJJVkFURSBLRVktLS0tLQpNSUlFb3dJQkFBS0NBUUVBcDN4 next", "tls.key: <secret> next"},
 		same("tls.crt: LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCk1JSUZhekNDQTFPZ0F3SUJBZ0lVRGVt"),
+	},
+	"base64-token": {
+		{"auth: " + base64.StdEncoding.EncodeToString([]byte(ghp)) + " ok", "auth: <secret> ok"},
+		{`{"auths":{"ghcr.io":{"auth":"` + base64.StdEncoding.EncodeToString([]byte("glpat-"+alnum36[:20])) + `"}}}`, `{"auths":{"ghcr.io":{"auth":"<secret>"}}}`},
+		same("payload " + base64.StdEncoding.EncodeToString([]byte("ghp is a prefix, and this is prose about it"))),
+		same(imageB64),
 	},
 	"hex-datacenter-key": {
 		{"key 343ea45721923ed956e2b38c31db76aa-us30 ok", "key <secret> ok"},

@@ -43,7 +43,7 @@ type recordsInput struct {
 	Episode      string `json:"episode" jsonschema:"the episode, as episode-N (run_info lists them)"`
 	Conversation string `json:"conversation,omitempty" jsonschema:"only the records written in this conversation (- for those written outside any); absent: every record of the episode"`
 	Agent        string `json:"agent,omitempty" jsonschema:"only this agent's files (an agent folder's name, as run_info lists them)"`
-	MinLevel     string `json:"minLevel,omitempty" jsonschema:"leave out log records below this level; history records have no level and are kept"`
+	MinLevel     string `json:"minLevel,omitempty" jsonschema:"only records with a level at or above this one; records without a level (history records) are left out"`
 	From         string `json:"from,omitempty" jsonschema:"only records at this time or later, as yyyy-MM-dd HH:mm:ss (to the second)"`
 	To           string `json:"to,omitempty" jsonschema:"only records at this time or earlier, as yyyy-MM-dd HH:mm:ss (to the second, inclusive)"`
 	Limit        int    `json:"limit,omitempty" jsonschema:"at most this many records, 1 to 500"`

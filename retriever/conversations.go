@@ -139,7 +139,7 @@ func (rb *readBack) recordStamp(fs *fileState, i int) (string, error) {
 func (ix *Index) summaryLine(ctx context.Context, episode *records.Query, conv string) (string, error) {
 	q := *episode
 	q.Conv, q.HasConv, q.Limit = conv, true, summaryScan
-	page, err := ix.records(ctx, &q)
+	page, err := ix.records(ctx, &q, nil)
 	if err != nil || len(page.Records) == 0 {
 		return "", err
 	}

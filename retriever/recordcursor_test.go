@@ -29,7 +29,7 @@ func FuzzRecordsCursor(f *testing.F) {
 	f.Add("zz")
 	f.Add("")
 	f.Fuzz(func(t *testing.T, c string) {
-		pos, perr := records.ParseCursor(c, q.FP)
+		pos, _, perr := records.ParseCursor(c, q.FP)
 		res, err := ix.Records(context.Background(), RecordsRequest{Episode: req.Episode, Conversation: req.Conversation, Cursor: c})
 		if c == "" {
 			return
@@ -41,7 +41,7 @@ func FuzzRecordsCursor(f *testing.F) {
 			}
 			return
 		}
-		if again, err := records.ParseCursor(pos.Cursor(q.FP), q.FP); err != nil || again != pos {
+		if again, _, err := records.ParseCursor(pos.Cursor(q.FP), q.FP); err != nil || again != pos {
 			t.Fatalf("place %+v written back reads as %+v, %v", pos, again, err)
 		}
 		if err != nil {

@@ -3,6 +3,8 @@ package retriever
 import (
 	"context"
 	"errors"
+	"net/url"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -33,6 +35,10 @@ type RecordsRequest struct {
 	To           string `json:"to,omitempty"`
 	Limit        int    `json:"limit,omitempty"`
 	Cursor       string `json:"cursor,omitempty"`
+	// At asks for the page that holds the record at this location (a
+	// continuation line: the record that holds it), starting about Limit/2
+	// records before it (spec §13, revision 3).
+	At *Location `json:"at,omitempty"`
 
 	// Lines asks for each record's lines as written (masked when masking
 	// is on), as the command line prints them.
@@ -40,10 +46,14 @@ type RecordsRequest struct {
 }
 
 // RecordsResult is a page of records: the run/records result shape.
-// Cursor is nil on the page that ends the list.
+// Cursor is nil on the page that ends the list, PreviousCursor on the page
+// that starts it; AtIndex is the index in Records of the record a request
+// At asked for, when it passes the filters.
 type RecordsResult struct {
-	Records []Record `json:"records"`
-	Cursor  *string  `json:"cursor"`
+	Records        []Record `json:"records"`
+	Cursor         *string  `json:"cursor"`
+	PreviousCursor *string  `json:"previousCursor"`
+	AtIndex        *int     `json:"atIndex,omitempty"`
 
 	fp uint64 // the filters' fingerprint, for CursorAfter
 }
@@ -97,14 +107,14 @@ func (ix *Index) Records(ctx context.Context, req RecordsRequest) (RecordsResult
 	if _, err := ix.Refresh(ctx, nil); err != nil {
 		return RecordsResult{}, err
 	}
-	res, err := ix.records(ctx, q)
+	res, err := ix.records(ctx, q, req.At)
 	if errors.Is(err, ErrChanged) {
 		// A file changed between its update and the read of its lines: the
 		// update reads it again, and the page is made once more.
 		if _, err := ix.Refresh(ctx, nil); err != nil {
 			return RecordsResult{}, err
 		}
-		res, err = ix.records(ctx, q)
+		res, err = ix.records(ctx, q, req.At)
 	}
 	return res, err
 }
@@ -166,8 +176,11 @@ func (r RecordsRequest) parse() (*records.Query, error) {
 		return nil, RecordsLimitError(strconv.Itoa(r.Limit))
 	}
 	q.FP = q.Fingerprint()
+	if r.At != nil && r.Cursor != "" {
+		return nil, &FieldError{"at", r.At.URI, "give at or cursor, not both"}
+	}
 	if r.Cursor != "" {
-		pos, err := records.ParseCursor(r.Cursor, q.FP)
+		pos, before, err := records.ParseCursor(r.Cursor, q.FP)
 		switch {
 		case errors.Is(err, records.ErrOtherList):
 			return nil, &FieldError{"cursor", clipValue(r.Cursor),
@@ -175,7 +188,16 @@ func (r RecordsRequest) parse() (*records.Query, error) {
 		case err != nil:
 			return nil, &FieldError{"cursor", clipValue(r.Cursor), "not a cursor of run/records: give the cursor of the previous answer as it is"}
 		}
-		q.After = &pos
+		if before {
+			q.Before = &pos
+		} else {
+			q.After = &pos
+		}
+	}
+	if r.At != nil {
+		if !strings.HasPrefix(r.At.URI, "file://") || r.At.Range.Start.Line < 0 {
+			return nil, &FieldError{"at", r.At.URI, "want a Location of a record file of the episode"}
+		}
 	}
 	return q, nil
 }
@@ -188,8 +210,9 @@ func clipValue(s string) string {
 	return CutText(s, 80) + "…"
 }
 
-// records makes a page from what is indexed now.
-func (ix *Index) records(ctx context.Context, q *records.Query) (RecordsResult, error) {
+// records makes a page from what is indexed now; at, when given, names the
+// record the page holds.
+func (ix *Index) records(ctx context.Context, q *records.Query, at *Location) (RecordsResult, error) {
 	res := RecordsResult{Records: []Record{}, fp: q.FP}
 	var conv uint32
 	if q.HasConv {
@@ -200,18 +223,57 @@ func (ix *Index) records(ctx context.Context, q *records.Query) (RecordsResult, 
 		conv = id
 	}
 	ef := ix.episodeRecordFiles(q)
-	picks, next, err := records.Page(ctx, ef.files, q, conv)
-	if err != nil || len(picks) == 0 {
+	var atPos *records.Pos
+	if at != nil {
+		pos, err := ef.posAt(ix, q, at)
+		if err != nil {
+			return RecordsResult{}, err
+		}
+		atPos = &pos
+	}
+	page, err := records.Page(ctx, ef.files, q, conv, atPos)
+	if err != nil || len(page.Picks) == 0 {
 		return res, err
 	}
-	res.Records = make([]Record, len(picks))
-	if err := ix.rb.readPicks(ctx, q, ef, picks, res.Records); err != nil {
+	res.Records = make([]Record, len(page.Picks))
+	if err := ix.rb.readPicks(ctx, q, ef, page.Picks, res.Records); err != nil {
 		return RecordsResult{}, err
 	}
-	if next != "" {
-		res.Cursor = &next
+	if page.Next != "" {
+		res.Cursor = &page.Next
+	}
+	if page.Previous != "" {
+		res.PreviousCursor = &page.Previous
+	}
+	if page.AtIndex >= 0 {
+		res.AtIndex = &page.AtIndex
 	}
 	return res, nil
+}
+
+// posAt is the place of the record an at request names: the record that
+// holds its line, in a record file of the episode (of the agent, when
+// given).
+func (ef episodeFiles) posAt(ix *Index, q *records.Query, at *Location) (records.Pos, error) {
+	path, err := pathOfURI(at.URI)
+	if err != nil {
+		return records.Pos{}, &FieldError{"at", at.URI, "not a file URI"}
+	}
+	fs := ix.recordFile(path)
+	i := slices.Index(ef.states, fs)
+	if fs == nil || i < 0 {
+		return records.Pos{}, &FieldError{"at", at.URI, "not a record file of episode-" + q.EpNum + " (of the agent asked for)"}
+	}
+	return records.PosAt(ef.files[i], uint32(at.Range.Start.Line)), nil
+}
+
+// pathOfURI is the path of a file URI, as FileURI writes them.
+func pathOfURI(uri string) (string, error) {
+	u, err := url.Parse(uri)
+	if err != nil || u.Scheme != "file" {
+		return "", errors.New("not a file URI")
+	}
+	return filepath.FromSlash(u.Path), nil
 }
 
 // episodeFiles are the record files of an episode, by path byte-wise: their

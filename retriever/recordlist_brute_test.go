@@ -96,7 +96,7 @@ func bruteListing(t testing.TB, root string, req RecordsRequest, masker masking.
 			switch {
 			case req.Conversation != "" && (head.Kind != recordformat.Fielded || string(data[head.ConvStart:head.ConvEnd]) != req.Conversation):
 				continue
-			case minLevel != recordformat.None && head.Level != recordformat.None && head.Level < minLevel:
+			case minLevel != recordformat.None && (head.Level == recordformat.None || head.Level < minLevel):
 				continue
 			case (req.From != "" || req.To != "") && r.Time == nil:
 				continue

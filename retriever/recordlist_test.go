@@ -125,11 +125,12 @@ func TestRecordsOrderAndFilters(t *testing.T) {
 		{"an agent and a conversation", RecordsRequest{Episode: "episode-1", Agent: "alice", Conversation: "conv-1"}, []string{aliceTold, aliceComma}},
 		{"no such agent", RecordsRequest{Episode: "episode-1", Agent: "zed"}, []string{}},
 		// History records and the line before the first record have no level: kept.
-		{"minLevel WARN", RecordsRequest{Episode: "episode-1", MinLevel: "WARN"},
-			[]string{bobOpened, aliceTold, aliceComma, bobDot, bobDeep, carolUnf, aliceIdle, bobSecond}},
-		{"minLevel in lower case", RecordsRequest{Episode: "episode-1", Agent: "bob", MinLevel: "error"}, []string{bobOpened, bobDeep, bobSecond}},
-		{"minLevel TRACE keeps all", RecordsRequest{Episode: "episode-1", Agent: "bob", MinLevel: "TRACE"},
-			[]string{bobOpened, bobBack, bobZero, bobDot, bobDeep, bobSecond}},
+		// Records without a level (history records, a line before a file's
+		// first record) are left out by any minLevel (spec §13, revision 3).
+		{"minLevel WARN", RecordsRequest{Episode: "episode-1", MinLevel: "WARN"}, []string{bobDot, bobSecond}},
+		{"minLevel in lower case", RecordsRequest{Episode: "episode-1", Agent: "bob", MinLevel: "error"}, []string{bobSecond}},
+		{"minLevel TRACE keeps every record with a level", RecordsRequest{Episode: "episode-1", Agent: "bob", MinLevel: "TRACE"},
+			[]string{bobBack, bobZero, bobDot, bobSecond}},
 		// To the second, inclusive, milliseconds or not; no time: left out.
 		{"from and to one second", RecordsRequest{Episode: "episode-1", From: "2026-10-21 18:00:00", To: "2026-10-21 18:00:00"},
 			[]string{aliceTold, bobBack, bobZero, aliceComma, bobDot}},
@@ -138,7 +139,7 @@ func TestRecordsOrderAndFilters(t *testing.T) {
 		{"to, a conversation", RecordsRequest{Episode: "episode-1", Conversation: "conv-1", To: "2026-10-21 18:00:01"},
 			[]string{aliceTold, bobZero, aliceComma, bobDot, bobDeep}},
 		{"every filter", RecordsRequest{Episode: "episode-1", Conversation: "conv-1", Agent: "bob", MinLevel: "WARN", From: "2026-10-21 18:00:00", To: "2026-10-21 18:00:02"},
-			[]string{bobDot, bobDeep, bobSecond}},
+			[]string{bobDot, bobSecond}},
 		{"episode with leading zeros", RecordsRequest{Episode: "episode-01", Conversation: "-"}, []string{aliceIdle}},
 		{"no such episode folder", RecordsRequest{Episode: "episode-7"}, []string{}},
 	}
@@ -153,7 +154,7 @@ func TestRecordsOrderAndFilters(t *testing.T) {
 			}
 			data, err := json.Marshal(res)
 			must(t, err)
-			if !strings.HasPrefix(string(data), `{"records":[`) || !strings.HasSuffix(string(data), `"cursor":null}`) {
+			if !strings.HasPrefix(string(data), `{"records":[`) || !strings.HasSuffix(string(data), `"cursor":null,"previousCursor":null}`) {
 				t.Errorf("JSON %s", data)
 			}
 		})
@@ -243,7 +244,7 @@ func TestRecordsCursorErrors(t *testing.T) {
 	if want := []string{aliceComma, bobDot, bobDeep, bobSecond}; !slices.Equal(briefs(res.Records), want) {
 		t.Errorf("continued: %q", briefs(res.Records))
 	}
-	for _, bad := range []string{"zz", "01", c[:len(c)-1], "02" + c[2:], strings.ToUpper(c) + "g", c[:18] + "ff"} {
+	for _, bad := range []string{"zz", "01", c[:len(c)-1], "03" + c[2:], strings.ToUpper(c) + "g", c[:18] + "ff"} {
 		_, err := ix.Records(context.Background(), RecordsRequest{Episode: "episode-1", Conversation: "conv-1", Cursor: bad})
 		var fe *FieldError
 		if !errors.As(err, &fe) || fe.Field != "cursor" {

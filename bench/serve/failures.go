@@ -46,7 +46,11 @@ func runFailuresBench(cfg config) (int, error) {
 		return 0, err
 	}
 	r := &report{cfg: cfg, files: len(files)}
-	srv, err := startServerWith(cfg, dir, nil, append(os.Environ(), "RUNLS_CACHE_DIR="+cacheDir))
+	var extra []string
+	if cfg.noCache {
+		extra = []string{"--no-cache"} // the cache's writes aside (they share the cores)
+	}
+	srv, err := startServerWith(cfg, dir, extra, append(os.Environ(), "RUNLS_CACHE_DIR="+cacheDir))
 	if err != nil {
 		return 0, err
 	}

@@ -89,6 +89,7 @@ type config struct {
 	conv     string
 	shapeTag string
 	skipNone bool
+	noCache  bool
 	storm    int
 }
 
@@ -107,6 +108,7 @@ func parseFlags() (config, error) {
 	fs.IntVar(&c.fresh, "fresh", 200, "appends of a new word, each searched at once")
 	fs.IntVar(&c.indexing, "indexings", 3, "first indexings timed (each a server on an empty cache folder; the median is reported and checked)")
 	fs.BoolVar(&c.keep, "keep", false, "keep the working copy of the run")
+	fs.BoolVar(&c.noCache, "no-cache", false, "failures mode: the server keeps no cache entry")
 	fs.BoolVar(&c.skipNone, "skip-no-cache", false, "reopen mode: leave out the open without a cache (a 10 GB run's takes many minutes and 1.1x the run in memory)")
 	fs.IntVar(&c.storm, "storm", -1, "templated warnings added to the run's copy, and stormQuery among the queries (-1: 60,000 on the big run, none on the small; 0: none)")
 	fs.StringVar(&c.mode, "mode", "search", "search: searches and following (issue 13); reopen: opens with and without the cache (issue 18); failures: run/failures against run/search (issue 27)")

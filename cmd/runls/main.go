@@ -19,7 +19,7 @@ const usageText = `usage:
                RUN_FOLDER QUERY...
   runls check [--code CODE]... [--summary] RUN_FOLDER
   runls records [--agent A] [--conversation C] [--min-level L] [--from T] [--to T]
-                [--limit N] [--cursor C] [--mask] [--json] RUN_FOLDER episode-N
+                [--at PATH:LINE] [--limit N] [--cursor C] [--mask] [--json] RUN_FOLDER episode-N
   runls failures [--episode episode-N] [--agent A] [--min-level L] [--mask] [--json] RUN_FOLDER
   runls search --fleet URL [--run ID]... [--partial] [search flags] QUERY...
   runls ship [--run-id ID] [--follow] [--no-mask] [--interpreter rules.json] RUN_FOLDER... --to URL

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -33,11 +34,12 @@ func runRecords(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	var req retriever.RecordsRequest
 	fs.StringVar(&req.Agent, "agent", "", "only the files of agent `A`")
 	fs.StringVar(&req.Conversation, "conversation", "", "only the records written in conversation `C` (- : outside any)")
-	fs.StringVar(&req.MinLevel, "min-level", "", "leave out log records below `L` (TRACE, DEBUG, INFO, WARN, ERROR); history records are kept")
+	fs.StringVar(&req.MinLevel, "min-level", "", "only records with a level at or above `L` (TRACE, DEBUG, INFO, WARN, ERROR); records without one (history records) are left out")
 	fs.StringVar(&req.From, "from", "", "only records at time `T` or later (yyyy-MM-dd HH:mm:ss, to the second)")
 	fs.StringVar(&req.To, "to", "", "only records at time `T` or earlier (yyyy-MM-dd HH:mm:ss, to the second)")
 	limit := fs.String("limit", "", "at most `N` records (1 to 10000; default 1000)")
-	fs.StringVar(&req.Cursor, "cursor", "", "the page after the one that gave cursor `C` (--json gives it)")
+	fs.StringVar(&req.Cursor, "cursor", "", "the page after the one that gave cursor `C`, or before it for a previousCursor (--json gives them)")
+	at := fs.String("at", "", "the page that holds the record at `PATH:LINE` (PATH relative to the run folder, LINE 1-based), starting about half a page before it")
 	mask := fs.Bool("mask", false, "hide paths outside the run folder and credentials")
 	asJSON := fs.Bool("json", false, "print the run/records result as JSON")
 	cache := addCacheFlags(fs)
@@ -70,6 +72,13 @@ func runRecords(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		return use.fail(stderr, err)
 	}
 	defer ix.Close()
+	if *at != "" {
+		loc, err := atLocation(ix.Root(), *at)
+		if err != nil {
+			return use.errorf(stderr, "%v", err)
+		}
+		req.At = &loc
+	}
 	res, err := ix.Records(ctx, req)
 	if err != nil {
 		return use.fail(stderr, err)
@@ -87,6 +96,9 @@ func runRecords(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		if err := w.Flush(); err != nil {
 			return use.fail(stderr, err)
 		}
+		if res.PreviousCursor != nil {
+			fmt.Fprintf(stderr, "runls: note: records come before these: add --cursor %s for the page before\n", *res.PreviousCursor)
+		}
 		if res.Cursor != nil {
 			fmt.Fprintf(stderr, "runls: note: the list goes on after these %d records: add --cursor %s for the next page\n", len(res.Records), *res.Cursor)
 		}
@@ -96,6 +108,23 @@ func runRecords(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		return exitNotFound
 	}
 	return exitFound
+}
+
+// atLocation reads --at PATH:LINE: PATH relative to the run folder (spec
+// §10), LINE 1-based.
+func atLocation(root, at string) (retriever.Location, error) {
+	bad := &retriever.FieldError{Field: "at", Value: at, Reason: "want PATH:LINE, PATH relative to the run folder, LINE from 1"}
+	i := strings.LastIndexByte(at, ':')
+	if i <= 0 {
+		return retriever.Location{}, bad
+	}
+	line, err := strconv.Atoi(at[i+1:])
+	rel := filepath.Clean(filepath.FromSlash(at[:i]))
+	if err != nil || line < 1 || filepath.IsAbs(rel) || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return retriever.Location{}, bad
+	}
+	return retriever.Location{URI: retriever.FileURI(filepath.Join(root, rel)),
+		Range: retriever.Range{Start: retriever.Position{Line: line - 1}, End: retriever.Position{Line: line - 1}}}, nil
 }
 
 // writeRecord writes one record's block: its header line, then its lines.

@@ -82,7 +82,7 @@ func write(t *testing.T, path, text string) {
 // TestRecordsJSON: --json is the run/records result, the engine's.
 func TestRecordsJSON(t *testing.T) {
 	td := testdata(t)
-	code, out, errs := runCLI(t, td, "records", "--json", "--agent", "bob", "--min-level", "WARN", "--limit", "3", "sample-run", "episode-2")
+	code, out, errs := runCLI(t, td, "records", "--json", "--agent", "bob", "--min-level", "WARN", "--limit", "1", "sample-run", "episode-2")
 	if code != 0 || errs != "" {
 		t.Fatalf("exit %d, stderr %q", code, errs)
 	}
@@ -91,7 +91,7 @@ func TestRecordsJSON(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ix.Close()
-	want, err := ix.Records(t.Context(), retriever.RecordsRequest{Episode: "episode-2", Agent: "bob", MinLevel: "WARN", Limit: 3})
+	want, err := ix.Records(t.Context(), retriever.RecordsRequest{Episode: "episode-2", Agent: "bob", MinLevel: "WARN", Limit: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +99,7 @@ func TestRecordsJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out != string(data)+"\n" || want.Cursor == nil || len(want.Records) != 3 {
+	if out != string(data)+"\n" || want.Cursor == nil || len(want.Records) != 1 {
 		t.Errorf("--json:\n%s\nwant\n%s", out, data)
 	}
 }
@@ -211,5 +211,35 @@ func TestRecordsNotes(t *testing.T) {
 	code, _, errs = runCLI(t, td, "records", "sample-run", "episode-9")
 	if code != 1 || errs != "runls: note: the run has no folder episode-9\n" {
 		t.Errorf("an episode with no folder: exit %d, %q", code, errs)
+	}
+}
+
+// TestRecordsAt: --at PATH:LINE (PATH relative to the run folder) lists the
+// page that holds the record, a continuation line meaning its record; the
+// flag may follow the arguments; a bad value exits 2 naming at.
+func TestRecordsAt(t *testing.T) {
+	td := testdata(t)
+	code, out, errs := runCLI(t, td, "records", "sample-run", "episode-2", "--at", "episode-2/bob/bob.log:5", "--limit", "4", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d, %s", code, errs)
+	}
+	var res retriever.RecordsResult
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatal(err)
+	}
+	if res.AtIndex == nil || len(res.Records) != 4 || res.Records[*res.AtIndex].Location.Range.Start.Line != 2 ||
+		!strings.Contains(res.Records[*res.AtIndex].Text, "migration dry-run failed") || res.PreviousCursor == nil || res.Cursor == nil {
+		t.Errorf("at line 5 of bob.log (a stack trace line of the record at line 3): %s", out)
+	}
+	// The previous page ends just before it.
+	_, prev, _ := runCLI(t, td, "records", "sample-run", "episode-2", "--cursor", *res.PreviousCursor, "--limit", "4", "--json")
+	var back retriever.RecordsResult
+	if err := json.Unmarshal([]byte(prev), &back); err != nil || len(back.Records) == 0 || back.Cursor == nil {
+		t.Fatalf("previous page: %v %s", err, prev)
+	}
+	for _, bad := range []string{"episode-2/bob/bob.log", "episode-2/bob/bob.log:0", "../x.log:1", "episode-2/bob/nope.log:1", "episode-3/bob/bob.log:1"} {
+		if code, _, errs := runCLI(t, td, "records", "sample-run", "episode-2", "--at", bad); code != 2 || !strings.Contains(errs, "invalid at") {
+			t.Errorf("--at %s: exit %d, %q", bad, code, errs)
+		}
 	}
 }

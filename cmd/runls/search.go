@@ -134,7 +134,15 @@ func openIndex(ctx context.Context, root string, mask bool, rulesFile string, ca
 		}
 		opts.Masker = masking.HidingOutside(real)
 	}
-	return retriever.Open(ctx, opts)
+	ix, err := retriever.Open(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	if err := indexWithProgress(ctx, ix, stderr); err != nil {
+		ix.Close()
+		return nil, err
+	}
+	return ix, nil
 }
 
 // displayPath is path relative to the current folder where that is shorter.

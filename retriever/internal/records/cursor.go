@@ -27,7 +27,12 @@ import (
 //	uvarint    line (0-based)
 //	the rest   the file's path relative to the run folder
 
-const cursorVersion = 1
+// A cursor continues after its place (cursorVersion); a previous cursor
+// (cursorBefore) gives the page that ends just before it.
+const (
+	cursorVersion = 1
+	cursorBefore  = 2
+)
 
 // Pos is a record's place in the order of the list: its time key, its
 // file's path relative to the run folder, its first line.
@@ -49,9 +54,14 @@ func (p Pos) Before(o Pos) bool {
 }
 
 // Cursor is the cursor of place p for the filters of fingerprint fp.
-func (p Pos) Cursor(fp uint64) string {
+func (p Pos) Cursor(fp uint64) string { return p.encode(cursorVersion, fp) }
+
+// PreviousCursor is the cursor of the page that ends just before p.
+func (p Pos) PreviousCursor(fp uint64) string { return p.encode(cursorBefore, fp) }
+
+func (p Pos) encode(kind byte, fp uint64) string {
 	b := make([]byte, 0, 1+8+binary.MaxVarintLen64+binary.MaxVarintLen32+len(p.Rel))
-	b = append(b, cursorVersion)
+	b = append(b, kind)
 	b = binary.BigEndian.AppendUint64(b, fp)
 	b = binary.AppendVarint(b, p.Key)
 	b = binary.AppendUvarint(b, uint64(p.Line))
@@ -65,26 +75,28 @@ var (
 	ErrOtherList = errors.New("a cursor of another list")
 )
 
-// ParseCursor reads a cursor made for the filters of fingerprint fp.
-func ParseCursor(c string, fp uint64) (Pos, error) {
+// ParseCursor reads a cursor made for the filters of fingerprint fp, and
+// whether it is a previous cursor.
+func ParseCursor(c string, fp uint64) (Pos, bool, error) {
 	b, err := hex.DecodeString(c)
-	if err != nil || len(b) < 1+8 || b[0] != cursorVersion {
-		return Pos{}, ErrNotCursor
+	if err != nil || len(b) < 1+8 || (b[0] != cursorVersion && b[0] != cursorBefore) {
+		return Pos{}, false, ErrNotCursor
 	}
+	before := b[0] == cursorBefore
 	if binary.BigEndian.Uint64(b[1:9]) != fp {
-		return Pos{}, ErrOtherList
+		return Pos{}, false, ErrOtherList
 	}
 	b = b[9:]
 	key, n := binary.Varint(b)
 	if n <= 0 || key < -1 {
-		return Pos{}, ErrNotCursor
+		return Pos{}, false, ErrNotCursor
 	}
 	b = b[n:]
 	line, n := binary.Uvarint(b)
 	if n <= 0 || line > uint64(^uint32(0)) {
-		return Pos{}, ErrNotCursor
+		return Pos{}, false, ErrNotCursor
 	}
-	return Pos{Key: key, Line: uint32(line), Rel: string(b[n:])}, nil
+	return Pos{Key: key, Line: uint32(line), Rel: string(b[n:])}, before, nil
 }
 
 // Fingerprint hashes the filters a cursor belongs to (not Limit: pages may

@@ -36,29 +36,30 @@ type File struct {
 	Convs []uint32
 }
 
-// Page picks the records of a page from files (by path byte-wise): at most
-// q.Limit, in the order of the list; conv is the id of q.Conv when q.HasConv.
-// Next is the cursor after the last pick, "" when the list ends there.
-func Page(ctx context.Context, files []File, q *Query, conv uint32) (picks []Pick, next string, err error) {
-	h := make(streamHeap, 0, len(files))
-	for i, f := range files {
-		if _, written := slices.BinarySearch(f.Convs, conv); q.HasConv && q.Conv != "-" && !written {
-			continue // f.Convs holds every id written in the file but "-"
-		}
-		for _, s := range recordStreams(f, i, q, conv) {
-			if s.next() {
-				h = append(h, s)
-			}
-		}
+// Paged is a page's picks: at most q.Limit records in the order of the
+// list; Next is the cursor after the last, "" when the list ends there;
+// Previous the cursor of the page before, "" when no record passing the
+// filters comes before the first; AtIndex the index in Picks of the record
+// at the place an at request named, -1 when it is not among them.
+type Paged struct {
+	Picks          []Pick
+	Next, Previous string
+	AtIndex        int
+}
+
+// Page picks the records of a page from files (by path byte-wise); conv is
+// the id of q.Conv when q.HasConv. With at, the page holds the record at
+// that place, starting about q.Limit/2 records before it (spec §13,
+// revision 3); with q.Before, it ends just before that place.
+func Page(ctx context.Context, files []File, q *Query, conv uint32, at *Pos) (Paged, error) {
+	out := Paged{AtIndex: -1}
+	stop := at // at and previous pages: where the walk from the list's start stops
+	if stop == nil {
+		stop = q.Before
 	}
-	h.init()
-	picks = make([]Pick, 0, min(q.Limit, 1024))
-	for len(h) > 0 && len(picks) < q.Limit {
-		if len(picks)%4096 == 0 {
-			if err := ctx.Err(); err != nil {
-				return nil, "", err
-			}
-		}
+	h := newStreamHeap(files, q, conv, q.After)
+	picks := make([]Pick, 0, min(q.Limit, 1024))
+	take := func() {
 		s := h[0]
 		picks = append(picks, Pick{File: s.file, Rec: s.rec, Key: s.key})
 		if s.next() {
@@ -67,11 +68,120 @@ func Page(ctx context.Context, files []File, q *Query, conv uint32) (picks []Pic
 			h.pop0()
 		}
 	}
-	if len(picks) > 0 && len(h) > 0 {
-		p := picks[len(picks)-1]
-		next = Pos{Key: p.Key, Rel: files[p.File].Rel, Line: files[p.File].Table.Line(p.Rec)}.Cursor(q.FP)
+	preceded := false // a record passing the filters comes before the page
+	if stop != nil {
+		// From the list's start to the place, keeping the last records that
+		// fit before it: limit of them before a previous cursor's place,
+		// about half a page before an at's record. What precedes them costs
+		// a walk of the tables, not a read.
+		keep := q.Limit
+		if at != nil {
+			keep = q.Limit / 2
+		}
+		for steps := 0; len(h) > 0 && h.topPos(files).Before(*stop); steps++ {
+			if steps%4096 == 0 {
+				if err := ctx.Err(); err != nil {
+					return Paged{}, err
+				}
+			}
+			take()
+			if len(picks) > keep {
+				picks = append(picks[:0], picks[1:]...)
+				preceded = true
+			}
+		}
+		if at == nil {
+			h = nil // the page ends just before the place
+		}
+	} else if q.After != nil {
+		// A cursor's page: preceded unless no record passing the filters
+		// comes before its first one (what was before it may be gone).
+		first := newStreamHeap(files, q, conv, nil)
+		preceded = len(first) > 0 && (len(h) == 0 || first.topPos(files).Before(h.topPos(files)))
 	}
-	return picks, next, nil
+	for len(h) > 0 && len(picks) < q.Limit {
+		if len(picks)%4096 == 0 {
+			if err := ctx.Err(); err != nil {
+				return Paged{}, err
+			}
+		}
+		if at != nil && out.AtIndex < 0 && h.topPos(files) == *stop {
+			out.AtIndex = len(picks)
+		}
+		take()
+	}
+	out.Picks = picks
+	if len(picks) == 0 {
+		return out, nil
+	}
+	place := func(p Pick) Pos {
+		return Pos{Key: p.Key, Rel: files[p.File].Rel, Line: files[p.File].Table.Line(p.Rec)}
+	}
+	if len(h) > 0 || (at == nil && q.Before != nil && anyAtOrAfter(files, q, conv, *q.Before)) {
+		out.Next = place(picks[len(picks)-1]).Cursor(q.FP)
+	}
+	if preceded {
+		out.Previous = place(picks[0]).PreviousCursor(q.FP)
+	}
+	return out, nil
+}
+
+// newStreamHeap is the merge of the files' streams of passing records,
+// after the place after when given.
+func newStreamHeap(files []File, q *Query, conv uint32, after *Pos) streamHeap {
+	qq := *q
+	qq.After = after
+	h := make(streamHeap, 0, len(files))
+	for i, f := range files {
+		if _, written := slices.BinarySearch(f.Convs, conv); q.HasConv && q.Conv != "-" && !written {
+			continue // f.Convs holds every id written in the file but "-"
+		}
+		for _, s := range recordStreams(f, i, &qq, conv) {
+			if s.next() {
+				h = append(h, s)
+			}
+		}
+	}
+	h.init()
+	return h
+}
+
+// topPos is the place of the heap's next record.
+func (h streamHeap) topPos(files []File) Pos {
+	s := h[0]
+	return Pos{Key: s.key, Rel: files[s.file].Rel, Line: s.t.Line(s.rec)}
+}
+
+// anyAtOrAfter reports whether a record passing the filters is at pos or
+// after it (a previous page then has a next one).
+func anyAtOrAfter(files []File, q *Query, conv uint32, pos Pos) bool {
+	h := newStreamHeap(files, q, conv, nil)
+	for len(h) > 0 {
+		if !h.topPos(files).Before(pos) {
+			return true
+		}
+		s := h[0]
+		if s.next() {
+			h.fix0()
+		} else {
+			h.pop0()
+		}
+	}
+	return false
+}
+
+// PosAt is the place of the record that holds line n of f (a line before
+// the first record: the list's start in f).
+func PosAt(f File, n uint32) Pos {
+	t := f.Table
+	i := t.RecordAt(n)
+	if i < 0 {
+		i = 0 // an empty line before the first record: the list's start there
+		if t.Len() == 0 {
+			return Pos{Key: recordformat.NoTime, Rel: f.Rel}
+		}
+	}
+	return Pos{Key: t.Time(i), Rel: f.Rel, Line: t.Line(i)}
 }
 
 // Pick is a record chosen for the page: File (index into the
@@ -200,7 +310,8 @@ func (s *recordStream) passes(i int, k int64) bool {
 		return false
 	}
 	meta := t.Meta(i)
-	if lv := MetaLevel(meta); q.MinLevel != recordformat.None && lv != recordformat.None && lv < q.MinLevel {
+	// MinLevel leaves out records without a level (spec §13, revision 3).
+	if lv := MetaLevel(meta); q.MinLevel != recordformat.None && (lv == recordformat.None || lv < q.MinLevel) {
 		return false
 	}
 	if q.Window && (k == recordformat.NoTime || k < q.From || k > q.To) {

@@ -15,6 +15,7 @@ type Query struct {
 	From, To int64              // inclusive bounds on time keys
 	Limit    int
 	After    *Pos // the cursor's place
+	Before   *Pos // a previous cursor's place: the page ends just before it
 	Lines    bool // the lines as written are asked for too
 	FP       uint64
 }
