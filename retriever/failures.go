@@ -162,6 +162,14 @@ type failMemo struct {
 	mu      sync.Mutex
 	upTo    int
 	entries []failEntry // by record
+
+	// The last record as last read: its index and how far the file was
+	// read then, and what it was, so that an unchanged file is not read
+	// again.
+	lastRec   int
+	lastPos   int64
+	lastFound []failEntry
+	lastSet   bool
 }
 
 // failEntry is one record that is a failure at level floor or above, or
@@ -258,11 +266,14 @@ func (rb *readBack) fileFailures(ctx context.Context, fs *fileState, floor recor
 	// fs's (yet).
 	end, _ := slices.BinarySearchFunc(m.entries, int32(n-1), func(e failEntry, rec int32) int { return int(e.rec - rec) })
 	out := m.entries[:end:end]
-	last, err := rb.scanFailures(ctx, fs, n-1, n, memoFloor)
-	if err != nil {
-		return nil, err
+	if !m.lastSet || m.lastRec != n-1 || m.lastPos != fs.readPos {
+		last, err := rb.scanFailures(ctx, fs, n-1, n, memoFloor)
+		if err != nil {
+			return nil, err
+		}
+		m.lastRec, m.lastPos, m.lastFound, m.lastSet = n-1, fs.readPos, last, true
 	}
-	return append(out, last...), nil
+	return append(out, m.lastFound...), nil
 }
 
 // scanFailures reads records [from, to) of fs that can be failures at level
