@@ -1081,6 +1081,9 @@ local function scroll_to_top(buf)
     end
     local got = await_user('RunlsConversationPage', function()
       vim.api.nvim_feedkeys('gg', 'x', false)
+      -- A headless script runs outside Neovim's main loop, which fires CursorMoved
+      -- after a move: fired here as it would be.
+      vim.api.nvim_exec_autocmds('CursorMoved', { buffer = buf })
     end)
     eq('earlier', got.which, 'an earlier page')
     loads = loads + 1

@@ -913,6 +913,21 @@ async function openFolder(dir) {
   await page.locator('.statusbar-item', { hasText: 'runls: all agents' }).first().waitFor({ timeout: 90_000 });
 }
 
+/** The 1-based line of record i's header in a conversation document loaded from its first record (conversation.ts's layout). */
+function fromStartLine(records, i) {
+  const ms = (t) => (t ? Date.parse(t.replace(' ', 'T').replace(',', '.') + 'Z') : undefined);
+  let line = 3; // the summary, a blank line, then the first header
+  let prev;
+  for (let k = 0; k < i; k++) {
+    const next = ms(records[k + 1].time);
+    const t = ms(records[k].time);
+    if (t !== undefined) prev = t;
+    line += 1 + records[k].text.split('\n').length;
+    if (prev !== undefined && next !== undefined && next - prev >= 60_000) line++; // the gap line
+  }
+  return line;
+}
+
 /** The active editor's lines in view, top to bottom. */
 async function activeLines() {
   return visibleLines(page.locator('.editor-group-container.active .monaco-editor').first());
@@ -943,7 +958,13 @@ test('generated run: Show Conversation of This Record opens at the ERROR record,
   assert.ok(shown.slice(0, h).includes(blockHeader(all[at - 1])), `the record before it is in view above it: ${JSON.stringify(shown)}`);
   await shot('conversation-at-record.png');
   const noAt = serverHas('records', '--at');
-  if (!noAt) assert.match(shown.join('\n'), /earlier records: scroll up/, 'the page opened at the record: earlier ones are not loaded yet');
+  if (!noAt) {
+    // Opened at the record: the records before its page are not loaded, so its header
+    // is above the line it would have in a document loaded from the start.
+    const lineOf = await page.locator('.statusbar-item', { hasText: /Ln \d+, Col/ }).first().innerText();
+    const ln = Number(/Ln (\d+)/.exec(lineOf)[1]);
+    assert.ok(ln < fromStartLine(all, at), `the header on line ${ln}, before ${fromStartLine(all, at)} (the line it has loaded from the start)`);
+  }
 
   // Scrolling up: the pages before load above, the view stays on what it showed,
   // until the conversation's first record.

@@ -224,13 +224,16 @@ test('format warnings are published for record files, grouped, with codes, sever
   const bobLog = pathToFileURL(path.join(sampleRun, 'episode-2/bob/bob.log')).href;
   await eventually(() => (diagnostics.get(bobLog)?.length ?? 0) > 0, `diagnostics for ${bobLog}`);
   const d = diagnostics.get(bobLog)!;
-  // One warning for the stack trace's four lines, not one a line.
+  // One diagnostic for the stack trace's four lines, not one a line. Every one of
+  // them a stack-trace line: a Hint (4) naming the exception and giving the number
+  // (spec §9 rev 3), nothing a reader must fix.
   assert.equal(d.length, 1, JSON.stringify(d));
-  assert.equal(d[0].severity, 2);
+  assert.equal(d[0].severity, 4);
   assert.equal(d[0].source, 'runls');
   assert.equal(d[0].code, 'unindented-continuation');
   assert.equal(d[0].range.start.line, 3);
-  assert.match(d[0].message, /^4 continuation lines without the two-space indent/);
+  assert.match(d[0].message, /^java\.lang\.IllegalStateException: column "currency" of relation "invoices" already exists/);
+  assert.match(d[0].message, /\b4\b/);
   // A file written before 0.18.6: one Information (3), nothing to fix.
   const ep1 = pathToFileURL(path.join(sampleRun, 'episode-1/alice/alice.log')).href;
   await eventually(() => (diagnostics.get(ep1)?.length ?? 0) > 0, `diagnostics for ${ep1}`);
