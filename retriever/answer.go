@@ -14,16 +14,17 @@ import (
 	"runls/retriever/internal/bm25"
 )
 
-// answer ranks a valid request (spec §5, §6) and says what its filters hid
-// and which of its values the run does not hold (§12). Both rankings read one
-// committed state under one read lock.
+// searchIndexed answers a valid request from what is indexed now: it ranks
+// it (spec §5, §6) and says what its filters hid and which of its values the
+// run does not hold (§12). Both rankings read one committed state under one
+// read lock.
 //
 // The lifted ranking U (the request with rules 1-4 lifted) is made first:
 // when every piece of U passes the rules, U is the result itself (a piece
 // that passes ranks in the result no lower than in U, and every piece above
 // it in the result is above it in U), so one ranking answers both; else the
 // request is ranked again with its rules.
-func (ix *Index) answer(ctx context.Context, req Request) (Result, error) {
+func (ix *Index) searchIndexed(ctx context.Context, req Request) (Result, error) {
 	f := ix.newFilter(req)
 	text := req.rankingText()
 	hits, agents, hidden, notices, err := ix.rankAnswer(ctx, req, text, f)
@@ -42,38 +43,39 @@ func (ix *Index) answer(ctx context.Context, req Request) (Result, error) {
 	return res, nil
 }
 
-// rankAnswer ranks the request under one read lock, released by a defer:
-// a fault on a mapped segment (fault.go) must not leave it held.
+// rankAnswer ranks the request (rankLocked): under the same read lock, the
+// ranking with the evidence rules lifted, the one with them when it differs,
+// what they hid and the notices.
 func (ix *Index) rankAnswer(ctx context.Context, req Request, text string, f *filter) (hits []hit, agents []string, hidden Hidden, notices []Notice, err error) {
-	ix.mu.RLock()
-	defer ix.mu.RUnlock()
-	q, err := ix.newQuery(text, req.Agent)
+	hits, agents, err = ix.rankLocked(text, req.Agent, req.topK(), func(q bm25.Query) ([]hit, error) {
+		ix.warnUnfielded(f, req.Agent)
+		lifted, err := ix.run(ctx, q, liftedFilter(f))
+		hits := lifted
+		switch {
+		case err != nil:
+			return nil, err
+		case f.scopeEpisode && f.episode == "":
+			hits = nil // rule 1: nothing without a current episode
+		case ix.allEvidence(lifted, f):
+		default:
+			if hits, err = ix.run(ctx, q, f); err != nil {
+				return nil, err
+			}
+		}
+		hidden, notices = ix.hiddenOf(lifted, hits, f), ix.notices(req)
+		return hits, nil
+	})
 	if err != nil {
 		return nil, nil, Hidden{}, nil, err
 	}
-	q.K = req.topK()
-	ix.warnUnfielded(f, req.Agent)
-	lifted, err := ix.run(ctx, q, liftedFilter(f))
-	switch {
-	case err != nil:
-	case f.scopeEpisode && f.episode == "":
-		// rule 1: nothing without a current episode
-	case ix.allEvidence(lifted, f):
-		hits = lifted
-	default:
-		hits, err = ix.run(ctx, q, f)
-	}
-	if err != nil {
-		return nil, nil, Hidden{}, nil, err
-	}
-	return hits, ix.hitAgents(hits), ix.hiddenOf(lifted, hits, f), ix.notices(req), nil
+	return hits, agents, hidden, notices, nil
 }
 
 // hitAgents names each hit's agent. The caller holds the read lock.
-func (ix *Index) hitAgents(hits []hit) []string {
+func (c *committed) hitAgents(hits []hit) []string {
 	agents := make([]string, len(hits))
 	for i, h := range hits {
-		agents[i] = ix.agents[h.fs.agent]
+		agents[i] = c.agents[h.fs.agent]
 	}
 	return agents
 }
@@ -86,9 +88,9 @@ func liftedFilter(f *filter) *filter {
 }
 
 // allEvidence reports whether every hit passes f's rules.
-func (ix *Index) allEvidence(hits []hit, f *filter) bool {
+func (c *committed) allEvidence(hits []hit, f *filter) bool {
 	for _, h := range hits {
-		if ix.pieceReason(f, h) != "" {
+		if c.pieceReason(f, h) != "" {
 			return false
 		}
 	}
@@ -97,7 +99,7 @@ func (ix *Index) allEvidence(hits []hit, f *filter) bool {
 
 // hiddenOf counts the hits of the lifted ranking that f's rules kept out and
 // whose text the result does not hold, by the first reason that applies.
-func (ix *Index) hiddenOf(lifted, result []hit, f *filter) Hidden {
+func (c *committed) hiddenOf(lifted, result []hit, f *filter) Hidden {
 	var out Hidden
 	if len(lifted) == 0 {
 		return out
@@ -110,7 +112,7 @@ func (ix *Index) hiddenOf(lifted, result []hit, f *filter) Hidden {
 		if texts[h.seg.Key(h.doc)] {
 			continue
 		}
-		switch ix.pieceReason(f, h) {
+		switch c.pieceReason(f, h) {
 		case ReasonScope:
 			out.Scope++
 		case ReasonNoContext:
@@ -126,7 +128,7 @@ func (ix *Index) hiddenOf(lifted, result []hit, f *filter) Hidden {
 
 // pieceReason is why rules 1-4 of spec §5 keep a hit's piece out of f's
 // result, or "" when they let it in.
-func (ix *Index) pieceReason(f *filter, h hit) string {
+func (c *committed) pieceReason(f *filter, h hit) string {
 	current := f.episode != "" && h.fs.epNum == f.episode
 	return ruleReason(f, current, h.fs.conversational(), h.seg.flags[h.doc]&flagUnfielded != 0, h.seg.convOf(h.doc))
 }
@@ -157,11 +159,11 @@ func ruleReason(f *filter, current, record, unfielded bool, conv uint32) string 
 // conversation that no record of the current episode was written in, when
 // that episode exists. An agent folder counts when it holds a file, as
 // run/info counts it. The caller holds the read lock.
-func (ix *Index) notices(req Request) []Notice {
+func (c *committed) notices(req Request) []Notice {
 	out := []Notice{}
-	if req.Agent != "" && !ix.hasAgent(req.Agent) {
+	if req.Agent != "" && !c.hasAgent(req.Agent) {
 		n := Notice{Field: "agent", Value: req.Agent, Message: "the run has no agent folder named " + req.Agent}
-		if s, ok := ix.agentInOtherCase(req.Agent); ok {
+		if s, ok := c.agentInOtherCase(req.Agent); ok {
 			n.Suggestion = &s
 			n.Message += " (" + s + " differs only in case)"
 		}
@@ -171,25 +173,25 @@ func (ix *Index) notices(req Request) []Notice {
 		return out
 	}
 	num, _ := EpisodeNumber(req.Episode)
-	if !ix.hasEpisode(num) {
+	if !c.hasEpisode(num) {
 		return append(out, Notice{Field: "episode", Value: req.Episode, Message: "the run has no folder " + req.Episode})
 	}
-	if c := req.Conversation; c != "" && c != "-" && !ix.conversationIn(c, num) {
-		out = append(out, Notice{Field: "conversation", Value: c,
-			Message: "no record of " + req.Episode + " was written in conversation " + c})
+	if conv := req.Conversation; conv != "" && conv != "-" && !c.conversationIn(conv, num) {
+		out = append(out, Notice{Field: "conversation", Value: conv,
+			Message: "no record of " + req.Episode + " was written in conversation " + conv})
 	}
 	return out
 }
 
 // hasAgent reports whether a file of the run lies in an agent folder of
 // that name. It stops at the first such file.
-func (ix *Index) hasAgent(name string) bool {
-	id, ok := ix.agentIDs[name]
+func (c *committed) hasAgent(name string) bool {
+	id, ok := c.agentIDs[name]
 	if !ok {
 		return false
 	}
-	return ix.facts.of(ix, fact{kind: factAgent, name: name}, func() bool {
-		for _, fs := range ix.files {
+	return c.facts.of(c.commits.Load(), fact{kind: factAgent, name: name}, func() bool {
+		for _, fs := range c.files {
 			if fs.agent == id {
 				return true
 			}
@@ -200,10 +202,10 @@ func (ix *Index) hasAgent(name string) bool {
 
 // agentInOtherCase returns the first, byte-wise, of the run's agents whose
 // name differs from name only in case.
-func (ix *Index) agentInOtherCase(name string) (string, bool) {
+func (c *committed) agentInOtherCase(name string) (string, bool) {
 	var found []string
-	for _, a := range ix.agents {
-		if a != name && strings.EqualFold(a, name) && ix.hasAgent(a) {
+	for _, a := range c.agents {
+		if a != name && strings.EqualFold(a, name) && c.hasAgent(a) {
 			found = append(found, a)
 		}
 	}
@@ -215,8 +217,8 @@ func (ix *Index) agentInOtherCase(name string) (string, bool) {
 
 // hasEpisode reports whether the run has an episode folder of number num
 // (EpisodeNumber: episode-07 is episode-7).
-func (ix *Index) hasEpisode(num string) bool {
-	for name := range ix.episodes {
+func (c *committed) hasEpisode(num string) bool {
+	for name := range c.episodes {
 		if n, _ := EpisodeNumber(name); n == num {
 			return true
 		}
@@ -227,13 +229,13 @@ func (ix *Index) hasEpisode(num string) bool {
 // conversationIn reports whether a record of episode num (any agent, any
 // level) was written in conversation name. It stops at the first file that
 // has one.
-func (ix *Index) conversationIn(name, num string) bool {
-	id, ok := ix.lookupConv(name)
+func (c *committed) conversationIn(name, num string) bool {
+	id, ok := c.convs.Lookup(name)
 	if !ok {
 		return false
 	}
-	return ix.facts.of(ix, fact{kind: factConversation, name: name, episode: num}, func() bool {
-		for _, fs := range ix.files {
+	return c.facts.of(c.commits.Load(), fact{kind: factConversation, name: name, episode: num}, func() bool {
+		for _, fs := range c.files {
 			if fs.epNum == num {
 				if _, found := slices.BinarySearch(fs.convs, id); found {
 					return true
@@ -276,8 +278,7 @@ const maxFacts = 1024
 
 // of returns the fact's answer for the committed state, from find when it is
 // not known yet. Under ix.mu's read lock.
-func (m *factMemo) of(ix *Index, f fact, find func() bool) bool {
-	commits := ix.commits.Load()
+func (m *factMemo) of(commits uint64, f fact, find func() bool) bool {
 	m.mu.Lock()
 	v, ok := m.known[f]
 	ok = ok && m.commits == commits

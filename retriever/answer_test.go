@@ -14,6 +14,7 @@ import (
 	"runls/masking"
 	"runls/recordformat"
 	"runls/retriever/internal/bm25"
+	"runls/retriever/internal/records"
 )
 
 func TestMatches(t *testing.T) {
@@ -198,7 +199,7 @@ func FuzzFormatTimeKey(f *testing.F) {
 		if n == 0 {
 			return
 		}
-		got := formatTimeKey(recordformat.TimeKey(line), n == stampWithMillis && line[stampSeconds] == '.')
+		got := records.FormatTimeKey(recordformat.TimeKey(line), n == records.StampWithMillis && line[records.StampSeconds] == '.')
 		if got != s[:n] {
 			t.Fatalf("%q: formatted %q", s[:n], got)
 		}
@@ -376,7 +377,7 @@ func bruteHidden(t *testing.T, ix *Index, req Request, res Result) Hidden {
 		inResult[it.Text] = true
 	}
 	var h Hidden
-	for _, it := range ix.bruteItems(bruteTop(ix.bruteHits(t, req), req.topK(), func(hit) bool { return true })) {
+	for _, it := range bruteItems(ix, bruteTop(bruteHits(t, ix, req), req.topK(), func(hit) bool { return true })) {
 		if inResult[it.Text] {
 			continue
 		}
@@ -399,7 +400,7 @@ func bruteHidden(t *testing.T, ix *Index, req Request, res Result) Hidden {
 // bruteHits is every piece of the agents searched that has a query term,
 // scored with no pruning, best first, ties in location order (the told
 // records of the turn message left out).
-func (ix *Index) bruteHits(t *testing.T, req Request) []hit {
+func bruteHits(t *testing.T, ix *Index, req Request) []hit {
 	t.Helper()
 	lifted := liftedFilter(ix.newFilter(req))
 	ix.mu.RLock()
@@ -460,7 +461,7 @@ func (ix *Index) bruteHits(t *testing.T, req Request) []hit {
 }
 
 // bruteItems makes the items of hits.
-func (ix *Index) bruteItems(hits []hit) []Item {
+func bruteItems(ix *Index, hits []hit) []Item {
 	ix.mu.RLock()
 	agents := make([]string, len(hits))
 	for i, h := range hits {
@@ -515,8 +516,8 @@ func bruteReason(req Request, it Item) string {
 // bruteFiltered is the request's top K, given once among the pieces its
 // rules let in (each piece judged by its item's fields).
 func bruteFiltered(t *testing.T, ix *Index, req Request) []Item {
-	keep := func(h hit) bool { return bruteReason(req, ix.bruteItems([]hit{h})[0]) == "" }
-	return ix.bruteItems(bruteTop(ix.bruteHits(t, req), req.topK(), keep))
+	keep := func(h hit) bool { return bruteReason(req, bruteItems(ix, []hit{h})[0]) == "" }
+	return bruteItems(ix, bruteTop(bruteHits(t, ix, req), req.topK(), keep))
 }
 
 // TestHiddenAgainstBruteForce: random small runs and requests, the hidden

@@ -36,7 +36,7 @@ func BenchmarkRareWordParts(b *testing.B) {
 		fn   func(Request) error
 		lat  []time.Duration
 	}{
-		{name: "barrier", fn: func(Request) error { return ix.awaitEvents(ctx) }},
+		{name: "barrier", fn: func(Request) error { return ix.fw.awaitEvents(ctx, ix.log) }},
 		{name: "update", fn: func(Request) error { _, err := ix.update(ctx, nil); return err }},
 		{name: "answer", fn: func(r Request) error { _, err := ix.searchIndexed(ctx, r); return err }},
 		{name: "search", fn: func(r Request) error { _, err := ix.Search(ctx, r); return err }},

@@ -67,7 +67,7 @@ func BenchmarkIndex(b *testing.B) {
 		b.SetBytes(content)
 		after := heapInUse()
 		b.ReportMetric(float64(after-before)/float64(content), "heap/byte")
-		// The record tables' part of it (records.go), per input byte and per record.
+		// The record tables' part of it (internal/records), per input byte and per record.
 		fp := ix.Footprint()
 		b.ReportMetric(float64(fp.Records)/float64(content), "records-B/byte")
 		b.ReportMetric(float64(fp.Records)/float64(max(fp.NRecords, 1)), "records-B/record")

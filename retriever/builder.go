@@ -48,9 +48,9 @@ func onePass(batchBytes int64) bool { return batchBytes <= minBatchBytes }
 
 // batchBytesFor is the bytes a worker reads into one batch of an update
 // that reads total bytes.
-func (ix *Index) batchBytesFor(total int64) int64 {
-	if ix.batchInput > 0 {
-		return ix.batchInput
+func batchBytesFor(total, batchInput int64) int64 {
+	if batchInput > 0 {
+		return batchInput
 	}
 	return min(max(total/maxBatchShare, minBatchBytes), maxBatchBytes)
 }

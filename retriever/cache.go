@@ -126,7 +126,7 @@ func (w *cacheWriter) restore() {
 	if snap == nil {
 		return
 	}
-	refs, err := w.ix.restore(snap)
+	refs, err := w.restoreIndex(snap)
 	if err != nil {
 		snap.Close()
 		w.ix.log.Warn("dropped a cache entry that cannot be read; the run is indexed afresh", zap.String("entry", w.entry.Dir()), zap.Error(err))
@@ -207,7 +207,7 @@ func (w *cacheWriter) write() {
 		// Blobs another writer removed since (this process was a reader):
 		// the next write writes every segment.
 		clear(w.segBlobs)
-		ix.warnOnce("cache-write", "cannot write the cache entry; the index is kept in memory only", zap.String("entry", w.entry.Dir()), zap.Error(err))
+		ix.once.warn("cache-write", "cannot write the cache entry; the index is kept in memory only", zap.String("entry", w.entry.Dir()), zap.Error(err))
 		return
 	}
 	w.written = commits
@@ -218,7 +218,7 @@ func (w *cacheWriter) write() {
 // commit waits for the copy), then the segments not yet written, from the
 // immutable segments outside the lock, and the commit naming them all.
 func (w *cacheWriter) commit() error {
-	st, state, dict, stats, segs := w.ix.encodeCommitted()
+	st, state, dict, stats, segs := w.encodeCommitted()
 	records := make([]store.FileRecord, len(st.files))
 	for i, fs := range st.files {
 		records[i] = fileRecord(fs)

@@ -85,7 +85,7 @@ func TestCacheWritesAfterIndexingNotOnSearch(t *testing.T) {
 	if got := entries(t, root); len(got) != 0 {
 		t.Fatalf("a search wrote the entry: %+v", got)
 	}
-	want := ix.fileTable()
+	want := fileTableOf(ix)
 	must(t, ix.Close())
 	got := entries(t, root)
 	if len(got) != 1 {

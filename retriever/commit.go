@@ -15,13 +15,13 @@ type laidOut struct {
 }
 
 // layOut makes the builder's segment: term ids made global under the
-// dictionary's lock, then the segment laid out, and flushed to the cache
-// entry (flush.go). It takes no other lock, so that workers lay their
-// batches out (and write them) side by side, and searches wait only for
-// commit's bookkeeping.
-func (ix *Index) layOut(b *builder) *laidOut {
-	global := ix.dict.Assign(b.Terms())
-	return &laidOut{b: b, seg: ix.flushBuilt(b.finish(global)), global: global}
+// dictionary's lock, then the segment laid out. It takes no other lock, so
+// that workers lay their batches out (and the update writes them to the
+// cache entry, flush.go) side by side, and searches wait only for commit's
+// bookkeeping.
+func (c *committed) layOut(b *builder) *laidOut {
+	global := c.dict.Assign(b.Terms())
+	return &laidOut{b: b, seg: b.finish(global), global: global}
 }
 
 // commit makes a batch visible: a laid out segment (or none) with the files
@@ -87,39 +87,39 @@ func (ix *Index) commit(l *laidOut, updates []*update, removed []*fileState, epi
 }
 
 // retract drops a file's tail docs, whose terms it kept for the purpose.
-func (ix *Index) retract(fs *fileState) {
+func (c *committed) retract(fs *fileState) {
 	for _, td := range fs.tailDocs {
-		ix.stats.Retract(fs.agent, td.seg.Segment, td.doc, td.terms, td.dl)
+		c.stats.Retract(fs.agent, td.seg.Segment, td.doc, td.terms, td.dl)
 	}
 }
 
 // dropFile drops every doc of a file.
-func (ix *Index) dropFile(fs *fileState) {
+func (c *committed) dropFile(fs *fileState) {
 	for _, r := range fs.ranges {
-		ix.stats.Drop(fs.agent, r.seg.Segment, r.lo, r.hi)
+		c.stats.Drop(fs.agent, r.seg.Segment, r.lo, r.hi)
 	}
 }
 
 // setSegments makes segs the index's, and the engine's view of them (the
 // same segments, in the same order, which hits and filters name by place).
 // The caller holds the write lock.
-func (ix *Index) setSegments(segs []*segment) {
-	ix.segments = segs
-	ix.postings = make([]*bm25.Segment, len(segs))
+func (c *committed) setSegments(segs []*segment) {
+	c.segments = segs
+	c.postings = make([]*bm25.Segment, len(segs))
 	for i, s := range segs {
-		ix.postings[i] = s.Segment
+		c.postings[i] = s.Segment
 	}
 }
 
 // mergeCandidates returns the segments the engine's policy merges now, in
 // the index's order (none: not yet).
-func (ix *Index) mergeCandidates() []*segment {
-	picked := bm25.MergeCandidates(ix.postings)
+func (c *committed) mergeCandidates() []*segment {
+	picked := bm25.MergeCandidates(c.postings)
 	if len(picked) == 0 {
 		return nil
 	}
 	out := make([]*segment, 0, len(picked))
-	for _, s := range ix.segments {
+	for _, s := range c.segments {
 		if len(out) < len(picked) && s.Segment == picked[len(out)] {
 			out = append(out, s)
 		}

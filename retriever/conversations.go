@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"runls/recordformat"
+	"runls/retriever/internal/records"
 )
 
 // Conversation summaries: what an editor's picker shows of each
@@ -63,7 +64,7 @@ func (ix *Index) Conversations(ctx context.Context, episode string) ([]Conversat
 	return out, err
 }
 
-func (ix *Index) conversations(ctx context.Context, q *recordsQuery) ([]ConversationSummary, error) {
+func (ix *Index) conversations(ctx context.Context, q *records.Query) ([]ConversationSummary, error) {
 	type place struct {
 		file, rec int
 		key       int64
@@ -73,19 +74,20 @@ func (ix *Index) conversations(ctx context.Context, q *recordsQuery) ([]Conversa
 		agents      map[string]bool
 		first, last place
 	}
-	files, agents := ix.episodeRecordFiles(q)
+	ef := ix.episodeRecordFiles(q)
+	files, agents := ef.states, ef.agents
 	byConv := map[uint32]*acc{}
 	for f, fs := range files {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
 		t := fs.records()
-		for i := 0; i < t.len(); i++ {
-			c := t.recConv(i)
+		for i := 0; i < t.Len(); i++ {
+			c := t.Conv(i)
 			if c == 0 {
 				continue
 			}
-			k := t.recTime(i)
+			k := t.Time(i)
 			a := byConv[c]
 			if a == nil {
 				a = &acc{agents: map[string]bool{}, first: place{f, i, k}, last: place{f, i, k}}
@@ -105,15 +107,15 @@ func (ix *Index) conversations(ctx context.Context, q *recordsQuery) ([]Conversa
 	}
 	out := make([]ConversationSummary, 0, len(byConv))
 	for c, a := range byConv {
-		s := ConversationSummary{Conversation: ix.convName(c), Agents: sortedKeys(a.agents), Records: a.records}
+		s := ConversationSummary{Conversation: ix.convs.Name(c), Agents: sortedKeys(a.agents), Records: a.records}
 		var err error
-		if s.First, err = ix.recordStamp(files[a.first.file], a.first.rec); err != nil {
+		if s.First, err = ix.rb.recordStamp(files[a.first.file], a.first.rec); err != nil {
 			return nil, err
 		}
-		if s.Last, err = ix.recordStamp(files[a.last.file], a.last.rec); err != nil {
+		if s.Last, err = ix.rb.recordStamp(files[a.last.file], a.last.rec); err != nil {
 			return nil, err
 		}
-		if s.Line, err = ix.summaryLine(ctx, q, ix.convName(c)); err != nil {
+		if s.Line, err = ix.summaryLine(ctx, q, ix.convs.Name(c)); err != nil {
 			return nil, err
 		}
 		out = append(out, s)
@@ -123,9 +125,9 @@ func (ix *Index) conversations(ctx context.Context, q *recordsQuery) ([]Conversa
 }
 
 // recordStamp is record i's time as written.
-func (ix *Index) recordStamp(fs *fileState, i int) (string, error) {
-	line := fs.records().recLine(i)
-	lines, err := ix.readSpan(fs, line, line+1)
+func (rb *readBack) recordStamp(fs *fileState, i int) (string, error) {
+	line := fs.records().Line(i)
+	lines, err := rb.readLines(context.Background(), fs, line, line+1)
 	if err != nil {
 		return "", err
 	}
@@ -134,10 +136,10 @@ func (ix *Index) recordStamp(fs *fileState, i int) (string, error) {
 }
 
 // summaryLine is a conversation's line (ConversationSummary.Line).
-func (ix *Index) summaryLine(ctx context.Context, episode *recordsQuery, conv string) (string, error) {
+func (ix *Index) summaryLine(ctx context.Context, episode *records.Query, conv string) (string, error) {
 	q := *episode
-	q.conv, q.hasConv, q.limit = conv, true, summaryScan
-	page, err := ix.records(ctx, &q)
+	q.Conv, q.HasConv, q.Limit = conv, true, summaryScan
+	page, err := ix.records(ctx, &q, nil)
 	if err != nil || len(page.Records) == 0 {
 		return "", err
 	}

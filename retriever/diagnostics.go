@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+
+	"runls/retriever/internal/records"
 )
 
 // Diagnostics returns the format warnings of one record file (by absolute
@@ -30,7 +32,7 @@ func (ix *Index) Diagnostics(path string, max int, leaveOut ...string) []Diagnos
 	if fs.layout.Foreign() {
 		return foreignDiagnostics(fs, max, leaveOut)
 	}
-	return ix.fileDiagnostics(fs, max, leaveOut)
+	return fileDiagnostics(&ix.rb, fs, max, leaveOut)
 }
 
 // foreignDiagnostics is a foreign log's one diagnostic (spec §9): an
@@ -64,85 +66,39 @@ func (ix *Index) recordFile(path string) *fileState {
 	return fs
 }
 
-func (ix *Index) fileDiagnostics(fs *fileState, max int, leaveOut []string) []Diagnostic {
+// fileDiagnostics words the warnings records.Warnings groups from the
+// file's table, the codes in leaveOut left out; a span of continuation
+// lines that is a stack trace is a Hint (spec §9, revision 3).
+func fileDiagnostics(rb *readBack, fs *fileState, max int, leaveOut []string) []Diagnostic {
+	if max == Uncapped {
+		max = 0
+	}
+	leave := records.Leave{Unindented: slices.Contains(leaveOut, CodeUnindentedContinuation),
+		Unfielded: slices.Contains(leaveOut, CodeUnfieldedLine), More: slices.Contains(leaveOut, CodeMore)}
 	t := fs.records()
-	spans, runs := t.allSpans(), t.allRuns()
-	if slices.Contains(leaveOut, CodeUnindentedContinuation) {
-		spans = nil
-	}
-	if slices.Contains(leaveOut, CodeUnfieldedLine) {
-		runs = nil
-	}
-	if len(spans)+len(runs) == 0 {
+	traces := rb.stackTraces(fs, records.ConsideredSpans(t, leave))
+	ws := records.Warnings(t, max, leave, func(k int) bool { return traces[k].all })
+	if len(ws) == 0 {
 		return nil
 	}
-	// A stack trace's span is a Hint (spec §9, revision 3): it neither counts
-	// against the cap nor is left out by it.
-	traces := ix.stackTraces(fs, spans)
-	var hints []Diagnostic
-	var warnSpans []unindentedSpan
-	for i, sp := range spans {
-		if traces[i].all {
-			hints = append(hints, Diagnostic{
-				Range:    Range{Start: Position{Line: int(sp.first)}, End: Position{Line: int(sp.last), Character: int(sp.lastUnits)}},
-				Severity: SeverityHint, Code: CodeUnindentedContinuation,
-				Message: stackTraceMessage(traces[i].exception, int(sp.count)),
-			})
-		} else {
-			warnSpans = append(warnSpans, sp)
+	out := make([]Diagnostic, len(ws))
+	for i, w := range ws {
+		d := Diagnostic{Range: Range{Start: Position{Line: int(w.StartLine)}, End: Position{Line: int(w.EndLine), Character: int(w.EndUnits)}},
+			Severity: SeverityWarning}
+		switch w.Kind {
+		case records.WarnUnfielded:
+			d.Code, d.Message = CodeUnfieldedLine, unfieldedMessage(w.N, fs.episode)
+		case records.WarnPredates:
+			d.Severity, d.Code, d.Message = SeverityInformation, CodeUnfieldedLine, predatesMessage(w.N, fs.episode)
+		case records.WarnUnindented:
+			d.Code, d.Message = CodeUnindentedContinuation, unindentedMessage(w.N)
+		case records.WarnHint:
+			d.Severity, d.Code, d.Message = SeverityHint, CodeUnindentedContinuation, stackTraceMessage(traces[w.Span].exception, w.N)
+		case records.WarnMore:
+			d.Code, d.Message = CodeMore, moreMessage(w.N)
 		}
+		out[i] = d
 	}
-	spans = warnSpans
-	total := len(spans) + len(runs)
-	whole := !t.anyFielded() // then runs holds one run: every record
-	shown := total
-	if max != Uncapped && total > max {
-		shown = max - 1
-		if slices.Contains(leaveOut, CodeMore) {
-			shown = max
-		}
-	}
-	out := make([]Diagnostic, 0, min(total, shown+1)+len(hints))
-	si, ri := 0, 0
-	next := func() Diagnostic {
-		// In line order; a run starts at a record's first line, a span after it.
-		if ri < len(runs) && (si == len(spans) || t.recLine(int(runs[ri].first)) < spans[si].first) {
-			r := runs[ri]
-			ri++
-			d := Diagnostic{
-				Range: Range{Start: Position{Line: int(t.recLine(int(r.first)))},
-					End: Position{Line: int(r.endLine), Character: int(r.endUnits)}},
-				Severity: SeverityWarning, Code: CodeUnfieldedLine,
-				Message: unfieldedMessage(int(r.last-r.first+1), fs.episode),
-			}
-			if whole {
-				d.Severity, d.Message = SeverityInformation, predatesMessage(int(r.last-r.first+1), fs.episode)
-			}
-			return d
-		}
-		sp := spans[si]
-		si++
-		return Diagnostic{
-			Range:    Range{Start: Position{Line: int(sp.first)}, End: Position{Line: int(sp.last), Character: int(sp.lastUnits)}},
-			Severity: SeverityWarning, Code: CodeUnindentedContinuation,
-			Message: unindentedMessage(int(sp.count)),
-		}
-	}
-	for len(out) < shown {
-		out = append(out, next())
-	}
-	if shown < total && !slices.Contains(leaveOut, CodeMore) {
-		at := next().Range.Start
-		out = append(out, Diagnostic{Range: Range{Start: at, End: at}, Severity: SeverityWarning,
-			Code: CodeMore, Message: moreMessage(total - shown)})
-	}
-	if len(hints) == 0 {
-		return out
-	}
-	// In line order, the Hints among the others (more-warnings at the start
-	// of the first warning not shown, before a Hint that starts there).
-	out = append(out, hints...)
-	slices.SortStableFunc(out, func(a, b Diagnostic) int { return a.Range.Start.Line - b.Range.Start.Line })
 	return out
 }
 

@@ -10,21 +10,21 @@ import (
 	"io/fs"
 	"maps"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
-	"time"
 
 	"go.uber.org/zap"
+
+	"runls/retriever/internal/runfs"
 )
 
 // candidate is an agent file found by discovery.
 type candidate struct {
 	rel, episode, epNum, agent string
-	info                       fileStat
+	info                       runfs.Stat
 	// evented: an event named the file since it was last planned, so its
 	// content is checked even when its size and time say it is unchanged (a
 	// write within the clock tick of the last read).
@@ -102,7 +102,7 @@ var (
 // discover scans the run folder for the agent files that may have changed.
 //
 // A folder's listing is cached, keyed by the folder's identity and time: a
-// folder whose time did not move (and is not racy, see racyWindow) holds
+// folder whose time did not move (and is not racy, see runfs.RacyWindow) holds
 // the same entries, since adding, removing or renaming an entry sets the
 // time of the folder that holds it. Polling relies on that; events make even
 // the folder's stat unneeded.
@@ -281,7 +281,7 @@ func (sc *scan) statNamed() {
 			info, err := r.Lstat(rel[len(dir)+1:])
 			fw.stats.Add(1)
 			if err == nil && info.Mode().IsRegular() {
-				sc.found[rel] = sc.candidate(rel, statOf(info), sc.cs.names[rel])
+				sc.found[rel] = sc.candidate(rel, runfs.StatOf(info), sc.cs.names[rel])
 			}
 		}
 		r.Close()
@@ -349,7 +349,7 @@ func (sc *scan) visit(parent *os.Root, name, rel string, m visitMode) error {
 // m.poll; otherwise those new in a listing made now, and those events named.
 // stale reports a file of a cached listing that is gone or no longer a
 // regular file.
-func (sc *scan) files(r *os.Root, rel string, d, old *dirState, infos []fileStat, m visitMode) (cands []candidate, stale bool) {
+func (sc *scan) files(r *os.Root, rel string, d, old *dirState, infos []runfs.Stat, m visitMode) (cands []candidate, stale bool) {
 	if levelOf(rel) != levelAgent {
 		return nil, false
 	}
@@ -360,7 +360,7 @@ func (sc *scan) files(r *os.Root, rel string, d, old *dirState, infos []fileStat
 		if !m.poll && !evented && !isNew {
 			continue
 		}
-		var info fileStat
+		var info runfs.Stat
 		if infos != nil {
 			info = infos[i]
 		} else { // the cached listing: stat the file
@@ -369,7 +369,7 @@ func (sc *scan) files(r *os.Root, rel string, d, old *dirState, infos []fileStat
 			if err != nil || !li.Mode().IsRegular() {
 				return nil, true
 			}
-			info = statOf(li)
+			info = runfs.StatOf(li)
 		}
 		cands = append(cands, sc.candidate(frel, info, evented))
 	}
@@ -465,7 +465,7 @@ func (sc *scan) unlisted(rel string, err error) {
 		delete(fw.unreadable, rel)
 		return
 	}
-	sc.ix.warnOnce("folder:"+rel, "cannot read folder", zap.String("folder", rel), zap.Error(err))
+	sc.ix.once.warn("folder:"+rel, "cannot read folder", zap.String("folder", rel), zap.Error(err))
 	if !fw.unreadable[rel] {
 		fw.unreadable[rel] = true
 		sc.episodes = sc.episodes || levelOf(rel) < levelAgent
@@ -486,125 +486,9 @@ func (sc *scan) episodeSet() map[string]bool {
 	return eps
 }
 
-func (sc *scan) candidate(rel string, info fileStat, evented bool) candidate {
+func (sc *scan) candidate(rel string, info runfs.Stat, evented bool) candidate {
 	ep, rest, _ := strings.Cut(rel, "/")
 	agent, _, _ := strings.Cut(rest, "/")
 	num, _ := EpisodeNumber(ep)
 	return candidate{rel: rel, episode: ep, epNum: num, agent: agent, info: info, evented: evented}
-}
-
-// list returns folder r's listing (rel names it), the cached one when the
-// folder's identity and time say it is unchanged; infos holds the stats of
-// its files (d.files, in their order) when it was listed now, and is nil
-// when it was not. With a watcher running, the folder is
-// watched first; when its watch begins now, m.poll is set: what changed in
-// it before raised no event.
-func (sc *scan) list(r *os.Root, rel string, force bool, m *visitMode) (*dirState, []fileStat, error) {
-	ix := sc.ix
-	info, err := r.Lstat(".")
-	ix.fw.stats.Add(1)
-	if err != nil {
-		return nil, nil, err
-	}
-	dev, ino := fileID(info)
-	mtime := info.ModTime().UnixNano()
-	if ix.fw.watch(rel, ino) {
-		m.poll = true
-	}
-	old := sc.old[rel]
-	if old != nil && !force && old.dev == dev && old.ino == ino && old.mtime == mtime && !racy(mtime, old.listedAt) {
-		return old, nil, nil
-	}
-	d := &dirState{dev: dev, ino: ino, mtime: mtime, listedAt: time.Now().UnixNano()}
-	ix.fw.listings.Add(1)
-	if ix.fw.listed != nil {
-		ix.fw.listed(rel)
-	}
-	f, err := r.Open(".")
-	if err != nil {
-		return nil, nil, err
-	}
-	defer f.Close()
-	// The names alone, then a stat of each entry kept, as a value: an
-	// os.Root's folder reads a FileInfo object for every entry with its
-	// listing (issue 13: at 100,000 files those objects lived on the heap
-	// for the whole first indexing).
-	names, err := f.Readdirnames(-1)
-	if err != nil {
-		return nil, nil, err
-	}
-	level := levelOf(rel)
-	type sub struct {
-		name string
-		ino  uint64
-	}
-	var subs []sub
-	type file struct {
-		name string
-		st   fileStat
-	}
-	var files []file
-	child := func(name string) string {
-		if rel == "." {
-			return name
-		}
-		return rel + "/" + name
-	}
-	for _, name := range names {
-		if level == levelRoot {
-			if _, ok := EpisodeNumber(name); !ok {
-				continue
-			}
-		}
-		st, err := lstatIn(r, f, name)
-		ix.fw.stats.Add(1)
-		if errors.Is(err, fs.ErrNotExist) {
-			continue // gone since the folder was read
-		}
-		if err != nil {
-			return nil, nil, err
-		}
-		switch t := st.mode.Type(); {
-		case t&fs.ModeSymlink != 0:
-			ix.warnLink(child(name))
-		case t.IsDir():
-			subs = append(subs, sub{name, st.ino})
-		case t.IsRegular() && old != nil && contains(old.dirs, name):
-			ix.noteOnce("replaced:"+child(name), "a folder was replaced by a file; the evidence of its files is dropped",
-				zap.String("file", child(name)))
-			if level == levelAgent {
-				files = append(files, file{name, st})
-			}
-		case t.IsRegular() && level == levelAgent:
-			files = append(files, file{name, st})
-		}
-	}
-	slices.SortFunc(files, func(a, b file) int { return strings.Compare(a.name, b.name) })
-	infos := make([]fileStat, len(files)) // not nil: listed now
-	if len(files) > 0 {
-		d.files = make([]string, 0, len(files))
-	}
-	for i, f := range files {
-		d.files = append(d.files, f.name)
-		infos[i] = f.st
-	}
-	slices.SortFunc(subs, func(a, b sub) int { return strings.Compare(a.name, b.name) })
-	for _, s := range subs {
-		d.dirs = append(d.dirs, s.name)
-		d.dirIDs = append(d.dirIDs, s.ino)
-	}
-	return d, infos, nil
-}
-
-// contains reports whether sorted holds s.
-func contains(sorted []string, s string) bool {
-	_, ok := slices.BinarySearch(sorted, s)
-	return ok
-}
-
-func (ix *Index) abs(rel string) string {
-	if rel == "." {
-		return ix.root
-	}
-	return ix.root + string(os.PathSeparator) + filepath.FromSlash(rel)
 }

@@ -182,7 +182,7 @@ func TestWalkWithoutEvents(t *testing.T) {
 	opts := Options{Root: root}
 	ix := openTest(t, opts)
 	assertFollowed(t, ix, opts, nil)
-	search(t, ix, allEvidence("apple")) // lists the folders listed within racyWindow once more
+	search(t, ix, allEvidence("apple")) // lists the folders listed within runfs.RacyWindow once more
 	steps := []struct {
 		name   string
 		change func()

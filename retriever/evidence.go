@@ -8,6 +8,7 @@ import (
 	"go.uber.org/zap"
 
 	"runls/retriever/internal/bm25"
+	"runls/retriever/internal/records"
 )
 
 // filter is the evidence rules of a request (spec §5).
@@ -53,15 +54,15 @@ func (e *evidenceFilter) Check(seg int, d, id uint32) bool {
 
 // file returns the committed state of a file id, or nil: the pieces of a
 // read that was discarded (the file failed half-way) name a file that is not.
-func (ix *Index) file(id uint32) *fileState {
-	if int(id) < len(ix.byID) {
-		return ix.byID[id]
+func (c *committed) file(id uint32) *fileState {
+	if int(id) < len(c.byID) {
+		return c.byID[id]
 	}
 	return nil
 }
 
 // fileVerdict decides what it can of the evidence rules from the file alone.
-func (ix *Index) fileVerdict(fs *fileState, agent int, f *filter) bm25.Verdict {
+func (c *committed) fileVerdict(fs *fileState, agent int, f *filter) bm25.Verdict {
 	if fs == nil || (agent >= 0 && int(fs.agent) != agent) {
 		return bm25.RejectAll
 	}
@@ -133,12 +134,12 @@ func (ix *Index) warnUnfielded(f *filter, agent string) {
 	if !f.records || f.episode == "" || (agent != "" && !known) {
 		return
 	}
-	ix.facts.of(ix, fact{kind: factUnfielded, name: agent, episode: f.episode}, func() bool {
+	ix.facts.of(ix.commits.Load(), fact{kind: factUnfielded, name: agent, episode: f.episode}, func() bool {
 		for _, fs := range ix.files {
 			if fs.epNum != f.episode || !fs.form.IsRecord() || (agent != "" && fs.agent != id) {
 				continue
 			}
-			if len(fs.records().allRuns()) > 0 && fs.warned.unfielded.CompareAndSwap(false, true) {
+			if len(fs.records().Runs()) > 0 && fs.warned.unfielded.CompareAndSwap(false, true) {
 				ix.log.Warn("lines without the conversation field in the current episode are not evidence", zap.String("file", fs.rel))
 			}
 		}
@@ -153,13 +154,6 @@ func (fs *fileState) inWindow(n uint32, w timeWindow) bool {
 		return false
 	}
 	t := fs.records()
-	i := t.recordAt(n)
-	return i >= 0 && metaKind(t.recMeta(i)) != kindBeforeFirst && w.holds(t.recTime(i))
-}
-
-func (ix *Index) lookupConv(name string) (uint32, bool) {
-	ix.convMu.Lock()
-	defer ix.convMu.Unlock()
-	id, ok := ix.convIDs[name]
-	return id, ok
+	i := t.RecordAt(n)
+	return i >= 0 && records.MetaKind(t.Meta(i)) != records.KindBeforeFirst && w.holds(t.Time(i))
 }

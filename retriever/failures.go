@@ -2,6 +2,7 @@ package retriever
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,6 +11,8 @@ import (
 	"sync"
 
 	"runls/recordformat"
+	"runls/retriever/internal/records"
+	"runls/retriever/internal/runfs"
 )
 
 // What went wrong in a run, at a glance (spec §9 run/failures): the records
@@ -23,8 +26,9 @@ import (
 // versions of a file (fileState.memo, new when the file is read again
 // from its start) holds those of its records that can no longer change
 // (every record but the last), so a request after an append reads only the
-// records appended. Only records that can be failures are read: those of a
-// level at WARN or above, those with continuation lines without the indent
+// records appended (a request below memoFloor, ERROR, reads for itself).
+// Only records that can be failures are read: those of the level asked or
+// above, those with continuation lines without the indent
 // (a stack trace logback appended: its exception line is unindented; an
 // indented line is the agent's own text), and a line before a file's first
 // record. A whole answer is kept for the committed state it was made from
@@ -181,9 +185,10 @@ type failEntry struct {
 	time      *string
 }
 
-// memoFloor is the lowest level a memo keeps failures of; a request that
-// goes lower scans the files for itself.
-const memoFloor = recordformat.Warn
+// memoFloor is the lowest level a memo keeps failures of (the default's:
+// a run's WARN records are many, and kept they cost memory and every
+// request's time); a request that goes lower scans the files for itself.
+const memoFloor = recordformat.Error
 
 func (ix *Index) failures(ctx context.Context, q failuresQuery) (FailuresResult, error) {
 	commits := ix.commits.Load()
@@ -199,14 +204,16 @@ func (ix *Index) failures(ctx context.Context, q failuresQuery) (FailuresResult,
 	files, agents := ix.failureFiles(q)
 	b := newGroupBuilder()
 	for i, fs := range files {
-		entries, err := ix.fileFailures(ctx, fs, q.minLevel)
+		kept, last, err := ix.rb.fileFailures(ctx, fs, q.minLevel)
 		if err != nil {
 			return FailuresResult{}, err
 		}
-		path := ix.abs(fs.rel)
-		for j := range entries {
-			if e := &entries[j]; e.exception || (e.level != recordformat.None && e.level >= q.minLevel) {
-				b.add(e, fs, path, agents[i])
+		path := runfs.Abs(ix.root, fs.rel)
+		for _, entries := range [][]failEntry{kept, last} {
+			for j := range entries {
+				if e := &entries[j]; e.exception || (e.level != recordformat.None && e.level >= q.minLevel) {
+					b.add(e, fs, path, agents[i])
+				}
 			}
 		}
 	}
@@ -238,98 +245,98 @@ func (ix *Index) failureFiles(q failuresQuery) ([]*fileState, []string) {
 }
 
 // fileFailures returns the failures of fs at level floor or above (and the
-// records that hold an exception line), by record: from its memo where
-// floor allows, and what the memo does not cover read now.
-func (ix *Index) fileFailures(ctx context.Context, fs *fileState, floor recordformat.Level) ([]failEntry, error) {
+// records that hold an exception line), by record, in two parts (the
+// records before the last, and the last): from its memo where floor
+// allows, and what the memo does not cover read now.
+func (rb *readBack) fileFailures(ctx context.Context, fs *fileState, floor recordformat.Level) (kept, last []failEntry, err error) {
 	t := fs.records()
-	n := t.len()
+	n := t.Len()
 	if n == 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
 	if fs.memo == nil || floor < memoFloor {
-		return ix.scanFailures(ctx, fs, 0, n, min(floor, memoFloor))
+		all, err := rb.scanFailures(ctx, fs, 0, n, min(floor, memoFloor))
+		return all, nil, err
 	}
 	m := &fs.memo.failures
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if final := n - 1; m.upTo < final {
-		more, err := ix.scanFailures(ctx, fs, m.upTo, final, memoFloor)
+		more, err := rb.scanFailures(ctx, fs, m.upTo, final, memoFloor)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		m.entries, m.upTo = append(m.entries, more...), final
 	}
 	// The memo may hold records of a later version than fs: they are not
 	// fs's (yet).
 	end, _ := slices.BinarySearchFunc(m.entries, int32(n-1), func(e failEntry, rec int32) int { return int(e.rec - rec) })
-	out := m.entries[:end:end]
 	if !m.lastSet || m.lastRec != n-1 || m.lastPos != fs.readPos {
-		last, err := ix.scanFailures(ctx, fs, n-1, n, memoFloor)
+		found, err := rb.scanFailures(ctx, fs, n-1, n, memoFloor)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		m.lastRec, m.lastPos, m.lastFound, m.lastSet = n-1, fs.readPos, last, true
+		m.lastRec, m.lastPos, m.lastFound, m.lastSet = n-1, fs.readPos, found, true
 	}
-	return append(out, m.lastFound...), nil
+	return m.entries[:end:end], m.lastFound, nil
 }
 
 // scanFailures reads records [from, to) of fs that can be failures at level
 // floor or above and returns those that are, in record order.
-func (ix *Index) scanFailures(ctx context.Context, fs *fileState, from, to int, floor recordformat.Level) ([]failEntry, error) {
+func (rb *readBack) scanFailures(ctx context.Context, fs *fileState, from, to int, floor recordformat.Level) ([]failEntry, error) {
 	t := fs.records()
 	var cands []int
-	spans := t.allSpans()
-	si, _ := slices.BinarySearchFunc(spans, t.recLine(from), func(s unindentedSpan, line uint32) int { return int(s.first) - int(line) })
+	spans := t.Spans()
+	si, _ := slices.BinarySearchFunc(spans, t.Line(from), func(s records.Span, line uint32) int { return int(s.First) - int(line) })
 	for i := from; i < to; i++ {
-		meta := t.recMeta(i)
-		lv := metaLevel(meta)
-		cand := (lv != recordformat.None && lv >= floor) || metaKind(meta) == kindBeforeFirst
-		last := t.recLast(i)
-		for si < len(spans) && spans[si].first <= last {
-			cand = cand || spans[si].first > t.recLine(i)
+		meta := t.Meta(i)
+		lv := records.MetaLevel(meta)
+		cand := (lv != recordformat.None && lv >= floor) || records.MetaKind(meta) == records.KindBeforeFirst
+		last := t.Last(i)
+		for si < len(spans) && spans[si].First <= last {
+			cand = cand || spans[si].First > t.Line(i)
 			si++
 		}
-		if !cand && i == t.len()-1 && t.recLast(i) > t.recLine(i) {
+		if !cand && i == t.Len()-1 && t.Last(i) > t.Line(i) {
 			cand = true // the last record's span may not be listed yet
 		}
 		if cand {
 			cands = append(cands, i)
 		}
 	}
+	picks := make([]records.Pick, len(cands))
+	for k, i := range cands {
+		picks[k] = records.Pick{Rec: i}
+	}
 	var out []failEntry
-	for lo := 0; lo < len(cands); {
+	for _, st := range records.Stretches([]records.File{{Table: t}}, picks) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		hi := lo + 1
-		for hi < len(cands) && t.recLine(cands[hi]) <= t.recLast(cands[hi-1])+spanGapLines {
-			hi++
-		}
-		first, last := cands[lo], cands[hi-1]
-		lines, err := ix.readSpan(fs, t.recLine(first), t.recLast(last)+1)
+		lines, err := rb.readLines(ctx, fs, st.From, st.To)
 		if err != nil {
 			return nil, err
 		}
-		rt := &recordsText{fs: fs, from: first, firstRow: t.recLine(first), lines: lines}
-		for _, i := range cands[lo:hi] {
-			r, err := rt.record(i - first)
+		rt := &recordsText{fs: fs, from: st.First, firstRow: st.From, lines: lines}
+		for _, k := range st.Picks {
+			i := cands[k]
+			r, err := rt.record(i - st.First)
 			if err != nil {
 				return nil, err
 			}
-			if e, ok := ix.failureOf(t, i, r, floor); ok {
+			if e, ok := rb.failureOf(t, i, r, floor); ok {
 				out = append(out, e)
 			}
 		}
-		lo = hi
 	}
 	return out, nil
 }
 
 // failureOf makes the entry of record i, read back as r, when it is a
 // failure at level floor or above or holds an exception line.
-func (ix *Index) failureOf(t *recordTable, i int, r recordText, floor recordformat.Level) (failEntry, bool) {
-	meta := t.recMeta(i)
-	e := failEntry{rec: int32(i), level: metaLevel(meta), key: t.recTime(i), rng: r.rng}
+func (rb *readBack) failureOf(t *records.Table, i int, r recordText, floor recordformat.Level) (failEntry, bool) {
+	meta := t.Meta(i)
+	e := failEntry{rec: int32(i), level: records.MetaLevel(meta), key: t.Time(i), rng: r.rng}
 	cont := r.lines[1:]
 	if r.head.Kind == recordformat.BeforeFirst {
 		cont = r.lines // the line is no record's first line: it may be a trace's
@@ -345,14 +352,14 @@ func (ix *Index) failureOf(t *recordTable, i int, r recordText, floor recordform
 	if !e.exception && (e.level == recordformat.None || e.level < floor) {
 		return e, false
 	}
-	text := ix.maskText(r.evidence()) // masked as a whole record, as it was indexed
+	text := rb.maskText(r.evidence()) // masked as a whole record, as it was indexed
 	head, _, _ := strings.Cut(text, "\n")
 	if r.head.Kind != recordformat.BeforeFirst {
 		_, head, _ = strings.Cut(head, " ") // the agent's name
 	}
 	e.pattern = failurePattern(head)
 	if r.head.Kind != recordformat.BeforeFirst {
-		when := formatTimeKey(e.key, meta&metaDotMillis != 0)
+		when := records.FormatTimeKey(e.key, meta&records.MetaDotMillis != 0)
 		e.time = &when
 	}
 	return e, true
@@ -415,7 +422,7 @@ func (b *groupBuilder) result() FailuresResult {
 		if x.Count != y.Count {
 			return y.Count - x.Count
 		}
-		if c := cmpKeys(x.firstKey, y.firstKey); c != 0 {
+		if c := cmp.Compare(x.firstKey, y.firstKey); c != 0 {
 			return c
 		}
 		return strings.Compare(x.Pattern, y.Pattern)
@@ -426,7 +433,7 @@ func (b *groupBuilder) result() FailuresResult {
 	res := FailuresResult{Groups: make([]FailureGroup, len(gs))}
 	for i, g := range gs {
 		slices.SortFunc(g.recs, func(x, y groupRecord) int {
-			if c := cmpKeys(x.key, y.key); c != 0 {
+			if c := cmp.Compare(x.key, y.key); c != 0 {
 				return c
 			}
 			if c := strings.Compare(x.rel, y.rel); c != 0 {

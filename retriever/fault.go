@@ -74,24 +74,24 @@ func isFault(err error) bool {
 	return errors.As(err, &f)
 }
 
-// guard runs fn with a fault on a mapped page turned into a panic on this
+// guardRun runs fn with a fault on a mapped page turned into a panic on this
 // goroutine, and that panic into a *mappingFault when the page is one of
 // the index's mappings; any other panic goes on.
-func (ix *Index) guard(where string, fn func() error) (err error) {
-	defer ix.guardFrom(where, func(fault error) { err = fault })()
+func (w *cacheWriter) guardRun(where string, fn func() error) (err error) {
+	defer w.guardRest(where, func(fault error) { err = fault })()
 	return fn()
 }
 
-// guardFrom guards the rest of the calling function, for a goroutine's
-// top (defer ix.guardFrom(...)()): it sets the goroutine's panic on fault
+// guardRest guards the rest of the calling function, for a goroutine's
+// top (defer ix.cache.guardRest(...)()): it sets the goroutine's panic on fault
 // now, and the function it returns, deferred, puts it back and gives a
 // fault on one of the index's mappings to onFault; any other panic goes on.
-func (ix *Index) guardFrom(where string, onFault func(error)) func() {
+func (w *cacheWriter) guardRest(where string, onFault func(error)) func() {
 	old := debug.SetPanicOnFault(true)
 	return func() {
 		debug.SetPanicOnFault(old)
 		if r := recover(); r != nil {
-			onFault(ix.cache.faultError(where, r))
+			onFault(w.faultError(where, r))
 		}
 	}
 }
@@ -108,10 +108,10 @@ func (w *cacheWriter) faultError(where string, r any) error {
 	panic(r)
 }
 
-// guardCall is guard for a call with a result.
+// guardCall is guardRun for a call with a result.
 func guardCall[T any](ix *Index, where string, fn func() (T, error)) (T, error) {
 	var res T
-	err := ix.guard(where, func() error {
+	err := ix.cache.guardRun(where, func() error {
 		var err error
 		res, err = fn()
 		return err
@@ -119,7 +119,7 @@ func guardCall[T any](ix *Index, where string, fn func() (T, error)) (T, error) 
 	return res, err
 }
 
-// guarded runs fn as guard does, and once more after dropping the entry
+// guarded runs fn as guardRun does, and once more after dropping the entry
 // when it faulted: the second run reads the index indexed afresh.
 func guarded[T any](ix *Index, where string, fn func() (T, error)) (T, error) {
 	res, err := guardCall(ix, where, fn)
@@ -136,7 +136,7 @@ func guarded[T any](ix *Index, where string, fn func() (T, error)) (T, error) {
 // come to do it).
 func (w *cacheWriter) writeGuarded() (faulted bool) {
 	w.guard.inject("write")
-	err := w.ix.guard("writing the cache entry", func() error { w.write(); return nil })
+	err := w.ix.cache.guardRun("writing the cache entry", func() error { w.write(); return nil })
 	if err != nil {
 		w.dropMapping(err)
 	}

@@ -155,7 +155,7 @@ func TestFaultOutsideTheMappingPanics(t *testing.T) {
 	}
 	defer ix.Close()
 	inside := uintptr(unsafe.Pointer(unsafe.SliceData(ix.cache.restored.Blobs()[blobDict].Bytes())))
-	if err := ix.guard("testing", func() error { panic(addrError(inside)) }); !isFault(err) || !errors.Is(err, store.ErrCorrupt) {
+	if err := ix.cache.guardRun("testing", func() error { panic(addrError(inside)) }); !isFault(err) || !errors.Is(err, store.ErrCorrupt) {
 		t.Errorf("a fault inside the dictionary's mapping: %v", err)
 	}
 	defer func() {
@@ -163,7 +163,7 @@ func TestFaultOutsideTheMappingPanics(t *testing.T) {
 			t.Fatalf("recovered %v, want the fault outside the mappings", r)
 		}
 	}()
-	ix.guard("testing", func() error { panic(addrError(0xdead000)) })
+	ix.cache.guardRun("testing", func() error { panic(addrError(0xdead000)) })
 	t.Fatal("no panic")
 }
 
@@ -179,6 +179,6 @@ func BenchmarkGuard(b *testing.B) {
 	ix := openTest(b, Options{Root: b.TempDir()})
 	n := 0
 	for b.Loop() {
-		ix.guard("benchmark", func() error { n++; return nil })
+		ix.cache.guardRun("benchmark", func() error { n++; return nil })
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"sync/atomic"
 
 	"runls/recordformat"
+	"runls/retriever/internal/records"
+	"runls/retriever/internal/runfs"
 )
 
 // fileState is what the index knows of one agent file. A committed fileState
@@ -59,10 +61,10 @@ type fileState struct {
 	ranges    []docRange
 	lineIndex []int64 // start offset of every lineIndexEvery-th line
 
-	// recs is a record file's records (records.go); nil for a note, which
+	// recs is a record file's records (internal/records); nil for a note, which
 	// has none (most files are notes: an empty table is nine slices), and
 	// read through records.
-	recs  *recordTable
+	recs  *records.Table
 	convs []uint32 // conversation ids written in the file, sorted
 
 	warned *fileWarnings // shared by all versions of the file
@@ -99,12 +101,17 @@ const (
 func (fs *fileState) clone() *fileState {
 	n := *fs
 	if fs.recs != nil {
-		t := fs.recs.afterCommit()
+		t := fs.recs.AfterCommit()
 		n.recs = &t
 	}
 	n.tailDocs = nil
 	n.tail = nil
 	return &n
+}
+
+// known is what following's recheck compares an opened file with.
+func (fs *fileState) known() runfs.Known {
+	return runfs.Known{Dev: fs.dev, Ino: fs.ino, Size: fs.size, ReadPos: fs.readPos, Mtime: fs.mtime}
 }
 
 // fresh starts a version of a file read from its start.
@@ -123,7 +130,7 @@ func (fs *fileState) fresh() *fileState {
 func (fs *fileState) conversational() bool { return fs.form.IsRecord() && !fs.layout.Foreign() }
 
 // records returns the file's record table: an empty one for a note.
-func (fs *fileState) records() *recordTable {
+func (fs *fileState) records() *records.Table {
 	if fs.recs == nil {
 		return &noRecords
 	}
@@ -132,15 +139,15 @@ func (fs *fileState) records() *recordTable {
 
 // noRecords is the record table of every note: never written (a record
 // file has a table of its own, newRecords).
-var noRecords recordTable
+var noRecords records.Table
 
 // newRecords returns the empty table a file of form f starts with: nil for
 // a note.
-func newRecords(f recordformat.Form) *recordTable {
+func newRecords(f recordformat.Form) *records.Table {
 	if !f.IsRecord() {
 		return nil
 	}
-	return &recordTable{}
+	return &records.Table{}
 }
 
 func (fs *fileState) addConv(id uint32) {

@@ -17,7 +17,7 @@ func TestReopenCarryIsFollowingsState(t *testing.T) {
 	if _, err := ix.Refresh(context.Background(), nil); err != nil {
 		t.Fatal(err)
 	}
-	table := ix.fileTable()
+	table := fileTableOf(ix)
 	st := ix.files["episode-1/bob/bob.log"]
 	c, err := decodeCarry(table[0].Carry)
 	must(t, err)
@@ -34,9 +34,9 @@ func TestReopenCarryIsFollowingsState(t *testing.T) {
 	}
 }
 
-// fileTable is the index's file table now, sorted by path, as the cache's
+// fileTableOf is the index's file table now, sorted by path, as the cache's
 // writer commits it.
-func (ix *Index) fileTable() []store.FileRecord {
+func fileTableOf(ix *Index) []store.FileRecord {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
 	st, _ := ix.savedState()

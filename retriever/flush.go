@@ -80,7 +80,7 @@ func (w *cacheWriter) flush(s *segment, convs, files uint32) (*segment, store.Bl
 	ref, err := w.writeBlob(*bufp, false)
 	w.flushBufs.Put(bufp)
 	if err != nil {
-		w.ix.warnOnce("cache-flush", "cannot write a segment to the cache entry; it is kept in memory", zap.String("entry", w.entry.Dir()), zap.Error(err))
+		w.ix.once.warn("cache-flush", "cannot write a segment to the cache entry; it is kept in memory", zap.String("entry", w.entry.Dir()), zap.Error(err))
 		return nil, store.BlobRef{}
 	}
 	mapped, blob, err := w.mapSegment(ref, convs, files)
@@ -92,7 +92,7 @@ func (w *cacheWriter) flush(s *segment, convs, files uint32) (*segment, store.Bl
 			blob.Close()
 		}
 		w.entry.Discard(ref)
-		w.ix.warnOnce("cache-flush", "cannot read back a segment written to the cache entry; it is kept in memory", zap.String("entry", w.entry.Dir()), zap.Error(err))
+		w.ix.once.warn("cache-flush", "cannot read back a segment written to the cache entry; it is kept in memory", zap.String("entry", w.entry.Dir()), zap.Error(err))
 		return nil, store.BlobRef{}
 	}
 	w.mu.Lock()
@@ -132,12 +132,11 @@ func (w *cacheWriter) mapSegment(ref store.BlobRef, convs, files uint32) (*segme
 // index's locks: workers write their batches side by side. Its blob is
 // known to the writer from then on (a commit under way meanwhile does not
 // name it: the segment is not the index's yet).
-func (ix *Index) flushBuilt(s *segment) *segment {
-	w := ix.cache
+func (w *cacheWriter) flushBuilt(s *segment) *segment {
 	if w == nil {
 		return s
 	}
-	convs, files := ix.idBounds()
+	convs, files := w.idBounds()
 	mapped, ref := w.flush(s, convs, files)
 	if mapped == nil {
 		return s
@@ -150,13 +149,11 @@ func (ix *Index) flushBuilt(s *segment) *segment {
 
 // idBounds are how many conversation and file ids the index has given: a
 // segment read back is checked against them.
-func (ix *Index) idBounds() (convs, files uint32) {
-	ix.convMu.Lock()
-	convs = uint32(len(ix.convs))
-	ix.convMu.Unlock()
-	ix.mu.RLock()
-	files = ix.nextID
-	ix.mu.RUnlock()
+func (w *cacheWriter) idBounds() (convs, files uint32) {
+	convs = w.ix.convs.Len()
+	w.ix.mu.RLock()
+	files = w.ix.nextID
+	w.ix.mu.RUnlock()
 	return convs, files
 }
 
@@ -166,8 +163,7 @@ func (ix *Index) idBounds() (convs, files uint32) {
 // index's lock: the write happens while searches go on, and the mapped
 // copy takes the heap copy's place inside the same *segment under the
 // write lock, so the files' references need not move.
-func (ix *Index) flushMerged(merged *segment, inputs []*segment) {
-	w := ix.cache
+func (w *cacheWriter) flushMerged(merged *segment, inputs []*segment) {
 	if w == nil {
 		return
 	}
@@ -175,7 +171,7 @@ func (ix *Index) flushMerged(merged *segment, inputs []*segment) {
 	if merged == nil {
 		return
 	}
-	convs, files := ix.idBounds()
+	convs, files := w.idBounds()
 	mapped, ref := w.flush(merged, convs, files)
 	if mapped == nil {
 		return
@@ -184,10 +180,10 @@ func (ix *Index) flushMerged(merged *segment, inputs []*segment) {
 	// copied that have no blob, merged among them, from their heap copy.
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	ix.mu.Lock()
+	w.ix.mu.Lock()
 	*merged = *mapped
-	ix.setSegments(ix.segments) // the engine's part is another value
-	ix.mu.Unlock()
+	w.ix.setSegments(w.ix.segments) // the engine's part is another value
+	w.ix.mu.Unlock()
 	w.segBlobs[merged] = ref
 }
 

@@ -6,16 +6,14 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
-	"path/filepath"
-	"strconv"
 	"strings"
-	"syscall"
+	"sync/atomic"
 	"time"
 
 	"go.uber.org/zap"
 
 	"runls/recordformat"
+	"runls/retriever/internal/runfs"
 )
 
 // Following the files (spec §7). Each update finds the agent files that may
@@ -25,7 +23,7 @@ import (
 //
 // Without events, each file costs a stat per update: a file is planned by its
 // size, time and identity. Timestamps are coarse (a clock tick, or a second on
-// some file systems), so a file changed within racyWindow of the time it was
+// some file systems), so a file changed within runfs.RacyWindow of the time it was
 // last read could have changed again without its time moving; such a file's
 // content is checked (its head and the bytes before the read position) on
 // each update until its time is older than that. Folders are handled the same
@@ -33,13 +31,6 @@ import (
 // not listed again. With events (see Watch), a file is looked at only when an
 // event names it, and then its content is checked even when its size and time
 // say it is unchanged: the event says it was written.
-
-// racyWindow is how recent a time must be to be distrusted.
-const racyWindow = 2 * time.Second
-
-// racy reports whether a file (or folder) of time mtime, looked at at time
-// at, could have been written again within the same clock tick after that.
-func racy(mtime, at int64) bool { return mtime >= at-int64(racyWindow) }
 
 // task is one file to read in an update.
 type task struct {
@@ -67,7 +58,7 @@ type update struct {
 // read from its start (new, shrunk, replaced, or rewritten: the last is told
 // when the file is read, by its head and the bytes before the read position).
 func (ix *Index) plan(old *fileState, c candidate) *task {
-	size, dev, ino, mtime := c.info.size, c.info.dev, c.info.ino, c.info.mtime
+	size, dev, ino, mtime := c.info.Size, c.info.Dev, c.info.Ino, c.info.Mtime
 	if old == nil {
 		ix.mu.Lock()
 		agent, ok := ix.agentIDs[c.agent]
@@ -92,12 +83,12 @@ func (ix *Index) plan(old *fileState, c candidate) *task {
 	case dev != old.dev || ino != old.ino, size < old.readPos:
 		return &task{old: old, c: c, fresh: true, size: size}
 	case size == old.size && mtime == old.mtime && size == old.readPos:
-		if c.info.ctime != old.ctime {
+		if c.info.Ctime != old.ctime {
 			// The same size and time, but the inode changed since: rewritten
 			// with its time set back (or its mode changed), told only so.
 			return &task{old: old, c: c, fresh: true, size: size}
 		}
-		if !c.evented && !racy(mtime, old.checkedAt) {
+		if !c.evented && !runfs.Racy(mtime, old.checkedAt) {
 			return nil
 		}
 		if old.binary { // its check is its head: read it again
@@ -117,7 +108,7 @@ func (ix *Index) plan(old *fileState, c candidate) *task {
 type readBuffer struct {
 	block   []byte
 	scratch ingestScratch
-	file    rawFile // the file read, where it is opened bare (folder.open)
+	file    runfs.RawFile // the file read, where it is opened bare (folder.open)
 }
 
 func (r *readBuffer) get(n int64) []byte {
@@ -137,93 +128,42 @@ const firstBlockBytes = 64 << 10
 // block buffer. It returns the update to commit, or nil when there is nothing
 // to commit; drop is true when the file could not be read (gone, or
 // unreadable: logged once) and its old evidence must go.
-func (ix *Index) read(t *task, b *builder, dir *folder, buf *readBuffer) (u *update, drop bool) {
+func (ix *Index) read(t *task, b *builder, dir *runfs.Folder, buf *readBuffer) (u *update, drop bool) {
 	if h := ix.fw.beforeRead; h != nil {
 		h(t.c.rel)
 	}
 	checked := time.Now().UnixNano()
-	var f fileReader
-	var err error
-	atPath := false
-	if dir != nil {
-		f, atPath, err = dir.open(t.c.rel[strings.LastIndexByte(t.c.rel, '/')+1:], &buf.file)
-	} else {
-		f, err = openFile(ix.fsys, t.c.rel)
-	}
-	if err != nil {
-		ix.unreadable(t, err)
+	f, info := t.open(ix, dir, buf)
+	if f == nil {
 		return nil, true
 	}
 	defer f.Close()
-	info, err := f.Stat()
-	if err != nil || !info.Mode().IsRegular() {
-		if err == nil { // replaced by a folder since it was found: as gone
-			err = fmt.Errorf("no longer a regular file: %w", fs.ErrNotExist)
-		}
-		ix.unreadable(t, err)
-		return nil, true
-	}
-	if !atPath && !ix.atPath(f, t.c.rel, t.c.info, info) {
-		ix.unreadable(t, fmt.Errorf("replaced since it was listed: %w", fs.ErrNotExist))
-		return nil, true
-	}
 	size := info.Size()
-	dev, ino := fileID(info)
+	dev, ino := runfs.FileID(info)
 	mtime := info.ModTime().UnixNano()
 	if t.old != nil && !t.fresh {
-		switch recheck(t.old, info, func() bool { return ix.rewritten(f, t.old) }) {
-		case recheckFresh:
+		switch runfs.Recheck(t.old.known(), info, func() bool { return rewritten(f, t.old, &ix.checkBytes) }) {
+		case runfs.RecheckFresh:
 			t.fresh, t.from = true, 0
-		case recheckNothing:
+		case runfs.RecheckNothing:
 			// checkedAt is read only by updates, which refreshMu orders.
 			t.old.checkedAt = checked
 			return nil, false
 		}
 	}
-	var next *fileState
-	switch {
-	case t.old == nil:
-		next = t.next
-	case t.fresh:
-		next = t.old.fresh()
-	default:
-		next = t.old.clone()
-	}
+	next := t.nextVersion()
 	next.dev, next.ino, next.size, next.mtime, next.checkedAt, next.readAt = dev, ino, size, mtime, checked, checked
-	next.ctime = fileCtime(info)
+	next.ctime = runfs.FileCtime(info)
 	u = &update{old: t.old, next: next, fresh: t.fresh, lo: uint32(b.Docs()), agent: next.agent}
 	refused := b.Refused()
 	b.reserve(size - t.from)
 
-	from := t.from
-	if t.fresh {
-		from = 0
-	}
-	var carry []byte
-	pos := from
-	if !t.fresh && t.old.tail != nil && int64(len(t.old.tail)) == t.old.readPos-t.old.commitPos {
-		carry = append(carry, t.old.tail...) // the pending tail, kept: not read again
-		pos = t.old.readPos
-	}
+	from, pos, carry := t.start()
 	// No bigger than what is left to read: a small file does not cost a
 	// cleared 1 MiB block.
 	block := buf.get(min(ReadBlockBytes, max(size-pos, 0)))
 	readBlock := func(want int64) (int, error) {
-		if want <= 0 {
-			return 0, nil
-		}
-		var err error
-		if h := ix.fw.beforeBlock; h != nil {
-			err = h(t.c.rel, pos)
-		}
-		n := 0
-		if err == nil {
-			n, err = f.ReadAt(block[:want], pos)
-		}
-		if errors.Is(err, io.EOF) {
-			err = nil
-		}
-		return n, err
+		return readBlockAt(f, block[:max(want, 0)], pos, t.c.rel, ix.fw.beforeBlock)
 	}
 	// The first block is read before anything is ingested, and the part of
 	// it within the file's first BinarySniffBytes is checked for a NUL (the
@@ -234,21 +174,13 @@ func (ix *Index) read(t *task, b *builder, dir *folder, buf *readBuffer) (u *upd
 	}
 	n, err := readBlock(want)
 	if err != nil {
-		ix.unreadable(t, err)
+		ix.once.unreadable(ix.fsys, ix.root, t.c.rel, err)
 		u.discard, u.hi = true, u.lo
 		return u, true
 	}
 	if pos < BinarySniffBytes && bytes.IndexByte(block[:min(int64(n), BinarySniffBytes-pos)], 0) >= 0 {
 		ix.checkBytes.Add(int64(n))
-		if !t.fresh {
-			next = t.old.fresh()
-			next.dev, next.ino, next.size, next.mtime, next.checkedAt, next.readAt = dev, ino, size, mtime, checked, checked
-			next.ctime = fileCtime(info)
-			u.next, u.fresh = next, true
-		}
-		next.binary = true
-		next.readPos = size
-		ix.log.Debug("left out a binary file", zap.String("file", t.c.rel))
+		t.binary(ix, u, info, checked)
 		return u, false
 	}
 	// The head and the window are kept in one array (a small file's read
@@ -260,15 +192,7 @@ func (ix *Index) read(t *task, b *builder, dir *folder, buf *readBuffer) (u *upd
 		next.head = checks[:len(checks):len(checks)]
 	}
 
-	g := &ingester{ix: ix, b: b, fs: next, scratch: &buf.scratch, masked: ix.masker != nil,
-		rules: ix.interpreter != nil && next.form.IsRecord(), pos: from}
-	if t.fresh {
-		g.parser = *recordformat.NewParser(next.form)
-	} else {
-		g.parser = *recordformat.Resume(next.form, next.inRecord)
-		g.line = next.commitLine
-	}
-	g.parser.SetLayout(next.layout)
+	g := newIngester(ix, b, next, buf, from, t.fresh)
 
 	var final []byte
 	var finalPos int64
@@ -276,7 +200,7 @@ func (ix *Index) read(t *task, b *builder, dir *folder, buf *readBuffer) (u *upd
 		if !first {
 			want = min(int64(len(block)), size-pos)
 			if n, err = readBlock(want); err != nil {
-				ix.unreadable(t, err)
+				ix.once.unreadable(ix.fsys, ix.root, t.c.rel, err)
 				u.discard, u.hi = true, uint32(b.Docs())
 				return u, true
 			}
@@ -303,21 +227,146 @@ func (ix *Index) read(t *task, b *builder, dir *folder, buf *readBuffer) (u *upd
 		// read is not used, and the file is read again at the next update,
 		// which starts new batches; a file that alone has more is left out
 		// at every update, told once.
-		ix.warnOnce("full:"+t.c.rel, "a file has more pieces than one batch of the index holds; it is left out", zap.String("file", t.c.rel))
+		ix.once.warn("full:"+t.c.rel, "a file has more pieces than one batch of the index holds; it is left out", zap.String("file", t.c.rel))
 		u.discard, u.hi = true, uint32(b.Docs())
 		return u, true
 	}
-	ix.readable(t.c.rel)
+	ix.once.readable(t.c.rel)
 	if pos < size {
 		// Truncated while it was read: next.size (the size before) is not
 		// its size now, so the next update reads it again from its start;
 		// until then a search leaves out pieces whose text changed.
-		ix.noteOnce("shrunk:"+t.c.rel, "a file shrank while it was read; it is read again from its start", zap.String("file", t.c.rel))
+		ix.once.note("shrunk:"+t.c.rel, "a file shrank while it was read; it is read again from its start", zap.String("file", t.c.rel))
 	}
 	next.readPos = pos
 	next.size = max(next.size, pos)
+	keepChecks(next, f, final, finalPos, checks, &ix.checkBytes)
+	u.hi = uint32(b.Docs())
+	u.pending = g.tailDocs
+	return u, false
+}
+
+// readBlockAt reads len(block) bytes of f at pos (none when block is
+// empty), after the test hook before, if any; the end of the file is no
+// error.
+func readBlockAt(f runfs.FileReader, block []byte, pos int64, rel string, before func(string, int64) error) (int, error) {
+	if len(block) == 0 {
+		return 0, nil
+	}
+	var err error
+	if before != nil {
+		err = before(rel, pos)
+	}
+	n := 0
+	if err == nil {
+		n, err = f.ReadAt(block, pos)
+	}
+	if errors.Is(err, io.EOF) {
+		err = nil
+	}
+	return n, err
+}
+
+// newIngester starts the ingester of next's bytes from offset from into
+// b: a file read from its start (fresh) parses from its first line, else
+// from the state its last commit left.
+func newIngester(ix *Index, b *builder, next *fileState, buf *readBuffer, from int64, fresh bool) *ingester {
+	g := &ingester{ix: ix, b: b, fs: next, scratch: &buf.scratch, masked: ix.masker != nil,
+		rules: ix.interpreter != nil && next.form.IsRecord(), pos: from}
+	if fresh {
+		g.parser = *recordformat.NewParser(next.form)
+	} else {
+		g.parser = *recordformat.Resume(next.form, next.inRecord)
+		g.line = next.commitLine
+	}
+	g.parser.SetLayout(next.layout)
+	return g
+}
+
+// nextVersion is the version of t's file its read makes: new, read from
+// its start, or appended to.
+func (t *task) nextVersion() *fileState {
+	switch {
+	case t.old == nil:
+		return t.next
+	case t.fresh:
+		return t.old.fresh()
+	}
+	return t.old.clone()
+}
+
+// start is where t's read starts: from, the offset its ingesting starts at,
+// pos, the offset its reading starts at, and carry, the pending tail kept
+// from the last read (the bytes between them, not read again).
+func (t *task) start() (from, pos int64, carry []byte) {
+	if !t.fresh {
+		from = t.from
+	}
+	pos = from
+	if !t.fresh && t.old.tail != nil && int64(len(t.old.tail)) == t.old.readPos-t.old.commitPos {
+		carry = append(carry, t.old.tail...) // the pending tail, kept: not read again
+		pos = t.old.readPos
+	}
+	return from, pos, carry
+}
+
+// open opens t's file for reading (in dir, or from the run folder) and
+// checks that it is the regular file listed at its path; nil when it is
+// not, which is logged.
+func (t *task) open(ix *Index, dir *runfs.Folder, buf *readBuffer) (runfs.FileReader, fs.FileInfo) {
+	var f runfs.FileReader
+	var err error
+	atPath := false
+	if dir != nil {
+		f, atPath, err = dir.Open(t.c.rel[strings.LastIndexByte(t.c.rel, '/')+1:], &buf.file)
+	} else {
+		f, err = runfs.OpenFile(ix.fsys, t.c.rel)
+	}
+	if err != nil {
+		ix.once.unreadable(ix.fsys, ix.root, t.c.rel, err)
+		return nil, nil
+	}
+	info, err := f.Stat()
+	if err != nil || !info.Mode().IsRegular() {
+		if err == nil { // replaced by a folder since it was found: as gone
+			err = fmt.Errorf("no longer a regular file: %w", fs.ErrNotExist)
+		}
+		f.Close()
+		ix.once.unreadable(ix.fsys, ix.root, t.c.rel, err)
+		return nil, nil
+	}
+	if !atPath && !runfs.AtPath(ix.root, ix.fsys, f, t.c.rel, t.c.info, info) {
+		f.Close()
+		ix.once.unreadable(ix.fsys, ix.root, t.c.rel, fmt.Errorf("replaced since it was listed: %w", fs.ErrNotExist))
+		return nil, nil
+	}
+	return f, info
+}
+
+// binary makes u's file a binary file, left out whole: a version read from
+// its start, of stat info, checked at checked.
+func (t *task) binary(ix *Index, u *update, info fs.FileInfo, checked int64) {
+	next := u.next
+	if !t.fresh {
+		next = t.old.fresh()
+		next.dev, next.ino = runfs.FileID(info)
+		next.size, next.mtime, next.checkedAt, next.readAt = info.Size(), info.ModTime().UnixNano(), checked, checked
+		next.ctime = runfs.FileCtime(info)
+		u.next, u.fresh = next, true
+	}
+	next.binary = true
+	next.readPos = next.size
+	ix.log.Debug("left out a binary file", zap.String("file", t.c.rel))
+}
+
+// keepChecks keeps what tells a rewrite of next's file f at the next
+// update: its head, the window before its read position (from final, the
+// last bytes fed, which start at finalPos, or read again), and the pending
+// tail when it is short; head and window share checks' array.
+func keepChecks(next *fileState, f runfs.FileReader, final []byte, finalPos int64, checks []byte, counted *atomic.Int64) {
+	pos := next.readPos
 	if len(next.head) < checkBytes && next.readPos > int64(len(next.head)) {
-		next.head = ix.readCheck(f, 0, min(pos, checkBytes))
+		next.head = readCheck(f, 0, min(pos, checkBytes), counted)
 	}
 	w := min(pos, checkBytes)
 	if int64(len(final)) >= w {
@@ -325,139 +374,28 @@ func (ix *Index) read(t *task, b *builder, dir *folder, buf *readBuffer) (u *upd
 		checks = append(checks, final[int64(len(final))-w:]...)
 		next.window = checks[h:len(checks):len(checks)]
 	} else {
-		next.window = ix.readCheck(f, pos-w, w)
+		next.window = readCheck(f, pos-w, w, counted)
 	}
 	if tl := next.readPos - next.commitPos; tl <= maxTailBytes && next.commitPos >= finalPos {
 		next.tail = append([]byte(nil), final[next.commitPos-finalPos:]...)
 	}
-	u.hi = uint32(b.Docs())
-	u.pending = g.tailDocs
-	return u, false
-}
-
-// recheckResult is what a read planned from the commit position finds
-// once the file is open.
-type recheckResult int
-
-const (
-	recheckRead    recheckResult = iota // the bytes after the commit position
-	recheckFresh                        // replaced, shrunk or rewritten: read whole
-	recheckNothing                      // nothing new: the content checked the same
-)
-
-// recheck decides, for a file planned to be read from old's commit position
-// and now open (info its stat), as plan's second half: rewritten tells
-// whether its head or the bytes before the read position changed (read
-// compares the bytes, `runls cache list` their fingerprints, reopen.go).
-func recheck(old *fileState, info fs.FileInfo, rewritten func() bool) recheckResult {
-	size := info.Size()
-	dev, ino := fileID(info)
-	switch {
-	case dev != old.dev || ino != old.ino || size < old.readPos || rewritten():
-		return recheckFresh
-	case size == old.readPos && size == old.size && info.ModTime().UnixNano() == old.mtime:
-		return recheckNothing
-	}
-	return recheckRead
 }
 
 // rewritten tells whether the bytes a file had at the last read changed.
-func (ix *Index) rewritten(f fileReader, old *fileState) bool {
-	head := ix.readCheck(f, 0, int64(len(old.head)))
+// (The bytes read to check are counted in counted.)
+func rewritten(f runfs.FileReader, old *fileState, counted *atomic.Int64) bool {
+	head := readCheck(f, 0, int64(len(old.head)), counted)
 	if !bytes.Equal(head, old.head) {
 		return true
 	}
-	win := ix.readCheck(f, old.readPos-int64(len(old.window)), int64(len(old.window)))
+	win := readCheck(f, old.readPos-int64(len(old.window)), int64(len(old.window)), counted)
 	return !bytes.Equal(win, old.window)
 }
 
-func (ix *Index) readCheck(f fileReader, off, n int64) []byte {
+// readCheck reads n bytes of f at off to tell a rewrite, counting them.
+func readCheck(f runfs.FileReader, off, n int64, counted *atomic.Int64) []byte {
 	buf := make([]byte, n)
 	got, _ := f.ReadAt(buf, off)
-	ix.checkBytes.Add(int64(got))
+	counted.Add(int64(got))
 	return buf[:got]
-}
-
-// unreadable logs, once until the file is read again, why a file is left out.
-func (ix *Index) unreadable(t *task, err error) {
-	if errors.Is(err, fs.ErrNotExist) {
-		// Deleted since it was found: a change like any other, not a WARN.
-		ix.noteOnce("vanished:"+t.c.rel, "a file vanished between its stat and its read; its evidence is dropped", zap.String("file", t.c.rel))
-		return
-	}
-	if info, lerr := ix.fsys.Lstat(t.c.rel); lerr == nil && info.Mode()&fs.ModeSymlink != 0 {
-		// Replaced by a link since it was listed (os.Root refuses one that
-		// leads out of the run): reported as the walk reports links, once.
-		ix.warnLink(t.c.rel)
-		return
-	}
-	ix.unreadWarned.Store(true)
-	ix.warnOnce("unread:"+t.c.rel, "cannot read a file; it is left out until it can be read", zap.String("file", t.c.rel), zap.Error(err))
-}
-
-// readable forgets an unreadable file's WARN, so that it is logged again if
-// the file becomes unreadable again.
-func (ix *Index) readable(rel string) {
-	if !ix.unreadWarned.Load() {
-		return // no file was ever unreadable: nothing to forget
-	}
-	key := "unread:" + rel
-	ix.warnedMu.Lock()
-	delete(ix.warned, key)
-	ix.warnedMu.Unlock()
-}
-
-// atPath reports whether an opened regular file is the file at its path in
-// the run, reached through no link: os.Root follows links that stay inside
-// the run, in any element of a path, so a file or folder replaced by a link
-// after it was listed would open the link's target (spec §1: links are never
-// followed). The kernel tells the opened file's path: another path in the
-// run means a link was followed. A path elsewhere (the run folder moved, or
-// no /proc) says nothing of links: then the file must be the one listed at
-// the path, or the one the path names now.
-func (ix *Index) atPath(f fileReader, rel string, listed fileStat, opened fs.FileInfo) bool {
-	if p, err := os.Readlink("/proc/self/fd/" + strconv.Itoa(int(f.Fd()))); err == nil {
-		if p == ix.abs(rel) {
-			return true
-		}
-		if strings.HasPrefix(p, ix.root+string(filepath.Separator)) {
-			return false
-		}
-	}
-	dev, ino := fileID(opened)
-	if listed.dev == dev && listed.ino == ino {
-		return true
-	}
-	now, err := ix.fsys.Lstat(rel)
-	if err != nil || !now.Mode().IsRegular() {
-		return false
-	}
-	ndev, nino := fileID(now)
-	return ndev == dev && nino == ino
-}
-
-// fileReader is a file opened to be read by an update: an *os.File, or on
-// Linux a bare descriptor opened in a folder (see openNoFollow), which costs
-// neither a poller registration nor a finalizer.
-type fileReader interface {
-	io.ReaderAt
-	Stat() (fs.FileInfo, error)
-	Fd() uintptr
-	Close() error
-}
-
-// openFile opens a file listed as regular for reading without blocking: a
-// FIFO put at its path since it was listed would block a plain open until a
-// writer came. Opened so, a FIFO or device opens at once, and the caller's
-// check of its type or identity leaves it out; O_NOCTTY keeps a terminal from
-// becoming the process's.
-func openFile(r *os.Root, rel string) (*os.File, error) {
-	return r.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
-}
-
-func fileID(info fs.FileInfo) (dev, ino uint64) {
-	if st, ok := info.Sys().(*syscall.Stat_t); ok {
-		return uint64(st.Dev), st.Ino
-	}
-	return 0, 0
 }

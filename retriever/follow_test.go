@@ -352,7 +352,7 @@ func TestIncrementalReads(t *testing.T) {
 				content = strings.Repeat(rec("c1", "Alice apple filler"), 500)
 			}
 			root := writeRun(t, map[string]string{rel: content, "episode-1/b/other.txt": big})
-			// A file written within racyWindow is checked on each search:
+			// A file written within runfs.RacyWindow is checked on each search:
 			// make the other file's time old, so only the appended file is.
 			old := time.Now().Add(-time.Hour)
 			must(t, os.Chtimes(filepath.Join(root, "episode-1/b/other.txt"), old, old))
@@ -580,7 +580,7 @@ func TestChangesNotified(t *testing.T) {
 	ix := openTest(t, Options{Root: root})
 	var mu sync.Mutex
 	var got [][]string
-	defer ix.subscribe(func(c Changes) {
+	defer ix.subs.add(func(c Changes) {
 		mu.Lock()
 		got = append(got, c.Files)
 		mu.Unlock()

@@ -33,8 +33,8 @@ func (ix *Index) Footprint() Footprint {
 	f.Stats = ix.stats.Footprint()
 	for _, fs := range ix.files {
 		f.LineIndex += int64(cap(fs.lineIndex)) * 8
-		f.Records += fs.records().footprint()
-		f.NRecords += int64(fs.records().len())
+		f.Records += fs.records().Footprint()
+		f.NRecords += int64(fs.records().Len())
 	}
 	f.Dict = ix.dict.Len()
 	return f

@@ -283,7 +283,7 @@ func TestHardenSpecialFiles(t *testing.T) {
 		if got := texts(searchWithin(t, ix, Request{Query: "result"}, 10*time.Second, nil)); !slices.Equal(got, []string{"apple result"}) {
 			t.Fatalf("before the FIFO: %q", got)
 		}
-		ix.handles.closeAll()
+		ix.handles.CloseAll()
 		must(t, os.Remove(p))
 		must(t, syscall.Mkfifo(p, 0o644))
 		done := make(chan []Item, 1)

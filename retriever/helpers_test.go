@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"runls/internal/store"
+	"runls/retriever/internal/runfs"
 )
 
 // writeRun writes files (slash paths relative to a new run folder) and returns the folder.
@@ -106,7 +107,7 @@ func listPieces(ix *Index, fail func(string)) []string {
 			if !ok {
 				lines, ok := files[fs.rel]
 				if !ok {
-					data, err := os.ReadFile(ix.abs(fs.rel))
+					data, err := os.ReadFile(runfs.Abs(ix.root, fs.rel))
 					if err != nil {
 						fail(fmt.Sprintf("%s: cannot read the file back: %v", fs.rel, err))
 					}
@@ -122,7 +123,7 @@ func listPieces(ix *Index, fail func(string)) []string {
 			}
 			p := fmt.Sprintf("%s:%d:%d %s %s", fs.rel, s.lineOf(d), s.startOf(d), readingOfFlag[s.flags[d]&flagReadingMask], text)
 			if c := s.convOf(d); c != 0 {
-				p += " [" + ix.convName(c) + "]"
+				p += " [" + ix.convs.Name(c) + "]"
 			}
 			out = append(out, p)
 		}

@@ -5,22 +5,20 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 
 	"go.uber.org/zap"
 
 	"runls/masking"
 	"runls/retriever/internal/bm25"
+	"runls/retriever/internal/runfs"
 )
 
 // Index follows and indexes one run folder. It is safe for concurrent use:
@@ -34,7 +32,6 @@ type Index struct {
 	masker      masking.Masker
 	log         *zap.Logger
 	maxDiags    int
-	seed        uint64 // of the pieces' text hashes (texthash.go)
 	workers     int
 	searcher    bm25.Searcher // the scoring paths' tuning and buffers
 	batchDocs   int           // tests: the most pieces of a batch (0: the engine's limit)
@@ -42,37 +39,21 @@ type Index struct {
 
 	refreshMu sync.Mutex // one update at a time
 
-	mu       sync.RWMutex
-	files    map[string]*fileState // by slash path relative to the root
-	byID     []*fileState          // by id; nil once removed
-	segments []*segment
-	postings []*bm25.Segment // segments' engine parts, in order (setSegments)
-	agents   []string
-	agentIDs map[string]uint32
-	stats    bm25.Stats      // by agent id as the partition
-	episodes map[string]bool // episode folder names, agents or not
-	nextID   uint32
+	mu sync.RWMutex // over committed
+	committed
 
-	dict    *bm25.Dict
-	convMu  sync.Mutex
-	convs   []string
-	convIDs map[string]uint32
-	indexed atomic.Bool   // a first full update has finished
-	commits atomic.Uint64 // commits made (see fresh)
+	indexed atomic.Bool // a first full update has finished
 
-	warnedMu     sync.Mutex
-	warned       map[string]bool // links and folders warned about
-	unreadWarned atomic.Bool     // a file was warned about as unreadable
+	once onceLog // links, folders and files warned about
 
-	handles    handleCache    // files kept open to read results
-	facts      factMemo       // what notices found in the files, for the state committed (answer.go)
+	handles    runfs.Handles  // files kept open to read results
+	rb         readBack       // the one reader (and masker) of indexed text
 	failAnswer failuresAnswer // the last run/failures answer (failures.go)
 	cache      *cacheWriter   // the run's cache entry (cache.go); nil: none
 
 	boundMemory bool // Options.BoundMemory (memory.go)
 
-	subsMu sync.Mutex
-	subs   []*func(Changes)
+	subs subscribers
 
 	fw followState // the folder walk's cache and the watcher's view (watch.go)
 
@@ -113,27 +94,24 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 		log:         opts.Logger,
 		maxDiags:    opts.MaxDiagnosticsPerFile,
 		boundMemory: opts.BoundMemory,
-		seed:        rand.Uint64() | 1,
 		workers:     min(runtime.GOMAXPROCS(0), 8),
-		files:       map[string]*fileState{},
-		agentIDs:    map[string]uint32{},
-		episodes:    map[string]bool{},
-		dict:        bm25.NewDict(),
-		convIDs:     map[string]uint32{},
-		warned:      map[string]bool{},
-		handles:     handleCache{max: maxOpenHandles},
+		committed: committed{files: map[string]*fileState{}, agentIDs: map[string]uint32{}, episodes: map[string]bool{}, dict: bm25.NewDict(),
+			seed: rand.Uint64() | 1},
+		handles: runfs.NewHandles(runfs.MaxOpenHandles),
 	}
 	ix.searcher.Tuning = bm25.DefaultTuning()
 	if ix.log == nil {
 		ix.log = zap.NewNop()
 	}
+	ix.once.log = ix.log
 	if ix.maxDiags <= 0 {
 		ix.maxDiags = DefaultMaxDiagnostics
 	}
 	if ix.masker == masking.NoOp() {
 		ix.masker = nil
 	}
-	ix.convID("-")
+	ix.rb = readBack{root: ix.root, fsys: ix.fsys, handles: &ix.handles, masker: ix.masker, convs: &ix.convs}
+	ix.convs.ID("-")
 	ix.cache = ix.openCache(opts)
 	return ix, nil
 }
@@ -145,7 +123,7 @@ func (ix *Index) Root() string { return ix.root }
 // and releases the entry and the index's open folder.
 func (ix *Index) Close() error {
 	cerr := ix.cache.close()
-	ix.handles.closeAll()
+	ix.handles.CloseAll()
 	return errors.Join(cerr, ix.fsys.Close())
 }
 
@@ -184,7 +162,7 @@ func (ix *Index) BytesRead() (content, checks int64) {
 // call the index, and the calls of two updates may run at the same time, so
 // a subscriber reads the state it publishes when it publishes it.
 func (ix *Index) Refresh(ctx context.Context, progress func(Progress)) (Changes, error) {
-	if err := ix.awaitEvents(ctx); err != nil {
+	if err := ix.fw.awaitEvents(ctx, ix.log); err != nil {
 		return Changes{}, err
 	}
 	return ix.update(ctx, progress)
@@ -205,7 +183,7 @@ func (ix *Index) update(ctx context.Context, progress func(Progress)) (Changes, 
 // it twice. A cut since is the fault path's (fault.go), as in any read.
 func (ix *Index) updateChecked(ctx context.Context, progress func(Progress)) (Changes, error) {
 	c, err := guarded(ix, "updating the index", func() (Changes, error) { return ix.refresh(ctx, progress) })
-	ix.notify(c) // a cancelled update tells what it committed
+	ix.subs.notify(c) // a cancelled update tells what it committed
 	ix.cache.changed()
 	return c, err
 }
@@ -222,59 +200,17 @@ func (ix *Index) refresh(ctx context.Context, progress func(Progress)) (Changes,
 	ix.mu.RUnlock()
 
 	fw := &ix.fw
-	if fw.pollFiles == nil {
-		fw.pollFiles = map[string]bool{}
-	}
-	var tasks []*task
+	tasks, total, runBytes := sc.plan(known)
 	var changed []string
-	var total, runBytes int64
-	for rel, c := range sc.found {
-		runBytes += c.info.size
-		// A hard link is written through paths whose events go to other
-		// folders (or none, outside the run): it is polled.
-		if c.info.nlink > 1 {
-			fw.pollFiles[rel] = true
-		} else {
-			delete(fw.pollFiles, rel)
-		}
-		t := ix.plan(known[rel], c)
-		if t == nil {
-			continue
-		}
-		tasks = append(tasks, t)
-		total += t.size - t.from
-	}
 	first := !ix.indexed.Load()
-	batchBytes := ix.batchBytesFor(total)
+	batchBytes := batchBytesFor(total, ix.batchInput)
 	if first && ix.boundMemory {
 		// The whole run, not what this update reads: a reopen's first update
 		// reads little, but the states it restored are on the heap.
 		boundMemory(memoryUse{runBytes: runBytes, files: int64(len(sc.found)), flushed: ix.cache.flushes(),
 			batches: int64(ix.workers) * batchBytes, sortExtra: sortExtra(ix.workers, batchBytes)})
 	}
-	var removed []*fileState
-	if sc.full {
-		for rel, old := range known {
-			if _, ok := sc.found[rel]; !ok {
-				removed = append(removed, old)
-			}
-		}
-		for rel := range fw.pollFiles {
-			if _, ok := sc.found[rel]; !ok {
-				delete(fw.pollFiles, rel)
-			}
-		}
-	} else {
-		for rel := range sc.removed {
-			if _, ok := sc.found[rel]; ok {
-				continue // found again: another file, or the same
-			}
-			delete(fw.pollFiles, rel)
-			if old := known[rel]; old != nil {
-				removed = append(removed, old)
-			}
-		}
-	}
+	removed := sc.gone(known)
 	// What the scan found is planned: its candidates (a tenth of a first
 	// indexing's live heap at 100,000 files) are not kept for the
 	// collector to mark while the files are read.
@@ -307,137 +243,35 @@ func (ix *Index) refresh(ctx context.Context, progress func(Progress)) (Changes,
 	jobs, nTasks := readJobs(tasks), len(tasks)
 	tasks = nil // the jobs hold them, each until it is handed to a worker
 
-	var done atomic.Int64
-	var filesDone atomic.Int64
-	report := func() {
-		if progress != nil {
-			progress(Progress{FilesDone: int(filesDone.Load()), FilesTotal: nTasks, BytesDone: done.Load(), BytesTotal: total})
-		}
-	}
-	report()
+	r := &refreshRun{ix: ix, ctx: ctx, ch: make(chan readJob), episodes: episodes, batchBytes: batchBytes, total: total,
+		nTasks: nTasks, progress: progress, changed: changed, removed: removed}
+	r.report()
 
-	ch := make(chan readJob)
 	var wg sync.WaitGroup
-	var commitMu sync.Mutex // serializes commits of workers
-	var changedMu sync.Mutex
-	var failed, skipped []string
-	var faults []error // the workers' faults on a mapping, by changedMu
 	for w := 0; w < ix.workers; w++ {
 		wg.Add(1)
-		// A worker reads the mapped dictionary and statistics as it lays
-		// out and commits its batches (and, with segments flushed as they
-		// are built, mapped segments): it runs guarded from its top, and
-		// one that faults commits nothing more and drains its jobs, so
-		// that the others finish; the update then fails with the fault,
-		// and update drops all it committed.
 		go func() {
 			defer wg.Done()
-			defer ix.guardFrom("reading files", func(err error) {
-				changedMu.Lock()
-				faults = append(faults, err)
-				changedMu.Unlock()
-				for range ch {
-				}
-			})()
-			b := ix.newBatchBuilder()
-			b.SetOnePass(onePass(batchBytes))
-			// Room for the worker's share of the update, up to a batch: the
-			// batch's columns and postings log are made once, not grown by
-			// doubling file after file.
-			b.reserve(min(total/int64(ix.workers)+1, batchBytes))
-			var pend []*update
-			flush := func() {
-				if len(pend) == 0 {
-					return
-				}
-				l := ix.layOut(b)
-				func() {
-					commitMu.Lock()
-					defer commitMu.Unlock() // a fault in commit must not leave it held
-					ix.commit(l, pend, nil, episodes)
-				}()
-				changedMu.Lock()
-				for _, u := range pend {
-					if u.next != nil && u.next.form.IsRecord() {
-						changed = append(changed, ix.abs(u.next.rel))
-					}
-				}
-				changedMu.Unlock()
-				b = b.next()
-				b.reserve(min(max(total/int64(ix.workers)-done.Load()/int64(ix.workers), 0)+1, batchBytes))
-				pend = nil
-			}
-			var buf readBuffer
-			for j := range ch {
-				if ctx.Err() != nil {
-					changedMu.Lock()
-					for _, t := range j.tasks {
-						skipped = append(skipped, t.c.rel)
-					}
-					changedMu.Unlock()
-					continue
-				}
-				// The folder is opened once for its files (else each open
-				// walks the path from the run folder again).
-				dir := ix.openFolder(j.dir)
-				first := len(pend)
-				for _, t := range j.tasks {
-					u, drop := ix.read(t, b, dir, &buf)
-					done.Add(t.size - t.from)
-					filesDone.Add(1)
-					if u != nil {
-						pend = append(pend, u)
-					}
-					if drop {
-						// Gone or unreadable since it was found: left out until
-						// it can be read again, and given a stat at each update.
-						changedMu.Lock()
-						if t.old != nil {
-							removed = append(removed, t.old)
-						}
-						failed = append(failed, t.c.rel)
-						changedMu.Unlock()
-					}
-				}
-				if !dir.stillAt() {
-					// Moved (perhaps out of the run) while its files were
-					// read: what was read is not used, and read again.
-					ix.noteOnce("moved:"+j.dir, "a folder moved while its files were read; they are read again", zap.String("folder", j.dir))
-					changedMu.Lock()
-					for _, u := range pend[first:] {
-						u.discard = true
-						failed = append(failed, u.next.rel)
-					}
-					changedMu.Unlock()
-				}
-				dir.close()
-				// Between jobs only: a job's updates are committed together.
-				// A full batch (a file in it was refused) is finished too, so
-				// that the next job's files start a new one.
-				if b.inputBytes > batchBytes || b.Docs() > 1<<20 || b.Full() {
-					flush()
-				}
-				report()
-			}
-			flush()
+			r.work()
 		}()
 	}
 	for i := range jobs {
-		ch <- jobs[i]
+		r.ch <- jobs[i]
 		jobs[i] = readJob{}
 	}
-	close(ch)
+	close(r.ch)
 	wg.Wait()
-	if len(faults) > 0 {
-		return Changes{}, faults[0] // thrown away whole by update
+	changed, removed = r.changed, r.removed
+	if len(r.faults) > 0 {
+		return Changes{}, r.faults[0] // thrown away whole by update
 	}
-	for _, rel := range failed {
+	for _, rel := range r.failed {
 		fw.pollFiles[rel] = true
 	}
 	if err := ctx.Err(); err != nil {
 		// Cancelled: what the scan found and was not done is left to the
 		// next update (the scan's change set is spent).
-		fw.leave(skipped, removed, sc.episodes)
+		fw.leave(r.skipped, removed, sc.episodes)
 		slices.Sort(changed)
 		return Changes{Files: slices.Compact(changed)}, err
 	}
@@ -448,13 +282,13 @@ func (ix *Index) refresh(ctx context.Context, progress func(Progress)) (Changes,
 		// the lock is released by the defer. Its output is flushed after
 		// the lock (flush.go), guarded too: the flush reads it back mapped.
 		ix.cache.inject("merge")
-		err := ix.guard("merging segments", func() error {
+		err := ix.cache.guardRun("merging segments", func() error {
 			merged, replaced := func() (*segment, []*segment) {
 				ix.mu.Lock()
 				defer ix.mu.Unlock()
 				return ix.compact()
 			}()
-			ix.flushMerged(merged, replaced)
+			ix.cache.flushMerged(merged, replaced)
 			return nil
 		})
 		if err != nil {
@@ -463,7 +297,7 @@ func (ix *Index) refresh(ctx context.Context, progress func(Progress)) (Changes,
 	}
 	for _, r := range removed {
 		if r.form.IsRecord() {
-			changed = append(changed, ix.abs(r.rel))
+			changed = append(changed, runfs.Abs(ix.root, r.rel))
 		}
 	}
 	ix.indexed.Store(true)
@@ -511,46 +345,192 @@ func readJobs(tasks []*task) []readJob {
 	return jobs
 }
 
-// warnLink reports a link below the run folder whose target lies outside it.
-func (ix *Index) warnLink(rel string) {
-	abs := filepath.Join(ix.root, filepath.FromSlash(rel))
-	target, err := filepath.EvalSymlinks(abs)
-	if err != nil {
-		ix.log.Debug("skipped a link that does not resolve", zap.String("link", rel), zap.Error(err))
-		return
-	}
-	if target == ix.root || strings.HasPrefix(target, ix.root+string(filepath.Separator)) {
-		ix.log.Debug("skipped a link", zap.String("link", rel))
-		return
-	}
-	ix.warnOnce("link:"+rel, "skipped a link that points outside the run folder", zap.String("link", rel), zap.String("target", target))
+// refreshRun is what the workers of one update share: the jobs, the batch
+// size, the progress, and what they found, under mu.
+type refreshRun struct {
+	ix         *Index
+	ctx        context.Context
+	ch         chan readJob
+	episodes   map[string]bool
+	batchBytes int64
+	total      int64
+	nTasks     int
+	progress   func(Progress)
+	done       atomic.Int64 // bytes read
+	filesDone  atomic.Int64
+	commitMu   sync.Mutex // serializes commits of workers
+
+	mu      sync.Mutex
+	changed []string // record files changed (absolute paths)
+	failed  []string // files that could not be read
+	skipped []string // files not read: the update was cancelled
+	faults  []error  // the workers' faults on a mapping
+	removed []*fileState
 }
 
-// links returns a file's link count (1 where the system does not tell).
-func links(info fs.FileInfo) uint64 {
-	if st, ok := info.Sys().(*syscall.Stat_t); ok {
-		return uint64(st.Nlink)
+// report tells the progress, when asked for.
+func (r *refreshRun) report() {
+	if r.progress != nil {
+		r.progress(Progress{FilesDone: int(r.filesDone.Load()), FilesTotal: r.nTasks, BytesDone: r.done.Load(), BytesTotal: r.total})
 	}
-	return 1
 }
 
-func (ix *Index) convID(name string) uint32 {
-	ix.convMu.Lock()
-	defer ix.convMu.Unlock()
-	if id, ok := ix.convIDs[name]; ok {
-		return id
+// work is one worker of an update: it reads the jobs it takes into batches
+// and commits each batch. A worker reads the mapped dictionary and
+// statistics as it lays out and commits its batches (and, with segments
+// flushed as they are built, mapped segments): it runs guarded from its
+// top, and one that faults commits nothing more and drains its jobs, so
+// that the others finish; the update then fails with the fault, and update
+// drops all it committed.
+func (r *refreshRun) work() {
+	ix := r.ix
+	defer ix.cache.guardRest("reading files", func(err error) {
+		r.mu.Lock()
+		r.faults = append(r.faults, err)
+		r.mu.Unlock()
+		for range r.ch {
+		}
+	})()
+	b := ix.newBatchBuilder()
+	b.SetOnePass(onePass(r.batchBytes))
+	// Room for the worker's share of the update, up to a batch: the
+	// batch's columns and postings log are made once, not grown by
+	// doubling file after file.
+	b.reserve(min(r.total/int64(ix.workers)+1, r.batchBytes))
+	var pend []*update
+	flush := func() {
+		if len(pend) == 0 {
+			return
+		}
+		l := ix.layOut(b)
+		// Flushed to the cache entry between its layout and its
+		// commit: the committed pieces never call the cache.
+		l.seg = ix.cache.flushBuilt(l.seg)
+		func() {
+			r.commitMu.Lock()
+			defer r.commitMu.Unlock() // a fault in commit must not leave it held
+			ix.commit(l, pend, nil, r.episodes)
+		}()
+		r.mu.Lock()
+		for _, u := range pend {
+			if u.next != nil && u.next.form.IsRecord() {
+				r.changed = append(r.changed, runfs.Abs(ix.root, u.next.rel))
+			}
+		}
+		r.mu.Unlock()
+		b = b.next()
+		b.reserve(min(max(r.total/int64(ix.workers)-r.done.Load()/int64(ix.workers), 0)+1, r.batchBytes))
+		pend = nil
 	}
-	if ix.convs == nil {
-		ix.convs = []string{""} // id 0: no conversation field
+	var buf readBuffer
+	for j := range r.ch {
+		if r.ctx.Err() != nil {
+			r.mu.Lock()
+			for _, t := range j.tasks {
+				r.skipped = append(r.skipped, t.c.rel)
+			}
+			r.mu.Unlock()
+			continue
+		}
+		// The folder is opened once for its files (else each open
+		// walks the path from the run folder again).
+		dir := runfs.OpenFolder(ix.root, ix.fsys, j.dir)
+		first := len(pend)
+		for _, t := range j.tasks {
+			u, drop := ix.read(t, b, dir, &buf)
+			r.done.Add(t.size - t.from)
+			r.filesDone.Add(1)
+			if u != nil {
+				pend = append(pend, u)
+			}
+			if drop {
+				// Gone or unreadable since it was found: left out until
+				// it can be read again, and given a stat at each update.
+				r.mu.Lock()
+				if t.old != nil {
+					r.removed = append(r.removed, t.old)
+				}
+				r.failed = append(r.failed, t.c.rel)
+				r.mu.Unlock()
+			}
+		}
+		if !dir.StillAt() {
+			// Moved (perhaps out of the run) while its files were
+			// read: what was read is not used, and read again.
+			ix.once.note("moved:"+j.dir, "a folder moved while its files were read; they are read again", zap.String("folder", j.dir))
+			r.mu.Lock()
+			for _, u := range pend[first:] {
+				u.discard = true
+				r.failed = append(r.failed, u.next.rel)
+			}
+			r.mu.Unlock()
+		}
+		dir.Close()
+		// Between jobs only: a job's updates are committed together.
+		// A full batch (a file in it was refused) is finished too, so
+		// that the next job's files start a new one.
+		if b.inputBytes > r.batchBytes || b.Docs() > 1<<20 || b.Full() {
+			flush()
+		}
+		r.report()
 	}
-	id := uint32(len(ix.convs))
-	ix.convs = append(ix.convs, name)
-	ix.convIDs[name] = id
-	return id
+	flush()
 }
 
-func (ix *Index) convName(id uint32) string {
-	ix.convMu.Lock()
-	defer ix.convMu.Unlock()
-	return ix.convs[id]
+// plan plans the reads of the files the scan found against known, the
+// committed files: the tasks, the bytes they read, and the run's bytes. A
+// file with several links is polled (its writes' events go to other
+// folders, or none).
+func (sc *scan) plan(known map[string]*fileState) (tasks []*task, total, runBytes int64) {
+	fw := &sc.ix.fw
+	if fw.pollFiles == nil {
+		fw.pollFiles = map[string]bool{}
+	}
+	for rel, c := range sc.found {
+		runBytes += c.info.Size
+		// A hard link is written through paths whose events go to other
+		// folders (or none, outside the run): it is polled.
+		if c.info.Nlink > 1 {
+			fw.pollFiles[rel] = true
+		} else {
+			delete(fw.pollFiles, rel)
+		}
+		t := sc.ix.plan(known[rel], c)
+		if t == nil {
+			continue
+		}
+		tasks = append(tasks, t)
+		total += t.size - t.from
+	}
+	return tasks, total, runBytes
+}
+
+// gone returns the known files the scan no longer found (of the folders it
+// listed, when it was not a full walk), and stops polling them.
+func (sc *scan) gone(known map[string]*fileState) []*fileState {
+	fw := &sc.ix.fw
+	var removed []*fileState
+	if sc.full {
+		for rel, old := range known {
+			if _, ok := sc.found[rel]; !ok {
+				removed = append(removed, old)
+			}
+		}
+		for rel := range fw.pollFiles {
+			if _, ok := sc.found[rel]; !ok {
+				delete(fw.pollFiles, rel)
+			}
+		}
+		return removed
+	}
+	for rel := range sc.removed {
+		if _, ok := sc.found[rel]; ok {
+			continue // found again: another file, or the same
+		}
+		delete(fw.pollFiles, rel)
+		if old := known[rel]; old != nil {
+			removed = append(removed, old)
+		}
+	}
+	return removed
 }

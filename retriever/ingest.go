@@ -8,6 +8,8 @@ import (
 	"runls/masking"
 	"runls/recordformat"
 	"runls/retriever/internal/bm25"
+	"runls/retriever/internal/corpus"
+	"runls/retriever/internal/records"
 )
 
 // ingester turns the bytes of one file, from a record start on, into pieces
@@ -101,7 +103,7 @@ func (g *ingester) feedRecords(buf []byte, final bool) int {
 			g.commit(len(buf), line, g.parser.InRecord())
 		}
 		if g.whole {
-			g.fs.recs.trim()
+			g.fs.recs.Trim()
 		}
 		return len(buf)
 	}
@@ -187,7 +189,7 @@ func (g *ingester) feedNotes(buf []byte, final bool) int {
 // only empty lines, the block that first holds more (the records so far are
 // none, so the layout may still be chosen).
 func (g *ingester) detect(buf []byte) {
-	if g.pos != 0 && g.fs.commitLine > 0 && g.fs.records().len() > 0 {
+	if g.pos != 0 && g.fs.commitLine > 0 && g.fs.records().Len() > 0 {
 		g.fs.layoutSet = true // an own-layout record came first
 		return
 	}
@@ -230,10 +232,10 @@ func (g *ingester) emitRecord(buf []byte, rec []recordformat.Line, firstLine uin
 	}
 	before := g.b.Docs()
 	outcome := g.emitPieces(buf, rec, firstLine, conv, pending)
-	if outcome == outcomeIndexed && g.b.Docs() == before {
-		outcome = outcomeNoTerms
+	if outcome == records.OutcomeIndexed && g.b.Docs() == before {
+		outcome = records.OutcomeNoTerms
 	}
-	g.fs.recs.add(buf, rec, firstLine, conv, outcome, pending)
+	g.fs.recs.Add(buf, rec, firstLine, conv, outcome, pending)
 }
 
 // emitPieces adds a record's pieces and tells what became of it: left out,
@@ -246,7 +248,7 @@ func (g *ingester) emitPieces(buf []byte, rec []recordformat.Line, firstLine uin
 		flags |= flagUnfielded
 	}
 	if first.Level.LeftOut() {
-		return outcomeLeftOut
+		return records.OutcomeLeftOut
 	}
 	// A foreign log's records are notes (spec §2): no rule reads them; a
 	// transcript's role still does.
@@ -259,7 +261,7 @@ func (g *ingester) emitPieces(buf []byte, rec []recordformat.Line, firstLine uin
 			ev := g.lineEvidence(buf, l)
 			g.addText(ev, 0, len(ev), nil, firstLine+uint32(i), l, conv, flags, pending)
 		}
-		return outcomeIndexed
+		return records.OutcomeIndexed
 	}
 	// The evidence text of the whole record: its lines joined with "\n".
 	text, segStarts := g.joinLines(buf, rec)
@@ -267,14 +269,14 @@ func (g *ingester) emitPieces(buf []byte, rec []recordformat.Line, firstLine uin
 	if rules {
 		reading, ms, me = g.ix.interpreter.Read(text)
 		if reading == ReadingLeftOut {
-			return outcomeLeftOut
+			return records.OutcomeLeftOut
 		}
 	}
 	flags |= flagOfReading(reading)
 	var told uint64
 	hasTold := reading == ReadingTold
 	if hasTold {
-		told = textHashString(g.ix.seed, strings.TrimSpace(text[ms:me]))
+		told = corpus.TextHashString(g.ix.seed, strings.TrimSpace(text[ms:me]))
 	}
 	var spans []masking.Span
 	if g.masked {
@@ -297,9 +299,9 @@ func (g *ingester) emitPieces(buf []byte, rec []recordformat.Line, firstLine uin
 		}
 	}
 	if len(spans) > 0 && g.b.Docs() == added && bm25.HasTerm(text[ms:me]) {
-		return outcomeMasked
+		return records.OutcomeMasked
 	}
-	return outcomeIndexed
+	return records.OutcomeIndexed
 }
 
 // lineSpans clips spans of a joined text to one line's segment [s, e) and
@@ -417,7 +419,7 @@ func (g *ingester) addPieces(ev []byte, lo, hi int, spans []masking.Span, line, 
 				valid = []byte(recordformat.ValidText(piece))
 			}
 			d := docColumns{
-				hash:  pieceKey(g.ix.seed, valid),
+				hash:  corpus.PieceKey(g.ix.seed, valid),
 				file:  g.fs.id,
 				line:  line,
 				start: evOff + uint32(lo+os),
@@ -496,7 +498,7 @@ func (g *ingester) convID(b []byte) uint32 {
 		return id
 	}
 	name := string(b)
-	id := g.ix.convID(name)
+	id := g.ix.convs.ID(name)
 	if g.convs == nil {
 		g.convs = map[string]uint32{} // made for record files only
 	}

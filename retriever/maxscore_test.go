@@ -146,5 +146,5 @@ func exhaustive(t *testing.T, ix *Index, req Request) []Item {
 	t.Helper()
 	f := ix.newFilter(req)
 	evidence := func(h hit) bool { return ix.evidence(f, h.seg, h.doc, h.fs) }
-	return ix.bruteItems(bruteTop(ix.bruteHits(t, req), req.TopK, evidence))
+	return bruteItems(ix, bruteTop(bruteHits(t, ix, req), req.TopK, evidence))
 }

@@ -40,7 +40,7 @@ func (ix *Index) compact() (merged *segment, replaced []*segment) {
 }
 
 // moveRefs points a file's ranges and tail docs at the merged segment.
-func (ix *Index) moveRefs(fs *fileState, gone map[*segment][]uint32, merged *segment) {
+func (c *committed) moveRefs(fs *fileState, gone map[*segment][]uint32, merged *segment) {
 	touched := false
 	for _, r := range fs.ranges {
 		if gone[r.seg] != nil {

@@ -4,8 +4,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runls/retriever/internal/bm25"
 	"testing"
+
+	"runls/retriever/internal/bm25"
 )
 
 // Many small updates (appends that leave dead tail pieces behind, a rewrite,

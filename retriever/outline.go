@@ -1,16 +1,14 @@
 package retriever
 
 import (
-	"bytes"
 	"context"
 	"errors"
-	"io"
 	"strconv"
 	"strings"
 	"time"
 
-	"runls/masking"
 	"runls/recordformat"
+	"runls/retriever/internal/records"
 )
 
 // Record structure for an editor (spec §11): the outline of a record file,
@@ -104,17 +102,17 @@ func (ix *Index) Outline(ctx context.Context, path string, limit int) (Outline, 
 		return out, err
 	}
 	fs := ix.recordFile(path)
-	if fs == nil || fs.records().len() == 0 {
+	if fs == nil || fs.records().Len() == 0 {
 		return out, nil
 	}
 	t := fs.records()
-	n := t.len()
+	n := t.Len()
 	if limit > 0 && limit < n {
 		n = limit
-		out.More = t.len() - limit
-		out.Rest = Range{Start: Position{Line: int(t.recLine(n))}, End: Position{Line: int(t.lines - 1), Character: int(t.endUnits)}}
+		out.More = t.Len() - limit
+		out.Rest = Range{Start: Position{Line: int(t.Line(n))}, End: Position{Line: int(t.Lines() - 1), Character: int(t.EndUnits())}}
 	}
-	text, err := ix.readRecords(ctx, fs, 0, n)
+	text, err := ix.rb.readRecords(ctx, fs, 0, n)
 	if err != nil {
 		return Outline{}, err
 	}
@@ -123,11 +121,11 @@ func (ix *Index) Outline(ctx context.Context, path string, limit int) (Outline, 
 		if err != nil {
 			return Outline{}, err
 		}
-		rec := OutlineRecord{Name: ix.recordName(r), Detail: ix.recordDetail(r), Range: r.rng, Selection: r.first}
-		if i == 0 || t.recConv(i) != t.recConv(i-1) || t.unfielded(i) != t.unfielded(i-1) {
+		rec := OutlineRecord{Name: ix.rb.recordName(r), Detail: ix.rb.recordDetail(r), Range: r.rng, Selection: r.first}
+		if t.NewRun(i) {
 			run := OutlineRun{Range: r.rng, Selection: r.first}
-			if c := t.recConv(i); c != 0 {
-				name := ix.maskText(ix.convName(c))
+			if c := t.Conv(i); c != 0 {
+				name := ix.rb.maskText(ix.convs.Name(c))
 				run.Conversation = &name
 			}
 			out.Runs = append(out.Runs, run)
@@ -147,23 +145,10 @@ func (ix *Index) Folds(path string) []Fold {
 	if fs == nil {
 		return nil
 	}
-	t := fs.records()
-	n := t.len()
-	out := make([]Fold, 0, n/4)
-	runEnd := 0 // the record after the current run
-	for i := 0; i < n; i++ {
-		if i == runEnd {
-			runEnd = i + 1
-			for runEnd < n && t.recConv(runEnd) == t.recConv(i) && t.unfielded(runEnd) == t.unfielded(i) {
-				runEnd++
-			}
-			if runEnd-i > 1 {
-				out = append(out, Fold{StartLine: int(t.recLine(i)), EndLine: int(t.recLast(runEnd - 1))})
-			}
-		}
-		if first, last := t.recLine(i), t.recLast(i); last > first {
-			out = append(out, Fold{StartLine: int(first), EndLine: int(last)})
-		}
+	folds := records.Folds(fs.records())
+	out := make([]Fold, len(folds))
+	for i, f := range folds {
+		out[i] = Fold{StartLine: int(f.First), EndLine: int(f.Last)}
 	}
 	return out
 }
@@ -182,11 +167,11 @@ func (ix *Index) RecordAt(ctx context.Context, path string, n int, req Request) 
 		return nil, nil
 	}
 	t := fs.records()
-	i := t.recordAt(uint32(n))
+	i := t.RecordAt(uint32(n))
 	if i < 0 {
 		return nil, nil
 	}
-	text, err := ix.readRecords(ctx, fs, i, i+1)
+	text, err := ix.rb.readRecords(ctx, fs, i, i+1)
 	if err != nil {
 		return nil, err
 	}
@@ -202,16 +187,16 @@ func (ix *Index) RecordAt(ctx context.Context, path string, n int, req Request) 
 	head := r.lines[0]
 	if r.head.Kind == recordformat.Foreign {
 		facts.Time = recordformat.KeyText(r.head.Time) // "" without a time
-		facts.Level = levelNames[r.head.Level]
+		facts.Level = records.LevelName(r.head.Level)
 	} else if !facts.BeforeFirst {
 		facts.Time = string(head[:recordformat.StampLen(head)])
-		facts.State = ix.maskText(recordformat.ValidText(head[r.head.StateStart-r.head.Start : r.head.StateEnd-r.head.Start]))
+		facts.State = ix.rb.maskText(recordformat.ValidText(head[r.head.StateStart-r.head.Start : r.head.StateEnd-r.head.Start]))
 		if lv := r.head.Level; lv != recordformat.None {
-			facts.Level = levelNames[lv]
+			facts.Level = records.LevelName(lv)
 		}
 	}
-	if c := t.recConv(i); c != 0 {
-		name := ix.maskText(ix.convName(c))
+	if c := t.Conv(i); c != 0 {
+		name := ix.rb.maskText(ix.convs.Name(c))
 		facts.Conversation = &name
 	}
 	if ix.interpreter != nil {
@@ -222,14 +207,14 @@ func (ix *Index) RecordAt(ctx context.Context, path string, n int, req Request) 
 		}
 	}
 	if lv := r.head.Level; lv.LeftOut() {
-		facts.LeftOut = levelNames[lv]
+		facts.LeftOut = records.LevelName(lv)
 	}
-	if at, ok := recordformat.KeyTime(t.recTime(i)); ok {
+	if at, ok := recordformat.KeyTime(t.Time(i)); ok {
 		for j := i - 1; j >= 0; j-- {
-			if t.recConv(j) != t.recConv(i) || t.recTime(j) == recordformat.NoTime {
+			if t.Conv(j) != t.Conv(i) || t.Time(j) == recordformat.NoTime {
 				continue
 			}
-			before, _ := recordformat.KeyTime(t.recTime(j))
+			before, _ := recordformat.KeyTime(t.Time(j))
 			d := at.Sub(before)
 			facts.Since = &d
 			break
@@ -243,13 +228,13 @@ func (ix *Index) RecordAt(ctx context.Context, path string, n int, req Request) 
 // verdict tells why record i of fs is not evidence for req, or "" when it
 // is: what indexing made of it, then the rules of spec §5, read for the
 // record as the search reads them for its pieces (Index.evidence).
-func (ix *Index) verdict(req Request, fs *fileState, t *recordTable, i int, agent string) string {
-	switch metaOutcome(t.recMeta(i)) {
-	case outcomeLeftOut:
+func (ix *Index) verdict(req Request, fs *fileState, t *records.Table, i int, agent string) string {
+	switch records.MetaOutcome(t.Meta(i)) {
+	case records.OutcomeLeftOut:
 		return ReasonLeftOut
-	case outcomeMasked:
+	case records.OutcomeMasked:
 		return ReasonMasked
-	case outcomeNoTerms:
+	case records.OutcomeNoTerms:
 		return ReasonNoTerms
 	}
 	if req.Agent != "" && req.Agent != agent {
@@ -257,24 +242,18 @@ func (ix *Index) verdict(req Request, fs *fileState, t *recordTable, i int, agen
 	}
 	f := ix.newFilter(req)
 	current := f.episode != "" && fs.epNum == f.episode
-	return ruleReason(f, current, fs.conversational(), t.unfielded(i), t.recConv(i))
-}
-
-var levelNames = [...]string{
-	recordformat.None: "", recordformat.Trace: "TRACE", recordformat.Debug: "DEBUG",
-	recordformat.Info: "INFO", recordformat.Warn: "WARN", recordformat.Error: "ERROR",
+	return ruleReason(f, current, fs.conversational(), t.Unfielded(i), t.Conv(i))
 }
 
 // recordName is an outline record's name (spec §11).
-func (ix *Index) recordName(r recordText) string {
+func (rb *readBack) recordName(r recordText) string {
 	var first string
-	if ix.masker != nil || r.head.JSON {
+	if rb.masker != nil || r.head.JSON {
 		// Masked as a whole record, as it was indexed (a key block over
 		// several lines is one span).
 		text := r.evidence()
-		if ix.masker != nil {
-			spans, _ := ix.masker.Mask(text)
-			text, _ = masking.Apply(text, spans)
+		if rb.masker != nil {
+			text = rb.maskText(text)
 		}
 		first, _, _ = strings.Cut(text, "\n")
 	} else {
@@ -296,19 +275,19 @@ func (ix *Index) recordName(r recordText) string {
 }
 
 // recordDetail is the level and the episode state: "INFO · running".
-func (ix *Index) recordDetail(r recordText) string {
+func (rb *readBack) recordDetail(r recordText) string {
 	switch r.head.Kind {
 	case recordformat.BeforeFirst:
 		return ""
 	case recordformat.Foreign:
-		return levelNames[r.head.Level] // no episode state (spec §2)
+		return records.LevelName(r.head.Level) // no episode state (spec §2)
 	}
 	head := r.lines[0]
-	state := ix.maskText(recordformat.ValidText(head[r.head.StateStart-r.head.Start : r.head.StateEnd-r.head.Start]))
+	state := rb.maskText(recordformat.ValidText(head[r.head.StateStart-r.head.Start : r.head.StateEnd-r.head.Start]))
 	if r.head.Level == recordformat.None {
 		return state
 	}
-	return levelNames[r.head.Level] + " · " + state
+	return records.LevelName(r.head.Level) + " · " + state
 }
 
 // cutUnits cuts s to at most n UTF-16 units, the last of them "…" when cut.
@@ -329,162 +308,4 @@ func cutUnits(s string, n int) string {
 		units += u
 	}
 	return s
-}
-
-// maskText masks a text taken from a file, when masking is on.
-func (ix *Index) maskText(s string) string {
-	if ix.masker == nil {
-		return s
-	}
-	spans, _ := ix.masker.Mask(s)
-	out, _ := masking.Apply(s, spans)
-	return out
-}
-
-// recordsText is the text of records [from, to) of a file, read back.
-type recordsText struct {
-	fs       *fileState
-	from     int
-	firstRow uint32
-	lines    [][]byte // the lines, without their line ends
-}
-
-// recordText is one record read back: its lines, its first line parsed,
-// its range and its first line's.
-type recordText struct {
-	form   recordformat.Form
-	layout recordformat.Layout
-	lines  [][]byte
-	head   recordformat.Line // offsets within lines[0]
-	rng    Range
-	first  Range
-}
-
-// readRecords reads the lines of records [from, to) of fs.
-func (ix *Index) readRecords(ctx context.Context, fs *fileState, from, to int) (*recordsText, error) {
-	t := fs.records()
-	first, last := t.recLine(from), t.recLast(to-1)
-	lines, err := ix.readLines(ctx, fs, first, last+1)
-	if err != nil {
-		return nil, err
-	}
-	return &recordsText{fs: fs, from: from, firstRow: first, lines: lines}, nil
-}
-
-// record returns record i of those read (0: the first), checked against
-// the table.
-func (rt *recordsText) record(i int) (recordText, error) {
-	t := rt.fs.records()
-	k := rt.from + i
-	lo, hi := t.recLine(k)-rt.firstRow, t.recLast(k)-rt.firstRow+1
-	r := recordText{form: rt.fs.form, layout: rt.fs.layout, lines: rt.lines[lo:hi]}
-	r.head = r.parser(false).Next(r.lines[0], 0)
-	kind, key := kindFielded, r.head.Time
-	switch r.head.Kind {
-	case recordformat.Unfielded:
-		kind = kindUnfielded
-	case recordformat.BeforeFirst:
-		kind = kindBeforeFirst
-	case recordformat.Foreign:
-		kind = kindForeign
-	}
-	if kind == kindFielded || kind == kindUnfielded {
-		key = recordformat.TimeKey(r.lines[0])
-	}
-	m := t.recMeta(k)
-	if kind != metaKind(m) || r.head.Level != metaLevel(m) || (kind != kindBeforeFirst && key != t.recTime(k)) {
-		return r, ErrChanged
-	}
-	line := int(t.recLine(k))
-	lastLine := r.lines[len(r.lines)-1]
-	r.first = Range{Start: Position{Line: line}, End: Position{Line: line, Character: recordformat.UTF16Len(r.lines[0])}}
-	r.rng = Range{Start: r.first.Start, End: Position{Line: line + len(r.lines) - 1, Character: recordformat.UTF16Len(lastLine)}}
-	return r, nil
-}
-
-// evidence is the record's evidence text (spec §2), its lines joined with
-// "\n".
-func (r recordText) evidence() string {
-	var sb strings.Builder
-	p := r.parser(true)
-	for i, l := range r.lines {
-		line := r.head
-		if i > 0 {
-			sb.WriteByte('\n')
-			line = p.Next(l, 0)
-		}
-		if line.JSON {
-			sb.WriteString(recordformat.ValidText(recordformat.Prose(nil, l)))
-			continue
-		}
-		sb.WriteString(recordformat.ValidText(l[line.Evidence:]))
-	}
-	return sb.String()
-}
-
-// parser is a parser of the record's file, in its layout, at a record's
-// first line or (inRecord) after it.
-func (r recordText) parser(inRecord bool) *recordformat.Parser {
-	p := recordformat.Resume(r.form, inRecord)
-	p.SetLayout(r.layout)
-	return p
-}
-
-// readLines reads lines [from, to) of a file through its line index, in one
-// pass, without their line ends. A file that ends before line to-1 has
-// changed since it was read.
-func (ix *Index) readLines(ctx context.Context, fs *fileState, from, to uint32) ([][]byte, error) {
-	k := int(from / lineIndexEvery)
-	if k >= len(fs.lineIndex) || to <= from {
-		return nil, ErrChanged
-	}
-	h, err := ix.handles.acquire(ix, fs)
-	if err != nil {
-		return nil, err
-	}
-	defer ix.handles.release(h)
-	skip := int(from % lineIndexEvery)
-	want := int(to - from)
-	var buf []byte
-	lines := make([][]byte, 0, want)
-	off := fs.lineIndex[k]
-	chunk := make([]byte, 64<<10)
-	start := 0 // where the line being looked for starts in buf
-	for len(lines) < want {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		m, rerr := h.f.ReadAt(chunk, off)
-		off += int64(m)
-		buf = append(buf, chunk[:m]...)
-		for len(lines) < want {
-			nl := bytes.IndexByte(buf[start:], '\n')
-			if nl < 0 {
-				break
-			}
-			end := start + nl
-			if skip > 0 {
-				skip--
-			} else {
-				lines = append(lines, bytes.TrimSuffix(buf[start:end], []byte{'\r'}))
-			}
-			start = end + 1
-		}
-		if rerr != nil || m == 0 {
-			if len(lines) == want-1 && skip == 0 && start < len(buf) && (rerr == nil || errors.Is(rerr, io.EOF)) {
-				// The file's last line, without a line end.
-				lines = append(lines, buf[start:]) // a "\r" with no "\n" after it is text
-				break
-			}
-			if len(lines) < want {
-				return nil, ErrChanged
-			}
-		}
-		if len(chunk) < 1<<20 {
-			chunk = make([]byte, len(chunk)*2)
-		}
-	}
-	// Lines cut before buf grew point into its earlier arrays, which hold
-	// the same bytes.
-	return lines, nil
 }

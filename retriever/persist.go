@@ -52,24 +52,22 @@ const (
 // savedState is the committed state as the state blob holds it, and each
 // segment's place in it. The caller holds the index's read lock: the dead
 // bits are copied under it, as Kill writes them under the write lock.
-func (ix *Index) savedState() (*savedIndex, map[*segment]uint32) {
+func (c *committed) savedState() (*savedIndex, map[*segment]uint32) {
 	st := &savedIndex{
-		seed:     ix.seed,
-		nextID:   ix.nextID,
-		agents:   slices.Clone(ix.agents),
-		episodes: slices.Sorted(maps.Keys(ix.episodes)),
-		dead:     make([][]uint64, len(ix.segments)),
-		files:    slices.Collect(maps.Values(ix.files)),
+		seed:     c.seed,
+		nextID:   c.nextID,
+		agents:   slices.Clone(c.agents),
+		episodes: slices.Sorted(maps.Keys(c.episodes)),
+		dead:     make([][]uint64, len(c.segments)),
+		files:    slices.Collect(maps.Values(c.files)),
 	}
-	place := make(map[*segment]uint32, len(ix.segments))
-	for i, s := range ix.segments {
+	place := make(map[*segment]uint32, len(c.segments))
+	for i, s := range c.segments {
 		place[s] = uint32(i)
 		st.dead[i] = slices.Clone(s.DeadBits())
 	}
 	slices.SortFunc(st.files, func(a, b *fileState) int { return cmp.Compare(a.rel, b.rel) })
-	ix.convMu.Lock()
-	st.convs = slices.Clone(ix.convs)
-	ix.convMu.Unlock()
+	st.convs = c.convs.Names()
 	return st, place
 }
 
@@ -77,18 +75,18 @@ func (ix *Index) savedState() (*savedIndex, map[*segment]uint32) {
 // read lock (searches go on; an update's commit waits for the copy),
 // released by a defer: the dictionary and statistics it encodes may be
 // mapped, and a fault reading them (fault.go) must not leave it held.
-func (ix *Index) encodeCommitted() (st *savedIndex, state, dict, stats []byte, segs []*segment) {
-	ix.mu.RLock()
-	defer ix.mu.RUnlock()
-	st, place := ix.savedState()
-	return st, encodeState(nil, st, place), ix.dict.AppendEncoded(nil), ix.stats.AppendEncoded(nil), slices.Clone(ix.segments)
+func (w *cacheWriter) encodeCommitted() (st *savedIndex, state, dict, stats []byte, segs []*segment) {
+	w.ix.mu.RLock()
+	defer w.ix.mu.RUnlock()
+	st, place := w.ix.savedState()
+	return st, encodeState(nil, st, place), w.ix.dict.AppendEncoded(nil), w.ix.stats.AppendEncoded(nil), slices.Clone(w.ix.segments)
 }
 
-// restore puts back the state snap holds, before the index's first update;
+// restoreIndex puts back the state snap holds, before the index's first update;
 // it gives the restored segments with their blobs, for the writer to keep.
 // Each blob is decoded inside its Access, so that a page cut under the
 // mapping is an error here, not a crash.
-func (ix *Index) restore(snap *store.Snapshot) (map[*segment]store.BlobRef, error) {
+func (w *cacheWriter) restoreIndex(snap *store.Snapshot) (map[*segment]store.BlobRef, error) {
 	blobs := snap.Blobs()
 	if len(blobs) < blobSegments {
 		return nil, fmt.Errorf("%w: a commit of %d blobs", store.ErrCorrupt, len(blobs))
@@ -137,38 +135,32 @@ func (ix *Index) restore(snap *store.Snapshot) (map[*segment]store.BlobRef, erro
 		return nil, err
 	}
 
-	ix.mu.Lock()
-	defer ix.mu.Unlock()
-	ix.seed = st.seed
-	ix.dict, ix.stats, ix.nextID = dict, *stats, st.nextID
-	ix.agents = st.agents
-	ix.agentIDs = make(map[string]uint32, len(st.agents))
+	w.ix.mu.Lock()
+	defer w.ix.mu.Unlock()
+	w.ix.seed = st.seed
+	w.ix.dict, w.ix.stats, w.ix.nextID = dict, *stats, st.nextID
+	w.ix.agents = st.agents
+	w.ix.agentIDs = make(map[string]uint32, len(st.agents))
 	for i, a := range st.agents {
-		ix.agentIDs[a] = uint32(i)
+		w.ix.agentIDs[a] = uint32(i)
 	}
 	if len(st.agents) > 0 {
-		ix.stats.Grow(uint32(len(st.agents) - 1))
+		w.ix.stats.Grow(uint32(len(st.agents) - 1))
 	}
-	ix.episodes = make(map[string]bool, len(st.episodes))
+	w.ix.episodes = make(map[string]bool, len(st.episodes))
 	for _, ep := range st.episodes {
-		ix.episodes[ep] = true
+		w.ix.episodes[ep] = true
 	}
-	ix.setSegments(segs)
-	ix.byID = make([]*fileState, st.nextID)
+	w.ix.setSegments(segs)
+	w.ix.byID = make([]*fileState, st.nextID)
 	for _, fs := range files {
 		// Checked when read: a time within the racy window of the read is
 		// checked again at the first update, as following does.
 		fs.checkedAt = fs.readAt
-		ix.files[fs.rel] = fs
-		ix.byID[fs.id] = fs
+		w.ix.files[fs.rel] = fs
+		w.ix.byID[fs.id] = fs
 	}
-	ix.convMu.Lock()
-	ix.convs = st.convs
-	ix.convIDs = make(map[string]uint32, len(st.convs))
-	for i, c := range st.convs[1:] {
-		ix.convIDs[c] = uint32(i + 1)
-	}
-	ix.convMu.Unlock()
+	w.ix.convs.Restore(st.convs)
 	return refs, nil
 }
 

@@ -20,11 +20,11 @@ package retriever
 import (
 	"fmt"
 	"io/fs"
-	"slices"
 	"strings"
 
 	"runls/recordformat"
 	"runls/retriever/internal/bm25"
+	"runls/retriever/internal/records"
 )
 
 // stateBlobMagic opens the state blob: "RLSTATE1".
@@ -53,13 +53,13 @@ type savedFile struct {
 	// firstUnits its first line's length (file.go)
 	layout, firstUnits uint32
 
-	// the record table's state after its committed records (records.go)
-	open               unfieldedRun
+	// the record table's state after its committed records (records.Saved)
+	open               records.Run
 	end, lastUnits     uint32
 	lastKey            int64
 	pendLine, pendConv uint32
 	pendTime           int64
-	pendSpan           unindentedSpan
+	pendSpan           records.Span
 	pendMeta           uint32
 	lines, endUnits    uint32
 }
@@ -87,7 +87,7 @@ type savedTailDoc struct {
 
 // savedIndex is what the state blob holds of an index.
 type savedIndex struct {
-	seed     uint64 // the index's text hash seed (texthash.go), which its segments' keys are hashed with
+	seed     uint64 // the index's text hash seed (internal/corpus/texthash.go), which its segments' keys are hashed with
 	nextID   uint32
 	agents   []string
 	episodes []string
@@ -115,21 +115,21 @@ func encodeState(dst []byte, st *savedIndex, seg map[*segment]uint32) []byte {
 		tailTerms []uint32
 		lineIndex []int64
 		convs     []uint32
-		r         recordTable // the files' record tables end to end
+		r         records.Columns // the files' record tables end to end
 	)
 	for i, fs := range st.files {
-		t := fs.records()
+		n, ts := r.Append(fs.records())
 		f := &fixed[i]
 		*f = savedFile{
 			id: fs.id, agent: fs.agent, dev: fs.dev, ino: fs.ino, size: fs.size, mtime: fs.mtime, ctime: fs.ctime,
 			readPos: fs.readPos, readAt: fs.readAt, commitPos: fs.commitPos, commitLine: fs.commitLine,
 			head: uint32(len(fs.head)), window: uint32(len(fs.window)), tail: uint32(len(fs.tail)), path: uint32(len(fs.rel)),
 			ranges: uint32(len(fs.ranges)), tailDocs: uint32(len(fs.tailDocs)), lineIndex: uint32(len(fs.lineIndex)),
-			recs: uint32(len(t.line)), over: uint32(len(t.over)), spans: uint32(len(t.spans)), runs: uint32(len(t.runs)),
-			descents: uint32(len(t.descents)), convs: uint32(len(fs.convs)), firstUnits: fs.firstUnits,
-			open: t.open, end: t.end, lastUnits: t.lastUnits, lastKey: t.lastKey,
-			pendLine: t.pend.line, pendConv: t.pend.conv, pendTime: t.pend.time, pendSpan: t.pend.span, pendMeta: uint32(t.pend.meta),
-			lines: t.lines, endUnits: t.endUnits,
+			recs: n.Recs, over: n.Over, spans: n.Spans, runs: n.Runs, descents: n.Descents, convs: uint32(len(fs.convs)),
+			firstUnits: fs.firstUnits,
+			open:       ts.Open, end: ts.End, lastUnits: ts.LastUnits, lastKey: ts.LastKey,
+			pendLine: ts.PendLine, pendConv: ts.PendConv, pendTime: ts.PendTime, pendSpan: ts.PendSpan, pendMeta: ts.PendMeta,
+			lines: ts.Lines, endUnits: ts.EndUnits,
 		}
 		if fs.layoutSet {
 			f.layout = 1 + uint32(fs.layout)
@@ -138,8 +138,8 @@ func encodeState(dst []byte, st *savedIndex, seg map[*segment]uint32) []byte {
 			bit uint32
 			on  bool
 		}{
-			{savedBinary, fs.binary}, {savedInRecord, fs.inRecord}, {savedHasTail, fs.tail != nil}, {savedHasOpen, t.hasOpen},
-			{savedFielded, t.fielded}, {savedHasPend, t.hasPend}, {savedPendHasSpan, t.pend.hasSpan},
+			{savedBinary, fs.binary}, {savedInRecord, fs.inRecord}, {savedHasTail, fs.tail != nil}, {savedHasOpen, ts.HasOpen},
+			{savedFielded, ts.Fielded}, {savedHasPend, ts.HasPend}, {savedPendHasSpan, ts.PendHasSpan},
 		} {
 			if fl.on {
 				f.flags |= fl.bit
@@ -156,10 +156,6 @@ func encodeState(dst []byte, st *savedIndex, seg map[*segment]uint32) []byte {
 		f.tailTerms = uint32(len(tailTerms))
 		lineIndex = append(lineIndex, fs.lineIndex...)
 		convs = append(convs, fs.convs...)
-		r.line, r.sec, r.ms = append(r.line, t.line...), append(r.sec, t.sec...), append(r.ms, t.ms...)
-		r.conv, r.meta = append(r.conv, t.conv...), append(r.meta, t.meta...)
-		r.over, r.spans, r.runs = append(r.over, t.over...), append(r.spans, t.spans...), append(r.runs, t.runs...)
-		r.descents = append(r.descents, t.descents...)
 	}
 	// tailTerms of a file is the running total: its own count is the
 	// difference, so that a file without tail documents costs nothing.
@@ -170,15 +166,15 @@ func encodeState(dst []byte, st *savedIndex, seg map[*segment]uint32) []byte {
 	bm25.PutSection(e, tailTerms)
 	bm25.PutSection(e, lineIndex)
 	bm25.PutSection(e, convs)
-	bm25.PutSection(e, r.line)
-	bm25.PutSection(e, r.sec)
-	bm25.PutSection(e, r.ms)
-	bm25.PutSection(e, r.conv)
-	bm25.PutSection(e, r.meta)
-	bm25.PutSection(e, r.over)
-	bm25.PutSection(e, r.spans)
-	bm25.PutSection(e, r.runs)
-	bm25.PutSection(e, r.descents)
+	bm25.PutSection(e, r.Line)
+	bm25.PutSection(e, r.Sec)
+	bm25.PutSection(e, r.Ms)
+	bm25.PutSection(e, r.Conv)
+	bm25.PutSection(e, r.Meta)
+	bm25.PutSection(e, r.Over)
+	bm25.PutSection(e, r.Spans)
+	bm25.PutSection(e, r.Runs)
+	bm25.PutSection(e, r.Descents)
 	return e.Bytes()
 }
 
@@ -193,7 +189,7 @@ type stateBlob struct {
 	tailTerms []uint32
 	lineIndex []int64
 	fileConvs []uint32
-	recs      recordTable
+	recs      records.Columns
 }
 
 // decodeState reads a state blob's sections; its slices point into b.
@@ -222,15 +218,15 @@ func decodeState(b []byte) (*stateBlob, error) {
 	st.lineIndex = bm25.GetSection[int64](d)
 	st.fileConvs = bm25.GetSection[uint32](d)
 	r := &st.recs
-	r.line = bm25.GetSection[uint32](d)
-	r.sec = bm25.GetSection[uint32](d)
-	r.ms = bm25.GetSection[uint16](d)
-	r.conv = bm25.GetSection[uint32](d)
-	r.meta = bm25.GetSection[uint8](d)
-	r.over = bm25.GetSection[timeOver](d)
-	r.spans = bm25.GetSection[unindentedSpan](d)
-	r.runs = bm25.GetSection[unfieldedRun](d)
-	r.descents = bm25.GetSection[uint32](d)
+	r.Line = bm25.GetSection[uint32](d)
+	r.Sec = bm25.GetSection[uint32](d)
+	r.Ms = bm25.GetSection[uint16](d)
+	r.Conv = bm25.GetSection[uint32](d)
+	r.Meta = bm25.GetSection[uint8](d)
+	r.Over = bm25.GetSection[records.TimeOver](d)
+	r.Spans = bm25.GetSection[records.Span](d)
+	r.Runs = bm25.GetSection[records.Run](d)
+	r.Descents = bm25.GetSection[uint32](d)
 	if err := d.Finish(); err != nil {
 		return nil, fmt.Errorf("state blob: %w", err)
 	}
@@ -250,10 +246,11 @@ func (st *stateBlob) fileStates(segs []*segment, terms int) ([]*fileState, error
 		return nil, fmt.Errorf("state blob: dead bits of %d segments for %d", len(st.dead), len(segs))
 	}
 	r := &st.recs
-	if n := len(r.line); len(r.sec) != n || len(r.ms) != n || len(r.conv) != n || len(r.meta) != n {
-		return nil, fmt.Errorf("state blob: the record columns' lengths")
+	if err := r.CheckLengths(); err != nil {
+		return nil, fmt.Errorf("state blob: %w", err)
 	}
-	var c struct{ bytes, ranges, tailDocs, tailTerms, lineIndex, convs, recs, over, spans, runs, descents int }
+	var c struct{ bytes, ranges, tailDocs, tailTerms, lineIndex, convs int }
+	var cr records.Counts
 	out := make([]*fileState, len(st.fixed))
 	ids := make(map[uint32]bool, len(st.fixed))
 	paths := make(map[string]bool, len(st.fixed))
@@ -274,15 +271,10 @@ func (st *stateBlob) fileStates(segs []*segment, terms int) ([]*fileState, error
 			return bad(i, "pending tail")
 		case int(f.pendConv) >= len(st.convs):
 			return bad(i, "pending conversation")
-		case f.layout > 0xff:
-			return bad(i, "layout %d", f.layout)
 		}
-		layout := recordformat.Own
-		if f.layout > 0 {
-			var known bool
-			if layout, known = recordformat.LayoutOf(uint8(f.layout - 1)); !known {
-				return bad(i, "layout %d", f.layout)
-			}
+		layout, ok := f.savedLayout()
+		if !ok {
+			return bad(i, "layout %d", f.layout)
 		}
 		ids[f.id] = true
 		file := &fileState{
@@ -351,97 +343,64 @@ func (st *stateBlob) fileStates(segs []*segment, terms int) ([]*fileState, error
 			return bad(i, "conversations")
 		}
 		file.convs = clip(st.fileConvs[lo:hi])
-		for _, id := range file.convs {
-			if int(id) >= len(st.convs) {
-				return bad(i, "conversation %d", id)
-			}
+		if id, over := firstOver(file.convs, len(st.convs)); over {
+			return bad(i, "conversation %d", id)
 		}
-		if err := st.recordTable(f, file, &c.recs, &c.over, &c.spans, &c.runs, &c.descents); err != nil {
+		if err := st.recordTable(f, file, &cr); err != nil {
 			return bad(i, "%v", err)
 		}
 		out[i] = file
 	}
 	switch {
 	case c.bytes != len(st.bytes), c.ranges != len(st.ranges), c.tailDocs != len(st.tailDocs), c.tailTerms != len(st.tailTerms),
-		c.lineIndex != len(st.lineIndex), c.convs != len(st.fileConvs), c.recs != len(r.line), c.over != len(r.over),
-		c.spans != len(r.spans), c.runs != len(r.runs), c.descents != len(r.descents):
+		c.lineIndex != len(st.lineIndex), c.convs != len(st.fileConvs), !r.Whole(cr):
 		return nil, fmt.Errorf("state blob: columns longer than their files")
 	}
 	return out, nil
 }
 
-// recordTable cuts file f's record table from the blob's columns; a note's
-// must be empty, and is left nil.
-func (st *stateBlob) recordTable(f *savedFile, fs *fileState, recs, over, spans, runs, descents *int) error {
-	r := &st.recs
-	cut := func(at *int, n uint32, total int) (int, int, error) {
-		lo, hi, ok := take(at, n, total)
-		if !ok {
-			return 0, 0, fmt.Errorf("record columns")
-		}
-		return lo, hi, nil
-	}
-	t := &recordTable{}
-	lo, hi, err := cut(recs, f.recs, len(r.line))
+// recordTable cuts file f's record table from the blob's columns, at *at;
+// a note's must be empty, and is left nil.
+func (st *stateBlob) recordTable(f *savedFile, fs *fileState, at *records.Counts) error {
+	n := records.Counts{Recs: f.recs, Over: f.over, Spans: f.spans, Runs: f.runs, Descents: f.descents}
+	saved := records.Saved{Open: f.open, HasOpen: f.flags&savedHasOpen != 0, Fielded: f.flags&savedFielded != 0,
+		End: f.end, LastUnits: f.lastUnits, LastKey: f.lastKey, HasPend: f.flags&savedHasPend != 0,
+		PendLine: f.pendLine, PendConv: f.pendConv, PendTime: f.pendTime, PendSpan: f.pendSpan,
+		PendHasSpan: f.flags&savedPendHasSpan != 0, PendMeta: f.pendMeta, Lines: f.lines, EndUnits: f.endUnits}
+	t, err := st.recs.Cut(at, n, saved, len(st.convs))
 	if err != nil {
 		return err
 	}
-	n := uint32(hi - lo)
-	t.line, t.sec, t.ms = clip(r.line[lo:hi]), clip(r.sec[lo:hi]), clip(r.ms[lo:hi])
-	t.conv, t.meta = clip(r.conv[lo:hi]), clip(r.meta[lo:hi])
-	for _, id := range t.conv {
-		if int(id) >= len(st.convs) {
-			return fmt.Errorf("record conversation %d", id)
-		}
-	}
-	if lo, hi, err = cut(over, f.over, len(r.over)); err != nil {
-		return err
-	}
-	t.over = clip(r.over[lo:hi])
-	for k, o := range t.over {
-		if o.rec >= n || k > 0 && o.rec <= t.over[k-1].rec {
-			return fmt.Errorf("time overflow %d", k)
-		}
-	}
-	if lo, hi, err = cut(spans, f.spans, len(r.spans)); err != nil {
-		return err
-	}
-	t.spans = clip(r.spans[lo:hi])
-	if lo, hi, err = cut(runs, f.runs, len(r.runs)); err != nil {
-		return err
-	}
-	t.runs = clip(r.runs[lo:hi])
-	if lo, hi, err = cut(descents, f.descents, len(r.descents)); err != nil {
-		return err
-	}
-	t.descents = clip(r.descents[lo:hi])
-	// A run may end at the pending record, numbered n (allRuns).
-	for _, run := range append(slices.Clip(t.runs), f.open) {
-		if run.first > run.last || run.last > n {
-			return fmt.Errorf("unfielded run %v", run)
-		}
-	}
-	for _, d := range t.descents {
-		if d >= n {
-			return fmt.Errorf("descent %d", d)
-		}
-	}
-	t.open, t.hasOpen, t.fielded = f.open, f.flags&savedHasOpen != 0, f.flags&savedFielded != 0
-	t.end, t.lastUnits, t.lastKey = f.end, f.lastUnits, f.lastKey
-	t.hasPend, t.lines, t.endUnits = f.flags&savedHasPend != 0, f.lines, f.endUnits
-	if f.pendMeta > 0xff {
-		return fmt.Errorf("pending record's meta")
-	}
-	t.pend = pendingRecord{line: f.pendLine, time: f.pendTime, conv: f.pendConv, meta: uint8(f.pendMeta),
-		span: f.pendSpan, hasSpan: f.flags&savedPendHasSpan != 0}
 	if !fs.form.IsRecord() {
-		if !t.empty() {
+		if !t.Empty() {
 			return fmt.Errorf("records of a note")
 		}
 		return nil
 	}
 	fs.recs = t
 	return nil
+}
+
+// savedLayout is the record file's layout f keeps (Own while it is not
+// decided yet); ok is false for a value no layout has.
+func (f *savedFile) savedLayout() (recordformat.Layout, bool) {
+	switch {
+	case f.layout == 0:
+		return recordformat.Own, true
+	case f.layout > 0xff:
+		return recordformat.Own, false
+	}
+	return recordformat.LayoutOf(uint8(f.layout - 1))
+}
+
+// firstOver returns the first id of ids not below n, if any.
+func firstOver(ids []uint32, n int) (uint32, bool) {
+	for _, id := range ids {
+		if int(id) >= n {
+			return id, true
+		}
+	}
+	return 0, false
 }
 
 // take cuts the next n values of a column of total values, at *at: a

@@ -148,10 +148,10 @@ func FuzzDecodeState(f *testing.F) {
 			for _, td := range fs.tailDocs {
 				_ = td.seg.Dead(td.doc)
 			}
-			_ = fs.records().allRuns()
-			_ = fs.records().timeRuns()
-			for i := range fs.records().len() {
-				_ = blob.convs[fs.records().recConv(i)]
+			_ = fs.records().Runs()
+			_ = fs.records().TimeRuns()
+			for i := range fs.records().Len() {
+				_ = blob.convs[fs.records().Conv(i)]
 			}
 			for _, c := range fs.convs {
 				_ = blob.convs[c]

@@ -12,16 +12,16 @@ import (
 
 // pieceSource reads back the line of piece d of s in fs, the byte range
 // [start, end) of the line its location covers, and the piece's raw text.
-func (ix *Index) pieceSource(fs *fileState, s *segment, d uint32) (line []byte, start, end int, raw []byte, err error) {
+func (rb *readBack) pieceSource(fs *fileState, s *segment, d uint32) (line []byte, start, end int, raw []byte, err error) {
 	off, n := int(s.startOf(d)), int(s.blenOf(d))
 	if s.flags[d]&flagProse == 0 {
-		line, err = ix.readLine(fs, s.lineOf(d), off+n)
+		line, err = rb.readLine(fs, s.lineOf(d), off+n)
 		if err != nil || len(line) < off+n {
 			return nil, 0, 0, nil, errChangedOr(err)
 		}
 		return line, off, off + n, line[off : off+n], nil
 	}
-	if line, err = ix.readWholeLine(fs, s.lineOf(d)); err != nil {
+	if line, err = rb.readWholeLine(fs, s.lineOf(d)); err != nil {
 		return nil, 0, 0, nil, err
 	}
 	prose := recordformat.Prose(nil, line)
@@ -32,9 +32,9 @@ func (ix *Index) pieceSource(fs *fileState, s *segment, d uint32) (line []byte, 
 }
 
 // readWholeLine reads line n of fs to its end (without its line end).
-func (ix *Index) readWholeLine(fs *fileState, n uint32) ([]byte, error) {
+func (rb *readBack) readWholeLine(fs *fileState, n uint32) ([]byte, error) {
 	for want := 64 << 10; ; want *= 4 {
-		b, err := ix.readLine(fs, n, want)
+		b, err := rb.readLine(fs, n, want)
 		if err != nil {
 			return nil, err
 		}

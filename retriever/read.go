@@ -11,12 +11,14 @@ import (
 	"errors"
 	"io"
 	"io/fs"
+	"os"
 	"path"
 	"strconv"
 	"strings"
 
 	"runls/masking"
 	"runls/recordformat"
+	"runls/retriever/internal/runfs"
 )
 
 // ReadRequest asks for lines of an agent file.
@@ -88,7 +90,7 @@ func (ix *Index) ReadLines(ctx context.Context, req ReadRequest) (Lines, error) 
 	}
 	ix.mu.RUnlock()
 	if st == nil {
-		return Lines{}, ix.whyNotAgentFile(req.Path, rel)
+		return Lines{}, whyNotAgentFile(ix.fsys, req.Path, rel)
 	}
 	if st.binary {
 		return Lines{}, &FieldError{"path", req.Path, "a binary file (a NUL byte in its first 8 KiB): it is not read"}
@@ -98,13 +100,13 @@ func (ix *Index) ReadLines(ctx context.Context, req ReadRequest) (Lines, error) 
 	if err != nil || !listed.Mode().IsRegular() {
 		return Lines{}, &FieldError{"path", req.Path, "no longer a regular file of the run"}
 	}
-	f, err := openFile(ix.fsys, rel)
+	f, err := runfs.OpenFile(ix.fsys, rel)
 	if err != nil {
 		return Lines{}, &FieldError{"path", req.Path, "cannot be opened: " + errText(err)}
 	}
 	defer f.Close()
 	opened, err := f.Stat()
-	if err != nil || !opened.Mode().IsRegular() || !ix.atPath(f, rel, statOf(listed), opened) {
+	if err != nil || !opened.Mode().IsRegular() || !runfs.AtPath(ix.root, ix.fsys, f, rel, runfs.StatOf(listed), opened) {
 		return Lines{}, &FieldError{"path", req.Path, "replaced by a link or another file while it was opened; links are never followed"}
 	}
 
@@ -204,9 +206,9 @@ func agentPath(p string) (string, error) {
 
 // whyNotAgentFile says why a clean relative path names no agent file the
 // index holds.
-func (ix *Index) whyNotAgentFile(p, rel string) error {
+func whyNotAgentFile(fsys *os.Root, p, rel string) error {
 	bad := func(reason string) error { return &FieldError{"path", p, reason} }
-	info, err := ix.fsys.Lstat(rel)
+	info, err := fsys.Lstat(rel)
 	switch {
 	case err != nil && errors.Is(err, fs.ErrNotExist):
 		return bad("no such file in the run")
@@ -277,24 +279,6 @@ func readLineCapped(r *bufio.Reader, limit int) (line []byte, long bool, err err
 		}
 		return line, limit > 0 && total > limit, err
 	}
-}
-
-// maskLines masks lines as one text, so that a key block over several of
-// them is hidden whole, and hides each line's part of a span in that line.
-func maskLines(m masking.Masker, lines []string) []string {
-	joined := strings.Join(lines, "\n")
-	spans, _ := m.Mask(joined)
-	if len(spans) == 0 {
-		return lines
-	}
-	out := make([]string, len(lines))
-	s := 0
-	for i, l := range lines {
-		e := s + len(l)
-		out[i], _ = masking.Apply(l, lineSpans(spans, s, e))
-		s = e + 1
-	}
-	return out
 }
 
 // CutText cuts text to at most n bytes on a character boundary, and before

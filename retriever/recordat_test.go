@@ -34,7 +34,7 @@ func atRun() map[string]string {
 func TestRecordsAt(t *testing.T) {
 	root := writeRun(t, atRun())
 	ix := openTest(t, Options{Root: root})
-	all := records(t, ix, RecordsRequest{Episode: "episode-1", Limit: MaxRecordsLimit}).Records
+	all := mustRecords(t, ix, RecordsRequest{Episode: "episode-1", Limit: MaxRecordsLimit}).Records
 	if len(all) != 22 {
 		t.Fatalf("%d records, want 22", len(all))
 	}
@@ -58,7 +58,7 @@ func TestRecordsAt(t *testing.T) {
 			at := target.Location
 			at.Range.Start.Line += tt.line
 			at.Range.End = at.Range.Start
-			res := records(t, ix, RecordsRequest{Episode: "episode-1", Limit: limit, At: &at})
+			res := mustRecords(t, ix, RecordsRequest{Episode: "episode-1", Limit: limit, At: &at})
 			start := max(0, tt.idx-limit/2)
 			want := briefs(all[start:min(len(all), start+limit)])
 			if got := briefs(res.Records); !slices.Equal(got, want) {
@@ -73,7 +73,7 @@ func TestRecordsAt(t *testing.T) {
 			// Back to the start, page by page; then forward from the first page.
 			got := briefs(res.Records)
 			for page := res; page.PreviousCursor != nil; {
-				prev := records(t, ix, RecordsRequest{Episode: "episode-1", Limit: limit, Cursor: *page.PreviousCursor})
+				prev := mustRecords(t, ix, RecordsRequest{Episode: "episode-1", Limit: limit, Cursor: *page.PreviousCursor})
 				if len(prev.Records) != limit && prev.PreviousCursor != nil {
 					t.Fatalf("a previous page of %d records that does not start the list", len(prev.Records))
 				}
@@ -94,7 +94,7 @@ func TestRecordsAt(t *testing.T) {
 	if !strings.Contains(debug.Text, "B record 7") {
 		t.Fatalf("record 15 is %q", debug.Text)
 	}
-	res := records(t, ix, RecordsRequest{Episode: "episode-1", Limit: limit, MinLevel: "INFO", At: &debug.Location})
+	res := mustRecords(t, ix, RecordsRequest{Episode: "episode-1", Limit: limit, MinLevel: "INFO", At: &debug.Location})
 	if res.AtIndex != nil || len(res.Records) != limit || !strings.Contains(res.Records[limit/2].Text, "A record 8") {
 		t.Errorf("at a record left out: atIndex %v, page %q", res.AtIndex, briefs(res.Records))
 	}
@@ -106,30 +106,30 @@ func TestRecordsAt(t *testing.T) {
 func TestRecordsAtFollows(t *testing.T) {
 	root := writeRun(t, atRun())
 	ix := openTest(t, Options{Root: root})
-	first := records(t, ix, RecordsRequest{Episode: "episode-1", Limit: 20})
+	first := mustRecords(t, ix, RecordsRequest{Episode: "episode-1", Limit: 20})
 	if first.Cursor == nil || first.PreviousCursor != nil {
 		t.Fatalf("first page: cursor %v, previousCursor %v", first.Cursor, first.PreviousCursor)
 	}
 	appendFile(t, root, "episode-1/b/b.log", "  grown onto B record 10\n"+
 		"2026-10-21 18:00:30.000 ERROR [running] [conv-1] B appended\n")
-	all := records(t, ix, RecordsRequest{Episode: "episode-1", Limit: MaxRecordsLimit}).Records
+	all := mustRecords(t, ix, RecordsRequest{Episode: "episode-1", Limit: MaxRecordsLimit}).Records
 	last := all[len(all)-2] // B record 10, grown
 	at := Location{URI: last.Location.URI, Range: Range{Start: Position{Line: last.Location.Range.End.Line}}}
 	if !strings.Contains(last.Text, "grown onto") {
 		t.Fatalf("record %q did not grow", last.Text)
 	}
-	res := records(t, ix, RecordsRequest{Episode: "episode-1", Limit: 4, At: &at})
+	res := mustRecords(t, ix, RecordsRequest{Episode: "episode-1", Limit: 4, At: &at})
 	if res.AtIndex == nil || res.Records[*res.AtIndex].Text != last.Text {
 		t.Errorf("at the grown line: atIndex %v, page %q", res.AtIndex, briefs(res.Records))
 	}
-	next := records(t, ix, RecordsRequest{Episode: "episode-1", Limit: 20, Cursor: *first.Cursor})
+	next := mustRecords(t, ix, RecordsRequest{Episode: "episode-1", Limit: 20, Cursor: *first.Cursor})
 	if got, want := briefs(next.Records), briefs(all[20:]); !slices.Equal(got, want) {
 		t.Errorf("the cursor of before the append:\n  %s\nwant\n  %s", strings.Join(got, "\n  "), strings.Join(want, "\n  "))
 	}
 	if next.PreviousCursor == nil {
 		t.Fatal("the second page has no previousCursor")
 	}
-	back := records(t, ix, RecordsRequest{Episode: "episode-1", Limit: 20, Cursor: *next.PreviousCursor})
+	back := mustRecords(t, ix, RecordsRequest{Episode: "episode-1", Limit: 20, Cursor: *next.PreviousCursor})
 	if got, want := briefs(back.Records), briefs(all[:20]); !slices.Equal(got, want) || back.PreviousCursor != nil {
 		t.Errorf("back from the second page:\n  %s\nwant\n  %s (previousCursor %v)", strings.Join(got, "\n  "), strings.Join(want, "\n  "), back.PreviousCursor)
 	}

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"slices"
 	"testing"
+
+	"runls/retriever/internal/records"
 )
 
 // FuzzRecordsCursor: any cursor string is refused with an error naming the
@@ -19,15 +21,15 @@ func FuzzRecordsCursor(f *testing.F) {
 	q, err := req.parse()
 	must(f, err)
 	for _, r := range all {
-		f.Add(recordPos{key: r.key, rel: r.File, line: uint32(r.Location.Range.Start.Line)}.cursor(q.fp))
+		f.Add(records.Pos{Key: r.key, Rel: r.File, Line: uint32(r.Location.Range.Start.Line)}.Cursor(q.FP))
 	}
-	f.Add(recordPos{key: -1, rel: "", line: 0}.cursor(q.fp))
-	f.Add(recordPos{key: 1 << 62, rel: "\xff", line: 1 << 31}.cursor(q.fp))
+	f.Add(records.Pos{Key: -1, Rel: "", Line: 0}.Cursor(q.FP))
+	f.Add(records.Pos{Key: 1 << 62, Rel: "\xff", Line: 1 << 31}.Cursor(q.FP))
 	f.Add("01")
 	f.Add("zz")
 	f.Add("")
 	f.Fuzz(func(t *testing.T, c string) {
-		pos, _, perr := parseCursor(c, q.fp)
+		pos, _, perr := records.ParseCursor(c, q.FP)
 		res, err := ix.Records(context.Background(), RecordsRequest{Episode: req.Episode, Conversation: req.Conversation, Cursor: c})
 		if c == "" {
 			return
@@ -39,7 +41,7 @@ func FuzzRecordsCursor(f *testing.F) {
 			}
 			return
 		}
-		if again, _, err := parseCursor(pos.cursor(q.fp), q.fp); err != nil || again != pos {
+		if again, _, err := records.ParseCursor(pos.Cursor(q.FP), q.FP); err != nil || again != pos {
 			t.Fatalf("place %+v written back reads as %+v, %v", pos, again, err)
 		}
 		if err != nil {
@@ -47,7 +49,7 @@ func FuzzRecordsCursor(f *testing.F) {
 		}
 		var want []string
 		for _, r := range all {
-			if pos.before(recordPos{key: r.key, rel: r.File, line: uint32(r.Location.Range.Start.Line)}) {
+			if pos.Before(records.Pos{Key: r.key, Rel: r.File, Line: uint32(r.Location.Range.Start.Line)}) {
 				want = append(want, brief(r))
 			}
 		}

@@ -14,6 +14,7 @@ import (
 	"runls/internal/rungen"
 	"runls/masking"
 	"runls/recordformat"
+	"runls/retriever/internal/records"
 )
 
 // The fast merge of run/records against a brute force: every record file of
@@ -271,7 +272,7 @@ func checkDifferential(t *testing.T, ix *Index, root string, req RecordsRequest,
 	t.Helper()
 	want := fulls(bruteListing(t, root, req, masker))
 	req.Limit = MaxRecordsLimit
-	whole := records(t, ix, req)
+	whole := mustRecords(t, ix, req)
 	if got := fulls(whole.Records); !slices.Equal(got, want) {
 		t.Fatalf("%s %+v:\n got  %d records\n want %d\n%s", root, req, len(got), len(want), firstDifference(got, want))
 	}
@@ -307,8 +308,8 @@ func TestTimeRunsOfGeneratedFiles(t *testing.T) {
 	must(t, err)
 	few, many := 0, 0
 	for _, fs := range ix.files {
-		switch n := len(fs.records().timeRuns()) - 1; {
-		case n > maxTimeRuns:
+		switch n := len(fs.records().TimeRuns()) - 1; {
+		case n > records.MaxTimeRuns:
 			many++
 		case n > 1:
 			few++

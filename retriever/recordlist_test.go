@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"runls/masking"
+	"runls/retriever/internal/records"
 )
 
 // Table tests of run/records (spec §13) on a small run shaped for its
@@ -60,7 +61,7 @@ func briefs(recs []Record) []string {
 	return out
 }
 
-func records(t testing.TB, ix *Index, req RecordsRequest) RecordsResult {
+func mustRecords(t testing.TB, ix *Index, req RecordsRequest) RecordsResult {
 	t.Helper()
 	res, err := ix.Records(context.Background(), req)
 	if err != nil {
@@ -75,7 +76,7 @@ func allPages(t testing.TB, ix *Index, req RecordsRequest) ([]Record, int) {
 	var out []Record
 	pages := 0
 	for {
-		res := records(t, ix, req)
+		res := mustRecords(t, ix, req)
 		pages++
 		out = append(out, res.Records...)
 		if res.Cursor == nil {
@@ -144,7 +145,7 @@ func TestRecordsOrderAndFilters(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			res := records(t, ix, tt.req)
+			res := mustRecords(t, ix, tt.req)
 			if got := briefs(res.Records); !slices.Equal(got, tt.want) {
 				t.Errorf("got\n  %s\nwant\n  %s", strings.Join(got, "\n  "), strings.Join(tt.want, "\n  "))
 			}
@@ -163,7 +164,7 @@ func TestRecordsOrderAndFilters(t *testing.T) {
 func TestRecordsFields(t *testing.T) {
 	root := writeRun(t, orderRun)
 	ix := openTest(t, Options{Root: root})
-	res := records(t, ix, RecordsRequest{Episode: "episode-1", Agent: "bob"})
+	res := mustRecords(t, ix, RecordsRequest{Episode: "episode-1", Agent: "bob"})
 	real, err := filepath.EvalSymlinks(root)
 	must(t, err)
 	got, err := json.Marshal(res.Records[:2])
@@ -178,7 +179,7 @@ func TestRecordsFields(t *testing.T) {
 	if res.Records[1].Path != filepath.Join(real, "episode-1/bob/bob.log") || res.Records[1].Lines != nil {
 		t.Errorf("path %q, lines %q", res.Records[1].Path, res.Records[1].Lines)
 	}
-	res = records(t, ix, RecordsRequest{Episode: "episode-1", Conversation: "conv-2", Lines: true})
+	res = mustRecords(t, ix, RecordsRequest{Episode: "episode-1", Conversation: "conv-2", Lines: true})
 	if want := []string{"2026-10-21 18:00:00 DEBUG [running] [conv-2] Bob back in time", "  indented", "java.lang.Exception: unindented", ""}; !slices.Equal(res.Records[0].Lines, want) {
 		t.Errorf("lines %q, want %q", res.Records[0].Lines, want)
 	}
@@ -194,7 +195,7 @@ func TestRecordsPaging(t *testing.T) {
 		{Episode: "episode-1", Agent: "bob", From: "2026-10-21 18:00:00"},
 		{Episode: "episode-1", MinLevel: "INFO", To: "2026-10-21 18:00:01"},
 	} {
-		whole := records(t, ix, req)
+		whole := mustRecords(t, ix, req)
 		for limit := 1; limit <= len(whole.Records)+1; limit++ {
 			req.Limit = limit
 			got, pages := allPages(t, ix, req)
@@ -207,14 +208,14 @@ func TestRecordsPaging(t *testing.T) {
 		}
 	}
 	// A page that ends just at the list's end has no cursor.
-	res := records(t, ix, RecordsRequest{Episode: "episode-1", Conversation: "conv-1", Limit: 6})
+	res := mustRecords(t, ix, RecordsRequest{Episode: "episode-1", Conversation: "conv-1", Limit: 6})
 	if len(res.Records) != 6 || res.Cursor != nil {
 		t.Errorf("%d records, cursor %v", len(res.Records), res.Cursor)
 	}
 	// CursorAfter continues after any record of a page.
-	res = records(t, ix, RecordsRequest{Episode: "episode-1", Limit: 5})
-	rest := records(t, ix, RecordsRequest{Episode: "episode-1", Cursor: res.CursorAfter(1)})
-	whole := records(t, ix, RecordsRequest{Episode: "episode-1"})
+	res = mustRecords(t, ix, RecordsRequest{Episode: "episode-1", Limit: 5})
+	rest := mustRecords(t, ix, RecordsRequest{Episode: "episode-1", Cursor: res.CursorAfter(1)})
+	whole := mustRecords(t, ix, RecordsRequest{Episode: "episode-1"})
 	if !slices.Equal(briefs(rest.Records), briefs(whole.Records[2:])) {
 		t.Errorf("after record 1: %q", briefs(rest.Records))
 	}
@@ -222,7 +223,7 @@ func TestRecordsPaging(t *testing.T) {
 
 func TestRecordsCursorErrors(t *testing.T) {
 	ix := openTest(t, Options{Root: writeRun(t, orderRun)})
-	page := records(t, ix, RecordsRequest{Episode: "episode-1", Conversation: "conv-1", Limit: 2})
+	page := mustRecords(t, ix, RecordsRequest{Episode: "episode-1", Conversation: "conv-1", Limit: 2})
 	c := *page.Cursor
 	for _, req := range []RecordsRequest{
 		{Episode: "episode-1", Conversation: "conv-2", Cursor: c},
@@ -239,7 +240,7 @@ func TestRecordsCursorErrors(t *testing.T) {
 		}
 	}
 	// The limit may change from page to page; episode-01 is episode-1.
-	res := records(t, ix, RecordsRequest{Episode: "episode-01", Conversation: "conv-1", Limit: 100, Cursor: c})
+	res := mustRecords(t, ix, RecordsRequest{Episode: "episode-01", Conversation: "conv-1", Limit: 100, Cursor: c})
 	if want := []string{aliceComma, bobDot, bobDeep, bobSecond}; !slices.Equal(briefs(res.Records), want) {
 		t.Errorf("continued: %q", briefs(res.Records))
 	}
@@ -300,14 +301,14 @@ func TestRecordsAfterChanges(t *testing.T) {
 	root := writeRun(t, orderRun)
 	ix := openTest(t, Options{Root: root})
 	req := RecordsRequest{Episode: "episode-1", Conversation: "conv-1", Limit: 3}
-	page := records(t, ix, req)
+	page := mustRecords(t, ix, req)
 	if want := []string{aliceTold, bobZero, aliceComma}; !slices.Equal(briefs(page.Records), want) {
 		t.Fatalf("page 1: %q", briefs(page.Records))
 	}
 	appendFile(t, root, "episode-1/bob/bob.log", "2026-10-21 18:00:00.200 INFO  [running] [conv-1] Bob late, before the place\n")
 	appendFile(t, root, "episode-1/alice/alice.history", "2026-10-21 18:00:03 [running] [conv-1] Alice appended\n")
 	req.Cursor, req.Limit = *page.Cursor, 0
-	got := records(t, ix, req)
+	got := mustRecords(t, ix, req)
 	want := []string{bobDot, bobDeep, bobSecond, "episode-1/alice/alice.history:3 2026-10-21 18:00:03 - [conv-1] Alice appended"}
 	if !slices.Equal(briefs(got.Records), want) {
 		t.Errorf("after appends:\n  %s", strings.Join(briefs(got.Records), "\n  "))
@@ -316,12 +317,12 @@ func TestRecordsAfterChanges(t *testing.T) {
 
 	// A file rewritten between pages: the next page is of its new text.
 	req = RecordsRequest{Episode: "episode-1", Limit: 4}
-	page = records(t, ix, req)
+	page = mustRecords(t, ix, req)
 	must(t, os.WriteFile(filepath.Join(root, "episode-1/carol/carol.history"), []byte(""+
 		"2026-10-21 17:00:00 [running] [conv-1] Carol rewritten, now before the place\n"+
 		"2026-10-21 18:00:01,900 [running] [conv-1] Carol rewritten\n"), 0o644))
 	req.Cursor, req.Limit = *page.Cursor, 0
-	got = records(t, ix, req)
+	got = mustRecords(t, ix, req)
 	checkAfterPlace(t, root, req, page.Records[len(page.Records)-1], got.Records)
 	if s := strings.Join(briefs(got.Records), "\n"); !strings.Contains(s, "Carol rewritten\n") || strings.Contains(s, "now before") || strings.Contains(s, "Carol unfielded") {
 		t.Errorf("after a rewrite:\n%s", s)
@@ -334,10 +335,10 @@ func checkAfterPlace(t *testing.T, root string, req RecordsRequest, last Record,
 	t.Helper()
 	req.Cursor = ""
 	all := bruteListing(t, root, req, nil)
-	place := recordPos{key: last.key, rel: last.File, line: uint32(last.Location.Range.Start.Line)}
+	place := records.Pos{Key: last.key, Rel: last.File, Line: uint32(last.Location.Range.Start.Line)}
 	var want []Record
 	for _, r := range all {
-		if place.before(recordPos{key: r.key, rel: r.File, line: uint32(r.Location.Range.Start.Line)}) {
+		if place.Before(records.Pos{Key: r.key, Rel: r.File, Line: uint32(r.Location.Range.Start.Line)}) {
 			want = append(want, r)
 		}
 	}
@@ -363,7 +364,7 @@ func TestRecordsMasking(t *testing.T) {
 	}
 	root := writeRun(t, run)
 	ix := openTest(t, Options{Root: root, Masker: masking.HidingOutside(root)})
-	res := records(t, ix, RecordsRequest{Episode: "episode-1", Lines: true})
+	res := mustRecords(t, ix, RecordsRequest{Episode: "episode-1", Lines: true})
 	if len(res.Records) != 3 {
 		t.Fatalf("%d records", len(res.Records))
 	}
@@ -387,7 +388,7 @@ func TestRecordsMasking(t *testing.T) {
 		t.Errorf("path: %q, range %+v (of the line as written)", r.Text, r.Location.Range)
 	}
 	// The conversation is listed by its id as written.
-	if got := records(t, ix, RecordsRequest{Episode: "episode-1", Conversation: token}); len(got.Records) != 1 {
+	if got := mustRecords(t, ix, RecordsRequest{Episode: "episode-1", Conversation: token}); len(got.Records) != 1 {
 		t.Errorf("by its token: %d records", len(got.Records))
 	}
 }
@@ -427,7 +428,7 @@ func TestRecordsListGolden(t *testing.T) {
 				data, err := json.Marshal(req)
 				must(t, err)
 				fmt.Fprintf(&b, "== %s\n", data)
-				res := records(t, ix, req)
+				res := mustRecords(t, ix, req)
 				for _, r := range res.Records {
 					rg := r.Location.Range
 					fmt.Fprintf(&b, "%d:%d-%d:%d %s\n", rg.Start.Line, rg.Start.Character, rg.End.Line, rg.End.Character,

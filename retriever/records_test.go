@@ -16,6 +16,7 @@ import (
 	"runls/internal/rungen"
 	"runls/masking"
 	"runls/recordformat"
+	"runls/retriever/internal/records"
 )
 
 // The record table is checked against a brute force: the whole file parsed
@@ -26,7 +27,7 @@ import (
 
 type bruteRecord struct {
 	first, last int    // lines
-	kind        int    // kindFielded, ...
+	kind        int    // records.KindFielded, ...
 	conv        string // as written; "" unfielded
 	spanFirst   int    // first unindented continuation line, -1: none
 	spanLast    int
@@ -39,11 +40,11 @@ func bruteRecords(form recordformat.Form, data []byte) ([]bruteRecord, []recordf
 	for i, l := range lines {
 		switch {
 		case l.Kind == recordformat.Fielded:
-			recs = append(recs, bruteRecord{first: i, kind: kindFielded, conv: string(data[l.ConvStart:l.ConvEnd]), spanFirst: -1})
+			recs = append(recs, bruteRecord{first: i, kind: records.KindFielded, conv: string(data[l.ConvStart:l.ConvEnd]), spanFirst: -1})
 		case l.Kind == recordformat.Unfielded:
-			recs = append(recs, bruteRecord{first: i, kind: kindUnfielded, spanFirst: -1})
+			recs = append(recs, bruteRecord{first: i, kind: records.KindUnfielded, spanFirst: -1})
 		case l.Kind == recordformat.BeforeFirst && !l.Empty():
-			recs = append(recs, bruteRecord{first: i, kind: kindBeforeFirst, spanFirst: -1})
+			recs = append(recs, bruteRecord{first: i, kind: records.KindBeforeFirst, spanFirst: -1})
 		case len(recs) == 0:
 			continue // an empty line before the first record: in none
 		}
@@ -63,15 +64,15 @@ func bruteRecords(form recordformat.Form, data []byte) ([]bruteRecord, []recordf
 func bruteDiagnostics(form recordformat.Form, data []byte, episode string, max int) []Diagnostic {
 	recs, lines := bruteRecords(form, data)
 	units := func(i int) int { return recordformat.UTF16Len(data[lines[i].Start:lines[i].TextEnd]) }
-	fielded := slices.ContainsFunc(recs, func(r bruteRecord) bool { return r.kind == kindFielded })
+	fielded := slices.ContainsFunc(recs, func(r bruteRecord) bool { return r.kind == records.KindFielded })
 	var out []Diagnostic
 	for a := 0; a < len(recs); {
-		if recs[a].kind == kindFielded {
+		if recs[a].kind == records.KindFielded {
 			a++
 			continue
 		}
 		b := a
-		for b+1 < len(recs) && recs[b+1].kind != kindFielded {
+		for b+1 < len(recs) && recs[b+1].kind != records.KindFielded {
 			b++
 		}
 		d := Diagnostic{Range: Range{Start: Position{Line: recs[a].first}, End: Position{Line: recs[b].last, Character: units(recs[b].last)}},
@@ -124,7 +125,7 @@ func bruteFolds(form recordformat.Form, data []byte) []Fold {
 	var out []Fold
 	for a := 0; a < len(recs); {
 		b := a
-		for b+1 < len(recs) && recs[b+1].conv == recs[a].conv && (recs[b+1].kind == kindFielded) == (recs[a].kind == kindFielded) {
+		for b+1 < len(recs) && recs[b+1].conv == recs[a].conv && (recs[b+1].kind == records.KindFielded) == (recs[a].kind == records.KindFielded) {
 			b++
 		}
 		if b > a {
@@ -303,14 +304,14 @@ func compareWithBrute(t *testing.T, ix *Index, path string, form recordformat.Fo
 	tab := ix.recordFile(path).records()
 	for k, b := range recs {
 		want := recordformat.TimeKey(data[lines[b.first].Start:lines[b.first].TextEnd])
-		if b.kind == kindBeforeFirst {
+		if b.kind == records.KindBeforeFirst {
 			want = recordformat.NoTime
 		}
-		if got := tab.recTime(k); got != want {
+		if got := tab.Time(k); got != want {
 			t.Fatalf("record %d: time %d, want %d", k, got, want)
 		}
 		for n := b.first; n <= b.last; n += max(1, (b.last-b.first)/3) {
-			if i := tab.recordAt(uint32(n)); i != k {
+			if i := tab.RecordAt(uint32(n)); i != k {
 				t.Fatalf("line %d is in record %d, want %d", n, i, k)
 			}
 		}
@@ -472,14 +473,14 @@ func TestVerdictAgainstSearchRules(t *testing.T) {
 					each(td.seg, td.doc)
 				}
 				tab := fs.records()
-				for i := 0; i < tab.len(); i++ {
+				for i := 0; i < tab.Len(); i++ {
 					want := false
-					for l := tab.recLine(i); l <= tab.recLast(i); l++ {
+					for l := tab.Line(i); l <= tab.Last(i); l++ {
 						want = want || passes[l]
 					}
 					reason := ix.verdict(req, fs, tab, i, agent)
 					if (reason == "") != want {
-						t.Fatalf("%s record %d (line %d), %+v: verdict %q, a piece passes: %v", path, i, tab.recLine(i), req, reason, want)
+						t.Fatalf("%s record %d (line %d), %+v: verdict %q, a piece passes: %v", path, i, tab.Line(i), req, reason, want)
 					}
 					checked[reason]++
 				}
@@ -538,29 +539,6 @@ func TestVerdictMaskedAndNoTerms(t *testing.T) {
 	}
 }
 
-// FuzzPackTime: the table's 6-byte time gives back the key it was made
-// from, and keys on the clock keep their order in (sec, ms).
-func FuzzPackTime(f *testing.F) {
-	f.Add("2026-10-21 18:00:00", "2026-10-21 18:00:00,000")
-	f.Add("1970-01-01 00:00:00.999", "2100-12-31 23:59:60")
-	f.Add("2101-01-01 00:00:00", "2026-13-45 99:99:99")
-	f.Fuzz(func(t *testing.T, a, b string) {
-		ka, kb := recordformat.TimeKey([]byte(a)), recordformat.TimeKey([]byte(b))
-		sa, ma, oka := packTime(ka)
-		sb, mb, okb := packTime(kb)
-		if oka && unpackTime(sa, ma) != ka {
-			t.Fatalf("%q: key %d packed (%d, %d) unpacks to %d", a, ka, sa, ma, unpackTime(sa, ma))
-		}
-		if oka && okb && ka != recordformat.NoTime && kb != recordformat.NoTime &&
-			cmp.Compare(ka, kb) != cmp.Or(cmp.Compare(sa, sb), cmp.Compare(ma, mb)) {
-			t.Fatalf("%q, %q: keys %d, %d; packed (%d, %d), (%d, %d)", a, b, ka, kb, sa, ma, sb, mb)
-		}
-		if !oka && (sa != secOver || ka == recordformat.NoTime) {
-			t.Fatalf("%q off the clock packs to %d", a, sa)
-		}
-	})
-}
-
 // TestTimesOffTheClock: a record whose time is off the table's clock keeps
 // its time, in its place among the others.
 func TestTimesOffTheClock(t *testing.T) {
@@ -575,12 +553,13 @@ func TestTimesOffTheClock(t *testing.T) {
 	must(t, err)
 	tab := ix.recordFile(filepath.Join(root, "episode-1/a/a.history")).records()
 	for i, stamp := range []string{"2026-10-21 18:00:00", "2026-13-21 18:00:00", "2026-10-21 18:00:01,500", "2201-01-01 00:00:00", "2026-10-21 18:00:02"} {
-		if got, want := tab.recTime(i), recordformat.TimeKey([]byte(stamp)); got != want {
+		if got, want := tab.Time(i), recordformat.TimeKey([]byte(stamp)); got != want {
 			t.Errorf("record %d: time %d, want %d (%s)", i, got, want, stamp)
 		}
 	}
-	if len(tab.over) != 2 {
-		t.Errorf("%d times off the clock, want 2", len(tab.over))
+	var cols records.Columns
+	if cols.Append(tab); len(cols.Over) != 2 {
+		t.Errorf("%d times off the clock, want 2", len(cols.Over))
 	}
 }
 

@@ -29,6 +29,7 @@ import (
 	"io/fs"
 
 	"runls/internal/store"
+	"runls/retriever/internal/runfs"
 )
 
 // reopenClass is what a reopen does with one file.
@@ -64,10 +65,10 @@ func (ix *Index) classify(rec store.FileRecord, c carry, cand candidate, info fs
 	rewritten := func() bool {
 		return !fingerprintAt(f, 0, rec.Head) || !fingerprintAt(f, rec.IndexedTo-int64(rec.Tail.Len), rec.Tail)
 	}
-	switch recheck(old, info, rewritten) {
-	case recheckFresh:
+	switch runfs.Recheck(old.known(), info, rewritten) {
+	case runfs.RecheckFresh:
 		return reopenReread
-	case recheckNothing:
+	case runfs.RecheckNothing:
 		return reopenChecked
 	}
 	return reopenGrown
@@ -148,7 +149,7 @@ func (ix *Index) planReopen(ctx context.Context, records []store.FileRecord) (Re
 		if err != nil {
 			return ReopenPlan{}, err
 		}
-		size := cand.info.size
+		size := cand.info.Size
 		switch class {
 		case reopenUnchanged, reopenChecked:
 			p.Unchanged++
@@ -166,7 +167,7 @@ func (ix *Index) planReopen(ctx context.Context, records []store.FileRecord) (Re
 	for rel, cand := range sc.found {
 		if !inTable[rel] {
 			p.New++
-			p.ReadBytes += cand.info.size
+			p.ReadBytes += cand.info.Size
 		}
 	}
 	return p, nil
@@ -180,13 +181,13 @@ func (ix *Index) classifyAtPath(rec store.FileRecord, cand candidate) (reopenCla
 	if err != nil {
 		return 0, carry{}, err
 	}
-	f, err := openFile(ix.fsys, rec.Path)
+	f, err := runfs.OpenFile(ix.fsys, rec.Path)
 	if err != nil {
 		return reopenReread, c, nil // unreadable now: the reopen reads it (and says why)
 	}
 	defer f.Close()
 	info, err := f.Stat()
-	if err != nil || !info.Mode().IsRegular() || !ix.atPath(f, rec.Path, cand.info, info) {
+	if err != nil || !info.Mode().IsRegular() || !runfs.AtPath(ix.root, ix.fsys, f, rec.Path, cand.info, info) {
 		return reopenReread, c, nil
 	}
 	return ix.classify(rec, c, cand, info, f), c, nil

@@ -96,7 +96,7 @@ func TestReopenClassification(t *testing.T) {
 			if _, err := ix.Refresh(context.Background(), nil); err != nil {
 				t.Fatal(err)
 			}
-			table := ix.fileTable()
+			table := fileTableOf(ix)
 			cache := cacheRoot(t)
 			saveIndex(t, ix, Options{Root: root}, cache)
 			tc.change(t, root)
@@ -179,7 +179,7 @@ func TestReopenRacyFileIsChecked(t *testing.T) {
 	if _, err := ix.Refresh(context.Background(), nil); err != nil {
 		t.Fatal(err)
 	}
-	got := classifyAll(t, ix, ix.fileTable())
+	got := classifyAll(t, ix, fileTableOf(ix))
 	if c := got[notes]; c != reopenChecked {
 		t.Errorf("a file written just before its read: %v, want checked", c)
 	}
@@ -198,7 +198,7 @@ func TestReopenRacyFileIsChecked(t *testing.T) {
 	must(t, os.WriteFile(filepath.Join(root, notes), []byte("FRESH note\n"), 0o644))
 	info, err := os.Stat(filepath.Join(root, notes))
 	must(t, err)
-	table := ix.fileTable()
+	table := fileTableOf(ix)
 	for i := range table {
 		table[i].ModTime = info.ModTime().UnixNano() // the same time, as within one tick
 	}

@@ -3,6 +3,8 @@ package retriever
 import (
 	"strconv"
 	"strings"
+
+	"runls/retriever/internal/runfs"
 )
 
 // Validate checks a request's fields (spec §5), returning a *FieldError.
@@ -30,28 +32,11 @@ func (r Request) Validate() error {
 }
 
 // ValidAgent reports whether name can name an agent folder.
-func ValidAgent(name string) bool {
-	return name != "." && name != ".." && name != "" && !strings.ContainsAny(name, `/\`) && !strings.ContainsRune(name, 0)
-}
+func ValidAgent(name string) bool { return runfs.ValidAgent(name) }
 
 // EpisodeNumber returns the decimal digits of an `episode-N` name without
 // leading zeros (so that episode-07 is episode 7 and no number overflows).
-func EpisodeNumber(name string) (string, bool) {
-	digits, ok := strings.CutPrefix(name, "episode-")
-	if !ok || digits == "" {
-		return "", false
-	}
-	for i := 0; i < len(digits); i++ {
-		if digits[i] < '0' || digits[i] > '9' {
-			return "", false
-		}
-	}
-	n := strings.TrimLeft(digits, "0")
-	if n == "" {
-		n = "0"
-	}
-	return n, true
-}
+func EpisodeNumber(name string) (string, bool) { return runfs.EpisodeNumber(name) }
 
 // compareEpisodeNumbers orders numbers given by EpisodeNumber numerically.
 func compareEpisodeNumbers(a, b string) int {

@@ -1,9 +1,7 @@
 package retriever
 
 import (
-	"bytes"
 	"context"
-	"io"
 	"net/url"
 	"path/filepath"
 	"slices"
@@ -12,6 +10,8 @@ import (
 	"go.uber.org/zap"
 
 	"runls/recordformat"
+	"runls/retriever/internal/corpus"
+	"runls/retriever/internal/runfs"
 )
 
 // items reads the text of the hits from their files (the index keeps no copy
@@ -22,7 +22,7 @@ func (ix *Index) items(hits []hit, agents []string) Result {
 	out := Result{Items: make([]Item, 0, len(hits)), Notices: []Notice{}}
 	for i, h := range hits {
 		s, d, fs := h.seg, h.doc, h.fs
-		lineText, start, end, raw, err := ix.pieceSource(fs, s, d)
+		lineText, start, end, raw, err := ix.rb.pieceSource(fs, s, d)
 		if err != nil {
 			ix.log.Debug("left out a piece whose file changed", zap.String("file", fs.rel), zap.Error(err))
 			continue
@@ -30,12 +30,12 @@ func (ix *Index) items(hits []hit, agents []string) Result {
 		text, masked := s.masked.Get(d)
 		if !masked {
 			text = recordformat.ValidText(raw)
-			if pieceKeyString(ix.seed, text) != s.Key(d) {
+			if corpus.PieceKeyString(ix.seed, text) != s.Key(d) {
 				ix.log.Debug("left out a piece whose file changed", zap.String("file", fs.rel))
 				continue
 			}
 		}
-		path := ix.abs(fs.rel)
+		path := runfs.Abs(ix.root, fs.rel)
 		startChar := recordformat.UTF16Len(lineText[:start])
 		item := Item{
 			Location: Location{URI: FileURI(path), Range: Range{
@@ -53,66 +53,16 @@ func (ix *Index) items(hits []hit, agents []string) Result {
 			ByteEnd:   end,
 		}
 		if c := s.convOf(d); c != 0 {
-			name := ix.convName(c)
+			name := ix.convs.Name(c)
 			item.Conversation = &name
 		}
-		item.Time, item.Level = fs.records().timeAndLevel(s.lineOf(d))
+		item.Time, item.Level = fs.records().TimeAndLevel(s.lineOf(d))
 		if s.flags[d]&flagProse != 0 && !fs.form.IsRecord() {
 			item.Time, item.Level = jsonTimeAndLevel(lineText)
 		}
 		out.Items = append(out.Items, item)
 	}
 	return out
-}
-
-// readLine reads line n of a file up to at least want bytes of it, using the
-// file's sparse line index.
-func (ix *Index) readLine(fs *fileState, n uint32, want int) ([]byte, error) {
-	k := int(n / lineIndexEvery)
-	if k >= len(fs.lineIndex) {
-		return nil, io.ErrUnexpectedEOF
-	}
-	h, err := ix.handles.acquire(ix, fs)
-	if err != nil {
-		return nil, err
-	}
-	defer ix.handles.release(h)
-	f := h.f
-	off := fs.lineIndex[k]
-	skip := int(n % lineIndexEvery)
-	var buf []byte
-	size := int64(4 << 10)
-	if k+1 < len(fs.lineIndex) {
-		// Line n ends before the next kept offset: one read takes it, where
-		// 4 KiB at a time took two or three for a line deep in its block.
-		size = min(max(fs.lineIndex[k+1]-off, 1), 1<<20)
-	}
-	chunk := make([]byte, size)
-	start := 0 // where line n starts in buf, once found
-	for {
-		m, err := f.ReadAt(chunk, off+int64(len(buf)))
-		buf = append(buf, chunk[:m]...)
-		for skip > 0 {
-			i := bytes.IndexByte(buf[start:], '\n')
-			if i < 0 {
-				break
-			}
-			start += i + 1
-			skip--
-		}
-		if skip == 0 && len(buf)-start >= want {
-			return buf[start : start+want], nil
-		}
-		if err != nil || m == 0 {
-			if skip == 0 {
-				return buf[start:], nil
-			}
-			return nil, io.ErrUnexpectedEOF
-		}
-		if len(chunk) < 1<<20 {
-			chunk = make([]byte, len(chunk)*2)
-		}
-	}
 }
 
 // Info tells what the run holds (spec §9 run/info).
@@ -150,7 +100,7 @@ func (ix *Index) Info(ctx context.Context) (Info, error) {
 	for name, e := range eps {
 		ei := EpisodeInfo{Episode: name, Agents: sortedKeys(e.agents), Conversations: []string{}}
 		for c := range e.convs {
-			ei.Conversations = append(ei.Conversations, ix.convName(c))
+			ei.Conversations = append(ei.Conversations, ix.convs.Name(c))
 		}
 		slices.Sort(ei.Conversations)
 		info.Episodes = append(info.Episodes, ei)
@@ -196,7 +146,7 @@ func (ix *Index) RecordFiles() []string {
 	})
 	out := make([]string, len(files))
 	for i, fs := range files {
-		out[i] = ix.abs(fs.rel)
+		out[i] = runfs.Abs(ix.root, fs.rel)
 	}
 	return out
 }

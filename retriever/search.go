@@ -7,6 +7,9 @@ package retriever
 import (
 	"context"
 	"strings"
+
+	"runls/retriever/internal/bm25"
+	"runls/retriever/internal/corpus"
 )
 
 // Search refreshes, then answers a request (spec §5, §6).
@@ -55,7 +58,7 @@ func (ix *Index) freshOnce(ctx context.Context, answer func() (Result, error)) (
 	}
 	ix.cache.checkMapping("")
 	before := ix.commits.Load()
-	asked := ix.askEvents(b)
+	asked := ix.fw.askEvents(b, ix.log)
 	res, aerr := answer()
 	if isFault(aerr) {
 		return Result{}, aerr // fresh drops the entry and asks again
@@ -72,11 +75,6 @@ func (ix *Index) freshOnce(ctx context.Context, answer func() (Result, error)) (
 	return answer()
 }
 
-// searchIndexed answers a valid request from what is indexed now.
-func (ix *Index) searchIndexed(ctx context.Context, req Request) (Result, error) {
-	return ix.answer(ctx, req)
-}
-
 // newFilter makes the evidence rules of a valid request.
 func (ix *Index) newFilter(req Request) *filter {
 	f := &filter{scopeEpisode: req.Scope == "episode", records: req.Episode != "" && req.Conversation != ""}
@@ -84,13 +82,13 @@ func (ix *Index) newFilter(req Request) *filter {
 		f.episode, _ = EpisodeNumber(req.Episode)
 	}
 	if f.records {
-		f.conv, f.hasConv = ix.lookupConv(req.Conversation)
-		f.dash, _ = ix.lookupConv("-")
+		f.conv, f.hasConv = ix.convs.Lookup(req.Conversation)
+		f.dash, _ = ix.convs.Lookup("-")
 		f.allConvs = req.AllConversations
 	}
 	f.window, _ = parseTimeWindow(req.From, req.To) // checked by Validate
 	if ix.interpreter != nil && req.TurnMessage != "" {
-		f.turnHash, f.hasTurn = textHashString(ix.seed, strings.TrimSpace(req.TurnMessage)), true
+		f.turnHash, f.hasTurn = corpus.TextHashString(ix.seed, strings.TrimSpace(req.TurnMessage)), true
 	}
 	return f
 }
@@ -99,16 +97,18 @@ func (ix *Index) newFilter(req Request) *filter {
 // files are read under one read lock, so no update is seen in part. The
 // pieces' text is read from the files after the lock is released.
 func (ix *Index) rank(ctx context.Context, text, agent string, k int, f *filter) (Result, error) {
-	hits, agents, err := ix.rankLocked(ctx, text, agent, k, f)
+	hits, agents, err := ix.rankLocked(text, agent, k, func(q bm25.Query) ([]hit, error) { return ix.run(ctx, q, f) })
 	if err != nil {
 		return Result{}, err
 	}
 	return ix.items(hits, agents), nil
 }
 
-// rankLocked is rank's ranking, under a read lock released by a defer (a
-// fault on a mapped segment must not leave it held, fault.go).
-func (ix *Index) rankLocked(ctx context.Context, text, agent string, k int, f *filter) ([]hit, []string, error) {
+// rankLocked is the one ranking under the read lock, released by a defer (a
+// fault on a mapped segment must not leave it held, fault.go): the query of
+// text for agent, k hits, run by pick (which reads what else it needs of the
+// same state), and the hits' agents.
+func (ix *Index) rankLocked(text, agent string, k int, pick func(bm25.Query) ([]hit, error)) ([]hit, []string, error) {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
 	q, err := ix.newQuery(text, agent)
@@ -116,7 +116,7 @@ func (ix *Index) rankLocked(ctx context.Context, text, agent string, k int, f *f
 		return nil, nil, err
 	}
 	q.K = k
-	hits, err := ix.run(ctx, q, f)
+	hits, err := pick(q)
 	if err != nil {
 		return nil, nil, err
 	}

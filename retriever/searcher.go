@@ -15,14 +15,14 @@ import (
 // the engine's partition (spec §6: statistics over the agents searched).
 // The caller holds the read lock. An agent the index does not know leaves
 // the query without terms.
-func (ix *Index) newQuery(text, agent string) (bm25.Query, error) {
+func (c *committed) newQuery(text, agent string) (bm25.Query, error) {
 	names := bm25.Terms(text)
 	if len(names) > MaxQueryTerms {
 		return bm25.Query{}, &FieldError{"query", fmt.Sprintf("%d terms", len(names)), fmt.Sprintf("at most %d distinct terms", MaxQueryTerms)}
 	}
-	q := bm25.Query{Part: -1, Terms: ix.dict.Lookup(names)}
+	q := bm25.Query{Part: -1, Terms: c.dict.Lookup(names)}
 	if agent != "" {
-		a, ok := ix.agentIDs[agent]
+		a, ok := c.agentIDs[agent]
 		if !ok {
 			return bm25.Query{Part: -1}, nil
 		}

@@ -22,6 +22,8 @@ import (
 	"runls/masking"
 	"runls/recordformat"
 	"runls/retriever/internal/bm25"
+	"runls/retriever/internal/records"
+	"runls/retriever/internal/runfs"
 )
 
 // ShipFile is an agent file of the run, as the index found it.
@@ -169,10 +171,10 @@ func (ix *Index) shipFile(rel string) (ShipFile, bool) {
 	if n, _ := io.ReadFull(file, head); bytes.IndexByte(head[:n], 0) >= 0 {
 		return ShipFile{}, false
 	}
-	st := statOf(info)
+	st := runfs.StatOf(info)
 	form := recordformat.FormOf(rel)
-	return ShipFile{Path: rel, Records: form.IsRecord(), Dev: st.dev, Ino: st.ino, Size: st.size,
-		ModTime: time.Unix(0, st.mtime), form: form}, true
+	return ShipFile{Path: rel, Records: form.IsRecord(), Dev: st.Dev, Ino: st.Ino, Size: st.Size,
+		ModTime: time.Unix(0, st.Mtime), form: form}, true
 }
 
 // shipBlock is how much of a file ReadShip reads at once; a record longer
@@ -312,7 +314,7 @@ func (r *shipReader) record(buf []byte, base int64, rec []recordformat.Line, fir
 	if first.Kind == recordformat.Fielded || first.Kind == recordformat.Unfielded {
 		head := buf[first.Start:first.TextEnd]
 		out.Time = string(head[:recordformat.StampLen(head)])
-		out.Level = levelNames[first.Level]
+		out.Level = records.LevelName(first.Level)
 		out.State = string(buf[first.StateStart:first.StateEnd])
 	}
 	var sb strings.Builder

@@ -2,10 +2,12 @@ package retriever
 
 import (
 	"bytes"
+	"context"
 	"sync"
 	"unicode/utf8"
 
 	"runls/recordformat"
+	"runls/retriever/internal/records"
 )
 
 // Which unindented continuations are stack traces (spec §9, revision 3): a
@@ -39,7 +41,7 @@ const maxExceptionBytes = 200
 // stackTraces returns the facts of each span of fs (spans: its spans, in
 // order, the last maybe still growing). A span that cannot be read (the file
 // changed since it was indexed) is no stack trace until it is read again.
-func (ix *Index) stackTraces(fs *fileState, spans []unindentedSpan) []traceFacts {
+func (rb *readBack) stackTraces(fs *fileState, spans []records.Span) []traceFacts {
 	out := make([]traceFacts, len(spans))
 	final := len(spans) - 1 // the last may still grow
 	var m *traceMemo
@@ -49,7 +51,7 @@ func (ix *Index) stackTraces(fs *fileState, spans []unindentedSpan) []traceFacts
 		defer m.mu.Unlock()
 		n := copy(out, m.facts)
 		for i := n; i < len(spans); i++ {
-			f, ok := ix.readTrace(fs, spans[i])
+			f, ok := rb.readTrace(fs, spans[i])
 			out[i] = f
 			if ok && i < final && i == len(m.facts) {
 				m.facts = append(m.facts, f)
@@ -58,14 +60,14 @@ func (ix *Index) stackTraces(fs *fileState, spans []unindentedSpan) []traceFacts
 		return out
 	}
 	for i, sp := range spans {
-		out[i], _ = ix.readTrace(fs, sp)
+		out[i], _ = rb.readTrace(fs, sp)
 	}
 	return out
 }
 
 // readTrace reads one span's lines and says what they are.
-func (ix *Index) readTrace(fs *fileState, sp unindentedSpan) (traceFacts, bool) {
-	lines, err := ix.readSpan(fs, sp.first, sp.last+1)
+func (rb *readBack) readTrace(fs *fileState, sp records.Span) (traceFacts, bool) {
+	lines, err := rb.readLines(context.Background(), fs, sp.First, sp.Last+1)
 	if err != nil {
 		return traceFacts{}, false
 	}
@@ -78,7 +80,7 @@ func (ix *Index) readTrace(fs *fileState, sp unindentedSpan) (traceFacts, bool) 
 			return traceFacts{}, true
 		}
 		if _, ok := recordformat.ThrownName(l); ok && f.exception == "" {
-			f.exception = ix.maskText(exceptionText(l))
+			f.exception = rb.maskText(exceptionText(l))
 		}
 	}
 	return f, true

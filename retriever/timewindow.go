@@ -1,6 +1,9 @@
 package retriever
 
-import "runls/recordformat"
+import (
+	"runls/recordformat"
+	"runls/retriever/internal/records"
+)
 
 // The time bounds a request may carry (spec §5 from/to for run/search, §13
 // for run/records): `yyyy-MM-dd HH:mm:ss`, inclusive, to the second, so
@@ -14,7 +17,7 @@ type timeWindow struct {
 }
 
 // anyTime is the window of a request with neither bound.
-var anyTime = timeWindow{from: recordformat.NoTime, to: noLaterBound}
+var anyTime = timeWindow{from: recordformat.NoTime, to: records.NoLaterBound}
 
 // parseTimeWindow reads from and to ("" for absent), rejecting a bound not of
 // the form `yyyy-MM-dd HH:mm:ss`, and a from later than to (naming to).
@@ -39,7 +42,7 @@ func parseTimeWindow(from, to string) (timeWindow, error) {
 			return w, err
 		}
 		// To the second: every time of that second, milliseconds or not.
-		w.to, w.on = k+secondKeys-1, true
+		w.to, w.on = k+records.SecondKeys-1, true
 	}
 	if w.from > w.to {
 		return w, &FieldError{"to", to, "before from " + from}

@@ -4,16 +4,14 @@ import (
 	"context"
 	"errors"
 	"maps"
-	"os"
-	"path/filepath"
-	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/fsnotify/fsnotify"
 	"go.uber.org/zap"
+
+	"runls/retriever/internal/runfs"
 )
 
 const (
@@ -45,7 +43,7 @@ const (
 // Watch returns nil when ctx ends; only one Watch runs at a time.
 func (ix *Index) Watch(ctx context.Context, onChange func(Changes)) error {
 	if onChange != nil {
-		defer ix.subscribe(onChange)()
+		defer ix.subs.add(onChange)()
 	}
 	if !ix.fw.start() {
 		return errors.New("watch: the index is already watched")
@@ -58,7 +56,7 @@ func (ix *Index) Watch(ctx context.Context, onChange func(Changes)) error {
 	}
 	w, err := newWatcher()
 	if err != nil {
-		ix.warnOnce("watch:poll", "file-system events are not available: polling the run folder instead",
+		ix.once.warn("watch:poll", "file-system events are not available: polling the run folder instead",
 			zap.Duration("every", pollInterval), zap.Error(err))
 		return ix.poll(ctx)
 	}
@@ -84,7 +82,7 @@ func (ix *Index) Watch(ctx context.Context, onChange func(Changes)) error {
 			case <-trigger:
 			}
 			if _, err := ix.update(ctx, nil); err != nil && ctx.Err() == nil {
-				ix.warnOnce("watch:refresh", "updating the index failed; it is tried again at the next change", zap.Error(err))
+				ix.once.warn("watch:refresh", "updating the index failed; it is tried again at the next change", zap.Error(err))
 			}
 		}
 	}()
@@ -99,18 +97,27 @@ func (ix *Index) Watch(ctx context.Context, onChange func(Changes)) error {
 	if ix.fw.empty() {
 		// Nothing was indexed yet: the folders to watch are found first.
 		if _, err := ix.update(ctx, nil); err != nil && ctx.Err() == nil {
-			ix.warnOnce("watch:refresh", "updating the index failed; it is tried again at the next change", zap.Error(err))
+			ix.once.warn("watch:refresh", "updating the index failed; it is tried again at the next change", zap.Error(err))
 		}
 	}
-	bar, err := newBarrier(ix.root, w, ix.fw.markAllDirty)
+	bar, err := runfs.NewBarrier(ix.root, w, ix.fw.markAllDirty)
 	if err != nil {
-		ix.warnOnce("watch:barrier", "searches list the run folder: no private folder for the watcher's barrier", zap.Error(err))
+		ix.once.warn("watch:barrier", "searches list the run folder: no private folder for the watcher's barrier", zap.Error(err))
 	} else {
-		defer bar.close()
+		defer bar.Close()
 		ix.fw.setBarrier(bar)
 	}
 	kick()
 
+	return wt.loop(ctx, bar, kick)
+}
+
+// loop is Watch's event loop: it records each event in the change set and
+// schedules an update (kick) once the events pause, hands the barrier's
+// events to it, polls the folders that are polled, and falls back to
+// polling the run folder when the events stop.
+func (wt *watcher) loop(ctx context.Context, bar *runfs.Barrier, kick func()) error {
+	ix := wt.ix
 	var timer = time.NewTimer(time.Hour)
 	timer.Stop()
 	pending := false
@@ -125,7 +132,7 @@ func (ix *Index) Watch(ctx context.Context, onChange func(Changes)) error {
 	poll := time.NewTicker(pollInterval)
 	defer poll.Stop()
 
-	events, errs := w.Events, w.Errors
+	events, errs := wt.w.Events, wt.w.Errors
 	for {
 		select {
 		case <-ctx.Done():
@@ -135,8 +142,8 @@ func (ix *Index) Watch(ctx context.Context, onChange func(Changes)) error {
 				events = nil
 				break
 			}
-			if bar != nil && ev.Name == bar.path {
-				bar.arrived()
+			if bar != nil && ev.Name == bar.Path() {
+				bar.Arrived()
 				break
 			}
 			if wt.event(ev) {
@@ -148,13 +155,13 @@ func (ix *Index) Watch(ctx context.Context, onChange func(Changes)) error {
 				break
 			}
 			if !errors.Is(err, fsnotify.ErrEventOverflow) {
-				ix.warnOnce("watch:error", "file-system events failed; the run folder is listed again", zap.Error(err))
+				ix.once.warn("watch:error", "file-system events failed; the run folder is listed again", zap.Error(err))
 			}
 			// Events were lost, perhaps a barrier's too: the next update walks
 			// every folder, which is what the searches waiting need.
 			ix.fw.markAllDirty()
 			if bar != nil {
-				bar.lost()
+				bar.Lost()
 			}
 			schedule()
 		case <-ix.fw.kick:
@@ -169,10 +176,10 @@ func (ix *Index) Watch(ctx context.Context, onChange func(Changes)) error {
 		}
 		if events == nil && errs == nil {
 			// The watcher stopped on its own: poll from now on.
-			ix.warnOnce("watch:poll", "file-system events stopped: polling the run folder instead", zap.Duration("every", pollInterval))
+			ix.once.warn("watch:poll", "file-system events stopped: polling the run folder instead", zap.Duration("every", pollInterval))
 			ix.fw.noEvents()
 			if bar != nil {
-				bar.lost()
+				bar.Lost()
 			}
 			return ix.poll(ctx)
 		}
@@ -189,7 +196,7 @@ func (ix *Index) poll(ctx context.Context) error {
 			return nil
 		case <-t.C:
 			if _, err := ix.update(ctx, nil); err != nil && ctx.Err() == nil {
-				ix.warnOnce("watch:refresh", "updating the index failed; it is tried again", zap.Error(err))
+				ix.once.warn("watch:refresh", "updating the index failed; it is tried again", zap.Error(err))
 			}
 		}
 	}
@@ -197,10 +204,11 @@ func (ix *Index) poll(ctx context.Context) error {
 
 // awaitEvents makes the next update see every change made before the call:
 // with a healthy watcher it waits until the watcher has read every event the
-// kernel queued before now (see barrier). When that cannot be known (the
-// barrier failed or is late), the next update walks every folder instead.
-func (ix *Index) awaitEvents(ctx context.Context) error {
-	return ix.askEvents(ix.fw.currentBarrier()).await(ctx)
+// kernel queued before now (see runfs.Barrier). When that cannot be known
+// (the barrier failed or is late), the next update walks every folder
+// instead; log tells so.
+func (f *followState) awaitEvents(ctx context.Context, log *zap.Logger) error {
+	return f.askEvents(f.currentBarrier(), log).await(ctx)
 }
 
 // askedEvents is awaitEvents in two halves: askEvents writes to the barrier
@@ -208,16 +216,17 @@ func (ix *Index) awaitEvents(ctx context.Context) error {
 // waits for its event. Work done in between runs while the event is on its
 // way to the watcher's loop.
 type askedEvents struct {
-	ix     *Index
-	b      *barrier // nil: no events, the update walks every folder
+	fw     *followState
+	log    *zap.Logger
+	b      *runfs.Barrier // nil: no events, the update walks every folder
 	target uint64
 	err    error
 }
 
-func (ix *Index) askEvents(b *barrier) askedEvents {
-	a := askedEvents{ix: ix, b: b}
+func (f *followState) askEvents(b *runfs.Barrier, log *zap.Logger) askedEvents {
+	a := askedEvents{fw: f, log: log, b: b}
 	if b != nil {
-		a.target, a.err = b.ask()
+		a.target, a.err = b.Ask()
 	}
 	return a
 }
@@ -228,7 +237,7 @@ func (a askedEvents) await(ctx context.Context) error {
 	}
 	err := a.err
 	if err == nil {
-		err = a.b.await(ctx, a.target, barrierTimeout)
+		err = a.b.Await(ctx, a.target, runfs.BarrierTimeout)
 	}
 	if err == nil {
 		return nil
@@ -236,8 +245,8 @@ func (a askedEvents) await(ctx context.Context) error {
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	a.ix.fw.markAllDirty()
-	a.ix.log.Info("the watcher's events are late or lost: this update walks the run folder", zap.Error(err))
+	a.fw.markAllDirty()
+	a.log.Info("the watcher's events are late or lost: this update walks the run folder", zap.Error(err))
 	return nil
 }
 
@@ -255,32 +264,39 @@ func (ix *Index) freshIfWatched(ctx context.Context) error {
 	return err
 }
 
-// subscribe adds fn to the functions told of changes; the returned function
+// subscribers are the functions told of the changes an update commits.
+type subscribers struct {
+	mu   sync.Mutex
+	subs []*func(Changes)
+}
+
+// add adds fn to the functions told of changes; the returned function
 // removes it.
-func (ix *Index) subscribe(fn func(Changes)) func() {
-	ix.subsMu.Lock()
-	defer ix.subsMu.Unlock()
+func (ss *subscribers) add(fn func(Changes)) func() {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
 	h := &fn
-	ix.subs = append(ix.subs, h)
+	ss.subs = append(ss.subs, h)
 	return func() {
-		ix.subsMu.Lock()
-		defer ix.subsMu.Unlock()
-		for i, s := range ix.subs {
+		ss.mu.Lock()
+		defer ss.mu.Unlock()
+		for i, s := range ss.subs {
 			if s == h {
-				ix.subs = append(ix.subs[:i:i], ix.subs[i+1:]...)
+				ss.subs = append(ss.subs[:i:i], ss.subs[i+1:]...)
 				return
 			}
 		}
 	}
 }
 
-func (ix *Index) notify(c Changes) {
+// notify tells every function added of c, when it changed a file.
+func (ss *subscribers) notify(c Changes) {
 	if len(c.Files) == 0 {
 		return
 	}
-	ix.subsMu.Lock()
-	subs := append([]*func(Changes){}, ix.subs...)
-	ix.subsMu.Unlock()
+	ss.mu.Lock()
+	subs := append([]*func(Changes){}, ss.subs...)
+	ss.mu.Unlock()
 	for _, fn := range subs {
 		(*fn)(c)
 	}
@@ -334,7 +350,7 @@ type followState struct {
 
 	mu         sync.Mutex
 	watching   bool
-	bar        *barrier          // set while events are healthy
+	bar        *runfs.Barrier    // set while events are healthy
 	watched    map[string]uint64 // folders under watch, with the inode watched
 	folders    map[string]uint64 // the folders of the last update, with their inodes
 	polled     map[string]bool   // folders of the last update that are not watched
@@ -418,13 +434,13 @@ func (f *followState) watch(rel string, ino uint64) bool {
 	return true
 }
 
-func (f *followState) setBarrier(b *barrier) {
+func (f *followState) setBarrier(b *runfs.Barrier) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.bar = b
 }
 
-func (f *followState) currentBarrier() *barrier {
+func (f *followState) currentBarrier() *runfs.Barrier {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.bar
@@ -512,117 +528,4 @@ func (f *followState) updatePolled() {
 			f.polled[rel] = true
 		}
 	}
-}
-
-// watcher is a running Watch's fsnotify watcher.
-type watcher struct {
-	ix *Index
-	w  *fsnotify.Watcher
-}
-
-// event records what an event may have changed, and reports whether the
-// index may need an update.
-func (wt *watcher) event(ev fsnotify.Event) bool {
-	rel, ok := wt.rel(ev.Name)
-	if !ok {
-		return false
-	}
-	f := &wt.ix.fw
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if !f.watching {
-		return true
-	}
-	f.mark(rel, ev.Op&^fsnotify.Write != 0)
-	if ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename) {
-		// A watched folder that went away (or moved) loses its watch, and so
-		// do the folders below it: fsnotify would report what happens in a
-		// moved folder under its old path. The next sync watches what is at
-		// those paths now; until then they are polled.
-		for w := range f.watched {
-			if w == rel || rel == "." || strings.HasPrefix(w, rel+"/") {
-				delete(f.watched, w)
-				_ = wt.w.Remove(wt.ix.abs(w)) // the kernel may have dropped it already
-				if _, ok := f.folders[w]; ok {
-					f.polled[w] = true
-				}
-			}
-		}
-	}
-	return true
-}
-
-// add watches the folder rel, listed at inode ino. A folder that cannot be
-// watched (the inotify limit reached, a network file system) is polled,
-// which is logged once.
-func (wt *watcher) add(rel string, ino uint64) error {
-	path := wt.ix.abs(rel)
-	err := unwatchable(path)
-	if err == nil {
-		if add := wt.ix.fw.addWatch; add != nil {
-			err = add(wt.w, path)
-		} else {
-			err = wt.w.Add(path)
-		}
-	}
-	if err != nil {
-		fields := []zap.Field{zap.String("folder", rel), zap.Duration("every", pollInterval), zap.Error(err)}
-		if errors.Is(err, syscall.ENOSPC) {
-			fields = append(fields, zap.String("hint", "the inotify watch limit is reached: raise fs.inotify.max_user_watches"))
-		}
-		wt.ix.warnOnce("watch:poll", "cannot watch folders of the run for changes: polling them instead", fields...)
-		return err
-	}
-	// The watch is of what is at the path now: another folder than the
-	// one listed is left to the next update (its parent's event names it).
-	if info, err := os.Lstat(path); err != nil || !info.IsDir() || sameID(info, ino) != nil {
-		_ = wt.w.Remove(path)
-		return errors.New("replaced while a watch was added")
-	}
-	return nil
-}
-
-// sync stops watching the folders that left the run folder (or were
-// replaced): a folder moved keeps its watch, an inode's, under its old path,
-// which a watch of its new path would reuse, reporting its events there.
-func (wt *watcher) sync() {
-	f := &wt.ix.fw
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	for rel, ino := range f.watched {
-		if f.folders[rel] != ino {
-			delete(f.watched, rel)
-			_ = wt.w.Remove(wt.ix.abs(rel)) // usually gone with its folder
-		}
-	}
-}
-
-// sameID returns nil when info is the folder of inode ino.
-func sameID(info os.FileInfo, ino uint64) error {
-	if _, i := fileID(info); i != ino {
-		return errors.New("replaced")
-	}
-	return nil
-}
-
-// rel returns the slash path of name relative to the run folder.
-func (wt *watcher) rel(name string) (string, bool) {
-	root := wt.ix.root
-	name = filepath.Clean(name)
-	if name == root {
-		return ".", true
-	}
-	r, ok := strings.CutPrefix(name, root+string(os.PathSeparator))
-	if !ok {
-		return "", false
-	}
-	return filepath.ToSlash(r), true
-}
-
-func parentOf(rel string) string {
-	i := strings.LastIndexByte(rel, '/')
-	if i < 0 {
-		return "."
-	}
-	return rel[:i]
 }

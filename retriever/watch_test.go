@@ -17,6 +17,8 @@ import (
 	"go.uber.org/goleak"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest/observer"
+
+	"runls/retriever/internal/runfs"
 )
 
 // watchTest runs Watch on ix until the test ends, recording what onChange is
@@ -177,10 +179,10 @@ func TestWatcherRel(t *testing.T) {
 		ok        bool
 	}{
 		{r, ".", true},
-		{ix.abs("."), ".", true},
+		{runfs.Abs(ix.root, "."), ".", true},
 		{r + "/episode-1", "episode-1", true},
 		{r + "/./episode-1/a", "episode-1/a", true},
-		{ix.abs("episode-1/a"), "episode-1/a", true},
+		{runfs.Abs(ix.root, "episode-1/a"), "episode-1/a", true},
 		{r + "x/episode-1", "", false},
 		{"/elsewhere", "", false},
 	} {

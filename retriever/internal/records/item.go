@@ -1,4 +1,4 @@
-package retriever
+package records
 
 import (
 	"strconv"
@@ -12,44 +12,52 @@ import (
 // Lengths of a record's time as written: `yyyy-MM-dd HH:mm:ss`, then
 // `,SSS` or `.SSS`.
 const (
-	stampSeconds    = 19
-	stampWithMillis = 23
+	StampSeconds    = 19
+	StampWithMillis = 23
 )
 
-// timeAndLevel returns the time, as written, and the level of the record
+// LevelName is a level as written ("" for None).
+func LevelName(lv recordformat.Level) string { return levelNames[lv] }
+
+var levelNames = [...]string{
+	recordformat.None: "", recordformat.Trace: "TRACE", recordformat.Debug: "DEBUG",
+	recordformat.Info: "INFO", recordformat.Warn: "WARN", recordformat.Error: "ERROR",
+}
+
+// TimeAndLevel returns the time, as written, and the level of the record
 // that holds line n; nil for a plain file (no records), a line before the
 // file's first record, and the level of a history record.
-func (t *recordTable) timeAndLevel(n uint32) (*string, *string) {
-	i := t.recordAt(n)
+func (t *Table) TimeAndLevel(n uint32) (*string, *string) {
+	i := t.RecordAt(n)
 	if i < 0 {
 		return nil, nil
 	}
-	meta := t.recMeta(i)
-	if metaKind(meta) == kindBeforeFirst {
+	meta := t.Meta(i)
+	if MetaKind(meta) == KindBeforeFirst {
 		return nil, nil
 	}
 	var level *string
-	if lv := metaLevel(meta); lv != recordformat.None {
+	if lv := MetaLevel(meta); lv != recordformat.None {
 		name := levelNames[lv]
 		level = &name
 	}
-	key := t.recTime(i)
+	key := t.Time(i)
 	if key == recordformat.NoTime {
 		return nil, level
 	}
-	s := formatTimeKey(key, meta&metaDotMillis != 0)
+	s := FormatTimeKey(key, meta&MetaDotMillis != 0)
 	return &s, level
 }
 
-// formatTimeKey writes a time key (recordformat.TimeKey) back as the text it
+// FormatTimeKey writes a time key (recordformat.TimeKey) back as the text it
 // was read from: its fourteen digits, laid out as `yyyy-MM-dd HH:mm:ss`, and
 // the milliseconds after a "." (dot) or a ",", when it has them.
-func formatTimeKey(key int64, dot bool) string {
+func FormatTimeKey(key int64, dot bool) string {
 	digits := strconv.FormatInt(key/1024, 10)
 	for len(digits) < 14 {
 		digits = "0" + digits
 	}
-	b := make([]byte, 0, stampWithMillis)
+	b := make([]byte, 0, StampWithMillis)
 	for i, layout := 0, "dddd-dd-dd dd:dd:dd"; i < len(layout); i++ {
 		if layout[i] == 'd' {
 			b = append(b, digits[0])

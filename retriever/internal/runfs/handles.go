@@ -1,4 +1,4 @@
-package retriever
+package runfs
 
 import (
 	"fmt"
@@ -6,31 +6,37 @@ import (
 	"sync"
 )
 
-// handleCache keeps recently read files open, so that making a result does
+// NewHandles returns a cache that keeps at most max files open.
+func NewHandles(max int) Handles { return Handles{max: max} }
+
+// Handles keeps recently read files open, so that making a result does
 // not open a file (through os.Root: a system call per path element) for each
 // piece. Handles are keyed by the file's identity (device and inode): while a
 // handle is open its inode cannot be reused, so a replaced file never reads
 // through a stale handle.
-type handleCache struct {
+type Handles struct {
 	mu    sync.Mutex
 	max   int
 	clock uint64
-	m     map[[2]uint64]*handle
+	m     map[[2]uint64]*Handle
 }
 
-type handle struct {
-	f       *os.File
+// Handle is an open file of the cache, F, until it is released.
+type Handle struct {
+	F       *os.File
 	key     [2]uint64
 	refs    int
 	used    uint64
 	evicted bool
 }
 
-const maxOpenHandles = 512
+const MaxOpenHandles = 512
 
-// acquire returns an open handle on fs's file, opening it when needed.
-func (c *handleCache) acquire(ix *Index, fs *fileState) (*handle, error) {
-	key := [2]uint64{fs.dev, fs.ino}
+// Acquire returns an open handle on the file rel of the run (fsys), known
+// as device dev and inode ino, opening it when needed; a file at rel that
+// is another is refused (replaced since it was indexed).
+func (c *Handles) Acquire(fsys *os.Root, rel string, dev, ino uint64) (*Handle, error) {
+	key := [2]uint64{dev, ino}
 	c.mu.Lock()
 	c.clock++
 	if h, ok := c.m[key]; ok {
@@ -41,7 +47,7 @@ func (c *handleCache) acquire(ix *Index, fs *fileState) (*handle, error) {
 	}
 	c.mu.Unlock()
 
-	f, err := openFile(ix.fsys, fs.rel)
+	f, err := OpenFile(fsys, rel)
 	if err != nil {
 		return nil, err
 	}
@@ -50,16 +56,16 @@ func (c *handleCache) acquire(ix *Index, fs *fileState) (*handle, error) {
 		f.Close()
 		return nil, err
 	}
-	if dev, ino := fileID(info); dev != fs.dev || ino != fs.ino {
+	if d, i := FileID(info); d != dev || i != ino {
 		f.Close()
-		return nil, fmt.Errorf("%s: replaced since it was indexed", fs.rel)
+		return nil, fmt.Errorf("%s: replaced since it was indexed", rel)
 	}
-	h := &handle{f: f, key: key, refs: 1}
+	h := &Handle{F: f, key: key, refs: 1}
 
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.m == nil {
-		c.m = map[[2]uint64]*handle{}
+		c.m = map[[2]uint64]*Handle{}
 	}
 	if old, ok := c.m[key]; ok { // opened meanwhile by another search
 		old.refs++
@@ -75,19 +81,19 @@ func (c *handleCache) acquire(ix *Index, fs *fileState) (*handle, error) {
 	return h, nil
 }
 
-// release gives a handle back; an evicted one is closed with its last user.
-func (c *handleCache) release(h *handle) {
+// Release gives a handle back; an evicted one is closed with its last user.
+func (c *Handles) Release(h *Handle) {
 	c.mu.Lock()
 	h.refs--
 	closeIt := h.evicted && h.refs == 0
 	c.mu.Unlock()
 	if closeIt {
-		h.f.Close()
+		h.F.Close()
 	}
 }
 
-func (c *handleCache) evictOldest() {
-	var oldest *handle
+func (c *Handles) evictOldest() {
+	var oldest *Handle
 	for _, h := range c.m {
 		if oldest == nil || h.used < oldest.used {
 			oldest = h
@@ -96,19 +102,19 @@ func (c *handleCache) evictOldest() {
 	delete(c.m, oldest.key)
 	oldest.evicted = true
 	if oldest.refs == 0 {
-		oldest.f.Close()
+		oldest.F.Close()
 	}
 }
 
-// closeAll closes every handle not in use, and marks the rest to be closed.
-func (c *handleCache) closeAll() {
+// CloseAll closes every handle not in use, and marks the rest to be closed.
+func (c *Handles) CloseAll() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for k, h := range c.m {
 		delete(c.m, k)
 		h.evicted = true
 		if h.refs == 0 {
-			h.f.Close()
+			h.F.Close()
 		}
 	}
 }

@@ -1,8 +1,8 @@
-package retriever
+package corpus
 
 // This file holds the hash of pieces' and told messages' text: a piece's
 // key (the "given once" key, and the check that its text read back from
-// the file is still the text indexed, result.go) and a told piece's message
+// the file is still the text indexed, the retriever's result.go) and a told piece's message
 // hash are kept in the segments, which the persisted index writes to disk
 // and another process reads back (issue 18). hash/maphash cannot be that
 // hash: its values depend on a per-process key of the runtime, whatever the
@@ -31,8 +31,8 @@ func hashMix(a, b uint64) uint64 {
 	return hi ^ lo
 }
 
-// textHash hashes b under seed.
-func textHash(seed uint64, b []byte) uint64 {
+// TextHash hashes b under seed.
+func TextHash(seed uint64, b []byte) uint64 {
 	h := seed ^ hashK1
 	n := uint64(len(b))
 	for len(b) > 16 {
@@ -45,17 +45,17 @@ func textHash(seed uint64, b []byte) uint64 {
 	return hashMix(h^n, hashK3^seed)
 }
 
-// textHashString hashes s as textHash hashes its bytes.
-func textHashString(seed uint64, s string) uint64 {
-	return textHash(seed, unsafe.Slice(unsafe.StringData(s), len(s)))
+// TextHashString hashes s as TextHash hashes its bytes.
+func TextHashString(seed uint64, s string) uint64 {
+	return TextHash(seed, unsafe.Slice(unsafe.StringData(s), len(s)))
 }
 
-// pieceKey is a piece's "given once" key: its text's hash with the text's
+// PieceKey is a piece's "given once" key: its text's hash with the text's
 // surrounding white space left out (spec §3 rev 3: a trajectory that keeps
 // each message at two indentation depths gives it once).
-func pieceKey(seed uint64, text []byte) uint64 { return textHash(seed, bytes.TrimSpace(text)) }
+func PieceKey(seed uint64, text []byte) uint64 { return TextHash(seed, bytes.TrimSpace(text)) }
 
-// pieceKeyString is pieceKey of a string.
-func pieceKeyString(seed uint64, text string) uint64 {
-	return textHashString(seed, strings.TrimSpace(text))
+// PieceKeyString is PieceKey of a string.
+func PieceKeyString(seed uint64, text string) uint64 {
+	return TextHashString(seed, strings.TrimSpace(text))
 }

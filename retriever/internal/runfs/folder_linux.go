@@ -1,4 +1,4 @@
-package retriever
+package runfs
 
 import (
 	"io"
@@ -10,18 +10,18 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// fileCtime is a file's inode change time (unix ns): a rewrite that set
+// FileCtime is a file's inode change time (unix ns): a rewrite that set
 // the modification time back still moves it.
-func fileCtime(info fs.FileInfo) int64 {
+func FileCtime(info fs.FileInfo) int64 {
 	if st, ok := info.Sys().(*syscall.Stat_t); ok {
 		return st.Ctim.Nano()
 	}
 	return 0
 }
 
-// lstatIn stats name in the opened folder dir (r is the same folder),
+// LstatIn stats name in the opened folder dir (r is the same folder),
 // following no link: the listing's stat of an entry it keeps, as a value.
-func lstatIn(_ *os.Root, dir *os.File, name string) (fileStat, error) {
+func LstatIn(_ *os.Root, dir *os.File, name string) (Stat, error) {
 	var st unix.Stat_t
 	for {
 		err := unix.Fstatat(int(dir.Fd()), name, &st, unix.AT_SYMLINK_NOFOLLOW)
@@ -29,23 +29,23 @@ func lstatIn(_ *os.Root, dir *os.File, name string) (fileStat, error) {
 			continue
 		}
 		if err != nil {
-			return fileStat{}, &os.PathError{Op: "lstat", Path: name, Err: err}
+			return Stat{}, &os.PathError{Op: "lstat", Path: name, Err: err}
 		}
-		return fileStat{
-			size: st.Size, mtime: st.Mtim.Nano(), ctime: st.Ctim.Nano(),
-			dev: st.Dev, ino: st.Ino, nlink: uint64(st.Nlink), mode: modeOf(st.Mode),
+		return Stat{
+			Size: st.Size, Mtime: st.Mtim.Nano(), Ctime: st.Ctim.Nano(),
+			Dev: st.Dev, Ino: st.Ino, Nlink: uint64(st.Nlink), Mode: modeOf(st.Mode),
 		}, nil
 	}
 }
 
-// noFollowOpen: openat opens a file relative to a folder, following no link
+// NoFollowOpen: openat opens a file relative to a folder, following no link
 // (O_NOFOLLOW; a link fails with ELOOP).
-const noFollowOpen = true
+const NoFollowOpen = true
 
-// openNoFollow opens name in dir as openFile does, without following a link,
-// into f: a worker's one rawFile, reused from file to file (closed before
+// OpenNoFollow opens name in dir as openFile does, without following a link,
+// into f: a worker's one RawFile, reused from file to file (closed before
 // the next open), so that a file's open allocates nothing.
-func openNoFollow(dir *os.File, name string, f *rawFile) (fileReader, error) {
+func OpenNoFollow(dir *os.File, name string, f *RawFile) (FileReader, error) {
 	for {
 		fd, err := syscall.Openat(int(dir.Fd()), name, syscall.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0)
 		if err == syscall.EINTR {
@@ -54,22 +54,22 @@ func openNoFollow(dir *os.File, name string, f *rawFile) (fileReader, error) {
 		if err != nil {
 			return nil, &os.PathError{Op: "openat", Path: name, Err: err}
 		}
-		*f = rawFile{fd: fd}
+		*f = RawFile{fd: fd}
 		f.info.name = name
 		return f, nil
 	}
 }
 
-// rawFile is a bare descriptor of a file an update reads. Its stat is kept
+// RawFile is a bare descriptor of a file an update reads. Its stat is kept
 // in it, so that an open and its fstat cost one object, not three (a file's
 // read allocates little else: at 100,000 small files each object counts).
-type rawFile struct {
+type RawFile struct {
 	fd   int
 	info statInfo // its name, and the last Stat
 	st   syscall.Stat_t
 }
 
-func (f *rawFile) ReadAt(p []byte, off int64) (int, error) {
+func (f *RawFile) ReadAt(p []byte, off int64) (int, error) {
 	n := 0
 	for n < len(p) {
 		m, err := syscall.Pread(f.fd, p[n:], off+int64(n))
@@ -88,7 +88,7 @@ func (f *rawFile) ReadAt(p []byte, off int64) (int, error) {
 
 // Stat returns the file's stat, valid until the next Stat of f: a new
 // stat overwrites it.
-func (f *rawFile) Stat() (fs.FileInfo, error) {
+func (f *RawFile) Stat() (fs.FileInfo, error) {
 	for {
 		err := syscall.Fstat(f.fd, &f.st)
 		if err == syscall.EINTR {
@@ -102,9 +102,9 @@ func (f *rawFile) Stat() (fs.FileInfo, error) {
 	}
 }
 
-func (f *rawFile) Fd() uintptr { return uintptr(f.fd) }
+func (f *RawFile) Fd() uintptr { return uintptr(f.fd) }
 
-func (f *rawFile) Close() error { return syscall.Close(f.fd) }
+func (f *RawFile) Close() error { return syscall.Close(f.fd) }
 
 // statInfo is an fs.FileInfo of a stat.
 type statInfo struct {

@@ -1,4 +1,4 @@
-package retriever
+package corpus
 
 import (
 	"fmt"
@@ -9,7 +9,7 @@ import (
 // process gives the same value), tells lengths and single bytes apart, and
 // strings hash as their bytes.
 func TestTextHash(t *testing.T) {
-	if got := textHashString(1, "deploy the app"); got != textHash(1, []byte("deploy the app")) {
+	if got := TextHashString(1, "deploy the app"); got != TextHash(1, []byte("deploy the app")) {
 		t.Fatal("a string hashes otherwise than its bytes")
 	}
 	seen := map[uint64]string{}
@@ -23,7 +23,7 @@ func TestTextHash(t *testing.T) {
 				b[flip] ^= 1
 			}
 			for seed := uint64(1); seed <= 2; seed++ {
-				h := textHash(seed, b)
+				h := TextHash(seed, b)
 				key := fmt.Sprintf("%d %q", seed, b)
 				if other, ok := seen[h]; ok {
 					t.Fatalf("%s and %s hash alike", key, other)
@@ -35,12 +35,12 @@ func TestTextHash(t *testing.T) {
 }
 
 // A fixed value: a change of the function changes what entries on disk
-// hold, which must bump cacheFormat.
+// hold, which must bump the retriever's cacheFormat.
 func TestTextHashIsFixed(t *testing.T) {
-	if got := textHash(42, []byte("the billing service")); got != textHashFixed {
-		t.Fatalf("textHash(42, ...) = %#x: the function changed; bump cacheFormat and this value", got)
+	if got := TextHash(42, []byte("the billing service")); got != textHashFixed {
+		t.Fatalf("TextHash(42, ...) = %#x: the function changed; bump cacheFormat and this value", got)
 	}
 }
 
-// textHashFixed is textHash(42, "the billing service").
+// textHashFixed is TextHash(42, "the billing service").
 const textHashFixed = 0xc113a5fe038593

@@ -1,4 +1,4 @@
-package retriever
+package runfs
 
 import (
 	"context"
@@ -11,24 +11,24 @@ import (
 )
 
 // testBarrier is a barrier whose events the test delivers by hand.
-func testBarrier(t *testing.T) (*barrier, *atomic.Int32) {
+func testBarrier(t *testing.T) (*Barrier, *atomic.Int32) {
 	t.Helper()
 	dir := t.TempDir()
 	f, err := os.Create(filepath.Join(dir, "barrier"))
 	must(t, err)
 	t.Cleanup(func() { f.Close() })
 	lost := new(atomic.Int32)
-	return &barrier{dir: dir, path: f.Name(), f: f, lostFn: func() { lost.Add(1) }, changed: make(chan struct{})}, lost
+	return &Barrier{dir: dir, path: f.Name(), f: f, lostFn: func() { lost.Add(1) }, changed: make(chan struct{})}, lost
 }
 
 // waitAsync starts a wait and returns its result channel once the wait has
 // made (or asked for) its write.
-func waitAsync(b *barrier, timeout time.Duration) <-chan error {
+func waitAsync(b *Barrier, timeout time.Duration) <-chan error {
 	b.mu.Lock()
 	waits := b.waits
 	b.mu.Unlock()
 	done := make(chan error, 1)
-	go func() { done <- b.wait(context.Background(), timeout) }()
+	go func() { done <- b.Wait(context.Background(), timeout) }()
 	for {
 		b.mu.Lock()
 		begun := b.waits > waits
@@ -63,21 +63,21 @@ func TestBarrierOrder(t *testing.T) {
 	if b.written != 1 || !b.again {
 		t.Fatalf("waits during a write in flight: %d writes, again %v", b.written, b.again)
 	}
-	b.arrived()
+	b.Arrived()
 	if err := <-a; err != nil {
 		t.Fatal(err)
 	}
 	if b.written != 2 || !pending(c) || !pending(d) {
 		t.Fatalf("after the first event: %d writes; the later waits must wait for the second", b.written)
 	}
-	b.arrived()
+	b.Arrived()
 	if err := <-c; err != nil {
 		t.Fatal(err)
 	}
 	if err := <-d; err != nil {
 		t.Fatal(err)
 	}
-	b.arrived() // a stray event changes nothing
+	b.Arrived() // a stray event changes nothing
 	if b.written != 2 || b.seen != 2 || lost.Load() != 0 {
 		t.Fatalf("after a stray event: written %d, seen %d, lost %d", b.written, b.seen, lost.Load())
 	}
@@ -90,7 +90,7 @@ func TestBarrierLost(t *testing.T) {
 	b, lost := testBarrier(t)
 	a := waitAsync(b, time.Minute)
 	c := waitAsync(b, time.Minute)
-	b.lost()
+	b.Lost()
 	if err := <-a; err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +100,7 @@ func TestBarrierLost(t *testing.T) {
 	if lost.Load() != 1 {
 		t.Fatalf("lost told %d times, want 1", lost.Load())
 	}
-	if err := b.wait(context.Background(), 10*time.Millisecond); !errors.Is(err, errBarrierLate) {
+	if err := b.Wait(context.Background(), 10*time.Millisecond); !errors.Is(err, ErrBarrierLate) {
 		t.Fatalf("a wait whose event never comes: %v", err)
 	}
 	if lost.Load() != 2 {
@@ -108,13 +108,20 @@ func TestBarrierLost(t *testing.T) {
 	}
 	// The next wait writes again and works as before.
 	a = waitAsync(b, time.Minute)
-	b.arrived()
+	b.Arrived()
 	if err := <-a; err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if err := b.wait(ctx, time.Minute); !errors.Is(err, context.Canceled) {
+	if err := b.Wait(ctx, time.Minute); !errors.Is(err, context.Canceled) {
 		t.Fatalf("a cancelled wait: %v", err)
+	}
+}
+
+func must(t testing.TB, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
 	}
 }

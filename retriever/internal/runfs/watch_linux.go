@@ -1,19 +1,19 @@
-package retriever
+package runfs
 
 import (
 	"fmt"
 	"syscall"
 )
 
-// orderedEvents: inotify queues each event before the call that made the
+// OrderedEvents: inotify queues each event before the call that made the
 // change returns, one queue per watcher, read in order (see barrier).
-const orderedEvents = true
+const OrderedEvents = true
 
-// unwatchable returns why a folder's changes may come without events: a
+// Unwatchable returns why a folder's changes may come without events: a
 // network or FUSE file system, where what another machine (or a FUSE
 // server's other clients) writes raises no inotify event here. Such folders
 // are polled.
-func unwatchable(path string) error {
+func Unwatchable(path string) error {
 	var st syscall.Statfs_t
 	if err := syscall.Statfs(path, &st); err != nil {
 		return nil // the watch's own error says more

@@ -1,4 +1,4 @@
-package retriever
+package runfs
 
 import (
 	"os"
@@ -6,7 +6,7 @@ import (
 	"strings"
 )
 
-// folder is an opened folder of the run whose files a read job opens by
+// Folder is an opened folder of the run whose files a read job opens by
 // name, so that each file costs one open, not one per element of its path.
 //
 // Where the system can open a file relative to a folder without following
@@ -16,23 +16,25 @@ import (
 // link followed, is then at its own path too (spec §1), and needs no check
 // of its own. A job whose folder moved meanwhile is not used (see stillAt).
 // Elsewhere, or when the check fails, files are opened through the run
-// folder's os.Root and each is checked (atPath).
-type folder struct {
-	ix   *Index
+// folder's os.Root and each is checked (AtPath).
+type Folder struct {
+	root string   // the run folder's absolute path
+	fsys *os.Root // the run folder
 	rel  string
-	root *os.Root // nil: files are opened from the run folder
+	dir  *os.Root // nil: files are opened from the run folder
 	file *os.File // the folder, at its path; nil: each file is checked
 }
 
-func (ix *Index) openFolder(rel string) *folder {
-	d := &folder{ix: ix, rel: rel}
-	if r, err := ix.fsys.OpenRoot(rel); err == nil {
-		d.root = r
+// OpenFolder opens the folder rel of the run at root (fsys).
+func OpenFolder(root string, fsys *os.Root, rel string) *Folder {
+	d := &Folder{root: root, fsys: fsys, rel: rel}
+	if r, err := fsys.OpenRoot(rel); err == nil {
+		d.dir = r
 	}
-	if noFollowOpen {
-		if f, err := ix.fsys.Open(rel); err == nil {
+	if NoFollowOpen {
+		if f, err := fsys.Open(rel); err == nil {
 			d.file = f
-			if !d.stillAt() {
+			if !d.StillAt() {
 				f.Close()
 				d.file = nil
 			}
@@ -41,19 +43,19 @@ func (ix *Index) openFolder(rel string) *folder {
 	return d
 }
 
-// open opens a file of the folder for reading (see openFile); checked tells
+// Open opens a file of the folder for reading (see OpenFile); checked tells
 // that it is at its own path in the run, reached through no link. reuse is
 // the worker's file to open it into, where the system opens it bare.
-func (d *folder) open(name string, reuse *rawFile) (f fileReader, checked bool, err error) {
+func (d *Folder) Open(name string, reuse *RawFile) (f FileReader, checked bool, err error) {
 	if d.file != nil {
-		f, err = openNoFollow(d.file, name, reuse)
+		f, err = OpenNoFollow(d.file, name, reuse)
 		return f, err == nil, err
 	}
 	var of *os.File
-	if d.root != nil {
-		of, err = openFile(d.root, name)
+	if d.dir != nil {
+		of, err = OpenFile(d.dir, name)
 	} else {
-		of, err = openFile(d.ix.fsys, d.rel+"/"+name)
+		of, err = OpenFile(d.fsys, d.rel+"/"+name)
 	}
 	if err != nil {
 		return nil, false, err
@@ -61,18 +63,19 @@ func (d *folder) open(name string, reuse *rawFile) (f fileReader, checked bool, 
 	return of, false, nil
 }
 
-// stillAt reports whether the opened folder is at its own path in the run.
-func (d *folder) stillAt() bool {
+// StillAt reports whether the opened folder is at its own path in the run.
+func (d *Folder) StillAt() bool {
 	if d.file == nil {
 		return true // its files were checked one by one
 	}
 	p, err := os.Readlink("/proc/self/fd/" + strconv.Itoa(int(d.file.Fd())))
-	return err == nil && p == d.ix.abs(d.rel) && !strings.HasSuffix(p, " (deleted)")
+	return err == nil && p == Abs(d.root, d.rel) && !strings.HasSuffix(p, " (deleted)")
 }
 
-func (d *folder) close() {
-	if d.root != nil {
-		d.root.Close()
+// Close closes the folder.
+func (d *Folder) Close() {
+	if d.dir != nil {
+		d.dir.Close()
 	}
 	if d.file != nil {
 		d.file.Close()

@@ -1,4 +1,4 @@
-package retriever
+package runfs
 
 import (
 	"context"
@@ -13,13 +13,13 @@ import (
 	"github.com/fsnotify/fsnotify"
 )
 
-// barrierTimeout bounds the wait for a barrier's event; past it the update
+// BarrierTimeout bounds the wait for a barrier's event; past it the update
 // walks every folder instead.
-const barrierTimeout = time.Second
+const BarrierTimeout = time.Second
 
-var errBarrierLate = errors.New("the barrier's event did not come back in time")
+var ErrBarrierLate = errors.New("the barrier's event did not come back in time")
 
-// A barrier tells an update when the watcher has read every event the kernel
+// A Barrier tells an update when the watcher has read every event the kernel
 // queued before the update was asked for, so that a search sees each change
 // made before it without listing a folder or giving a file a stat.
 //
@@ -30,7 +30,7 @@ var errBarrierLate = errors.New("the barrier's event did not come back in time")
 // in a private folder (never in the run), watched by the same instance: a
 // write to it made after a search was asked queues its event behind the
 // event of every change made before. The watcher's loop takes events one at a
-// time in that order and records each (followState.mark) before it takes the
+// time in that order and records each (the retriever's change set) before it takes the
 // next; fsnotify hands them over in the kernel's order, an overflow included.
 // So once the loop has seen the barrier's event, every change made before the
 // search is in the change set, or was taken by an update that started since;
@@ -44,10 +44,10 @@ var errBarrierLate = errors.New("the barrier's event did not come back in time")
 // flight comes back; searches that come together share it. When the kernel's
 // queue overflows, events are lost, the barrier's perhaps among them: the
 // watcher marks every folder to be listed, then counts the write in flight as
-// come back. A write whose event does not come back within barrierTimeout is
+// come back. A write whose event does not come back within BarrierTimeout is
 // given up the same way, so a search never waits long and never misses a
 // change: it walks the run folder instead.
-type barrier struct {
+type Barrier struct {
 	dir, path string
 	f         *os.File
 	lostFn    func() // makes the next update walk every folder
@@ -61,9 +61,9 @@ type barrier struct {
 	waits   int           // waits begun, for tests
 }
 
-// newBarrier makes a barrier in a private folder outside root, watched by w.
-func newBarrier(root string, w *fsnotify.Watcher, lost func()) (*barrier, error) {
-	if !orderedEvents {
+// NewBarrier makes a barrier in a private folder outside root, watched by w.
+func NewBarrier(root string, w *fsnotify.Watcher, lost func()) (*Barrier, error) {
+	if !OrderedEvents {
 		return nil, errors.New("file-system events of this system are not known to come in order")
 	}
 	dir, err := privateDir(root)
@@ -82,7 +82,7 @@ func newBarrier(root string, w *fsnotify.Watcher, lost func()) (*barrier, error)
 		os.RemoveAll(dir)
 		return nil, fmt.Errorf("barrier: %w", err)
 	}
-	return &barrier{dir: dir, path: path, f: f, lostFn: lost, changed: make(chan struct{})}, nil
+	return &Barrier{dir: dir, path: path, f: f, lostFn: lost, changed: make(chan struct{})}, nil
 }
 
 // privateDir makes a folder of the process's own, in the temp folder or the
@@ -114,25 +114,30 @@ func privateDir(root string) (string, error) {
 	return "", errors.Join(errs...)
 }
 
-func (b *barrier) close() {
+// Path is the barrier's file: the watcher's loop hands its events to
+// Arrived.
+func (b *Barrier) Path() string { return b.path }
+
+// Close closes the barrier's file and removes its folder.
+func (b *Barrier) Close() {
 	b.f.Close()
 	os.RemoveAll(b.dir)
 }
 
-// wait returns once the watcher has seen every event queued before the call,
+// Wait returns once the watcher has seen every event queued before the call,
 // or an error when that cannot be told (the caller walks every folder).
-func (b *barrier) wait(ctx context.Context, timeout time.Duration) error {
-	target, err := b.ask()
+func (b *Barrier) Wait(ctx context.Context, timeout time.Duration) error {
+	target, err := b.Ask()
 	if err != nil {
 		return err
 	}
-	return b.await(ctx, target, timeout)
+	return b.Await(ctx, target, timeout)
 }
 
-// ask is the first half of wait: it makes, or asks for, a write after the
+// Ask is the first half of wait: it makes, or asks for, a write after the
 // call, and returns the count of writes come back that await waits for. What
 // the caller does between the two halves runs while the event is on its way.
-func (b *barrier) ask() (uint64, error) {
+func (b *Barrier) Ask() (uint64, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.err != nil {
@@ -149,9 +154,9 @@ func (b *barrier) ask() (uint64, error) {
 	return b.written + 1, nil
 }
 
-// await is the second half of wait: it returns once target writes came back
+// Await is the second half of wait: it returns once target writes came back
 // (or were given up), so that every event queued before ask was seen.
-func (b *barrier) await(ctx context.Context, target uint64, timeout time.Duration) error {
+func (b *Barrier) Await(ctx context.Context, target uint64, timeout time.Duration) error {
 	b.mu.Lock()
 	var timer *time.Timer
 	for b.seen < target && b.err == nil {
@@ -171,7 +176,7 @@ func (b *barrier) await(ctx context.Context, target uint64, timeout time.Duratio
 			if b.seen < target && b.err == nil {
 				b.giveUp()
 				b.mu.Unlock()
-				return errBarrierLate
+				return ErrBarrierLate
 			}
 		}
 	}
@@ -180,7 +185,7 @@ func (b *barrier) await(ctx context.Context, target uint64, timeout time.Duratio
 }
 
 // write makes the next write. Under mu.
-func (b *barrier) write() error {
+func (b *Barrier) write() error {
 	b.written++
 	if _, err := b.f.WriteAt([]byte{byte(b.written)}, 0); err != nil {
 		b.written--
@@ -191,8 +196,8 @@ func (b *barrier) write() error {
 	return nil
 }
 
-// arrived is the watcher's loop telling that the barrier's event came.
-func (b *barrier) arrived() {
+// Arrived is the watcher's loop telling that the barrier's event came.
+func (b *Barrier) Arrived() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.seen == b.written {
@@ -206,9 +211,9 @@ func (b *barrier) arrived() {
 	}
 }
 
-// lost is the watcher's loop telling that events were lost, and that it
+// Lost is the watcher's loop telling that events were lost, and that it
 // marked every folder to be listed: the write in flight counts as come back.
-func (b *barrier) lost() {
+func (b *Barrier) Lost() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.giveUp()
@@ -216,7 +221,7 @@ func (b *barrier) lost() {
 
 // giveUp counts the write in flight, and the one asked for after it, as come
 // back, after making the next update walk every folder. Under mu.
-func (b *barrier) giveUp() {
+func (b *Barrier) giveUp() {
 	if b.seen == b.written && !b.again {
 		return
 	}
@@ -230,7 +235,7 @@ func (b *barrier) giveUp() {
 	b.signal()
 }
 
-func (b *barrier) signal() {
+func (b *Barrier) signal() {
 	close(b.changed)
 	b.changed = make(chan struct{})
 }

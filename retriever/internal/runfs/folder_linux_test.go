@@ -1,4 +1,4 @@
-package retriever
+package runfs
 
 import (
 	"errors"
@@ -21,16 +21,16 @@ func TestRawFile(t *testing.T) {
 	must(t, err)
 	defer d.Close()
 
-	var rf, rl, rp rawFile
-	f, err := openNoFollow(d, "f.txt", &rf)
+	var rf, rl, rp RawFile
+	f, err := OpenNoFollow(d, "f.txt", &rf)
 	must(t, err)
 	defer f.Close()
 	got, err := f.Stat()
 	must(t, err)
 	want, err := os.Lstat(filepath.Join(dir, "f.txt"))
 	must(t, err)
-	gd, gi := fileID(got)
-	wd, wi := fileID(want)
+	gd, gi := FileID(got)
+	wd, wi := FileID(want)
 	if got.Mode() != want.Mode() || got.Size() != want.Size() || !got.ModTime().Equal(want.ModTime()) || gd != wd || gi != wi || got.IsDir() {
 		t.Fatalf("stat %v %d %v %d/%d, want %v %d %v %d/%d", got.Mode(), got.Size(), got.ModTime(), gd, gi, want.Mode(), want.Size(), want.ModTime(), wd, wi)
 	}
@@ -39,10 +39,10 @@ func TestRawFile(t *testing.T) {
 	if n != 4 || err != io.EOF || string(buf[:n]) != "one\n" {
 		t.Fatalf("ReadAt: %d %v %q", n, err, buf[:n])
 	}
-	if _, err := openNoFollow(d, "link", &rl); err == nil {
+	if _, err := OpenNoFollow(d, "link", &rl); err == nil {
 		t.Fatal("a link was followed")
 	}
-	fifo, err := openNoFollow(d, "fifo", &rp) // does not block
+	fifo, err := OpenNoFollow(d, "fifo", &rp) // does not block
 	must(t, err)
 	st, err := fifo.Stat()
 	must(t, err)
@@ -52,7 +52,7 @@ func TestRawFile(t *testing.T) {
 	fifo.Close()
 }
 
-// TestLstatInEqualsLstat: the listing's stat of an entry (lstatIn, a
+// TestLstatInEqualsLstat: the listing's stat of an entry (LstatIn, a
 // value) says what os.Lstat says of it, for a file, a folder, a link (not
 // followed) and a FIFO, and a name gone is fs.ErrNotExist.
 func TestLstatInEqualsLstat(t *testing.T) {
@@ -69,15 +69,15 @@ func TestLstatInEqualsLstat(t *testing.T) {
 	must(t, err)
 	defer d.Close()
 	for _, name := range []string{"f.txt", "sub", "link", "fifo", "hard"} {
-		got, err := lstatIn(r, d, name)
+		got, err := LstatIn(r, d, name)
 		must(t, err)
 		info, err := os.Lstat(filepath.Join(dir, name))
 		must(t, err)
-		if want := statOf(info); got != want {
-			t.Errorf("%s: lstatIn %+v, os.Lstat %+v", name, got, want)
+		if want := StatOf(info); got != want {
+			t.Errorf("%s: LstatIn %+v, os.Lstat %+v", name, got, want)
 		}
 	}
-	if _, err := lstatIn(r, d, "gone"); !errors.Is(err, fs.ErrNotExist) {
+	if _, err := LstatIn(r, d, "gone"); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("a name gone: %v, want fs.ErrNotExist", err)
 	}
 }

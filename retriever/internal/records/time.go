@@ -1,4 +1,4 @@
-package retriever
+package records
 
 import (
 	"slices"
@@ -50,14 +50,14 @@ func unpackTime(sec uint32, ms uint16) int64 {
 	return ((((year*100+month)*100+day)*100+h)*100+m)*100*1024 + s*1024 + int64(ms)
 }
 
-// timeOver is the whole time of a record off the clock.
-type timeOver struct {
+// TimeOver is the whole time of a record off the clock.
+type TimeOver struct {
 	rec uint32
 	key int64
 }
 
 // overKey finds record i's time in the overflow list.
-func overKey(over []timeOver, i int) int64 {
-	k, _ := slices.BinarySearchFunc(over, uint32(i), func(o timeOver, rec uint32) int { return int(o.rec) - int(rec) })
+func overKey(over []TimeOver, i int) int64 {
+	k, _ := slices.BinarySearchFunc(over, uint32(i), func(o TimeOver, rec uint32) int { return int(o.rec) - int(rec) })
 	return over[k].key
 }

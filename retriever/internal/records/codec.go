@@ -1,0 +1,146 @@
+package records
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+)
+
+// The table's own codec: the cache (the persist package) writes the tables
+// of a run's files as columns laid end to end, each one aligned section,
+// and a table's state besides its columns in the file's fixed record; a
+// table read back points its columns into the bytes they are read from
+// (len == cap: an append copies).
+
+// Columns are the columns of several tables laid end to end.
+type Columns struct {
+	Line, Sec []uint32
+	Ms        []uint16
+	Conv      []uint32
+	Meta      []uint8
+	Over      []TimeOver
+	Spans     []Span
+	Runs      []Run
+	Descents  []uint32
+}
+
+// Counts is one table's share of Columns, or, while cutting, how much of
+// them was cut.
+type Counts struct {
+	Recs, Over, Spans, Runs, Descents uint32
+}
+
+// Saved is a table's state besides its columns.
+type Saved struct {
+	Open               Run
+	HasOpen, Fielded   bool
+	End, LastUnits     uint32
+	LastKey            int64
+	HasPend            bool
+	PendLine, PendConv uint32
+	PendTime           int64
+	PendSpan           Span
+	PendHasSpan        bool
+	PendMeta           uint32
+	Lines, EndUnits    uint32
+}
+
+// Append lays t's columns after c's and returns its counts and state.
+func (c *Columns) Append(t *Table) (Counts, Saved) {
+	c.Line, c.Sec, c.Ms = append(c.Line, t.line...), append(c.Sec, t.sec...), append(c.Ms, t.ms...)
+	c.Conv, c.Meta = append(c.Conv, t.conv...), append(c.Meta, t.meta...)
+	c.Over, c.Spans, c.Runs = append(c.Over, t.over...), append(c.Spans, t.spans...), append(c.Runs, t.runs...)
+	c.Descents = append(c.Descents, t.descents...)
+	n := Counts{Recs: uint32(len(t.line)), Over: uint32(len(t.over)), Spans: uint32(len(t.spans)), Runs: uint32(len(t.runs)),
+		Descents: uint32(len(t.descents))}
+	s := Saved{Open: t.open, HasOpen: t.hasOpen, Fielded: t.fielded, End: t.end, LastUnits: t.lastUnits, LastKey: t.lastKey,
+		HasPend: t.hasPend, PendLine: t.pend.line, PendConv: t.pend.conv, PendTime: t.pend.time, PendSpan: t.pend.span,
+		PendHasSpan: t.pend.hasSpan, PendMeta: uint32(t.pend.meta), Lines: t.lines, EndUnits: t.endUnits}
+	return n, s
+}
+
+// CheckLengths reports whether the record columns (one entry a record) are
+// of one length.
+func (c *Columns) CheckLengths() error {
+	if n := len(c.Line); len(c.Sec) != n || len(c.Ms) != n || len(c.Conv) != n || len(c.Meta) != n {
+		return errors.New("the record columns' lengths")
+	}
+	return nil
+}
+
+// Cut cuts the next table from c, of counts n and state s, at *at (what
+// was cut before it), checking every value a lookup indexes with against
+// what it names; convs is how many conversation ids there are. Its columns
+// point into c's.
+func (c *Columns) Cut(at *Counts, n Counts, s Saved, convs int) (*Table, error) {
+	t := &Table{}
+	lo, hi, ok := take(&at.Recs, n.Recs, len(c.Line))
+	if !ok {
+		return nil, errors.New("record columns")
+	}
+	recs := uint32(hi - lo)
+	t.line, t.sec, t.ms = clip(c.Line[lo:hi]), clip(c.Sec[lo:hi]), clip(c.Ms[lo:hi])
+	t.conv, t.meta = clip(c.Conv[lo:hi]), clip(c.Meta[lo:hi])
+	for _, id := range t.conv {
+		if int(id) >= convs {
+			return nil, fmt.Errorf("record conversation %d", id)
+		}
+	}
+	if lo, hi, ok = take(&at.Over, n.Over, len(c.Over)); !ok {
+		return nil, errors.New("record columns")
+	}
+	t.over = clip(c.Over[lo:hi])
+	for k, o := range t.over {
+		if o.rec >= recs || k > 0 && o.rec <= t.over[k-1].rec {
+			return nil, fmt.Errorf("time overflow %d", k)
+		}
+	}
+	if lo, hi, ok = take(&at.Spans, n.Spans, len(c.Spans)); !ok {
+		return nil, errors.New("record columns")
+	}
+	t.spans = clip(c.Spans[lo:hi])
+	if lo, hi, ok = take(&at.Runs, n.Runs, len(c.Runs)); !ok {
+		return nil, errors.New("record columns")
+	}
+	t.runs = clip(c.Runs[lo:hi])
+	if lo, hi, ok = take(&at.Descents, n.Descents, len(c.Descents)); !ok {
+		return nil, errors.New("record columns")
+	}
+	t.descents = clip(c.Descents[lo:hi])
+	// A run may end at the pending record, numbered recs (Runs).
+	for _, run := range append(slices.Clip(t.runs), s.Open) {
+		if run.First > run.Last || run.Last > recs {
+			return nil, fmt.Errorf("unfielded run %v", run)
+		}
+	}
+	for _, d := range t.descents {
+		if d >= recs {
+			return nil, fmt.Errorf("descent %d", d)
+		}
+	}
+	t.open, t.hasOpen, t.fielded = s.Open, s.HasOpen, s.Fielded
+	t.end, t.lastUnits, t.lastKey = s.End, s.LastUnits, s.LastKey
+	t.hasPend, t.lines, t.endUnits = s.HasPend, s.Lines, s.EndUnits
+	if s.PendMeta > 0xff {
+		return nil, errors.New("pending record's meta")
+	}
+	t.pend = pendingRecord{line: s.PendLine, time: s.PendTime, conv: s.PendConv, meta: uint8(s.PendMeta),
+		span: s.PendSpan, hasSpan: s.PendHasSpan}
+	return t, nil
+}
+
+// Whole reports whether the tables cut, at, took every value of c.
+func (c *Columns) Whole(at Counts) bool {
+	return int(at.Recs) == len(c.Line) && int(at.Over) == len(c.Over) && int(at.Spans) == len(c.Spans) &&
+		int(at.Runs) == len(c.Runs) && int(at.Descents) == len(c.Descents)
+}
+
+// take cuts the next n values of a column of total values, at *at.
+func take(at *uint32, n uint32, total int) (lo, hi int, ok bool) {
+	lo, hi = int(*at), int(*at)+int(n)
+	*at = uint32(hi)
+	return lo, hi, hi <= total
+}
+
+// clip gives s with no room to append into: a slice into a mapping.
+func clip[T any](s []T) []T { return s[:len(s):len(s)] }

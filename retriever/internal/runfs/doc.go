@@ -1,0 +1,12 @@
+// Package runfs is the run folder on disk: the names of its folders
+// (names.go), a file's stat kept as a value (stat.go), its identity and
+// the racy-time rule (identity.go), opened folders whose files open with
+// no link followed (folder*.go), the open handles results are read through
+// (handles.go), and what watching needs of the system: the barrier that
+// tells when every event queued before a search has been read (barrier.go)
+// and which folders raise no event (watch_*.go).
+//
+// It knows no index, table, segment, cache or masker: discovery and
+// following, which decide what an update reads, are the retriever's; this
+// package gives them the system's facts (deps_test.go keeps it so).
+package runfs

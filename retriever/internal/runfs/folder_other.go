@@ -1,0 +1,34 @@
+//go:build !linux
+
+package runfs
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+)
+
+// FileCtime is 0 where the inode's change time is not read: a rewrite that
+// set the modification time back is then not seen, as following (§7).
+func FileCtime(fs.FileInfo) int64 { return 0 }
+
+// RawFile is Linux's bare descriptor (folder_linux.go); never opened here.
+type RawFile struct{}
+
+// NoFollowOpen: files are opened through the run folder's os.Root and each
+// is checked (see folder).
+const NoFollowOpen = false
+
+// LstatIn stats name in the opened folder r, following no link: the
+// listing's stat of an entry it keeps, as a value.
+func LstatIn(r *os.Root, _ *os.File, name string) (Stat, error) {
+	info, err := r.Lstat(name)
+	if err != nil {
+		return Stat{}, err
+	}
+	return StatOf(info), nil
+}
+
+func OpenNoFollow(*os.File, string, *RawFile) (FileReader, error) {
+	return nil, errors.New("not supported")
+}

@@ -1,0 +1,220 @@
+package retriever
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"runls/masking"
+	"runls/recordformat"
+	"runls/retriever/internal/corpus"
+	"runls/retriever/internal/runfs"
+)
+
+// Reading indexed text back from a run's files: the index keeps no text, so
+// a result's line, a page of records, an outline's records and a hover's
+// record are read back through the file's sparse line index (ingest.go),
+// the lines of a record checked against its table before they are given (a
+// file rewritten since its update answers ErrChanged, and the next update
+// reads it again). Every read-back of lines goes through readLines, one
+// read a stretch; a result's line, which may be long and is wanted only up
+// to its piece, through readLine.
+
+// readBack reads indexed text back from the run's files and masks it: the
+// one line reader (readLines, and readLine for a result's long line) and
+// the one masking (mask.go) that every read-back goes through.
+type readBack struct {
+	root    string // the run folder's real path
+	fsys    *os.Root
+	handles *runfs.Handles
+	masker  masking.Masker // nil: masking is off
+	convs   *corpus.Convs  // the names of conversation ids
+}
+
+// readLines reads lines [from, to) of a file, without their line ends, in
+// one read: from the line index's entry at or before from to the entry
+// after to-1 (or the end of what was read of the file). A file that ends
+// before line to-1 has changed since it was read.
+func (rb *readBack) readLines(ctx context.Context, fs *fileState, from, to uint32) ([][]byte, error) {
+	k := int(from / lineIndexEvery)
+	if k >= len(fs.lineIndex) || to <= from {
+		return nil, ErrChanged
+	}
+	start, end := fs.lineIndex[k], fs.readPos
+	if e := int((to-1)/lineIndexEvery) + 1; e < len(fs.lineIndex) {
+		end = fs.lineIndex[e]
+	}
+	if end < start {
+		return nil, ErrChanged
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	h, err := rb.handles.Acquire(rb.fsys, fs.rel, fs.dev, fs.ino)
+	if err != nil {
+		return nil, err
+	}
+	defer rb.handles.Release(h)
+	buf := make([]byte, end-start)
+	if n, err := h.F.ReadAt(buf, start); n < len(buf) {
+		if err != nil && !errors.Is(err, io.EOF) {
+			return nil, fmt.Errorf("read %s: %w", fs.rel, err)
+		}
+		return nil, ErrChanged // it shrank
+	}
+	skip := int(from % lineIndexEvery)
+	want := int(to - from)
+	lines := make([][]byte, 0, want)
+	for p := 0; len(lines) < want && p < len(buf); {
+		nl := bytes.IndexByte(buf[p:], '\n')
+		line := buf[p:]
+		if nl >= 0 {
+			line = buf[p : p+nl]
+			p += nl + 1
+		} else {
+			p = len(buf) // the file's last line, without a line end: a "\r" with no "\n" after it is text
+		}
+		if skip > 0 {
+			skip--
+			continue
+		}
+		if nl >= 0 {
+			line = bytes.TrimSuffix(line, []byte{'\r'})
+		}
+		lines = append(lines, line)
+	}
+	if len(lines) < want {
+		return nil, ErrChanged
+	}
+	return lines, nil
+}
+
+// readLine reads line n of a file up to at least want bytes of it, using the
+// file's sparse line index.
+func (rb *readBack) readLine(fs *fileState, n uint32, want int) ([]byte, error) {
+	k := int(n / lineIndexEvery)
+	if k >= len(fs.lineIndex) {
+		return nil, io.ErrUnexpectedEOF
+	}
+	h, err := rb.handles.Acquire(rb.fsys, fs.rel, fs.dev, fs.ino)
+	if err != nil {
+		return nil, err
+	}
+	defer rb.handles.Release(h)
+	f := h.F
+	off := fs.lineIndex[k]
+	skip := int(n % lineIndexEvery)
+	var buf []byte
+	size := int64(4 << 10)
+	if k+1 < len(fs.lineIndex) {
+		// Line n ends before the next kept offset: one read takes it, where
+		// 4 KiB at a time took two or three for a line deep in its block.
+		size = min(max(fs.lineIndex[k+1]-off, 1), 1<<20)
+	}
+	chunk := make([]byte, size)
+	start := 0 // where line n starts in buf, once found
+	for {
+		m, err := f.ReadAt(chunk, off+int64(len(buf)))
+		buf = append(buf, chunk[:m]...)
+		for skip > 0 {
+			i := bytes.IndexByte(buf[start:], '\n')
+			if i < 0 {
+				break
+			}
+			start += i + 1
+			skip--
+		}
+		if skip == 0 && len(buf)-start >= want {
+			return buf[start : start+want], nil
+		}
+		if err != nil || m == 0 {
+			if skip == 0 {
+				return buf[start:], nil
+			}
+			return nil, io.ErrUnexpectedEOF
+		}
+		if len(chunk) < 1<<20 {
+			chunk = make([]byte, len(chunk)*2)
+		}
+	}
+}
+
+// recordsText is the text of records [from, to) of a file, read back.
+type recordsText struct {
+	fs       *fileState
+	from     int
+	firstRow uint32
+	lines    [][]byte // the lines, without their line ends
+}
+
+// recordText is one record read back: its lines, its first line parsed,
+// its range and its first line's.
+type recordText struct {
+	form   recordformat.Form
+	layout recordformat.Layout
+	lines  [][]byte
+	head   recordformat.Line // offsets within lines[0]
+	rng    Range
+	first  Range
+}
+
+// readRecords reads the lines of records [from, to) of fs.
+func (rb *readBack) readRecords(ctx context.Context, fs *fileState, from, to int) (*recordsText, error) {
+	t := fs.records()
+	first, last := t.Line(from), t.Last(to-1)
+	lines, err := rb.readLines(ctx, fs, first, last+1)
+	if err != nil {
+		return nil, err
+	}
+	return &recordsText{fs: fs, from: from, firstRow: first, lines: lines}, nil
+}
+
+// record returns record i of those read (0: the first), checked against
+// the table.
+func (rt *recordsText) record(i int) (recordText, error) {
+	t := rt.fs.records()
+	k := rt.from + i
+	lo, hi := t.Line(k)-rt.firstRow, t.Last(k)-rt.firstRow+1
+	r := recordText{form: rt.fs.form, layout: rt.fs.layout, lines: rt.lines[lo:hi]}
+	r.head = r.parser(false).Next(r.lines[0], 0)
+	if !t.Matches(k, r.head, r.lines[0]) {
+		return r, ErrChanged
+	}
+	line := int(t.Line(k))
+	lastLine := r.lines[len(r.lines)-1]
+	r.first = Range{Start: Position{Line: line}, End: Position{Line: line, Character: recordformat.UTF16Len(r.lines[0])}}
+	r.rng = Range{Start: r.first.Start, End: Position{Line: line + len(r.lines) - 1, Character: recordformat.UTF16Len(lastLine)}}
+	return r, nil
+}
+
+// evidence is the record's evidence text (spec §2), its lines joined with
+// "\n".
+func (r recordText) evidence() string {
+	var sb strings.Builder
+	p := r.parser(true)
+	for i, l := range r.lines {
+		line := r.head
+		if i > 0 {
+			sb.WriteByte('\n')
+			line = p.Next(l, 0)
+		}
+		if line.JSON {
+			sb.WriteString(recordformat.ValidText(recordformat.Prose(nil, l)))
+			continue
+		}
+		sb.WriteString(recordformat.ValidText(l[line.Evidence:]))
+	}
+	return sb.String()
+}
+
+// parser is a parser of the record's file, in its layout, at a record's
+// first line or (inRecord) after it.
+func (r recordText) parser(inRecord bool) *recordformat.Parser {
+	p := recordformat.Resume(r.form, inRecord)
+	p.SetLayout(r.layout)
+	return p
+}
