@@ -384,28 +384,31 @@ func segEnd(text string, starts []int, i int) int {
 	return len(text)
 }
 
+// maskRegion masks ev[lo:hi] with the spans (relative to ev) that fall in
+// it: the masked text, its mapping back to the region, and whether any span
+// applied (else text is the region itself). Indexing and shipping cut their
+// pieces from it, so both hide the same characters.
+func maskRegion(ev []byte, lo, hi int, spans []masking.Span) (text []byte, mapping masking.Mapping, masked bool) {
+	region := ev[lo:hi]
+	var rs []masking.Span
+	for _, sp := range spans {
+		if sp.End <= lo || sp.Start >= hi {
+			continue
+		}
+		rs = append(rs, masking.Span{Start: max(sp.Start, lo) - lo, End: min(sp.End, hi) - lo, Placeholder: sp.Placeholder})
+	}
+	if len(rs) == 0 {
+		return region, mapping, false
+	}
+	m, mapping := masking.Apply(string(region), rs)
+	return []byte(m), mapping, true
+}
+
 // addPieces cuts ev[lo:hi] (a line's evidence text; evOff is where ev starts
 // in the line) into pieces after masking it with spans (relative to ev), and
 // adds each piece that has terms.
 func (g *ingester) addPieces(ev []byte, lo, hi int, spans []masking.Span, line, evOff uint32, conv uint32, flags uint8, pending bool) {
-	region := ev[lo:hi]
-	text := region
-	var mapping masking.Mapping
-	maskedLine := false
-	if len(spans) > 0 {
-		var rs []masking.Span
-		for _, sp := range spans {
-			if sp.End <= lo || sp.Start >= hi {
-				continue
-			}
-			rs = append(rs, masking.Span{Start: max(sp.Start, lo) - lo, End: min(sp.End, hi) - lo, Placeholder: sp.Placeholder})
-		}
-		if len(rs) > 0 {
-			var m string
-			m, mapping = masking.Apply(string(region), rs)
-			text, maskedLine = []byte(m), true
-		}
-	}
+	text, mapping, maskedLine := maskRegion(ev, lo, hi, spans)
 	for start := 0; start < len(text); {
 		end := pieceEnd(text, start)
 		piece := text[start:end]
@@ -427,7 +430,7 @@ func (g *ingester) addPieces(ev []byte, lo, hi int, spans []masking.Span, line, 
 				conv:  conv,
 				flags: flags,
 			}
-			isMasked := maskedLine && string(piece) != string(region[os:oe])
+			isMasked := maskedLine && string(piece) != string(ev[lo+os:lo+oe])
 			if isMasked {
 				d.flags |= flagMasked
 			}

@@ -435,24 +435,7 @@ func (r *shipReader) feedNotes(buf []byte, pos ShipPos, eof bool) (ShipPos, int,
 // of the line) into pieces after masking it with spans (relative to ev), as
 // addPieces does, and adds each piece that has terms to out, its text to sb.
 func (r *shipReader) pieces(out *ShipRecord, sb *strings.Builder, lineText []byte, evOff int, ev []byte, lo, hi int, spans []masking.Span, line uint32) {
-	region := ev[lo:hi]
-	text := region
-	var mapping masking.Mapping
-	maskedLine := false
-	if len(spans) > 0 {
-		var rs []masking.Span
-		for _, sp := range spans {
-			if sp.End <= lo || sp.Start >= hi {
-				continue
-			}
-			rs = append(rs, masking.Span{Start: max(sp.Start, lo) - lo, End: min(sp.End, hi) - lo, Placeholder: sp.Placeholder})
-		}
-		if len(rs) > 0 {
-			var m string
-			m, mapping = masking.Apply(string(region), rs)
-			text, maskedLine = []byte(m), true
-		}
-	}
+	text, mapping, maskedLine := maskRegion(ev, lo, hi, spans)
 	for start := 0; start < len(text); {
 		end := pieceEnd(text, start)
 		piece := recordformat.ValidText(text[start:end])
