@@ -53,6 +53,28 @@ func (g *generation) release() {
 	}
 }
 
+// askEngine is the path of the custom requests that ask the engine one
+// question: it waits for the first indexing to end, then asks, with the
+// engine's errors answered as invalid params. Without an engine (no run
+// folder is served) the answer is T's zero value, which the handler makes
+// its empty answer.
+func askEngine[T any](ctx context.Context, s *server, ask func(Engine) (T, error)) (T, error) {
+	var zero T
+	g := s.acquire()
+	defer g.release()
+	if g == nil || g.engine == nil {
+		return zero, nil
+	}
+	if err := g.waitReady(ctx); err != nil {
+		return zero, err
+	}
+	res, err := ask(g.engine)
+	if err != nil {
+		return zero, requestError(err)
+	}
+	return res, nil
+}
+
 // waitReady waits for the first indexing to end, or ctx.
 func (g *generation) waitReady(ctx context.Context) error {
 	select {

@@ -35,22 +35,13 @@ func (h handlers) RunFailures(ctx context.Context, params *FailuresParams) (*Fai
 	if err := req.Validate(); err != nil {
 		return nil, requestError(err)
 	}
-	s := h.s
-	g := s.acquire()
-	defer g.release()
-	if g == nil || g.engine == nil {
-		return &FailuresResult{Groups: []retriever.FailureGroup{}}, nil
-	}
-	if err := g.waitReady(ctx); err != nil {
-		return nil, err
-	}
-	res, err := g.engine.Failures(ctx, req)
+	res, err := askEngine(ctx, h.s, func(e Engine) (FailuresResult, error) { return e.Failures(ctx, req) })
 	if err != nil {
-		return nil, requestError(err)
+		return nil, err
 	}
 	if res.Groups == nil {
 		res.Groups = []retriever.FailureGroup{}
 	}
-	s.logger.Debug("run/failures", zap.Int("groups", len(res.Groups)))
+	h.s.logger.Debug("run/failures", zap.Int("groups", len(res.Groups)))
 	return &res, nil
 }

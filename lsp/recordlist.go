@@ -40,23 +40,14 @@ func (h handlers) RunRecords(ctx context.Context, params *RecordsParams) (*Recor
 	if err := req.Validate(); err != nil {
 		return nil, requestError(err)
 	}
-	s := h.s
-	g := s.acquire()
-	defer g.release()
-	if g == nil || g.engine == nil {
-		return &RecordsResult{Records: []retriever.Record{}}, nil
-	}
-	if err := g.waitReady(ctx); err != nil {
-		return nil, err
-	}
-	res, err := g.engine.Records(ctx, req)
+	res, err := askEngine(ctx, h.s, func(e Engine) (RecordsResult, error) { return e.Records(ctx, req) })
 	if err != nil {
-		return nil, requestError(err)
+		return nil, err
 	}
 	if res.Records == nil {
 		res.Records = []retriever.Record{}
 	}
-	s.logger.Debug("run/records", zap.Int("records", len(res.Records)), zap.Bool("more", res.Cursor != nil), zap.Bool("earlier", res.PreviousCursor != nil))
+	h.s.logger.Debug("run/records", zap.Int("records", len(res.Records)), zap.Bool("more", res.Cursor != nil), zap.Bool("earlier", res.PreviousCursor != nil))
 	return &res, nil
 }
 

@@ -49,17 +49,9 @@ func (h handlers) RunSearch(ctx context.Context, params *SearchParams) (*SearchR
 		return nil, requestError(err)
 	}
 
-	g := s.acquire()
-	defer g.release()
-	if g == nil || g.engine == nil {
-		return &SearchResult{Items: []retriever.Item{}}, nil
-	}
-	if err := g.waitReady(ctx); err != nil {
-		return nil, err
-	}
-	res, err := g.engine.Search(ctx, req)
+	res, err := askEngine(ctx, s, func(e Engine) (SearchResult, error) { return e.Search(ctx, req) })
 	if err != nil {
-		return nil, requestError(err)
+		return nil, err
 	}
 	if res.Items == nil {
 		res.Items = []retriever.Item{}
