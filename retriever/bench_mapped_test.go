@@ -22,8 +22,8 @@ import (
 // answer does.
 func BenchmarkQueryMappedSegments(b *testing.B) {
 	ix, opts := indexedBenchRun(b)
-	encodings := make([][]byte, len(ix.postings))
-	for i, s := range ix.postings {
+	encodings := make([][]byte, len(ix.state.Postings))
+	for i, s := range ix.state.Postings {
 		encodings[i] = s.AppendEncoded(nil)
 	}
 	snap := mapBlobs(b, ix, encodings...)
@@ -36,12 +36,12 @@ func BenchmarkQueryMappedSegments(b *testing.B) {
 		must(b, err)
 	}
 	decode := time.Since(start)
-	heap := ix.postings
+	heap := ix.state.Postings
 
 	queries := rungen.Queries(opts, 50)
 	use := func(segs []*bm25.Segment) {
 		ix.mu.Lock()
-		ix.postings = segs
+		ix.state.Postings = segs
 		ix.mu.Unlock()
 	}
 	defer use(heap)

@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"runls/retriever/internal/corpus"
 	"runtime"
 	"strings"
 	"sync"
@@ -80,10 +81,10 @@ type cacheWriter struct {
 	written  uint64     // ix.commits at the last write
 	readOnly bool       // said once: another process writes the entry
 
-	segBlobs map[*segment]store.BlobRef // segments written, flushed or restored, by the write's lock
-	restored *store.Snapshot            // the commit the index was restored from: its segments map it
-	flushed  []*store.Blob              // blobs of segments flushed as they were made (flush.go): they map them
-	guard    mappingGuard               // their files, watched for a cut (persist.go)
+	segBlobs map[*corpus.Segment]store.BlobRef // segments written, flushed or restored, by the write's lock
+	restored *store.Snapshot                   // the commit the index was restored from: its segments map it
+	flushed  []*store.Blob                     // blobs of segments flushed as they were made (flush.go): they map them
+	guard    mappingGuard                      // their files, watched for a cut (persist.go)
 }
 
 // openCache opens the entry of ix's run and configuration, or gives nil
@@ -106,7 +107,7 @@ func (ix *Index) openCache(opts Options) *cacheWriter {
 		}
 	}
 	w := &cacheWriter{ix: ix, entry: entry, poke: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{}), delay: cacheWriteDelay,
-		segBlobs: map[*segment]store.BlobRef{}}
+		segBlobs: map[*corpus.Segment]store.BlobRef{}}
 	if opts.cacheDelay > 0 {
 		w.delay = opts.cacheDelay
 	}
@@ -188,7 +189,7 @@ func (w *cacheWriter) write() {
 	if !ix.indexed.Load() {
 		return
 	}
-	commits := ix.commits.Load()
+	commits := ix.state.Commits.Load()
 	if commits == w.written {
 		return
 	}
@@ -235,7 +236,7 @@ func (w *cacheWriter) commit() error {
 		}
 		refs = append(refs, ref)
 	}
-	written := map[*segment]store.BlobRef{}
+	written := map[*corpus.Segment]store.BlobRef{}
 	var buf []byte
 	for _, s := range segs {
 		ref, ok := w.segBlobs[s]

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"runls/retriever/internal/corpus"
 	"slices"
 	"strings"
 	"sync"
@@ -191,7 +192,7 @@ type failEntry struct {
 const memoFloor = recordformat.Error
 
 func (ix *Index) failures(ctx context.Context, q failuresQuery) (FailuresResult, error) {
-	commits := ix.commits.Load()
+	commits := ix.state.Commits.Load()
 	ans := &ix.failAnswer
 	ans.mu.Lock()
 	if ans.res != nil && ans.commits == commits && ans.q == q {
@@ -208,7 +209,7 @@ func (ix *Index) failures(ctx context.Context, q failuresQuery) (FailuresResult,
 		if err != nil {
 			return FailuresResult{}, err
 		}
-		path := runfs.Abs(ix.root, fs.rel)
+		path := runfs.Abs(ix.root, fs.Rel)
 		for _, entries := range [][]failEntry{kept, last} {
 			for j := range entries {
 				if e := &entries[j]; e.exception || (e.level != recordformat.None && e.level >= q.minLevel) {
@@ -227,19 +228,19 @@ func (ix *Index) failures(ctx context.Context, q failuresQuery) (FailuresResult,
 
 // failureFiles returns the record files the query looks at, by path
 // byte-wise, and their agents' names.
-func (ix *Index) failureFiles(q failuresQuery) ([]*fileState, []string) {
+func (ix *Index) failureFiles(q failuresQuery) ([]*corpus.File, []string) {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
-	var files []*fileState
-	for _, fs := range ix.files {
-		if fs.form.IsRecord() && !fs.binary && (q.epNum == "" || fs.epNum == q.epNum) && (q.agent == "" || ix.agents[fs.agent] == q.agent) {
+	var files []*corpus.File
+	for _, fs := range ix.state.Files {
+		if fs.Form.IsRecord() && !fs.Binary && (q.epNum == "" || fs.EpNum == q.epNum) && (q.agent == "" || ix.state.Agents[fs.Agent] == q.agent) {
 			files = append(files, fs)
 		}
 	}
-	slices.SortFunc(files, func(a, b *fileState) int { return strings.Compare(a.rel, b.rel) })
+	slices.SortFunc(files, func(a, b *corpus.File) int { return strings.Compare(a.Rel, b.Rel) })
 	agents := make([]string, len(files))
 	for i, fs := range files {
-		agents[i] = ix.agents[fs.agent]
+		agents[i] = ix.state.Agents[fs.Agent]
 	}
 	return files, agents
 }
@@ -248,17 +249,18 @@ func (ix *Index) failureFiles(q failuresQuery) ([]*fileState, []string) {
 // records that hold an exception line), by record, in two parts (the
 // records before the last, and the last): from its memo where floor
 // allows, and what the memo does not cover read now.
-func (rb *readBack) fileFailures(ctx context.Context, fs *fileState, floor recordformat.Level) (kept, last []failEntry, err error) {
-	t := fs.records()
+func (rb *readBack) fileFailures(ctx context.Context, fs *corpus.File, floor recordformat.Level) (kept, last []failEntry, err error) {
+	t := fs.Records()
 	n := t.Len()
 	if n == 0 {
 		return nil, nil, nil
 	}
-	if fs.memo == nil || floor < memoFloor {
+	memo := memoOf(fs)
+	if memo == nil || floor < memoFloor {
 		all, err := rb.scanFailures(ctx, fs, 0, n, min(floor, memoFloor))
 		return all, nil, err
 	}
-	m := &fs.memo.failures
+	m := &memo.failures
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if final := n - 1; m.upTo < final {
@@ -271,20 +273,20 @@ func (rb *readBack) fileFailures(ctx context.Context, fs *fileState, floor recor
 	// The memo may hold records of a later version than fs: they are not
 	// fs's (yet).
 	end, _ := slices.BinarySearchFunc(m.entries, int32(n-1), func(e failEntry, rec int32) int { return int(e.rec - rec) })
-	if !m.lastSet || m.lastRec != n-1 || m.lastPos != fs.readPos {
+	if !m.lastSet || m.lastRec != n-1 || m.lastPos != fs.ReadPos {
 		found, err := rb.scanFailures(ctx, fs, n-1, n, memoFloor)
 		if err != nil {
 			return nil, nil, err
 		}
-		m.lastRec, m.lastPos, m.lastFound, m.lastSet = n-1, fs.readPos, found, true
+		m.lastRec, m.lastPos, m.lastFound, m.lastSet = n-1, fs.ReadPos, found, true
 	}
 	return m.entries[:end:end], m.lastFound, nil
 }
 
 // scanFailures reads records [from, to) of fs that can be failures at level
 // floor or above and returns those that are, in record order.
-func (rb *readBack) scanFailures(ctx context.Context, fs *fileState, from, to int, floor recordformat.Level) ([]failEntry, error) {
-	t := fs.records()
+func (rb *readBack) scanFailures(ctx context.Context, fs *corpus.File, from, to int, floor recordformat.Level) ([]failEntry, error) {
+	t := fs.Records()
 	var cands []int
 	spans := t.Spans()
 	si, _ := slices.BinarySearchFunc(spans, t.Line(from), func(s records.Span, line uint32) int { return int(s.First) - int(line) })
@@ -388,7 +390,7 @@ type groupRecord struct {
 
 func newGroupBuilder() *groupBuilder { return &groupBuilder{groups: map[string]*failGroup{}} }
 
-func (b *groupBuilder) add(e *failEntry, fs *fileState, path, agent string) {
+func (b *groupBuilder) add(e *failEntry, fs *corpus.File, path, agent string) {
 	g := b.groups[e.pattern]
 	if g == nil {
 		g = &failGroup{FailureGroup: FailureGroup{Pattern: e.pattern}, agents: map[string]bool{}, episodes: map[string]bool{},
@@ -397,7 +399,7 @@ func (b *groupBuilder) add(e *failEntry, fs *fileState, path, agent string) {
 	}
 	g.Count++
 	g.agents[agent] = true
-	g.episodes[fs.episode] = true
+	g.episodes[fs.Episode] = true
 	if e.time != nil {
 		if g.First == nil || e.key < g.firstKey {
 			g.First, g.firstKey = e.time, e.key
@@ -406,7 +408,7 @@ func (b *groupBuilder) add(e *failEntry, fs *fileState, path, agent string) {
 			g.Last, g.lastKey = e.time, e.key
 		}
 	}
-	g.recs = append(g.recs, groupRecord{key: e.key, rel: fs.rel, line: e.rng.Start.Line,
+	g.recs = append(g.recs, groupRecord{key: e.key, rel: fs.Rel, line: e.rng.Start.Line,
 		loc: Location{URI: FileURI(path), Range: e.rng}, path: path})
 }
 

@@ -33,7 +33,7 @@ func faultRun(t *testing.T, root *store.Root) (string, Options) {
 			t.Fatal(err)
 		}
 	}
-	if n := len(ix.segments); n != 7 {
+	if n := len(ix.state.Segments); n != 7 {
 		t.Fatalf("%d segments, want 7", n)
 	}
 	must(t, ix.Close())
@@ -85,7 +85,7 @@ func TestFaultOnTheMappingIsCorruption(t *testing.T) {
 				dropped := ix.cache.guard.dropped
 				ix.cache.guard.dropMu.Unlock()
 				ix.mu.RLock()
-				indexed := len(ix.files) == 7
+				indexed := len(ix.state.Files) == 7
 				ix.mu.RUnlock()
 				if dropped && indexed {
 					break // dropped, and indexed afresh by the writer with no request

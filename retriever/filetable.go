@@ -10,6 +10,7 @@ package retriever
 import (
 	"encoding/binary"
 	"fmt"
+	"runls/retriever/internal/corpus"
 
 	"runls/internal/store"
 )
@@ -76,11 +77,11 @@ func decodeCarry(b []byte) (carry, error) {
 
 // fileRecord is fs as the file table keeps it. fs is a committed state,
 // whose fields read here are never written again.
-func fileRecord(fs *fileState) store.FileRecord {
+func fileRecord(fs *corpus.File) store.FileRecord {
 	return store.FileRecord{
-		Path: fs.rel, Dev: fs.dev, Ino: fs.ino, Size: fs.size, ModTime: fs.mtime, IndexedTo: fs.readPos,
-		Head: store.FingerprintOf(fs.head), Tail: store.FingerprintOf(fs.window),
-		Carry: carry{binary: fs.binary, inRecord: fs.inRecord, pending: fs.readPos - fs.commitPos,
-			commitLine: fs.commitLine, readAt: fs.readAt, ctime: fs.ctime}.encode(),
+		Path: fs.Rel, Dev: fs.Dev, Ino: fs.Ino, Size: fs.Size, ModTime: fs.Mtime, IndexedTo: fs.ReadPos,
+		Head: store.FingerprintOf(fs.Head), Tail: store.FingerprintOf(fs.Window),
+		Carry: carry{binary: fs.Binary, inRecord: fs.InRecord, pending: fs.ReadPos - fs.CommitPos,
+			commitLine: fs.CommitLine, readAt: fs.ReadAt, ctime: fs.Ctime}.encode(),
 	}
 }

@@ -18,11 +18,11 @@ func TestReopenCarryIsFollowingsState(t *testing.T) {
 		t.Fatal(err)
 	}
 	table := fileTableOf(ix)
-	st := ix.files["episode-1/bob/bob.log"]
+	st := ix.state.Files["episode-1/bob/bob.log"]
 	c, err := decodeCarry(table[0].Carry)
 	must(t, err)
-	if table[0].IndexedTo != st.readPos || c.pending != st.readPos-st.commitPos || c.inRecord != st.inRecord || c.commitLine != st.commitLine || c.readAt != st.readAt {
-		t.Errorf("record %+v carry %+v; state readPos %d commitPos %d inRecord %v line %d", table[0], c, st.readPos, st.commitPos, st.inRecord, st.commitLine)
+	if table[0].IndexedTo != st.ReadPos || c.pending != st.ReadPos-st.CommitPos || c.inRecord != st.InRecord || c.commitLine != st.CommitLine || c.readAt != st.ReadAt {
+		t.Errorf("record %+v carry %+v; state readPos %d commitPos %d inRecord %v line %d", table[0], c, st.ReadPos, st.CommitPos, st.InRecord, st.CommitLine)
 	}
 	if back, err := decodeCarry(c.encode()); err != nil || back != c {
 		t.Errorf("carry round trip: %+v %v", back, err)
@@ -39,7 +39,7 @@ func TestReopenCarryIsFollowingsState(t *testing.T) {
 func fileTableOf(ix *Index) []store.FileRecord {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
-	st, _ := ix.savedState()
+	st, _ := savedState(&ix.state)
 	out := make([]store.FileRecord, len(st.files))
 	for i, fs := range st.files {
 		out[i] = fileRecord(fs)

@@ -44,6 +44,7 @@ package retriever
 import (
 	"os"
 	"path/filepath"
+	"runls/retriever/internal/corpus"
 	"slices"
 
 	"go.uber.org/zap"
@@ -63,7 +64,7 @@ func (w *cacheWriter) flushes() bool { return w != nil && w.entry.Writable() }
 // flush writes s to the entry and gives the segment read back from the
 // blob's mapping with its blob, or nil when it is not flushed (see the
 // file's comment). The caller registers it (keep).
-func (w *cacheWriter) flush(s *segment, convs, files uint32) (*segment, store.BlobRef) {
+func (w *cacheWriter) flush(s *corpus.Segment, convs, files uint32) (*corpus.Segment, store.BlobRef) {
 	if !w.flushes() || s.Docs() < w.flushDocs {
 		return nil, store.BlobRef{}
 	}
@@ -104,19 +105,19 @@ func (w *cacheWriter) flush(s *segment, convs, files uint32) (*segment, store.Bl
 
 // encodedSizeHint is about the bytes of s's blob: its slices' bytes and
 // some for the sections' headers and alignment.
-func encodedSizeHint(s *segment) int {
+func encodedSizeHint(s *corpus.Segment) int {
 	f := s.Footprint()
-	return int(f.Postings+f.Columns+f.Terms+s.pieceColumns.footprint()) + 64<<10
+	return int(f.Postings+f.Columns+f.Terms+s.Columns.ColumnBytes()) + 64<<10
 }
 
 // mapSegment maps a flushed blob and decodes its segment from the mapping,
 // inside the blob's Access so that a cut file is an error here.
-func (w *cacheWriter) mapSegment(ref store.BlobRef, convs, files uint32) (*segment, *store.Blob, error) {
+func (w *cacheWriter) mapSegment(ref store.BlobRef, convs, files uint32) (*corpus.Segment, *store.Blob, error) {
 	blob, err := w.entry.MapBlob(ref)
 	if err != nil {
 		return nil, nil, err
 	}
-	var s *segment
+	var s *corpus.Segment
 	err = blob.Access(func(b []byte) (err error) {
 		s, err = decodeSegment(b, convs, files)
 		return err
@@ -132,7 +133,7 @@ func (w *cacheWriter) mapSegment(ref store.BlobRef, convs, files uint32) (*segme
 // index's locks: workers write their batches side by side. Its blob is
 // known to the writer from then on (a commit under way meanwhile does not
 // name it: the segment is not the index's yet).
-func (w *cacheWriter) flushBuilt(s *segment) *segment {
+func (w *cacheWriter) flushBuilt(s *corpus.Segment) *corpus.Segment {
 	if w == nil {
 		return s
 	}
@@ -150,9 +151,9 @@ func (w *cacheWriter) flushBuilt(s *segment) *segment {
 // idBounds are how many conversation and file ids the index has given: a
 // segment read back is checked against them.
 func (w *cacheWriter) idBounds() (convs, files uint32) {
-	convs = w.ix.convs.Len()
+	convs = w.ix.state.Convs.Len()
 	w.ix.mu.RLock()
-	files = w.ix.nextID
+	files = w.ix.state.NextID
 	w.ix.mu.RUnlock()
 	return convs, files
 }
@@ -163,7 +164,7 @@ func (w *cacheWriter) idBounds() (convs, files uint32) {
 // index's lock: the write happens while searches go on, and the mapped
 // copy takes the heap copy's place inside the same *segment under the
 // write lock, so the files' references need not move.
-func (w *cacheWriter) flushMerged(merged *segment, inputs []*segment) {
+func (w *cacheWriter) flushMerged(merged *corpus.Segment, inputs []*corpus.Segment) {
 	if w == nil {
 		return
 	}
@@ -182,7 +183,7 @@ func (w *cacheWriter) flushMerged(merged *segment, inputs []*segment) {
 	defer w.mu.Unlock()
 	w.ix.mu.Lock()
 	*merged = *mapped
-	w.ix.setSegments(w.ix.segments) // the engine's part is another value
+	w.ix.state.SetSegments(w.ix.state.Segments) // the engine's part is another value
 	w.ix.mu.Unlock()
 	w.segBlobs[merged] = ref
 }
@@ -190,7 +191,7 @@ func (w *cacheWriter) flushMerged(merged *segment, inputs []*segment) {
 // dropBlobs forgets the blobs of segments a merge replaced, and removes
 // those no commit names. Under the writer's lock: a commit under way names
 // the segments it copied before the merge, and must find their blobs.
-func (w *cacheWriter) dropBlobs(segs []*segment) {
+func (w *cacheWriter) dropBlobs(segs []*corpus.Segment) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	for _, s := range segs {

@@ -79,7 +79,7 @@ func flushedBlobs(t *testing.T, ix *Index) []string {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
 	var names []string
-	for _, s := range ix.segments {
+	for _, s := range ix.state.Segments {
 		ref, ok := w.segBlobs[s]
 		if !ok {
 			t.Fatalf("a segment of %d pieces was not flushed", s.Docs())

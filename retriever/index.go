@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runls/retriever/internal/corpus"
 	"runtime"
 	"slices"
 	"sync"
@@ -39,8 +40,8 @@ type Index struct {
 
 	refreshMu sync.Mutex // one update at a time
 
-	mu sync.RWMutex // over committed
-	committed
+	mu    sync.RWMutex // over state
+	state corpus.State
 
 	indexed atomic.Bool // a first full update has finished
 
@@ -95,8 +96,8 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 		maxDiags:    opts.MaxDiagnosticsPerFile,
 		boundMemory: opts.BoundMemory,
 		workers:     min(runtime.GOMAXPROCS(0), 8),
-		committed: committed{files: map[string]*fileState{}, agentIDs: map[string]uint32{}, episodes: map[string]bool{}, dict: bm25.NewDict(),
-			seed: rand.Uint64() | 1},
+		state: corpus.State{Files: map[string]*corpus.File{}, AgentIDs: map[string]uint32{}, Episodes: map[string]bool{}, Dict: bm25.NewDict(),
+			Seed: rand.Uint64() | 1},
 		handles: runfs.NewHandles(runfs.MaxOpenHandles),
 	}
 	ix.searcher.Tuning = bm25.DefaultTuning()
@@ -110,8 +111,8 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 	if ix.masker == masking.NoOp() {
 		ix.masker = nil
 	}
-	ix.rb = readBack{root: ix.root, fsys: ix.fsys, handles: &ix.handles, masker: ix.masker, convs: &ix.convs}
-	ix.convs.ID("-")
+	ix.rb = readBack{root: ix.root, fsys: ix.fsys, handles: &ix.handles, masker: ix.masker, convs: &ix.state.Convs}
+	ix.state.Convs.ID("-")
 	ix.cache = ix.openCache(opts)
 	return ix, nil
 }
@@ -196,14 +197,14 @@ func (ix *Index) refresh(ctx context.Context, progress func(Progress)) (Changes,
 		return Changes{}, err
 	}
 	ix.mu.RLock()
-	known := ix.files
+	known := ix.state.Files
 	ix.mu.RUnlock()
 
 	fw := &ix.fw
 	tasks, total, runBytes := sc.plan(known)
 	var changed []string
 	first := !ix.indexed.Load()
-	batchBytes := batchBytesFor(total, ix.batchInput)
+	batchBytes := corpus.BatchBytesFor(total, ix.batchInput)
 	if first && ix.boundMemory {
 		// The whole run, not what this update reads: a reopen's first update
 		// reads little, but the states it restored are on the heap.
@@ -219,7 +220,7 @@ func (ix *Index) refresh(ctx context.Context, progress func(Progress)) (Changes,
 	if sc.episodes {
 		episodes = sc.episodeSet()
 		ix.mu.RLock()
-		same := maps.Equal(episodes, ix.episodes)
+		same := maps.Equal(episodes, ix.state.Episodes)
 		ix.mu.RUnlock()
 		if same {
 			episodes = nil
@@ -283,10 +284,10 @@ func (ix *Index) refresh(ctx context.Context, progress func(Progress)) (Changes,
 		// the lock (flush.go), guarded too: the flush reads it back mapped.
 		ix.cache.inject("merge")
 		err := ix.cache.guardRun("merging segments", func() error {
-			merged, replaced := func() (*segment, []*segment) {
+			merged, replaced := func() (*corpus.Segment, []*corpus.Segment) {
 				ix.mu.Lock()
 				defer ix.mu.Unlock()
-				return ix.compact()
+				return ix.state.Compact(ix.searcher.Tuning.LayerMin)
 			}()
 			ix.cache.flushMerged(merged, replaced)
 			return nil
@@ -296,8 +297,8 @@ func (ix *Index) refresh(ctx context.Context, progress func(Progress)) (Changes,
 		}
 	}
 	for _, r := range removed {
-		if r.form.IsRecord() {
-			changed = append(changed, runfs.Abs(ix.root, r.rel))
+		if r.Form.IsRecord() {
+			changed = append(changed, runfs.Abs(ix.root, r.Rel))
 		}
 	}
 	ix.indexed.Store(true)
@@ -307,6 +308,23 @@ func (ix *Index) refresh(ctx context.Context, progress func(Progress)) (Changes,
 	slices.Sort(changed)
 	changed = slices.Compact(changed)
 	return Changes{Files: changed}, nil
+}
+
+// commit makes a batch visible under the write lock (corpus.State.Commit).
+func (ix *Index) commit(l *corpus.LaidOut, updates []*corpus.Update, removed []*corpus.File, episodes map[string]bool) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	ix.state.Commit(l, updates, removed, episodes)
+}
+
+// newBatchBuilder returns the index's builder for a worker's batches: a
+// test may lower the batch's document limit (Index.batchDocs).
+func (ix *Index) newBatchBuilder() *corpus.Builder {
+	b := corpus.NewBuilder(ix.searcher.Tuning.LayerMin)
+	if ix.batchDocs > 0 {
+		b.SetMaxDocs(ix.batchDocs)
+	}
+	return b
 }
 
 // readJob is files of one folder that a worker reads in turn.
@@ -365,7 +383,7 @@ type refreshRun struct {
 	failed  []string // files that could not be read
 	skipped []string // files not read: the update was cancelled
 	faults  []error  // the workers' faults on a mapping
-	removed []*fileState
+	removed []*corpus.File
 }
 
 // report tells the progress, when asked for.
@@ -392,20 +410,20 @@ func (r *refreshRun) work() {
 		}
 	})()
 	b := ix.newBatchBuilder()
-	b.SetOnePass(onePass(r.batchBytes))
+	b.SetOnePass(corpus.OnePass(r.batchBytes))
 	// Room for the worker's share of the update, up to a batch: the
 	// batch's columns and postings log are made once, not grown by
 	// doubling file after file.
-	b.reserve(min(r.total/int64(ix.workers)+1, r.batchBytes))
-	var pend []*update
+	b.ReserveInput(min(r.total/int64(ix.workers)+1, r.batchBytes))
+	var pend []*corpus.Update
 	flush := func() {
 		if len(pend) == 0 {
 			return
 		}
-		l := ix.layOut(b)
+		l := ix.state.LayOut(b)
 		// Flushed to the cache entry between its layout and its
 		// commit: the committed pieces never call the cache.
-		l.seg = ix.cache.flushBuilt(l.seg)
+		l.Seg = ix.cache.flushBuilt(l.Seg)
 		func() {
 			r.commitMu.Lock()
 			defer r.commitMu.Unlock() // a fault in commit must not leave it held
@@ -413,13 +431,13 @@ func (r *refreshRun) work() {
 		}()
 		r.mu.Lock()
 		for _, u := range pend {
-			if u.next != nil && u.next.form.IsRecord() {
-				r.changed = append(r.changed, runfs.Abs(ix.root, u.next.rel))
+			if u.Next != nil && u.Next.Form.IsRecord() {
+				r.changed = append(r.changed, runfs.Abs(ix.root, u.Next.Rel))
 			}
 		}
 		r.mu.Unlock()
-		b = b.next()
-		b.reserve(min(max(r.total/int64(ix.workers)-r.done.Load()/int64(ix.workers), 0)+1, r.batchBytes))
+		b = b.NextBatch()
+		b.ReserveInput(min(max(r.total/int64(ix.workers)-r.done.Load()/int64(ix.workers), 0)+1, r.batchBytes))
 		pend = nil
 	}
 	var buf readBuffer
@@ -460,8 +478,8 @@ func (r *refreshRun) work() {
 			ix.once.note("moved:"+j.dir, "a folder moved while its files were read; they are read again", zap.String("folder", j.dir))
 			r.mu.Lock()
 			for _, u := range pend[first:] {
-				u.discard = true
-				r.failed = append(r.failed, u.next.rel)
+				u.Discard = true
+				r.failed = append(r.failed, u.Next.Rel)
 			}
 			r.mu.Unlock()
 		}
@@ -469,7 +487,7 @@ func (r *refreshRun) work() {
 		// Between jobs only: a job's updates are committed together.
 		// A full batch (a file in it was refused) is finished too, so
 		// that the next job's files start a new one.
-		if b.inputBytes > r.batchBytes || b.Docs() > 1<<20 || b.Full() {
+		if b.InputBytes > r.batchBytes || b.Docs() > 1<<20 || b.Full() {
 			flush()
 		}
 		r.report()
@@ -481,7 +499,7 @@ func (r *refreshRun) work() {
 // committed files: the tasks, the bytes they read, and the run's bytes. A
 // file with several links is polled (its writes' events go to other
 // folders, or none).
-func (sc *scan) plan(known map[string]*fileState) (tasks []*task, total, runBytes int64) {
+func (sc *scan) plan(known map[string]*corpus.File) (tasks []*task, total, runBytes int64) {
 	fw := &sc.ix.fw
 	if fw.pollFiles == nil {
 		fw.pollFiles = map[string]bool{}
@@ -507,9 +525,9 @@ func (sc *scan) plan(known map[string]*fileState) (tasks []*task, total, runByte
 
 // gone returns the known files the scan no longer found (of the folders it
 // listed, when it was not a full walk), and stops polling them.
-func (sc *scan) gone(known map[string]*fileState) []*fileState {
+func (sc *scan) gone(known map[string]*corpus.File) []*corpus.File {
 	fw := &sc.ix.fw
-	var removed []*fileState
+	var removed []*corpus.File
 	if sc.full {
 		for rel, old := range known {
 			if _, ok := sc.found[rel]; !ok {

@@ -21,6 +21,7 @@ package retriever
 import (
 	"math"
 	"os"
+	"runls/retriever/internal/corpus"
 	"runtime/debug"
 
 	"runls/retriever/internal/bm25"
@@ -84,7 +85,7 @@ type memoryUse struct {
 // sortExtra is what workers one-pass sorts of batches of batchBytes take
 // beyond their quarter-log buffers, if their batches are sorted so.
 func sortExtra(workers int, batchBytes int64) int64 {
-	if !onePass(batchBytes) {
+	if !corpus.OnePass(batchBytes) {
 		return 0
 	}
 	return int64(workers) * bm25.SortBufferExtra(batchBytes)

@@ -2,6 +2,7 @@ package retriever
 
 import (
 	"math"
+	"runls/retriever/internal/corpus"
 	"runtime/debug"
 	"testing"
 )
@@ -57,7 +58,7 @@ func TestMemoryLimitCountsFiles(t *testing.T) {
 // 28 MiB batches).
 func TestMemoryLimitFlushed(t *testing.T) {
 	const gb = 1 << 30
-	u := memoryUse{runBytes: gb, files: 800, flushed: true, batches: 2 * (gb / maxBatchShare)}
+	u := memoryUse{runBytes: gb, files: 800, flushed: true, batches: 2 * (gb / corpus.MaxBatchShare)}
 	heap := memoryUse{runBytes: gb, files: 800}
 	if got := float64(u.limit()) / gb; got > 0.46 || got < 0.33+0.08 {
 		t.Errorf("flushed limit at 1 GB: %.2fx the run, want room above 0.33x and at most 0.46x", got)

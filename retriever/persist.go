@@ -34,6 +34,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"runls/retriever/internal/corpus"
 	"slices"
 	"sync"
 
@@ -52,22 +53,22 @@ const (
 // savedState is the committed state as the state blob holds it, and each
 // segment's place in it. The caller holds the index's read lock: the dead
 // bits are copied under it, as Kill writes them under the write lock.
-func (c *committed) savedState() (*savedIndex, map[*segment]uint32) {
+func savedState(c *corpus.State) (*savedIndex, map[*corpus.Segment]uint32) {
 	st := &savedIndex{
-		seed:     c.seed,
-		nextID:   c.nextID,
-		agents:   slices.Clone(c.agents),
-		episodes: slices.Sorted(maps.Keys(c.episodes)),
-		dead:     make([][]uint64, len(c.segments)),
-		files:    slices.Collect(maps.Values(c.files)),
+		seed:     c.Seed,
+		nextID:   c.NextID,
+		agents:   slices.Clone(c.Agents),
+		episodes: slices.Sorted(maps.Keys(c.Episodes)),
+		dead:     make([][]uint64, len(c.Segments)),
+		files:    slices.Collect(maps.Values(c.Files)),
 	}
-	place := make(map[*segment]uint32, len(c.segments))
-	for i, s := range c.segments {
+	place := make(map[*corpus.Segment]uint32, len(c.Segments))
+	for i, s := range c.Segments {
 		place[s] = uint32(i)
 		st.dead[i] = slices.Clone(s.DeadBits())
 	}
-	slices.SortFunc(st.files, func(a, b *fileState) int { return cmp.Compare(a.rel, b.rel) })
-	st.convs = c.convs.Names()
+	slices.SortFunc(st.files, func(a, b *corpus.File) int { return cmp.Compare(a.Rel, b.Rel) })
+	st.convs = c.Convs.Names()
 	return st, place
 }
 
@@ -75,18 +76,18 @@ func (c *committed) savedState() (*savedIndex, map[*segment]uint32) {
 // read lock (searches go on; an update's commit waits for the copy),
 // released by a defer: the dictionary and statistics it encodes may be
 // mapped, and a fault reading them (fault.go) must not leave it held.
-func (w *cacheWriter) encodeCommitted() (st *savedIndex, state, dict, stats []byte, segs []*segment) {
+func (w *cacheWriter) encodeCommitted() (st *savedIndex, state, dict, stats []byte, segs []*corpus.Segment) {
 	w.ix.mu.RLock()
 	defer w.ix.mu.RUnlock()
-	st, place := w.ix.savedState()
-	return st, encodeState(nil, st, place), w.ix.dict.AppendEncoded(nil), w.ix.stats.AppendEncoded(nil), slices.Clone(w.ix.segments)
+	st, place := savedState(&w.ix.state)
+	return st, encodeState(nil, st, place), w.ix.state.Dict.AppendEncoded(nil), w.ix.state.Stats.AppendEncoded(nil), slices.Clone(w.ix.state.Segments)
 }
 
 // restoreIndex puts back the state snap holds, before the index's first update;
 // it gives the restored segments with their blobs, for the writer to keep.
 // Each blob is decoded inside its Access, so that a page cut under the
 // mapping is an error here, not a crash.
-func (w *cacheWriter) restoreIndex(snap *store.Snapshot) (map[*segment]store.BlobRef, error) {
+func (w *cacheWriter) restoreIndex(snap *store.Snapshot) (map[*corpus.Segment]store.BlobRef, error) {
 	blobs := snap.Blobs()
 	if len(blobs) < blobSegments {
 		return nil, fmt.Errorf("%w: a commit of %d blobs", store.ErrCorrupt, len(blobs))
@@ -111,8 +112,8 @@ func (w *cacheWriter) restoreIndex(snap *store.Snapshot) (map[*segment]store.Blo
 	if len(st.convs) < 2 || st.convs[0] != "" || st.convs[1] != "-" || stats.Parts() > len(st.agents) {
 		return nil, fmt.Errorf("state blob: conversations or agents")
 	}
-	segs := make([]*segment, len(blobs)-blobSegments)
-	refs := make(map[*segment]store.BlobRef, len(segs))
+	segs := make([]*corpus.Segment, len(blobs)-blobSegments)
+	refs := make(map[*corpus.Segment]store.BlobRef, len(segs))
 	if len(st.dead) != len(segs) {
 		return nil, fmt.Errorf("state blob: dead bits of %d segments for %d", len(st.dead), len(segs))
 	}
@@ -137,30 +138,30 @@ func (w *cacheWriter) restoreIndex(snap *store.Snapshot) (map[*segment]store.Blo
 
 	w.ix.mu.Lock()
 	defer w.ix.mu.Unlock()
-	w.ix.seed = st.seed
-	w.ix.dict, w.ix.stats, w.ix.nextID = dict, *stats, st.nextID
-	w.ix.agents = st.agents
-	w.ix.agentIDs = make(map[string]uint32, len(st.agents))
+	w.ix.state.Seed = st.seed
+	w.ix.state.Dict, w.ix.state.Stats, w.ix.state.NextID = dict, *stats, st.nextID
+	w.ix.state.Agents = st.agents
+	w.ix.state.AgentIDs = make(map[string]uint32, len(st.agents))
 	for i, a := range st.agents {
-		w.ix.agentIDs[a] = uint32(i)
+		w.ix.state.AgentIDs[a] = uint32(i)
 	}
 	if len(st.agents) > 0 {
-		w.ix.stats.Grow(uint32(len(st.agents) - 1))
+		w.ix.state.Stats.Grow(uint32(len(st.agents) - 1))
 	}
-	w.ix.episodes = make(map[string]bool, len(st.episodes))
+	w.ix.state.Episodes = make(map[string]bool, len(st.episodes))
 	for _, ep := range st.episodes {
-		w.ix.episodes[ep] = true
+		w.ix.state.Episodes[ep] = true
 	}
-	w.ix.setSegments(segs)
-	w.ix.byID = make([]*fileState, st.nextID)
+	w.ix.state.SetSegments(segs)
+	w.ix.state.ByID = make([]*corpus.File, st.nextID)
 	for _, fs := range files {
 		// Checked when read: a time within the racy window of the read is
 		// checked again at the first update, as following does.
-		fs.checkedAt = fs.readAt
-		w.ix.files[fs.rel] = fs
-		w.ix.byID[fs.id] = fs
+		fs.CheckedAt = fs.ReadAt
+		w.ix.state.Files[fs.Rel] = fs
+		w.ix.state.ByID[fs.ID] = fs
 	}
-	w.ix.convs.Restore(st.convs)
+	w.ix.state.Convs.Restore(st.convs)
 	return refs, nil
 }
 
@@ -254,12 +255,12 @@ func (w *cacheWriter) checkMapping(point string) {
 func (ix *Index) forget() {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
-	ix.commits.Add(1)
-	ix.files, ix.byID, ix.nextID = map[string]*fileState{}, nil, 0
-	ix.setSegments(nil)
-	ix.stats = bm25.Stats{}
-	ix.stats.Grow(uint32(max(len(ix.agents), 1) - 1))
-	ix.dict = bm25.NewDict()
-	ix.episodes = map[string]bool{}
+	ix.state.Commits.Add(1)
+	ix.state.Files, ix.state.ByID, ix.state.NextID = map[string]*corpus.File{}, nil, 0
+	ix.state.SetSegments(nil)
+	ix.state.Stats = bm25.Stats{}
+	ix.state.Stats.Grow(uint32(max(len(ix.state.Agents), 1) - 1))
+	ix.state.Dict = bm25.NewDict()
+	ix.state.Episodes = map[string]bool{}
 	ix.fw.markAllDirty() // every folder walked, with or without events
 }

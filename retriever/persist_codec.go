@@ -20,6 +20,7 @@ package retriever
 import (
 	"fmt"
 	"io/fs"
+	"runls/retriever/internal/corpus"
 	"strings"
 
 	"runls/recordformat"
@@ -93,12 +94,12 @@ type savedIndex struct {
 	episodes []string
 	convs    []string
 	dead     [][]uint64 // by segment, in the index's order
-	files    []*fileState
+	files    []*corpus.File
 }
 
 // encodeState appends the state blob of st to dst. seg gives each segment
 // a file's ranges and tail documents name its place in st's order.
-func encodeState(dst []byte, st *savedIndex, seg map[*segment]uint32) []byte {
+func encodeState(dst []byte, st *savedIndex, seg map[*corpus.Segment]uint32) []byte {
 	e := bm25.NewSectionEncoder(dst)
 	bm25.PutSection(e, []uint64{stateBlobMagic, uint64(st.nextID), uint64(len(st.dead)), st.seed})
 	putStrings(e, st.agents)
@@ -118,44 +119,44 @@ func encodeState(dst []byte, st *savedIndex, seg map[*segment]uint32) []byte {
 		r         records.Columns // the files' record tables end to end
 	)
 	for i, fs := range st.files {
-		n, ts := r.Append(fs.records())
+		n, ts := r.Append(fs.Records())
 		f := &fixed[i]
 		*f = savedFile{
-			id: fs.id, agent: fs.agent, dev: fs.dev, ino: fs.ino, size: fs.size, mtime: fs.mtime, ctime: fs.ctime,
-			readPos: fs.readPos, readAt: fs.readAt, commitPos: fs.commitPos, commitLine: fs.commitLine,
-			head: uint32(len(fs.head)), window: uint32(len(fs.window)), tail: uint32(len(fs.tail)), path: uint32(len(fs.rel)),
-			ranges: uint32(len(fs.ranges)), tailDocs: uint32(len(fs.tailDocs)), lineIndex: uint32(len(fs.lineIndex)),
-			recs: n.Recs, over: n.Over, spans: n.Spans, runs: n.Runs, descents: n.Descents, convs: uint32(len(fs.convs)),
-			firstUnits: fs.firstUnits,
+			id: fs.ID, agent: fs.Agent, dev: fs.Dev, ino: fs.Ino, size: fs.Size, mtime: fs.Mtime, ctime: fs.Ctime,
+			readPos: fs.ReadPos, readAt: fs.ReadAt, commitPos: fs.CommitPos, commitLine: fs.CommitLine,
+			head: uint32(len(fs.Head)), window: uint32(len(fs.Window)), tail: uint32(len(fs.Tail)), path: uint32(len(fs.Rel)),
+			ranges: uint32(len(fs.Ranges)), tailDocs: uint32(len(fs.TailDocs)), lineIndex: uint32(len(fs.LineIndex)),
+			recs: n.Recs, over: n.Over, spans: n.Spans, runs: n.Runs, descents: n.Descents, convs: uint32(len(fs.Convs)),
+			firstUnits: fs.FirstUnits,
 			open:       ts.Open, end: ts.End, lastUnits: ts.LastUnits, lastKey: ts.LastKey,
 			pendLine: ts.PendLine, pendConv: ts.PendConv, pendTime: ts.PendTime, pendSpan: ts.PendSpan, pendMeta: ts.PendMeta,
 			lines: ts.Lines, endUnits: ts.EndUnits,
 		}
-		if fs.layoutSet {
-			f.layout = 1 + uint32(fs.layout)
+		if fs.LayoutSet {
+			f.layout = 1 + uint32(fs.Layout)
 		}
 		for _, fl := range [...]struct {
 			bit uint32
 			on  bool
 		}{
-			{savedBinary, fs.binary}, {savedInRecord, fs.inRecord}, {savedHasTail, fs.tail != nil}, {savedHasOpen, ts.HasOpen},
+			{savedBinary, fs.Binary}, {savedInRecord, fs.InRecord}, {savedHasTail, fs.Tail != nil}, {savedHasOpen, ts.HasOpen},
 			{savedFielded, ts.Fielded}, {savedHasPend, ts.HasPend}, {savedPendHasSpan, ts.PendHasSpan},
 		} {
 			if fl.on {
 				f.flags |= fl.bit
 			}
 		}
-		bytes = append(append(append(append(bytes, fs.head...), fs.window...), fs.tail...), fs.rel...)
-		for _, rg := range fs.ranges {
-			ranges = append(ranges, savedRange{seg: seg[rg.seg], lo: rg.lo, hi: rg.hi})
+		bytes = append(append(append(append(bytes, fs.Head...), fs.Window...), fs.Tail...), fs.Rel...)
+		for _, rg := range fs.Ranges {
+			ranges = append(ranges, savedRange{seg: seg[rg.Seg], lo: rg.Lo, hi: rg.Hi})
 		}
-		for _, td := range fs.tailDocs {
-			tailDocs = append(tailDocs, savedTailDoc{seg: seg[td.seg], doc: td.doc, terms: uint32(len(td.terms)), dl: uint32(td.dl)})
-			tailTerms = append(tailTerms, td.terms...)
+		for _, td := range fs.TailDocs {
+			tailDocs = append(tailDocs, savedTailDoc{seg: seg[td.Seg], doc: td.Doc, terms: uint32(len(td.Terms)), dl: uint32(td.DL)})
+			tailTerms = append(tailTerms, td.Terms...)
 		}
 		f.tailTerms = uint32(len(tailTerms))
-		lineIndex = append(lineIndex, fs.lineIndex...)
-		convs = append(convs, fs.convs...)
+		lineIndex = append(lineIndex, fs.LineIndex...)
+		convs = append(convs, fs.Convs...)
 	}
 	// tailTerms of a file is the running total: its own count is the
 	// difference, so that a file without tail documents costs nothing.
@@ -238,8 +239,8 @@ func decodeState(b []byte) (*stateBlob, error) {
 // against what it names (segments, their pieces, terms, conversations,
 // agents, records). A file's absolute path is not stored: it is made from
 // the index's root when it is asked for.
-func (st *stateBlob) fileStates(segs []*segment, terms int) ([]*fileState, error) {
-	bad := func(f int, format string, a ...any) ([]*fileState, error) {
+func (st *stateBlob) fileStates(segs []*corpus.Segment, terms int) ([]*corpus.File, error) {
+	bad := func(f int, format string, a ...any) ([]*corpus.File, error) {
 		return nil, fmt.Errorf("state blob: file %d: %s", f, fmt.Sprintf(format, a...))
 	}
 	if len(st.dead) != len(segs) {
@@ -251,7 +252,7 @@ func (st *stateBlob) fileStates(segs []*segment, terms int) ([]*fileState, error
 	}
 	var c struct{ bytes, ranges, tailDocs, tailTerms, lineIndex, convs int }
 	var cr records.Counts
-	out := make([]*fileState, len(st.fixed))
+	out := make([]*corpus.File, len(st.fixed))
 	ids := make(map[uint32]bool, len(st.fixed))
 	paths := make(map[string]bool, len(st.fixed))
 	for i := range st.fixed {
@@ -263,7 +264,7 @@ func (st *stateBlob) fileStates(segs []*segment, terms int) ([]*fileState, error
 			return bad(i, "agent %d", f.agent)
 		case f.flags&^savedFlags != 0:
 			return bad(i, "flags %#x", f.flags)
-		case f.head > checkBytes || f.window > checkBytes || f.tail > maxTailBytes:
+		case f.head > corpus.CheckBytes || f.window > corpus.CheckBytes || f.tail > corpus.MaxTailBytes:
 			return bad(i, "check bytes")
 		case f.commitPos < 0 || f.commitPos > f.readPos || f.readPos > f.size:
 			return bad(i, "offsets")
@@ -277,32 +278,32 @@ func (st *stateBlob) fileStates(segs []*segment, terms int) ([]*fileState, error
 			return bad(i, "layout %d", f.layout)
 		}
 		ids[f.id] = true
-		file := &fileState{
-			id: f.id, agent: f.agent, dev: f.dev, ino: f.ino, size: f.size, mtime: f.mtime, ctime: f.ctime, readPos: f.readPos,
-			readAt: f.readAt, commitPos: f.commitPos, commitLine: f.commitLine,
-			binary: f.flags&savedBinary != 0, inRecord: f.flags&savedInRecord != 0, warned: &fileWarnings{},
-			layout: layout, layoutSet: f.layout > 0, firstUnits: f.firstUnits,
-			memo: &fileMemo{},
+		file := &corpus.File{
+			ID: f.id, Agent: f.agent, Dev: f.dev, Ino: f.ino, Size: f.size, Mtime: f.mtime, Ctime: f.ctime, ReadPos: f.readPos,
+			ReadAt: f.readAt, CommitPos: f.commitPos, CommitLine: f.commitLine,
+			Binary: f.flags&savedBinary != 0, InRecord: f.flags&savedInRecord != 0, Warned: &corpus.Warnings{},
+			Layout: layout, LayoutSet: f.layout > 0, FirstUnits: f.firstUnits,
+			Memo: &fileMemo{},
 		}
 		lo, hi, ok := take(&c.bytes, f.head+f.window+f.tail+f.path, len(st.bytes))
 		if !ok {
 			return bad(i, "bytes")
 		}
 		b := st.bytes[lo:hi:hi]
-		file.head, b = clip(b[:f.head]), b[f.head:]
-		file.window, b = clip(b[:f.window]), b[f.window:]
+		file.Head, b = clip(b[:f.head]), b[f.head:]
+		file.Window, b = clip(b[:f.window]), b[f.window:]
 		if f.flags&savedHasTail != 0 {
-			file.tail = append([]byte{}, b[:f.tail]...) // appended to as a carry: its own
+			file.Tail = append([]byte{}, b[:f.tail]...) // appended to as a carry: its own
 		}
-		file.rel = string(b[f.tail:])
-		ep, rest, _ := strings.Cut(file.rel, "/")
+		file.Rel = string(b[f.tail:])
+		ep, rest, _ := strings.Cut(file.Rel, "/")
 		agent, _, _ := strings.Cut(rest, "/")
 		num, isEp := EpisodeNumber(ep)
-		if !fs.ValidPath(file.rel) || !isEp || agent != st.agents[f.agent] || !strings.Contains(rest, "/") || paths[file.rel] {
-			return bad(i, "path %q", file.rel)
+		if !fs.ValidPath(file.Rel) || !isEp || agent != st.agents[f.agent] || !strings.Contains(rest, "/") || paths[file.Rel] {
+			return bad(i, "path %q", file.Rel)
 		}
-		paths[file.rel] = true
-		file.episode, file.epNum, file.form = ep, num, recordformat.FormOf(file.rel)
+		paths[file.Rel] = true
+		file.Episode, file.EpNum, file.Form = ep, num, recordformat.FormOf(file.Rel)
 
 		if lo, hi, ok = take(&c.ranges, f.ranges, len(st.ranges)); !ok {
 			return bad(i, "ranges")
@@ -311,7 +312,7 @@ func (st *stateBlob) fileStates(segs []*segment, terms int) ([]*fileState, error
 			if int(rg.seg) >= len(segs) || rg.lo > rg.hi || int(rg.hi) > segs[rg.seg].Docs() {
 				return bad(i, "range %v", rg)
 			}
-			file.ranges = append(file.ranges, docRange{seg: segs[rg.seg], lo: rg.lo, hi: rg.hi})
+			file.Ranges = append(file.Ranges, corpus.Range{Seg: segs[rg.seg], Lo: rg.lo, Hi: rg.hi})
 		}
 		if lo, hi, ok = take(&c.tailDocs, f.tailDocs, len(st.tailDocs)); !ok {
 			return bad(i, "tail documents")
@@ -330,7 +331,7 @@ func (st *stateBlob) fileStates(segs []*segment, terms int) ([]*fileState, error
 					return bad(i, "tail term %d of %d", t, terms)
 				}
 			}
-			file.tailDocs = append(file.tailDocs, tailDoc{seg: segs[td.seg], doc: td.doc, terms: tt, dl: uint16(td.dl)})
+			file.TailDocs = append(file.TailDocs, corpus.TailDoc{Seg: segs[td.seg], Doc: td.doc, Terms: tt, DL: uint16(td.dl)})
 		}
 		if c.tailTerms != int(f.tailTerms) {
 			return bad(i, "tail terms' total")
@@ -338,12 +339,12 @@ func (st *stateBlob) fileStates(segs []*segment, terms int) ([]*fileState, error
 		if lo, hi, ok = take(&c.lineIndex, f.lineIndex, len(st.lineIndex)); !ok {
 			return bad(i, "line index")
 		}
-		file.lineIndex = clip(st.lineIndex[lo:hi])
+		file.LineIndex = clip(st.lineIndex[lo:hi])
 		if lo, hi, ok = take(&c.convs, f.convs, len(st.fileConvs)); !ok {
 			return bad(i, "conversations")
 		}
-		file.convs = clip(st.fileConvs[lo:hi])
-		if id, over := firstOver(file.convs, len(st.convs)); over {
+		file.Convs = clip(st.fileConvs[lo:hi])
+		if id, over := firstOver(file.Convs, len(st.convs)); over {
 			return bad(i, "conversation %d", id)
 		}
 		if err := st.recordTable(f, file, &cr); err != nil {
@@ -361,7 +362,7 @@ func (st *stateBlob) fileStates(segs []*segment, terms int) ([]*fileState, error
 
 // recordTable cuts file f's record table from the blob's columns, at *at;
 // a note's must be empty, and is left nil.
-func (st *stateBlob) recordTable(f *savedFile, fs *fileState, at *records.Counts) error {
+func (st *stateBlob) recordTable(f *savedFile, fs *corpus.File, at *records.Counts) error {
 	n := records.Counts{Recs: f.recs, Over: f.over, Spans: f.spans, Runs: f.runs, Descents: f.descents}
 	saved := records.Saved{Open: f.open, HasOpen: f.flags&savedHasOpen != 0, Fielded: f.flags&savedFielded != 0,
 		End: f.end, LastUnits: f.lastUnits, LastKey: f.lastKey, HasPend: f.flags&savedHasPend != 0,
@@ -371,13 +372,13 @@ func (st *stateBlob) recordTable(f *savedFile, fs *fileState, at *records.Counts
 	if err != nil {
 		return err
 	}
-	if !fs.form.IsRecord() {
+	if !fs.Form.IsRecord() {
 		if !t.Empty() {
 			return fmt.Errorf("records of a note")
 		}
 		return nil
 	}
-	fs.recs = t
+	fs.Recs = t
 	return nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runls/retriever/internal/corpus"
 	"slices"
 	"testing"
 	"time"
@@ -23,7 +24,7 @@ func saveIndex(t testing.TB, ix *Index, opts Options, root *store.Root) {
 	t.Helper()
 	entry, err := root.Open(ix.root, cacheConfig(opts), store.Options{})
 	must(t, err)
-	w := &cacheWriter{ix: ix, entry: entry, segBlobs: map[*segment]store.BlobRef{}}
+	w := &cacheWriter{ix: ix, entry: entry, segBlobs: map[*corpus.Segment]store.BlobRef{}}
 	must(t, w.commit())
 	must(t, entry.Close())
 }

@@ -83,16 +83,16 @@ func (ix *Index) ReadLines(ctx context.Context, req ReadRequest) (Lines, error) 
 		return Lines{}, err
 	}
 	ix.mu.RLock()
-	st := ix.files[rel]
+	st := ix.state.Files[rel]
 	var agent string
 	if st != nil {
-		agent = ix.agents[st.agent]
+		agent = ix.state.Agents[st.Agent]
 	}
 	ix.mu.RUnlock()
 	if st == nil {
 		return Lines{}, whyNotAgentFile(ix.fsys, req.Path, rel)
 	}
-	if st.binary {
+	if st.Binary {
 		return Lines{}, &FieldError{"path", req.Path, "a binary file (a NUL byte in its first 8 KiB): it is not read"}
 	}
 
@@ -115,7 +115,7 @@ func (ix *Index) ReadLines(ctx context.Context, req ReadRequest) (Lines, error) 
 	if ix.masker != nil {
 		from = max(0, n-maskContextLines)
 	}
-	off, at := lineStart(st.lineIndex, from)
+	off, at := lineStart(st.LineIndex, from)
 	if off > 0 && !lineStartsAt(f, off) {
 		off, at = 0, 0 // rewritten since it was indexed: count from the start
 	}
@@ -130,7 +130,7 @@ func (ix *Index) ReadLines(ctx context.Context, req ReadRequest) (Lines, error) 
 	var texts []string // context lines, then the lines asked for
 	var cut []bool
 	size := 0
-	out := Lines{File: rel, Agent: agent, Episode: st.episode}
+	out := Lines{File: rel, Agent: agent, Episode: st.Episode}
 	for line := at; ; line++ {
 		if line%1024 == 0 && ctx.Err() != nil {
 			return Lines{}, ctx.Err()

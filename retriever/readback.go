@@ -39,14 +39,14 @@ type readBack struct {
 // one read: from the line index's entry at or before from to the entry
 // after to-1 (or the end of what was read of the file). A file that ends
 // before line to-1 has changed since it was read.
-func (rb *readBack) readLines(ctx context.Context, fs *fileState, from, to uint32) ([][]byte, error) {
+func (rb *readBack) readLines(ctx context.Context, fs *corpus.File, from, to uint32) ([][]byte, error) {
 	k := int(from / lineIndexEvery)
-	if k >= len(fs.lineIndex) || to <= from {
+	if k >= len(fs.LineIndex) || to <= from {
 		return nil, ErrChanged
 	}
-	start, end := fs.lineIndex[k], fs.readPos
-	if e := int((to-1)/lineIndexEvery) + 1; e < len(fs.lineIndex) {
-		end = fs.lineIndex[e]
+	start, end := fs.LineIndex[k], fs.ReadPos
+	if e := int((to-1)/lineIndexEvery) + 1; e < len(fs.LineIndex) {
+		end = fs.LineIndex[e]
 	}
 	if end < start {
 		return nil, ErrChanged
@@ -54,7 +54,7 @@ func (rb *readBack) readLines(ctx context.Context, fs *fileState, from, to uint3
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	h, err := rb.handles.Acquire(rb.fsys, fs.rel, fs.dev, fs.ino)
+	h, err := rb.handles.Acquire(rb.fsys, fs.Rel, fs.Dev, fs.Ino)
 	if err != nil {
 		return nil, err
 	}
@@ -62,7 +62,7 @@ func (rb *readBack) readLines(ctx context.Context, fs *fileState, from, to uint3
 	buf := make([]byte, end-start)
 	if n, err := h.F.ReadAt(buf, start); n < len(buf) {
 		if err != nil && !errors.Is(err, io.EOF) {
-			return nil, fmt.Errorf("read %s: %w", fs.rel, err)
+			return nil, fmt.Errorf("read %s: %w", fs.Rel, err)
 		}
 		return nil, ErrChanged // it shrank
 	}
@@ -95,25 +95,25 @@ func (rb *readBack) readLines(ctx context.Context, fs *fileState, from, to uint3
 
 // readLine reads line n of a file up to at least want bytes of it, using the
 // file's sparse line index.
-func (rb *readBack) readLine(fs *fileState, n uint32, want int) ([]byte, error) {
+func (rb *readBack) readLine(fs *corpus.File, n uint32, want int) ([]byte, error) {
 	k := int(n / lineIndexEvery)
-	if k >= len(fs.lineIndex) {
+	if k >= len(fs.LineIndex) {
 		return nil, io.ErrUnexpectedEOF
 	}
-	h, err := rb.handles.Acquire(rb.fsys, fs.rel, fs.dev, fs.ino)
+	h, err := rb.handles.Acquire(rb.fsys, fs.Rel, fs.Dev, fs.Ino)
 	if err != nil {
 		return nil, err
 	}
 	defer rb.handles.Release(h)
 	f := h.F
-	off := fs.lineIndex[k]
+	off := fs.LineIndex[k]
 	skip := int(n % lineIndexEvery)
 	var buf []byte
 	size := int64(4 << 10)
-	if k+1 < len(fs.lineIndex) {
+	if k+1 < len(fs.LineIndex) {
 		// Line n ends before the next kept offset: one read takes it, where
 		// 4 KiB at a time took two or three for a line deep in its block.
-		size = min(max(fs.lineIndex[k+1]-off, 1), 1<<20)
+		size = min(max(fs.LineIndex[k+1]-off, 1), 1<<20)
 	}
 	chunk := make([]byte, size)
 	start := 0 // where line n starts in buf, once found
@@ -145,7 +145,7 @@ func (rb *readBack) readLine(fs *fileState, n uint32, want int) ([]byte, error) 
 
 // recordsText is the text of records [from, to) of a file, read back.
 type recordsText struct {
-	fs       *fileState
+	fs       *corpus.File
 	from     int
 	firstRow uint32
 	lines    [][]byte // the lines, without their line ends
@@ -163,8 +163,8 @@ type recordText struct {
 }
 
 // readRecords reads the lines of records [from, to) of fs.
-func (rb *readBack) readRecords(ctx context.Context, fs *fileState, from, to int) (*recordsText, error) {
-	t := fs.records()
+func (rb *readBack) readRecords(ctx context.Context, fs *corpus.File, from, to int) (*recordsText, error) {
+	t := fs.Records()
 	first, last := t.Line(from), t.Last(to-1)
 	lines, err := rb.readLines(ctx, fs, first, last+1)
 	if err != nil {
@@ -176,10 +176,10 @@ func (rb *readBack) readRecords(ctx context.Context, fs *fileState, from, to int
 // record returns record i of those read (0: the first), checked against
 // the table.
 func (rt *recordsText) record(i int) (recordText, error) {
-	t := rt.fs.records()
+	t := rt.fs.Records()
 	k := rt.from + i
 	lo, hi := t.Line(k)-rt.firstRow, t.Last(k)-rt.firstRow+1
-	r := recordText{form: rt.fs.form, layout: rt.fs.layout, lines: rt.lines[lo:hi]}
+	r := recordText{form: rt.fs.Form, layout: rt.fs.Layout, lines: rt.lines[lo:hi]}
 	r.head = r.parser(false).Next(r.lines[0], 0)
 	if !t.Matches(k, r.head, r.lines[0]) {
 		return r, ErrChanged

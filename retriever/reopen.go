@@ -27,6 +27,7 @@ import (
 	"errors"
 	"io"
 	"io/fs"
+	"runls/retriever/internal/corpus"
 
 	"runls/internal/store"
 	"runls/retriever/internal/runfs"
@@ -65,7 +66,7 @@ func (ix *Index) classify(rec store.FileRecord, c carry, cand candidate, info fs
 	rewritten := func() bool {
 		return !fingerprintAt(f, 0, rec.Head) || !fingerprintAt(f, rec.IndexedTo-int64(rec.Tail.Len), rec.Tail)
 	}
-	switch runfs.Recheck(old.known(), info, rewritten) {
+	switch runfs.Recheck(knownOf(old), info, rewritten) {
 	case runfs.RecheckFresh:
 		return reopenReread
 	case runfs.RecheckNothing:
@@ -77,11 +78,11 @@ func (ix *Index) classify(rec store.FileRecord, c carry, cand candidate, info fs
 // recordState is the part of a committed file state that plan and recheck
 // read, as the file table keeps it (fileRecord) and the reopen restores it
 // (its check time the time of its read).
-func recordState(rec store.FileRecord, c carry) *fileState {
-	return &fileState{
-		dev: rec.Dev, ino: rec.Ino, size: rec.Size, mtime: rec.ModTime, ctime: c.ctime,
-		readPos: rec.IndexedTo, commitPos: rec.IndexedTo - c.pending,
-		readAt: c.readAt, checkedAt: c.readAt, binary: c.binary,
+func recordState(rec store.FileRecord, c carry) *corpus.File {
+	return &corpus.File{
+		Dev: rec.Dev, Ino: rec.Ino, Size: rec.Size, Mtime: rec.ModTime, Ctime: c.ctime,
+		ReadPos: rec.IndexedTo, CommitPos: rec.IndexedTo - c.pending,
+		ReadAt: c.readAt, CheckedAt: c.readAt, Binary: c.binary,
 	}
 }
 
