@@ -7,9 +7,9 @@ package retriever
 
 import (
 	"context"
-	"runls/retriever/internal/corpus"
 
 	"runls/retriever/internal/bm25"
+	"runls/retriever/internal/corpus"
 )
 
 // searchIndexed answers a valid request from what is indexed now: it ranks

@@ -14,7 +14,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"runls/retriever/internal/corpus"
 	"runtime"
 	"strings"
 	"sync"
@@ -24,6 +23,7 @@ import (
 
 	"runls/internal/store"
 	"runls/masking"
+	"runls/retriever/internal/corpus"
 )
 
 // cacheFormat is the persisted index's format version, part of every

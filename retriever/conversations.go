@@ -3,11 +3,11 @@ package retriever
 import (
 	"context"
 	"errors"
-	"runls/retriever/internal/corpus"
 	"slices"
 	"strings"
 
 	"runls/recordformat"
+	"runls/retriever/internal/corpus"
 	"runls/retriever/internal/records"
 )
 

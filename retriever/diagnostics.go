@@ -3,10 +3,10 @@ package retriever
 import (
 	"fmt"
 	"path/filepath"
-	"runls/retriever/internal/corpus"
 	"slices"
 	"strconv"
 
+	"runls/retriever/internal/corpus"
 	"runls/retriever/internal/records"
 )
 

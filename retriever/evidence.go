@@ -6,9 +6,9 @@ package retriever
 
 import (
 	"go.uber.org/zap"
-	"runls/retriever/internal/corpus"
 
 	"runls/retriever/internal/bm25"
+	"runls/retriever/internal/corpus"
 	"runls/retriever/internal/records"
 )
 

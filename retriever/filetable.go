@@ -10,9 +10,9 @@ package retriever
 import (
 	"encoding/binary"
 	"fmt"
-	"runls/retriever/internal/corpus"
 
 	"runls/internal/store"
+	"runls/retriever/internal/corpus"
 )
 
 // carry is the parser's state at a file's commit position, and what the

@@ -44,13 +44,13 @@ package retriever
 import (
 	"os"
 	"path/filepath"
-	"runls/retriever/internal/corpus"
 	"slices"
 
 	"go.uber.org/zap"
 
 	"runls/internal/store"
 	"runls/retriever/internal/bm25"
+	"runls/retriever/internal/corpus"
 )
 
 // flushMinDocs is the fewest pieces of a segment flushed as it is made: the

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"runls/retriever/internal/corpus"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -14,6 +13,7 @@ import (
 	"go.uber.org/zap"
 
 	"runls/recordformat"
+	"runls/retriever/internal/corpus"
 	"runls/retriever/internal/runfs"
 )
 

@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runls/retriever/internal/corpus"
 	"slices"
 	"strconv"
 	"strings"
@@ -20,6 +19,7 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 
 	"runls/masking"
+	"runls/retriever/internal/corpus"
 )
 
 // Tests of following the files (spec §7). Each change is checked three ways:

@@ -5,13 +5,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runls/retriever/internal/corpus"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"runls/internal/store"
+	"runls/retriever/internal/corpus"
 	"runls/retriever/internal/runfs"
 )
 

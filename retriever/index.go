@@ -9,7 +9,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"runls/retriever/internal/corpus"
 	"runtime"
 	"slices"
 	"sync"
@@ -19,6 +18,7 @@ import (
 
 	"runls/masking"
 	"runls/retriever/internal/bm25"
+	"runls/retriever/internal/corpus"
 	"runls/retriever/internal/runfs"
 )
 

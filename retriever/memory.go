@@ -21,10 +21,10 @@ package retriever
 import (
 	"math"
 	"os"
-	"runls/retriever/internal/corpus"
 	"runtime/debug"
 
 	"runls/retriever/internal/bm25"
+	"runls/retriever/internal/corpus"
 )
 
 const (

@@ -2,9 +2,10 @@ package retriever
 
 import (
 	"math"
-	"runls/retriever/internal/corpus"
 	"runtime/debug"
 	"testing"
+
+	"runls/retriever/internal/corpus"
 )
 
 // The bound is set from the run's size, never raises a lower limit, and

@@ -4,10 +4,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runls/retriever/internal/corpus"
 	"testing"
 
 	"runls/retriever/internal/bm25"
+	"runls/retriever/internal/corpus"
 )
 
 // Many small updates (appends that leave dead tail pieces behind, a rewrite,

@@ -3,12 +3,12 @@ package retriever
 import (
 	"context"
 	"errors"
-	"runls/retriever/internal/corpus"
 	"strconv"
 	"strings"
 	"time"
 
 	"runls/recordformat"
+	"runls/retriever/internal/corpus"
 	"runls/retriever/internal/records"
 )
 

@@ -34,12 +34,12 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
-	"runls/retriever/internal/corpus"
 	"slices"
 	"sync"
 
 	"runls/internal/store"
 	"runls/retriever/internal/bm25"
+	"runls/retriever/internal/corpus"
 )
 
 // The commit's first blobs; the segments follow.

@@ -20,11 +20,11 @@ package retriever
 import (
 	"fmt"
 	"io/fs"
-	"runls/retriever/internal/corpus"
 	"strings"
 
 	"runls/recordformat"
 	"runls/retriever/internal/bm25"
+	"runls/retriever/internal/corpus"
 	"runls/retriever/internal/records"
 )
 

@@ -3,11 +3,11 @@ package retriever
 import (
 	"bytes"
 	"context"
-	"runls/retriever/internal/corpus"
 	"strings"
 	"testing"
 
 	"runls/masking"
+	"runls/retriever/internal/corpus"
 )
 
 // codecRun is a run with every kind of file state: records (fielded,

@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"runls/retriever/internal/corpus"
 	"slices"
 	"testing"
 	"time"
@@ -16,6 +15,7 @@ import (
 
 	"runls/internal/store"
 	"runls/masking"
+	"runls/retriever/internal/corpus"
 )
 
 // saveIndex commits ix's state into a new entry of root, as the cache's

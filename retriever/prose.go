@@ -2,9 +2,9 @@ package retriever
 
 import (
 	"bytes"
-	"runls/retriever/internal/corpus"
 
 	"runls/recordformat"
+	"runls/retriever/internal/corpus"
 )
 
 // Reading back a piece: from its line as written, or, for a piece of a JSON

@@ -5,12 +5,12 @@ import (
 	"errors"
 	"net/url"
 	"path/filepath"
-	"runls/retriever/internal/corpus"
 	"slices"
 	"strconv"
 	"strings"
 
 	"runls/recordformat"
+	"runls/retriever/internal/corpus"
 	"runls/retriever/internal/records"
 )
 

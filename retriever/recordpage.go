@@ -2,9 +2,9 @@ package retriever
 
 import (
 	"context"
-	"runls/retriever/internal/corpus"
 
 	"runls/recordformat"
+	"runls/retriever/internal/corpus"
 	"runls/retriever/internal/records"
 	"runls/retriever/internal/runfs"
 )

@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"runls/retriever/internal/corpus"
 	"slices"
 	"strings"
 	"testing"
@@ -17,6 +16,7 @@ import (
 	"runls/internal/rungen"
 	"runls/masking"
 	"runls/recordformat"
+	"runls/retriever/internal/corpus"
 	"runls/retriever/internal/records"
 )
 

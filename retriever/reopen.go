@@ -27,9 +27,9 @@ import (
 	"errors"
 	"io"
 	"io/fs"
-	"runls/retriever/internal/corpus"
 
 	"runls/internal/store"
+	"runls/retriever/internal/corpus"
 	"runls/retriever/internal/runfs"
 )
 

@@ -7,9 +7,9 @@ package retriever
 import (
 	"context"
 	"fmt"
-	"runls/retriever/internal/corpus"
 
 	"runls/retriever/internal/bm25"
+	"runls/retriever/internal/corpus"
 )
 
 // newQuery looks up the terms of text and the agent searched, whose id is

@@ -10,10 +10,10 @@ package retriever
 
 import (
 	"fmt"
-	"runls/retriever/internal/corpus"
 	"unsafe"
 
 	"runls/retriever/internal/bm25"
+	"runls/retriever/internal/corpus"
 )
 
 // segmentBlobMagic opens the pieces' columns: "RLPIECE1".

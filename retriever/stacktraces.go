@@ -3,11 +3,11 @@ package retriever
 import (
 	"bytes"
 	"context"
-	"runls/retriever/internal/corpus"
 	"sync"
 	"unicode/utf8"
 
 	"runls/recordformat"
+	"runls/retriever/internal/corpus"
 	"runls/retriever/internal/records"
 )
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"maps"
-	"runls/retriever/internal/corpus"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -12,6 +11,7 @@ import (
 	"github.com/fsnotify/fsnotify"
 	"go.uber.org/zap"
 
+	"runls/retriever/internal/corpus"
 	"runls/retriever/internal/runfs"
 )
 
