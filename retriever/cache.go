@@ -24,6 +24,7 @@ import (
 	"runls/internal/store"
 	"runls/masking"
 	"runls/retriever/internal/corpus"
+	"runls/retriever/internal/persist"
 )
 
 // cacheFormat is the persisted index's format version, part of every
@@ -220,9 +221,9 @@ func (w *cacheWriter) write() {
 // immutable segments outside the lock, and the commit naming them all.
 func (w *cacheWriter) commit() error {
 	st, state, dict, stats, segs := w.encodeCommitted()
-	records := make([]store.FileRecord, len(st.files))
-	for i, fs := range st.files {
-		records[i] = fileRecord(fs)
+	records := make([]store.FileRecord, len(st.Files))
+	for i, fs := range st.Files {
+		records[i] = persist.FileRecord(fs)
 	}
 	table, err := store.EncodeFileTable(records)
 	if err != nil {
@@ -241,7 +242,7 @@ func (w *cacheWriter) commit() error {
 	for _, s := range segs {
 		ref, ok := w.segBlobs[s]
 		if !ok {
-			buf = encodeSegment(buf[:0], s)
+			buf = persist.EncodeSegment(buf[:0], s)
 			if ref, err = w.writeBlob(buf, true); err != nil {
 				return err
 			}

@@ -51,6 +51,7 @@ import (
 	"runls/internal/store"
 	"runls/retriever/internal/bm25"
 	"runls/retriever/internal/corpus"
+	"runls/retriever/internal/persist"
 )
 
 // flushMinDocs is the fewest pieces of a segment flushed as it is made: the
@@ -75,7 +76,7 @@ func (w *cacheWriter) flush(s *corpus.Segment, convs, files uint32) (*corpus.Seg
 	// Made once at about the blob's size: grown by doubling (the pool is
 	// emptied by collections, so most flushes start anew), its copies took
 	// three quarters of the encoding's CPU at 1 GB.
-	*bufp = encodeSegment(slices.Grow((*bufp)[:0], encodedSizeHint(s)), s)
+	*bufp = persist.EncodeSegment(slices.Grow((*bufp)[:0], encodedSizeHint(s)), s)
 	// Unsynced: the first indexing does not wait for the disk on each
 	// segment; the commit naming it makes it durable first.
 	ref, err := w.writeBlob(*bufp, false)
@@ -119,7 +120,7 @@ func (w *cacheWriter) mapSegment(ref store.BlobRef, convs, files uint32) (*corpu
 	}
 	var s *corpus.Segment
 	err = blob.Access(func(b []byte) (err error) {
-		s, err = decodeSegment(b, convs, files)
+		s, err = persist.DecodeSegment(b, convs, files)
 		return err
 	})
 	if err != nil {

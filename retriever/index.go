@@ -19,6 +19,7 @@ import (
 	"runls/masking"
 	"runls/retriever/internal/bm25"
 	"runls/retriever/internal/corpus"
+	"runls/retriever/internal/persist"
 	"runls/retriever/internal/runfs"
 )
 
@@ -208,8 +209,8 @@ func (ix *Index) refresh(ctx context.Context, progress func(Progress)) (Changes,
 	if first && ix.boundMemory {
 		// The whole run, not what this update reads: a reopen's first update
 		// reads little, but the states it restored are on the heap.
-		boundMemory(memoryUse{runBytes: runBytes, files: int64(len(sc.found)), flushed: ix.cache.flushes(),
-			batches: int64(ix.workers) * batchBytes, sortExtra: sortExtra(ix.workers, batchBytes)})
+		persist.BoundMemory(persist.MemoryUse{RunBytes: runBytes, Files: int64(len(sc.found)), Flushed: ix.cache.flushes(),
+			Batches: int64(ix.workers) * batchBytes, SortExtra: persist.SortExtra(ix.workers, batchBytes)})
 	}
 	removed := sc.gone(known)
 	// What the scan found is planned: its candidates (a tenth of a first
@@ -303,7 +304,7 @@ func (ix *Index) refresh(ctx context.Context, progress func(Progress)) (Changes,
 	}
 	ix.indexed.Store(true)
 	if first && ix.boundMemory {
-		go releaseMemory() // off the first answer's path
+		go persist.ReleaseMemory() // off the first answer's path
 	}
 	slices.Sort(changed)
 	changed = slices.Compact(changed)

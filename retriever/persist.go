@@ -28,10 +28,8 @@ package retriever
 
 import (
 	"bytes"
-	"cmp"
 	"errors"
 	"fmt"
-	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -40,6 +38,7 @@ import (
 	"runls/internal/store"
 	"runls/retriever/internal/bm25"
 	"runls/retriever/internal/corpus"
+	"runls/retriever/internal/persist"
 )
 
 // The commit's first blobs; the segments follow.
@@ -50,37 +49,15 @@ const (
 	blobSegments
 )
 
-// savedState is the committed state as the state blob holds it, and each
-// segment's place in it. The caller holds the index's read lock: the dead
-// bits are copied under it, as Kill writes them under the write lock.
-func savedState(c *corpus.State) (*savedIndex, map[*corpus.Segment]uint32) {
-	st := &savedIndex{
-		seed:     c.Seed,
-		nextID:   c.NextID,
-		agents:   slices.Clone(c.Agents),
-		episodes: slices.Sorted(maps.Keys(c.Episodes)),
-		dead:     make([][]uint64, len(c.Segments)),
-		files:    slices.Collect(maps.Values(c.Files)),
-	}
-	place := make(map[*corpus.Segment]uint32, len(c.Segments))
-	for i, s := range c.Segments {
-		place[s] = uint32(i)
-		st.dead[i] = slices.Clone(s.DeadBits())
-	}
-	slices.SortFunc(st.files, func(a, b *corpus.File) int { return cmp.Compare(a.Rel, b.Rel) })
-	st.convs = c.Convs.Names()
-	return st, place
-}
-
 // encodeCommitted encodes the committed state for the writer under the
 // read lock (searches go on; an update's commit waits for the copy),
 // released by a defer: the dictionary and statistics it encodes may be
 // mapped, and a fault reading them (fault.go) must not leave it held.
-func (w *cacheWriter) encodeCommitted() (st *savedIndex, state, dict, stats []byte, segs []*corpus.Segment) {
+func (w *cacheWriter) encodeCommitted() (st *persist.Saved, state, dict, stats []byte, segs []*corpus.Segment) {
 	w.ix.mu.RLock()
 	defer w.ix.mu.RUnlock()
-	st, place := savedState(&w.ix.state)
-	return st, encodeState(nil, st, place), w.ix.state.Dict.AppendEncoded(nil), w.ix.state.Stats.AppendEncoded(nil), slices.Clone(w.ix.state.Segments)
+	st, place := persist.Save(&w.ix.state)
+	return st, persist.EncodeState(nil, st, place), w.ix.state.Dict.AppendEncoded(nil), w.ix.state.Stats.AppendEncoded(nil), slices.Clone(w.ix.state.Segments)
 }
 
 // restoreIndex puts back the state snap holds, before the index's first update;
@@ -92,7 +69,7 @@ func (w *cacheWriter) restoreIndex(snap *store.Snapshot) (map[*corpus.Segment]st
 	if len(blobs) < blobSegments {
 		return nil, fmt.Errorf("%w: a commit of %d blobs", store.ErrCorrupt, len(blobs))
 	}
-	var st *stateBlob
+	var st *persist.StateBlob
 	var dict *bm25.Dict
 	var stats *bm25.Stats
 	err := errors.Join(
@@ -102,26 +79,26 @@ func (w *cacheWriter) restoreIndex(snap *store.Snapshot) (map[*corpus.Segment]st
 		// never fault; only the segments, the dictionary and the statistics
 		// are read in place, by searches and updates that check the files
 		// first (mappingGuard).
-		blobs[blobState].Access(func(b []byte) (err error) { st, err = decodeState(bytes.Clone(b)); return err }),
+		blobs[blobState].Access(func(b []byte) (err error) { st, err = persist.DecodeState(bytes.Clone(b)); return err }),
 		blobs[blobDict].Access(func(b []byte) (err error) { dict, err = bm25.DecodeDict(b); return err }),
 		blobs[blobStats].Access(func(b []byte) (err error) { stats, err = bm25.DecodeStats(b); return err }),
 	)
 	if err != nil {
 		return nil, err
 	}
-	if len(st.convs) < 2 || st.convs[0] != "" || st.convs[1] != "-" || stats.Parts() > len(st.agents) {
+	if len(st.Convs) < 2 || st.Convs[0] != "" || st.Convs[1] != "-" || stats.Parts() > len(st.Agents) {
 		return nil, fmt.Errorf("state blob: conversations or agents")
 	}
 	segs := make([]*corpus.Segment, len(blobs)-blobSegments)
 	refs := make(map[*corpus.Segment]store.BlobRef, len(segs))
-	if len(st.dead) != len(segs) {
-		return nil, fmt.Errorf("state blob: dead bits of %d segments for %d", len(st.dead), len(segs))
+	if len(st.Dead) != len(segs) {
+		return nil, fmt.Errorf("state blob: dead bits of %d segments for %d", len(st.Dead), len(segs))
 	}
 	for i, blob := range blobs[blobSegments:] {
 		err := blob.Access(func(b []byte) error {
-			s, err := decodeSegment(b, uint32(len(st.convs)), st.nextID)
+			s, err := persist.DecodeSegment(b, uint32(len(st.Convs)), st.NextID)
 			if err == nil {
-				err = s.SetDeadBits(st.dead[i])
+				err = s.SetDeadBits(st.Dead[i])
 			}
 			segs[i] = s
 			return err
@@ -131,29 +108,29 @@ func (w *cacheWriter) restoreIndex(snap *store.Snapshot) (map[*corpus.Segment]st
 		}
 		refs[segs[i]] = blob.Ref()
 	}
-	files, err := st.fileStates(segs, dict.Len())
+	files, err := st.FileStates(segs, dict.Len(), fileRules())
 	if err != nil {
 		return nil, err
 	}
 
 	w.ix.mu.Lock()
 	defer w.ix.mu.Unlock()
-	w.ix.state.Seed = st.seed
-	w.ix.state.Dict, w.ix.state.Stats, w.ix.state.NextID = dict, *stats, st.nextID
-	w.ix.state.Agents = st.agents
-	w.ix.state.AgentIDs = make(map[string]uint32, len(st.agents))
-	for i, a := range st.agents {
+	w.ix.state.Seed = st.Seed
+	w.ix.state.Dict, w.ix.state.Stats, w.ix.state.NextID = dict, *stats, st.NextID
+	w.ix.state.Agents = st.Agents
+	w.ix.state.AgentIDs = make(map[string]uint32, len(st.Agents))
+	for i, a := range st.Agents {
 		w.ix.state.AgentIDs[a] = uint32(i)
 	}
-	if len(st.agents) > 0 {
-		w.ix.state.Stats.Grow(uint32(len(st.agents) - 1))
+	if len(st.Agents) > 0 {
+		w.ix.state.Stats.Grow(uint32(len(st.Agents) - 1))
 	}
-	w.ix.state.Episodes = make(map[string]bool, len(st.episodes))
-	for _, ep := range st.episodes {
+	w.ix.state.Episodes = make(map[string]bool, len(st.Episodes))
+	for _, ep := range st.Episodes {
 		w.ix.state.Episodes[ep] = true
 	}
 	w.ix.state.SetSegments(segs)
-	w.ix.state.ByID = make([]*corpus.File, st.nextID)
+	w.ix.state.ByID = make([]*corpus.File, st.NextID)
 	for _, fs := range files {
 		// Checked when read: a time within the racy window of the read is
 		// checked again at the first update, as following does.
@@ -161,7 +138,7 @@ func (w *cacheWriter) restoreIndex(snap *store.Snapshot) (map[*corpus.Segment]st
 		w.ix.state.Files[fs.Rel] = fs
 		w.ix.state.ByID[fs.ID] = fs
 	}
-	w.ix.state.Convs.Restore(st.convs)
+	w.ix.state.Convs.Restore(st.Convs)
 	return refs, nil
 }
 

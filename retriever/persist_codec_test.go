@@ -8,6 +8,7 @@ import (
 
 	"runls/masking"
 	"runls/retriever/internal/corpus"
+	"runls/retriever/internal/persist"
 )
 
 // codecRun is a run with every kind of file state: records (fielded,
@@ -36,18 +37,18 @@ func TestPersistCodecRoundTrip(t *testing.T) {
 	ix, _ := codecRun(t)
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
-	st, place := savedState(&ix.state)
-	if len(ix.state.Segments) == 0 || len(st.files) != 5 {
-		t.Fatalf("%d segments, %d files", len(ix.state.Segments), len(st.files))
+	st, place := persist.Save(&ix.state)
+	if len(ix.state.Segments) == 0 || len(st.Files) != 5 {
+		t.Fatalf("%d segments, %d files", len(ix.state.Segments), len(st.Files))
 	}
 	var segs []*corpus.Segment
 	for _, s := range ix.state.Segments {
-		enc := encodeSegment(nil, s)
-		dec, err := decodeSegment(enc, uint32(len(st.convs)), st.nextID)
+		enc := persist.EncodeSegment(nil, s)
+		dec, err := persist.DecodeSegment(enc, uint32(len(st.Convs)), st.NextID)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if again := encodeSegment(nil, dec); !bytes.Equal(again, enc) {
+		if again := persist.EncodeSegment(nil, dec); !bytes.Equal(again, enc) {
 			t.Fatal("a segment read back encodes to other bytes")
 		}
 		for d := uint32(0); d < uint32(s.Docs()); d++ {
@@ -57,26 +58,26 @@ func TestPersistCodecRoundTrip(t *testing.T) {
 		}
 		segs = append(segs, dec)
 	}
-	enc := encodeState(nil, st, place)
-	blob, err := decodeState(enc)
+	enc := persist.EncodeState(nil, st, place)
+	blob, err := persist.DecodeState(enc)
 	if err != nil {
 		t.Fatal(err)
 	}
-	files, err := blob.fileStates(segs, ix.state.Dict.Len())
+	files, err := blob.FileStates(segs, ix.state.Dict.Len(), fileRules())
 	if err != nil {
 		t.Fatal(err)
 	}
-	back := blob.savedIndex
-	back.files = files
+	back := blob.Saved
+	back.Files = files
 	newPlace := map[*corpus.Segment]uint32{}
 	for i, s := range segs {
 		newPlace[s] = uint32(i)
 	}
-	if again := encodeState(nil, &back, newPlace); !bytes.Equal(again, enc) {
+	if again := persist.EncodeState(nil, &back, newPlace); !bytes.Equal(again, enc) {
 		t.Fatal("the state read back encodes to other bytes")
 	}
 	for i, f := range files {
-		o := st.files[i]
+		o := st.Files[i]
 		if f.Rel != o.Rel || f.Episode != o.Episode || f.EpNum != o.EpNum || f.Form != o.Form ||
 			!bytes.Equal(f.Head, o.Head) || !bytes.Equal(f.Window, o.Window) || (f.Tail == nil) != (o.Tail == nil) {
 			t.Errorf("file %s read back as %+v, was %+v", o.Rel, f, o)
@@ -89,11 +90,11 @@ func fuzzSeeds(f *testing.F) (segBlobs [][]byte, state []byte, ix *Index) {
 	ix, _ = codecRun(f)
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
-	st, place := savedState(&ix.state)
+	st, place := persist.Save(&ix.state)
 	for _, s := range ix.state.Segments {
-		segBlobs = append(segBlobs, encodeSegment(nil, s))
+		segBlobs = append(segBlobs, persist.EncodeSegment(nil, s))
 	}
-	return segBlobs, encodeState(nil, st, place), ix
+	return segBlobs, persist.EncodeState(nil, st, place), ix
 }
 
 // FuzzDecodeSegmentBlob: no input panics the decoder or a lookup of what
@@ -105,7 +106,7 @@ func FuzzDecodeSegmentBlob(f *testing.F) {
 		f.Add(b[:len(b)/2])
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		s, err := decodeSegment(b, 1<<10, 1<<10)
+		s, err := persist.DecodeSegment(b, 1<<10, 1<<10)
 		if err != nil {
 			return
 		}
@@ -122,7 +123,7 @@ func FuzzDecodeState(f *testing.F) {
 	segBlobs, state, ix := fuzzSeeds(f)
 	var segs []*corpus.Segment
 	for _, b := range segBlobs {
-		s, err := decodeSegment(b, 1<<10, 1<<10)
+		s, err := persist.DecodeSegment(b, 1<<10, 1<<10)
 		if err != nil {
 			f.Fatal(err)
 		}
@@ -132,11 +133,11 @@ func FuzzDecodeState(f *testing.F) {
 	f.Add(state[:len(state)/2])
 	terms := ix.state.Dict.Len()
 	f.Fuzz(func(t *testing.T, b []byte) {
-		blob, err := decodeState(b)
+		blob, err := persist.DecodeState(b)
 		if err != nil {
 			return
 		}
-		files, err := blob.fileStates(segs, terms)
+		files, err := blob.FileStates(segs, terms, fileRules())
 		if err != nil {
 			return
 		}
@@ -152,10 +153,10 @@ func FuzzDecodeState(f *testing.F) {
 			_ = fs.Records().Runs()
 			_ = fs.Records().TimeRuns()
 			for i := range fs.Records().Len() {
-				_ = blob.convs[fs.Records().Conv(i)]
+				_ = blob.Convs[fs.Records().Conv(i)]
 			}
 			for _, c := range fs.Convs {
-				_ = blob.convs[c]
+				_ = blob.Convs[c]
 			}
 		}
 	})

@@ -8,6 +8,7 @@ import (
 
 	"runls/recordformat"
 	"runls/retriever/internal/corpus"
+	"runls/retriever/internal/persist"
 	"runls/retriever/internal/records"
 )
 
@@ -29,6 +30,12 @@ type fileMemo struct {
 func memoOf(fs *corpus.File) *fileMemo {
 	m, _ := fs.Memo.(*fileMemo)
 	return m
+}
+
+// fileRules are what the cache's state codec asks of the retriever to make
+// file states (persist.FileRules).
+func fileRules() persist.FileRules {
+	return persist.FileRules{EpisodeNumber: EpisodeNumber, NewMemo: func() any { return &fileMemo{} }}
 }
 
 // traceFacts is what a span's lines say.

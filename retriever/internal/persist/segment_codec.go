@@ -1,4 +1,4 @@
-package retriever
+package persist
 
 // This file holds a segment's blob in the persisted index (spec §15, issue
 // 18): the engine's encoding (bm25.Segment.Encode) and the pieces' columns
@@ -19,8 +19,8 @@ import (
 // segmentBlobMagic opens the pieces' columns: "RLPIECE1".
 const segmentBlobMagic = 0x3145434549504c52
 
-// encodeSegment appends s's blob to dst.
-func encodeSegment(dst []byte, s *corpus.Segment) []byte {
+// EncodeSegment appends s's blob to dst.
+func EncodeSegment(dst []byte, s *corpus.Segment) []byte {
 	e := bm25.NewSectionEncoder(dst)
 	s.Segment.Encode(e)
 	c := &s.Columns
@@ -49,11 +49,11 @@ func encodeSegment(dst []byte, s *corpus.Segment) []byte {
 	return e.Bytes()
 }
 
-// decodeSegment reads a segment's blob; its slices point into b. convs is
+// DecodeSegment reads a segment's blob; its slices point into b. convs is
 // how many conversation ids the index holds and files how many file ids:
 // every value a lookup indexes with is checked, so that bytes that pass the
 // blob's checksum but are wrong give an error, never a read out of range.
-func decodeSegment(b []byte, convs, files uint32) (*corpus.Segment, error) {
+func DecodeSegment(b []byte, convs, files uint32) (*corpus.Segment, error) {
 	d := bm25.NewSectionDecoder(b)
 	s := &corpus.Segment{Segment: bm25.ReadSegment(d)}
 	c := &s.Columns

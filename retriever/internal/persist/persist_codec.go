@@ -1,11 +1,11 @@
-package retriever
+package persist
 
 // This file holds the state blob of the persisted index (spec §15, issue
 // 18): what the index knows besides its segments, dictionary and
 // statistics, as a committed state holds it: the agents, episodes and
 // conversations by id, each segment's dead bits (the segment blobs are
 // written once; the bits change after), and every file's state as
-// following needs it to go on (file.go): identity, size, time, the offset
+// following needs it to go on (corpus.File): identity, size, time, the offset
 // read to, the head and window bytes themselves (not fingerprints: the same
 // comparison following makes), the pending tail and its documents, the
 // pieces' ranges by segment, the line index and the record table.
@@ -15,11 +15,15 @@ package retriever
 // read back points its line indexes and record tables into the bytes it is
 // read from (len == cap: an append copies) and builds only each file's
 // small struct, its strings and its ranges. The reopen reads it from one
-// heap copy of the blob, not the mapping (persist.go says why).
+// heap copy of the blob, not the mapping (the retriever's persist.go says
+// why).
 
 import (
+	"cmp"
 	"fmt"
 	"io/fs"
+	"maps"
+	"slices"
 	"strings"
 
 	"runls/recordformat"
@@ -51,7 +55,7 @@ type savedFile struct {
 	over, spans, runs, descents       uint32
 	convs, tailTerms                  uint32
 	// layout is 1 + the record file's layout once decided (0: not yet),
-	// firstUnits its first line's length (file.go)
+	// firstUnits its first line's length (corpus.File)
 	layout, firstUnits uint32
 
 	// the record table's state after its committed records (records.Saved)
@@ -86,30 +90,52 @@ type savedTailDoc struct {
 	dl              uint32
 }
 
-// savedIndex is what the state blob holds of an index.
-type savedIndex struct {
-	seed     uint64 // the index's text hash seed (internal/corpus/texthash.go), which its segments' keys are hashed with
-	nextID   uint32
-	agents   []string
-	episodes []string
-	convs    []string
-	dead     [][]uint64 // by segment, in the index's order
-	files    []*corpus.File
+// Saved is what the state blob holds of an index.
+type Saved struct {
+	Seed     uint64 // the index's text hash seed (internal/corpus/texthash.go), which its segments' keys are hashed with
+	NextID   uint32
+	Agents   []string
+	Episodes []string
+	Convs    []string
+	Dead     [][]uint64 // by segment, in the index's order
+	Files    []*corpus.File
 }
 
-// encodeState appends the state blob of st to dst. seg gives each segment
+// Save is the committed state as the state blob holds it, and each
+// segment's place in it. The caller holds the index's read lock: the dead
+// bits are copied under it, as Kill writes them under the write lock.
+func Save(c *corpus.State) (*Saved, map[*corpus.Segment]uint32) {
+	st := &Saved{
+		Seed:     c.Seed,
+		NextID:   c.NextID,
+		Agents:   slices.Clone(c.Agents),
+		Episodes: slices.Sorted(maps.Keys(c.Episodes)),
+		Dead:     make([][]uint64, len(c.Segments)),
+		Files:    slices.Collect(maps.Values(c.Files)),
+	}
+	place := make(map[*corpus.Segment]uint32, len(c.Segments))
+	for i, s := range c.Segments {
+		place[s] = uint32(i)
+		st.Dead[i] = slices.Clone(s.DeadBits())
+	}
+	slices.SortFunc(st.Files, func(a, b *corpus.File) int { return cmp.Compare(a.Rel, b.Rel) })
+	st.Convs = c.Convs.Names()
+	return st, place
+}
+
+// EncodeState appends the state blob of st to dst. seg gives each segment
 // a file's ranges and tail documents name its place in st's order.
-func encodeState(dst []byte, st *savedIndex, seg map[*corpus.Segment]uint32) []byte {
+func EncodeState(dst []byte, st *Saved, seg map[*corpus.Segment]uint32) []byte {
 	e := bm25.NewSectionEncoder(dst)
-	bm25.PutSection(e, []uint64{stateBlobMagic, uint64(st.nextID), uint64(len(st.dead)), st.seed})
-	putStrings(e, st.agents)
-	putStrings(e, st.episodes)
-	putStrings(e, st.convs)
-	for _, d := range st.dead {
+	bm25.PutSection(e, []uint64{stateBlobMagic, uint64(st.NextID), uint64(len(st.Dead)), st.Seed})
+	putStrings(e, st.Agents)
+	putStrings(e, st.Episodes)
+	putStrings(e, st.Convs)
+	for _, d := range st.Dead {
 		bm25.PutSection(e, d)
 	}
 	var (
-		fixed     = make([]savedFile, len(st.files))
+		fixed     = make([]savedFile, len(st.Files))
 		bytes     []byte
 		ranges    []savedRange
 		tailDocs  []savedTailDoc
@@ -118,7 +144,7 @@ func encodeState(dst []byte, st *savedIndex, seg map[*corpus.Segment]uint32) []b
 		convs     []uint32
 		r         records.Columns // the files' record tables end to end
 	)
-	for i, fs := range st.files {
+	for i, fs := range st.Files {
 		n, ts := r.Append(fs.Records())
 		f := &fixed[i]
 		*f = savedFile{
@@ -179,10 +205,10 @@ func encodeState(dst []byte, st *savedIndex, seg map[*corpus.Segment]uint32) []b
 	return e.Bytes()
 }
 
-// stateBlob is a state blob read back: its sections, not yet made into
+// StateBlob is a state blob read back: its sections, not yet made into
 // file states (that needs the segments, which need its conversations).
-type stateBlob struct {
-	savedIndex
+type StateBlob struct {
+	Saved
 	fixed     []savedFile
 	bytes     []byte
 	ranges    []savedRange
@@ -193,22 +219,22 @@ type stateBlob struct {
 	recs      records.Columns
 }
 
-// decodeState reads a state blob's sections; its slices point into b.
-func decodeState(b []byte) (*stateBlob, error) {
+// DecodeState reads a state blob's sections; its slices point into b.
+func DecodeState(b []byte) (*StateBlob, error) {
 	d := bm25.NewSectionDecoder(b)
-	st := &stateBlob{}
+	st := &StateBlob{}
 	head := bm25.GetSection[uint64](d)
 	if d.Err() == nil && (len(head) != 4 || head[0] != stateBlobMagic || head[1] >= 1<<32 || head[2] > uint64(len(b)) || head[3] == 0) {
 		d.Fail("no state header")
 	}
-	st.agents = getStrings(d)
-	st.episodes = getStrings(d)
-	st.convs = getStrings(d)
+	st.Agents = getStrings(d)
+	st.Episodes = getStrings(d)
+	st.Convs = getStrings(d)
 	if d.Err() == nil {
-		st.nextID, st.seed = uint32(head[1]), head[3]
-		st.dead = make([][]uint64, head[2])
-		for i := range st.dead {
-			st.dead[i] = bm25.GetSection[uint64](d)
+		st.NextID, st.Seed = uint32(head[1]), head[3]
+		st.Dead = make([][]uint64, head[2])
+		for i := range st.Dead {
+			st.Dead[i] = bm25.GetSection[uint64](d)
 		}
 	}
 	st.fixed = bm25.GetSection[savedFile](d)
@@ -234,17 +260,25 @@ func decodeState(b []byte) (*stateBlob, error) {
 	return st, nil
 }
 
-// fileStates makes the blob's files into file states whose ranges and tail
+// FileRules are what making file states asks of the retriever: an episode
+// folder's number (the run folder's naming rule, which persist does not
+// know) and a new file memo (the retriever's, held as corpus.File.Memo).
+type FileRules struct {
+	EpisodeNumber func(name string) (string, bool)
+	NewMemo       func() any
+}
+
+// FileStates makes the blob's files into file states whose ranges and tail
 // documents point at segs, checking every value a lookup indexes with
 // against what it names (segments, their pieces, terms, conversations,
 // agents, records). A file's absolute path is not stored: it is made from
 // the index's root when it is asked for.
-func (st *stateBlob) fileStates(segs []*corpus.Segment, terms int) ([]*corpus.File, error) {
+func (st *StateBlob) FileStates(segs []*corpus.Segment, terms int, h FileRules) ([]*corpus.File, error) {
 	bad := func(f int, format string, a ...any) ([]*corpus.File, error) {
 		return nil, fmt.Errorf("state blob: file %d: %s", f, fmt.Sprintf(format, a...))
 	}
-	if len(st.dead) != len(segs) {
-		return nil, fmt.Errorf("state blob: dead bits of %d segments for %d", len(st.dead), len(segs))
+	if len(st.Dead) != len(segs) {
+		return nil, fmt.Errorf("state blob: dead bits of %d segments for %d", len(st.Dead), len(segs))
 	}
 	r := &st.recs
 	if err := r.CheckLengths(); err != nil {
@@ -258,9 +292,9 @@ func (st *stateBlob) fileStates(segs []*corpus.Segment, terms int) ([]*corpus.Fi
 	for i := range st.fixed {
 		f := &st.fixed[i]
 		switch {
-		case f.id >= st.nextID || ids[f.id]:
+		case f.id >= st.NextID || ids[f.id]:
 			return bad(i, "id %d", f.id)
-		case int(f.agent) >= len(st.agents):
+		case int(f.agent) >= len(st.Agents):
 			return bad(i, "agent %d", f.agent)
 		case f.flags&^savedFlags != 0:
 			return bad(i, "flags %#x", f.flags)
@@ -270,7 +304,7 @@ func (st *stateBlob) fileStates(segs []*corpus.Segment, terms int) ([]*corpus.Fi
 			return bad(i, "offsets")
 		case f.flags&savedHasTail != 0 && int64(f.tail) != f.readPos-f.commitPos:
 			return bad(i, "pending tail")
-		case int(f.pendConv) >= len(st.convs):
+		case int(f.pendConv) >= len(st.Convs):
 			return bad(i, "pending conversation")
 		}
 		layout, ok := f.savedLayout()
@@ -283,7 +317,7 @@ func (st *stateBlob) fileStates(segs []*corpus.Segment, terms int) ([]*corpus.Fi
 			ReadAt: f.readAt, CommitPos: f.commitPos, CommitLine: f.commitLine,
 			Binary: f.flags&savedBinary != 0, InRecord: f.flags&savedInRecord != 0, Warned: &corpus.Warnings{},
 			Layout: layout, LayoutSet: f.layout > 0, FirstUnits: f.firstUnits,
-			Memo: &fileMemo{},
+			Memo: h.NewMemo(),
 		}
 		lo, hi, ok := take(&c.bytes, f.head+f.window+f.tail+f.path, len(st.bytes))
 		if !ok {
@@ -298,8 +332,8 @@ func (st *stateBlob) fileStates(segs []*corpus.Segment, terms int) ([]*corpus.Fi
 		file.Rel = string(b[f.tail:])
 		ep, rest, _ := strings.Cut(file.Rel, "/")
 		agent, _, _ := strings.Cut(rest, "/")
-		num, isEp := EpisodeNumber(ep)
-		if !fs.ValidPath(file.Rel) || !isEp || agent != st.agents[f.agent] || !strings.Contains(rest, "/") || paths[file.Rel] {
+		num, isEp := h.EpisodeNumber(ep)
+		if !fs.ValidPath(file.Rel) || !isEp || agent != st.Agents[f.agent] || !strings.Contains(rest, "/") || paths[file.Rel] {
 			return bad(i, "path %q", file.Rel)
 		}
 		paths[file.Rel] = true
@@ -344,7 +378,7 @@ func (st *stateBlob) fileStates(segs []*corpus.Segment, terms int) ([]*corpus.Fi
 			return bad(i, "conversations")
 		}
 		file.Convs = clip(st.fileConvs[lo:hi])
-		if id, over := firstOver(file.Convs, len(st.convs)); over {
+		if id, over := firstOver(file.Convs, len(st.Convs)); over {
 			return bad(i, "conversation %d", id)
 		}
 		if err := st.recordTable(f, file, &cr); err != nil {
@@ -362,13 +396,13 @@ func (st *stateBlob) fileStates(segs []*corpus.Segment, terms int) ([]*corpus.Fi
 
 // recordTable cuts file f's record table from the blob's columns, at *at;
 // a note's must be empty, and is left nil.
-func (st *stateBlob) recordTable(f *savedFile, fs *corpus.File, at *records.Counts) error {
+func (st *StateBlob) recordTable(f *savedFile, fs *corpus.File, at *records.Counts) error {
 	n := records.Counts{Recs: f.recs, Over: f.over, Spans: f.spans, Runs: f.runs, Descents: f.descents}
 	saved := records.Saved{Open: f.open, HasOpen: f.flags&savedHasOpen != 0, Fielded: f.flags&savedFielded != 0,
 		End: f.end, LastUnits: f.lastUnits, LastKey: f.lastKey, HasPend: f.flags&savedHasPend != 0,
 		PendLine: f.pendLine, PendConv: f.pendConv, PendTime: f.pendTime, PendSpan: f.pendSpan,
 		PendHasSpan: f.flags&savedPendHasSpan != 0, PendMeta: f.pendMeta, Lines: f.lines, EndUnits: f.endUnits}
-	t, err := st.recs.Cut(at, n, saved, len(st.convs))
+	t, err := st.recs.Cut(at, n, saved, len(st.Convs))
 	if err != nil {
 		return err
 	}
