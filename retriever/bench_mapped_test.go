@@ -9,6 +9,7 @@ import (
 
 	"runls/internal/rungen"
 	"runls/retriever/internal/bm25"
+	"runls/retriever/internal/persist"
 )
 
 // BenchmarkQueryMappedSegments: the engine's segments of the benchmark run
@@ -48,7 +49,7 @@ func BenchmarkQueryMappedSegments(b *testing.B) {
 	timed := func(req Request) ([]byte, time.Duration) {
 		t := time.Now()
 		// Guarded as a request's answer is (fault.go).
-		res, err := guardCall(ix, "answering", func() (Result, error) { return ix.searchIndexed(context.Background(), req) })
+		res, err := persist.Call(ix.cache.Guard(), "answering", func() (Result, error) { return ix.searchIndexed(context.Background(), req) })
 		d := time.Since(t)
 		must(b, err)
 		out, err := json.Marshal(res)

@@ -48,10 +48,10 @@ type Index struct {
 
 	once onceLog // links, folders and files warned about
 
-	handles    runfs.Handles  // files kept open to read results
-	rb         readBack       // the one reader (and masker) of indexed text
-	failAnswer failuresAnswer // the last run/failures answer (failures.go)
-	cache      *cacheWriter   // the run's cache entry (cache.go); nil: none
+	handles    runfs.Handles   // files kept open to read results
+	rb         readBack        // the one reader (and masker) of indexed text
+	failAnswer failuresAnswer  // the last run/failures answer (failures.go)
+	cache      *persist.Writer // the run's cache entry (cache.go, internal/persist); nil: none
 
 	boundMemory bool // Options.BoundMemory (memory.go)
 
@@ -124,7 +124,7 @@ func (ix *Index) Root() string { return ix.root }
 // Close writes the cache entry if the index changed since its last write,
 // and releases the entry and the index's open folder.
 func (ix *Index) Close() error {
-	cerr := ix.cache.close()
+	cerr := ix.cache.Close()
 	ix.handles.CloseAll()
 	return errors.Join(cerr, ix.fsys.Close())
 }
@@ -176,7 +176,7 @@ func (ix *Index) Refresh(ctx context.Context, progress func(Progress)) (Changes,
 // A fault on a mapping of the cache entry (fault.go) drops the entry, and
 // the update is made again, reading the run afresh.
 func (ix *Index) update(ctx context.Context, progress func(Progress)) (Changes, error) {
-	ix.cache.checkMapping("")
+	ix.cache.CheckMapping("")
 	return ix.updateChecked(ctx, progress)
 }
 
@@ -184,9 +184,9 @@ func (ix *Index) update(ctx context.Context, progress func(Progress)) (Changes, 
 // (freshOnce): the check stats every blob of the entry, and a search made
 // it twice. A cut since is the fault path's (fault.go), as in any read.
 func (ix *Index) updateChecked(ctx context.Context, progress func(Progress)) (Changes, error) {
-	c, err := guarded(ix, "updating the index", func() (Changes, error) { return ix.refresh(ctx, progress) })
+	c, err := persist.Guarded(ix.cache.Guard(), "updating the index", func() (Changes, error) { return ix.refresh(ctx, progress) })
 	ix.subs.notify(c) // a cancelled update tells what it committed
-	ix.cache.changed()
+	ix.cache.Changed()
 	return c, err
 }
 
@@ -209,7 +209,7 @@ func (ix *Index) refresh(ctx context.Context, progress func(Progress)) (Changes,
 	if first && ix.boundMemory {
 		// The whole run, not what this update reads: a reopen's first update
 		// reads little, but the states it restored are on the heap.
-		persist.BoundMemory(persist.MemoryUse{RunBytes: runBytes, Files: int64(len(sc.found)), Flushed: ix.cache.flushes(),
+		persist.BoundMemory(persist.MemoryUse{RunBytes: runBytes, Files: int64(len(sc.found)), Flushed: ix.cache.Flushes(),
 			Batches: int64(ix.workers) * batchBytes, SortExtra: persist.SortExtra(ix.workers, batchBytes)})
 	}
 	removed := sc.gone(known)
@@ -240,7 +240,7 @@ func (ix *Index) refresh(ctx context.Context, progress func(Progress)) (Changes,
 		return Changes{}, nil
 	}
 	if len(tasks) > 0 {
-		ix.cache.inject("update")
+		ix.cache.Inject("update")
 	}
 	jobs, nTasks := readJobs(tasks), len(tasks)
 	tasks = nil // the jobs hold them, each until it is handed to a worker
@@ -283,14 +283,14 @@ func (ix *Index) refresh(ctx context.Context, progress func(Progress)) (Changes,
 		// never reaches setSegments: no half-merged segment is seen, and
 		// the lock is released by the defer. Its output is flushed after
 		// the lock (flush.go), guarded too: the flush reads it back mapped.
-		ix.cache.inject("merge")
-		err := ix.cache.guardRun("merging segments", func() error {
+		ix.cache.Inject("merge")
+		err := ix.cache.Guard().Run("merging segments", func() error {
 			merged, replaced := func() (*corpus.Segment, []*corpus.Segment) {
 				ix.mu.Lock()
 				defer ix.mu.Unlock()
 				return ix.state.Compact(ix.searcher.Tuning.LayerMin)
 			}()
-			ix.cache.flushMerged(merged, replaced)
+			ix.cache.FlushMerged(merged, replaced)
 			return nil
 		})
 		if err != nil {
@@ -403,7 +403,7 @@ func (r *refreshRun) report() {
 // drops all it committed.
 func (r *refreshRun) work() {
 	ix := r.ix
-	defer ix.cache.guardRest("reading files", func(err error) {
+	defer ix.cache.Guard().Rest("reading files", func(err error) {
 		r.mu.Lock()
 		r.faults = append(r.faults, err)
 		r.mu.Unlock()
@@ -424,7 +424,7 @@ func (r *refreshRun) work() {
 		l := ix.state.LayOut(b)
 		// Flushed to the cache entry between its layout and its
 		// commit: the committed pieces never call the cache.
-		l.Seg = ix.cache.flushBuilt(l.Seg)
+		l.Seg = ix.cache.FlushBuilt(l.Seg)
 		func() {
 			r.commitMu.Lock()
 			defer r.commitMu.Unlock() // a fault in commit must not leave it held

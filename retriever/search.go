@@ -10,6 +10,7 @@ import (
 
 	"runls/retriever/internal/bm25"
 	"runls/retriever/internal/corpus"
+	"runls/retriever/internal/persist"
 )
 
 // Search refreshes, then answers a request (spec §5, §6).
@@ -35,12 +36,12 @@ func (ix *Index) Search(ctx context.Context, req Request) (Result, error) {
 // request is answered again from the run indexed afresh.
 func (ix *Index) fresh(ctx context.Context, answer func() (Result, error)) (Result, error) {
 	guardedAnswer := func() (Result, error) {
-		ix.cache.inject("answer")
-		return guardCall(ix, "answering", answer)
+		ix.cache.Inject("answer")
+		return persist.Call(ix.cache.Guard(), "answering", answer)
 	}
 	res, err := ix.freshOnce(ctx, guardedAnswer)
-	if isFault(err) {
-		ix.cache.dropMapping(err)
+	if persist.IsFault(err) {
+		ix.cache.DropMapping(err)
 		res, err = ix.freshOnce(ctx, guardedAnswer)
 	}
 	return res, err
@@ -56,11 +57,11 @@ func (ix *Index) freshOnce(ctx context.Context, answer func() (Result, error)) (
 		}
 		return answer()
 	}
-	ix.cache.checkMapping("")
+	ix.cache.CheckMapping("")
 	before := ix.state.Commits.Load()
 	asked := ix.fw.askEvents(b, ix.log)
 	res, aerr := answer()
-	if isFault(aerr) {
+	if persist.IsFault(aerr) {
 		return Result{}, aerr // fresh drops the entry and asks again
 	}
 	if err := asked.await(ctx); err != nil {

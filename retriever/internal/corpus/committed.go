@@ -31,6 +31,19 @@ type State struct {
 	facts    factMemo      // what notices found in the files, for the state committed
 }
 
+// Forget drops every file and segment, as a new state: the next update
+// reads the run afresh. Its agents, conversation ids and seed stay (ids
+// given are never taken back). The caller holds the write lock.
+func (c *State) Forget() {
+	c.Commits.Add(1)
+	c.Files, c.ByID, c.NextID = map[string]*File{}, nil, 0
+	c.SetSegments(nil)
+	c.Stats = bm25.Stats{}
+	c.Stats.Grow(uint32(max(len(c.Agents), 1) - 1))
+	c.Dict = bm25.NewDict()
+	c.Episodes = map[string]bool{}
+}
+
 // File returns the committed state of a file id, or nil: the pieces of a
 // read that was discarded (the file failed half-way) name a file that is not.
 func (c *State) File(id uint32) *File {

@@ -1,7 +1,7 @@
-package retriever
+package persist
 
 // This file holds the persisted index's view of an index (spec §15, issue
-// 18): the committed state taken whole for the cache's writer (cache.go),
+// 18): the committed state taken whole for the cache's writer (writer.go),
 // and put back at open from the entry's last commit.
 //
 // A commit's blobs, in the manifest's order: the state (persist_codec.go),
@@ -12,7 +12,7 @@ package retriever
 // Reopening is restoring, then the ordinary update: the committed file
 // states come back whole (their head and window bytes, parser state and
 // pending tail), the segments mapped, and the first Refresh plans every
-// file exactly as following does (follow.go, §7 and §15): a file whose
+// file exactly as following does (the retriever's follow.go, §7 and §15): a file whose
 // identity, size, times (modification and inode change) match and whose
 // time is outside the racy window of its read is not read; one that grew
 // is read from its commit position with the stored parser state, after the
@@ -38,38 +38,37 @@ import (
 	"runls/internal/store"
 	"runls/retriever/internal/bm25"
 	"runls/retriever/internal/corpus"
-	"runls/retriever/internal/persist"
 )
 
 // The commit's first blobs; the segments follow.
 const (
-	blobState = iota
-	blobDict
-	blobStats
-	blobSegments
+	BlobState = iota
+	BlobDict
+	BlobStats
+	BlobSegments
 )
 
 // encodeCommitted encodes the committed state for the writer under the
 // read lock (searches go on; an update's commit waits for the copy),
 // released by a defer: the dictionary and statistics it encodes may be
 // mapped, and a fault reading them (fault.go) must not leave it held.
-func (w *cacheWriter) encodeCommitted() (st *persist.Saved, state, dict, stats []byte, segs []*corpus.Segment) {
-	w.ix.mu.RLock()
-	defer w.ix.mu.RUnlock()
-	st, place := persist.Save(&w.ix.state)
-	return st, persist.EncodeState(nil, st, place), w.ix.state.Dict.AppendEncoded(nil), w.ix.state.Stats.AppendEncoded(nil), slices.Clone(w.ix.state.Segments)
+func (w *Writer) encodeCommitted() (st *Saved, state, dict, stats []byte, segs []*corpus.Segment) {
+	w.host.Mu.RLock()
+	defer w.host.Mu.RUnlock()
+	st, place := Save(w.host.State)
+	return st, EncodeState(nil, st, place), w.host.State.Dict.AppendEncoded(nil), w.host.State.Stats.AppendEncoded(nil), slices.Clone(w.host.State.Segments)
 }
 
 // restoreIndex puts back the state snap holds, before the index's first update;
 // it gives the restored segments with their blobs, for the writer to keep.
 // Each blob is decoded inside its Access, so that a page cut under the
 // mapping is an error here, not a crash.
-func (w *cacheWriter) restoreIndex(snap *store.Snapshot) (map[*corpus.Segment]store.BlobRef, error) {
+func (w *Writer) restoreIndex(snap *store.Snapshot) (map[*corpus.Segment]store.BlobRef, error) {
 	blobs := snap.Blobs()
-	if len(blobs) < blobSegments {
+	if len(blobs) < BlobSegments {
 		return nil, fmt.Errorf("%w: a commit of %d blobs", store.ErrCorrupt, len(blobs))
 	}
-	var st *persist.StateBlob
+	var st *StateBlob
 	var dict *bm25.Dict
 	var stats *bm25.Stats
 	err := errors.Join(
@@ -79,9 +78,9 @@ func (w *cacheWriter) restoreIndex(snap *store.Snapshot) (map[*corpus.Segment]st
 		// never fault; only the segments, the dictionary and the statistics
 		// are read in place, by searches and updates that check the files
 		// first (mappingGuard).
-		blobs[blobState].Access(func(b []byte) (err error) { st, err = persist.DecodeState(bytes.Clone(b)); return err }),
-		blobs[blobDict].Access(func(b []byte) (err error) { dict, err = bm25.DecodeDict(b); return err }),
-		blobs[blobStats].Access(func(b []byte) (err error) { stats, err = bm25.DecodeStats(b); return err }),
+		blobs[BlobState].Access(func(b []byte) (err error) { st, err = DecodeState(bytes.Clone(b)); return err }),
+		blobs[BlobDict].Access(func(b []byte) (err error) { dict, err = bm25.DecodeDict(b); return err }),
+		blobs[BlobStats].Access(func(b []byte) (err error) { stats, err = bm25.DecodeStats(b); return err }),
 	)
 	if err != nil {
 		return nil, err
@@ -89,14 +88,14 @@ func (w *cacheWriter) restoreIndex(snap *store.Snapshot) (map[*corpus.Segment]st
 	if len(st.Convs) < 2 || st.Convs[0] != "" || st.Convs[1] != "-" || stats.Parts() > len(st.Agents) {
 		return nil, fmt.Errorf("state blob: conversations or agents")
 	}
-	segs := make([]*corpus.Segment, len(blobs)-blobSegments)
+	segs := make([]*corpus.Segment, len(blobs)-BlobSegments)
 	refs := make(map[*corpus.Segment]store.BlobRef, len(segs))
 	if len(st.Dead) != len(segs) {
 		return nil, fmt.Errorf("state blob: dead bits of %d segments for %d", len(st.Dead), len(segs))
 	}
-	for i, blob := range blobs[blobSegments:] {
+	for i, blob := range blobs[BlobSegments:] {
 		err := blob.Access(func(b []byte) error {
-			s, err := persist.DecodeSegment(b, uint32(len(st.Convs)), st.NextID)
+			s, err := DecodeSegment(b, uint32(len(st.Convs)), st.NextID)
 			if err == nil {
 				err = s.SetDeadBits(st.Dead[i])
 			}
@@ -108,37 +107,37 @@ func (w *cacheWriter) restoreIndex(snap *store.Snapshot) (map[*corpus.Segment]st
 		}
 		refs[segs[i]] = blob.Ref()
 	}
-	files, err := st.FileStates(segs, dict.Len(), fileRules())
+	files, err := st.FileStates(segs, dict.Len(), w.host.Rules)
 	if err != nil {
 		return nil, err
 	}
 
-	w.ix.mu.Lock()
-	defer w.ix.mu.Unlock()
-	w.ix.state.Seed = st.Seed
-	w.ix.state.Dict, w.ix.state.Stats, w.ix.state.NextID = dict, *stats, st.NextID
-	w.ix.state.Agents = st.Agents
-	w.ix.state.AgentIDs = make(map[string]uint32, len(st.Agents))
+	w.host.Mu.Lock()
+	defer w.host.Mu.Unlock()
+	w.host.State.Seed = st.Seed
+	w.host.State.Dict, w.host.State.Stats, w.host.State.NextID = dict, *stats, st.NextID
+	w.host.State.Agents = st.Agents
+	w.host.State.AgentIDs = make(map[string]uint32, len(st.Agents))
 	for i, a := range st.Agents {
-		w.ix.state.AgentIDs[a] = uint32(i)
+		w.host.State.AgentIDs[a] = uint32(i)
 	}
 	if len(st.Agents) > 0 {
-		w.ix.state.Stats.Grow(uint32(len(st.Agents) - 1))
+		w.host.State.Stats.Grow(uint32(len(st.Agents) - 1))
 	}
-	w.ix.state.Episodes = make(map[string]bool, len(st.Episodes))
+	w.host.State.Episodes = make(map[string]bool, len(st.Episodes))
 	for _, ep := range st.Episodes {
-		w.ix.state.Episodes[ep] = true
+		w.host.State.Episodes[ep] = true
 	}
-	w.ix.state.SetSegments(segs)
-	w.ix.state.ByID = make([]*corpus.File, st.NextID)
+	w.host.State.SetSegments(segs)
+	w.host.State.ByID = make([]*corpus.File, st.NextID)
 	for _, fs := range files {
 		// Checked when read: a time within the racy window of the read is
 		// checked again at the first update, as following does.
 		fs.CheckedAt = fs.ReadAt
-		w.ix.state.Files[fs.Rel] = fs
-		w.ix.state.ByID[fs.ID] = fs
+		w.host.State.Files[fs.Rel] = fs
+		w.host.State.ByID[fs.ID] = fs
 	}
-	w.ix.state.Convs.Restore(st.Convs)
+	w.host.State.Convs.Restore(st.Convs)
 	return refs, nil
 }
 
@@ -212,32 +211,17 @@ func (g *mappingGuard) close() {
 	g.files, g.sizes, g.mapped = nil, nil, nil
 }
 
-// checkMapping drops the restored state when a blob it maps was cut; point
+// CheckMapping drops the restored state when a blob it maps was cut; point
 // names the caller for fault injection. The caller must not hold refreshMu.
 // Flushed segments' blobs are watched too (flush.go), so it runs without a
 // restored commit as well.
-func (w *cacheWriter) checkMapping(point string) {
+func (w *Writer) CheckMapping(point string) {
 	if w == nil {
 		return
 	}
 	if err := w.guard.check(); err != nil {
-		w.dropMapping(err)
+		w.DropMapping(err)
 		return
 	}
 	w.guard.inject(point)
-}
-
-// forget drops every file and segment, as a new index: the next update
-// reads the run afresh. The caller holds refreshMu.
-func (ix *Index) forget() {
-	ix.mu.Lock()
-	defer ix.mu.Unlock()
-	ix.state.Commits.Add(1)
-	ix.state.Files, ix.state.ByID, ix.state.NextID = map[string]*corpus.File{}, nil, 0
-	ix.state.SetSegments(nil)
-	ix.state.Stats = bm25.Stats{}
-	ix.state.Stats.Grow(uint32(max(len(ix.state.Agents), 1) - 1))
-	ix.state.Dict = bm25.NewDict()
-	ix.state.Episodes = map[string]bool{}
-	ix.fw.markAllDirty() // every folder walked, with or without events
 }
