@@ -3,6 +3,8 @@ package retriever
 // This file holds the order of hits of equal score: location order.
 
 import (
+	"strings"
+
 	"runls/retriever/internal/bm25"
 	"runls/retriever/internal/corpus"
 )
@@ -11,12 +13,8 @@ import (
 // path relative to the run folder byte-wise, line, piece. The scoring paths
 // ask it only for hits of equal score; a hit's group is its file id.
 func locationBefore(c *corpus.State, a, b bm25.Hit) bool {
-	fa, fb := c.ByID[a.Group], c.ByID[b.Group]
-	if d := compareEpisodeNumbers(fa.EpNum, fb.EpNum); d != 0 {
+	if d := fileOrder(c, a.Group, b.Group); d != 0 {
 		return d < 0
-	}
-	if fa.Rel != fb.Rel {
-		return fa.Rel < fb.Rel
 	}
 	sa, sb := c.Segments[a.Seg], c.Segments[b.Seg]
 	la, lb := sa.LineOf(a.Doc), sb.LineOf(b.Doc)
@@ -24,4 +22,17 @@ func locationBefore(c *corpus.State, a, b bm25.Hit) bool {
 		return la < lb
 	}
 	return sa.StartOf(a.Doc) < sb.StartOf(b.Doc)
+}
+
+// fileOrder is location order's first keys, which a file's pieces share:
+// episode number, then path (0: the same file's, or a file's of the same
+// path). It is the engine's GroupOrder: a query whose best pieces tie by
+// the thousand (templated log lines) asks it once for the pieces of a file
+// in a row, not locationBefore for each.
+func fileOrder(c *corpus.State, a, b uint32) int {
+	fa, fb := c.ByID[a], c.ByID[b]
+	if d := compareEpisodeNumbers(fa.EpNum, fb.EpNum); d != 0 {
+		return d
+	}
+	return strings.Compare(fa.Rel, fb.Rel)
 }

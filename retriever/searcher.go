@@ -36,6 +36,7 @@ func newQuery(c *corpus.State, text, agent string) (bm25.Query, error) {
 // the best k pieces with distinct texts, equal scores in location order, and
 // gives each its file. The caller holds the read lock.
 func (ix *Index) run(ctx context.Context, q bm25.Query, f *filter) ([]hit, error) {
+	q.Groups = func(a, b uint32) int { return fileOrder(&ix.state, a, b) }
 	found, err := ix.searcher.Search(ctx, ix.state.Postings, &ix.state.Stats, q, &evidenceFilter{ix: ix, f: f, agent: q.Part}, func(a, b bm25.Hit) bool { return locationBefore(&ix.state, a, b) })
 	if len(found) == 0 {
 		return nil, err
