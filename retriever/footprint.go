@@ -13,7 +13,7 @@ type Footprint struct {
 	Dict      int   // distinct terms
 	Segments  int
 	LineIndex int64
-	Records   int64 // record tables (records.go)
+	Records   int64 // record tables (internal/records)
 	NRecords  int64 // records in them
 }
 
