@@ -80,9 +80,7 @@ func (rb *readBack) makeRecord(q *records.Query, fs *corpus.File, path, uri, age
 		for i, l := range r.lines {
 			rec.Lines[i] = string(l)
 		}
-		if rb.masker != nil {
-			rec.Lines = maskLines(rb.masker, rec.Lines)
-		}
+		rec.Lines = rb.maskLines(rec.Lines)
 	}
 	return rec
 }
