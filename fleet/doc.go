@@ -4,35 +4,38 @@
 // candidates); VictoriaLogs, spoken to over its HTTP API with the standard
 // library, is the one implementation (VictoriaLogs).
 //
-// # Entries and statistics
+// # Entries, tallies and statistics
 //
 // The index ranks pieces (spec §4: lines of evidence text, cut at 2000
 // UTF-16 units) with statistics over every indexed piece of the agents
-// searched (§6). The store holds one entry per record (§16), so an entry
+// searched (§6). The store holds one entry per record (§16); an entry
 // carries what its pieces need:
 //
-//   - `pieces`, its number of pieces, and `tokens`, its number of terms
-//     (the sum of its pieces' |d|): N = sum(pieces) and avgdl =
-//     sum(tokens)/sum(pieces) over the entries searched, exactly the
-//     index's;
-//   - `terms`, its distinct terms (runls' terms, lower-cased, one space
-//     apart): the store's word filter on it finds the records that hold a
-//     term by runls' tokenizer, not the store's (VictoriaLogs keeps `_`
-//     inside words; runls splits there);
+//   - `tokens`, its number of terms (the sum of its pieces' |d|);
+//   - `terms`, those of its distinct terms (runls' terms, lower-cased, one
+//     space apart) that the store's word filter cannot find in `_msg`
+//     (VictoriaLogs' words keep `_` inside and their case: "Deploy" and
+//     "deploy_db" do not hold the word "deploy"), so that a record holds a
+//     term t when `_msg` holds the word t or `terms` does;
 //   - `loc`, each piece's place: its bytes in `_msg` and its line, byte
 //     and UTF-16 range in the file as written (masking changes lengths, so
 //     the ranges cannot be made from `_msg`).
 //
-// n(t), the pieces that hold t, is not a count of records: a record of
-// several lines may hold t in several pieces. Every piece that holds a
-// query term belongs to a record whose `terms` holds it, so when the
-// candidates (the records of the agents searched that hold any query term,
-// before the request's filters) are fetched whole, n(t) is counted from
-// their pieces and the ranking equals the folder's to the last bit. When
-// they pass the bound, n(t) is the store's count of records holding t (a
-// record with t in several pieces counts once), the best-bounded set is
-// ranked (records holding the rarest terms first, with the request's rules
-// as the store's filters) and a notice says so.
+// Beside the records, each batch shipped leaves its tally (tally.go): rows
+// of kind "stats" (records, pieces and terms by agent, episode and
+// conversation) and "dict" (by agent, the pieces holding each term, spread
+// over 64 fields by the term's hash). A search's statistics read them, not
+// the records: N = sum(pieces), avgdl = sum(tokens)/N and n(t) (pieces,
+// not records: a stack trace holds `at` on every line) exactly the index's,
+// in two queries of a few thousand rows, where counting the records read
+// millions.
+//
+// When the candidates (the records of the scope holding any query term,
+// before the request's filters) are within the bound, they are fetched
+// whole and n(t) is also counted from their pieces: the ranking equals the
+// folder's to the last bit. Past the bound, the records holding the
+// rarest terms (with the request's rules as the store's filters) are
+// ranked with the tallies' n(t), and a notice says so.
 //
 // Fields of an entry: `_msg` the record's evidence text, masked unless
 // --no-mask (for told and said records, the message); `_time` its time
@@ -42,8 +45,10 @@
 // `conversation`, `state`, `level`, `time_text` (as written), `reading`,
 // `path`, `line` (1-based), `offset`, `record_id` (a hash of the run, the
 // file's path and identity, and the offset of the record's first line
-// shipped), `tokens`, `pieces`, `terms`, `loc`. Left-out records and
-// records without terms (never indexed, never returned) are not sent.
+// shipped), `tokens`, `terms`, `loc`. Left-out records and records
+// without terms (never indexed, never returned) are not sent. The tallies'
+// rows have a fourth stream field, `kind`; queries of records ask for the
+// streams without one.
 //
 // # Shipping again
 //
@@ -53,9 +58,13 @@
 // shipper killed between the two asks the store which records of the
 // batch it holds (after the store's searchable delay) and sends the rest.
 // At the end the store's counts are checked (count_uniq(record_id) of the
-// run against what was shipped): records the store dropped (retention,
+// run against what was shipped, and the records its tallies count against
+// the records it holds): records the store dropped (retention,
 // -retentionPeriod, 7 days by default; times more than two days ahead)
-// are an error, not a silent loss.
+// are an error, not a silent loss. A batch's tally is its last lines, the
+// very last marked `end`: a shipper killed mid-batch asks whether the
+// store holds it, and if not, counts the batch's records the store holds
+// into the next tally.
 //
 // A record that grows after it was shipped (a record file's last record
 // gaining lines) ships its new lines as an entry of their own, masked and

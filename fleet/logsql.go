@@ -1,8 +1,9 @@
 package fleet
 
 // This file holds the LogsQL that the VictoriaLogs store asks: the runs
-// searched as a stream filter, a query's terms as word filters on the
-// entries' `terms` field, and the evidence rules of spec §5 as filters.
+// searched as a stream filter (records, or the tallies' rows), a query's
+// terms as word filters on `_msg` and `terms`, and the evidence rules of
+// spec §5 as filters.
 
 import (
 	"strconv"
@@ -14,26 +15,55 @@ import (
 // quote writes s as a LogsQL quoted string.
 func quote(s string) string { return strconv.Quote(s) }
 
-// runsFilter selects the runs named (none: every run).
-func runsFilter(runs []string) string {
+// recordStreams selects the records of the runs named (none: every run)
+// and of the agent (none: every agent): the streams without a kind, which
+// the tallies' streams have.
+func recordStreams(runs []string, agent string) string {
+	return streams(append(runsIn(runs), agentLabel(agent)...), `kind=""`)
+}
+
+// tallyStreams selects the tallies' rows of a kind ("stats", "dict") of
+// the runs and agent.
+func tallyStreams(kind string, runs []string, agent string) string {
+	return streams(append(runsIn(runs), agentLabel(agent)...), "kind="+quote(kind))
+}
+
+func streams(labels []string, kind string) string {
+	return "{" + strings.Join(append(labels, kind), ", ") + "}"
+}
+
+func runsIn(runs []string) []string {
 	if len(runs) == 0 {
-		return "*"
+		return nil
 	}
 	q := make([]string, len(runs))
 	for i, r := range runs {
 		q[i] = quote(r)
 	}
-	return "{run in (" + strings.Join(q, ",") + ")}"
+	return []string{"run in (" + strings.Join(q, ",") + ")"}
 }
 
-// anyTerm matches the entries whose terms hold any of terms.
-func anyTerm(terms []string) string {
-	if len(terms) == 1 {
-		return "terms:" + quote(terms[0])
+func agentLabel(agent string) []string {
+	if agent == "" {
+		return nil
 	}
+	return []string{"agent=" + quote(agent)}
+}
+
+// agentIs is a filter on an agent ("" for none).
+func agentIs(agent string) string {
+	if agent == "" {
+		return ""
+	}
+	return "agent:=" + quote(agent)
+}
+
+// anyTerm matches the entries that hold any of terms (runls' terms): as
+// a word of the store's in _msg, or in `terms` (see storeTerms).
+func anyTerm(terms []string) string {
 	q := make([]string, len(terms))
 	for i, t := range terms {
-		q[i] = "terms:" + quote(t)
+		q[i] = quote(t) + " OR terms:" + quote(t)
 	}
 	return "(" + strings.Join(q, " OR ") + ")"
 }

@@ -162,6 +162,14 @@ func rulesAsFilters(t *testing.T, st Store, run string, req retriever.Request) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The tallies' n(t) (used past the bound) is the candidates' count.
+	stats, err := st.Statistics(ctx, StatsQuery{Scope: scope, Terms: terms})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if df := pieceDF(countPieces(all, terms), len(terms)); !reflect.DeepEqual(stats.DF, df) {
+		t.Errorf("%+v: the tallies' n(t) %v, the candidates' pieces %v", req, stats.DF, df)
+	}
 	want := map[string]bool{}
 	for i := range all {
 		if reason(&Request{Request: req}, &all[i]) == "" {

@@ -69,55 +69,67 @@ func (s *Searcher) Search(ctx context.Context, req Request) (Result, error) {
 	scope := Scope{Runs: req.Runs, Agent: req.Agent}
 	rules := Rules{Episode: req.Episode, Conversation: req.Conversation, ScopeEpisode: req.Scope == "episode", AllConversations: req.AllConversations}
 	bound := cmp.Or(s.MaxCandidates, DefaultMaxCandidates)
-	// The statistics, and the candidates as if they were within the bound:
-	// one round trip when they are (most searches of a run or a few).
-	var st Stats
-	var lifted []Entry
-	var liftedPartial string
-	var statsErr, liftedErr error
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		st, statsErr = s.Store.Statistics(ctx, StatsQuery{Scope: scope, Terms: terms, Rules: rules,
-			Agent: req.Agent, Episode: req.Episode, Conversation: req.Conversation})
-	})
-	if len(terms) > 0 {
-		wg.Go(func() {
-			lifted, liftedPartial, liftedErr = s.Store.Candidates(ctx, CandidateQuery{Scope: scope, Terms: terms, Limit: bound + 1})
-		})
-	}
-	wg.Wait()
-	if err := cmp.Or(statsErr, liftedErr); err != nil {
+	// The statistics first, from the tallies: they say whether the
+	// candidates can pass the bound (they are records holding a term, at
+	// most the pieces that do).
+	st, err := s.Store.Statistics(ctx, StatsQuery{Scope: scope, Terms: terms,
+		Agent: req.Agent, Episode: req.Episode, Conversation: req.Conversation})
+	if err != nil {
 		return Result{}, err
 	}
 	res := Result{Items: []Item{}, Notices: []retriever.Notice{}}
-	partial := []string{st.Partial, liftedPartial}
+	partial := []string{st.Partial}
 	if res.Notices, err = s.notices(ctx, req, st); err != nil {
 		return Result{}, err
 	}
-	if len(terms) > 0 && len(lifted) > 0 {
+	var most int64 // candidates at most
+	for _, d := range st.DF {
+		most += d
+	}
+	if len(terms) > 0 && most > 0 {
+		// Every candidate, when they are within the bound; past it, the
+		// records holding the rarest terms, with the rules as the store's
+		// filters (evidence) and without them (for what the rules hid).
+		var lifted, evidence []Entry
+		past := false
+		var p0, p1, p2 string
+		var err0, err1, err2 error
+		var wg sync.WaitGroup
+		if most <= int64(bound) {
+			lifted, p0, err0 = s.Store.Candidates(ctx, CandidateQuery{Scope: scope, Terms: terms})
+		} else {
+			// The rarest terms (as many as the bound takes whole); when
+			// they are every term and the records holding them are within
+			// the bound after all (pieces outnumber records), those are
+			// every candidate.
+			rare, every := rarest(terms, st.DF, bound)
+			wg.Go(func() {
+				evidence, p1, err1 = s.Store.Candidates(ctx, CandidateQuery{Scope: scope, Terms: rare, Rules: rules, Filtered: true, Limit: bound})
+			})
+			wg.Go(func() {
+				lifted, p2, err2 = s.Store.Candidates(ctx, CandidateQuery{Scope: scope, Terms: rare, Limit: bound + 1})
+			})
+			wg.Wait()
+			if past = !every || len(lifted) > bound; past {
+				lifted = lifted[:min(len(lifted), bound)]
+			} else {
+				evidence, p1 = nil, ""
+			}
+		}
+		if err := cmp.Or(err0, err1, err2); err != nil {
+			return Result{}, err
+		}
+		partial = append(partial, p0, p1, p2)
 		liftedPieces := countPieces(lifted, terms)
 		evidencePieces := liftedPieces
-		var df []int64
-		if len(lifted) <= bound && st.Candidates <= int64(bound) {
+		df := st.DF
+		if !past {
+			// Every candidate: n(t) counted from their pieces, the folder's.
 			df = pieceDF(liftedPieces, len(terms))
 		} else {
-			var evidence []Entry
-			// Past the bound: the records holding the rarest terms, with
-			// the rules as the store's filters, and likewise without them
-			// for what the rules hid.
-			df = st.DF
-			var p1, p2 string
-			var err1, err2 error
-			wg.Go(func() { evidence, p1, err1 = s.rareFirst(ctx, scope, terms, df, rules, true, bound) })
-			wg.Go(func() { lifted, p2, err2 = s.rareFirst(ctx, scope, terms, df, rules, false, bound) })
-			wg.Wait()
-			if err := cmp.Or(err1, err2); err != nil {
-				return Result{}, err
-			}
-			partial = append(partial, p1, p2)
-			liftedPieces, evidencePieces = countPieces(lifted, terms), countPieces(evidence, terms)
-			res.Notices = append(res.Notices, retriever.Notice{Field: "candidates", Value: fmt.Sprint(st.Evidence),
-				Message: fmt.Sprintf("ranked %d of %d candidates: narrow by run, episode or time", len(evidence), st.Evidence)})
+			evidencePieces = countPieces(evidence, terms)
+			res.Notices = append(res.Notices, retriever.Notice{Field: "candidates", Value: fmt.Sprint(most),
+				Message: fmt.Sprintf("ranked %d of up to %d candidates: narrow by run, episode or time", len(evidence), most)})
 		}
 		sc := retriever.NewScorer(st.Pieces, st.Tokens, df)
 		k := req.K()
@@ -138,10 +150,10 @@ func (s *Searcher) Search(ctx context.Context, req Request) (Result, error) {
 	return res, nil
 }
 
-// rareFirst fetches at most bound candidates in one query: those holding
-// the rarest terms (the highest idf: the likeliest to rank), as many of
-// the rarest as the bound takes whole.
-func (s *Searcher) rareFirst(ctx context.Context, scope Scope, terms []string, df []int64, rules Rules, filtered bool, bound int) ([]Entry, string, error) {
+// rarest are the rarest terms (the highest idf: the likeliest to rank),
+// as many of them as the bound takes whole, at least one; every says
+// they are every term some piece holds.
+func rarest(terms []string, df []int64, bound int) (rare []string, every bool) {
 	order := make([]int, 0, len(terms))
 	for i := range terms {
 		if df[i] > 0 {
@@ -149,7 +161,6 @@ func (s *Searcher) rareFirst(ctx context.Context, scope Scope, terms []string, d
 		}
 	}
 	sort.SliceStable(order, func(a, b int) bool { return df[order[a]] < df[order[b]] })
-	var rare []string
 	var sum int64
 	for _, i := range order {
 		if len(rare) > 0 && sum+df[i] > int64(bound) {
@@ -158,10 +169,7 @@ func (s *Searcher) rareFirst(ctx context.Context, scope Scope, terms []string, d
 		rare = append(rare, terms[i])
 		sum += df[i]
 	}
-	if len(rare) == 0 {
-		return nil, "", nil
-	}
-	return s.Store.Candidates(ctx, CandidateQuery{Scope: scope, Terms: rare, Rules: rules, Filtered: filtered, Limit: bound})
+	return rare, len(rare) == len(order)
 }
 
 // counted are the pieces of entries with their query terms counted once.

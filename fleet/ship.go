@@ -38,6 +38,10 @@ type ShipOptions struct {
 	// the store may still take or hide part of it (VictoriaLogs, unflushed:
 	// up to two seconds); 0: 3 s.
 	Settle time.Duration
+	// Unshipped says the caller asked the store, after a flush, and it
+	// holds nothing of the run: without a state file the store is not
+	// asked again (a ship of many runs asks once for all).
+	Unshipped bool
 }
 
 // Summary says what a ship did.
@@ -117,6 +121,11 @@ func CheckHeld(ctx context.Context, st Store, want map[string]int64, timeout tim
 			}
 		}
 		if len(short) == 0 {
+			for _, r := range runs {
+				if h := held[r]; h.Tallied != h.Records {
+					return fmt.Errorf("the store's tallies of run %s count %d records, it holds %d: a search's statistics of it are off (a shipper without its offsets file stopped mid-batch?)", r, h.Tallied, h.Records)
+				}
+			}
 			return nil
 		}
 		if time.Now().After(deadline) {
@@ -128,6 +137,21 @@ func CheckHeld(ctx context.Context, st Store, want map[string]int64, timeout tim
 		case <-time.After(200 * time.Millisecond):
 		}
 	}
+}
+
+// Unshipped reports, of the runs named, those the store holds no record
+// of (after a flush: what a shipper that stopped sent is counted).
+func Unshipped(ctx context.Context, st Store, runs []string) (map[string]bool, error) {
+	flush(ctx, st)
+	held, err := st.Held(ctx, runs)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]bool, len(runs))
+	for _, r := range runs {
+		out[r] = held[r].Records == 0
+	}
+	return out, nil
 }
 
 // Flusher is a store that can make what it took searchable at once.
@@ -172,9 +196,14 @@ func StateFile(dir, store, run, root string, config string) string {
 type shipState struct {
 	Files map[string]*fileShip `json:"files"`
 	// Inflight are the files with records sent but not known taken, at
-	// their positions (and counts) before them; At is when.
+	// their positions (and counts) before them; At is when. Batch is the
+	// batch in flight, From the offset of its first record of each file:
+	// records the store holds from there on are in its tally only if the
+	// store holds the tally.
 	Inflight map[string]fileMark `json:"inflight,omitempty"`
 	At       time.Time           `json:"at"`
+	Batch    string              `json:"batch,omitempty"`
+	From     map[string]int64    `json:"from,omitempty"`
 	Gone     int64               `json:"gone"` // records of files replaced or deleted
 }
 
@@ -202,9 +231,16 @@ type shipper struct {
 	// held are the record ids the store holds of a file beyond its
 	// position (after a crash, or without a state file): not sent again.
 	held map[string]map[string]bool
+	// untallied are, for files of a batch in flight whose tally the store
+	// does not hold, the offset its records start at: held records from
+	// there on are counted in the next tally.
+	untallied map[string]int64
 
 	batch     []Entry
 	batchText int
+	tally     Tally
+	batches   int
+	from      map[string]int64     // the batch's first offset of each file
 	perFile   map[string]int64     // records of each file in the batch
 	pending   map[string]fileMark  // files read in part or not settled, at their old positions
 	done      map[string]*fileShip // files read whole, to settle at the next flush
@@ -213,7 +249,7 @@ type shipper struct {
 // load reads the state file; records in flight when a shipper stopped, and
 // a run shipped without a state file, are asked of the store.
 func (s *shipper) load(ctx context.Context) error {
-	s.held = map[string]map[string]bool{}
+	s.held, s.untallied, s.from = map[string]map[string]bool{}, map[string]int64{}, map[string]int64{}
 	s.perFile, s.pending, s.done = map[string]int64{}, map[string]fileMark{}, map[string]*fileShip{}
 	s.state = shipState{Files: map[string]*fileShip{}}
 	if s.opts.StateFile != "" {
@@ -233,6 +269,9 @@ func (s *shipper) load(ctx context.Context) error {
 		}
 	}
 	// No state: what the store holds of the run is not sent again.
+	if s.opts.Unshipped {
+		return nil
+	}
 	flush(ctx, s.st)
 	paths, err := s.st.Paths(ctx, s.opts.Run)
 	if err != nil {
@@ -256,7 +295,17 @@ func (s *shipper) recover(ctx context.Context) error {
 	if err := settle(ctx, s.st, s.state.At.Add(s.opts.Settle)); err != nil {
 		return err
 	}
+	tallied := true
+	if s.state.Batch != "" {
+		var err error
+		if tallied, err = s.st.Tallied(ctx, s.opts.Run, s.state.Batch); err != nil {
+			return err
+		}
+	}
 	for p, m := range s.state.Inflight {
+		if from, ok := s.state.From[p]; ok && !tallied {
+			s.untallied[p] = from
+		}
 		ids, err := s.st.RecordIDs(ctx, s.opts.Run, p, m.Pos.Offset)
 		if err != nil {
 			return err
@@ -266,7 +315,7 @@ func (s *shipper) recover(ctx context.Context) error {
 			f.Pos, f.Records, f.Size = m.Pos, m.Records, -1
 		}
 	}
-	s.state.Inflight = nil
+	s.state.Inflight, s.state.Batch, s.state.From = nil, "", nil
 	return nil
 }
 
@@ -317,13 +366,25 @@ func (s *shipper) file(ctx context.Context, f retriever.ShipFile, fsh *fileShip)
 	}
 	key := fileKey(s.opts.Run, f.Path, f.Dev, f.Ino)
 	held := s.held[f.Path]
+	untallied, inflight := s.untallied[f.Path]
 	next, err := s.ix.ReadShip(ctx, f, fsh.Pos, s.opts.Follow, func(r retriever.ShipRecord) error {
 		id := strconv.FormatUint(key, 16) + "-" + strconv.FormatInt(r.Offset, 10)
 		if held[id] {
 			s.perFile[f.Path]++ // the store holds it already
+			if inflight && r.Offset >= untallied {
+				if _, ok := s.from[f.Path]; !ok {
+					s.from[f.Path] = r.Offset
+				}
+				e := entryOfRecord(s.opts.Run, f, id, r)
+				s.tally.Add(&e) // but no tally of it
+			}
 			return nil
 		}
+		if _, ok := s.from[f.Path]; !ok {
+			s.from[f.Path] = r.Offset // the first record this batch tallies
+		}
 		s.batch = append(s.batch, entryOfRecord(s.opts.Run, f, id, r))
+		s.tally.Add(&s.batch[len(s.batch)-1])
 		s.perFile[f.Path]++
 		s.batchText += len(r.Text)
 		if s.batchText >= s.opts.BatchBytes {
@@ -337,18 +398,25 @@ func (s *shipper) file(ctx context.Context, f retriever.ShipFile, fsh *fileShip)
 	s.sum.Bytes += f.Size - max(fsh.Size, 0)
 	s.done[f.Path] = &fileShip{Dev: f.Dev, Ino: f.Ino, Size: f.Size, Pos: next}
 	delete(s.held, f.Path)
+	delete(s.untallied, f.Path)
 	return nil
 }
 
 // flush sends the batch: the state says it is in flight before, and
 // settles the files read whole after the store took it.
 func (s *shipper) flush(ctx context.Context) error {
-	if len(s.batch) > 0 {
-		s.state.Inflight, s.state.At = s.pending, time.Now()
+	if len(s.batch) > 0 || !s.tally.Empty() {
+		s.batches++
+		id := fmt.Sprintf("%x-%d", time.Now().UnixNano(), s.batches)
+		s.state.Inflight, s.state.At, s.state.Batch, s.state.From = s.pending, time.Now(), id, s.from
 		if err := s.save(); err != nil {
 			return err
 		}
-		if err := s.st.Ship(ctx, s.batch); err != nil {
+		b := Batch{Run: s.opts.Run, ID: id, Entries: s.batch}
+		if !s.tally.Empty() {
+			b.Tally = &s.tally // Ship is done with it when it returns
+		}
+		if err := s.st.Ship(ctx, b); err != nil {
 			return err
 		}
 		if s.opts.Follow {
@@ -358,7 +426,7 @@ func (s *shipper) flush(ctx context.Context) error {
 		s.sum.Text += int64(s.batchText)
 		s.sum.Batches++
 	}
-	changed := len(s.batch) > 0 || len(s.done) > 0
+	changed := len(s.batch) > 0 || !s.tally.Empty() || len(s.done) > 0
 	for p, n := range s.perFile {
 		if f := s.state.Files[p]; f != nil {
 			f.Records += n
@@ -372,12 +440,14 @@ func (s *shipper) flush(ctx context.Context) error {
 		delete(s.pending, p)
 	}
 	s.batch, s.batchText = s.batch[:0], 0
+	s.tally.Reset()
+	s.from = map[string]int64{}
 	clear(s.perFile)
 	clear(s.done)
 	if !changed {
 		return nil
 	}
-	s.state.Inflight = s.pending
+	s.state.Inflight, s.state.Batch, s.state.From = s.pending, "", nil
 	if len(s.pending) == 0 {
 		s.state.Inflight = nil
 	}
@@ -431,7 +501,7 @@ func entryOfRecord(run string, f retriever.ShipFile, id string, r retriever.Ship
 	e := Entry{
 		Run: run, Episode: f.Episode, Agent: f.Agent, Path: f.Path, Line: r.Line, Offset: r.Offset,
 		RecordID: id, TimeText: r.Time, Level: r.Level, State: r.State, Conversation: r.Conversation,
-		Reading: r.Reading, RecordFile: f.Records, Unfielded: r.Unfielded, Text: r.Text, Terms: r.Distinct,
+		Reading: r.Reading, RecordFile: f.Records, Unfielded: r.Unfielded, Text: r.Text, Terms: r.Distinct, PieceTerms: r.PieceTerms,
 		Tokens: r.Terms, Pieces: r.Pieces, Time: f.ModTime,
 	}
 	if t, ok := parseRecordTime(r.Time); ok {

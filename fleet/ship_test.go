@@ -7,9 +7,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"sort"
 	"strings"
 	"sync"
@@ -18,6 +20,7 @@ import (
 	"time"
 
 	"runls/internal/rungen"
+	"runls/retriever"
 )
 
 // memStore is a Store in memory that ships only: it counts what a ship
@@ -25,13 +28,36 @@ import (
 type memStore struct {
 	mu      sync.Mutex
 	entries []Entry
+	tallies map[string]*Tally // by batch
+	tallied map[string]int64  // by run: records its tallies count
 }
 
-func (m *memStore) Ship(_ context.Context, es []Entry) error {
+func (m *memStore) Ship(_ context.Context, b Batch) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.entries = append(m.entries, es...)
+	m.entries = append(m.entries, b.Entries...)
+	if b.Tally != nil {
+		if m.tallies == nil {
+			m.tallies, m.tallied = map[string]*Tally{}, map[string]int64{}
+		}
+		t := &Tally{Groups: map[TallyKey]*TallyCounts{}, Terms: map[string]map[string]int64{}}
+		for k, c := range b.Tally.Groups {
+			cc := *c
+			t.Groups[k] = &cc
+		}
+		for a, terms := range b.Tally.Terms {
+			t.Terms[a] = maps.Clone(terms)
+		}
+		m.tallies[b.ID] = t
+		m.tallied[b.Run] += t.Records()
+	}
 	return nil
+}
+
+func (m *memStore) Tallied(_ context.Context, _, id string) (bool, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.tallies[id] != nil, nil
 }
 
 func (m *memStore) Statistics(context.Context, StatsQuery) (Stats, error) {
@@ -58,6 +84,11 @@ func (m *memStore) Held(_ context.Context, runs []string) (map[string]Held, erro
 			h.Unique++
 		}
 		out[e.Run] = h
+	}
+	for r, n := range m.tallied {
+		h := out[r]
+		h.Tallied = n
+		out[r] = h
 	}
 	return out, nil
 }
@@ -363,4 +394,69 @@ func TestShipIDsUnique(t *testing.T) {
 		seen[e.RecordID] = e
 	}
 	t.Logf("%d entries, %d duplicates", len(m.entries), dups)
+}
+
+// TestTallyCountsEntries: the tallies a ship sends (what a search's
+// statistics are read from) sum to what the entries hold, counted by brute
+// force: records, pieces and terms by agent, episode and conversation, and
+// each term's pieces by agent; small batches, so that many tallies add up.
+func TestTallyCountsEntries(t *testing.T) {
+	root := generated(t, 1<<20, 13)
+	m := &memStore{}
+	if _, err := Ship(context.Background(), m, openRun(t, root, true, "../testdata/interpreter.json"), ShipOptions{Run: "t", BatchBytes: 32 << 10}); err != nil {
+		t.Fatal(err)
+	}
+	wantGroups, gotGroups := map[TallyKey]TallyCounts{}, map[TallyKey]TallyCounts{}
+	wantTerms, gotTerms := map[string]map[string]int64{}, map[string]map[string]int64{}
+	multi := 0
+	for _, e := range m.entries {
+		k := TallyKey{Agent: e.Agent, Episode: e.Episode}
+		if e.Conversation != nil {
+			k.Conversation, k.InConversation = *e.Conversation, true
+		}
+		g := wantGroups[k]
+		g.Records++
+		g.Pieces += int64(len(e.Pieces))
+		for _, p := range e.Pieces {
+			tf, dl := retriever.PieceTerms(e.Text[p.TextStart:p.TextEnd])
+			g.Tokens += int64(dl)
+			if wantTerms[e.Agent] == nil {
+				wantTerms[e.Agent] = map[string]int64{}
+			}
+			for term := range tf {
+				wantTerms[e.Agent][term]++
+			}
+		}
+		if len(e.Pieces) > 1 {
+			multi++
+		}
+		wantGroups[k] = g
+	}
+	for _, tl := range m.tallies {
+		for k, c := range tl.Groups {
+			g := gotGroups[k]
+			g.Records += c.Records
+			g.Pieces += c.Pieces
+			g.Tokens += c.Tokens
+			gotGroups[k] = g
+		}
+		for a, terms := range tl.Terms {
+			if gotTerms[a] == nil {
+				gotTerms[a] = map[string]int64{}
+			}
+			for term, n := range terms {
+				gotTerms[a][term] += n
+			}
+		}
+	}
+	t.Logf("%d entries (%d of several pieces) in %d tallies, %d groups", len(m.entries), multi, len(m.tallies), len(wantGroups))
+	if len(m.tallies) < 5 || multi == 0 {
+		t.Fatalf("want many tallies and records of several pieces: %d, %d", len(m.tallies), multi)
+	}
+	if !reflect.DeepEqual(gotGroups, wantGroups) {
+		t.Errorf("the tallies' groups differ from the entries':\n got %v\nwant %v", gotGroups, wantGroups)
+	}
+	if !reflect.DeepEqual(gotTerms, wantTerms) {
+		t.Errorf("the tallies' term counts differ from the entries' pieces")
+	}
 }

@@ -27,9 +27,12 @@ type Entry struct {
 	RecordFile          bool // of a record file: rules 2-4 of spec §5 apply
 	Unfielded           bool
 	Text                string
-	Terms               string // the distinct terms of its pieces, one space apart; "": made from them
-	Tokens              int
-	Pieces              []retriever.ShipPiece
+	Terms               string // the distinct terms of its pieces, one space apart
+	// PieceTerms, for a record of several pieces, are each piece's
+	// distinct terms (a space apart), pieces a '\n' apart; not stored.
+	PieceTerms string
+	Tokens     int
+	Pieces     []retriever.ShipPiece
 }
 
 // Scope is what a search looks at: the runs named (none: every run) and
@@ -58,12 +61,11 @@ type StatsQuery struct {
 	Agent, Episode, Conversation string
 }
 
-// Stats answers a StatsQuery.
+// Stats answers a StatsQuery, from the tallies the store holds beside the
+// records (no record is read).
 type Stats struct {
 	Pieces, Tokens int64   // over the scope
-	DF             []int64 // by term: records of the scope holding it
-	Candidates     int64   // records of the scope holding any term
-	Evidence       int64   // of those, the ones the rules let in
+	DF             []int64 // by term: pieces of the scope holding it, n(t)
 	// HasAgent, HasEpisode, HasConversation: the runs searched hold a
 	// record of that agent (any), of that episode, of that conversation
 	// in that episode.
@@ -86,12 +88,26 @@ type CandidateQuery struct {
 // Held is what the store holds of a run.
 type Held struct {
 	Records, Unique int64 // entries, distinct record ids
+	Tallied         int64 // records its tallies count
+}
+
+// Batch is what one Ship sends: entries of one run, then their tally. The
+// store takes the tally last, so that a tally held means its batch is.
+type Batch struct {
+	Run     string
+	ID      string // unique to the batch: its tally is asked for by it
+	Entries []Entry
+	Tally   *Tally
 }
 
 // Store is a shared store of shipped runs.
 type Store interface {
-	// Ship stores entries; when it returns nil the store has taken them.
-	Ship(ctx context.Context, entries []Entry) error
+	// Ship stores a batch; when it returns nil the store has taken it. It
+	// keeps nothing of b: the shipper reuses it.
+	Ship(ctx context.Context, b Batch) error
+	// Tallied reports whether the store holds the tally of batch id of a
+	// run (and so the whole batch).
+	Tallied(ctx context.Context, run, id string) (bool, error)
 	// Statistics answers a search's statistics and facts.
 	Statistics(ctx context.Context, q StatsQuery) (Stats, error)
 	// Candidates returns the records a search ranks, and the cause when

@@ -32,6 +32,10 @@ type VictoriaLogs struct {
 	// AllowPartial asks again, allowing a partial answer, when the store
 	// refuses one because a storage node is down; the answer says so.
 	AllowPartial bool
+	// Trace, when set, is told each query with its time and rows (a tool
+	// for measuring: runls search --fleet sets it from RUNLS_FLEET_TRACE).
+	Trace   io.Writer
+	traceMu sync.Mutex
 }
 
 // NewVictoriaLogs returns the store at base (http://host:port).
@@ -77,22 +81,27 @@ func (e *StoreError) storageDown() bool {
 	return e.Status >= 500 && (strings.Contains(b, "storage node") || strings.Contains(b, "vlstorage"))
 }
 
-// Ship sends entries as JSON lines; the store's answer is checked, and the
-// content type set (without it VictoriaLogs answers 200 and stores nothing).
-func (v *VictoriaLogs) Ship(ctx context.Context, entries []Entry) error {
-	if len(entries) == 0 {
+// Ship sends a batch as JSON lines, its tally last; the store's answer is
+// checked, and the content type set (without it VictoriaLogs answers 200
+// and stores nothing).
+func (v *VictoriaLogs) Ship(ctx context.Context, b Batch) error {
+	if len(b.Entries) == 0 && b.Tally == nil {
 		return nil
 	}
-	var body bytes.Buffer
-	enc := json.NewEncoder(&body)
-	enc.SetEscapeHTML(false)
-	for i := range entries {
-		if err := enc.Encode(wireOf(&entries[i])); err != nil {
-			return fmt.Errorf("ship: encode: %w", err)
-		}
+	size := 0
+	for i := range b.Entries {
+		size += 2*len(b.Entries[i].Text) + 400
 	}
-	u := v.base + "/insert/jsonline?_stream_fields=run,episode,agent&_time_field=_time&_msg_field=_msg"
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, &body)
+	body := make([]byte, 0, size)
+	var enc lineEncoder
+	for i := range b.Entries {
+		body = enc.appendEntry(body, &b.Entries[i])
+	}
+	if b.Tally != nil {
+		body = appendTally(body, b.Run, b.ID, b.Tally, time.Now())
+	}
+	u := v.base + "/insert/jsonline?_stream_fields=run,episode,agent,kind&_time_field=_time&_msg_field=_msg"
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, bytes.NewReader(body))
 	if err != nil {
 		return fmt.Errorf("ship: %w", err)
 	}
@@ -107,6 +116,12 @@ func (v *VictoriaLogs) Ship(ctx context.Context, entries []Entry) error {
 		return &StoreError{URL: v.base, Status: resp.StatusCode, Body: strings.TrimSpace(string(msg))}
 	}
 	return nil
+}
+
+// Tallied reports whether the store holds the last line of a batch.
+func (v *VictoriaLogs) Tallied(ctx context.Context, run, id string) (bool, error) {
+	rows, _, err := v.query(ctx, tallyStreams("stats", []string{run}, "")+" batch:="+quote(id)+" end:=1 | limit 1 | fields batch")
+	return len(rows) > 0, err
 }
 
 // Flush makes what the store took searchable now (the front's
@@ -129,95 +144,67 @@ func (v *VictoriaLogs) Flush(ctx context.Context) error {
 	return nil
 }
 
-// Statistics asks for the statistics and facts of a search. A term's
-// count is a query of its own, the term a filter before the pipe: there the
-// store skips the blocks its bloom filters rule out (a rare word over 5 M
-// records: 0.2 s), where a stats condition reads every value (4.7 s). The
-// queries run side by side, at most statsParallel at once.
+// Statistics asks for the statistics and facts of a search of the
+// tallies (a few rows a run and batch; no record is read), in two queries
+// side by side: the stats rows (N, the terms in all, the agent, episode
+// and conversation asked of), and the dict rows (each term's n(t), read
+// from the field it hashes to).
 func (v *VictoriaLogs) Statistics(ctx context.Context, q StatsQuery) (Stats, error) {
-	agent := ""
-	if q.Scope.Agent != "" {
-		agent = "agent:=" + quote(q.Scope.Agent)
-	}
-	runs := runsFilter(q.Scope.Runs)
-	scope := strings.Join(nonEmpty([]string{runs, agent}), " ")
 	var out Stats
 	out.DF = make([]int64, len(q.Terms))
-	// Each query and what its answer's first row gives; the facts of the
-	// notices are asked as "is there one" (limit 1), which stops at the
-	// first record found.
-	type ask struct {
-		query string
-		take  func(r map[string]string, rows int)
-	}
-	asks := []ask{{scope + " | stats sum(pieces) n, sum(tokens) tok", func(r map[string]string, _ int) {
-		out.Pieces, out.Tokens = number(r["n"]), number(r["tok"])
-	}}}
-	exists := func(filter string, to *bool) {
-		asks = append(asks, ask{runs + " " + filter + " | limit 1 | fields run", func(_ map[string]string, rows int) { *to = rows > 0 }})
-	}
+	fields := []string{"sum(pieces)" + ifOf(agentIs(q.Scope.Agent)) + " n", "sum(tokens)" + ifOf(agentIs(q.Scope.Agent)) + " tok"}
 	if q.Agent != "" {
-		exists("agent:="+quote(q.Agent), &out.HasAgent)
+		fields = append(fields, "count()"+ifOf(agentIs(q.Agent))+" ha")
 	}
-	if n, ok := retriever.EpisodeNumber(q.Episode); ok {
-		exists("episode_n:="+quote(n), &out.HasEpisode)
+	n, hasEpisode := retriever.EpisodeNumber(q.Episode)
+	if hasEpisode {
+		fields = append(fields, "count() if (episode_n:="+quote(n)+") he")
 		if q.Conversation != "" {
-			exists("episode_n:="+quote(n)+" conversation:="+quote(q.Conversation), &out.HasConversation)
+			fields = append(fields, "count() if (episode_n:="+quote(n)+" conversation:="+quote(q.Conversation)+") hc")
 		}
 	}
+	statsQuery := tallyStreams("stats", q.Scope.Runs, "") + " | stats " + strings.Join(fields, ", ")
+	var dictQuery string
 	if len(q.Terms) > 0 {
-		asks = append(asks, ask{scope + " " + anyTerm(q.Terms) + " | stats count() m, count()" + ifOf(rulesFilter(q.Rules)) + " me", func(r map[string]string, _ int) {
-			out.Candidates, out.Evidence = number(r["m"]), number(r["me"])
-		}})
+		var sb strings.Builder
+		sb.WriteString(tallyStreams("dict", q.Scope.Runs, q.Scope.Agent))
+		sums := make([]string, len(q.Terms))
 		for i, t := range q.Terms {
-			asks = append(asks, ask{scope + " terms:" + quote(t) + " | stats count() d", func(r map[string]string, _ int) {
-				out.DF[i] = number(r["d"])
-			}})
+			fmt.Fprintf(&sb, " | extract %s from %s", quote(" "+t+":<c"+strconv.Itoa(i)+"> "), termBucket(t))
+			sums[i] = fmt.Sprintf("sum(c%d) d%d", i, i)
 		}
+		sb.WriteString(" | stats " + strings.Join(sums, ", "))
+		dictQuery = sb.String()
 	}
-	partials := make([]string, len(asks))
-	errs := make([]error, len(asks))
-	sem := make(chan struct{}, statsParallel)
-	var mu sync.Mutex
+	var statsRows, dictRows []map[string]string
+	var statsPartial, dictPartial string
+	var statsErr, dictErr error
 	var wg sync.WaitGroup
-	for i, a := range asks {
-		wg.Go(func() {
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			rows, p, err := v.query(ctx, a.query)
-			partials[i], errs[i] = p, err
-			if err != nil {
-				return
-			}
-			var first map[string]string
-			if len(rows) > 0 {
-				first = rows[0]
-			}
-			mu.Lock()
-			a.take(first, len(rows))
-			mu.Unlock()
-		})
+	wg.Go(func() { statsRows, statsPartial, statsErr = v.query(ctx, statsQuery) })
+	if dictQuery != "" {
+		wg.Go(func() { dictRows, dictPartial, dictErr = v.query(ctx, dictQuery) })
 	}
 	wg.Wait()
-	if err := cmp.Or(errs...); err != nil {
-		return Stats{}, err // the first: the others likely say the same
+	if err := cmp.Or(statsErr, dictErr); err != nil {
+		return Stats{}, err
 	}
-	for _, p := range partials {
-		out.Partial = cmp.Or(out.Partial, p)
+	if len(statsRows) > 0 {
+		r := statsRows[0]
+		out.Pieces, out.Tokens = number(r["n"]), number(r["tok"])
+		out.HasAgent, out.HasEpisode, out.HasConversation = number(r["ha"]) > 0, number(r["he"]) > 0, number(r["hc"]) > 0
 	}
+	if len(dictRows) > 0 {
+		for i := range q.Terms {
+			out.DF[i] = number(dictRows[0]["d"+strconv.Itoa(i)])
+		}
+	}
+	out.Partial = cmp.Or(statsPartial, dictPartial)
 	return out, nil
 }
 
-// statsParallel bounds the queries of one search's statistics at once.
-const statsParallel = 8
-
 // Candidates fetches the records a search ranks.
 func (v *VictoriaLogs) Candidates(ctx context.Context, q CandidateQuery) ([]Entry, string, error) {
-	parts := []string{runsFilter(q.Scope.Runs)}
-	if q.Scope.Agent != "" {
-		parts = append(parts, "agent:="+quote(q.Scope.Agent))
-	}
-	parts = append(parts, anyTerm(q.Terms))
+	parts := []string{recordStreams(q.Scope.Runs, q.Scope.Agent), anyTerm(q.Terms)}
 	if q.Filtered {
 		parts = append(parts, rulesFilter(q.Rules))
 	}
@@ -243,22 +230,37 @@ func (v *VictoriaLogs) Candidates(ctx context.Context, q CandidateQuery) ([]Entr
 	return out, partial, nil
 }
 
-// Held counts the entries and distinct record ids of each run.
+// Held counts the entries and distinct record ids of each run, and the
+// records its tallies count.
 func (v *VictoriaLogs) Held(ctx context.Context, runs []string) (map[string]Held, error) {
-	rows, _, err := v.query(ctx, runsFilter(runs)+" | stats by (run) count() n, count_uniq(record_id) u")
-	if err != nil {
+	var rows, tallies []map[string]string
+	var err1, err2 error
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		rows, _, err1 = v.query(ctx, recordStreams(runs, "")+" | stats by (run) count() n, count_uniq(record_id) u")
+	})
+	wg.Go(func() {
+		tallies, _, err2 = v.query(ctx, tallyStreams("stats", runs, "")+" | stats by (run) sum(records) r")
+	})
+	wg.Wait()
+	if err := cmp.Or(err1, err2); err != nil {
 		return nil, err
 	}
 	out := map[string]Held{}
 	for _, r := range rows {
 		out[r["run"]] = Held{Records: number(r["n"]), Unique: number(r["u"])}
 	}
+	for _, r := range tallies {
+		h := out[r["run"]]
+		h.Tallied = number(r["r"])
+		out[r["run"]] = h
+	}
 	return out, nil
 }
 
 // RecordIDs lists the record ids held of a run's file from offset on.
 func (v *VictoriaLogs) RecordIDs(ctx context.Context, run, path string, offset int64) (map[string]bool, error) {
-	rows, _, err := v.query(ctx, fmt.Sprintf("%s path:=%s offset:>=%d | fields record_id", runsFilter([]string{run}), quote(path), offset))
+	rows, _, err := v.query(ctx, fmt.Sprintf("%s path:=%s offset:>=%d | fields record_id", recordStreams([]string{run}, ""), quote(path), offset))
 	if err != nil {
 		return nil, err
 	}
@@ -271,7 +273,7 @@ func (v *VictoriaLogs) RecordIDs(ctx context.Context, run, path string, offset i
 
 // Paths lists the files of a run the store holds records of.
 func (v *VictoriaLogs) Paths(ctx context.Context, run string) (map[string]bool, error) {
-	rows, _, err := v.query(ctx, runsFilter([]string{run})+" | uniq by (path)")
+	rows, _, err := v.query(ctx, recordStreams([]string{run}, "")+" | uniq by (path)")
 	if err != nil {
 		return nil, err
 	}
@@ -284,7 +286,7 @@ func (v *VictoriaLogs) Paths(ctx context.Context, run string) (map[string]bool, 
 
 // Agents lists the agents of the runs.
 func (v *VictoriaLogs) Agents(ctx context.Context, runs []string) ([]string, error) {
-	rows, _, err := v.query(ctx, runsFilter(runs)+" | uniq by (agent)")
+	rows, _, err := v.query(ctx, tallyStreams("stats", runs, "")+" | uniq by (agent)")
 	if err != nil {
 		return nil, err
 	}
@@ -309,6 +311,18 @@ func (v *VictoriaLogs) query(ctx context.Context, q string) ([]map[string]string
 }
 
 func (v *VictoriaLogs) queryOnce(ctx context.Context, q string, partial bool) ([]map[string]string, error) {
+	if v.Trace != nil {
+		start := time.Now()
+		rows, err := v.queryAnswer(ctx, q, partial)
+		v.traceMu.Lock()
+		fmt.Fprintf(v.Trace, "runls: fleet query %.1f ms, %d rows: %s\n", float64(time.Since(start).Microseconds())/1e3, len(rows), q)
+		v.traceMu.Unlock()
+		return rows, err
+	}
+	return v.queryAnswer(ctx, q, partial)
+}
+
+func (v *VictoriaLogs) queryAnswer(ctx context.Context, q string, partial bool) ([]map[string]string, error) {
 	form := url.Values{"query": {q}, "allow_partial_response": {strconv.FormatBool(partial)}}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, v.base+"/select/logsql/query", strings.NewReader(form.Encode()))
 	if err != nil {

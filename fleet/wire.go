@@ -1,92 +1,238 @@
 package fleet
 
 // This file holds an entry as the store keeps it (the fields of spec §16
-// and the ones ranking needs; see doc.go) and back: the pieces' places in
-// `loc`, the distinct terms in `terms`.
+// and the ones ranking needs; see doc.go) and back: a JSON line appended by
+// hand (reflection's encoder was a fifth of a ship's CPU), the pieces'
+// places in `loc`, the terms the store's word filter cannot find in `_msg`
+// in `terms`.
 
 import (
 	"fmt"
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"runls/retriever"
 )
 
-// wire is an entry as JSON for the store. Stream fields: run, episode, agent.
-type wire struct {
-	Msg          string  `json:"_msg"`
-	Time         string  `json:"_time"`
-	Run          string  `json:"run"`
-	Episode      string  `json:"episode"`
-	Agent        string  `json:"agent"`
-	EpisodeN     string  `json:"episode_n"`
-	Form         string  `json:"form"`
-	Unfielded    string  `json:"unfielded,omitempty"`
-	Conversation *string `json:"conversation,omitempty"`
-	State        string  `json:"state,omitempty"`
-	Level        string  `json:"level,omitempty"`
-	TimeText     string  `json:"time_text,omitempty"`
-	Reading      string  `json:"reading"`
-	Path         string  `json:"path"`
-	Line         uint32  `json:"line"`
-	Offset       int64   `json:"offset"`
-	RecordID     string  `json:"record_id"`
-	Tokens       int     `json:"tokens"`
-	Pieces       int     `json:"pieces"`
-	Terms        string  `json:"terms"`
-	Loc          string  `json:"loc"`
+// entryFields are the fields a candidate is read back with.
+const entryFields = "_msg, run, episode, agent, form, unfielded, conversation, state, level, time_text, reading, path, line, loc"
+
+// lineEncoder writes entries as JSON lines for VictoriaLogs'
+// /insert/jsonline; it keeps its scratch space from line to line.
+type lineEncoder struct {
+	words map[string]struct{}
 }
 
-// entryFields are the fields a candidate is read back with.
-const entryFields = "_msg, run, episode, agent, form, unfielded, conversation, state, level, time_text, reading, path, loc"
-
-func wireOf(e *Entry) wire {
-	w := wire{
-		Msg: e.Text, Time: e.Time.UTC().Format(time.RFC3339Nano),
-		Run: e.Run, Episode: e.Episode, Agent: e.Agent,
-		Form: "note", Conversation: e.Conversation, State: e.State, Level: e.Level,
-		TimeText: e.TimeText, Reading: string(e.Reading), Path: e.Path, Line: e.Line + 1,
-		Offset: e.Offset, RecordID: e.RecordID, Tokens: e.Tokens, Pieces: len(e.Pieces),
+// appendEntry appends e as a JSON line. Stream fields: run, episode, agent.
+func (w *lineEncoder) appendEntry(b []byte, e *Entry) []byte {
+	b = append(b, `{"_msg":`...)
+	b = appendString(b, e.Text)
+	b = append(b, `,"_time":"`...)
+	b = e.Time.UTC().AppendFormat(b, time.RFC3339Nano)
+	b = append(b, '"')
+	b = appendField(b, "run", e.Run)
+	b = appendField(b, "episode", e.Episode)
+	b = appendField(b, "agent", e.Agent)
+	if n, ok := retriever.EpisodeNumber(e.Episode); ok {
+		b = appendField(b, "episode_n", n)
 	}
-	w.EpisodeN, _ = retriever.EpisodeNumber(e.Episode)
 	if e.RecordFile {
-		w.Form = "record"
+		b = appendField(b, "form", "record")
+	} else {
+		b = appendField(b, "form", "note")
 	}
 	if e.Unfielded {
-		w.Unfielded = "1"
+		b = appendField(b, "unfielded", "1")
 	}
-	seen := map[string]bool{}
-	var terms, loc strings.Builder
-	terms.WriteString(e.Terms)
-	for i, p := range e.Pieces {
-		if e.Terms == "" {
-			tf, _ := retriever.PieceTerms(e.Text[p.TextStart:p.TextEnd])
-			for t := range tf {
-				if !seen[t] {
-					seen[t] = true
-					if terms.Len() > 0 {
-						terms.WriteByte(' ')
-					}
-					terms.WriteString(t)
-				}
+	if e.Conversation != nil {
+		b = appendField(b, "conversation", *e.Conversation)
+	}
+	for _, f := range [...]struct{ name, value string }{{"state", e.State}, {"level", e.Level}, {"time_text", e.TimeText}} {
+		if f.value != "" {
+			b = appendField(b, f.name, f.value)
+		}
+	}
+	b = appendField(b, "reading", string(e.Reading))
+	b = appendField(b, "path", e.Path)
+	b = appendInt(b, "line", int64(e.Line)+1)
+	b = appendInt(b, "offset", e.Offset)
+	b = appendField(b, "record_id", e.RecordID)
+	b = appendInt(b, "tokens", int64(e.Tokens))
+	if t := w.storeTerms(e.Terms, e.Text); t != "" {
+		b = appendField(b, "terms", t)
+	}
+	b = append(b, `,"loc":"`...)
+	b = appendLoc(b, e)
+	return append(b, "\"}\n"...)
+}
+
+// appendLoc writes the pieces' places: a piece is "line,ts,te,bs,be,cs,ce"
+// (its line, its bytes in _msg, its bytes and UTF-16 units in the line as
+// written), pieces a ';' apart. The common record, one piece on the
+// record's line that is the whole _msg, is written "bs,be" when its UTF-16
+// range is its byte range, else "bs,be,cs,ce".
+func appendLoc(b []byte, e *Entry) []byte {
+	if len(e.Pieces) == 1 {
+		p := e.Pieces[0]
+		if p.Line == e.Line && p.TextStart == 0 && p.TextEnd == len(e.Text) {
+			b = strconv.AppendInt(b, int64(p.ByteStart), 10)
+			b = append(b, ',')
+			b = strconv.AppendInt(b, int64(p.ByteEnd), 10)
+			if p.CharStart != p.ByteStart || p.CharEnd != p.ByteEnd {
+				b = append(b, ',')
+				b = strconv.AppendInt(b, int64(p.CharStart), 10)
+				b = append(b, ',')
+				b = strconv.AppendInt(b, int64(p.CharEnd), 10)
 			}
+			return b
 		}
+	}
+	for i, p := range e.Pieces {
 		if i > 0 {
-			loc.WriteByte(';')
+			b = append(b, ';')
 		}
-		var nb [64]byte
-		b := nb[:0]
 		for j, v := range [7]int{int(p.Line), p.TextStart, p.TextEnd, p.ByteStart, p.ByteEnd, p.CharStart, p.CharEnd} {
 			if j > 0 {
 				b = append(b, ',')
 			}
 			b = strconv.AppendInt(b, int64(v), 10)
 		}
-		loc.Write(b)
 	}
-	w.Terms, w.Loc = terms.String(), loc.String()
-	return w
+	return b
+}
+
+// appendField appends `,"name":"value"`.
+func appendField(b []byte, name, value string) []byte {
+	b = append(b, ',', '"')
+	b = append(b, name...)
+	b = append(b, '"', ':')
+	return appendString(b, value)
+}
+
+// appendInt appends `,"name":n`.
+func appendInt(b []byte, name string, n int64) []byte {
+	b = append(b, ',', '"')
+	b = append(b, name...)
+	b = append(b, '"', ':')
+	return strconv.AppendInt(b, n, 10)
+}
+
+// jsonSafe[c] is true for an ASCII byte a JSON string holds as it is.
+var jsonSafe = func() (t [utf8.RuneSelf]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
+// appendString appends s as a JSON string, as encoding/json writes it
+// (without its HTML escapes): invalid UTF-8 as U+FFFD, a byte each.
+func appendString(b []byte, s string) []byte {
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if jsonSafe[c] {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				const hex = "0123456789abcdef"
+				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i++
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			b = append(b, s[start:i]...)
+			b = append(b, `\u202`...)
+			b = append(b, "89"[r-'\u2028'])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
+
+// storeTerms returns the terms of distinct (runls' terms, a space apart)
+// that the store's word filter cannot find in text: VictoriaLogs' words
+// are runs of letters, digits and '_', as written, so "Deploy" and
+// "deploy_db" do not hold the term "deploy". A record is found by a term t
+// when text holds t as a word of the store's or its `terms` holds it.
+func (w *lineEncoder) storeTerms(distinct, text string) string {
+	if w.words == nil || len(w.words) > 64 {
+		w.words = make(map[string]struct{}, 32) // clearing costs the room a long record grew
+	}
+	clear(w.words)
+	words := storeWords(w.words, text)
+	var out []byte
+	for rest := distinct; rest != ""; {
+		t, after, _ := strings.Cut(rest, " ")
+		rest = after
+		if _, ok := words[t]; ok {
+			continue
+		}
+		if len(out) > 0 {
+			out = append(out, ' ')
+		}
+		out = append(out, t...)
+	}
+	return string(out)
+}
+
+// storeWords are the words of text as VictoriaLogs' tokenizer cuts it
+// (lib/logstorage/tokenizer.go: letters, digits and '_', as written).
+func storeWords(words map[string]struct{}, text string) map[string]struct{} {
+	start := -1
+	for i := 0; i < len(text); {
+		c := text[i]
+		size := 1
+		word := false
+		if c < utf8.RuneSelf {
+			word = c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_'
+		} else {
+			var r rune
+			r, size = utf8.DecodeRuneInString(text[i:])
+			word = unicode.IsLetter(r) || unicode.IsDigit(r)
+		}
+		if word && start < 0 {
+			start = i
+		} else if !word && start >= 0 {
+			words[text[start:i]] = struct{}{}
+			start = -1
+		}
+		i += size
+	}
+	if start >= 0 {
+		words[text[start:]] = struct{}{}
+	}
+	return words
 }
 
 // entryOf reads a candidate back.
@@ -123,8 +269,19 @@ func entryOf(r map[string]string) (Entry, error) {
 			v[n] = x
 			n++
 		}
-		p := retriever.ShipPiece{Line: uint32(v[0]), TextStart: v[1], TextEnd: v[2], ByteStart: v[3], ByteEnd: v[4], CharStart: v[5], CharEnd: v[6]}
-		if n != 7 || p.TextStart > p.TextEnd || p.TextEnd > len(e.Text) {
+		var p retriever.ShipPiece
+		switch n {
+		case 2, 4: // the record's one piece, its whole _msg
+			p = retriever.ShipPiece{Line: e.Line, TextEnd: len(e.Text), ByteStart: v[0], ByteEnd: v[1], CharStart: v[0], CharEnd: v[1]}
+			if n == 4 {
+				p.CharStart, p.CharEnd = v[2], v[3]
+			}
+		case 7:
+			p = retriever.ShipPiece{Line: uint32(v[0]), TextStart: v[1], TextEnd: v[2], ByteStart: v[3], ByteEnd: v[4], CharStart: v[5], CharEnd: v[6]}
+		default:
+			return Entry{}, fmt.Errorf("fleet: record %s of run %s has a bad piece %q", e.RecordID, e.Run, s)
+		}
+		if p.TextStart > p.TextEnd || p.TextEnd > len(e.Text) || (n == 2 || n == 4) && len(r["loc"]) != len(s) {
 			return Entry{}, fmt.Errorf("fleet: record %s of run %s has a bad piece %q", e.RecordID, e.Run, s)
 		}
 		e.Pieces = append(e.Pieces, p)

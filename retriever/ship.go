@@ -70,7 +70,11 @@ type ShipRecord struct {
 	// Distinct are the distinct terms of its pieces, in first-seen order,
 	// one space apart.
 	Distinct string
-	Pieces   []ShipPiece
+	// PieceTerms, for a record of several pieces, are each piece's
+	// distinct terms (one space apart), pieces a '\n' apart: what n(t)
+	// counts.
+	PieceTerms string
+	Pieces     []ShipPiece
 }
 
 // ShipPiece is a piece of a shipped record (spec §4): its text within the
@@ -193,15 +197,26 @@ func (ix *Index) ReadShip(ctx context.Context, f ShipFile, pos ShipPos, follow b
 	}
 	defer file.Close()
 	r := shipReader{ix: ix, f: f, fn: fn}
-	var buf []byte
-	chunk := make([]byte, shipBlock)
-	off := pos.Offset
+	// A buffer the size of what is left to read (most files are small: a
+	// block each was most of a ship's allocation), one byte more so that
+	// the first read sees the end; at most a block, grown for a record
+	// longer than that.
+	size := int64(shipBlock)
+	if rest := f.Size - pos.Offset + 1; rest < size {
+		size = max(rest, 4<<10)
+	}
+	buf := make([]byte, 0, size)
 	for {
 		if err := ctx.Err(); err != nil {
 			return pos, err
 		}
-		n, rerr := file.ReadAt(chunk, off+int64(len(buf)))
-		buf = append(buf, chunk[:n]...)
+		if len(buf) == cap(buf) {
+			grown := make([]byte, len(buf), max(2*cap(buf), shipBlock))
+			copy(grown, buf)
+			buf = grown
+		}
+		n, rerr := file.ReadAt(buf[len(buf):cap(buf)], pos.Offset+int64(len(buf)))
+		buf = buf[:len(buf)+n]
 		eof := rerr == io.EOF || n == 0
 		if rerr != nil && !errors.Is(rerr, io.EOF) {
 			return pos, fmt.Errorf("ship %s: %w", f.Path, rerr)
@@ -211,14 +226,11 @@ func (ix *Index) ReadShip(ctx context.Context, f ShipFile, pos ShipPos, follow b
 			return pos, err
 		}
 		pos = next
-		buf = buf[consumed:]
-		off = pos.Offset
 		if eof {
 			return pos, nil
 		}
-		if consumed == 0 && len(buf) >= len(chunk) {
-			chunk = make([]byte, len(chunk)*2) // a record longer than a block
-		}
+		// What is not settled is read again with what follows.
+		buf = buf[:copy(buf, buf[consumed:])]
 	}
 }
 
@@ -229,8 +241,10 @@ type shipReader struct {
 	fn func(ShipRecord) error
 
 	scan     bm25.Scanner
-	seen     map[string]bool // the record's distinct terms so far
+	seen     map[string]int32 // the record's distinct terms so far: the last piece holding each
+	piece    int32            // the piece scanned, from 1 in each record
 	distinct strings.Builder
+	byPiece  strings.Builder // each piece's distinct terms (ShipRecord.PieceTerms)
 }
 
 // feed reads buf, which starts at pos.Offset, and returns the position
@@ -338,32 +352,53 @@ func (r *shipReader) record(buf []byte, base int64, rec []recordformat.Line, fir
 
 func (r *shipReader) emit(out ShipRecord, sb *strings.Builder, buf []byte) error {
 	defer func() {
-		clear(r.seen)
+		if len(r.seen) > 64 {
+			r.seen = nil // clearing costs the room a long record grew
+		} else {
+			clear(r.seen)
+		}
+		r.piece = 0
 		r.distinct.Reset()
+		r.byPiece.Reset()
 	}()
 	if len(out.Pieces) == 0 {
 		return nil
 	}
 	out.Text = sb.String()
 	out.Distinct = r.distinct.String()
+	if len(out.Pieces) > 1 {
+		out.PieceTerms = r.byPiece.String()
+	}
 	return r.fn(out)
 }
 
-// terms counts a piece's terms and adds the new ones to the record's.
+// terms counts a piece's terms and adds the new ones to the record's and
+// to the piece's.
 func (r *shipReader) terms(piece string) int {
 	if r.seen == nil {
-		r.seen = map[string]bool{}
+		r.seen = map[string]int32{}
 	}
+	r.piece++
 	n := 0
 	r.scan.Each([]byte(piece), func(term []byte, _, _ uint64) {
-		n++
-		if !r.seen[string(term)] {
-			r.seen[string(term)] = true
+		last, ok := r.seen[string(term)]
+		if !ok {
 			if r.distinct.Len() > 0 {
 				r.distinct.WriteByte(' ')
 			}
 			r.distinct.Write(term)
 		}
+		if last != r.piece {
+			r.seen[string(term)] = r.piece
+			switch {
+			case n == 0 && r.byPiece.Len() > 0:
+				r.byPiece.WriteByte('\n')
+			case n > 0:
+				r.byPiece.WriteByte(' ')
+			}
+			r.byPiece.Write(term)
+		}
+		n++
 	})
 	return n
 }

@@ -9,12 +9,17 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"strings"
 
 	"runls/fleet"
 	"runls/retriever"
 )
+
+// fleetTraceEnv, set, has runls search --fleet print each query it asks the
+// store, with its time (a tool for measuring, so not a flag users see).
+const fleetTraceEnv = "RUNLS_FLEET_TRACE"
 
 // fleetFlags are runls search's flags for the fleet.
 type fleetFlags struct {
@@ -46,6 +51,9 @@ func searchFleet(ctx context.Context, ff *fleetFlags, use usage, req retriever.R
 		return use.errorf(stderr, "%v", err)
 	}
 	st.AllowPartial = ff.partial
+	if os.Getenv(fleetTraceEnv) != "" {
+		st.Trace = stderr
+	}
 	if len(words) == 0 {
 		return use.errorf(stderr, "search --fleet needs a query")
 	}

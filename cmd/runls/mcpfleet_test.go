@@ -13,9 +13,16 @@ import (
 // cannedStore answers one candidate record, whatever is asked.
 type cannedStore struct{}
 
-func (cannedStore) Ship(context.Context, []fleet.Entry) error { return errors.New("read only") }
+func (cannedStore) Ship(context.Context, fleet.Batch) error { return errors.New("read only") }
+func (cannedStore) Tallied(context.Context, string, string) (bool, error) {
+	return false, nil
+}
 func (cannedStore) Statistics(_ context.Context, q fleet.StatsQuery) (fleet.Stats, error) {
-	return fleet.Stats{Pieces: 10, Tokens: 40, DF: make([]int64, len(q.Terms)), Candidates: 1, Evidence: 1, HasAgent: true, HasEpisode: true, HasConversation: true}, nil
+	df := make([]int64, len(q.Terms))
+	for i := range df {
+		df[i] = 1
+	}
+	return fleet.Stats{Pieces: 10, Tokens: 40, DF: df, HasAgent: true, HasEpisode: true, HasConversation: true}, nil
 }
 func (cannedStore) Candidates(context.Context, fleet.CandidateQuery) ([]fleet.Entry, string, error) {
 	text := "the billing deploy failed"
