@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -273,4 +274,58 @@ func FuzzFailuresJSONString(f *testing.F) {
 			t.Fatalf("%q: appended %s, encoding/json %s", s, got, want)
 		}
 	})
+}
+
+// TestFailuresFirstEvidence: without a masker a failure's pattern is made
+// from its first line's evidence alone; it is the first line of the whole
+// record's evidence, on every record of the sample run and of a run of
+// JSON lines, foreign layouts and stack traces.
+func TestFailuresFirstEvidence(t *testing.T) {
+	sample, err := filepath.Abs(filepath.Join("..", "testdata", "sample-run"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := writeRun(t, map[string]string{
+		"episode-1/a/a.log":   "2026-10-21 18:00:00 ERROR [running] [conv-1] A boom\n" + stackTail + "  indented\n",
+		"episode-1/a/b.jsonl": `{"time":"2026-10-21T18:00:00Z","level":"error","message":"line one\nline two"}` + "\n",
+		"episode-1/a/c.log":   "2026-10-21 18:00:00,123 ERROR com.example.Main - started\n\tat x.y(Z.java:1)\n",
+		"episode-1/a/d.log":   "java.lang.Error: before any record\n2026-10-21 18:00:00 INFO  [running] [-] A fine\n",
+		"episode-1/a/e.log": `{"time":"2026-10-21T18:00:00Z","level":"ERROR","msg":"x","content":"one\ntwo"}` + "\n" +
+			`{"time":"2026-10-21T18:00:01Z","level":"INFO","text":"three"}` + "\njava.lang.Error: after it\n",
+	})
+	records, json := 0, 0
+	for _, root := range []string{sample, other} {
+		ix := openTest(t, Options{Root: root})
+		if _, err := ix.Refresh(context.Background(), nil); err != nil {
+			t.Fatal(err)
+		}
+		for _, fs := range foundNow(t, ix, failuresQuery{minLevel: recordformat.Trace}) {
+			n := fs.fs.records().Len()
+			if n == 0 {
+				continue
+			}
+			rt, err := ix.rb.readRecords(context.Background(), fs.fs, 0, n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range n {
+				r, err := rt.record(i)
+				if err != nil {
+					t.Fatal(err)
+				}
+				whole, _, _ := strings.Cut(r.evidence(), "\n")
+				first, _, _ := strings.Cut(r.firstEvidence(), "\n")
+				if whole != first {
+					t.Errorf("%s record %d: first line of the evidence %q, of the first line's %q", fs.fs.rel, i, whole, first)
+				}
+				records++
+				if r.head.JSON {
+					json++
+				}
+			}
+		}
+	}
+	if records < 20 || json == 0 {
+		t.Errorf("%d records compared, %d JSON lines: the comparison says little", records, json)
+	}
 }

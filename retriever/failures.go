@@ -361,7 +361,12 @@ func (rb *readBack) failureOf(t *records.Table, i int, r recordText, floor recor
 	if !e.exception && (e.level == recordformat.None || e.level < floor) {
 		return e, false
 	}
-	text := rb.maskText(r.evidence()) // masked as a whole record, as it was indexed
+	var text string
+	if rb.masker == nil {
+		text = r.firstEvidence() // a stack trace's lines are not read for nothing
+	} else {
+		text = rb.maskText(r.evidence()) // masked as a whole record, as it was indexed
+	}
 	head, _, _ := strings.Cut(text, "\n")
 	if r.head.Kind != recordformat.BeforeFirst {
 		_, head, _ = strings.Cut(head, " ") // the agent's name
@@ -394,4 +399,13 @@ func sortedEpisodes(m map[string]bool) []string {
 		return strings.Compare(a, b)
 	})
 	return out
+}
+
+// firstEvidence is the evidence text of the record's first line (the first
+// line of evidence, and more where a JSON line's prose holds "\n").
+func (r recordText) firstEvidence() string {
+	if r.head.JSON {
+		return recordformat.ValidText(recordformat.Prose(nil, r.lines[0]))
+	}
+	return recordformat.ValidText(r.lines[0][r.head.Evidence:])
 }
