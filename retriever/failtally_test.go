@@ -97,11 +97,14 @@ func foundNow(t *testing.T, ix *Index, q failuresQuery) []fileFailures {
 	files, agents := ix.failureFiles(q)
 	var out []fileFailures
 	for i, fs := range files {
-		kept, last, err := ix.rb.fileFailures(context.Background(), fs, q.minLevel)
+		parts, err := ix.rb.fileFailures(context.Background(), fs, q.minLevel)
 		if err != nil {
 			t.Fatal(err)
 		}
-		out = append(out, fileFailures{fs: fs, agent: agents[i], kept: kept, last: last})
+		for _, p := range parts {
+			p.agent = agents[i]
+			out = append(out, p)
+		}
 	}
 	return out
 }
@@ -142,22 +145,32 @@ func TestFailuresTally(t *testing.T) {
 	}
 	check := func(step string) {
 		t.Helper()
-		got := failuresOf(t, ix, FailuresRequest{})
-		found := foundNow(t, ix, failuresQuery{minLevel: memoFloor})
-		fresh := freshFailures(ix.root, found, memoFloor)
-		brute := bruteFailures(ix.root, found, memoFloor)
-		if !reflect.DeepEqual(got.Groups, fresh.Groups) {
-			t.Fatalf("%s: kept tally\n%v\nfresh\n%v", step, summaries(got), summaries(fresh))
+		for _, floor := range []recordformat.Level{recordformat.Error, recordformat.Warn} {
+			req := FailuresRequest{MinLevel: floor.String()}
+			got := failuresOf(t, ix, req)
+			found := foundNow(t, ix, failuresQuery{minLevel: floor})
+			fresh := freshFailures(ix.root, found, floor)
+			brute := bruteFailures(ix.root, found, floor)
+			if !reflect.DeepEqual(got.Groups, fresh.Groups) {
+				t.Fatalf("%s, %s: kept tally\n%v\nfresh\n%v", step, floor, summaries(got), summaries(fresh))
+			}
+			if !reflect.DeepEqual(got.Groups, brute.Groups) {
+				t.Fatalf("%s, %s: kept tally\n%v\nbrute force\n%v", step, floor, summaries(got), summaries(brute))
+			}
+			// A fresh index, and below the memos (read for the request).
+			other := failuresOf(t, openTest(t, Options{Root: root}), req)
+			if !reflect.DeepEqual(got.Groups, other.Groups) {
+				t.Fatalf("%s, %s: followed\n%v\nfresh index\n%v", step, floor, summaries(got), summaries(other))
+			}
+			if kept, made := got.EncodedJSON(), (&FailuresResult{Groups: brute.Groups}).EncodedJSON(); string(kept) != string(made) {
+				t.Fatalf("%s, %s: the JSON kept is not the answer's", step, floor)
+			}
 		}
-		if !reflect.DeepEqual(got.Groups, brute.Groups) {
-			t.Fatalf("%s: kept tally\n%v\nbrute force\n%v", step, summaries(got), summaries(brute))
-		}
-		other := failuresOf(t, openTest(t, Options{Root: root}), FailuresRequest{})
-		if !reflect.DeepEqual(got.Groups, other.Groups) {
-			t.Fatalf("%s: followed\n%v\nfresh index\n%v", step, summaries(got), summaries(other))
-		}
-		if kept, made := got.EncodedJSON(), (&FailuresResult{Groups: brute.Groups}).EncodedJSON(); string(kept) != string(made) {
-			t.Fatalf("%s: the JSON kept is not the answer's", step)
+		// Below WARN nothing is kept: the answer is read for the request.
+		info := failuresOf(t, ix, FailuresRequest{MinLevel: "INFO"})
+		brute := bruteFailures(ix.root, foundNow(t, ix, failuresQuery{minLevel: recordformat.Info}), recordformat.Info)
+		if !reflect.DeepEqual(info.Groups, brute.Groups) {
+			t.Fatalf("%s, INFO: answered\n%v\nbrute force\n%v", step, summaries(info), summaries(brute))
 		}
 	}
 	check("start")
