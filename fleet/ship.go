@@ -75,6 +75,9 @@ func Ship(ctx context.Context, st Store, ix *retriever.Index, opts ShipOptions) 
 	}
 	for {
 		err := s.pass(ctx)
+		if err == nil && !s.flushDue.IsZero() && !time.Now().Before(s.flushDue) {
+			s.flushNow(ctx)
+		}
 		s.sum.Duration = time.Since(start)
 		if err != nil {
 			if opts.Follow && ctx.Err() != nil {
@@ -235,6 +238,10 @@ type shipper struct {
 	// does not hold, the offset its records start at: held records from
 	// there on are counted in the next tally.
 	untallied map[string]int64
+
+	// lastFlush is when --follow last asked the store to make what it
+	// took searchable; flushDue, when it asks next (zero: nothing waits).
+	lastFlush, flushDue time.Time
 
 	batch     []Entry
 	batchText int
@@ -420,7 +427,7 @@ func (s *shipper) flush(ctx context.Context) error {
 			return err
 		}
 		if s.opts.Follow {
-			flush(ctx, s.st) // searchable now, not in a second or two
+			s.flushSoon(ctx)
 		}
 		s.sum.Records += int64(len(s.batch))
 		s.sum.Text += int64(s.batchText)
@@ -458,6 +465,31 @@ func (s *shipper) flush(ctx context.Context) error {
 		s.opts.Progress(s.sum)
 	}
 	return nil
+}
+
+// followFlushEvery bounds how often --follow asks the store to make what
+// it took searchable. VictoriaLogs holds new rows a second in its front
+// and a second in its storage nodes (fixed timers); its force_flush turns
+// them into small parts at once, which its docs advise against doing
+// often (CPU, merges): at most once a second, and within a second of
+// each batch, appends are searchable in about a second at worst.
+const followFlushEvery = time.Second
+
+// flushSoon has the store make a batch just taken searchable: now, or when
+// a second has passed since the last time.
+func (s *shipper) flushSoon(ctx context.Context) {
+	if time.Since(s.lastFlush) >= followFlushEvery {
+		s.flushNow(ctx)
+		return
+	}
+	if s.flushDue.IsZero() {
+		s.flushDue = s.lastFlush.Add(followFlushEvery)
+	}
+}
+
+func (s *shipper) flushNow(ctx context.Context) {
+	flush(ctx, s.st)
+	s.lastFlush, s.flushDue = time.Now(), time.Time{}
 }
 
 // save writes the state file whole (a new file renamed over the old).
