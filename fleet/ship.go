@@ -533,7 +533,7 @@ func entryOfRecord(run string, f retriever.ShipFile, id string, r retriever.Ship
 	e := Entry{
 		Run: run, Episode: f.Episode, Agent: f.Agent, Path: f.Path, Line: r.Line, Offset: r.Offset,
 		RecordID: id, TimeText: r.Time, Level: r.Level, State: r.State, Conversation: r.Conversation,
-		Reading: r.Reading, RecordFile: f.Records, Unfielded: r.Unfielded, Text: r.Text, Terms: r.Distinct, PieceTerms: r.PieceTerms,
+		Reading: r.Reading, RecordFile: f.Records && !r.Foreign, Unfielded: r.Unfielded, Text: r.Text, Terms: r.Distinct, PieceTerms: r.PieceTerms,
 		Tokens: r.Terms, Pieces: r.Pieces, Time: f.ModTime,
 	}
 	if t, ok := parseRecordTime(r.Time); ok {
@@ -542,13 +542,15 @@ func entryOfRecord(run string, f retriever.ShipFile, id string, r retriever.Ship
 	return e
 }
 
-// parseRecordTime reads `yyyy-MM-dd HH:mm:ss[,SSS|.SSS]` as UTC.
+// parseRecordTime reads `yyyy-MM-dd HH:mm:ss[,SSS|.SSS]` as UTC. A time
+// without its year (syslog, logcat: the year 0000) is none: the store
+// would drop it as older than any retention.
 func parseRecordTime(s string) (time.Time, bool) {
 	if len(s) < 19 {
 		return time.Time{}, false
 	}
 	t, err := time.Parse("2006-01-02 15:04:05", s[:19])
-	if err != nil {
+	if err != nil || t.Year() < 1971 {
 		return time.Time{}, false
 	}
 	if len(s) == 23 {
