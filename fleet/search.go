@@ -110,13 +110,14 @@ func (s *Searcher) Search(ctx context.Context, req Request) (Result, error) {
 		var err0, err1, err2 error
 		var wg sync.WaitGroup
 		if most <= int64(bound) {
-			lifted, p0, err0 = s.Store.Candidates(ctx, CandidateQuery{Scope: scope, Terms: terms})
+			lifted, p0, err0 = s.Store.Candidates(ctx, CandidateQuery{Scope: holding(scope, st.ByRun, terms, terms), Terms: terms})
 		} else {
 			// The rarest terms (as many as the bound takes whole); when
 			// they are every term and the records holding them are within
 			// the bound after all (pieces outnumber records), those are
 			// every candidate.
 			rare, every := rarest(terms, st.DF, bound)
+			scope := holding(scope, st.ByRun, terms, rare)
 			wg.Go(func() {
 				evidence, p1, err1 = s.Store.Candidates(ctx, CandidateQuery{Scope: scope, Terms: rare, Rules: rules, Filtered: true, Limit: bound})
 			})
@@ -162,6 +163,36 @@ func (s *Searcher) Search(ctx context.Context, req Request) (Result, error) {
 		}
 	}
 	return res, nil
+}
+
+// holding narrows a scope to the runs whose tallies hold one of the terms
+// asked (of terms), where they are few: the store then reads their blocks
+// only (a rare term's search read a bloom filter of every block of every
+// run). Many runs are left as they were: a long list costs the store more
+// than it saves.
+func holding(scope Scope, byRun map[string][]int64, terms, asked []string) Scope {
+	const most = 100
+	if byRun == nil || len(scope.Runs) > 0 && len(scope.Runs) <= most {
+		return scope
+	}
+	var runs []string
+	for run, df := range byRun {
+		for i, t := range terms {
+			if df[i] > 0 && slices.Contains(asked, t) {
+				runs = append(runs, run)
+				break
+			}
+		}
+		if len(runs) > most {
+			return scope
+		}
+	}
+	if len(runs) == 0 {
+		return scope
+	}
+	slices.Sort(runs)
+	scope.Runs = runs
+	return scope
 }
 
 // rarest are the rarest terms (the highest idf: the likeliest to rank),

@@ -160,7 +160,7 @@ func (v *VictoriaLogs) Flush(ctx context.Context) error {
 // tallies (a few rows a run and batch; no record is read), in two queries
 // side by side: the stats rows (N, the terms in all, the agent, episode
 // and conversation asked of), and the dict rows (each term's n(t), read
-// from the field it hashes to).
+// from the field it hashes to, by run).
 func (v *VictoriaLogs) Statistics(ctx context.Context, q StatsQuery) (Stats, error) {
 	var out Stats
 	out.DF = make([]int64, len(q.Terms))
@@ -185,7 +185,7 @@ func (v *VictoriaLogs) Statistics(ctx context.Context, q StatsQuery) (Stats, err
 			fmt.Fprintf(&sb, " | extract %s from %s", quote(" "+t+":<c"+strconv.Itoa(i)+"> "), termBucket(t))
 			sums[i] = fmt.Sprintf("sum(c%d) d%d", i, i)
 		}
-		sb.WriteString(" | stats " + strings.Join(sums, ", "))
+		sb.WriteString(" | stats by (run) " + strings.Join(sums, ", "))
 		dictQuery = sb.String()
 	}
 	var statsRows, dictRows []map[string]string
@@ -206,8 +206,18 @@ func (v *VictoriaLogs) Statistics(ctx context.Context, q StatsQuery) (Stats, err
 		out.HasAgent, out.HasEpisode, out.HasConversation = number(r["ha"]) > 0, number(r["he"]) > 0, number(r["hc"]) > 0
 	}
 	if len(dictRows) > 0 {
+		out.ByRun = make(map[string][]int64, len(dictRows))
+	}
+	for _, r := range dictRows {
+		df := make([]int64, len(q.Terms))
+		any := false
 		for i := range q.Terms {
-			out.DF[i] = number(dictRows[0]["d"+strconv.Itoa(i)])
+			df[i] = number(r["d"+strconv.Itoa(i)])
+			out.DF[i] += df[i]
+			any = any || df[i] > 0
+		}
+		if any {
+			out.ByRun[r["run"]] = df
 		}
 	}
 	out.Partial = cmp.Or(statsPartial, dictPartial)
