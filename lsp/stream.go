@@ -159,12 +159,24 @@ func (s *stream) Write(ctx context.Context, msg jsonrpc2.Message) (int64, error)
 // made JSON, once more: the folding ranges of a 100 MB log (3 MB) spent some
 // 10 ms there, checked and compacted again.
 func (s *stream) writeResult(resp *jsonrpc2.Response) (int64, error) {
-	rid := resp.ID()
+	return s.writeFramed(resp.ID(), resp.Result())
+}
+
+// writeResultJSON writes a successful response whose result is JSON
+// already (a preEncoded result), ordered with the connection's other
+// writes.
+func (s *stream) writeResultJSON(rid jsonrpc2.ID, result json.RawMessage) (int64, error) {
+	s.writeMu.Lock()
+	defer s.writeMu.Unlock()
+	return s.writeFramed(rid, result)
+}
+
+// writeFramed frames a response of id and result; the caller holds writeMu.
+func (s *stream) writeFramed(rid jsonrpc2.ID, result json.RawMessage) (int64, error) {
 	id, err := json.Marshal(&rid) // ID marshals through its pointer
 	if err != nil {
 		return 0, fmt.Errorf("marshaling a response id: %w", err)
 	}
-	result := resp.Result()
 	if len(result) == 0 {
 		result = json.RawMessage("null")
 	}

@@ -49,6 +49,9 @@ func (ix *Index) searchIndexed(ctx context.Context, req Request) (Result, error)
 func (ix *Index) rankAnswer(ctx context.Context, req Request, text string, f *filter) (hits []hit, agents []string, hidden Hidden, notices []Notice, err error) {
 	hits, agents, err = ix.rankLocked(text, req.Agent, req.topK(), func(q bm25.Query) ([]hit, error) {
 		ix.warnUnfielded(f, req.Agent)
+		if !f.scopeEpisode || f.episode != "" {
+			q.Memo = &bm25.Memo{} // what the lifted ranking scores, the request's own may reuse
+		}
 		lifted, err := ix.run(ctx, q, liftedFilter(f))
 		hits := lifted
 		switch {

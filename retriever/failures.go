@@ -2,9 +2,7 @@ package retriever
 
 import (
 	"bytes"
-	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"slices"
 	"strings"
@@ -12,7 +10,6 @@ import (
 
 	"runls/recordformat"
 	"runls/retriever/internal/records"
-	"runls/retriever/internal/runfs"
 )
 
 // What went wrong in a run, at a glance (spec §9 run/failures): the records
@@ -31,8 +28,11 @@ import (
 // above, those with continuation lines without the indent
 // (a stack trace logback appended: its exception line is unindented; an
 // indented line is the agent's own text), and a line before a file's first
-// record. A whole answer is kept for the committed state it was made from
-// (ix.commits), so asking again without a change costs no read at all.
+// record. The run's failures at memoFloor are kept grouped (failTally,
+// failtally.go), so a request after an append adds what was appended; a
+// whole answer and its JSON are kept for the committed state they were
+// made from (ix.commits), so asking again without a change costs no read
+// and no writing at all.
 
 // FailuresRequest is a run/failures request. Empty strings are absent.
 type FailuresRequest struct {
@@ -54,19 +54,25 @@ type FailuresResult struct {
 type encodedOnce struct {
 	once sync.Once
 	data []byte
-	err  error
 }
 
 // MarshalJSON writes the result as run/failures answers it.
 func (r FailuresResult) MarshalJSON() ([]byte, error) {
-	type plain struct {
-		Groups []FailureGroup `json:"groups"`
+	return r.EncodedJSON(), nil
+}
+
+// EncodedJSON is the result's JSON, as MarshalJSON writes it. For an answer
+// the index keeps it is made once and shared: the caller must not modify
+// it.
+func (r *FailuresResult) EncodedJSON() []byte {
+	if r == nil {
+		return []byte("null")
 	}
 	if r.enc == nil {
-		return json.Marshal(plain{r.Groups})
+		return appendFailures(nil, r.Groups)
 	}
-	r.enc.once.Do(func() { r.enc.data, r.enc.err = json.Marshal(plain{r.Groups}) })
-	return r.enc.data, r.enc.err
+	r.enc.once.Do(func() { r.enc.data = appendFailures(make([]byte, 0, 64<<10), r.Groups) })
+	return r.enc.data
 }
 
 // FailureGroup is the records of one pattern. Records holds at most
@@ -147,12 +153,14 @@ func (ix *Index) Failures(ctx context.Context, req FailuresRequest) (FailuresRes
 }
 
 // failuresAnswer is the last answer made, for the committed state it was
-// made from.
+// made from, and the whole run's failures grouped (failTally), kept up to
+// date as files grow.
 type failuresAnswer struct {
 	mu      sync.Mutex
 	commits uint64
 	q       failuresQuery
 	res     *FailuresResult
+	tally   *failTally // of the default request (the run, memoFloor); nil: none yet
 }
 
 // failMemo holds the failures found among a file's records that can no
@@ -179,10 +187,11 @@ type failEntry struct {
 	rec       int32
 	level     recordformat.Level
 	exception bool // it holds an exception line
+	timed     bool // the record has a time (it is no line before a file's first record)
+	dotMillis bool // its time is written with .SSS
 	key       int64
 	rng       Range
 	pattern   string
-	time      *string
 }
 
 // memoFloor is the lowest level a memo keeps failures of (the default's:
@@ -194,34 +203,34 @@ func (ix *Index) failures(ctx context.Context, q failuresQuery) (FailuresResult,
 	commits := ix.commits.Load()
 	ans := &ix.failAnswer
 	ans.mu.Lock()
+	defer ans.mu.Unlock()
 	if ans.res != nil && ans.commits == commits && ans.q == q {
-		res := *ans.res
-		ans.mu.Unlock()
-		return res, nil
+		return *ans.res, nil
 	}
-	ans.mu.Unlock()
-
 	files, agents := ix.failureFiles(q)
-	b := newGroupBuilder()
+	found := make([]fileFailures, len(files))
+	whole := q.epNum == "" && q.agent == "" && q.minLevel == memoFloor
 	for i, fs := range files {
 		kept, last, err := ix.rb.fileFailures(ctx, fs, q.minLevel)
 		if err != nil {
 			return FailuresResult{}, err
 		}
-		path := runfs.Abs(ix.root, fs.rel)
-		for _, entries := range [][]failEntry{kept, last} {
-			for j := range entries {
-				if e := &entries[j]; e.exception || (e.level != recordformat.None && e.level >= q.minLevel) {
-					b.add(e, fs, path, agents[i])
-				}
-			}
-		}
+		whole = whole && fs.memo != nil
+		found[i] = fileFailures{fs: fs, agent: agents[i], kept: kept, last: last}
 	}
-	res := b.result()
+	var res FailuresResult
+	if whole {
+		// The run at the memo's floor: the kept tally takes what the files'
+		// memos gained since it was last asked (an append: what was appended).
+		if !ans.tally.follows(found) {
+			ans.tally = newFailTally()
+		}
+		res = ans.tally.update(ix.root, found)
+	} else {
+		res = freshFailures(ix.root, found, q.minLevel)
+	}
 	res.enc = &encodedOnce{}
-	ans.mu.Lock()
 	ans.commits, ans.q, ans.res = commits, q, &res
-	ans.mu.Unlock()
 	return res, nil
 }
 
@@ -358,100 +367,9 @@ func (rb *readBack) failureOf(t *records.Table, i int, r recordText, floor recor
 		_, head, _ = strings.Cut(head, " ") // the agent's name
 	}
 	e.pattern = failurePattern(head)
-	if r.head.Kind != recordformat.BeforeFirst {
-		when := records.FormatTimeKey(e.key, meta&records.MetaDotMillis != 0)
-		e.time = &when
-	}
+	e.timed = r.head.Kind != recordformat.BeforeFirst
+	e.dotMillis = meta&records.MetaDotMillis != 0
 	return e, true
-}
-
-// groupBuilder gathers failures into groups.
-type groupBuilder struct {
-	groups map[string]*failGroup
-}
-
-type failGroup struct {
-	FailureGroup
-	agents, episodes map[string]bool
-	firstKey         int64
-	lastKey          int64
-	recs             []groupRecord
-}
-
-type groupRecord struct {
-	key  int64
-	rel  string
-	line int
-	loc  Location
-	path string
-}
-
-func newGroupBuilder() *groupBuilder { return &groupBuilder{groups: map[string]*failGroup{}} }
-
-func (b *groupBuilder) add(e *failEntry, fs *fileState, path, agent string) {
-	g := b.groups[e.pattern]
-	if g == nil {
-		g = &failGroup{FailureGroup: FailureGroup{Pattern: e.pattern}, agents: map[string]bool{}, episodes: map[string]bool{},
-			firstKey: recordformat.NoTime, lastKey: recordformat.NoTime}
-		b.groups[e.pattern] = g
-	}
-	g.Count++
-	g.agents[agent] = true
-	g.episodes[fs.episode] = true
-	if e.time != nil {
-		if g.First == nil || e.key < g.firstKey {
-			g.First, g.firstKey = e.time, e.key
-		}
-		if g.Last == nil || e.key >= g.lastKey {
-			g.Last, g.lastKey = e.time, e.key
-		}
-	}
-	g.recs = append(g.recs, groupRecord{key: e.key, rel: fs.rel, line: e.rng.Start.Line,
-		loc: Location{URI: FileURI(path), Range: e.rng}, path: path})
-}
-
-// result orders the groups by count (most first), then first time
-// (records without a time first, as run/records orders them), then
-// pattern; each group's records by time, path and line.
-func (b *groupBuilder) result() FailuresResult {
-	gs := make([]*failGroup, 0, len(b.groups))
-	for _, g := range b.groups {
-		gs = append(gs, g)
-	}
-	slices.SortFunc(gs, func(x, y *failGroup) int {
-		if x.Count != y.Count {
-			return y.Count - x.Count
-		}
-		if c := cmp.Compare(x.firstKey, y.firstKey); c != 0 {
-			return c
-		}
-		return strings.Compare(x.Pattern, y.Pattern)
-	})
-	if len(gs) > MaxFailureGroups {
-		gs = gs[:MaxFailureGroups]
-	}
-	res := FailuresResult{Groups: make([]FailureGroup, len(gs))}
-	for i, g := range gs {
-		slices.SortFunc(g.recs, func(x, y groupRecord) int {
-			if c := cmp.Compare(x.key, y.key); c != 0 {
-				return c
-			}
-			if c := strings.Compare(x.rel, y.rel); c != 0 {
-				return c
-			}
-			return x.line - y.line
-		})
-		recs := g.recs[:min(len(g.recs), MaxFailureRecords)]
-		out := g.FailureGroup
-		out.Agents = slices.Sorted(mapKeys(g.agents))
-		out.Episodes = sortedEpisodes(g.episodes)
-		out.Records, out.Paths = make([]Location, len(recs)), make([]string, len(recs))
-		for j, r := range recs {
-			out.Records[j], out.Paths[j] = r.loc, r.path
-		}
-		res.Groups[i] = out
-	}
-	return res
 }
 
 func mapKeys(m map[string]bool) func(func(string) bool) {

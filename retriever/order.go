@@ -2,18 +2,18 @@ package retriever
 
 // This file holds the order of hits of equal score: location order.
 
-import "runls/retriever/internal/bm25"
+import (
+	"strings"
+
+	"runls/retriever/internal/bm25"
+)
 
 // locationBefore orders pieces of equal score by location: episode number,
 // path relative to the run folder byte-wise, line, piece. The scoring paths
 // ask it only for hits of equal score; a hit's group is its file id.
 func (c *committed) locationBefore(a, b bm25.Hit) bool {
-	fa, fb := c.byID[a.Group], c.byID[b.Group]
-	if d := compareEpisodeNumbers(fa.epNum, fb.epNum); d != 0 {
+	if d := c.fileOrder(a.Group, b.Group); d != 0 {
 		return d < 0
-	}
-	if fa.rel != fb.rel {
-		return fa.rel < fb.rel
 	}
 	sa, sb := c.segments[a.Seg], c.segments[b.Seg]
 	la, lb := sa.lineOf(a.Doc), sb.lineOf(b.Doc)
@@ -21,4 +21,17 @@ func (c *committed) locationBefore(a, b bm25.Hit) bool {
 		return la < lb
 	}
 	return sa.startOf(a.Doc) < sb.startOf(b.Doc)
+}
+
+// fileOrder is location order's first keys, which a file's pieces share:
+// episode number, then path (0: the same file's, or a file's of the same
+// path). It is the engine's GroupOrder: a query whose best pieces tie by
+// the thousand (templated log lines) asks it once for the pieces of a file
+// in a row, not locationBefore for each.
+func (c *committed) fileOrder(a, b uint32) int {
+	fa, fb := c.byID[a], c.byID[b]
+	if d := compareEpisodeNumbers(fa.epNum, fb.epNum); d != 0 {
+		return d
+	}
+	return strings.Compare(fa.rel, fb.rel)
 }

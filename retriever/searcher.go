@@ -35,6 +35,7 @@ func (c *committed) newQuery(text, agent string) (bm25.Query, error) {
 // the best k pieces with distinct texts, equal scores in location order, and
 // gives each its file. The caller holds the read lock.
 func (ix *Index) run(ctx context.Context, q bm25.Query, f *filter) ([]hit, error) {
+	q.Groups = ix.fileOrder
 	found, err := ix.searcher.Search(ctx, ix.postings, &ix.stats, q, &evidenceFilter{ix: ix, f: f, agent: q.Part}, ix.locationBefore)
 	if len(found) == 0 {
 		return nil, err

@@ -25,6 +25,8 @@ type message struct {
 	Params  json.RawMessage  `json:"params,omitempty"`
 	Result  json.RawMessage  `json:"result,omitempty"`
 	Error   *rpcError        `json:"error,omitempty"`
+
+	readAt time.Time // when its body was read whole, before it was decoded
 }
 
 type rpcError struct {
@@ -56,11 +58,18 @@ func newClient(r io.Reader, w io.Writer, notify func(string, json.RawMessage)) *
 // call sends a request and waits for its answer; rpcErr is the server's
 // error answer, err a broken connection or a timeout.
 func (c *client) call(method string, params any, timeout time.Duration) (result json.RawMessage, rpcErr *rpcError, err error) {
+	result, rpcErr, _, err = c.callTimed(method, params, timeout)
+	return result, rpcErr, err
+}
+
+// callTimed is call, also saying when the answer's body was read whole
+// (before the client decoded it).
+func (c *client) callTimed(method string, params any, timeout time.Duration) (result json.RawMessage, rpcErr *rpcError, readAt time.Time, err error) {
 	ch := make(chan *message, 1)
 	c.mu.Lock()
 	if c.closed != nil {
 		c.mu.Unlock()
-		return nil, nil, c.closed
+		return nil, nil, time.Time{}, c.closed
 	}
 	c.nextID++
 	id := c.nextID
@@ -68,18 +77,18 @@ func (c *client) call(method string, params any, timeout time.Duration) (result 
 	c.mu.Unlock()
 	raw := json.RawMessage(strconv.FormatInt(id, 10))
 	if err := c.send(message{JSONRPC: "2.0", ID: &raw, Method: method, Params: mustJSON(params)}); err != nil {
-		return nil, nil, err
+		return nil, nil, time.Time{}, err
 	}
 	t := time.NewTimer(timeout)
 	defer t.Stop()
 	select {
 	case m := <-ch:
 		if m == nil {
-			return nil, nil, c.err()
+			return nil, nil, time.Time{}, c.err()
 		}
-		return m.Result, m.Error, nil
+		return m.Result, m.Error, m.readAt, nil
 	case <-t.C:
-		return nil, nil, fmt.Errorf("%s: no answer within %v", method, timeout)
+		return nil, nil, time.Time{}, fmt.Errorf("%s: no answer within %v", method, timeout)
 	}
 }
 
@@ -128,10 +137,12 @@ func (c *client) read(r *bufio.Reader) {
 		if _, err = io.ReadFull(r, body); err != nil {
 			break
 		}
+		readAt := time.Now()
 		var m message
 		if err = json.Unmarshal(body, &m); err != nil {
 			break
 		}
+		m.readAt = readAt
 		switch {
 		case m.Method != "" && m.ID != nil:
 			// A request of the server (window/workDoneProgress/create, ...).

@@ -1,7 +1,8 @@
 package store
 
 // This file checks a snapshot opened with VerifyFrame: each blob's content
-// checked at its first use (Blob.Check) or in the background (CheckAll),
+// checked at its first use (Blob.Check, or a part of it: CheckRange) or in
+// the background (CheckAll),
 // a blob damaged after the open and before that use never taken for good.
 
 import (
@@ -114,7 +115,11 @@ func TestCheckAllAndClose(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for i := len(s.Blobs()) - 1; i >= 0; i-- {
-				if err := s.Blobs()[i].Check(); err != nil && !errors.Is(err, errClosed) {
+				b := s.Blobs()[i]
+				if err := b.CheckRange(b.Ref().Length/2, 1); err != nil && !errors.Is(err, errClosed) {
+					t.Errorf("CheckRange: %v", err)
+				}
+				if err := b.Check(); err != nil && !errors.Is(err, errClosed) {
 					t.Errorf("Check: %v", err)
 				}
 			}
@@ -172,5 +177,127 @@ func TestCheckRemembered(t *testing.T) {
 	defer next.Close()
 	if !next.Blobs()[0].checked || next.Blobs()[1].checked {
 		t.Fatalf("checked: %v %v, want true false", next.Blobs()[0].checked, next.Blobs()[1].checked)
+	}
+}
+
+// TestCheckRange: a blob of several chunks opened with VerifyFrame, a byte
+// of one chunk flipped after the open and before its first use. Ranges of
+// the other chunks check clean, once (a chunk found good is not read again);
+// the first range that holds the damaged byte finds it, marks the snapshot
+// corrupt and the writer drops the commit; from then on no range of the blob
+// is said good, whole Check included. Every chunk checked by ranges is the
+// whole blob checked; a manifest without chunk sums checks the whole blob.
+func TestCheckRange(t *testing.T) {
+	run, root := testRun(t)
+	e := openEntry(t, root, run, Options{})
+	data := genContent(9, 0, 5*ChunkSize+ChunkSize/2)
+	ref := writeBlob(t, e, data)
+	if len(ref.Chunks) != 4*6 {
+		t.Fatalf("%d bytes of chunk sums for 5.5 chunks", len(ref.Chunks))
+	}
+	if _, err := e.Commit([]BlobRef{ref}, nil); err != nil {
+		t.Fatal(err)
+	}
+	e.Close()
+
+	t.Run("every chunk", func(t *testing.T) {
+		e := openEntry(t, root, run, Options{Verify: VerifyFrame})
+		s, err := e.Snapshot()
+		if err != nil || s == nil {
+			t.Fatalf("snapshot %v, %v", s, err)
+		}
+		defer s.Close()
+		b := s.Blobs()[0]
+		for _, r := range [][2]int64{{0, 1}, {ChunkSize - 1, 2}, {3*ChunkSize + 5, 0}, {2 * ChunkSize, ChunkSize}, {4*ChunkSize + 7, ChunkSize + 100}} {
+			if err := b.CheckRange(r[0], r[1]); err != nil {
+				t.Fatalf("range %v: %v", r, err)
+			}
+		}
+		if b.whole.Load() || b.checked {
+			t.Fatal("the blob taken as checked whole with chunk 3 unchecked")
+		}
+		if !b.chunksGood(0, 2) || b.chunksGood(3, 3) || !b.chunksGood(4, 5) {
+			t.Fatal("chunks found good: want 0-2 and 4-5")
+		}
+		if err := b.CheckRange(3*ChunkSize, 10); err != nil {
+			t.Fatal(err)
+		}
+		if !b.whole.Load() || !b.checked || b.checkErr != nil {
+			t.Fatal("every chunk checked, the blob not taken as checked whole")
+		}
+		for _, r := range [][2]int64{{-1, 2}, {0, -1}, {0, b.Ref().Length + 1}, {b.Ref().Length, 1}} {
+			if err := b.CheckRange(r[0], r[1]); err == nil || errors.Is(err, ErrCorrupt) {
+				t.Fatalf("range %v out of the blob: %v", r, err)
+			}
+		}
+	})
+
+	t.Run("flipped after the open", func(t *testing.T) {
+		e := openEntry(t, root, run, Options{Verify: VerifyFrame})
+		s, err := e.Snapshot()
+		if err != nil || s == nil {
+			t.Fatalf("snapshot %v, %v", s, err)
+		}
+		defer s.Close()
+		b := s.Blobs()[0]
+		if err := b.CheckRange(0, ChunkSize); err != nil {
+			t.Fatal(err)
+		}
+		flipAt(t, filepath.Join(e.Dir(), b.Ref().Name), blobHeaderSize+3*ChunkSize+100)
+		flipAt(t, filepath.Join(e.Dir(), b.Ref().Name), blobHeaderSize+10) // chunk 0, found good before
+		if err := b.CheckRange(ChunkSize, 2*ChunkSize); err != nil {
+			t.Fatalf("chunks 1-2, clean: %v", err)
+		}
+		err = b.CheckRange(2*ChunkSize+10, ChunkSize)
+		if !errors.Is(err, ErrCorrupt) {
+			t.Fatalf("the range holding the flipped byte: %v", err)
+		}
+		if !errors.Is(s.Corrupt(), ErrCorrupt) {
+			t.Fatalf("snapshot not corrupt: %v", s.Corrupt())
+		}
+		for _, r := range [][2]int64{{0, 1}, {ChunkSize, 1}, {5 * ChunkSize, 1}} {
+			if again := b.CheckRange(r[0], r[1]); again != err {
+				t.Fatalf("range %v after the failure: %v, want %v", r, again, err)
+			}
+		}
+		if again := b.Check(); again != err {
+			t.Fatalf("Check after the failure: %v, want %v", again, err)
+		}
+		if next, err := e.Snapshot(); next != nil || err != nil {
+			t.Fatalf("the writer kept the commit: %v %v", next, err)
+		}
+	})
+
+	t.Run("no chunk sums", func(t *testing.T) {
+		dir := t.TempDir()
+		e := openEntry(t, root, filepath.Join(dir), Options{})
+		ref := writeBlob(t, e, data)
+		ref.Chunks = ""
+		m, err := DecodeManifest(EncodeManifest(&Manifest{RunPath: "r", Blobs: []BlobRef{ref}}))
+		if err != nil || m.Blobs[0] != ref {
+			t.Fatalf("a manifest without chunk sums: %v, %+v", err, m)
+		}
+		b, err := openBlob(e.dir, ref, ReadMap)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer b.Close()
+		flipAt(t, filepath.Join(e.Dir(), ref.Name), blobHeaderSize+4*ChunkSize)
+		if err := b.CheckRange(0, 1); !errors.Is(err, ErrCorrupt) {
+			t.Fatalf("a range of a blob without chunk sums checks it whole: %v", err)
+		}
+	})
+}
+
+// TestManifestChunkSums: a manifest whose chunk sums do not fit its blob's
+// length is corrupt.
+func TestManifestChunkSums(t *testing.T) {
+	ref := BlobRef{Name: newBlobName(), Length: 2*ChunkSize + 1, Checksum: 7, Chunks: "123456789012"}
+	if _, err := DecodeManifest(EncodeManifest(&Manifest{Blobs: []BlobRef{ref}})); err != nil {
+		t.Fatal(err)
+	}
+	ref.Chunks = "12345678"
+	if _, err := DecodeManifest(EncodeManifest(&Manifest{Blobs: []BlobRef{ref}})); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("two chunks' sums for three chunks: %v", err)
 	}
 }

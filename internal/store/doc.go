@@ -57,8 +57,11 @@
 // content checksum is also computed, which reads every byte once at memory
 // speed; VerifyFrame leaves that to the caller: Blob.Check before a blob's
 // first use (once a blob; a mismatch marks the snapshot corrupt, as a fault
-// does, and the writer drops the commit), Snapshot.CheckAll for the rest in
-// the background (Close waits for a check under way). One bad file drops the
+// does, and the writer drops the commit), or Blob.CheckRange before a part
+// of one is first used (the manifest keeps a CRC-32C of each 64 KiB chunk
+// of every blob: an answer that reads a few pages of a blob checks those
+// chunks only, once), Snapshot.CheckAll for the rest in the background
+// (Close waits for a check under way). One bad file drops the
 // whole commit (its blobs are one consistent state), and Report says what
 // was dropped, once. Nothing here panics on any file's content.
 //

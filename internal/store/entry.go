@@ -39,10 +39,11 @@ const (
 	// reads every byte once, at memory speed (BenchmarkOpen).
 	VerifyFull VerifyMode = iota
 	// VerifyFrame checks lengths, headers, footers and that the footer's
-	// checksum is the manifest's: O(1) a blob. A byte flipped inside the
+	// checksum is the manifest's: O(1) a blob (the manifest, with every
+	// blob's chunk sums, is checked whole). A byte flipped inside the
 	// content is then not seen at open: the caller checks each blob with
-	// Blob.Check before its first use (and Snapshot.CheckAll the rest, in
-	// the background).
+	// Blob.Check, or each part of one with Blob.CheckRange, before its first
+	// use (and Snapshot.CheckAll the rest, in the background).
 	VerifyFrame
 )
 

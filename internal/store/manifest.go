@@ -27,13 +27,16 @@ type Manifest struct {
 //
 //	magic "runlsMAN" | version u32 | zero u32 | body length u64
 //	body: generation uvarint | config hash [32] | config bytes | run path bytes
-//	      | blob count uvarint, each: name bytes, length uvarint, crc u32
+//	      | blob count uvarint, each: name bytes, length uvarint, crc u32,
+//	        chunk sums bytes (format 2: BlobRef.Chunks, "" or 4 bytes a chunk)
 //	      | caller bytes            (bytes = uvarint length, then the bytes)
 //	CRC-32C of everything before u32 | "mEND"
+//
+// Format 1 had no chunk sums: it is still read (its blobs are checked whole).
 const (
 	manifestMagic       = "runlsMAN"
 	manifestFooterMagic = "mEND"
-	manifestVersion     = 1
+	manifestVersion     = 2
 	manifestHeaderSize  = 24
 	manifestFooterSize  = 8
 	manifestName        = "manifest"
@@ -54,6 +57,7 @@ func EncodeManifest(m *Manifest) []byte {
 		body = appendBytes(body, []byte(b.Name))
 		body = binary.AppendUvarint(body, uint64(b.Length))
 		body = binary.LittleEndian.AppendUint32(body, b.Checksum)
+		body = appendBytes(body, []byte(b.Chunks))
 	}
 	body = appendBytes(body, m.Caller)
 
@@ -77,8 +81,9 @@ func DecodeManifest(b []byte) (*Manifest, error) {
 	if string(b[:8]) != manifestMagic {
 		return nil, fmt.Errorf("%w: not a manifest (bad magic)", ErrCorrupt)
 	}
-	if v := binary.LittleEndian.Uint32(b[8:]); v != manifestVersion {
-		return nil, fmt.Errorf("%w: manifest format %d, want %d", ErrFormat, v, manifestVersion)
+	version := binary.LittleEndian.Uint32(b[8:])
+	if version != manifestVersion && version != 1 {
+		return nil, fmt.Errorf("%w: manifest format %d, want %d", ErrFormat, version, manifestVersion)
 	}
 	n := binary.LittleEndian.Uint64(b[16:])
 	if n != uint64(len(b)-manifestHeaderSize-manifestFooterSize) {
@@ -110,6 +115,9 @@ func DecodeManifest(b []byte) (*Manifest, error) {
 		ref := BlobRef{Name: string(d.bytes())}
 		length := d.uvarint()
 		ref.Checksum = d.uint32()
+		if version > 1 {
+			ref.Chunks = string(d.bytes())
+		}
 		if d.err != nil {
 			break
 		}
@@ -118,6 +126,9 @@ func DecodeManifest(b []byte) (*Manifest, error) {
 		}
 		if length > maxBlobLength {
 			return nil, fmt.Errorf("%w: manifest blob length %d", ErrCorrupt, length)
+		}
+		if ref.Chunks != "" && uint64(len(ref.Chunks)) != 4*uint64(chunkCount(int64(length))) {
+			return nil, fmt.Errorf("%w: manifest blob %s: %d bytes of chunk sums for %d bytes", ErrCorrupt, ref.Name, len(ref.Chunks), length)
 		}
 		ref.Length = int64(length)
 		seen[ref.Name] = true

@@ -37,6 +37,7 @@ func (e *Entry) MapBlob(ref BlobRef) (*Blob, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", ref.Name, err)
 	}
+	b.setChecked(nil) // checksummed as it was written: Check and CheckRange say so
 	return b, nil
 }
 

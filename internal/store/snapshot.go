@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 )
 
 // Snapshot is one commit, open for reading. Its blobs stay readable until
@@ -43,8 +44,23 @@ type Blob struct {
 	snap   *Snapshot
 
 	checkMu  sync.Mutex
-	checked  bool  // the content's checksum was computed (or the open's was)
+	checked  bool  // the content's checksum was computed (or the open's was, or every chunk's)
 	checkErr error // and its answer
+	// What CheckRange reads without the lock: the content is checked and
+	// good (whole), or found bad; a bit for each chunk found good.
+	whole, bad atomic.Bool
+	chunkOK    []atomic.Uint64
+}
+
+// setChecked records the answer of a check of the whole content; the
+// caller holds checkMu.
+func (b *Blob) setChecked(err error) {
+	b.checked, b.checkErr = true, err
+	if err != nil {
+		b.bad.Store(true)
+	} else {
+		b.whole.Store(true)
+	}
 }
 
 // Manifest is the commit's manifest; the caller must not change it.
@@ -212,29 +228,98 @@ func (b *Blob) Check() error {
 	if b.checked {
 		return b.checkErr
 	}
-	s := b.snap
-	if s == nil {
-		b.checked, b.checkErr = true, b.Verify()
+	return b.checkLocked(b.Verify, true)
+}
+
+// CheckRange checks the content's bytes [off, off+n) before their first
+// use, at a finer grain than Check: the chunks (ChunkSize) that hold them,
+// each against its sum in the manifest the first time it is asked, and at
+// once after (a bit a chunk, read without a lock). A snapshot opened with
+// VerifyFrame can so be answered from as soon as it is open, each answer
+// checking the few chunks it reads. It is Check for a blob whose manifest
+// had no chunk sums, and answers as Check does for a blob checked whole
+// (VerifyFull, Check, or every chunk by ranges). A chunk whose sum fails is
+// Check's failure: the snapshot is marked corrupt, and no part of the blob
+// may be used, nor is one said good after. Safe for concurrent use.
+func (b *Blob) CheckRange(off, n int64) error {
+	if off < 0 || n < 0 || off > b.ref.Length-n {
+		return fmt.Errorf("store: %s: range %d+%d of %d bytes", b.ref.Name, off, n, b.ref.Length)
+	}
+	if n == 0 || b.whole.Load() {
+		return nil
+	}
+	if b.ref.Chunks == "" || b.chunkOK == nil {
+		return b.Check()
+	}
+	first, last := off/ChunkSize, (off+n-1)/ChunkSize
+	if !b.bad.Load() && b.chunksGood(first, last) {
+		return nil
+	}
+	b.checkMu.Lock()
+	defer b.checkMu.Unlock()
+	if b.checked {
 		return b.checkErr
 	}
-	open, err := s.verifyOpen(b)
+	return b.checkLocked(func() error {
+		return b.Access(func(c []byte) error {
+			for i := first; i <= last; i++ {
+				if b.chunksGood(i, i) {
+					continue
+				}
+				if err := checkChunk(c, b.ref, i); err != nil {
+					return fmt.Errorf("%s: %w", b.ref.Name, err)
+				}
+				b.chunkOK[i/64].Or(1 << (i % 64))
+			}
+			return nil
+		})
+	}, false)
+}
+
+// chunksGood reports whether chunks first to last were all found good.
+func (b *Blob) chunksGood(first, last int64) bool {
+	for i := first; i <= last; i++ {
+		if b.chunkOK[i/64].Load()&(1<<(i%64)) == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// checkLocked runs verify, a check of the whole content (whole) or of some
+// chunks, while the snapshot stays open, and records its answer: a failure
+// marks the snapshot corrupt; the content is checked whole once every chunk
+// is. The caller holds checkMu.
+func (b *Blob) checkLocked(verify func() error, whole bool) error {
+	s := b.snap
+	if s == nil {
+		err := verify()
+		if err != nil || whole || b.chunksGood(0, chunkCount(b.ref.Length)-1) {
+			b.setChecked(err)
+		}
+		return err
+	}
+	open, err := s.whileOpen(b, verify)
 	if !open {
 		return err // closed: not an answer about the content
 	}
 	// The entry's callbacks (which take its lock) once the read is done,
 	// so that no lock of the entry is waited for while Close waits.
-	if err != nil {
+	switch {
+	case err != nil:
 		err = s.markCorrupt(err)
-	} else if s.onChecked != nil {
+	case !whole && !b.chunksGood(0, chunkCount(b.ref.Length)-1):
+		return nil // good so far
+	case s.onChecked != nil:
 		s.onChecked(b.ref.Name)
 	}
-	b.checked, b.checkErr = true, err
+	b.setChecked(err)
 	return err
 }
 
-// verifyOpen verifies b's content unless s is closed (open false), holding
-// off Close meanwhile.
-func (s *Snapshot) verifyOpen(b *Blob) (open bool, err error) {
+// whileOpen runs verify unless s is closed (open false), holding off Close
+// meanwhile.
+func (s *Snapshot) whileOpen(b *Blob, verify func() error) (open bool, err error) {
 	s.checking.RLock()
 	defer s.checking.RUnlock()
 	s.mu.Lock()
@@ -243,7 +328,7 @@ func (s *Snapshot) verifyOpen(b *Blob) (open bool, err error) {
 	if closed {
 		return false, fmt.Errorf("%s: %w", b.ref.Name, errClosed)
 	}
-	return true, b.Verify()
+	return true, verify()
 }
 
 // faultAddr is the faulting address of a panic SetPanicOnFault raised.
@@ -310,17 +395,18 @@ func openSnapshot(dir string, m *Manifest, read ReadMode, full bool, verified ma
 	}
 	for _, b := range s.blobs {
 		if verified[b.ref.Name] {
-			b.checked = true
+			b.setChecked(nil)
 			continue
 		}
 		if !full {
-			continue // Blob.Check, at the caller's first use
+			continue // Blob.Check or CheckRange, at the caller's first use
 		}
 		if err := b.Verify(); err != nil {
 			s.Close()
 			return nil, err
 		}
-		verified[b.ref.Name], b.checked = true, true
+		verified[b.ref.Name] = true
+		b.setChecked(nil)
 	}
 	return s, nil
 }
@@ -343,6 +429,9 @@ func openBlob(dir string, ref BlobRef, read ReadMode) (*Blob, error) {
 		return nil, fmt.Errorf("%w: %d bytes, want %d", errTruncated, size, blobHeaderSize+ref.Length+blobFooterSize)
 	}
 	b := &Blob{ref: ref}
+	if ref.Chunks != "" {
+		b.chunkOK = make([]atomic.Uint64, (chunkCount(ref.Length)+63)/64)
+	}
 	if read == ReadMap && canMap {
 		b.file, err = mapFile(f, size)
 		b.mapped = true

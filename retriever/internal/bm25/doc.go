@@ -55,6 +55,14 @@
 // with the higher of the two thresholds. A query's buffers come from a pool,
 // so a query allocates some 27 KB.
 //
+// Documents that tie by the thousand (templated log lines) are out of reach
+// of no bound, as a bound is an upper one: each is scored. What makes them
+// cheap: a Query's GroupOrder (the tie order's first keys, by group) decides a
+// tie with the worst kept hit once for a run of a group's documents; and a
+// Memo given to two searches of one query (an owner's ranking without its
+// rules, then with them) keeps the pairs path's scored candidates of each
+// segment, so that the second search only offers them.
+//
 // # Persisted
 //
 // A segment, the dictionary and the statistics each have an encoding

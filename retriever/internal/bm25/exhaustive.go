@@ -85,7 +85,7 @@ func (sr *Searcher) exhaustive(s segRef, cs []termCursor, avgdl float64, q *quer
 				has |= 1 << i
 			}
 		}
-		if bound >= theta {
+		if bound >= theta && !runs.rejects(d) {
 			norm := norms.Of(s.Len(d), avgdl)
 			score := 0.0
 			for i := range m {
@@ -135,6 +135,12 @@ const maxPairTerms = 4
 // is in one list of its own term at most, so a second sighting is another
 // term's.
 func (sr *Searcher) exhaustivePairs(s segRef, cs []termCursor, avgdl float64, q *query, f Filter, top *topK) {
+	if q.memo != nil {
+		if sd, ok := q.memo.get(s.Segment); ok {
+			offerScored(s, sd.docs, sd.scores, f, top)
+			return
+		}
+	}
 	lists := q.decoded[:0]
 	for i := range cs {
 		var t decodedTerm
@@ -175,29 +181,62 @@ func (sr *Searcher) exhaustivePairs(s segRef, cs []termCursor, avgdl float64, q 
 	clear(seen)
 	q.cands = cands
 	cands = mergeRuns(cands[:n], runEnds[:len(lists)], &q.merged)
+	// Without a memo, the candidates of groups the filter rejects whole are
+	// left now (a query whose best documents are in files outside the
+	// request's rules); a memo keeps every candidate, for a second search
+	// under other rules.
+	if q.memo == nil {
+		runs := newDocCursor(f, s)
+		cands = slices.DeleteFunc(cands, runs.rejects)
+	}
 	// The candidates' lengths first, in a loop of independent loads.
 	dls := slices.Grow(q.candDLs[:0], len(cands))[:len(cands)]
 	for j, d := range cands {
 		dls[j] = s.Len(d)
 	}
 	q.candDLs = dls
-	runs := newDocCursor(f, s)
-	theta := top.threshold() * (1 - PruneSlack)
+	scores := slices.Grow(q.candScores[:0], len(cands))[:len(cands)]
+	// A document of the last one's length and tfs gets its score without a
+	// division: templated lines are thousands of such documents.
+	var tfs, lastTFs [2 * maxPairTerms]uint32
+	lastDL, lastScore := -1, 0.0
 	for j, d := range cands {
-		norm := q.norms.Of(dls[j], avgdl)
-		score := 0.0
 		for i := range lists {
 			// The candidates are few and ascending: search ahead, do not
 			// walk. Lists are in query term order, a term's found in one.
-			if tf := lists[i].tfOf(d); tf > 0 {
+			tfs[i] = lists[i].tfOf(d)
+		}
+		if int(dls[j]) == lastDL && tfs == lastTFs {
+			scores[j] = lastScore
+			continue
+		}
+		norm := q.norms.Of(dls[j], avgdl)
+		score := 0.0
+		for i := range lists {
+			if tf := tfs[i]; tf > 0 {
 				score += ScoreNorm(lists[i].idf, tf, norm)
 			}
 		}
-		if score < theta {
+		scores[j], lastDL, lastTFs, lastScore = score, int(dls[j]), tfs, score
+	}
+	q.candScores = scores
+	if q.memo != nil {
+		q.memo.put(s.Segment, cands, scores)
+	}
+	offerScored(s, cands, scores, f, top)
+}
+
+// offerScored offers the documents of s (ascending) that f accepts and whose
+// scores can enter.
+func offerScored(s segRef, docs []uint32, scores []float64, f Filter, top *topK) {
+	runs := newDocCursor(f, s)
+	theta := top.threshold() * (1 - PruneSlack)
+	for j, d := range docs {
+		if scores[j] < theta || top.losesTie(scores[j], runs.groupAt(d)) {
 			continue
 		}
 		if ok, tag := runs.at(d); ok {
-			top.offer(Hit{Score: score, Seg: s.n, Doc: d, Group: tag, seg: s.Segment})
+			top.offer(Hit{Score: scores[j], Seg: s.n, Doc: d, Group: tag, seg: s.Segment})
 			theta = top.threshold() * (1 - PruneSlack)
 		}
 	}
@@ -277,6 +316,12 @@ func (t *decodedTerm) decode(ls []termCursor) {
 // asked is most often a few places on), then halved.
 func (t *decodedTerm) tfOf(d uint32) uint32 {
 	docs := t.docs[t.at:] // ends in a sentinel past every document
+	switch {
+	case docs[0] == d: // the terms of templated lines are in the same documents
+		return t.tfs[t.at]
+	case docs[0] > d:
+		return 0
+	}
 	hi := 1
 	for hi < len(docs) && docs[hi-1] < d {
 		hi *= 2

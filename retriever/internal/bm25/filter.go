@@ -71,13 +71,27 @@ func (c *docCursor) enter(i int) {
 	c.verdict = c.f.Group(c.s.n, c.group)
 }
 
-// at reports whether document d (at or after the last one asked) is alive
-// and may be a hit, and its group.
-func (c *docCursor) at(d uint32) (bool, uint32) {
+// groupAt returns the group of document d (at or after the last one
+// asked), entering its run.
+func (c *docCursor) groupAt(d uint32) uint32 {
 	if d >= c.next {
 		i, _ := slices.BinarySearchFunc(c.s.groups, d+1, func(r groupRun, t uint32) int { return cmp.Compare(r.lo, t) })
 		c.enter(i - 1)
 	}
+	return c.group
+}
+
+// rejects reports whether the filter rejects the whole group run of
+// document d (at or after the last one asked): its documents need no score.
+func (c *docCursor) rejects(d uint32) bool {
+	c.groupAt(d)
+	return c.verdict == RejectAll
+}
+
+// at reports whether document d (at or after the last one asked) is alive
+// and may be a hit, and its group.
+func (c *docCursor) at(d uint32) (bool, uint32) {
+	c.groupAt(d)
 	switch {
 	case c.verdict == RejectAll || c.s.Dead(d):
 		return false, 0

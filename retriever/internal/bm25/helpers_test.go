@@ -21,11 +21,13 @@ type testDoc struct {
 // testIndex is segments built from literal documents, with their
 // dictionary and statistics, as an owner of the engine keeps them.
 type testIndex struct {
-	dict  *Dict
-	stats Stats
-	segs  []*Segment
-	seed  maphash.Seed
-	tie   TieOrder // hits of equal score; nil: placeOrder
+	dict   *Dict
+	stats  Stats
+	segs   []*Segment
+	seed   maphash.Seed
+	tie    TieOrder   // hits of equal score; nil: placeOrder
+	groups GroupOrder // the tie order's first keys, or nil
+	memo   *Memo      // given to every search, or nil
 }
 
 func newTestIndex() *testIndex {
@@ -62,7 +64,7 @@ func (ti *testIndex) search(t testing.TB, tune Tuning, text string, part, k int,
 		f = acceptAll{}
 	}
 	sr := &Searcher{Tuning: tune}
-	hits, err := sr.Search(context.Background(), ti.segs, &ti.stats, Query{Terms: ti.dict.Lookup(Terms(text)), Part: part, K: k}, f, ti.tieOrder())
+	hits, err := sr.Search(context.Background(), ti.segs, &ti.stats, Query{Terms: ti.dict.Lookup(Terms(text)), Part: part, K: k, Groups: ti.groups, Memo: ti.memo}, f, ti.tieOrder())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,11 +14,13 @@ import (
 )
 
 type query struct {
-	norms *NormTable
-	terms []queryTerm
-	part  int // -1: every partition
-	k     int
-	best  []float64 // scratch for reach, by query term (cleared before each use)
+	norms  *NormTable
+	terms  []queryTerm
+	part   int // -1: every partition
+	k      int
+	groups GroupOrder
+	memo   *Memo
+	best   []float64 // scratch for reach, by query term (cleared before each use)
 	*scratch
 }
 
@@ -32,6 +34,7 @@ type scratch struct {
 	cands               []uint32
 	merged              [2][]uint32 // exhaustivePairs' candidates, merged
 	candDLs             []uint16    // the lengths of cands
+	candScores          []float64   // the scores of cands
 	seen                []uint64    // exhaustivePairs' bit per document, clear between uses
 	cursors             []termCursor
 	work                []segmentWork
@@ -108,13 +111,21 @@ type Query struct {
 	Terms []uint32
 	Part  int
 	K     int
+	// Groups, when set, is the tie order's first keys (GroupOrder), which
+	// it must agree with: it spares asking the TieOrder, and orders nothing
+	// differently.
+	Groups GroupOrder
+	// Memo, when set, keeps what this search scores for a second search of
+	// the same query (Memo); a Memo given to the first search is read by
+	// the second.
+	Memo *Memo
 }
 
 // Search scores a query over segs, whose statistics are st: the best K
 // documents that f accepts, of distinct keys, equal scores in tie's order.
 // The caller keeps segs and st unchanged until it returns.
 func (sr *Searcher) Search(ctx context.Context, segs []*Segment, st *Stats, qy Query, f Filter, tie TieOrder) ([]Hit, error) {
-	q := &query{part: qy.Part, k: qy.K}
+	q := &query{part: qy.Part, k: qy.K, groups: qy.Groups, memo: qy.Memo}
 	docs, terms := st.totals(qy.Part)
 	for _, id := range qy.Terms {
 		df := st.df(qy.Part, id)
@@ -127,6 +138,9 @@ func (sr *Searcher) Search(ctx context.Context, segs []*Segment, st *Stats, qy Q
 		return nil, nil
 	}
 	avgdl := float64(terms) / float64(docs)
+	if q.memo != nil {
+		q.memo.begin(q.terms, avgdl)
+	}
 	return sr.run(ctx, q, f, segs, avgdl, tie)
 }
 
@@ -190,7 +204,7 @@ func (sr *Searcher) run(ctx context.Context, q *query, f Filter, segs []*Segment
 	}
 	q.work, q.cursors = work, all
 	if size < sr.Tuning.ParallelMin || len(work) < 2 || len(q.terms) < 2 {
-		top := newTopK(q.k, tie)
+		top := newTopK(q.k, tie, q.groups)
 		if err := sr.search(ctx, q, f, work, avgdl, top); err != nil {
 			return nil, err
 		}
@@ -213,7 +227,7 @@ func (sr *Searcher) run(ctx context.Context, q *query, f Filter, segs []*Segment
 		halves[h], sizes[h] = append(halves[h], w), sizes[h]+w.size
 	}
 	shared := newSharedBound()
-	tops := [2]*topK{newTopK(q.k, tie), newTopK(q.k, tie)}
+	tops := [2]*topK{newTopK(q.k, tie, q.groups), newTopK(q.k, tie, q.groups)}
 	tops[0].shared, tops[1].shared = shared, shared
 	other := q.fork(sr.getScratch())
 	defer sr.putScratch(other.scratch)
@@ -259,7 +273,7 @@ type segmentWork struct {
 // fork returns a copy of the query for another goroutine: the same terms
 // and tables (read only), scratch buffers of its own (sc).
 func (q *query) fork(sc *scratch) *query {
-	c := &query{norms: q.norms, terms: q.terms, part: q.part, k: q.k, scratch: sc}
+	c := &query{norms: q.norms, terms: q.terms, part: q.part, k: q.k, groups: q.groups, memo: q.memo, scratch: sc}
 	c.best = slices.Grow(sc.bestBuf[:0], len(q.terms))[:len(q.terms)]
 	sc.bestBuf = c.best
 	return c

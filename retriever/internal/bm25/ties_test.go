@@ -7,6 +7,7 @@ package bm25
 // such a query.
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -33,19 +34,29 @@ func templatedDocs(r *rand.Rand, n, every int) []testDoc {
 
 // tieOrders are orders of equal scores that the scoring paths must keep
 // whatever they are: the documents' own order, its reverse, and one by
-// group first that the documents' order does not follow.
+// group first that the documents' order does not follow, asked alone and
+// with its groups' part as a GroupOrder (which decides for most pairs of
+// groups, not all: the hash below collides).
 var tieOrders = []struct {
-	name string
-	tie  TieOrder
+	name   string
+	tie    TieOrder
+	groups GroupOrder
 }{
-	{"place", placeOrder},
-	{"reverse", func(a, b Hit) bool { return placeOrder(b, a) }},
-	{"group", func(a, b Hit) bool {
-		if ga, gb := a.Group*2654435761%97, b.Group*2654435761%97; ga != gb {
-			return ga < gb
-		}
-		return placeOrder(b, a)
-	}},
+	{"place", placeOrder, nil},
+	{"reverse", func(a, b Hit) bool { return placeOrder(b, a) }, nil},
+	{"group", groupFirst, nil},
+	{"group-order", groupFirst, func(a, b uint32) int { return cmp.Compare(groupHash(a), groupHash(b)) }},
+}
+
+// groupHash is groupFirst's first key.
+func groupHash(g uint32) uint32 { return g * 2654435761 % 97 }
+
+// groupFirst orders by groupHash, then in reverse place order.
+func groupFirst(a, b Hit) bool {
+	if ga, gb := groupHash(a.Group), groupHash(b.Group); ga != gb {
+		return ga < gb
+	}
+	return placeOrder(b, a)
 }
 
 // TestTiesEqualExhaustive: queries of the templated words, whose best
@@ -58,7 +69,7 @@ func TestTiesEqualExhaustive(t *testing.T) {
 			t.Run(p.name+"/"+o.name, func(t *testing.T) {
 				r := rand.New(rand.NewPCG(3, 4))
 				ti := newTestIndex()
-				ti.tie = o.tie
+				ti.tie, ti.groups = o.tie, o.groups
 				for i, n := range []int{2000, 600, 40, 1500, 3000} {
 					s := ti.add(p.tune.LayerMin, templatedDocs(r, n, []int{3, 50}[i%2])...)
 					for d := uint32(0); d < uint32(s.Docs()); d += 13 {
@@ -86,6 +97,48 @@ func TestTiesEqualExhaustive(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestMemoEqualExhaustive: a query searched twice with one Memo, first
+// with every document, then under a filter (as an owner ranks without its
+// rules, then with them), and then another query with the same Memo, gives
+// each time the hits of scoring every posting, on every path.
+func TestMemoEqualExhaustive(t *testing.T) {
+	queries := []string{"rate limited retrying", "rate limited", "limited attempt w3", "rate w0 w1", "call again"}
+	for _, p := range pruningPaths {
+		t.Run(p.name, func(t *testing.T) {
+			r := rand.New(rand.NewPCG(7, 8))
+			ti := newTestIndex()
+			ti.tie, ti.groups = groupFirst, func(a, b uint32) int { return cmp.Compare(groupHash(a), groupHash(b)) }
+			for i, n := range []int{2000, 600, 40, 1500, 3000} {
+				s := ti.add(p.tune.LayerMin, templatedDocs(r, n, []int{3, 50}[i%2])...)
+				for d := uint32(0); d < uint32(s.Docs()); d += 17 {
+					ti.stats.Drop(s.Group(d)%2, s, d, d+1)
+				}
+			}
+			filtered := groupFilter{
+				whole: map[uint32]bool{2: true, 5: true},
+				each:  func(seg int, doc uint32) bool { return (doc+uint32(seg))%5 != 0 },
+			}
+			ti.memo = &Memo{}
+			for qi, query := range queries {
+				for _, k := range []int{1, 10, 60} {
+					// the same Memo across queries: another query's is dropped
+					for fi, f := range []Filter{nil, filtered, partFilter{filtered, uint32(qi % 2)}} {
+						part := -1
+						if fi == 2 {
+							part = qi % 2
+						}
+						got := ti.search(t, p.tune, query, part, k, f)
+						want := ti.bruteForce(query, part, k, f)
+						if !slices.Equal(got, want) {
+							t.Fatalf("%q k %d filter %d:\n got  %v\n want %v", query, k, fi, brief(got), brief(want))
+						}
+					}
+				}
+			}
+		})
 	}
 }
 

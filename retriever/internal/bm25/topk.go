@@ -25,6 +25,16 @@ type Hit struct {
 // to the heap.
 type TieOrder func(a, b Hit) bool
 
+// A GroupOrder is the first keys of an owner's tie order, when its hits of
+// two groups come in an order their groups alone may decide (in retriever,
+// a file's episode and path, then the line): negative when group a's come
+// first, positive when b's, 0 when the groups do not decide and the
+// TieOrder does. Search remembers its last answer, so that a query whose
+// best documents tie by the thousand (templated log lines) costs one
+// comparison of integers for each tied document of a group that loses to the
+// worst kept hit's, not a call of the TieOrder.
+type GroupOrder func(a, b uint32) int
+
 // better orders hits: higher score first, then tie.
 func better(a, b *Hit, tie TieOrder) bool {
 	if a.Score != b.Score {
@@ -43,6 +53,15 @@ type topK struct {
 	// shared, when set, is the threshold of all the halves of a query
 	// searched side by side (see run)
 	shared *sharedBound
+	groups GroupOrder // nil: the tie order alone
+	memo   groupMemo  // groups' last answer
+}
+
+// groupMemo is a GroupOrder's answer for two groups.
+type groupMemo struct {
+	a, b uint32
+	cmp  int
+	ok   bool
 }
 
 // sharedBound is the highest threshold of a query's halves.
@@ -66,8 +85,8 @@ func (b *sharedBound) raise(v float64) {
 	}
 }
 
-func newTopK(k int, tie TieOrder) *topK {
-	t := &topK{k: k, tie: tie, where: map[uint64]int{}}
+func newTopK(k int, tie TieOrder, groups GroupOrder) *topK {
+	t := &topK{k: k, tie: tie, groups: groups, where: map[uint64]int{}}
 	t.h.where, t.h.tie = t.where, tie
 	return t
 }
@@ -78,7 +97,7 @@ func (t *topK) offer(c Hit) {
 	// worst. Asked before the key is looked up, as the hits of a query whose
 	// best documents tie by the thousand (templated log lines) mostly lose
 	// their tie with the worst.
-	if len(t.h.hits) == t.k && (c.Score < t.h.hits[0].Score || !better(&c, &t.h.hits[0], t.tie)) {
+	if len(t.h.hits) == t.k && !t.beatsWorst(&c) {
 		return
 	}
 	hash := c.seg.key[c.Doc]
@@ -101,6 +120,41 @@ func (t *topK) offer(c Hit) {
 	t.where[hash] = 0
 	heap.Fix(&t.h, 0)
 	t.publish()
+}
+
+// beatsWorst reports whether c is better than the worst kept hit (the heap
+// is full): better, with the groups' order remembered for the next tie of the
+// same two groups.
+func (t *topK) beatsWorst(c *Hit) bool {
+	w := &t.h.hits[0]
+	if c.Score != w.Score {
+		return c.Score > w.Score
+	}
+	if t.groups != nil && c.Group != w.Group {
+		if cmp := t.groupCmp(c.Group, w.Group); cmp != 0 {
+			return cmp < 0
+		}
+	}
+	return t.tie(*c, *w)
+}
+
+// losesTie reports, cheaply, that a document of score and group cannot
+// enter: the heap is full, the score is the worst kept hit's, and the groups'
+// order puts group after the worst's. False says nothing.
+func (t *topK) losesTie(score float64, group uint32) bool {
+	if len(t.h.hits) < t.k || t.groups == nil {
+		return false
+	}
+	w := &t.h.hits[0]
+	return score == w.Score && group != w.Group && t.groupCmp(group, w.Group) > 0
+}
+
+// groupCmp is t.groups(a, b), remembered for the next call.
+func (t *topK) groupCmp(a, b uint32) int {
+	if m := &t.memo; !m.ok || m.a != a || m.b != b {
+		*m = groupMemo{a: a, b: b, cmp: t.groups(a, b), ok: true}
+	}
+	return t.memo.cmp
 }
 
 // publish raises the shared threshold to this half's, when it has k.
