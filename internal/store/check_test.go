@@ -277,7 +277,7 @@ func TestCheckRange(t *testing.T) {
 		if err != nil || m.Blobs[0] != ref {
 			t.Fatalf("a manifest without chunk sums: %v, %+v", err, m)
 		}
-		b, err := openBlob(e.dir, ref, ReadMap)
+		b, err := openBlob(e.dir, ref, ReadMap, false, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

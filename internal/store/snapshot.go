@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"os"
 	"path/filepath"
@@ -383,8 +384,9 @@ func (s *Snapshot) markCorrupt(err error) error {
 // process needs only its frame checked again).
 func openSnapshot(dir string, m *Manifest, read ReadMode, full bool, verified map[string]bool) (*Snapshot, error) {
 	s := &Snapshot{m: m, byNm: make(map[string]*Blob, len(m.Blobs))}
+	var buf []byte // the reads of fileChecksum
 	for _, ref := range m.Blobs {
-		b, err := openBlob(dir, ref, read)
+		b, err := openBlob(dir, ref, read, full && !verified[ref.Name], &buf)
 		if err != nil {
 			s.Close()
 			return nil, fmt.Errorf("%s: %w", ref.Name, err)
@@ -394,11 +396,14 @@ func openSnapshot(dir string, m *Manifest, read ReadMode, full bool, verified ma
 		s.byNm[ref.Name] = b
 	}
 	for _, b := range s.blobs {
-		if verified[b.ref.Name] {
+		switch {
+		case verified[b.ref.Name]:
 			b.setChecked(nil)
 			continue
-		}
-		if !full {
+		case b.checked: // by openBlob, from the file
+			verified[b.ref.Name] = true
+			continue
+		case !full:
 			continue // Blob.Check or CheckRange, at the caller's first use
 		}
 		if err := b.Verify(); err != nil {
@@ -411,7 +416,10 @@ func openSnapshot(dir string, m *Manifest, read ReadMode, full bool, verified ma
 	return s, nil
 }
 
-func openBlob(dir string, ref BlobRef, read ReadMode) (*Blob, error) {
+// openBlob opens the blob ref names in dir and checks its frame; with sum,
+// the content of a blob to be mapped is checked too, from the file (the
+// caller checks a heap copy itself), in buf.
+func openBlob(dir string, ref BlobRef, read ReadMode, sum bool, buf *[]byte) (*Blob, error) {
 	f, err := os.Open(filepath.Join(dir, ref.Name))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, errMissing
@@ -428,11 +436,20 @@ func openBlob(dir string, ref BlobRef, read ReadMode) (*Blob, error) {
 	if size != blobHeaderSize+ref.Length+blobFooterSize {
 		return nil, fmt.Errorf("%w: %d bytes, want %d", errTruncated, size, blobHeaderSize+ref.Length+blobFooterSize)
 	}
+	// A mapped blob's checksum is computed from the file, not the mapping:
+	// a pass over the mapping would make every page of the entry the
+	// process's own (its RSS) until it exits, where an answer reads a few.
+	mapIt := read == ReadMap && canMap
+	if sum && mapIt {
+		if err := fileChecksum(f, ref, buf); err != nil {
+			return nil, err
+		}
+	}
 	b := &Blob{ref: ref}
 	if ref.Chunks != "" {
 		b.chunkOK = make([]atomic.Uint64, (chunkCount(ref.Length)+63)/64)
 	}
-	if read == ReadMap && canMap {
+	if mapIt {
 		b.file, err = mapFile(f, size)
 		b.mapped = true
 	} else {
@@ -451,5 +468,37 @@ func openBlob(dir string, ref BlobRef, read ReadMode) (*Blob, error) {
 		}
 		return nil, err
 	}
+	if sum && mapIt {
+		b.setChecked(nil)
+	}
 	return b, nil
 }
+
+// fileChecksum checks the CRC-32C of a blob's content read from its file,
+// a buffer at a time (buf, kept for the next blob).
+func fileChecksum(f *os.File, ref BlobRef, buf *[]byte) error {
+	if cap(*buf) < fileChecksumBuffer {
+		*buf = make([]byte, fileChecksumBuffer)
+	}
+	p := (*buf)[:cap(*buf)]
+	crc := uint32(0)
+	for off := int64(0); off < ref.Length; {
+		n := min(int64(len(p)), ref.Length-off)
+		if _, err := f.ReadAt(p[:n], blobHeaderSize+off); err != nil {
+			if errors.Is(err, io.EOF) {
+				return fmt.Errorf("%w: read %d bytes of %d", errTruncated, off, ref.Length)
+			}
+			return err
+		}
+		crc = crc32.Update(crc, castagnoli, p[:n])
+		off += n
+	}
+	if crc != ref.Checksum {
+		return fmt.Errorf("%w: content checksum %08x, want %08x", ErrCorrupt, crc, ref.Checksum)
+	}
+	return nil
+}
+
+// fileChecksumBuffer is fileChecksum's read: large enough that the calls
+// cost nothing beside the copy, small enough to stay in the cache.
+const fileChecksumBuffer = 1 << 20
