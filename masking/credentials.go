@@ -180,8 +180,18 @@ func (m *CredentialMasker) find(text string, out []Span) ([]Span, int) {
 // keyword, and the rules of rules.go hide nothing in text where none of
 // those keywords (password, secret, token, key, auth, …) occurs.
 func (m *CredentialMasker) scanAll(text string, out []Span, paths *PathRedactor) ([]Span, int) {
+	return m.scanDepth(text, out, paths, 0)
+}
+
+// scanDepth is scanAll on text that is depth decodings of base64 deep
+// (runs.go); the long runs of text are read too when the vendor rules are
+// loaded (the whole masker, not a test's single rule).
+func (m *CredentialMasker) scanDepth(text string, out []Span, paths *PathRedactor, depth int) ([]Span, int) {
 	from := len(out)
 	out, open, cue := m.scan(text, out, paths)
+	if m.vendor != nil {
+		out = m.runSecrets(text, out, depth)
+	}
 	var levels [maxViews]Mapping
 	view := text
 	for n := 0; n < maxViews && (cue || len(out) > from); n++ {
@@ -242,6 +252,7 @@ func (m *CredentialMasker) scan(text string, out []Span, paths *PathRedactor) (_
 			if s < int(st.scanned[t.rule]) || s < 0 || !hasKeyword(text[s:], t.kw, t.fold) {
 				continue
 			}
+			cue = cue || m.rules[t.rule].cues
 			out = m.try(text, t.rule, s, &st, out)
 		}
 	}
@@ -258,7 +269,9 @@ func (m *CredentialMasker) scan(text string, out []Span, paths *PathRedactor) (_
 				out = m.try(text, t.rule, s, &st, out)
 			}
 		}
-		out, cue = m.vendor.findCued(text, occ, out)
+		var vendorCue bool
+		out, vendorCue = m.vendor.findCued(text, occ, out)
+		cue = cue || vendorCue
 	}
 	return out, st.open, cue
 }
@@ -355,18 +368,23 @@ func (r *rule) apply(text string, start int, out []Span) ([]Span, int, int) {
 		return append(out, Span{Start: start, End: end, Placeholder: SecretPlaceholder}), end, open
 	}
 	matchEnd := start + mt[1]
-	from, to := mt[0], mt[1]
+	from, to, hidden := mt[0], mt[1], 0
 	if len(r.hide) > 0 {
 		from = -1
 		for _, g := range r.hide {
 			if mt[2*g] >= 0 {
-				from, to = mt[2*g], mt[2*g+1]
+				from, to, hidden = mt[2*g], mt[2*g+1], g
 				break
 			}
 		}
 		if from < 0 {
 			return out, matchEnd, -1
 		}
+	}
+	// The hidden part's end by its context, before accept reads it.
+	extended := start + to
+	if r.extend != nil {
+		extended = max(extended, r.extend(text, start, mt, start+to))
 	}
 	if r.accept != nil {
 		sub := make([]string, len(mt)/2)
@@ -375,6 +393,7 @@ func (r *rule) apply(text string, start int, out []Span) ([]Span, int, int) {
 				sub[g] = text[start+mt[2*g] : start+mt[2*g+1]]
 			}
 		}
+		sub[hidden] = text[start+from : extended]
 		before := byte(0)
 		if start > 0 {
 			before = text[start-1]
@@ -386,7 +405,12 @@ func (r *rule) apply(text string, start int, out []Span) ([]Span, int, int) {
 	if to <= from {
 		return out, matchEnd, -1
 	}
-	from, to = start+from, start+to
+	from, to = start+from, extended
+	matchEnd = max(matchEnd, to)
+	if r.glued {
+		to = gluedEnd(text, to)
+		matchEnd = max(matchEnd, to)
+	}
 	if to == we {
 		// The window may have cut the match: hide the rest of the token too.
 		for to < len(text) && !tokenStop[text[to]] {
@@ -536,6 +560,10 @@ func byteFrequency(b byte) int {
 		return 200
 	case b == ' ':
 		return 1500
+	case b == '"':
+		return 400 // agents' logs are full of JSON
+	case b == '\'':
+		return 200
 	case b == '@':
 		return 5
 	case b == '_':

@@ -1,6 +1,8 @@
 package masking
 
 import (
+	"encoding/base64"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -18,6 +20,10 @@ func FuzzMask(f *testing.F) {
 	}
 	f.Add(pemBlock[:len(pemBlock)/2])
 	f.Add(words + "\n" + imageB64 + "\n" + uuid + " " + commitHash)
+	// Values that end by their context, base64 runs, dotted tokens (values.go, runs.go).
+	f.Add("db:\n  password: correct horse # c\n- secret: Zq1 b ;x\nexport TOKEN=Zq1 y\r\nmysql --password a b")
+	f.Add("GH_B64=" + base64.StdEncoding.EncodeToString([]byte("export GITHUB_TOKEN="+ghp+"\n")) + "== tail")
+	f.Add("bot MTAyOTQ4MTN5OTU5MTDwMEcxNg.YjESug.UNf-1GhsIG8zWT409q2C7Bh_zWQ!4o_NmQWUMs, then")
 	maskers := map[string]Masker{
 		"hidingOutside": HidingOutside("/runs/r1"),
 		"paths":         NewPathRedactor("/runs/r1"),
@@ -135,5 +141,74 @@ func FuzzAssignedLiteral(f *testing.F) {
 			t.Fatalf("assignedLiteral(%q, %q, %v) = true for a placeholder or short value", key, value, quoted)
 		}
 		_ = labelInString(byte(len(value)), value)
+	})
+}
+
+// FuzzRunProbe checks the probe of runs.go against brute force on any
+// text: it visits exactly the maximal runs of minRun run bytes or more, in
+// order (the probe reads one byte in minRun and skips by a word test).
+func FuzzRunProbe(f *testing.F) {
+	f.Add(words + " " + imageB64 + " " + commitHash)
+	f.Add(strings.Repeat("a", minRun-1) + " " + strings.Repeat("b", minRun) + "." + strings.Repeat("c/", minRun))
+	f.Add(`{"path":"episode-3/alice/notes.txt"} at com.example.agent.Runner.step(Runner.java:12)`)
+	f.Fuzz(func(t *testing.T, text string) {
+		var got, want [][2]int
+		forEachRun(text, func(lo, hi int) { got = append(got, [2]int{lo, hi}) })
+		for i := 0; i < len(text); {
+			if !runByte[text[i]] {
+				i++
+				continue
+			}
+			j := i
+			for j < len(text) && runByte[text[j]] {
+				j++
+			}
+			if j-i >= minRun {
+				want = append(want, [2]int{i, j})
+			}
+			i = j
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("runs of %q: probe %v, brute force %v", text, got, want)
+		}
+	})
+}
+
+// FuzzStatementAndValueEnd checks the readers of values.go on any text: the
+// statement reader at every `";`/`';` and the end of a glued token at every
+// offset never panic, and what they return lies within the text (the value
+// between the quotes; an end at or after where it started).
+func FuzzStatementAndValueEnd(f *testing.F) {
+	for _, c := range ruleCases["secret-statement"] {
+		f.Add(c.in)
+	}
+	f.Add("db:\n  password: correct horse # c\n- secret: a b ;x\nexport TOKEN=x y\r\n")
+	f.Add(`a\"b";c` + "MZ1yGvKTjE0rY0cV8i47CjAa.uRHQPq.Xb1Mk2nEhe-4iUcrGOuegj57zMC!x.")
+	f.Fuzz(func(t *testing.T, text string) {
+		for at := 0; at+1 < len(text); at++ {
+			if (text[at] == '"' || text[at] == '\'') && text[at+1] == ';' {
+				if sp, ok := quotedStatement(text, at); ok && (sp.Start < 1 || sp.End != at || sp.Start > sp.End || text[sp.Start-1] != text[at]) {
+					t.Fatalf("statement span %+v at %d of %q", sp, at, text)
+				}
+			}
+		}
+		for at := 0; at <= len(text); at++ {
+			if e := gluedEnd(text, at); e < at || e > len(text) {
+				t.Fatalf("gluedEnd(%q, %d) = %d", text, at, e)
+			}
+			if sp, ok := dottedToken(text, at, at); ok && (sp.Start < 0 || sp.End > len(text) || sp.Start >= sp.End) {
+				t.Fatalf("dotted span %+v in %q", sp, text)
+			}
+		}
+		// The whole line reader through the masker: the invariants of FuzzMask.
+		m := NewCredentialMasker()
+		spans, _ := m.Mask(text)
+		prev := 0
+		for _, s := range spans {
+			if s.Start < prev || s.End <= s.Start || s.End > len(text) {
+				t.Fatalf("span %+v out of order or bounds in %q", s, text)
+			}
+			prev = s.End
+		}
 	})
 }

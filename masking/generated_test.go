@@ -51,6 +51,7 @@ func TestGeneratedSecrets(t *testing.T) {
 	outcomes := runSamples(t, samples, func(s secretSample) string { return family[s.ID] })
 	markSpecNamed(outcomes)
 	report(t, outcomes, generatedFamilies)
+	checkExceptions(t, outcomes, nil) // every generated secret is hidden
 }
 
 // corpusGen draws the parts of the generated corpus.

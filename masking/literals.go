@@ -18,8 +18,17 @@ import "strings"
 // assignedLiteral reports whether value, assigned to key (a name of class
 // class, see secretKeyClass), is a literal to hide. quoted: the value was
 // written between quotes.
+//
+// An unquoted value may be of several words (the rest of a YAML, env or
+// INI line: values.go): its first word is read as a value of one word is
+// (code, a credential's name, a word of prose), but a status word
+// (Token: expired) is one only when it stands alone.
 func assignedLiteral(key, value string, quoted bool, class keyClass) bool {
-	if len(value) < minSecretLen || isPlaceholderValue(value) || isTypeName(value) {
+	first := value
+	if i := strings.IndexAny(value, " \t"); !quoted && i >= 0 {
+		first = value[:i]
+	}
+	if len(value) < minSecretLen || isPlaceholderValue(value) || isPlaceholderValue(first) || isTypeName(first) {
 		return false
 	}
 	if class == keyPwd && (value[0] == '/' || value[0] == '~') {
@@ -28,7 +37,7 @@ func assignedLiteral(key, value string, quoted bool, class keyClass) bool {
 	if quoted {
 		return !isLabel(value)
 	}
-	return !isCode(value) && !namesCredential(value) && !(class == keyToken && isStatusWord(value)) && !isProseWord(value)
+	return !isCode(first) && !namesCredential(first) && !isProseWord(first)
 }
 
 // namesCredential reports an unquoted value of two words or more, without a
@@ -59,6 +68,9 @@ func isCode(v string) bool {
 	if i != len(v) || hasDigit(v) || !isASCIILetter(v[0]) && v[0] != '_' && v[0] != '$' {
 		return false
 	}
+	if exprKeyword(v) {
+		return true // token = await getToken(), secret = new Secret(…)
+	}
 	// An identifier without a digit: code when it is spelled as code (a
 	// member, snake_case, camelCase of whole words) or names a credential
 	// itself (password = passwd, secret: SecretStr).
@@ -69,6 +81,17 @@ func isCode(v string) bool {
 		return true
 	}
 	return isCamelWords(v)
+}
+
+// exprKeyword reports a word of the languages agents write that starts an
+// expression, never a value: what follows `=` is code.
+func exprKeyword(v string) bool {
+	switch v {
+	case "await", "new", "yield", "typeof", "async", "function", "lambda", "require", "import", "fn", "func",
+		"self", "this", "super", "not", "match", "if", "try", "do", "go", "make", "sizeof", "static", "const", "let", "var":
+		return true
+	}
+	return false
 }
 
 // isCamelWords reports an identifier of two or more camel-case words, each
@@ -105,28 +128,22 @@ func isLabel(v string) bool {
 	return false
 }
 
-// isStatusWord reports a short lower-case word (Token: expired, secret:
-// missing): what a log says about a token, not a token. A password may be
-// such a word, so it is read only for the other credential names.
-func isStatusWord(v string) bool {
-	if len(v) > 12 {
-		return false
-	}
-	for i := 0; i < len(v); i++ {
-		if v[i] < 'a' || v[i] > 'z' {
-			return false
-		}
-	}
-	return true
-}
-
 // isProseWord reports the words that follow a colon in prose
-// ("Password: the one in the vault"), never a value.
+// ("Password: the one in the vault") and what a log says of a credential
+// (Token: expired, secret: rotated), never a value. Any other word is a
+// value the name is given (secret: banana): spec §8 hides it whatever it
+// looks like.
 func isProseWord(v string) bool {
-	switch strings.ToLower(v) {
+	switch strings.ToLower(strings.TrimRight(v, ".,;:!")) {
 	case "the", "a", "an", "is", "are", "was", "were", "not", "no", "and", "or", "for", "from", "of",
 		"in", "on", "to", "with", "this", "that", "it", "its", "see", "use", "set", "unset", "missing",
-		"invalid", "expired", "provided", "given", "found", "error", "failed", "ok", "yes":
+		"invalid", "expired", "provided", "given", "found", "error", "failed", "ok", "yes",
+		// What a log says of a credential.
+		"valid", "required", "refreshed", "revoked", "rotated", "present", "absent", "unknown", "pending",
+		"ready", "active", "inactive", "disabled", "enabled", "accepted", "rejected", "denied", "granted",
+		"updated", "created", "deleted", "removed", "added", "saved", "loaded", "reset", "changed",
+		"generated", "issued", "used", "unused", "stored", "cached", "expiring", "expires", "renewed",
+		"ignored", "skipped", "checked", "verified", "needed", "done", "none", "empty", "sent", "received":
 		return true
 	}
 	return false

@@ -51,6 +51,18 @@ type ruleSpec struct {
 	// sub[i] is the text of group i, "" when it took no part; before is the
 	// byte before the match (0 at the start of text).
 	accept func(sub []string, before byte) bool
+	// extend, when set, moves the end of the hidden part (to, in text) once
+	// the match is accepted: start is where the match starts in text and mt
+	// its submatch offsets from there. An assignment's value ends by its
+	// context (values.go).
+	extend func(text string, start int, mt []int, to int) int
+	// glued: what is glued to the hidden token (no blank, quote or bracket
+	// between: "…zWQ!4o_Nm", `…789\abcd`) is hidden with it (gluedEnd).
+	glued bool
+	// cues: where a keyword of the rule occurs, the readable views of the
+	// text are read too (views.go), as where a vendor rule's keyword does:
+	// the rule's shape may be there only once escapes are undone.
+	cues bool
 	// custom, when set, replaces pattern: it finds the span to hide around the
 	// keyword at at, for a shape a forward regular expression cannot start
 	// at the keyword ("value" == password).
@@ -198,14 +210,25 @@ var ruleTable = []ruleSpec{
 		accept:   pemBase64Secret,
 	},
 	{
-		// base64 of a vendor's token (a CI variable, a Kubernetes secret, a
-		// docker config's auth): found at the base64 of a common token
-		// prefix, hidden when it decodes to a token one of gitleaks' rules
-		// finds. (The keyword automaton has no room for the base64 of every
-		// prefix gitleaks knows: a custom rule, watched for by the byte scan.)
-		name:     "base64-token",
-		keywords: base64Prefixes("ghp_", "gho_", "github_pat_", "glpat-", "xoxb-", "xoxp-", "sk-proj-", "sk-ant-", "AKIA"),
-		custom:   base64Token,
+		// A token of a source host's or a payment service's own prefix
+		// (GitLab's glpat-, glptt-, glcbt-, …; Square's sq0csp-, sq0atp-):
+		// the prefix says what it is, so its tail is hidden whatever it
+		// looks like (gitleaks wants hex or a length for some of them,
+		// and a test token is as much one to a reader), unless it is a
+		// mask (glpat-xxxxxxxx…).
+		name: "vendor-prefix-token",
+		keywords: []string{"glpat-", "glptt-", "glcbt-", "gldt-", "glrt-", "glsoat-", "glft-", "glimt-",
+			"glagent-", "gloas-", "sq0csp-", "sq0atp-"},
+		// The lengths are the vendors' own where they give one (glptt-: 40,
+		// glimt-: 25, glagent-: 50 or more, gloas-: 64).
+		pattern: `\b(gl(?:pat|cbt|dt|rt|soat|ft)-[A-Za-z0-9_-]{20,}|sq0(?:csp|atp)-[A-Za-z0-9_-]{20,}|glagent-[A-Za-z0-9_-]{50,}|` +
+			`glptt-[A-Za-z0-9_-]{40}|glimt-[A-Za-z0-9_-]{25}|gloas-[A-Za-z0-9_-]{64})(?:[^A-Za-z0-9_-]|$)`,
+		hide:  []int{1},
+		glued: true,
+		accept: func(sub []string, _ byte) bool {
+			_, tail, _ := strings.Cut(sub[1], "-")
+			return !isPlaceholderValue(tail)
+		},
 	},
 	{
 		// A Mailchimp key: 32 hex digits and the data centre (…-us21),
@@ -232,6 +255,16 @@ var ruleTable = []ruleSpec{
 			"([^\\s\"'`<>,;&(){}\\[\\]=\\\\](?:[^\\s\"'`&\\\\]*[^\\s\"'`&,;\\\\])?))",
 		hide:   []int{2, 3, 4, 5},
 		accept: acceptAssignment,
+		extend: lineValueEnd,
+	},
+	{
+		// A credential name and a quoted literal with no operator between,
+		// as a statement: password "…"; (the configuration files of DNS
+		// servers, routers, Tcl).
+		name:     "secret-statement",
+		keywords: []string{`";`, `';`},
+		custom:   quotedStatement,
+		cues:     true,
 	},
 	{
 		// A secret passed to a constructor or setter: std::string secret("…"),

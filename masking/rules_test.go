@@ -1,7 +1,6 @@
 package masking
 
 import (
-	"encoding/base64"
 	"strings"
 	"testing"
 )
@@ -133,11 +132,16 @@ var ruleCases = map[string][]ruleCase{
 		{"tls.key: LS0tLS1CRUdJTiBSU0EgUFJJVkFURSBLRVktLS0tLQpNSUlFb3dJQkFBS0NBUUVBcDN4 next", "tls.key: <secret> next"},
 		same("tls.crt: LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCk1JSUZhekNDQTFPZ0F3SUJBZ0lVRGVt"),
 	},
-	"base64-token": {
-		{"auth: " + base64.StdEncoding.EncodeToString([]byte(ghp)) + " ok", "auth: <secret> ok"},
-		{`{"auths":{"ghcr.io":{"auth":"` + base64.StdEncoding.EncodeToString([]byte("glpat-"+alnum36[:20])) + `"}}}`, `{"auths":{"ghcr.io":{"auth":"<secret>"}}}`},
-		same("payload " + base64.StdEncoding.EncodeToString([]byte("ghp is a prefix, and this is prose about it"))),
-		same(imageB64),
+	"vendor-prefix-token": {
+		{"token glptt-" + alnum36 + "abcd ok", "token <secret> ok"},
+		{"glcbt-helloworld380_testin", "<secret>"},
+		{"sq0csp-" + alnum36 + `\abcd x`, "<secret> x"},
+		{`"glpat-` + alnum36[:20] + `\n"`, `"<secret>\n"`},
+		{"gloas-" + alnum36 + alnum36[:28] + ".", "<secret>."},
+		same("glpat-xxxxxxxxxxxxxxxxxxxx"),
+		same("glimt-my-tokens_are-correctAB and glptt-hellOworld380_testin, gloas-checking_Length-Is-checking_Length-Is-"),
+		same("glpat-short and sq0csp-"),
+		same("the tglpat-" + alnum36 + " word"),
 	},
 	"hex-datacenter-key": {
 		{"key 343ea45721923ed956e2b38c31db76aa-us30 ok", "key <secret> ok"},
@@ -187,6 +191,8 @@ var ruleCases = map[string][]ruleCase{
 		same("token: string"),
 		same("api_key: Optional[str] = None"),
 		same("const userToken = accessToken;"),
+		same("const token = await getToken(bob);"),
+		same("secret = new Secret(key)"),
 		same(`password = os.environ["DB_PASSWORD"]`),
 		same("password = secrets.token_hex(16)"),
 		same("token = self.token"),
@@ -197,6 +203,17 @@ var ruleCases = map[string][]ruleCase{
 		same("FIFI_PASSWORD= harbor"),
 		{`{password:"hunter2"}`, `{password:"<secret>"}`},
 		{`"password: hunter2"`, `"password: <secret>"`},
+	},
+	"secret-statement": {
+		{`password "m{{h}o)p${e]nob(ody[finds>-_$#thisone}}";`, `password "<secret>";`},
+		{`  secrete 'Zx81kLmn0qPw';`, `  secrete '<secret>';`},
+		{`server { auth_token "Zx81kLmn0qPw"; }`, `server { auth_token "<secret>"; }`},
+		same(`password "";`),
+		same(`label "Password:";`),
+		same(`printf("password");`),
+		same(`set password "${DB_PASSWORD}";`),
+		same(`password_file "/etc/secret.txt";`),
+		same(`x="password" "abc";`),
 	},
 	"secret-call": {
 		{`std::string secret("` + "Zx81kLmn0qPw" + `");`, `std::string secret("<secret>");`},

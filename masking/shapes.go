@@ -2,7 +2,6 @@ package masking
 
 import (
 	"encoding/base64"
-	"slices"
 	"strings"
 )
 
@@ -256,54 +255,6 @@ func pemBase64Secret(sub []string, _ byte) bool {
 	d := string(b)
 	line, _, _ := strings.Cut(d, "\n")
 	return strings.Contains(line, "PRIVATE") || !strings.Contains(line, "CERTIFICATE") && !strings.Contains(line, "PUBLIC")
-}
-
-// base64Prefixes returns the base64 of each prefix's first whole groups of
-// three bytes: what base64 of a token with that prefix starts with (the
-// rest of the prefix shares its group with the token's next bytes).
-func base64Prefixes(prefixes ...string) []string {
-	var out []string
-	for _, p := range prefixes {
-		if n := len(p) / 3 * 3; n >= 3 {
-			if kw := base64.StdEncoding.EncodeToString([]byte(p[:n])); !slices.Contains(out, kw) {
-				out = append(out, kw)
-			}
-		}
-	}
-	return out
-}
-
-// base64Token hides the base64 run that starts at at when it decodes to
-// text in which one of gitleaks' rules finds a secret.
-func base64Token(text string, at int) (Span, bool) {
-	if at > 0 && isBase64Byte(text[at-1]) {
-		return Span{}, false // not the run's start
-	}
-	e := at
-	for e < len(text) && e-at < maxTokenLen*4 && isBase64Byte(text[e]) {
-		e++
-	}
-	run := text[at:e]
-	for e < len(text) && text[e] == '=' {
-		e++
-	}
-	enc := base64.RawStdEncoding
-	if strings.ContainsAny(run, "-_") {
-		enc = base64.RawURLEncoding
-	}
-	n := len(run)
-	if n%4 == 1 {
-		n-- // a lone last character decodes to no byte
-	}
-	b, err := enc.DecodeString(run[:n])
-	if err != nil || len(b) == 0 {
-		return Span{}, false
-	}
-	vr, err := vendorRulesOnce()
-	if err != nil || len(vr.find(string(b), nil)) == 0 {
-		return Span{}, false
-	}
-	return Span{Start: at, End: e, Placeholder: SecretPlaceholder}, true
 }
 
 func isBase64Byte(b byte) bool { return isAlnum(b) || b == '+' || b == '/' || b == '-' || b == '_' }

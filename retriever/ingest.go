@@ -462,22 +462,6 @@ func (g *ingester) addPieces(ev []byte, lo, hi int, spans []masking.Span, line, 
 	}
 }
 
-// joinEvidence joins the evidence text of lines (each line's
-// buf[Evidence:TextEnd]) with "\n", and gives where each line's part starts
-// in the joined text.
-func joinEvidence(buf []byte, lines []recordformat.Line) (string, []int) {
-	var sb strings.Builder
-	starts := make([]int, len(lines))
-	for i, l := range lines {
-		if i > 0 {
-			sb.WriteByte('\n')
-		}
-		starts[i] = sb.Len()
-		sb.Write(buf[l.Evidence:l.TextEnd])
-	}
-	return sb.String(), starts
-}
-
 // pieceEnd returns where the piece that starts at text[start] ends: after at
 // most MaxPieceChars UTF-16 code units, never inside a surrogate pair.
 func pieceEnd(text []byte, start int) int {

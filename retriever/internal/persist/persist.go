@@ -27,7 +27,6 @@ package persist
 // instead would leave a search to find it, half-way through an answer.
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -78,7 +77,15 @@ func (w *Writer) restoreIndex(snap *store.Snapshot) (map[*corpus.Segment]store.B
 		// never fault; only the segments, the dictionary and the statistics
 		// are read in place, by searches and updates that check the files
 		// first (mappingGuard).
-		blobs[BlobState].Access(func(b []byte) (err error) { st, err = DecodeState(bytes.Clone(b)); return err }),
+		// (read from the blob's file, not copied from its mapping, whose
+		// pages would stay the process's: some 90 MB at 1 GB)
+		func() error {
+			b, err := blobs[BlobState].ReadAll()
+			if err == nil {
+				st, err = DecodeState(b)
+			}
+			return err
+		}(),
 		blobs[BlobDict].Access(func(b []byte) (err error) { dict, err = bm25.DecodeDict(b); return err }),
 		blobs[BlobStats].Access(func(b []byte) (err error) { stats, err = bm25.DecodeStats(b); return err }),
 	)
