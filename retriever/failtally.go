@@ -37,13 +37,15 @@ import (
 type fileFailures struct {
 	fs         *fileState
 	agent      string
+	memo       *failMemo // where kept is from; nil: read for one request
+	warnings   bool      // memo is fs's WARN records (fileMemo.warnings)
 	kept, last []failEntry
 }
 
 // failTally is the run's failures grouped (see above).
 type failTally struct {
 	slots  []failSlot
-	byMemo map[*fileMemo]int32
+	byMemo map[*failMemo]int32
 	refs   []failRef
 	groups []tallyGroup
 	byText map[string]int32
@@ -54,7 +56,7 @@ type failTally struct {
 
 // failSlot is one file of a tally.
 type failSlot struct {
-	memo     *fileMemo // nil in a fresh tally
+	memo     *failMemo // nil in a fresh tally
 	entries  []failEntry
 	absorbed int // entries[:absorbed] are in the tally
 	rel      string
@@ -89,7 +91,7 @@ type groupDetail struct {
 }
 
 func newFailTally() *failTally {
-	return &failTally{byMemo: map[*fileMemo]int32{}, byText: map[string]int32{}}
+	return &failTally{byMemo: map[*failMemo]int32{}, byText: map[string]int32{}}
 }
 
 // follows reports whether t can be brought up to the files' failures by
@@ -101,7 +103,7 @@ func (t *failTally) follows(files []fileFailures) bool {
 	}
 	seen := 0
 	for _, f := range files {
-		if s, ok := t.byMemo[f.fs.memo]; ok {
+		if s, ok := t.byMemo[f.memo]; ok {
 			if len(f.kept) < t.slots[s].absorbed {
 				return false
 			}
@@ -116,9 +118,9 @@ func (t *failTally) follows(files []fileFailures) bool {
 func (t *failTally) update(root string, files []fileFailures) FailuresResult {
 	overlay := make([]overlayFailure, 0, len(files))
 	for _, f := range files {
-		s, ok := t.byMemo[f.fs.memo]
+		s, ok := t.byMemo[f.memo]
 		if !ok {
-			s = t.addSlot(root, f, f.fs.memo)
+			s = t.addSlot(root, f, f.memo)
 		}
 		t.absorb(s, f.kept)
 		for j := range f.last {
@@ -152,7 +154,7 @@ func freshFailures(root string, files []fileFailures, floor recordformat.Level) 
 	return t.answer(nil)
 }
 
-func (t *failTally) addSlot(root string, f fileFailures, memo *fileMemo) int32 {
+func (t *failTally) addSlot(root string, f fileFailures, memo *failMemo) int32 {
 	path := runfs.Abs(root, f.fs.rel)
 	s := int32(len(t.slots))
 	t.slots = append(t.slots, failSlot{memo: memo, rel: f.fs.rel, episode: f.fs.episode, agent: f.agent, path: path, uri: FileURI(path)})

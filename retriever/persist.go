@@ -27,7 +27,6 @@ package retriever
 // instead would leave a search to find it, half-way through an answer.
 
 import (
-	"bytes"
 	"cmp"
 	"errors"
 	"fmt"
@@ -101,7 +100,15 @@ func (w *cacheWriter) restoreIndex(snap *store.Snapshot) (map[*segment]store.Blo
 		// never fault; only the segments, the dictionary and the statistics
 		// are read in place, by searches and updates that check the files
 		// first (mappingGuard).
-		blobs[blobState].Access(func(b []byte) (err error) { st, err = decodeState(bytes.Clone(b)); return err }),
+		// (read from the blob's file, not copied from its mapping, whose
+		// pages would stay the process's: some 90 MB at 1 GB)
+		func() error {
+			b, err := blobs[blobState].ReadAll()
+			if err == nil {
+				st, err = decodeState(b)
+			}
+			return err
+		}(),
 		blobs[blobDict].Access(func(b []byte) (err error) { dict, err = bm25.DecodeDict(b); return err }),
 		blobs[blobStats].Access(func(b []byte) (err error) { stats, err = bm25.DecodeStats(b); return err }),
 	)

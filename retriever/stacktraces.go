@@ -20,6 +20,7 @@ import (
 // fileMemo is what was found by reading a file's records back.
 type fileMemo struct {
 	failures failMemo
+	warnings failMemo // filled once a request asks for WARN (failures.go)
 	traces   traceMemo
 }
 
