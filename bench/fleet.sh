@@ -8,7 +8,8 @@
 #
 # It prints:
 #   - ship: the runs' bytes over the wall time of one `runls ship RUN... --to URL`
-#     (target: at least 20 MB/s);
+#     (target: at least 20 MB/s), and the CPU seconds runls and the three
+#     VictoriaLogs processes spent on it: what bounds it on two cores;
 #   - fleet search: median and p99 of `runls search --fleet URL QUERY` (a process
 #     each, as a user runs it) over the queries, ROUNDS rounds (target: median at
 #     most 100 ms);
@@ -24,6 +25,7 @@
 #   EPISODES=4 AGENTS=2      shape of each run
 #   CACHE=/tmp/runls-fleet-bench   runs, binaries, the cluster's data
 #   EPISODE=episode-2 CONVERSATION=conv-1   request fields, so records are evidence
+#   KEEP=1                   leave the cluster running (stop: fleet/scripts/victorialogs.sh stop CACHE/cluster)
 set -euo pipefail
 
 RUNS=${RUNS:-1000}
@@ -67,22 +69,43 @@ cluster=$CACHE/cluster
 bash fleet/scripts/victorialogs.sh stop "$cluster" 2>/dev/null || true
 rm -rf "$cluster"
 front=$(bash fleet/scripts/victorialogs.sh start "$cluster") || die "the cluster did not start"
-trap 'bash fleet/scripts/victorialogs.sh stop "$cluster"' EXIT
+[ -n "${KEEP:-}" ] || trap 'bash fleet/scripts/victorialogs.sh stop "$cluster"' EXIT
 
 load_before=$(uptime)
 echo "runs: $RUNS x $SIZE ($total_bytes bytes) in $runs; cluster front $front" >&2
 echo "load before: $load_before"
 
+# cpu_seconds PID...: user+system CPU seconds the processes have used.
+cpu_seconds() {
+	local t=0 p f
+	for p in "$@"; do
+		read -r -a f <"/proc/$p/stat"
+		t=$((t + f[13] + f[14]))
+	done
+	awk -v t="$t" -v hz="$(getconf CLK_TCK)" 'BEGIN { printf "%.1f", t / hz }'
+}
+# shellcheck disable=SC1091 # written by victorialogs.sh start
+vl_pids=$(. "$cluster/cluster.env" && echo "$FRONT_PID $STORAGE1_PID $STORAGE2_PID")
+
 sync
+# shellcheck disable=SC2086 # the PIDs are separate arguments
+vl0=$(cpu_seconds $vl_pids)
 t0=$EPOCHREALTIME
-"$runls" ship --to "$front" --no-cache --quiet "$runs"/run-* >"$CACHE/ship.out" 2>"$CACHE/ship.err" ||
+/usr/bin/time -f "%U %S" -o "$CACHE/ship.time" "$runls" ship --to "$front" --no-cache --quiet "$runs"/run-* >"$CACHE/ship.out" 2>"$CACHE/ship.err" ||
 	die "runls ship failed: $(tail -3 "$CACHE/ship.err")"
 t1=$EPOCHREALTIME
+# shellcheck disable=SC2086
+vl1=$(cpu_seconds $vl_pids)
 ship_line=$(cat "$CACHE/ship.out")
 ship_mbs=$(awk -v b="$total_bytes" -v a="$t0" -v c="$t1" 'BEGIN { printf "%.1f", b / 1e6 / (c - a) }')
 ship_s=$(awk -v a="$t0" -v c="$t1" 'BEGIN { printf "%.1f", c - a }')
 echo "ship: $ship_line"
 echo "ship: $total_bytes bytes in $ship_s s: $ship_mbs MB/s (target >= 20)"
+read -r ship_user ship_sys <"$CACHE/ship.time"
+awk -v b="$total_bytes" -v u="$ship_user" -v s="$ship_sys" -v a="$vl0" -v c="$vl1" 'BEGIN {
+	r = u + s; v = c - a; gb = b / 1e9
+	printf "ship CPU: runls %.1f s, VictoriaLogs (3 processes) %.1f s: %.0f + %.0f CPU-s a GB; two idle cores: at most %.1f MB/s\n",
+		r, v, r / gb, v / gb, b / 1e6 / ((r + v) / 2) }'
 
 mapfile -t queries < <("$CACHE/bin/rungen" -seed "$SEED" -queries "$QUERIES")
 [ "${#queries[@]}" -gt 0 ] || die "no queries"

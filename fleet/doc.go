@@ -47,8 +47,10 @@
 // file's path and identity, and the offset of the record's first line
 // shipped), `tokens`, `terms`, `loc`. Left-out records and records
 // without terms (never indexed, never returned) are not sent. The tallies'
-// rows have a fourth stream field, `kind`; queries of records ask for the
-// streams without one.
+// rows are sent after their batch's records, with one stream field, `kind`
+// (their run, agent and episode are plain fields: one stream a kind keeps
+// them in a few blocks); queries of records ask for the streams without a
+// kind.
 //
 // # Shipping again
 //

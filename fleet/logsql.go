@@ -22,10 +22,22 @@ func recordStreams(runs []string, agent string) string {
 	return streams(append(runsIn(runs), agentLabel(agent)...), `kind=""`)
 }
 
-// tallyStreams selects the tallies' rows of a kind ("stats", "dict") of
-// the runs and agent.
-func tallyStreams(kind string, runs []string, agent string) string {
-	return streams(append(runsIn(runs), agentLabel(agent)...), "kind="+quote(kind))
+// tallyRows selects the tallies' rows of a kind ("stats", "dict") of the
+// runs and agent: one stream a kind (a stream a run and agent made some
+// 10,000 streams of a few rows, and a search read a block of each).
+func tallyRows(kind string, runs []string, agent string) string {
+	out := "{kind=" + quote(kind) + "}"
+	if len(runs) > 0 {
+		q := make([]string, len(runs))
+		for i, r := range runs {
+			q[i] = quote(r)
+		}
+		out += " run:in(" + strings.Join(q, ",") + ")"
+	}
+	if agent != "" {
+		out += " " + agentIs(agent)
+	}
+	return out
 }
 
 func streams(labels []string, kind string) string {

@@ -9,6 +9,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"os"
 	"path/filepath"
 	"reflect"
 	"testing"
@@ -218,4 +219,58 @@ func briefLocal(items []retriever.Item) string {
 		s += fmt.Sprintf("\n  %s:%d %.6f %q", it.File, it.Location.Range.Start.Line, it.Score, it.Text)
 	}
 	return s
+}
+
+// TestParityLayouts: a run of other log layouts, JSON lines and
+// transcripts beside the run's own files (spec §2 "Other layouts", "JSON
+// lines") ships through the layouts the index reads them in: the fleet
+// answers as the folder (foreign records as notes, a JSON line's prose
+// placed at its line, a transcript's roles as readings, their times and
+// levels).
+func TestParityLayouts(t *testing.T) {
+	c := startCluster(t)
+	st := c.store(t)
+	root := filepath.Join(t.TempDir(), "run")
+	samples := map[string]string{
+		"own.log": "episode-1/a/a.log", "own.history": "episode-1/a/a.history",
+		"claude-session.jsonl": "episode-1/a/session.jsonl", "codex-rollout.jsonl": "episode-1/a/rollout.jsonl",
+		"log4j-unpadded.log": "episode-1/tools/shop.log", "python.log": "episode-1/tools/agentbot.log",
+		"python-basic.log": "episode-1/tools/basic.log", "syslog3164.log": "episode-1/tools/syslog.log",
+		"syslog5424.log": "episode-1/tools/ietf.log", "zap.log": "episode-2/tools/zap.log",
+		"slog.jsonl": "episode-2/tools/slog.jsonl", "pino.jsonl": "episode-2/tools/pino.jsonl",
+		"iso8601.log": "episode-2/tools/server.log", "logcat.log": "episode-2/tools/logcat.log",
+	}
+	for name, rel := range samples {
+		b, err := os.ReadFile(filepath.Join("..", "recordformat", "testdata", "layouts", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(root, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, mask := range []bool{true, false} {
+		id := fmt.Sprintf("layouts-mask-%v", mask)
+		shipRun(t, st, root, id, mask, "../testdata/interpreter.json")
+		ix := openRun(t, root, mask, "../testdata/interpreter.json")
+		queries := []string{"order payment gateway refused", "tool failed", "cache test flaky", "connection refused",
+			"container exited memory", "slow query timeout", "disk full retrying", "handshake error", "note store open",
+			"planning step", "deploy", "started"}
+		for _, q := range queries {
+			for _, req := range []retriever.Request{
+				{Query: q, TopK: 10},
+				{Query: q, TopK: 10, Episode: "episode-1", Conversation: "conv-1"},
+				{Query: q, TopK: 10, Agent: "tools"},
+				{Query: q, TopK: 10, Episode: "episode-2", Scope: "episode"},
+				{Query: q, TopK: 10, Agent: "Tools", Episode: "episode-9", Conversation: "c"},
+			} {
+				compare(t, ix, st, id, req)
+			}
+		}
+		checkCompared(t)
+	}
 }

@@ -38,15 +38,22 @@ type Result struct {
 	Notices []retriever.Notice `json:"notices"`
 }
 
-// DefaultMaxCandidates bounds the records a search ranks: fetching them is
-// most of a search's time (VictoriaLogs, 2 cores: 2,000 records some 40 ms,
-// 20,000 some 450 ms).
-const DefaultMaxCandidates = 2000
+// The default bounds on the records a search ranks: fetching them is most
+// of a search's time, and its cost is the store's blocks read to find
+// them, not the records: the records of a rare term spread over every run
+// are a block each, where the runs named hold few blocks (1,000 runs of 1
+// MB, VictoriaLogs on 2 cores: 2,000 records over every run some 1 s, 200
+// some 0.1 s; 2,000 of one run some 30 ms).
+const (
+	DefaultMaxCandidates   = 2000 // a search of the runs named
+	DefaultFleetCandidates = 200  // a search of every run
+)
 
 // Searcher searches a store.
 type Searcher struct {
 	Store Store
-	// MaxCandidates bounds the records ranked; 0: DefaultMaxCandidates.
+	// MaxCandidates bounds the records ranked; 0: DefaultMaxCandidates
+	// when the request names runs, DefaultFleetCandidates when not.
 	MaxCandidates int
 }
 
@@ -68,7 +75,14 @@ func (s *Searcher) Search(ctx context.Context, req Request) (Result, error) {
 	}
 	scope := Scope{Runs: req.Runs, Agent: req.Agent}
 	rules := Rules{Episode: req.Episode, Conversation: req.Conversation, ScopeEpisode: req.Scope == "episode", AllConversations: req.AllConversations}
-	bound := cmp.Or(s.MaxCandidates, DefaultMaxCandidates)
+	bound := s.MaxCandidates
+	switch {
+	case bound > 0:
+	case len(req.Runs) > 0:
+		bound = DefaultMaxCandidates
+	default:
+		bound = DefaultFleetCandidates
+	}
 	// The statistics first, from the tallies: they say whether the
 	// candidates can pass the bound (they are records holding a term, at
 	// most the pieces that do).
@@ -96,13 +110,14 @@ func (s *Searcher) Search(ctx context.Context, req Request) (Result, error) {
 		var err0, err1, err2 error
 		var wg sync.WaitGroup
 		if most <= int64(bound) {
-			lifted, p0, err0 = s.Store.Candidates(ctx, CandidateQuery{Scope: scope, Terms: terms})
+			lifted, p0, err0 = s.Store.Candidates(ctx, CandidateQuery{Scope: holding(scope, st.ByRun, terms, terms), Terms: terms})
 		} else {
 			// The rarest terms (as many as the bound takes whole); when
 			// they are every term and the records holding them are within
 			// the bound after all (pieces outnumber records), those are
 			// every candidate.
 			rare, every := rarest(terms, st.DF, bound)
+			scope := holding(scope, st.ByRun, terms, rare)
 			wg.Go(func() {
 				evidence, p1, err1 = s.Store.Candidates(ctx, CandidateQuery{Scope: scope, Terms: rare, Rules: rules, Filtered: true, Limit: bound})
 			})
@@ -148,6 +163,36 @@ func (s *Searcher) Search(ctx context.Context, req Request) (Result, error) {
 		}
 	}
 	return res, nil
+}
+
+// holding narrows a scope to the runs whose tallies hold one of the terms
+// asked (of terms), where they are few: the store then reads their blocks
+// only (a rare term's search read a bloom filter of every block of every
+// run). Many runs are left as they were: a long list costs the store more
+// than it saves.
+func holding(scope Scope, byRun map[string][]int64, terms, asked []string) Scope {
+	const most = 100
+	if byRun == nil || len(scope.Runs) > 0 && len(scope.Runs) <= most {
+		return scope
+	}
+	var runs []string
+	for run, df := range byRun {
+		for i, t := range terms {
+			if df[i] > 0 && slices.Contains(asked, t) {
+				runs = append(runs, run)
+				break
+			}
+		}
+		if len(runs) > most {
+			return scope
+		}
+	}
+	if len(runs) == 0 {
+		return scope
+	}
+	slices.Sort(runs)
+	scope.Runs = runs
+	return scope
 }
 
 // rarest are the rarest terms (the highest idf: the likeliest to rank),

@@ -75,6 +75,9 @@ func Ship(ctx context.Context, st Store, ix *retriever.Index, opts ShipOptions) 
 	}
 	for {
 		err := s.pass(ctx)
+		if err == nil && !s.flushDue.IsZero() && !time.Now().Before(s.flushDue) {
+			s.flushNow(ctx)
+		}
 		s.sum.Duration = time.Since(start)
 		if err != nil {
 			if opts.Follow && ctx.Err() != nil {
@@ -235,6 +238,10 @@ type shipper struct {
 	// does not hold, the offset its records start at: held records from
 	// there on are counted in the next tally.
 	untallied map[string]int64
+
+	// lastFlush is when --follow last asked the store to make what it
+	// took searchable; flushDue, when it asks next (zero: nothing waits).
+	lastFlush, flushDue time.Time
 
 	batch     []Entry
 	batchText int
@@ -420,7 +427,7 @@ func (s *shipper) flush(ctx context.Context) error {
 			return err
 		}
 		if s.opts.Follow {
-			flush(ctx, s.st) // searchable now, not in a second or two
+			s.flushSoon(ctx)
 		}
 		s.sum.Records += int64(len(s.batch))
 		s.sum.Text += int64(s.batchText)
@@ -458,6 +465,31 @@ func (s *shipper) flush(ctx context.Context) error {
 		s.opts.Progress(s.sum)
 	}
 	return nil
+}
+
+// followFlushEvery bounds how often --follow asks the store to make what
+// it took searchable. VictoriaLogs holds new rows a second in its front
+// and a second in its storage nodes (fixed timers); its force_flush turns
+// them into small parts at once, which its docs advise against doing
+// often (CPU, merges): at most once a second, and within a second of
+// each batch, appends are searchable in about a second at worst.
+const followFlushEvery = time.Second
+
+// flushSoon has the store make a batch just taken searchable: now, or when
+// a second has passed since the last time.
+func (s *shipper) flushSoon(ctx context.Context) {
+	if time.Since(s.lastFlush) >= followFlushEvery {
+		s.flushNow(ctx)
+		return
+	}
+	if s.flushDue.IsZero() {
+		s.flushDue = s.lastFlush.Add(followFlushEvery)
+	}
+}
+
+func (s *shipper) flushNow(ctx context.Context) {
+	flush(ctx, s.st)
+	s.lastFlush, s.flushDue = time.Now(), time.Time{}
 }
 
 // save writes the state file whole (a new file renamed over the old).
@@ -501,7 +533,7 @@ func entryOfRecord(run string, f retriever.ShipFile, id string, r retriever.Ship
 	e := Entry{
 		Run: run, Episode: f.Episode, Agent: f.Agent, Path: f.Path, Line: r.Line, Offset: r.Offset,
 		RecordID: id, TimeText: r.Time, Level: r.Level, State: r.State, Conversation: r.Conversation,
-		Reading: r.Reading, RecordFile: f.Records, Unfielded: r.Unfielded, Text: r.Text, Terms: r.Distinct, PieceTerms: r.PieceTerms,
+		Reading: r.Reading, RecordFile: f.Records && !r.Foreign, Unfielded: r.Unfielded, Text: r.Text, Terms: r.Distinct, PieceTerms: r.PieceTerms,
 		Tokens: r.Terms, Pieces: r.Pieces, Time: f.ModTime,
 	}
 	if t, ok := parseRecordTime(r.Time); ok {
@@ -510,13 +542,15 @@ func entryOfRecord(run string, f retriever.ShipFile, id string, r retriever.Ship
 	return e
 }
 
-// parseRecordTime reads `yyyy-MM-dd HH:mm:ss[,SSS|.SSS]` as UTC.
+// parseRecordTime reads `yyyy-MM-dd HH:mm:ss[,SSS|.SSS]` as UTC. A time
+// without its year (syslog, logcat: the year 0000) is none: the store
+// would drop it as older than any retention.
 func parseRecordTime(s string) (time.Time, bool) {
 	if len(s) < 19 {
 		return time.Time{}, false
 	}
 	t, err := time.Parse("2006-01-02 15:04:05", s[:19])
-	if err != nil {
+	if err != nil || t.Year() < 1971 {
 		return time.Time{}, false
 	}
 	if len(s) == 23 {

@@ -66,6 +66,9 @@ type StatsQuery struct {
 type Stats struct {
 	Pieces, Tokens int64   // over the scope
 	DF             []int64 // by term: pieces of the scope holding it, n(t)
+	// ByRun are the runs holding a term, with their DF: the candidates
+	// are in these runs only.
+	ByRun map[string][]int64
 	// HasAgent, HasEpisode, HasConversation: the runs searched hold a
 	// record of that agent (any), of that episode, of that conversation
 	// in that episode.

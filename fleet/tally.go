@@ -130,8 +130,9 @@ func bucketName(b int) string {
 // of kind "dict" holding its terms' counts (field dNN: " term:count ..."
 // with a space before and after each), then for each group a row of kind
 // "stats" with its counts; the stats rows last, so that the store holding
-// one means it read the whole batch, and the last marked "end". Stream fields: run, episode (stats
-// rows), agent, kind.
+// one means it read the whole batch, and the last marked "end". Stream
+// field: kind alone (a search reads every tally of a kind: one stream
+// holds them in a few blocks).
 func appendTally(b []byte, run, batch string, t *Tally, now time.Time) []byte {
 	stamp := now.UTC().Format(time.RFC3339Nano)
 	head := func(b []byte, kind string) []byte {

@@ -81,9 +81,9 @@ func (e *StoreError) storageDown() bool {
 	return e.Status >= 500 && (strings.Contains(b, "storage node") || strings.Contains(b, "vlstorage"))
 }
 
-// Ship sends a batch as JSON lines, its tally last; the store's answer is
-// checked, and the content type set (without it VictoriaLogs answers 200
-// and stores nothing).
+// Ship sends a batch as JSON lines, then its tally; the store's answers
+// are checked, and the content type set (without it VictoriaLogs answers
+// 200 and stores nothing).
 func (v *VictoriaLogs) Ship(ctx context.Context, b Batch) error {
 	if len(b.Entries) == 0 && b.Tally == nil {
 		return nil
@@ -97,10 +97,22 @@ func (v *VictoriaLogs) Ship(ctx context.Context, b Batch) error {
 	for i := range b.Entries {
 		body = enc.appendEntry(body, &b.Entries[i])
 	}
-	if b.Tally != nil {
-		body = appendTally(body, b.Run, b.ID, b.Tally, time.Now())
+	if err := v.insert(ctx, "run,episode,agent", body); err != nil {
+		return err
 	}
-	u := v.base + "/insert/jsonline?_stream_fields=run,episode,agent,kind&_time_field=_time&_msg_field=_msg"
+	if b.Tally == nil {
+		return nil
+	}
+	// The tally after the records, its rows in one stream a kind.
+	return v.insert(ctx, "kind", appendTally(body[:0], b.Run, b.ID, b.Tally, time.Now()))
+}
+
+// insert posts JSON lines with the stream fields named.
+func (v *VictoriaLogs) insert(ctx context.Context, streamFields string, body []byte) error {
+	if len(body) == 0 {
+		return nil
+	}
+	u := v.base + "/insert/jsonline?_stream_fields=" + streamFields + "&_time_field=_time&_msg_field=_msg"
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, bytes.NewReader(body))
 	if err != nil {
 		return fmt.Errorf("ship: %w", err)
@@ -120,7 +132,7 @@ func (v *VictoriaLogs) Ship(ctx context.Context, b Batch) error {
 
 // Tallied reports whether the store holds the last line of a batch.
 func (v *VictoriaLogs) Tallied(ctx context.Context, run, id string) (bool, error) {
-	rows, _, err := v.query(ctx, tallyStreams("stats", []string{run}, "")+" batch:="+quote(id)+" end:=1 | limit 1 | fields batch")
+	rows, _, err := v.query(ctx, tallyRows("stats", []string{run}, "")+" batch:="+quote(id)+" end:=1 | limit 1 | fields batch")
 	return len(rows) > 0, err
 }
 
@@ -148,7 +160,7 @@ func (v *VictoriaLogs) Flush(ctx context.Context) error {
 // tallies (a few rows a run and batch; no record is read), in two queries
 // side by side: the stats rows (N, the terms in all, the agent, episode
 // and conversation asked of), and the dict rows (each term's n(t), read
-// from the field it hashes to).
+// from the field it hashes to, by run).
 func (v *VictoriaLogs) Statistics(ctx context.Context, q StatsQuery) (Stats, error) {
 	var out Stats
 	out.DF = make([]int64, len(q.Terms))
@@ -163,17 +175,17 @@ func (v *VictoriaLogs) Statistics(ctx context.Context, q StatsQuery) (Stats, err
 			fields = append(fields, "count() if (episode_n:="+quote(n)+" conversation:="+quote(q.Conversation)+") hc")
 		}
 	}
-	statsQuery := tallyStreams("stats", q.Scope.Runs, "") + " | stats " + strings.Join(fields, ", ")
+	statsQuery := tallyRows("stats", q.Scope.Runs, "") + " | stats " + strings.Join(fields, ", ")
 	var dictQuery string
 	if len(q.Terms) > 0 {
 		var sb strings.Builder
-		sb.WriteString(tallyStreams("dict", q.Scope.Runs, q.Scope.Agent))
+		sb.WriteString(tallyRows("dict", q.Scope.Runs, q.Scope.Agent))
 		sums := make([]string, len(q.Terms))
 		for i, t := range q.Terms {
 			fmt.Fprintf(&sb, " | extract %s from %s", quote(" "+t+":<c"+strconv.Itoa(i)+"> "), termBucket(t))
 			sums[i] = fmt.Sprintf("sum(c%d) d%d", i, i)
 		}
-		sb.WriteString(" | stats " + strings.Join(sums, ", "))
+		sb.WriteString(" | stats by (run) " + strings.Join(sums, ", "))
 		dictQuery = sb.String()
 	}
 	var statsRows, dictRows []map[string]string
@@ -194,8 +206,18 @@ func (v *VictoriaLogs) Statistics(ctx context.Context, q StatsQuery) (Stats, err
 		out.HasAgent, out.HasEpisode, out.HasConversation = number(r["ha"]) > 0, number(r["he"]) > 0, number(r["hc"]) > 0
 	}
 	if len(dictRows) > 0 {
+		out.ByRun = make(map[string][]int64, len(dictRows))
+	}
+	for _, r := range dictRows {
+		df := make([]int64, len(q.Terms))
+		any := false
 		for i := range q.Terms {
-			out.DF[i] = number(dictRows[0]["d"+strconv.Itoa(i)])
+			df[i] = number(r["d"+strconv.Itoa(i)])
+			out.DF[i] += df[i]
+			any = any || df[i] > 0
+		}
+		if any {
+			out.ByRun[r["run"]] = df
 		}
 	}
 	out.Partial = cmp.Or(statsPartial, dictPartial)
@@ -240,7 +262,7 @@ func (v *VictoriaLogs) Held(ctx context.Context, runs []string) (map[string]Held
 		rows, _, err1 = v.query(ctx, recordStreams(runs, "")+" | stats by (run) count() n, count_uniq(record_id) u")
 	})
 	wg.Go(func() {
-		tallies, _, err2 = v.query(ctx, tallyStreams("stats", runs, "")+" | stats by (run) sum(records) r")
+		tallies, _, err2 = v.query(ctx, tallyRows("stats", runs, "")+" | stats by (run) sum(records) r")
 	})
 	wg.Wait()
 	if err := cmp.Or(err1, err2); err != nil {
@@ -286,7 +308,7 @@ func (v *VictoriaLogs) Paths(ctx context.Context, run string) (map[string]bool, 
 
 // Agents lists the agents of the runs.
 func (v *VictoriaLogs) Agents(ctx context.Context, runs []string) ([]string, error) {
-	rows, _, err := v.query(ctx, tallyStreams("stats", runs, "")+" | uniq by (agent)")
+	rows, _, err := v.query(ctx, tallyRows("stats", runs, "")+" | uniq by (agent)")
 	if err != nil {
 		return nil, err
 	}

@@ -8,6 +8,7 @@ package fleet
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -23,7 +24,8 @@ const entryFields = "_msg, run, episode, agent, form, unfielded, conversation, s
 // lineEncoder writes entries as JSON lines for VictoriaLogs'
 // /insert/jsonline; it keeps its scratch space from line to line.
 type lineEncoder struct {
-	words map[string]struct{}
+	words   map[string]struct{}
+	unfound []string
 }
 
 // appendEntry appends e as a JSON line. Stream fields: run, episode, agent.
@@ -61,7 +63,7 @@ func (w *lineEncoder) appendEntry(b []byte, e *Entry) []byte {
 	b = appendInt(b, "offset", e.Offset)
 	b = appendField(b, "record_id", e.RecordID)
 	b = appendInt(b, "tokens", int64(e.Tokens))
-	if t := w.storeTerms(e.Terms, e.Text); t != "" {
+	if t := w.storeTerms(e.Terms, e.Text, len(e.Pieces) == 1 && e.Pieces[0].TextStart == 0 && e.Pieces[0].TextEnd == len(e.Text)); t != "" {
 		b = appendField(b, "terms", t)
 	}
 	b = append(b, `,"loc":"`...)
@@ -185,7 +187,16 @@ func appendString(b []byte, s string) []byte {
 // are runs of letters, digits and '_', as written, so "Deploy" and
 // "deploy_db" do not hold the term "deploy". A record is found by a term t
 // when text holds t as a word of the store's or its `terms` holds it.
-func (w *lineEncoder) storeTerms(distinct, text string) string {
+//
+// whole says text is one piece: its terms are then the parts of the
+// store's words between '_', lower-cased, in order, and one pass over it
+// tells (storeTermsOnePiece); else the store's words are put in a set.
+func (w *lineEncoder) storeTerms(distinct, text string, whole bool) string {
+	if whole {
+		if out, ok := w.storeTermsOnePiece(distinct, text); ok {
+			return out
+		}
+	}
 	if w.words == nil || len(w.words) > 64 {
 		w.words = make(map[string]struct{}, 32) // clearing costs the room a long record grew
 	}
@@ -204,6 +215,91 @@ func (w *lineEncoder) storeTerms(distinct, text string) string {
 		out = append(out, t...)
 	}
 	return string(out)
+}
+
+// storeTermsOnePiece is storeTerms of an ASCII text that is one piece
+// (ok false: not ASCII, or its terms are not distinct's). Walking the
+// store's words in order, each part between '_' is the next term of the
+// text; distinct lists the new ones in order, so a part is new exactly
+// when it is distinct's next. A term stays in `terms` until a word of its
+// own (no '_', no upper case) finds it.
+func (w *lineEncoder) storeTermsOnePiece(distinct, text string) (string, bool) {
+	w.unfound = w.unfound[:0]
+	next := distinct // the new terms still to meet
+	nextTerm := func() string {
+		i := strings.IndexByte(next, ' ')
+		if i < 0 {
+			return next
+		}
+		return next[:i]
+	}
+	for i := 0; i < len(text); {
+		c := text[i]
+		if c >= utf8.RuneSelf {
+			return "", false
+		}
+		if storeWordByte[c] == 0 {
+			i++
+			continue
+		}
+		start, own := i, true
+		for ; i < len(text) && text[i] < utf8.RuneSelf && storeWordByte[text[i]] != 0; i++ {
+			own = own && storeWordByte[text[i]] == 1
+		}
+		if i < len(text) && text[i] >= utf8.RuneSelf {
+			return "", false
+		}
+		word := text[start:i]
+		if own {
+			if t := nextTerm(); t == word && next != "" {
+				next = strings.TrimPrefix(next[len(t):], " ")
+			} else {
+				w.unfound = slices.DeleteFunc(w.unfound, func(u string) bool { return u == word })
+			}
+			continue
+		}
+		for part := range strings.SplitSeq(word, "_") {
+			if part == "" {
+				continue
+			}
+			if t := nextTerm(); next != "" && len(t) == len(part) && asciiLowerEqual(part, t) {
+				w.unfound = append(w.unfound, t)
+				next = strings.TrimPrefix(next[len(t):], " ")
+			}
+		}
+	}
+	if next != "" {
+		return "", false
+	}
+	return strings.Join(w.unfound, " "), true
+}
+
+// storeWordByte is, for an ASCII byte, 0 outside a store's word, 1 for a
+// lower-case letter or digit, 2 for an upper-case letter or '_'.
+var storeWordByte = func() (t [utf8.RuneSelf]byte) {
+	for c := 0; c < utf8.RuneSelf; c++ {
+		switch {
+		case c >= 'a' && c <= 'z' || c >= '0' && c <= '9':
+			t[c] = 1
+		case c >= 'A' && c <= 'Z' || c == '_':
+			t[c] = 2
+		}
+	}
+	return t
+}()
+
+// asciiLowerEqual reports whether the ASCII part, lower-cased, is t.
+func asciiLowerEqual(part, t string) bool {
+	for i := 0; i < len(part); i++ {
+		c := part[i]
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != t[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // storeWords are the words of text as VictoriaLogs' tokenizer cuts it

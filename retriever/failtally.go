@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"runls/recordformat"
+	"runls/retriever/internal/corpus"
 	"runls/retriever/internal/records"
 	"runls/retriever/internal/runfs"
 )
@@ -35,15 +36,17 @@ import (
 // fileFailures is what one file gives a request: its failures that can no
 // longer change (kept, from its memo) and those of its last record.
 type fileFailures struct {
-	fs         *fileState
+	fs         *corpus.File
 	agent      string
+	memo       *failMemo // where kept is from; nil: read for one request
+	warnings   bool      // memo is fs's WARN records (fileMemo.warnings)
 	kept, last []failEntry
 }
 
 // failTally is the run's failures grouped (see above).
 type failTally struct {
 	slots  []failSlot
-	byMemo map[*fileMemo]int32
+	byMemo map[*failMemo]int32
 	refs   []failRef
 	groups []tallyGroup
 	byText map[string]int32
@@ -54,7 +57,7 @@ type failTally struct {
 
 // failSlot is one file of a tally.
 type failSlot struct {
-	memo     *fileMemo // nil in a fresh tally
+	memo     *failMemo // nil in a fresh tally
 	entries  []failEntry
 	absorbed int // entries[:absorbed] are in the tally
 	rel      string
@@ -89,7 +92,7 @@ type groupDetail struct {
 }
 
 func newFailTally() *failTally {
-	return &failTally{byMemo: map[*fileMemo]int32{}, byText: map[string]int32{}}
+	return &failTally{byMemo: map[*failMemo]int32{}, byText: map[string]int32{}}
 }
 
 // follows reports whether t can be brought up to the files' failures by
@@ -101,7 +104,7 @@ func (t *failTally) follows(files []fileFailures) bool {
 	}
 	seen := 0
 	for _, f := range files {
-		if s, ok := t.byMemo[f.fs.memo]; ok {
+		if s, ok := t.byMemo[f.memo]; ok {
 			if len(f.kept) < t.slots[s].absorbed {
 				return false
 			}
@@ -116,9 +119,9 @@ func (t *failTally) follows(files []fileFailures) bool {
 func (t *failTally) update(root string, files []fileFailures) FailuresResult {
 	overlay := make([]overlayFailure, 0, len(files))
 	for _, f := range files {
-		s, ok := t.byMemo[f.fs.memo]
+		s, ok := t.byMemo[f.memo]
 		if !ok {
-			s = t.addSlot(root, f, f.fs.memo)
+			s = t.addSlot(root, f, f.memo)
 		}
 		t.absorb(s, f.kept)
 		for j := range f.last {
@@ -152,10 +155,10 @@ func freshFailures(root string, files []fileFailures, floor recordformat.Level) 
 	return t.answer(nil)
 }
 
-func (t *failTally) addSlot(root string, f fileFailures, memo *fileMemo) int32 {
-	path := runfs.Abs(root, f.fs.rel)
+func (t *failTally) addSlot(root string, f fileFailures, memo *failMemo) int32 {
+	path := runfs.Abs(root, f.fs.Rel)
 	s := int32(len(t.slots))
-	t.slots = append(t.slots, failSlot{memo: memo, rel: f.fs.rel, episode: f.fs.episode, agent: f.agent, path: path, uri: FileURI(path)})
+	t.slots = append(t.slots, failSlot{memo: memo, rel: f.fs.Rel, episode: f.fs.Episode, agent: f.agent, path: path, uri: FileURI(path)})
 	if memo != nil {
 		t.byMemo[memo] = s
 	}

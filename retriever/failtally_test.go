@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -42,9 +43,9 @@ func bruteFailures(root string, files []fileFailures, floor recordformat.Level) 
 				g = &group{pattern: e.pattern, agents: map[string]bool{}, episodes: map[string]bool{}}
 				groups[e.pattern] = g
 			}
-			g.recs = append(g.recs, rec{e.key, f.fs.rel, runfs.Abs(root, f.fs.rel), e})
+			g.recs = append(g.recs, rec{e.key, f.fs.Rel, runfs.Abs(root, f.fs.Rel), e})
 			g.agents[f.agent] = true
-			g.episodes[f.fs.episode] = true
+			g.episodes[f.fs.Episode] = true
 		}
 	}
 	recCmp := func(x, y rec) int {
@@ -96,11 +97,14 @@ func foundNow(t *testing.T, ix *Index, q failuresQuery) []fileFailures {
 	files, agents := ix.failureFiles(q)
 	var out []fileFailures
 	for i, fs := range files {
-		kept, last, err := ix.rb.fileFailures(context.Background(), fs, q.minLevel)
+		parts, err := ix.rb.fileFailures(context.Background(), fs, q.minLevel)
 		if err != nil {
 			t.Fatal(err)
 		}
-		out = append(out, fileFailures{fs: fs, agent: agents[i], kept: kept, last: last})
+		for _, p := range parts {
+			p.agent = agents[i]
+			out = append(out, p)
+		}
 	}
 	return out
 }
@@ -141,22 +145,32 @@ func TestFailuresTally(t *testing.T) {
 	}
 	check := func(step string) {
 		t.Helper()
-		got := failuresOf(t, ix, FailuresRequest{})
-		found := foundNow(t, ix, failuresQuery{minLevel: memoFloor})
-		fresh := freshFailures(ix.root, found, memoFloor)
-		brute := bruteFailures(ix.root, found, memoFloor)
-		if !reflect.DeepEqual(got.Groups, fresh.Groups) {
-			t.Fatalf("%s: kept tally\n%v\nfresh\n%v", step, summaries(got), summaries(fresh))
+		for _, floor := range []recordformat.Level{recordformat.Error, recordformat.Warn} {
+			req := FailuresRequest{MinLevel: floor.String()}
+			got := failuresOf(t, ix, req)
+			found := foundNow(t, ix, failuresQuery{minLevel: floor})
+			fresh := freshFailures(ix.root, found, floor)
+			brute := bruteFailures(ix.root, found, floor)
+			if !reflect.DeepEqual(got.Groups, fresh.Groups) {
+				t.Fatalf("%s, %s: kept tally\n%v\nfresh\n%v", step, floor, summaries(got), summaries(fresh))
+			}
+			if !reflect.DeepEqual(got.Groups, brute.Groups) {
+				t.Fatalf("%s, %s: kept tally\n%v\nbrute force\n%v", step, floor, summaries(got), summaries(brute))
+			}
+			// A fresh index, and below the memos (read for the request).
+			other := failuresOf(t, openTest(t, Options{Root: root}), req)
+			if !reflect.DeepEqual(got.Groups, other.Groups) {
+				t.Fatalf("%s, %s: followed\n%v\nfresh index\n%v", step, floor, summaries(got), summaries(other))
+			}
+			if kept, made := got.EncodedJSON(), (&FailuresResult{Groups: brute.Groups}).EncodedJSON(); string(kept) != string(made) {
+				t.Fatalf("%s, %s: the JSON kept is not the answer's", step, floor)
+			}
 		}
-		if !reflect.DeepEqual(got.Groups, brute.Groups) {
-			t.Fatalf("%s: kept tally\n%v\nbrute force\n%v", step, summaries(got), summaries(brute))
-		}
-		other := failuresOf(t, openTest(t, Options{Root: root}), FailuresRequest{})
-		if !reflect.DeepEqual(got.Groups, other.Groups) {
-			t.Fatalf("%s: followed\n%v\nfresh index\n%v", step, summaries(got), summaries(other))
-		}
-		if kept, made := got.EncodedJSON(), (&FailuresResult{Groups: brute.Groups}).EncodedJSON(); string(kept) != string(made) {
-			t.Fatalf("%s: the JSON kept is not the answer's", step)
+		// Below WARN nothing is kept: the answer is read for the request.
+		info := failuresOf(t, ix, FailuresRequest{MinLevel: "INFO"})
+		brute := bruteFailures(ix.root, foundNow(t, ix, failuresQuery{minLevel: recordformat.Info}), recordformat.Info)
+		if !reflect.DeepEqual(info.Groups, brute.Groups) {
+			t.Fatalf("%s, INFO: answered\n%v\nbrute force\n%v", step, summaries(info), summaries(brute))
 		}
 	}
 	check("start")
@@ -273,4 +287,58 @@ func FuzzFailuresJSONString(f *testing.F) {
 			t.Fatalf("%q: appended %s, encoding/json %s", s, got, want)
 		}
 	})
+}
+
+// TestFailuresFirstEvidence: without a masker a failure's pattern is made
+// from its first line's evidence alone; it is the first line of the whole
+// record's evidence, on every record of the sample run and of a run of
+// JSON lines, foreign layouts and stack traces.
+func TestFailuresFirstEvidence(t *testing.T) {
+	sample, err := filepath.Abs(filepath.Join("..", "testdata", "sample-run"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := writeRun(t, map[string]string{
+		"episode-1/a/a.log":   "2026-10-21 18:00:00 ERROR [running] [conv-1] A boom\n" + stackTail + "  indented\n",
+		"episode-1/a/b.jsonl": `{"time":"2026-10-21T18:00:00Z","level":"error","message":"line one\nline two"}` + "\n",
+		"episode-1/a/c.log":   "2026-10-21 18:00:00,123 ERROR com.example.Main - started\n\tat x.y(Z.java:1)\n",
+		"episode-1/a/d.log":   "java.lang.Error: before any record\n2026-10-21 18:00:00 INFO  [running] [-] A fine\n",
+		"episode-1/a/e.log": `{"time":"2026-10-21T18:00:00Z","level":"ERROR","msg":"x","content":"one\ntwo"}` + "\n" +
+			`{"time":"2026-10-21T18:00:01Z","level":"INFO","text":"three"}` + "\njava.lang.Error: after it\n",
+	})
+	records, json := 0, 0
+	for _, root := range []string{sample, other} {
+		ix := openTest(t, Options{Root: root})
+		if _, err := ix.Refresh(context.Background(), nil); err != nil {
+			t.Fatal(err)
+		}
+		for _, fs := range foundNow(t, ix, failuresQuery{minLevel: recordformat.Trace}) {
+			n := fs.fs.Records().Len()
+			if n == 0 {
+				continue
+			}
+			rt, err := ix.rb.readRecords(context.Background(), fs.fs, 0, n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range n {
+				r, err := rt.record(i)
+				if err != nil {
+					t.Fatal(err)
+				}
+				whole, _, _ := strings.Cut(r.evidence(), "\n")
+				first, _, _ := strings.Cut(r.firstEvidence(), "\n")
+				if whole != first {
+					t.Errorf("%s record %d: first line of the evidence %q, of the first line's %q", fs.fs.Rel, i, whole, first)
+				}
+				records++
+				if r.head.JSON {
+					json++
+				}
+			}
+		}
+	}
+	if records < 20 || json == 0 {
+		t.Errorf("%d records compared, %d JSON lines: the comparison says little", records, json)
+	}
 }

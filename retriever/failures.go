@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"runls/recordformat"
+	"runls/retriever/internal/corpus"
 	"runls/retriever/internal/records"
 )
 
@@ -160,7 +161,9 @@ type failuresAnswer struct {
 	commits uint64
 	q       failuresQuery
 	res     *FailuresResult
-	tally   *failTally // of the default request (the run, memoFloor); nil: none yet
+	// tallies of the run's failures at ERROR (the default request) and at
+	// WARN (made when first asked for); nil: none yet.
+	tallies map[recordformat.Level]*failTally
 }
 
 // failMemo holds the failures found among a file's records that can no
@@ -194,13 +197,15 @@ type failEntry struct {
 	pattern   string
 }
 
-// memoFloor is the lowest level a memo keeps failures of (the default's:
-// a run's WARN records are many, and kept they cost memory and every
-// request's time); a request that goes lower scans the files for itself.
+// memoFloor is the level the memo of failures keeps (the default
+// request's): records at it or above and those holding an exception line.
+// A run's WARN records are many (363,000 at 1 GB against 182,000 ERROR):
+// they are kept apart (fileMemo.warnings), and only once a request asks for
+// them. A request below WARN reads the files for itself.
 const memoFloor = recordformat.Error
 
 func (ix *Index) failures(ctx context.Context, q failuresQuery) (FailuresResult, error) {
-	commits := ix.commits.Load()
+	commits := ix.state.Commits.Load()
 	ans := &ix.failAnswer
 	ans.mu.Lock()
 	defer ans.mu.Unlock()
@@ -208,24 +213,33 @@ func (ix *Index) failures(ctx context.Context, q failuresQuery) (FailuresResult,
 		return *ans.res, nil
 	}
 	files, agents := ix.failureFiles(q)
-	found := make([]fileFailures, len(files))
-	whole := q.epNum == "" && q.agent == "" && q.minLevel == memoFloor
+	var found []fileFailures
+	kept := q.minLevel == memoFloor || q.minLevel == recordformat.Warn
+	whole := q.epNum == "" && q.agent == "" && kept
 	for i, fs := range files {
-		kept, last, err := ix.rb.fileFailures(ctx, fs, q.minLevel)
+		parts, err := ix.rb.fileFailures(ctx, fs, q.minLevel)
 		if err != nil {
 			return FailuresResult{}, err
 		}
-		whole = whole && fs.memo != nil
-		found[i] = fileFailures{fs: fs, agent: agents[i], kept: kept, last: last}
+		for _, p := range parts {
+			p.agent = agents[i]
+			whole = whole && p.memo != nil
+			found = append(found, p)
+		}
 	}
 	var res FailuresResult
 	if whole {
-		// The run at the memo's floor: the kept tally takes what the files'
-		// memos gained since it was last asked (an append: what was appended).
-		if !ans.tally.follows(found) {
-			ans.tally = newFailTally()
+		// The run at a kept level: its tally takes what the files' memos
+		// gained since it was last asked (an append: what was appended).
+		t := ans.tallies[q.minLevel]
+		if !t.follows(found) {
+			t = newFailTally()
+			if ans.tallies == nil {
+				ans.tallies = map[recordformat.Level]*failTally{}
+			}
+			ans.tallies[q.minLevel] = t
 		}
-		res = ans.tally.update(ix.root, found)
+		res = t.update(ix.root, found)
 	} else {
 		res = freshFailures(ix.root, found, q.minLevel)
 	}
@@ -236,42 +250,59 @@ func (ix *Index) failures(ctx context.Context, q failuresQuery) (FailuresResult,
 
 // failureFiles returns the record files the query looks at, by path
 // byte-wise, and their agents' names.
-func (ix *Index) failureFiles(q failuresQuery) ([]*fileState, []string) {
+func (ix *Index) failureFiles(q failuresQuery) ([]*corpus.File, []string) {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
-	var files []*fileState
-	for _, fs := range ix.files {
-		if fs.form.IsRecord() && !fs.binary && (q.epNum == "" || fs.epNum == q.epNum) && (q.agent == "" || ix.agents[fs.agent] == q.agent) {
+	var files []*corpus.File
+	for _, fs := range ix.state.Files {
+		if fs.Form.IsRecord() && !fs.Binary && (q.epNum == "" || fs.EpNum == q.epNum) && (q.agent == "" || ix.state.Agents[fs.Agent] == q.agent) {
 			files = append(files, fs)
 		}
 	}
-	slices.SortFunc(files, func(a, b *fileState) int { return strings.Compare(a.rel, b.rel) })
+	slices.SortFunc(files, func(a, b *corpus.File) int { return strings.Compare(a.Rel, b.Rel) })
 	agents := make([]string, len(files))
 	for i, fs := range files {
-		agents[i] = ix.agents[fs.agent]
+		agents[i] = ix.state.Agents[fs.Agent]
 	}
 	return files, agents
 }
 
 // fileFailures returns the failures of fs at level floor or above (and the
-// records that hold an exception line), by record, in two parts (the
-// records before the last, and the last): from its memo where floor
-// allows, and what the memo does not cover read now.
-func (rb *readBack) fileFailures(ctx context.Context, fs *fileState, floor recordformat.Level) (kept, last []failEntry, err error) {
-	t := fs.records()
+// records that hold an exception line), in parts: each memo's (the records
+// before the last, and the last: from the memo, and what it does not cover
+// read now), or, below what the memos keep, one part read now.
+func (rb *readBack) fileFailures(ctx context.Context, fs *corpus.File, floor recordformat.Level) ([]fileFailures, error) {
+	t := fs.Records()
 	n := t.Len()
 	if n == 0 {
-		return nil, nil, nil
+		return nil, nil
 	}
-	if fs.memo == nil || floor < memoFloor {
-		all, err := rb.scanFailures(ctx, fs, 0, n, min(floor, memoFloor))
-		return all, nil, err
+	if memoOf(fs) == nil || floor < recordformat.Warn {
+		all, err := rb.scanFailures(ctx, fs, 0, n, min(floor, memoFloor), false)
+		return []fileFailures{{fs: fs, kept: all}}, err
 	}
-	m := &fs.memo.failures
+	parts := []fileFailures{{fs: fs, memo: &memoOf(fs).failures}}
+	if floor == recordformat.Warn {
+		parts = append(parts, fileFailures{fs: fs, memo: &memoOf(fs).warnings, warnings: true})
+	}
+	for i := range parts {
+		var err error
+		if parts[i].kept, parts[i].last, err = rb.memoFailures(ctx, fs, parts[i].memo, parts[i].warnings); err != nil {
+			return nil, err
+		}
+	}
+	return parts, nil
+}
+
+// memoFailures returns the failures m keeps of fs (warnings: WARN records
+// without an exception line; else those of memoFloor), in two parts: the
+// records before the last, and the last.
+func (rb *readBack) memoFailures(ctx context.Context, fs *corpus.File, m *failMemo, warnings bool) (kept, last []failEntry, err error) {
+	n := fs.Records().Len()
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if final := n - 1; m.upTo < final {
-		more, err := rb.scanFailures(ctx, fs, m.upTo, final, memoFloor)
+		more, err := rb.scanFailures(ctx, fs, m.upTo, final, memoFloor, warnings)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -280,20 +311,21 @@ func (rb *readBack) fileFailures(ctx context.Context, fs *fileState, floor recor
 	// The memo may hold records of a later version than fs: they are not
 	// fs's (yet).
 	end, _ := slices.BinarySearchFunc(m.entries, int32(n-1), func(e failEntry, rec int32) int { return int(e.rec - rec) })
-	if !m.lastSet || m.lastRec != n-1 || m.lastPos != fs.readPos {
-		found, err := rb.scanFailures(ctx, fs, n-1, n, memoFloor)
+	if !m.lastSet || m.lastRec != n-1 || m.lastPos != fs.ReadPos {
+		found, err := rb.scanFailures(ctx, fs, n-1, n, memoFloor, warnings)
 		if err != nil {
 			return nil, nil, err
 		}
-		m.lastRec, m.lastPos, m.lastFound, m.lastSet = n-1, fs.readPos, found, true
+		m.lastRec, m.lastPos, m.lastFound, m.lastSet = n-1, fs.ReadPos, found, true
 	}
 	return m.entries[:end:end], m.lastFound, nil
 }
 
 // scanFailures reads records [from, to) of fs that can be failures at level
-// floor or above and returns those that are, in record order.
-func (rb *readBack) scanFailures(ctx context.Context, fs *fileState, from, to int, floor recordformat.Level) ([]failEntry, error) {
-	t := fs.records()
+// floor or above (warnings: WARN records without an exception line) and
+// returns those that are, in record order.
+func (rb *readBack) scanFailures(ctx context.Context, fs *corpus.File, from, to int, floor recordformat.Level, warnings bool) ([]failEntry, error) {
+	t := fs.Records()
 	var cands []int
 	spans := t.Spans()
 	si, _ := slices.BinarySearchFunc(spans, t.Line(from), func(s records.Span, line uint32) int { return int(s.First) - int(line) })
@@ -301,6 +333,12 @@ func (rb *readBack) scanFailures(ctx context.Context, fs *fileState, from, to in
 		meta := t.Meta(i)
 		lv := records.MetaLevel(meta)
 		cand := (lv != recordformat.None && lv >= floor) || records.MetaKind(meta) == records.KindBeforeFirst
+		if warnings {
+			if lv == recordformat.Warn {
+				cands = append(cands, i)
+			}
+			continue
+		}
 		last := t.Last(i)
 		for si < len(spans) && spans[si].First <= last {
 			cand = cand || spans[si].First > t.Line(i)
@@ -333,7 +371,7 @@ func (rb *readBack) scanFailures(ctx context.Context, fs *fileState, from, to in
 			if err != nil {
 				return nil, err
 			}
-			if e, ok := rb.failureOf(t, i, r, floor); ok {
+			if e, ok := rb.failureOf(t, i, r, floor, warnings); ok {
 				out = append(out, e)
 			}
 		}
@@ -342,8 +380,9 @@ func (rb *readBack) scanFailures(ctx context.Context, fs *fileState, from, to in
 }
 
 // failureOf makes the entry of record i, read back as r, when it is a
-// failure at level floor or above or holds an exception line.
-func (rb *readBack) failureOf(t *records.Table, i int, r recordText, floor recordformat.Level) (failEntry, bool) {
+// failure at level floor or above or holds an exception line (warnings: when
+// it is a WARN record without one).
+func (rb *readBack) failureOf(t *records.Table, i int, r recordText, floor recordformat.Level, warnings bool) (failEntry, bool) {
 	meta := t.Meta(i)
 	e := failEntry{rec: int32(i), level: records.MetaLevel(meta), key: t.Time(i), rng: r.rng}
 	cont := r.lines[1:]
@@ -358,10 +397,19 @@ func (rb *readBack) failureOf(t *records.Table, i int, r recordText, floor recor
 			}
 		}
 	}
-	if !e.exception && (e.level == recordformat.None || e.level < floor) {
+	if warnings {
+		if e.exception || e.level != recordformat.Warn {
+			return e, false
+		}
+	} else if !e.exception && (e.level == recordformat.None || e.level < floor) {
 		return e, false
 	}
-	text := rb.maskText(r.evidence()) // masked as a whole record, as it was indexed
+	var text string
+	if rb.masker == nil {
+		text = r.firstEvidence() // a stack trace's lines are not read for nothing
+	} else {
+		text = rb.maskText(r.evidence()) // masked as a whole record, as it was indexed
+	}
 	head, _, _ := strings.Cut(text, "\n")
 	if r.head.Kind != recordformat.BeforeFirst {
 		_, head, _ = strings.Cut(head, " ") // the agent's name
@@ -394,4 +442,13 @@ func sortedEpisodes(m map[string]bool) []string {
 		return strings.Compare(a, b)
 	})
 	return out
+}
+
+// firstEvidence is the evidence text of the record's first line (the first
+// line of evidence, and more where a JSON line's prose holds "\n").
+func (r recordText) firstEvidence() string {
+	if r.head.JSON {
+		return recordformat.ValidText(recordformat.Prose(nil, r.lines[0]))
+	}
+	return recordformat.ValidText(r.lines[0][r.head.Evidence:])
 }

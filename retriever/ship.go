@@ -50,6 +50,9 @@ type ShipPos struct {
 	Line     uint32 `json:"line"`     // Offset's 0-based line
 	InRecord bool   `json:"inRecord"` // a record started before Offset
 	Skip     int    `json:"skip"`
+	// Layout is 1 + a record file's layout once decided from its head
+	// (spec §2 "Other layouts"), 0 before.
+	Layout uint8 `json:"layout,omitempty"`
 }
 
 // ShipRecord is one record (or note) to ship: the lines of it not shipped
@@ -65,8 +68,11 @@ type ShipRecord struct {
 	State        string // the episode state; "" for notes
 	Conversation *string
 	Unfielded    bool
-	Reading      Reading
-	Terms        int // terms of its pieces (spec §6 |d|, summed)
+	// Foreign: a record of a record file in another layout, a note for the
+	// rules (spec §2: its records are searched as notes).
+	Foreign bool
+	Reading Reading
+	Terms   int // terms of its pieces (spec §6 |d|, summed)
 	// Distinct are the distinct terms of its pieces, in first-seen order,
 	// one space apart.
 	Distinct string
@@ -245,6 +251,56 @@ type shipReader struct {
 	piece    int32            // the piece scanned, from 1 in each record
 	distinct strings.Builder
 	byPiece  strings.Builder // each piece's distinct terms (ShipRecord.PieceTerms)
+
+	layout recordformat.Layout // a record file's, as read now
+	prose  []byte              // a JSON line's prose (evidence)
+}
+
+// evidence is line l's evidence text: a JSON line's prose (valid until the
+// next call), else the text from its evidence start (spec §2).
+func (r *shipReader) evidence(buf []byte, l recordformat.Line) []byte {
+	if l.JSON {
+		r.prose = recordformat.Prose(r.prose[:0], buf[l.Start:l.TextEnd])
+		return r.prose
+	}
+	return buf[l.Evidence:l.TextEnd]
+}
+
+// join joins the evidence text of lines with "\n", and gives where each
+// line's part starts in the joined text.
+func (r *shipReader) join(buf []byte, lines []recordformat.Line) (string, []int) {
+	var sb strings.Builder
+	starts := make([]int, len(lines))
+	for i, l := range lines {
+		if i > 0 {
+			sb.WriteByte('\n')
+		}
+		starts[i] = sb.Len()
+		sb.Write(r.evidence(buf, l))
+	}
+	return sb.String(), starts
+}
+
+// lineText adds the pieces of ev[lo:hi], line l's evidence text, as
+// addText does: a JSON line's prose is cut at its own line ends, each
+// prose line's pieces placed at the whole line.
+func (r *shipReader) lineText(out *ShipRecord, sb *strings.Builder, buf []byte, l recordformat.Line, ev []byte, lo, hi int, spans []masking.Span, line uint32) {
+	lineText := buf[l.Start:l.TextEnd]
+	if !l.JSON {
+		r.pieces(out, sb, lineText, l.Evidence-l.Start, ev, lo, hi, spans, line, false)
+		return
+	}
+	for a := lo; a <= hi; {
+		b := hi
+		if nl := bytes.IndexByte(ev[a:hi], '\n'); nl >= 0 {
+			b = a + nl
+		}
+		r.pieces(out, sb, lineText, 0, ev, a, b, spans, line, true)
+		if b < hi {
+			sb.WriteByte('\n')
+		}
+		a = b + 1
+	}
 }
 
 // feed reads buf, which starts at pos.Offset, and returns the position
@@ -259,13 +315,36 @@ func (r *shipReader) feed(buf []byte, pos ShipPos, eof, follow bool) (ShipPos, i
 		}
 	}
 	if r.f.form.IsRecord() {
+		if pos.Layout == 0 {
+			// Decided from the file's head as the index decides it: a file
+			// whose own records came first stays in the run's layout.
+			layout, ok := recordformat.Detect(r.f.form, buf)
+			if pos.Offset != 0 && pos.Line > 0 {
+				layout, ok = recordformat.Own, true
+			}
+			if ok {
+				pos.Layout = 1 + uint8(layout)
+			}
+		}
 		return r.feedRecords(buf, pos, eof)
 	}
 	return r.feedNotes(buf, pos, eof)
 }
 
+// layout is the layout a record file is read in at pos (the run's own
+// while undecided).
+func (pos ShipPos) layout() recordformat.Layout {
+	if pos.Layout == 0 {
+		return recordformat.Own
+	}
+	l, _ := recordformat.LayoutOf(pos.Layout - 1)
+	return l
+}
+
 func (r *shipReader) feedRecords(buf []byte, pos ShipPos, eof bool) (ShipPos, int, error) {
 	p := recordformat.Resume(r.f.form, pos.InRecord)
+	p.SetLayout(pos.layout())
+	r.layout = pos.layout()
 	var rec []recordformat.Line
 	recStart, recLine, recIn := 0, pos.Line, pos.InRecord
 	line := pos.Line
@@ -286,9 +365,9 @@ func (r *shipReader) feedRecords(buf []byte, pos ShipPos, eof bool) (ShipPos, in
 		start = l.End
 	}
 	if len(rec) == 0 {
-		return ShipPos{Offset: pos.Offset + int64(len(buf)), Line: line, InRecord: p.InRecord()}, len(buf), nil
+		return ShipPos{Offset: pos.Offset + int64(len(buf)), Line: line, InRecord: p.InRecord(), Layout: pos.Layout}, len(buf), nil
 	}
-	last := ShipPos{Offset: pos.Offset + int64(recStart), Line: recLine, InRecord: recIn, Skip: skip}
+	last := ShipPos{Offset: pos.Offset + int64(recStart), Line: recLine, InRecord: recIn, Skip: skip, Layout: pos.Layout}
 	if !eof {
 		// The last record may gain lines: it is read again with what follows.
 		return last, recStart, nil
@@ -308,9 +387,12 @@ func (r *shipReader) record(buf []byte, base int64, rec []recordformat.Line, fir
 	if skip >= len(rec) || first.Level.LeftOut() {
 		return nil
 	}
-	text, segStarts := joinEvidence(buf, rec)
-	reading, ms, me := ReadingNote, 0, len(text)
-	if r.ix.interpreter != nil {
+	// A foreign log's records are notes (spec §2): no rule reads them; a
+	// transcript's role still does.
+	foreign := r.layout.Foreign()
+	text, segStarts := r.join(buf, rec)
+	reading, ms, me := roleReading(first), 0, len(text)
+	if r.ix.interpreter != nil && !foreign {
 		reading, ms, me = r.ix.interpreter.Read(text)
 		if reading == ReadingLeftOut {
 			return nil
@@ -320,22 +402,30 @@ func (r *shipReader) record(buf []byte, base int64, rec []recordformat.Line, fir
 	if r.ix.masker != nil {
 		spans, _ = r.ix.masker.Mask(text)
 	}
-	out := ShipRecord{Reading: reading, Unfielded: first.Kind.IsUnfielded()}
+	out := ShipRecord{Reading: reading, Unfielded: first.Kind.IsUnfielded(), Foreign: foreign}
 	if first.Kind == recordformat.Fielded {
 		c := string(buf[first.ConvStart:first.ConvEnd])
 		out.Conversation = &c
 	}
-	if first.Kind == recordformat.Fielded || first.Kind == recordformat.Unfielded {
+	switch {
+	case first.Kind == recordformat.Fielded || first.Kind == recordformat.Unfielded:
 		head := buf[first.Start:first.TextEnd]
 		out.Time = string(head[:recordformat.StampLen(head)])
 		out.Level = records.LevelName(first.Level)
 		out.State = string(buf[first.StateStart:first.StateEnd])
+	case first.Kind == recordformat.Foreign:
+		// As the record table shows it: its layout's time (with "." before
+		// the milliseconds) and level.
+		if first.Time != recordformat.NoTime {
+			out.Time = records.FormatTimeKey(first.Time, true)
+		}
+		out.Level = records.LevelName(first.Level)
 	}
 	var sb strings.Builder
 	started := false
 	for i := skip; i < len(rec); i++ {
 		l := rec[i]
-		s, e := segStarts[i], segStarts[i]+(l.TextEnd-l.Evidence)
+		s, e := segStarts[i], segEnd(text, segStarts, i)
 		lo, hi := max(s, ms), min(e, me)
 		if lo > hi || (lo == hi && lo != s) {
 			continue
@@ -345,9 +435,21 @@ func (r *shipReader) record(buf []byte, base int64, rec []recordformat.Line, fir
 		} else {
 			sb.WriteByte('\n')
 		}
-		r.pieces(&out, &sb, buf[l.Start:l.TextEnd], l.Evidence-l.Start, buf[l.Evidence:l.TextEnd], lo-s, hi-s, lineSpans(spans, s, e), firstLine+uint32(i))
+		r.lineText(&out, &sb, buf, l, r.evidence(buf, l), lo-s, hi-s, lineSpans(spans, s, e), firstLine+uint32(i))
 	}
 	return r.emit(out, &sb, buf)
+}
+
+// roleReading is the reading a JSON line's transcript role gives (spec §2
+// "JSON lines": user told, assistant said), else a note's.
+func roleReading(l recordformat.Line) Reading {
+	switch l.Role {
+	case recordformat.RoleUser:
+		return ReadingTold
+	case recordformat.RoleAssistant:
+		return ReadingSaid
+	}
+	return ReadingNote
 }
 
 func (r *shipReader) emit(out ShipRecord, sb *strings.Builder, buf []byte) error {
@@ -416,7 +518,7 @@ func (r *shipReader) feedNotes(buf []byte, pos ShipPos, eof bool) (ShipPos, int,
 	var segStarts []int
 	if r.ix.masker != nil && len(lines) > 0 {
 		var joined string
-		joined, segStarts = joinEvidence(buf, lines)
+		joined, segStarts = r.join(buf, lines)
 		spans, open = r.ix.masker.Mask(joined)
 	}
 	// Lines from an open key block on are masked again, with the block's
@@ -439,14 +541,27 @@ func (r *shipReader) feedNotes(buf []byte, pos ShipPos, eof bool) (ShipPos, int,
 	}
 	for i := pos.Skip; i < settled; i++ {
 		l := lines[i]
+		if l.JSON && l.Level.LeftOut() {
+			continue // a JSON log's DEBUG and TRACE lines are left out (spec §3)
+		}
+		ev := r.evidence(buf, l)
 		var ls []masking.Span
 		if spans != nil {
-			ls = lineSpans(spans, segStarts[i], segStarts[i]+(l.TextEnd-l.Evidence))
+			ls = lineSpans(spans, segStarts[i], segStarts[i]+len(ev))
 		}
-		out := ShipRecord{Reading: ReadingNote, Offset: pos.Offset + int64(l.Start), Line: pos.Line + uint32(i)}
+		out := ShipRecord{Reading: roleReading(l), Offset: pos.Offset + int64(l.Start), Line: pos.Line + uint32(i)}
+		if l.JSON {
+			// As the index shows a JSON line of a plain file: its fields'.
+			tm, lv := jsonTimeAndLevel(buf[l.Start:l.TextEnd])
+			if tm != nil {
+				out.Time = *tm
+			}
+			if lv != nil {
+				out.Level = *lv
+			}
+		}
 		var sb strings.Builder
-		ev := buf[l.Evidence:l.TextEnd]
-		r.pieces(&out, &sb, buf[l.Start:l.TextEnd], l.Evidence-l.Start, ev, 0, len(ev), ls, pos.Line+uint32(i))
+		r.lineText(&out, &sb, buf, l, ev, 0, len(ev), ls, pos.Line+uint32(i))
 		if err := r.emit(out, &sb, buf); err != nil {
 			return pos, 0, err
 		}
@@ -469,7 +584,9 @@ func (r *shipReader) feedNotes(buf []byte, pos ShipPos, eof bool) (ShipPos, int,
 // pieces cuts ev[lo:hi] (a line's evidence text, which starts at byte evOff
 // of the line) into pieces after masking it with spans (relative to ev), as
 // addPieces does, and adds each piece that has terms to out, its text to sb.
-func (r *shipReader) pieces(out *ShipRecord, sb *strings.Builder, lineText []byte, evOff int, ev []byte, lo, hi int, spans []masking.Span, line uint32) {
+//
+// A piece of a JSON line's prose (prose) is placed at the whole line.
+func (r *shipReader) pieces(out *ShipRecord, sb *strings.Builder, lineText []byte, evOff int, ev []byte, lo, hi int, spans []masking.Span, line uint32, prose bool) {
 	text, mapping, maskedLine := maskRegion(ev, lo, hi, spans)
 	for start := 0; start < len(text); {
 		end := pieceEnd(text, start)
@@ -482,6 +599,9 @@ func (r *shipReader) pieces(out *ShipRecord, sb *strings.Builder, lineText []byt
 				os, oe = mapping.OriginalRange(start, end)
 			}
 			bs, be := evOff+lo+os, evOff+lo+oe
+			if prose {
+				bs, be = 0, len(lineText)
+			}
 			cs := recordformat.UTF16Len(lineText[:bs])
 			out.Pieces = append(out.Pieces, ShipPiece{
 				Line: line, TextStart: ts, TextEnd: sb.Len(),

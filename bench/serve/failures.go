@@ -83,10 +83,12 @@ func runFailuresBench(cfg config) (int, error) {
 		}
 		return res, d, err
 	}
+	cpu0 := cpuTime(srv.cmd.Process.Pid)
 	res, first, err := timed("run/failures", map[string]any{})
 	if err != nil {
 		return 0, err
 	}
+	firstCPU := cpuTime(srv.cmd.Process.Pid) - cpu0
 	var fr retriever.FailuresResult
 	if err := json.Unmarshal(res, &fr); err != nil {
 		return 0, err
@@ -149,7 +151,7 @@ func runFailuresBench(cfg config) (int, error) {
 	if err := srv.shutdown(); err != nil {
 		return 0, err
 	}
-	return printFailures(os.Stdout, cfg, r, len(fr.Groups), records, len(res), first, fail, search, unknown, held, parse, afterAppend, rss), nil
+	return printFailures(os.Stdout, cfg, r, len(fr.Groups), records, len(res), first, firstCPU, fail, search, unknown, held, parse, afterAppend, rss), nil
 }
 
 // nodeParse times Node's JSON.parse of an answer (wrapped as the message
@@ -180,10 +182,10 @@ t.sort((a, b) => a - b); console.log(t[t.length >> 1]);`
 	return time.Duration(ns), nil
 }
 
-func printFailures(w io.Writer, cfg config, r *report, groups, records, answerBytes int, first time.Duration, fail, search, unknown []time.Duration, held map[string][]time.Duration, parse map[string]time.Duration, afterAppend []time.Duration, rss memory) int {
+func printFailures(w io.Writer, cfg config, r *report, groups, records, answerBytes int, first, firstCPU time.Duration, fail, search, unknown []time.Duration, held map[string][]time.Duration, parse map[string]time.Duration, afterAppend []time.Duration, rss memory) int {
 	fmt.Fprintf(w, "run: %s; %d files, indexed in %v\n", cfg.shapeTag, r.files, r.indexing.Round(time.Millisecond))
 	fmt.Fprintf(w, "run/failures answer: %d groups of %d records, %d bytes of JSON\n", groups, records, answerBytes)
-	fmt.Fprintf(w, "first run/failures (reads the candidate records): %s\n", ms(first))
+	fmt.Fprintf(w, "first run/failures (reads the candidate records): %s, the server's CPU meanwhile %s\n", ms(first), ms(firstCPU))
 	fmt.Fprintf(w, "%d of each, A B A B; in hand (body read) / envelope decoded by encoding/json:\n", len(fail))
 	for _, m := range []struct {
 		name string

@@ -33,7 +33,7 @@ func (e *Entry) MapBlob(ref BlobRef) (*Blob, error) {
 	if !ok || known != ref {
 		return nil, fmt.Errorf("store: map blob %q that this entry does not hold", ref.Name)
 	}
-	b, err := openBlob(e.dir, ref, e.opts.Read)
+	b, err := openBlob(e.dir, ref, e.opts.Read, false, nil)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", ref.Name, err)
 	}

@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"os"
 	"path/filepath"
@@ -39,6 +40,7 @@ type Snapshot struct {
 // Blob is one blob of a snapshot.
 type Blob struct {
 	ref    BlobRef
+	dir    string // the entry's folder
 	file   []byte // the whole file: mapping or heap copy
 	mapped bool
 	snap   *Snapshot
@@ -331,6 +333,50 @@ func (s *Snapshot) whileOpen(b *Blob, verify func() error) (open bool, err error
 	return true, verify()
 }
 
+// ReadAll returns a copy of the content on the heap, read from the blob's
+// file rather than its mapping (whose pages would stay the process's until
+// it exits) and checked against the manifest's checksum whatever the open
+// checked: for a caller that keeps a blob whole on the heap (a state read
+// at open). A file gone since the open (a later commit dropped it) is
+// copied from the mapping instead, inside Access. A copy whose checksum
+// fails is Check's failure: the snapshot is marked corrupt, and the blob is
+// not said good after.
+func (b *Blob) ReadAll() ([]byte, error) {
+	buf := make([]byte, b.ref.Length)
+	if !b.mapped || !readFile(filepath.Join(b.dir, b.ref.Name), b.ref, buf) {
+		if err := b.Access(func(c []byte) error { copy(buf, c); return nil }); err != nil {
+			return nil, err
+		}
+	}
+	err := checkContent(buf, b.ref)
+	if err == nil {
+		return buf, nil
+	}
+	err = fmt.Errorf("%s: %w", b.ref.Name, err)
+	b.checkMu.Lock()
+	defer b.checkMu.Unlock()
+	if b.snap != nil {
+		err = b.snap.markCorrupt(err)
+	}
+	b.setChecked(err)
+	return nil, err
+}
+
+// readFile reads the content of the blob file at path into buf; false when
+// it cannot (gone, or not the length ref says).
+func readFile(path string, ref BlobRef, buf []byte) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || fi.Size() != blobHeaderSize+ref.Length+blobFooterSize {
+		return false
+	}
+	_, err = f.ReadAt(buf, blobHeaderSize)
+	return err == nil
+}
+
 // faultAddr is the faulting address of a panic SetPanicOnFault raised.
 func faultAddr(r any) (uintptr, bool) {
 	f, ok := r.(interface{ Addr() uintptr })
@@ -383,8 +429,9 @@ func (s *Snapshot) markCorrupt(err error) error {
 // process needs only its frame checked again).
 func openSnapshot(dir string, m *Manifest, read ReadMode, full bool, verified map[string]bool) (*Snapshot, error) {
 	s := &Snapshot{m: m, byNm: make(map[string]*Blob, len(m.Blobs))}
+	var buf []byte // the reads of fileChecksum
 	for _, ref := range m.Blobs {
-		b, err := openBlob(dir, ref, read)
+		b, err := openBlob(dir, ref, read, full && !verified[ref.Name], &buf)
 		if err != nil {
 			s.Close()
 			return nil, fmt.Errorf("%s: %w", ref.Name, err)
@@ -394,11 +441,14 @@ func openSnapshot(dir string, m *Manifest, read ReadMode, full bool, verified ma
 		s.byNm[ref.Name] = b
 	}
 	for _, b := range s.blobs {
-		if verified[b.ref.Name] {
+		switch {
+		case verified[b.ref.Name]:
 			b.setChecked(nil)
 			continue
-		}
-		if !full {
+		case b.checked: // by openBlob, from the file
+			verified[b.ref.Name] = true
+			continue
+		case !full:
 			continue // Blob.Check or CheckRange, at the caller's first use
 		}
 		if err := b.Verify(); err != nil {
@@ -411,7 +461,10 @@ func openSnapshot(dir string, m *Manifest, read ReadMode, full bool, verified ma
 	return s, nil
 }
 
-func openBlob(dir string, ref BlobRef, read ReadMode) (*Blob, error) {
+// openBlob opens the blob ref names in dir and checks its frame; with sum,
+// the content of a blob to be mapped is checked too, from the file (the
+// caller checks a heap copy itself), in buf.
+func openBlob(dir string, ref BlobRef, read ReadMode, sum bool, buf *[]byte) (*Blob, error) {
 	f, err := os.Open(filepath.Join(dir, ref.Name))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, errMissing
@@ -428,11 +481,20 @@ func openBlob(dir string, ref BlobRef, read ReadMode) (*Blob, error) {
 	if size != blobHeaderSize+ref.Length+blobFooterSize {
 		return nil, fmt.Errorf("%w: %d bytes, want %d", errTruncated, size, blobHeaderSize+ref.Length+blobFooterSize)
 	}
-	b := &Blob{ref: ref}
+	// A mapped blob's checksum is computed from the file, not the mapping:
+	// a pass over the mapping would make every page of the entry the
+	// process's own (its RSS) until it exits, where an answer reads a few.
+	mapIt := read == ReadMap && canMap
+	if sum && mapIt {
+		if err := fileChecksum(f, ref, buf); err != nil {
+			return nil, err
+		}
+	}
+	b := &Blob{ref: ref, dir: dir}
 	if ref.Chunks != "" {
 		b.chunkOK = make([]atomic.Uint64, (chunkCount(ref.Length)+63)/64)
 	}
-	if read == ReadMap && canMap {
+	if mapIt {
 		b.file, err = mapFile(f, size)
 		b.mapped = true
 	} else {
@@ -451,5 +513,37 @@ func openBlob(dir string, ref BlobRef, read ReadMode) (*Blob, error) {
 		}
 		return nil, err
 	}
+	if sum && mapIt {
+		b.setChecked(nil)
+	}
 	return b, nil
 }
+
+// fileChecksum checks the CRC-32C of a blob's content read from its file,
+// a buffer at a time (buf, kept for the next blob).
+func fileChecksum(f *os.File, ref BlobRef, buf *[]byte) error {
+	if cap(*buf) < fileChecksumBuffer {
+		*buf = make([]byte, fileChecksumBuffer)
+	}
+	p := (*buf)[:cap(*buf)]
+	crc := uint32(0)
+	for off := int64(0); off < ref.Length; {
+		n := min(int64(len(p)), ref.Length-off)
+		if _, err := f.ReadAt(p[:n], blobHeaderSize+off); err != nil {
+			if errors.Is(err, io.EOF) {
+				return fmt.Errorf("%w: read %d bytes of %d", errTruncated, off, ref.Length)
+			}
+			return err
+		}
+		crc = crc32.Update(crc, castagnoli, p[:n])
+		off += n
+	}
+	if crc != ref.Checksum {
+		return fmt.Errorf("%w: content checksum %08x, want %08x", ErrCorrupt, crc, ref.Checksum)
+	}
+	return nil
+}
+
+// fileChecksumBuffer is fileChecksum's read: large enough that the calls
+// cost nothing beside the copy, small enough to stay in the cache.
+const fileChecksumBuffer = 1 << 20
