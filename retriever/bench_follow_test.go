@@ -90,7 +90,7 @@ func benchAppend(b *testing.B, watched bool) {
 	// which stay as dead docs): segments are never merged yet.
 	b.ReportMetric((float64(heap)-float64(heap0))/float64(n), "heap-B/append")
 	ix.mu.RLock()
-	b.ReportMetric(float64(len(ix.segments)), "segments")
+	b.ReportMetric(float64(len(ix.state.Segments)), "segments")
 	ix.mu.RUnlock()
 }
 

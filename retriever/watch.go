@@ -11,6 +11,7 @@ import (
 	"github.com/fsnotify/fsnotify"
 	"go.uber.org/zap"
 
+	"runls/retriever/internal/corpus"
 	"runls/retriever/internal/runfs"
 )
 
@@ -326,7 +327,7 @@ type leftover struct {
 
 // leave keeps what a cancelled update did not do for the next one.
 // Under refreshMu.
-func (f *followState) leave(files []string, removed []*fileState, episodes bool) {
+func (f *followState) leave(files []string, removed []*corpus.File, episodes bool) {
 	if f.left.names == nil {
 		f.left.names, f.left.removed = map[string]bool{}, map[string]bool{}
 	}
@@ -334,7 +335,7 @@ func (f *followState) leave(files []string, removed []*fileState, episodes bool)
 		f.left.names[rel] = true
 	}
 	for _, fs := range removed {
-		f.left.removed[fs.rel] = true
+		f.left.removed[fs.Rel] = true
 	}
 	f.left.episodes = f.left.episodes || episodes
 }

@@ -6,6 +6,7 @@ package store
 // a blob damaged after the open and before that use never taken for good.
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"os"
@@ -299,5 +300,55 @@ func TestManifestChunkSums(t *testing.T) {
 	ref.Chunks = "12345678"
 	if _, err := DecodeManifest(EncodeManifest(&Manifest{Blobs: []BlobRef{ref}})); !errors.Is(err, ErrCorrupt) {
 		t.Fatalf("two chunks' sums for three chunks: %v", err)
+	}
+}
+
+// TestReadAll: a blob's content copied to the heap from its file, checked
+// whatever the open checked: whole, the same bytes; with a byte flipped
+// after the open, a corruption (the snapshot marked, the commit dropped);
+// with the file gone since the open, copied from the mapping; read onto the
+// heap at open, a copy of that.
+func TestReadAll(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		read ReadMode
+		harm func(t *testing.T, path string)
+		bad  bool
+	}{
+		{"map", ReadMap, func(*testing.T, string) {}, false},
+		{"map-flipped", ReadMap, func(t *testing.T, p string) { flipAt(t, p, blobHeaderSize+ChunkSize+3) }, true},
+		{"map-gone", ReadMap, func(t *testing.T, p string) { os.Remove(p) }, false},
+		{"heap-flipped", ReadHeap, func(t *testing.T, p string) { flipAt(t, p, blobHeaderSize+3) }, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			run, root := testRun(t)
+			e := openEntry(t, root, run, Options{})
+			data := genContent(4, 1, 2*ChunkSize+77)
+			if _, err := e.Commit([]BlobRef{writeBlob(t, e, data)}, nil); err != nil {
+				t.Fatal(err)
+			}
+			e.Close()
+			e = openEntry(t, root, run, Options{Verify: VerifyFrame, Read: c.read})
+			s, err := e.Snapshot()
+			if err != nil || s == nil {
+				t.Fatalf("snapshot %v, %v", s, err)
+			}
+			defer s.Close()
+			b := s.Blobs()[0]
+			c.harm(t, filepath.Join(e.Dir(), b.Ref().Name))
+			got, err := b.ReadAll()
+			if c.bad {
+				if !errors.Is(err, ErrCorrupt) || !errors.Is(s.Corrupt(), ErrCorrupt) || b.Check() == nil {
+					t.Fatalf("ReadAll of a damaged blob: %v, corrupt %v", err, s.Corrupt())
+				}
+				if next, err := e.Snapshot(); next != nil || err != nil {
+					t.Fatalf("the writer kept the commit: %v %v", next, err)
+				}
+				return
+			}
+			if err != nil || !bytes.Equal(got, data) || s.Corrupt() != nil {
+				t.Fatalf("ReadAll: %d bytes, equal %v, %v, corrupt %v", len(got), bytes.Equal(got, data), err, s.Corrupt())
+			}
+		})
 	}
 }

@@ -40,6 +40,7 @@ type Snapshot struct {
 // Blob is one blob of a snapshot.
 type Blob struct {
 	ref    BlobRef
+	dir    string // the entry's folder
 	file   []byte // the whole file: mapping or heap copy
 	mapped bool
 	snap   *Snapshot
@@ -332,6 +333,50 @@ func (s *Snapshot) whileOpen(b *Blob, verify func() error) (open bool, err error
 	return true, verify()
 }
 
+// ReadAll returns a copy of the content on the heap, read from the blob's
+// file rather than its mapping (whose pages would stay the process's until
+// it exits) and checked against the manifest's checksum whatever the open
+// checked: for a caller that keeps a blob whole on the heap (a state read
+// at open). A file gone since the open (a later commit dropped it) is
+// copied from the mapping instead, inside Access. A copy whose checksum
+// fails is Check's failure: the snapshot is marked corrupt, and the blob is
+// not said good after.
+func (b *Blob) ReadAll() ([]byte, error) {
+	buf := make([]byte, b.ref.Length)
+	if !b.mapped || !readFile(filepath.Join(b.dir, b.ref.Name), b.ref, buf) {
+		if err := b.Access(func(c []byte) error { copy(buf, c); return nil }); err != nil {
+			return nil, err
+		}
+	}
+	err := checkContent(buf, b.ref)
+	if err == nil {
+		return buf, nil
+	}
+	err = fmt.Errorf("%s: %w", b.ref.Name, err)
+	b.checkMu.Lock()
+	defer b.checkMu.Unlock()
+	if b.snap != nil {
+		err = b.snap.markCorrupt(err)
+	}
+	b.setChecked(err)
+	return nil, err
+}
+
+// readFile reads the content of the blob file at path into buf; false when
+// it cannot (gone, or not the length ref says).
+func readFile(path string, ref BlobRef, buf []byte) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || fi.Size() != blobHeaderSize+ref.Length+blobFooterSize {
+		return false
+	}
+	_, err = f.ReadAt(buf, blobHeaderSize)
+	return err == nil
+}
+
 // faultAddr is the faulting address of a panic SetPanicOnFault raised.
 func faultAddr(r any) (uintptr, bool) {
 	f, ok := r.(interface{ Addr() uintptr })
@@ -445,7 +490,7 @@ func openBlob(dir string, ref BlobRef, read ReadMode, sum bool, buf *[]byte) (*B
 			return nil, err
 		}
 	}
-	b := &Blob{ref: ref}
+	b := &Blob{ref: ref, dir: dir}
 	if ref.Chunks != "" {
 		b.chunkOK = make([]atomic.Uint64, (chunkCount(ref.Length)+63)/64)
 	}

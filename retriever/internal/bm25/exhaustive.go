@@ -201,12 +201,14 @@ func (sr *Searcher) exhaustivePairs(s segRef, cs []termCursor, avgdl float64, q 
 	var tfs, lastTFs [2 * maxPairTerms]uint32
 	lastDL, lastScore := -1, 0.0
 	for j, d := range cands {
+		same := int(dls[j]) == lastDL
 		for i := range lists {
 			// The candidates are few and ascending: search ahead, do not
 			// walk. Lists are in query term order, a term's found in one.
 			tfs[i] = lists[i].tfOf(d)
+			same = same && tfs[i] == lastTFs[i] // not the arrays' ==: a call of memequal
 		}
-		if int(dls[j]) == lastDL && tfs == lastTFs {
+		if same {
 			scores[j] = lastScore
 			continue
 		}
