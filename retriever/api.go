@@ -31,7 +31,7 @@ type Options struct {
 	Cache CacheOptions
 	// BoundMemory lets the index set the process's Go memory limit from the
 	// run's size for its first indexing and give the heap's free pages back
-	// after it (memory.go): for a program that holds one index.
+	// after it (internal/persist/memory.go): for a program that holds one index.
 	BoundMemory bool
 
 	cacheDelay time.Duration // tests: the cache writer's debounce; 0: cacheWriteDelay

@@ -38,7 +38,7 @@ func cacheConfig(opts Options) []byte {
 		sum := sha256.Sum256(in.source)
 		rules = fmt.Sprintf("%d rules sha256:%x", len(in.rules), sum[:8])
 	}
-	// The blobs are the machine's raw values (persist_codec.go): an entry
+	// The blobs are the machine's raw values (internal/persist/persist_codec.go): an entry
 	// is for one architecture.
 	return fmt.Appendf(nil, "format %d; %s; masking %s; interpreter %s", cacheFormat, runtime.GOARCH, mask, rules)
 }

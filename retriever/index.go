@@ -53,7 +53,7 @@ type Index struct {
 	failAnswer failuresAnswer  // the last run/failures answer (failures.go)
 	cache      *persist.Writer // the run's cache entry (cache.go, internal/persist); nil: none
 
-	boundMemory bool // Options.BoundMemory (memory.go)
+	boundMemory bool // Options.BoundMemory (internal/persist/memory.go)
 
 	subs subscribers
 
@@ -173,7 +173,7 @@ func (ix *Index) Refresh(ctx context.Context, progress func(Progress)) (Changes,
 // update is Refresh without the wait for events: the watcher's own updates,
 // made on its events, need none.
 //
-// A fault on a mapping of the cache entry (fault.go) drops the entry, and
+// A fault on a mapping of the cache entry (internal/persist/fault.go) drops the entry, and
 // the update is made again, reading the run afresh.
 func (ix *Index) update(ctx context.Context, progress func(Progress)) (Changes, error) {
 	ix.cache.CheckMapping("")
@@ -182,7 +182,7 @@ func (ix *Index) update(ctx context.Context, progress func(Progress)) (Changes, 
 
 // updateChecked is update for a caller that has just checked the mappings
 // (freshOnce): the check stats every blob of the entry, and a search made
-// it twice. A cut since is the fault path's (fault.go), as in any read.
+// it twice. A cut since is the fault path's (internal/persist/fault.go), as in any read.
 func (ix *Index) updateChecked(ctx context.Context, progress func(Progress)) (Changes, error) {
 	c, err := persist.Guarded(ix.cache.Guard(), "updating the index", func() (Changes, error) { return ix.refresh(ctx, progress) })
 	ix.subs.notify(c) // a cancelled update tells what it committed
@@ -280,7 +280,7 @@ func (ix *Index) refresh(ctx context.Context, progress func(Progress)) (Changes,
 		// The merge reads the segments, mapped ones too. One that faults
 		// never reaches setSegments: no half-merged segment is seen, and
 		// the lock is released by the defer. Its output is flushed after
-		// the lock (flush.go), guarded too: the flush reads it back mapped.
+		// the lock (internal/persist/flush.go), guarded too: the flush reads it back mapped.
 		ix.cache.Inject("merge")
 		err := ix.cache.Guard().Run("merging segments", func() error {
 			merged, replaced := func() (*corpus.Segment, []*corpus.Segment) {

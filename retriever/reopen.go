@@ -2,7 +2,7 @@ package retriever
 
 // This file holds the reopen side of the persisted index (spec §15, issue
 // 18): each file of the run classified against the file table of its cache
-// entry (filetable.go): unchanged (not read), checked (its time racy: its
+// entry (internal/persist/filetable.go): unchanged (not read), checked (its time racy: its
 // head and the bytes before its read position read, nothing more when they
 // are the same), grown (read from the stored offset with the stored parser
 // state), or anything else (its old pieces dead, read again from its
@@ -10,7 +10,7 @@ package retriever
 // from the file table alone (without mapping the entry's blobs).
 //
 // One set of rules: the classification is following's own (follow.go,
-// §7), which the reopen uses on the restored states (persist.go): plan on
+// §7), which the reopen uses on the restored states (internal/persist/persist.go): plan on
 // the state the record keeps, then recheck where plan leaves a read from
 // the commit position, with the record's fingerprints standing for the
 // bytes the read compares. TestReopenClassification checks that the reopen
@@ -50,7 +50,7 @@ func (c reopenClass) String() string {
 
 // classify decides what a reopen does with the file of rec (parser state
 // c), listed now as cand and opened as f (info its stat), by following's
-// own rules, as the reopen does (persist.go): plan on the state the record
+// own rules, as the reopen does (internal/persist/persist.go): plan on the state the record
 // keeps, then, for a read from the commit position, recheck with the
 // record's fingerprints for the bytes read compares.
 func (ix *Index) classify(rec store.FileRecord, c persist.Carry, cand candidate, info fs.FileInfo, f io.ReaderAt) reopenClass {

@@ -32,7 +32,7 @@ func (ix *Index) Search(ctx context.Context, req Request) (Result, error) {
 // barrier's wait it was to hide.
 //
 // The answer reads the segments, the dictionary and the statistics, which
-// may be mapped: a fault on them (fault.go) drops the cache entry, and the
+// may be mapped: a fault on them (internal/persist/fault.go) drops the cache entry, and the
 // request is answered again from the run indexed afresh.
 func (ix *Index) fresh(ctx context.Context, answer func() (Result, error)) (Result, error) {
 	guardedAnswer := func() (Result, error) {
