@@ -271,6 +271,9 @@ func TestParityLayouts(t *testing.T) {
 				compare(t, ix, st, id, req)
 			}
 		}
+		// A turn message that is a transcript's user line: told by its
+		// role, not by the interpreter, so not left out as the turn's.
+		compare(t, ix, st, id, retriever.Request{TurnMessage: "The cache test fails about one run in ten. Can you find out why?", TopK: 10})
 		checkCompared(t)
 	}
 }

@@ -273,7 +273,10 @@ func rank(pieces []counted, sc *retriever.Scorer, req *Request, rules bool, k in
 	var hits []hit
 	for _, c := range pieces {
 		e := c.e
-		if turn != "" && e.Reading == retriever.ReadingTold && strings.TrimSpace(e.Text) == turn {
+		// The turn message's told records, as the interpreter read them (a
+		// transcript's user lines are told by their role, and the folder
+		// does not compare those).
+		if turn != "" && e.Reading == retriever.ReadingTold && e.RecordFile && strings.TrimSpace(e.Text) == turn {
 			continue
 		}
 		if !req.InWindow(e.TimeText) || (rules && reason(req, e) != "") {

@@ -126,7 +126,7 @@ func CheckHeld(ctx context.Context, st Store, want map[string]int64, timeout tim
 		if len(short) == 0 {
 			for _, r := range runs {
 				if h := held[r]; h.Tallied != h.Records {
-					return fmt.Errorf("the store's tallies of run %s count %d records, it holds %d: a search's statistics of it are off (a shipper without its offsets file stopped mid-batch?)", r, h.Tallied, h.Records)
+					return fmt.Errorf("the store's tallies of run %s count %d records, it holds %d: a search's statistics of it are off (the run was shipped by a runls without tallies, or a shipper without its offsets file stopped mid-batch: ship it under a new --run-id)", r, h.Tallied, h.Records)
 				}
 			}
 			return nil

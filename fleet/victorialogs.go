@@ -185,7 +185,13 @@ func (v *VictoriaLogs) Statistics(ctx context.Context, q StatsQuery) (Stats, err
 			fmt.Fprintf(&sb, " | extract %s from %s", quote(" "+t+":<c"+strconv.Itoa(i)+"> "), termBucket(t))
 			sums[i] = fmt.Sprintf("sum(c%d) d%d", i, i)
 		}
-		sb.WriteString(" | stats by (run) " + strings.Join(sums, ", "))
+		held := make([]string, len(q.Terms))
+		for i := range q.Terms {
+			held[i] = fmt.Sprintf("d%d:>0", i)
+		}
+		// The runs holding a term only (a row a run holding none is noise
+		// a fleet of many runs would pay for).
+		sb.WriteString(" | stats by (run) " + strings.Join(sums, ", ") + " | filter " + strings.Join(held, " OR "))
 		dictQuery = sb.String()
 	}
 	var statsRows, dictRows []map[string]string

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -112,6 +113,34 @@ func TestLocShort(t *testing.T) {
 	for _, bad := range []string{"1", "1,2,3", "1,2;3,4", "0,0,99,1,2,3,4", "a,b"} {
 		if _, err := entryOf(map[string]string{"_msg": text, "line": "5", "loc": bad}); err == nil {
 			t.Errorf("loc %q: no error", bad)
+		}
+	}
+}
+
+// TestEntryTime: an entry's _time is its record's time as written, read as
+// UTC; a record without a time, or with a time without its year (syslog,
+// logcat), has its file's modification time (spec §16).
+func TestEntryTime(t *testing.T) {
+	mtime := time.Date(2026, 11, 3, 9, 30, 0, 0, time.UTC)
+	f := retriever.ShipFile{Path: "episode-1/a/a.log", Episode: "episode-1", Agent: "a", Records: true, ModTime: mtime}
+	for _, tt := range []struct {
+		text string
+		want time.Time
+	}{
+		{"2026-10-21 18:00:02,123", time.Date(2026, 10, 21, 18, 0, 2, 123e6, time.UTC)},
+		{"2026-10-21 18:00:02.5", time.Date(2026, 10, 21, 18, 0, 2, 0, time.UTC)}, // the seconds read, an odd fraction not
+		{"2026-10-21 18:00:02", time.Date(2026, 10, 21, 18, 0, 2, 0, time.UTC)},
+		{"0000-03-02 10:15:01.000", mtime},
+		{"", mtime},
+	} {
+		e := entryOfRecord("r", f, "id", retriever.ShipRecord{Time: tt.text})
+		want := tt.want
+		if !e.Time.Equal(want) {
+			t.Errorf("%q: _time %v, want %v", tt.text, e.Time, want)
+		}
+		line := string(new(lineEncoder).appendEntry(nil, &e))
+		if !strings.Contains(line, `"_time":"`+want.Format(time.RFC3339Nano)+`"`) {
+			t.Errorf("%q: line %s lacks _time %v", tt.text, line, want)
 		}
 	}
 }

@@ -169,24 +169,23 @@ func (m *CredentialMasker) Mask(text string) ([]Span, int) {
 const maxRules = 32
 
 func (m *CredentialMasker) find(text string, out []Span) ([]Span, int) {
-	return m.scanAll(text, out, nil)
+	return m.scanAll(text, out, nil, 0)
 }
 
 // scanAll is scan, then the credential rules again on the readable views of
 // text (views.go), their spans mapped back onto text.
 //
-// A view is read only when a keyword of the vendor rules occurs in the text
-// or something was hidden in it: undoing escapes and indentation makes no
-// keyword, and the rules of rules.go hide nothing in text where none of
-// those keywords (password, secret, token, key, auth, …) occurs.
-func (m *CredentialMasker) scanAll(text string, out []Span, paths *PathRedactor) ([]Span, int) {
-	return m.scanDepth(text, out, paths, 0)
-}
-
-// scanDepth is scanAll on text that is depth decodings of base64 deep
-// (runs.go); the long runs of text are read too when the vendor rules are
-// loaded (the whole masker, not a test's single rule).
-func (m *CredentialMasker) scanDepth(text string, out []Span, paths *PathRedactor, depth int) ([]Span, int) {
+// A view is read only when a keyword of the vendor rules occurs in the text,
+// a rule that cues views was tried (a statement's `";`, which may be
+// `\";` in JSON) or something was hidden in it: undoing escapes and
+// indentation makes no keyword, and the rules of rules.go hide nothing in
+// text where none of those keywords (password, secret, token, key, auth, …)
+// occurs.
+//
+// depth is how many decodings of base64 text is inside (runs.go); the long
+// runs of text are read too when the vendor rules are loaded (the whole
+// masker, not a test's single rule).
+func (m *CredentialMasker) scanAll(text string, out []Span, paths *PathRedactor, depth int) ([]Span, int) {
 	from := len(out)
 	out, open, cue := m.scan(text, out, paths)
 	if m.vendor != nil {
@@ -252,7 +251,6 @@ func (m *CredentialMasker) scan(text string, out []Span, paths *PathRedactor) (_
 			if s < int(st.scanned[t.rule]) || s < 0 || !hasKeyword(text[s:], t.kw, t.fold) {
 				continue
 			}
-			cue = cue || m.rules[t.rule].cues
 			out = m.try(text, t.rule, s, &st, out)
 		}
 	}
@@ -269,11 +267,9 @@ func (m *CredentialMasker) scan(text string, out []Span, paths *PathRedactor) (_
 				out = m.try(text, t.rule, s, &st, out)
 			}
 		}
-		var vendorCue bool
-		out, vendorCue = m.vendor.findCued(text, occ, out)
-		cue = cue || vendorCue
+		out, cue = m.vendor.findCued(text, occ, out)
 	}
-	return out, st.open, cue
+	return out, st.open, cue || st.cue
 }
 
 // scanState is what scan keeps from keyword to keyword.
@@ -284,11 +280,13 @@ type scanState struct {
 	scanned               [maxRules]int32 // small: it is zeroed on every call, and records are short
 	keyAt, keyFrom, keyTo int
 	parts                 keyParts
+	cue                   bool // a rule that cues the views was tried (ruleSpec.cues)
 }
 
 // try runs rule ri where its keyword starts at s.
 func (m *CredentialMasker) try(text string, ri int16, s int, st *scanState, out []Span) []Span {
 	r := &m.rules[ri]
+	st.cue = st.cue || r.cues
 	if r.custom != nil {
 		// No scanned gate: its keywords overlap (!== holds != and ==).
 		if sp, ok := r.custom(text, s); ok {

@@ -146,7 +146,7 @@ func FuzzAssignedLiteral(f *testing.F) {
 
 // FuzzRunProbe checks the probe of runs.go against brute force on any
 // text: it visits exactly the maximal runs of minRun run bytes or more, in
-// order (the probe reads one byte in minRun and skips by a word test).
+// order (Horspool's windows read a few bytes of each).
 func FuzzRunProbe(f *testing.F) {
 	f.Add(words + " " + imageB64 + " " + commitHash)
 	f.Add(strings.Repeat("a", minRun-1) + " " + strings.Repeat("b", minRun) + "." + strings.Repeat("c/", minRun))

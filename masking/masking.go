@@ -133,7 +133,7 @@ func (h *hidingOutside) Mask(text string) ([]Span, int) {
 }
 
 func (h *hidingOutside) find(text string, out []Span) ([]Span, int) {
-	return h.creds.scanAll(text, out, h.paths)
+	return h.creds.scanAll(text, out, h.paths, 0)
 }
 
 // Mapping maps byte offsets of a masked text back to the original text.

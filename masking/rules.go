@@ -59,9 +59,10 @@ type ruleSpec struct {
 	// glued: what is glued to the hidden token (no blank, quote or bracket
 	// between: "…zWQ!4o_Nm", `…789\abcd`) is hidden with it (gluedEnd).
 	glued bool
-	// cues: where a keyword of the rule occurs, the readable views of the
-	// text are read too (views.go), as where a vendor rule's keyword does:
-	// the rule's shape may be there only once escapes are undone.
+	// cues (a custom rule's): where a keyword of the rule occurs, the
+	// readable views of the text are read too (views.go), as where a vendor
+	// rule's keyword does: the rule's shape may be there only once escapes
+	// are undone.
 	cues bool
 	// custom, when set, replaces pattern: it finds the span to hide around the
 	// keyword at at, for a shape a forward regular expression cannot start

@@ -17,14 +17,19 @@ import (
 //     first and last parts are random (Discord's bot tokens, whatever
 //     letter their first part starts with).
 //
-// Runs are found by probing: a run of at least minRun bytes holds a byte
-// at every minRun-th offset, so the probe reads one byte in minRun and,
-// where that is a token byte and a blank is not both in the 8 bytes
-// before and the 8 after, the run around it. Ordinary text pays a table
-// look-up and two words' tests every 24 bytes. A run is
+// Runs are letters, digits and "+": base64 of ASCII text holds "/" (or
+// "-", "_" URL-safe) only where what was encoded holds "?", ">" or "~",
+// and then at the end of a group of four, so a run still starts a group;
+// the span hidden takes in the whole base64 around it. The parts of a
+// dotted token are random base64url: its head (base64 of a user id, digits)
+// is a run, and its middle and tail are read from there. Paths, kebab-case
+// names and ids joined by "-" are not runs, which keeps runs rare in
+// ordinary text. They are found by probing: a run of at least minRun bytes
+// holds a byte at every minRun-th offset, so the probe reads one byte in
+// minRun and, where that is a run byte, the word around it. A run is
 // decoded only when the first of every four characters, from one of the
 // four alignments, is one base64 starts three ASCII bytes with (A-Z, a-f):
-// hex, words, paths and random tokens fail that within a few groups.
+// hex, words and random tokens fail that within a few groups.
 
 const (
 	// minRun is the shortest run read: base64 of 18 bytes (`password=…`).
@@ -40,10 +45,10 @@ const (
 	minDottedHead, maxDottedHead, dottedMiddle, minDottedTail = 20, 40, 6, 27
 )
 
-// runByte marks the bytes of a run: base64's, standard and URL-safe.
+// runByte marks the bytes of a run: letters, digits and "+".
 var runByte = func() (t [256]bool) {
 	for b := range t {
-		t[b] = isBase64Byte(byte(b))
+		t[b] = isAlnum(byte(b)) || b == '+'
 	}
 	return t
 }()
@@ -55,6 +60,9 @@ func (m *CredentialMasker) runSecrets(text string, out []Span, depth int) []Span
 		if s, ok := dottedToken(text, lo, hi); ok {
 			out = append(out, s)
 		} else if end, ok := m.base64Secret(text, lo, hi, depth); ok {
+			for lo > 0 && isBase64Byte(text[lo-1]) {
+				lo-- // and before one
+			}
 			out = append(out, Span{Start: lo, End: end, Placeholder: SecretPlaceholder})
 		}
 	})
@@ -65,9 +73,7 @@ func (m *CredentialMasker) runSecrets(text string, out []Span, depth int) []Span
 // text, in order, by the probe.
 func forEachRun(text string, fn func(lo, hi int)) {
 	for p := minRun - 1; p < len(text); {
-		if !runByte[text[p]] || p >= 7 && p+8 <= len(text) && lowByte8(text, p-7) && lowByte8(text, p) {
-			// No run of minRun holds p: one would hold the 8 bytes that
-			// end at p or the 8 that start there.
+		if !runByte[text[p]] {
 			p += minRun
 			continue
 		}
@@ -81,20 +87,8 @@ func forEachRun(text string, fn func(lo, hi int)) {
 		if hi-lo >= minRun {
 			fn(lo, hi)
 		}
-		// The next run starts after hi: its minRun-th byte is at hi+minRun or later.
-		p = hi + minRun
+		p = hi + minRun // text[hi] is no run byte: the next run starts after it
 	}
-}
-
-// lowByte8 reports whether one of the 8 bytes at text[i:] is below '+'
-// (white space, quotes, brackets, a comma: no run byte), in a few
-// instructions: most blocks of prose hold a blank.
-func lowByte8(text string, i int) bool {
-	t := text[i : i+8]
-	x := uint64(t[0]) | uint64(t[1])<<8 | uint64(t[2])<<16 | uint64(t[3])<<24 |
-		uint64(t[4])<<32 | uint64(t[5])<<40 | uint64(t[6])<<48 | uint64(t[7])<<56
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	return (x-ones*'+')&^x&highs != 0
 }
 
 // base64Secret reports whether the run text[lo:hi] is base64 of text in
@@ -117,7 +111,10 @@ func (m *CredentialMasker) base64Secret(text string, lo, hi, depth int) (int, bo
 			return 0, false // text at this alignment: no other one decodes to text too
 		}
 		end := hi
-		for end < len(text) && end-hi < 2 && text[end] == '=' {
+		for end < len(text) && isBase64Byte(text[end]) {
+			end++ // base64 goes on after a "/", "-" or "_"
+		}
+		for pad := 0; pad < 2 && end < len(text) && text[end] == '='; pad++ {
 			end++
 		}
 		return end, true
@@ -185,7 +182,7 @@ func printableASCII(s string) bool {
 
 // holdsSecret reports whether a credential rule finds a secret in text.
 func (m *CredentialMasker) holdsSecret(text string, depth int) bool {
-	spans, _ := m.scanDepth(text, nil, nil, depth)
+	spans, _ := m.scanAll(text, nil, nil, depth)
 	return len(spans) > 0
 }
 
@@ -196,6 +193,13 @@ func (m *CredentialMasker) holdsSecret(text string, depth int) bool {
 // lower case, upper case and digits. What is glued to the tail is hidden
 // with it.
 func dottedToken(text string, lo, hi int) (Span, bool) {
+	// The part the run is in: base64url, so "-" and "_" too.
+	for lo > 0 && isTokenByte(text[lo-1]) {
+		lo--
+	}
+	for hi < len(text) && isTokenByte(text[hi]) {
+		hi++
+	}
 	var headLo, headHi, tailLo, tailHi int
 	switch {
 	case dottedMiddleAt(text, hi):

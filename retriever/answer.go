@@ -7,11 +7,9 @@ package retriever
 
 import (
 	"context"
-	"slices"
-	"strings"
-	"sync"
 
 	"runls/retriever/internal/bm25"
+	"runls/retriever/internal/corpus"
 )
 
 // searchIndexed answers a valid request from what is indexed now: it ranks
@@ -59,13 +57,13 @@ func (ix *Index) rankAnswer(ctx context.Context, req Request, text string, f *fi
 			return nil, err
 		case f.scopeEpisode && f.episode == "":
 			hits = nil // rule 1: nothing without a current episode
-		case ix.allEvidence(lifted, f):
+		case everyHitEvidence(&ix.state, lifted, f):
 		default:
 			if hits, err = ix.run(ctx, q, f); err != nil {
 				return nil, err
 			}
 		}
-		hidden, notices = ix.hiddenOf(lifted, hits, f), ix.notices(req)
+		hidden, notices = hiddenOf(&ix.state, lifted, hits, f), noticesOf(&ix.state, req)
 		return hits, nil
 	})
 	if err != nil {
@@ -75,10 +73,10 @@ func (ix *Index) rankAnswer(ctx context.Context, req Request, text string, f *fi
 }
 
 // hitAgents names each hit's agent. The caller holds the read lock.
-func (c *committed) hitAgents(hits []hit) []string {
+func hitAgents(c *corpus.State, hits []hit) []string {
 	agents := make([]string, len(hits))
 	for i, h := range hits {
-		agents[i] = c.agents[h.fs.agent]
+		agents[i] = c.Agents[h.fs.Agent]
 	}
 	return agents
 }
@@ -90,10 +88,10 @@ func liftedFilter(f *filter) *filter {
 	return &filter{records: true, turnHash: f.turnHash, hasTurn: f.hasTurn, window: f.window}
 }
 
-// allEvidence reports whether every hit passes f's rules.
-func (c *committed) allEvidence(hits []hit, f *filter) bool {
+// everyHitEvidence reports whether every hit passes f's rules.
+func everyHitEvidence(c *corpus.State, hits []hit, f *filter) bool {
 	for _, h := range hits {
-		if c.pieceReason(f, h) != "" {
+		if pieceReason(c, f, h) != "" {
 			return false
 		}
 	}
@@ -102,7 +100,7 @@ func (c *committed) allEvidence(hits []hit, f *filter) bool {
 
 // hiddenOf counts the hits of the lifted ranking that f's rules kept out and
 // whose text the result does not hold, by the first reason that applies.
-func (c *committed) hiddenOf(lifted, result []hit, f *filter) Hidden {
+func hiddenOf(c *corpus.State, lifted, result []hit, f *filter) Hidden {
 	var out Hidden
 	if len(lifted) == 0 {
 		return out
@@ -115,7 +113,7 @@ func (c *committed) hiddenOf(lifted, result []hit, f *filter) Hidden {
 		if texts[h.seg.Key(h.doc)] {
 			continue
 		}
-		switch c.pieceReason(f, h) {
+		switch pieceReason(c, f, h) {
 		case ReasonScope:
 			out.Scope++
 		case ReasonNoContext:
@@ -131,9 +129,9 @@ func (c *committed) hiddenOf(lifted, result []hit, f *filter) Hidden {
 
 // pieceReason is why rules 1-4 of spec §5 keep a hit's piece out of f's
 // result, or "" when they let it in.
-func (c *committed) pieceReason(f *filter, h hit) string {
-	current := f.episode != "" && h.fs.epNum == f.episode
-	return ruleReason(f, current, h.fs.conversational(), h.seg.flags[h.doc]&flagUnfielded != 0, h.seg.convOf(h.doc))
+func pieceReason(c *corpus.State, f *filter, h hit) string {
+	current := f.episode != "" && h.fs.EpNum == f.episode
+	return ruleReason(f, current, h.fs.Conversational(), h.seg.Flags[h.doc]&corpus.FlagUnfielded != 0, h.seg.ConvOf(h.doc))
 }
 
 // ruleReason is the first of rules 1-4 of spec §5 that keeps out a piece
@@ -162,11 +160,11 @@ func ruleReason(f *filter, current, record, unfielded bool, conv uint32) string 
 // conversation that no record of the current episode was written in, when
 // that episode exists. An agent folder counts when it holds a file, as
 // run/info counts it. The caller holds the read lock.
-func (c *committed) notices(req Request) []Notice {
+func noticesOf(c *corpus.State, req Request) []Notice {
 	out := []Notice{}
-	if req.Agent != "" && !c.hasAgent(req.Agent) {
+	if req.Agent != "" && !c.HasAgent(req.Agent) {
 		n := Notice{Field: "agent", Value: req.Agent, Message: "the run has no agent folder named " + req.Agent}
-		if s, ok := c.agentInOtherCase(req.Agent); ok {
+		if s, ok := c.AgentInOtherCase(req.Agent); ok {
 			n.Suggestion = &s
 			n.Message += " (" + s + " differs only in case)"
 		}
@@ -176,128 +174,12 @@ func (c *committed) notices(req Request) []Notice {
 		return out
 	}
 	num, _ := EpisodeNumber(req.Episode)
-	if !c.hasEpisode(num) {
+	if !c.HasEpisode(num, EpisodeNumber) {
 		return append(out, Notice{Field: "episode", Value: req.Episode, Message: "the run has no folder " + req.Episode})
 	}
-	if conv := req.Conversation; conv != "" && conv != "-" && !c.conversationIn(conv, num) {
+	if conv := req.Conversation; conv != "" && conv != "-" && !c.ConversationIn(conv, num) {
 		out = append(out, Notice{Field: "conversation", Value: conv,
 			Message: "no record of " + req.Episode + " was written in conversation " + conv})
 	}
 	return out
-}
-
-// hasAgent reports whether a file of the run lies in an agent folder of
-// that name. It stops at the first such file.
-func (c *committed) hasAgent(name string) bool {
-	id, ok := c.agentIDs[name]
-	if !ok {
-		return false
-	}
-	return c.facts.of(c.commits.Load(), fact{kind: factAgent, name: name}, func() bool {
-		for _, fs := range c.files {
-			if fs.agent == id {
-				return true
-			}
-		}
-		return false
-	})
-}
-
-// agentInOtherCase returns the first, byte-wise, of the run's agents whose
-// name differs from name only in case.
-func (c *committed) agentInOtherCase(name string) (string, bool) {
-	var found []string
-	for _, a := range c.agents {
-		if a != name && strings.EqualFold(a, name) && c.hasAgent(a) {
-			found = append(found, a)
-		}
-	}
-	if len(found) == 0 {
-		return "", false
-	}
-	return slices.Min(found), true
-}
-
-// hasEpisode reports whether the run has an episode folder of number num
-// (EpisodeNumber: episode-07 is episode-7).
-func (c *committed) hasEpisode(num string) bool {
-	for name := range c.episodes {
-		if n, _ := EpisodeNumber(name); n == num {
-			return true
-		}
-	}
-	return false
-}
-
-// conversationIn reports whether a record of episode num (any agent, any
-// level) was written in conversation name. It stops at the first file that
-// has one.
-func (c *committed) conversationIn(name, num string) bool {
-	id, ok := c.convs.Lookup(name)
-	if !ok {
-		return false
-	}
-	return c.facts.of(c.commits.Load(), fact{kind: factConversation, name: name, episode: num}, func() bool {
-		for _, fs := range c.files {
-			if fs.epNum == num {
-				if _, found := slices.BinarySearch(fs.convs, id); found {
-					return true
-				}
-			}
-		}
-		return false
-	})
-}
-
-// factMemo keeps what hasAgent and conversationIn found, for one committed
-// state. Each looks at every file of the run until it finds one (at 100,000
-// files, a conversation's search took some 0.2 ms of a rare word's 0.3), and
-// its answer depends on the committed files alone: they change only in
-// commit, which counts in ix.commits under the write lock, and a committed
-// fileState is never written. So an answer holds while ix.commits is the
-// same, and the callers, holding the read lock, see no commit come.
-type factMemo struct {
-	mu      sync.Mutex
-	commits uint64
-	known   map[fact]bool
-}
-
-type fact struct {
-	kind          factKind
-	name, episode string
-}
-
-type factKind uint8
-
-const (
-	factAgent factKind = iota
-	factConversation
-	factUnfielded // the files of an episode were looked at for warnUnfielded
-)
-
-// maxFacts bounds the facts kept for one state (requests can name any
-// number of agents and conversations).
-const maxFacts = 1024
-
-// of returns the fact's answer for the committed state, from find when it is
-// not known yet. Under ix.mu's read lock.
-func (m *factMemo) of(commits uint64, f fact, find func() bool) bool {
-	m.mu.Lock()
-	v, ok := m.known[f]
-	ok = ok && m.commits == commits
-	m.mu.Unlock()
-	if ok {
-		return v
-	}
-	v = find()
-	m.mu.Lock()
-	if m.commits != commits || len(m.known) >= maxFacts {
-		m.commits, m.known = commits, map[fact]bool{}
-	}
-	if m.known == nil {
-		m.known = map[fact]bool{}
-	}
-	m.known[f] = v
-	m.mu.Unlock()
-	return v
 }

@@ -405,15 +405,15 @@ func bruteHits(t *testing.T, ix *Index, req Request) []hit {
 	lifted := liftedFilter(ix.newFilter(req))
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
-	q, err := ix.newQuery(req.rankingText(), req.Agent)
+	q, err := newQuery(&ix.state, req.rankingText(), req.Agent)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var docs, terms int64
 	dfs := make([]int64, len(q.Terms))
-	for a := range ix.stats.Parts() {
+	for a := range ix.state.Stats.Parts() {
 		if q.Part < 0 || q.Part == a {
-			n, l, df := ix.stats.Part(a)
+			n, l, df := ix.state.Stats.Part(a)
 			docs += n
 			terms += l
 			for i, id := range q.Terms {
@@ -424,7 +424,7 @@ func bruteHits(t *testing.T, ix *Index, req Request) []hit {
 		}
 	}
 	var hits []hit
-	for si, s := range ix.segments {
+	for si, s := range ix.state.Segments {
 		acc := map[uint32]float64{}
 		for i, id := range q.Terms {
 			if dfs[i] == 0 {
@@ -439,20 +439,20 @@ func bruteHits(t *testing.T, ix *Index, req Request) []hit {
 			if s.Dead(d) {
 				continue
 			}
-			id := s.fileOf(d)
+			id := s.FileOf(d)
 			if (&evidenceFilter{ix: ix, f: lifted, agent: q.Part}).Accept(si, d, id) {
-				hits = append(hits, hit{score: score, seg: s, doc: d, tag: id, fs: ix.file(id)})
+				hits = append(hits, hit{score: score, seg: s, doc: d, tag: id, fs: ix.state.File(id)})
 			}
 		}
 	}
 	engineHit := func(h hit) bm25.Hit {
-		return bm25.Hit{Score: h.score, Seg: slices.Index(ix.segments, h.seg), Doc: h.doc, Group: h.tag}
+		return bm25.Hit{Score: h.score, Seg: slices.Index(ix.state.Segments, h.seg), Doc: h.doc, Group: h.tag}
 	}
 	slices.SortFunc(hits, func(a, b hit) int {
 		if a.score != b.score {
 			return cmp.Compare(b.score, a.score)
 		}
-		if ix.locationBefore(engineHit(a), engineHit(b)) {
+		if locationBefore(&ix.state, engineHit(a), engineHit(b)) {
 			return -1
 		}
 		return 1
@@ -465,7 +465,7 @@ func bruteItems(ix *Index, hits []hit) []Item {
 	ix.mu.RLock()
 	agents := make([]string, len(hits))
 	for i, h := range hits {
-		agents[i] = ix.agents[h.fs.agent]
+		agents[i] = ix.state.Agents[h.fs.Agent]
 	}
 	ix.mu.RUnlock()
 	return ix.items(hits, agents).Items

@@ -18,9 +18,9 @@ import (
 func BenchmarkDictOfRun(b *testing.B) {
 	ix, _ := indexedBenchRun(b)
 	ix.mu.Lock()
-	dict, stats := ix.dict.AppendEncoded(nil), ix.stats.AppendEncoded(nil)
-	terms, heapStats := ix.dict.Terms(), ix.stats.Footprint()
-	heapDict, _ := ix.dict.Footprint()
+	dict, stats := ix.state.Dict.AppendEncoded(nil), ix.state.Stats.AppendEncoded(nil)
+	terms, heapStats := ix.state.Dict.Terms(), ix.state.Stats.Footprint()
+	heapDict, _ := ix.state.Dict.Footprint()
 	ix.mu.Unlock()
 	snap := mapBlobs(b, ix, dict, stats)
 	defer snap.Close()

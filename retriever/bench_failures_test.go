@@ -49,8 +49,8 @@ func BenchmarkFailures(b *testing.B) {
 	entries := 0
 	files, _ := ix.failureFiles(failuresQuery{minLevel: memoFloor})
 	for _, fs := range files {
-		if fs.memo != nil {
-			entries += len(fs.memo.failures.entries) + len(fs.memo.failures.lastFound)
+		if fs.Memo != nil {
+			entries += len(memoOf(fs).failures.entries) + len(memoOf(fs).failures.lastFound)
 		}
 	}
 	target := filepath.Join(dir, "episode-3", "alice", "alice.log")

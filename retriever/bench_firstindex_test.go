@@ -88,7 +88,7 @@ func BenchmarkFirstIndexMemory(b *testing.B) {
 		b.ReportMetric(float64(peakBeside)/run, "peak-beside-segments/byte")
 		b.ReportMetric(float64(heapInUse())/run, "end-heap/byte")
 		b.ReportMetric(float64(fp.Postings+fp.Terms+fp.Columns)/run, "segments/byte")
-		dict, _ := ix.dict.Footprint()
+		dict, _ := ix.state.Dict.Footprint()
 		b.ReportMetric(float64(dict)/run, "dict/byte")
 		b.ReportMetric(float64(fp.Stats)/run, "stats/byte")
 		b.ReportMetric(float64(fp.Dict), "terms")

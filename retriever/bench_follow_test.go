@@ -90,7 +90,7 @@ func benchAppend(b *testing.B, watched bool) {
 	// which stay as dead docs): segments are never merged yet.
 	b.ReportMetric((float64(heap)-float64(heap0))/float64(n), "heap-B/append")
 	ix.mu.RLock()
-	b.ReportMetric(float64(len(ix.segments)), "segments")
+	b.ReportMetric(float64(len(ix.state.Segments)), "segments")
 	ix.mu.RUnlock()
 }
 
@@ -125,9 +125,7 @@ func watchBench(b *testing.B, ix *Index) (stop func()) {
 	wctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- ix.Watch(wctx, nil) }()
-	ix.fw.mu.Lock()
-	n := len(ix.fw.folders)
-	ix.fw.mu.Unlock()
+	n, _, _, _ := ix.fw.Counts()
 	waitWatched(b, ix, n)
 	return func() { cancel(); <-done }
 }

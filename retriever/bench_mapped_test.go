@@ -9,6 +9,7 @@ import (
 
 	"runls/internal/rungen"
 	"runls/retriever/internal/bm25"
+	"runls/retriever/internal/persist"
 )
 
 // BenchmarkQueryMappedSegments: the engine's segments of the benchmark run
@@ -22,8 +23,8 @@ import (
 // answer does.
 func BenchmarkQueryMappedSegments(b *testing.B) {
 	ix, opts := indexedBenchRun(b)
-	encodings := make([][]byte, len(ix.postings))
-	for i, s := range ix.postings {
+	encodings := make([][]byte, len(ix.state.Postings))
+	for i, s := range ix.state.Postings {
 		encodings[i] = s.AppendEncoded(nil)
 	}
 	snap := mapBlobs(b, ix, encodings...)
@@ -36,19 +37,19 @@ func BenchmarkQueryMappedSegments(b *testing.B) {
 		must(b, err)
 	}
 	decode := time.Since(start)
-	heap := ix.postings
+	heap := ix.state.Postings
 
 	queries := rungen.Queries(opts, 50)
 	use := func(segs []*bm25.Segment) {
 		ix.mu.Lock()
-		ix.postings = segs
+		ix.state.Postings = segs
 		ix.mu.Unlock()
 	}
 	defer use(heap)
 	timed := func(req Request) ([]byte, time.Duration) {
 		t := time.Now()
 		// Guarded as a request's answer is (fault.go).
-		res, err := guardCall(ix, "answering", func() (Result, error) { return ix.searchIndexed(context.Background(), req) })
+		res, err := persist.Call(ix.cache.Guard(), "answering", func() (Result, error) { return ix.searchIndexed(context.Background(), req) })
 		d := time.Since(t)
 		must(b, err)
 		out, err := json.Marshal(res)

@@ -119,15 +119,15 @@ func TestCacheOneWriterBesideReaders(t *testing.T) {
 	first := openTest(t, opts)
 	second := openTest(t, opts)
 	third := openTest(t, opts)
-	if !first.cache.entry.Writable() || second.cache.entry.Writable() || third.cache.entry.Writable() {
-		t.Fatalf("writable: %v %v %v, want only the first", first.cache.entry.Writable(), second.cache.entry.Writable(), third.cache.entry.Writable())
+	if !first.cache.Entry().Writable() || second.cache.Entry().Writable() || third.cache.Entry().Writable() {
+		t.Fatalf("writable: %v %v %v, want only the first", first.cache.Entry().Writable(), second.cache.Entry().Writable(), third.cache.Entry().Writable())
 	}
 	for _, ix := range []*Index{first, second, third} {
 		if got := texts(search(t, ix, allEvidence("note"))); !slices.Equal(got, []string{"a note"}) {
 			t.Errorf("search: %q", got)
 		}
 	}
-	second.cache.write()
+	second.cache.WriteNow()
 	if got := entries(t, root); len(got) != 0 {
 		t.Fatalf("a reader wrote: %+v", got)
 	}
@@ -137,8 +137,8 @@ func TestCacheOneWriterBesideReaders(t *testing.T) {
 	}
 	appendFile(t, run, "episode-1/alice/notes.txt", "another note\n")
 	search(t, second, allEvidence("note"))
-	second.cache.write()
-	if !second.cache.entry.Writable() {
+	second.cache.WriteNow()
+	if !second.cache.Entry().Writable() {
 		t.Fatal("the reader did not take over when the writer closed")
 	}
 	if e := entries(t, root); len(e) != 1 || e[0].Generation != 2 {

@@ -61,7 +61,7 @@ func assertNoSecret(t *testing.T, ix *Index) {
 	for _, it := range res.Items {
 		t.Errorf("symbols found %q in %s", it.Text, it.Path)
 	}
-	known := len(ix.dict.Lookup([]string{secretWord})) > 0
+	known := len(ix.state.Dict.Lookup([]string{secretWord})) > 0
 	if known {
 		t.Errorf("%q is a term of the index", secretWord)
 	}
@@ -307,7 +307,7 @@ func TestConfineRootReplaced(t *testing.T) {
 						t.Errorf("search of a deleted run folder: %v", err)
 					}
 				}
-				known := len(ix.dict.Lookup([]string{secretWord})) > 0
+				known := len(ix.state.Dict.Lookup([]string{secretWord})) > 0
 				if known {
 					t.Errorf("%q is a term of the index", secretWord)
 				}
@@ -541,7 +541,7 @@ func TestConfineFolderSwappedForLink(t *testing.T) {
 	}
 	close(stop)
 	<-done
-	known := len(ix.dict.Lookup([]string{secretWord})) > 0
+	known := len(ix.state.Dict.Lookup([]string{secretWord})) > 0
 	if known {
 		t.Errorf("%q is a term of the index", secretWord)
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"runls/recordformat"
+	"runls/retriever/internal/corpus"
 	"runls/retriever/internal/records"
 )
 
@@ -81,7 +82,7 @@ func (ix *Index) conversations(ctx context.Context, q *records.Query) ([]Convers
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		t := fs.records()
+		t := fs.Records()
 		for i := 0; i < t.Len(); i++ {
 			c := t.Conv(i)
 			if c == 0 {
@@ -107,7 +108,7 @@ func (ix *Index) conversations(ctx context.Context, q *records.Query) ([]Convers
 	}
 	out := make([]ConversationSummary, 0, len(byConv))
 	for c, a := range byConv {
-		s := ConversationSummary{Conversation: ix.convs.Name(c), Agents: sortedKeys(a.agents), Records: a.records}
+		s := ConversationSummary{Conversation: ix.state.Convs.Name(c), Agents: sortedKeys(a.agents), Records: a.records}
 		var err error
 		if s.First, err = ix.rb.recordStamp(files[a.first.file], a.first.rec); err != nil {
 			return nil, err
@@ -115,7 +116,7 @@ func (ix *Index) conversations(ctx context.Context, q *records.Query) ([]Convers
 		if s.Last, err = ix.rb.recordStamp(files[a.last.file], a.last.rec); err != nil {
 			return nil, err
 		}
-		if s.Line, err = ix.summaryLine(ctx, q, ix.convs.Name(c)); err != nil {
+		if s.Line, err = ix.summaryLine(ctx, q, ix.state.Convs.Name(c)); err != nil {
 			return nil, err
 		}
 		out = append(out, s)
@@ -125,8 +126,8 @@ func (ix *Index) conversations(ctx context.Context, q *records.Query) ([]Convers
 }
 
 // recordStamp is record i's time as written.
-func (rb *readBack) recordStamp(fs *fileState, i int) (string, error) {
-	line := fs.records().Line(i)
+func (rb *readBack) recordStamp(fs *corpus.File, i int) (string, error) {
+	line := fs.Records().Line(i)
 	lines, err := rb.readLines(context.Background(), fs, line, line+1)
 	if err != nil {
 		return "", err

@@ -15,7 +15,8 @@ var allowedImports = map[string]bool{
 	"runls/retriever/internal/bm25":    true,
 	"runls/retriever/internal/records": true, // issue 29: the record tables and their views
 	"runls/retriever/internal/runfs":   true, // issue 29: the run folder on disk
-	"runls/retriever/internal/corpus":  true, // issue 29: what the committed pieces share (text hash, conversation ids)
+	"runls/retriever/internal/corpus":  true, // issue 29: the committed pieces
+	"runls/retriever/internal/persist": true, // issue 29: the cache entry
 	"runls/recordformat":               true,
 	"runls/masking":                    true,
 	"runls/internal/store":             true, // the persisted index (issue 18)

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 
+	"runls/retriever/internal/corpus"
 	"runls/retriever/internal/records"
 )
 
@@ -29,7 +30,7 @@ func (ix *Index) Diagnostics(path string, max int, leaveOut ...string) []Diagnos
 	if fs == nil {
 		return nil
 	}
-	if fs.layout.Foreign() {
+	if fs.Layout.Foreign() {
 		return foreignDiagnostics(fs, max, leaveOut)
 	}
 	return fileDiagnostics(&ix.rb, fs, max, leaveOut)
@@ -38,29 +39,29 @@ func (ix *Index) Diagnostics(path string, max int, leaveOut ...string) []Diagnos
 // foreignDiagnostics is a foreign log's one diagnostic (spec §9): an
 // Information over its first line naming the layout it was read in, and
 // nothing per record.
-func foreignDiagnostics(fs *fileState, max int, leaveOut []string) []Diagnostic {
+func foreignDiagnostics(fs *corpus.File, max int, leaveOut []string) []Diagnostic {
 	if max == 0 || slices.Contains(leaveOut, CodeForeignLayout) {
 		return nil
 	}
 	return []Diagnostic{{
-		Range:    Range{End: Position{Character: int(fs.firstUnits)}},
+		Range:    Range{End: Position{Character: int(fs.FirstUnits)}},
 		Severity: SeverityInformation, Code: CodeForeignLayout,
-		Message: "read as a foreign log in the " + fs.layout.String() + " layout (spec §2): its records are searched as notes, " +
+		Message: "read as a foreign log in the " + fs.Layout.String() + " layout (spec §2): its records are searched as notes, " +
 			"with their times and levels, and are not checked for the run's own record format",
 	}}
 }
 
 // recordFile returns the committed state of a record file of the run, by
 // absolute path, or nil.
-func (ix *Index) recordFile(path string) *fileState {
+func (ix *Index) recordFile(path string) *corpus.File {
 	rel, err := filepath.Rel(ix.root, path)
 	if err != nil {
 		return nil
 	}
 	ix.mu.RLock()
-	fs := ix.files[filepath.ToSlash(rel)]
+	fs := ix.state.Files[filepath.ToSlash(rel)]
 	ix.mu.RUnlock()
-	if fs == nil || !fs.form.IsRecord() || fs.binary {
+	if fs == nil || !fs.Form.IsRecord() || fs.Binary {
 		return nil
 	}
 	return fs
@@ -69,13 +70,13 @@ func (ix *Index) recordFile(path string) *fileState {
 // fileDiagnostics words the warnings records.Warnings groups from the
 // file's table, the codes in leaveOut left out; a span of continuation
 // lines that is a stack trace is a Hint (spec §9, revision 3).
-func fileDiagnostics(rb *readBack, fs *fileState, max int, leaveOut []string) []Diagnostic {
+func fileDiagnostics(rb *readBack, fs *corpus.File, max int, leaveOut []string) []Diagnostic {
 	if max == Uncapped {
 		max = 0
 	}
 	leave := records.Leave{Unindented: slices.Contains(leaveOut, CodeUnindentedContinuation),
 		Unfielded: slices.Contains(leaveOut, CodeUnfieldedLine), More: slices.Contains(leaveOut, CodeMore)}
-	t := fs.records()
+	t := fs.Records()
 	traces := rb.stackTraces(fs, records.ConsideredSpans(t, leave))
 	ws := records.Warnings(t, max, leave, func(k int) bool { return traces[k].all })
 	if len(ws) == 0 {
@@ -87,9 +88,9 @@ func fileDiagnostics(rb *readBack, fs *fileState, max int, leaveOut []string) []
 			Severity: SeverityWarning}
 		switch w.Kind {
 		case records.WarnUnfielded:
-			d.Code, d.Message = CodeUnfieldedLine, unfieldedMessage(w.N, fs.episode)
+			d.Code, d.Message = CodeUnfieldedLine, unfieldedMessage(w.N, fs.Episode)
 		case records.WarnPredates:
-			d.Severity, d.Code, d.Message = SeverityInformation, CodeUnfieldedLine, predatesMessage(w.N, fs.episode)
+			d.Severity, d.Code, d.Message = SeverityInformation, CodeUnfieldedLine, predatesMessage(w.N, fs.Episode)
 		case records.WarnUnindented:
 			d.Code, d.Message = CodeUnindentedContinuation, unindentedMessage(w.N)
 		case records.WarnHint:

@@ -8,6 +8,7 @@ import (
 	"go.uber.org/zap"
 
 	"runls/retriever/internal/bm25"
+	"runls/retriever/internal/corpus"
 	"runls/retriever/internal/records"
 )
 
@@ -38,46 +39,37 @@ type evidenceFilter struct {
 // Accept reports whether live piece d of file id is evidence for the
 // request.
 func (e *evidenceFilter) Accept(seg int, d, id uint32) bool {
-	fs := e.ix.file(id)
-	return fs != nil && (e.agent < 0 || int(fs.agent) == e.agent) && e.ix.evidence(e.f, e.ix.segments[seg], d, fs)
+	fs := e.ix.state.File(id)
+	return fs != nil && (e.agent < 0 || int(fs.Agent) == e.agent) && e.ix.evidence(e.f, e.ix.state.Segments[seg], d, fs)
 }
 
 // Group decides from the file alone what it can for its pieces.
 func (e *evidenceFilter) Group(_ int, id uint32) bm25.Verdict {
-	return e.ix.fileVerdict(e.ix.file(id), e.agent, e.f)
+	return fileVerdict(&e.ix.state, e.ix.state.File(id), e.agent, e.f)
 }
 
 // Check applies the piece-level rules to piece d of file id.
 func (e *evidenceFilter) Check(seg int, d, id uint32) bool {
-	return e.ix.evidence(e.f, e.ix.segments[seg], d, e.ix.byID[id])
-}
-
-// file returns the committed state of a file id, or nil: the pieces of a
-// read that was discarded (the file failed half-way) name a file that is not.
-func (c *committed) file(id uint32) *fileState {
-	if int(id) < len(c.byID) {
-		return c.byID[id]
-	}
-	return nil
+	return e.ix.evidence(e.f, e.ix.state.Segments[seg], d, e.ix.state.ByID[id])
 }
 
 // fileVerdict decides what it can of the evidence rules from the file alone.
-func (c *committed) fileVerdict(fs *fileState, agent int, f *filter) bm25.Verdict {
-	if fs == nil || (agent >= 0 && int(fs.agent) != agent) {
+func fileVerdict(c *corpus.State, fs *corpus.File, agent int, f *filter) bm25.Verdict {
+	if fs == nil || (agent >= 0 && int(fs.Agent) != agent) {
 		return bm25.RejectAll
 	}
 	if f.all {
 		return bm25.AcceptAll
 	}
-	current := f.episode != "" && fs.epNum == f.episode
+	current := f.episode != "" && fs.EpNum == f.episode
 	switch {
 	case f.scopeEpisode && !current:
 		return bm25.RejectAll
-	case !fs.form.IsRecord() && f.window.on:
+	case !fs.Form.IsRecord() && f.window.on:
 		return bm25.RejectAll // a plain file's lines have no time
-	case !fs.conversational() && f.window.on:
+	case !fs.Conversational() && f.window.on:
 		return bm25.CheckEach // a foreign log's records have times
-	case !fs.conversational():
+	case !fs.Conversational():
 		return bm25.AcceptAll
 	case !f.records:
 		return bm25.RejectAll
@@ -88,36 +80,36 @@ func (c *committed) fileVerdict(fs *fileState, agent int, f *filter) bm25.Verdic
 }
 
 // evidence applies the request's rules to one piece (spec §5).
-func (ix *Index) evidence(f *filter, s *segment, d uint32, fs *fileState) bool {
+func (ix *Index) evidence(f *filter, s *corpus.Segment, d uint32, fs *corpus.File) bool {
 	if f.all {
 		return true
 	}
-	current := f.episode != "" && fs.epNum == f.episode
+	current := f.episode != "" && fs.EpNum == f.episode
 	if f.scopeEpisode && !current {
 		return false
 	}
-	if f.window.on && !fs.inWindow(s.lineOf(d), f.window) {
+	if f.window.on && !inWindow(fs, s.LineOf(d), f.window) {
 		return false
 	}
-	if !fs.conversational() {
+	if !fs.Conversational() {
 		return true // a note, or a foreign log's record read as one (spec §2)
 	}
 	if !f.records {
 		return false
 	}
 	if current {
-		if s.flags[d]&flagUnfielded != 0 {
-			if fs.warned.unfielded.CompareAndSwap(false, true) {
-				ix.log.Warn("lines without the conversation field in the current episode are not evidence", zap.String("file", fs.rel))
+		if s.Flags[d]&corpus.FlagUnfielded != 0 {
+			if fs.Warned.Unfielded.CompareAndSwap(false, true) {
+				ix.log.Warn("lines without the conversation field in the current episode are not evidence", zap.String("file", fs.Rel))
 			}
 			return false
 		}
-		c := s.convOf(d)
+		c := s.ConvOf(d)
 		if !(f.hasConv && c == f.conv) && c != f.dash && !f.allConvs {
 			return false
 		}
 	}
-	if f.hasTurn && s.flags[d]&flagReadingMask == flagOfReading(ReadingTold) && s.toldHashOf(d) == f.turnHash {
+	if f.hasTurn && s.Flags[d]&corpus.FlagReadingMask == flagOfReading(ReadingTold) && s.ToldHashOf(d) == f.turnHash {
 		return false
 	}
 	return true
@@ -130,17 +122,17 @@ func (ix *Index) evidence(f *filter, s *segment, d uint32, fs *fileState) bool {
 // them would have ranked. It looks at the files once a committed state and
 // episode (the fact memo); the caller holds the read lock.
 func (ix *Index) warnUnfielded(f *filter, agent string) {
-	id, known := ix.agentIDs[agent]
+	id, known := ix.state.AgentIDs[agent]
 	if !f.records || f.episode == "" || (agent != "" && !known) {
 		return
 	}
-	ix.facts.of(ix.commits.Load(), fact{kind: factUnfielded, name: agent, episode: f.episode}, func() bool {
-		for _, fs := range ix.files {
-			if fs.epNum != f.episode || !fs.form.IsRecord() || (agent != "" && fs.agent != id) {
+	ix.state.Known(corpus.Fact{Kind: corpus.FactUnfielded, Name: agent, Episode: f.episode}, func() bool {
+		for _, fs := range ix.state.Files {
+			if fs.EpNum != f.episode || !fs.Form.IsRecord() || (agent != "" && fs.Agent != id) {
 				continue
 			}
-			if len(fs.records().Runs()) > 0 && fs.warned.unfielded.CompareAndSwap(false, true) {
-				ix.log.Warn("lines without the conversation field in the current episode are not evidence", zap.String("file", fs.rel))
+			if len(fs.Records().Runs()) > 0 && fs.Warned.Unfielded.CompareAndSwap(false, true) {
+				ix.log.Warn("lines without the conversation field in the current episode are not evidence", zap.String("file", fs.Rel))
 			}
 		}
 		return true
@@ -149,11 +141,11 @@ func (ix *Index) warnUnfielded(f *filter, agent string) {
 
 // inWindow reports whether the record that holds line n has a time within w
 // (a plain file's lines and a line before a file's first record have none).
-func (fs *fileState) inWindow(n uint32, w timeWindow) bool {
-	if !fs.form.IsRecord() {
+func inWindow(fs *corpus.File, n uint32, w timeWindow) bool {
+	if !fs.Form.IsRecord() {
 		return false
 	}
-	t := fs.records()
+	t := fs.Records()
 	i := t.RecordAt(n)
 	return i >= 0 && records.MetaKind(t.Meta(i)) != records.KindBeforeFirst && w.holds(t.Time(i))
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"runls/recordformat"
+	"runls/retriever/internal/corpus"
 	"runls/retriever/internal/records"
 	"runls/retriever/internal/runfs"
 )
@@ -35,7 +36,7 @@ import (
 // fileFailures is what one file gives a request: its failures that can no
 // longer change (kept, from its memo) and those of its last record.
 type fileFailures struct {
-	fs         *fileState
+	fs         *corpus.File
 	agent      string
 	memo       *failMemo // where kept is from; nil: read for one request
 	warnings   bool      // memo is fs's WARN records (fileMemo.warnings)
@@ -155,9 +156,9 @@ func freshFailures(root string, files []fileFailures, floor recordformat.Level) 
 }
 
 func (t *failTally) addSlot(root string, f fileFailures, memo *failMemo) int32 {
-	path := runfs.Abs(root, f.fs.rel)
+	path := runfs.Abs(root, f.fs.Rel)
 	s := int32(len(t.slots))
-	t.slots = append(t.slots, failSlot{memo: memo, rel: f.fs.rel, episode: f.fs.episode, agent: f.agent, path: path, uri: FileURI(path)})
+	t.slots = append(t.slots, failSlot{memo: memo, rel: f.fs.Rel, episode: f.fs.Episode, agent: f.agent, path: path, uri: FileURI(path)})
 	if memo != nil {
 		t.byMemo[memo] = s
 	}

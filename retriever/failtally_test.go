@@ -43,9 +43,9 @@ func bruteFailures(root string, files []fileFailures, floor recordformat.Level) 
 				g = &group{pattern: e.pattern, agents: map[string]bool{}, episodes: map[string]bool{}}
 				groups[e.pattern] = g
 			}
-			g.recs = append(g.recs, rec{e.key, f.fs.rel, runfs.Abs(root, f.fs.rel), e})
+			g.recs = append(g.recs, rec{e.key, f.fs.Rel, runfs.Abs(root, f.fs.Rel), e})
 			g.agents[f.agent] = true
-			g.episodes[f.fs.episode] = true
+			g.episodes[f.fs.Episode] = true
 		}
 	}
 	recCmp := func(x, y rec) int {
@@ -313,7 +313,7 @@ func TestFailuresFirstEvidence(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, fs := range foundNow(t, ix, failuresQuery{minLevel: recordformat.Trace}) {
-			n := fs.fs.records().Len()
+			n := fs.fs.Records().Len()
 			if n == 0 {
 				continue
 			}
@@ -329,7 +329,7 @@ func TestFailuresFirstEvidence(t *testing.T) {
 				whole, _, _ := strings.Cut(r.evidence(), "\n")
 				first, _, _ := strings.Cut(r.firstEvidence(), "\n")
 				if whole != first {
-					t.Errorf("%s record %d: first line of the evidence %q, of the first line's %q", fs.fs.rel, i, whole, first)
+					t.Errorf("%s record %d: first line of the evidence %q, of the first line's %q", fs.fs.Rel, i, whole, first)
 				}
 				records++
 				if r.head.JSON {

@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"runls/recordformat"
+	"runls/retriever/internal/corpus"
 	"runls/retriever/internal/records"
 )
 
@@ -204,7 +205,7 @@ type failEntry struct {
 const memoFloor = recordformat.Error
 
 func (ix *Index) failures(ctx context.Context, q failuresQuery) (FailuresResult, error) {
-	commits := ix.commits.Load()
+	commits := ix.state.Commits.Load()
 	ans := &ix.failAnswer
 	ans.mu.Lock()
 	defer ans.mu.Unlock()
@@ -249,19 +250,19 @@ func (ix *Index) failures(ctx context.Context, q failuresQuery) (FailuresResult,
 
 // failureFiles returns the record files the query looks at, by path
 // byte-wise, and their agents' names.
-func (ix *Index) failureFiles(q failuresQuery) ([]*fileState, []string) {
+func (ix *Index) failureFiles(q failuresQuery) ([]*corpus.File, []string) {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
-	var files []*fileState
-	for _, fs := range ix.files {
-		if fs.form.IsRecord() && !fs.binary && (q.epNum == "" || fs.epNum == q.epNum) && (q.agent == "" || ix.agents[fs.agent] == q.agent) {
+	var files []*corpus.File
+	for _, fs := range ix.state.Files {
+		if fs.Form.IsRecord() && !fs.Binary && (q.epNum == "" || fs.EpNum == q.epNum) && (q.agent == "" || ix.state.Agents[fs.Agent] == q.agent) {
 			files = append(files, fs)
 		}
 	}
-	slices.SortFunc(files, func(a, b *fileState) int { return strings.Compare(a.rel, b.rel) })
+	slices.SortFunc(files, func(a, b *corpus.File) int { return strings.Compare(a.Rel, b.Rel) })
 	agents := make([]string, len(files))
 	for i, fs := range files {
-		agents[i] = ix.agents[fs.agent]
+		agents[i] = ix.state.Agents[fs.Agent]
 	}
 	return files, agents
 }
@@ -270,19 +271,19 @@ func (ix *Index) failureFiles(q failuresQuery) ([]*fileState, []string) {
 // records that hold an exception line), in parts: each memo's (the records
 // before the last, and the last: from the memo, and what it does not cover
 // read now), or, below what the memos keep, one part read now.
-func (rb *readBack) fileFailures(ctx context.Context, fs *fileState, floor recordformat.Level) ([]fileFailures, error) {
-	t := fs.records()
+func (rb *readBack) fileFailures(ctx context.Context, fs *corpus.File, floor recordformat.Level) ([]fileFailures, error) {
+	t := fs.Records()
 	n := t.Len()
 	if n == 0 {
 		return nil, nil
 	}
-	if fs.memo == nil || floor < recordformat.Warn {
+	if memoOf(fs) == nil || floor < recordformat.Warn {
 		all, err := rb.scanFailures(ctx, fs, 0, n, min(floor, memoFloor), false)
 		return []fileFailures{{fs: fs, kept: all}}, err
 	}
-	parts := []fileFailures{{fs: fs, memo: &fs.memo.failures}}
+	parts := []fileFailures{{fs: fs, memo: &memoOf(fs).failures}}
 	if floor == recordformat.Warn {
-		parts = append(parts, fileFailures{fs: fs, memo: &fs.memo.warnings, warnings: true})
+		parts = append(parts, fileFailures{fs: fs, memo: &memoOf(fs).warnings, warnings: true})
 	}
 	for i := range parts {
 		var err error
@@ -296,8 +297,8 @@ func (rb *readBack) fileFailures(ctx context.Context, fs *fileState, floor recor
 // memoFailures returns the failures m keeps of fs (warnings: WARN records
 // without an exception line; else those of memoFloor), in two parts: the
 // records before the last, and the last.
-func (rb *readBack) memoFailures(ctx context.Context, fs *fileState, m *failMemo, warnings bool) (kept, last []failEntry, err error) {
-	n := fs.records().Len()
+func (rb *readBack) memoFailures(ctx context.Context, fs *corpus.File, m *failMemo, warnings bool) (kept, last []failEntry, err error) {
+	n := fs.Records().Len()
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if final := n - 1; m.upTo < final {
@@ -310,12 +311,12 @@ func (rb *readBack) memoFailures(ctx context.Context, fs *fileState, m *failMemo
 	// The memo may hold records of a later version than fs: they are not
 	// fs's (yet).
 	end, _ := slices.BinarySearchFunc(m.entries, int32(n-1), func(e failEntry, rec int32) int { return int(e.rec - rec) })
-	if !m.lastSet || m.lastRec != n-1 || m.lastPos != fs.readPos {
+	if !m.lastSet || m.lastRec != n-1 || m.lastPos != fs.ReadPos {
 		found, err := rb.scanFailures(ctx, fs, n-1, n, memoFloor, warnings)
 		if err != nil {
 			return nil, nil, err
 		}
-		m.lastRec, m.lastPos, m.lastFound, m.lastSet = n-1, fs.readPos, found, true
+		m.lastRec, m.lastPos, m.lastFound, m.lastSet = n-1, fs.ReadPos, found, true
 	}
 	return m.entries[:end:end], m.lastFound, nil
 }
@@ -323,8 +324,8 @@ func (rb *readBack) memoFailures(ctx context.Context, fs *fileState, m *failMemo
 // scanFailures reads records [from, to) of fs that can be failures at level
 // floor or above (warnings: WARN records without an exception line) and
 // returns those that are, in record order.
-func (rb *readBack) scanFailures(ctx context.Context, fs *fileState, from, to int, floor recordformat.Level, warnings bool) ([]failEntry, error) {
-	t := fs.records()
+func (rb *readBack) scanFailures(ctx context.Context, fs *corpus.File, from, to int, floor recordformat.Level, warnings bool) ([]failEntry, error) {
+	t := fs.Records()
 	var cands []int
 	spans := t.Spans()
 	si, _ := slices.BinarySearchFunc(spans, t.Line(from), func(s records.Span, line uint32) int { return int(s.First) - int(line) })

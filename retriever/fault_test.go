@@ -16,6 +16,7 @@ import (
 
 	"runls/internal/store"
 	"runls/masking"
+	"runls/retriever/internal/persist"
 )
 
 // faultRun is a run indexed in seven updates, so that its cache entry
@@ -33,7 +34,7 @@ func faultRun(t *testing.T, root *store.Root) (string, Options) {
 			t.Fatal(err)
 		}
 	}
-	if n := len(ix.segments); n != 7 {
+	if n := len(ix.state.Segments); n != 7 {
 		t.Fatalf("%d segments, want 7", n)
 	}
 	must(t, ix.Close())
@@ -75,17 +76,15 @@ func TestFaultOnTheMappingIsCorruption(t *testing.T) {
 			}
 		}},
 		{"write", "writing the cache entry", func(t *testing.T, ix *Index, run string, opts Options) {
-			ix.cache.delay = time.Millisecond
+			ix.cache.SetDelay(time.Millisecond)
 			appendFile(t, run, "episode-1/agent0/agent0.history", rec("c1", "deploy once more"))
 			if _, err := ix.Refresh(context.Background(), nil); err != nil {
 				t.Fatal(err)
 			}
 			for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-				ix.cache.guard.dropMu.Lock()
-				dropped := ix.cache.guard.dropped
-				ix.cache.guard.dropMu.Unlock()
+				dropped := ix.cache.Dropped()
 				ix.mu.RLock()
-				indexed := len(ix.files) == 7
+				indexed := len(ix.state.Files) == 7
 				ix.mu.RUnlock()
 				if dropped && indexed {
 					break // dropped, and indexed afresh by the writer with no request
@@ -106,16 +105,16 @@ func TestFaultOnTheMappingIsCorruption(t *testing.T) {
 			opts.Cache = CacheOptions{Root: root}
 			opts.cacheDelay = time.Hour // written at Close only, but in "write"
 			ix := openTest(t, opts)
-			if ix.cache == nil || ix.cache.restored == nil {
+			if ix.cache == nil || ix.cache.Restored() == nil {
 				t.Fatal("not restored")
 			}
 			var once sync.Once
 			cut := false
-			ix.cache.guard.afterCheck = func(point string) {
+			ix.cache.SetAfterCheck(func(point string) {
 				if point == tc.point {
-					once.Do(func() { must(t, ix.cache.guard.cutFiles()); cut = true })
+					once.Do(func() { must(t, ix.cache.CutFiles()); cut = true })
 				}
-			}
+			})
 			tc.act(t, ix, run, opts)
 			if !cut {
 				t.Fatalf("the point %q was never reached", tc.point)
@@ -154,8 +153,8 @@ func TestFaultOutsideTheMappingPanics(t *testing.T) {
 		t.Fatal("not restored")
 	}
 	defer ix.Close()
-	inside := uintptr(unsafe.Pointer(unsafe.SliceData(ix.cache.restored.Blobs()[blobDict].Bytes())))
-	if err := ix.cache.guardRun("testing", func() error { panic(addrError(inside)) }); !isFault(err) || !errors.Is(err, store.ErrCorrupt) {
+	inside := uintptr(unsafe.Pointer(unsafe.SliceData(ix.cache.Restored().Blobs()[persist.BlobDict].Bytes())))
+	if err := ix.cache.Guard().Run("testing", func() error { panic(addrError(inside)) }); !persist.IsFault(err) || !errors.Is(err, store.ErrCorrupt) {
 		t.Errorf("a fault inside the dictionary's mapping: %v", err)
 	}
 	defer func() {
@@ -163,7 +162,7 @@ func TestFaultOutsideTheMappingPanics(t *testing.T) {
 			t.Fatalf("recovered %v, want the fault outside the mappings", r)
 		}
 	}()
-	ix.cache.guardRun("testing", func() error { panic(addrError(0xdead000)) })
+	ix.cache.Guard().Run("testing", func() error { panic(addrError(0xdead000)) })
 	t.Fatal("no panic")
 }
 
@@ -179,6 +178,6 @@ func BenchmarkGuard(b *testing.B) {
 	ix := openTest(b, Options{Root: b.TempDir()})
 	n := 0
 	for b.Loop() {
-		ix.cache.guardRun("benchmark", func() error { n++; return nil })
+		ix.cache.Guard().Run("benchmark", func() error { n++; return nil })
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"runls/internal/store"
+	"runls/retriever/internal/persist"
 )
 
 // The grown file's stored offset and parser state are where following
@@ -18,17 +19,17 @@ func TestReopenCarryIsFollowingsState(t *testing.T) {
 		t.Fatal(err)
 	}
 	table := fileTableOf(ix)
-	st := ix.files["episode-1/bob/bob.log"]
-	c, err := decodeCarry(table[0].Carry)
+	st := ix.state.Files["episode-1/bob/bob.log"]
+	c, err := persist.DecodeCarry(table[0].Carry)
 	must(t, err)
-	if table[0].IndexedTo != st.readPos || c.pending != st.readPos-st.commitPos || c.inRecord != st.inRecord || c.commitLine != st.commitLine || c.readAt != st.readAt {
-		t.Errorf("record %+v carry %+v; state readPos %d commitPos %d inRecord %v line %d", table[0], c, st.readPos, st.commitPos, st.inRecord, st.commitLine)
+	if table[0].IndexedTo != st.ReadPos || c.Pending != st.ReadPos-st.CommitPos || c.InRecord != st.InRecord || c.CommitLine != st.CommitLine || c.ReadAt != st.ReadAt {
+		t.Errorf("record %+v carry %+v; state readPos %d commitPos %d inRecord %v line %d", table[0], c, st.ReadPos, st.CommitPos, st.InRecord, st.CommitLine)
 	}
-	if back, err := decodeCarry(c.encode()); err != nil || back != c {
+	if back, err := persist.DecodeCarry(c.Encode()); err != nil || back != c {
 		t.Errorf("carry round trip: %+v %v", back, err)
 	}
 	for _, bad := range [][]byte{nil, {2, 0, 0, 0, 0}, {1, 4, 0, 0, 0}, {1, 0, 0, 0}, {1, 0, 0, 0, 0, 0}} {
-		if _, err := decodeCarry(bad); err == nil {
+		if _, err := persist.DecodeCarry(bad); err == nil {
 			t.Errorf("carry %v decoded", bad)
 		}
 	}
@@ -39,10 +40,10 @@ func TestReopenCarryIsFollowingsState(t *testing.T) {
 func fileTableOf(ix *Index) []store.FileRecord {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
-	st, _ := ix.savedState()
-	out := make([]store.FileRecord, len(st.files))
-	for i, fs := range st.files {
-		out[i] = fileRecord(fs)
+	st, _ := persist.Save(&ix.state)
+	out := make([]store.FileRecord, len(st.Files))
+	for i, fs := range st.Files {
+		out[i] = persist.FileRecord(fs)
 	}
 	return out
 }

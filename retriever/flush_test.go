@@ -16,6 +16,7 @@ import (
 
 	"runls/internal/store"
 	"runls/masking"
+	"runls/retriever/internal/corpus"
 )
 
 // flushRun writes a run of nine agent folders: read a batch a folder
@@ -73,19 +74,18 @@ func blobFiles(t *testing.T, dir string) []string {
 // writer knows and gives those blobs' names, sorted.
 func flushedBlobs(t *testing.T, ix *Index) []string {
 	t.Helper()
-	w := ix.cache
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	ix.mu.RLock()
-	defer ix.mu.RUnlock()
 	var names []string
-	for _, s := range ix.segments {
-		ref, ok := w.segBlobs[s]
-		if !ok {
-			t.Fatalf("a segment of %d pieces was not flushed", s.Docs())
+	ix.cache.BlobsOf(func(blobOf func(*corpus.Segment) (store.BlobRef, bool), _ int) {
+		ix.mu.RLock()
+		defer ix.mu.RUnlock()
+		for _, s := range ix.state.Segments {
+			ref, ok := blobOf(s)
+			if !ok {
+				t.Fatalf("a segment of %d pieces was not flushed", s.Docs())
+			}
+			names = append(names, ref.Name)
 		}
-		names = append(names, ref.Name)
-	}
+	})
 	slices.Sort(names)
 	return names
 }
@@ -94,11 +94,7 @@ func flushedBlobs(t *testing.T, ix *Index) []string {
 // the lock is let go (the process's end lets it go).
 func abandon(t *testing.T, ix *Index) {
 	t.Helper()
-	w := ix.cache
-	close(w.stop)
-	<-w.done
-	w.once.Do(func() {})
-	must(t, w.entry.Close())
+	must(t, ix.cache.Abandon())
 }
 
 // The segments of a first indexing are written as they are built, before
@@ -109,7 +105,7 @@ func TestFlushKilledBeforeAnyCommit(t *testing.T) {
 	root := cacheRoot(t)
 	ix := openFlushing(t, opts, root)
 	refresh(t, ix)
-	dir := ix.cache.entry.Dir()
+	dir := ix.cache.Entry().Dir()
 	if _, err := os.Stat(filepath.Join(dir, "manifest")); !os.IsNotExist(err) {
 		t.Fatalf("a manifest before the first write: %v", err)
 	}
@@ -139,7 +135,7 @@ func TestFlushKilledBeforeAnyCommit(t *testing.T) {
 	must(t, back.Close())
 	again := reopenedSame(t, opts, root)
 	snapNames := manifestBlobs(t, again)
-	if got := blobFiles(t, again.cache.entry.Dir()); !slices.Equal(got, snapNames) {
+	if got := blobFiles(t, again.cache.Entry().Dir()); !slices.Equal(got, snapNames) {
 		t.Fatalf("blob files %q, want the commit's %q", got, snapNames)
 	}
 }
@@ -160,7 +156,7 @@ func reopenedSame(t *testing.T, opts Options, root *store.Root) *Index {
 func manifestBlobs(t *testing.T, ix *Index) []string {
 	t.Helper()
 	var names []string
-	for _, b := range ix.cache.restored.Blobs() {
+	for _, b := range ix.cache.Restored().Blobs() {
 		names = append(names, b.Ref().Name)
 	}
 	slices.Sort(names)
@@ -178,7 +174,7 @@ func TestFlushMergeRemovesOnlyUncommittedInputs(t *testing.T) {
 	must(t, ix.Close())
 
 	ix = openFlushing(t, opts, root)
-	if ix.cache.restored == nil {
+	if ix.cache.Restored() == nil {
 		t.Fatal("not restored")
 	}
 	committed := manifestBlobs(t, ix)
@@ -195,7 +191,7 @@ func TestFlushMergeRemovesOnlyUncommittedInputs(t *testing.T) {
 		}
 	}
 	refresh(t, ix)
-	dir := ix.cache.entry.Dir()
+	dir := ix.cache.Entry().Dir()
 	files := blobFiles(t, dir)
 	live := flushedBlobs(t, ix)
 	for _, name := range committed {
@@ -229,7 +225,7 @@ func TestFlushMergeRemovesOnlyUncommittedInputs(t *testing.T) {
 	assertSameAnswers(t, ix, opts)
 	must(t, ix.Close())
 	back := reopenedSame(t, opts, root)
-	if got, want := blobFiles(t, back.cache.entry.Dir()), manifestBlobs(t, back); !slices.Equal(got, want) {
+	if got, want := blobFiles(t, back.cache.Entry().Dir()), manifestBlobs(t, back); !slices.Equal(got, want) {
 		t.Fatalf("blob files %q, want the commit's %q", got, want)
 	}
 }
@@ -248,18 +244,18 @@ func TestFlushTwoIndexesAtOnce(t *testing.T) {
 	}
 	wg.Wait()
 	writer, reader := a, b
-	if !a.cache.entry.Writable() {
+	if !a.cache.Entry().Writable() {
 		writer, reader = b, a
 	}
-	if reader.cache.entry.Writable() {
+	if reader.cache.Entry().Writable() {
 		t.Fatal("two writers")
 	}
 	flushedBlobs(t, writer)
-	reader.cache.mu.Lock()
-	if n := len(reader.cache.segBlobs); n != 0 {
-		t.Errorf("the reader flushed %d segments", n)
-	}
-	reader.cache.mu.Unlock()
+	reader.cache.BlobsOf(func(_ func(*corpus.Segment) (store.BlobRef, bool), n int) {
+		if n != 0 {
+			t.Errorf("the reader flushed %d segments", n)
+		}
+	})
 	assertSameAnswers(t, writer, opts)
 	assertSameAnswers(t, reader, opts)
 
@@ -268,8 +264,8 @@ func TestFlushTwoIndexesAtOnce(t *testing.T) {
 	// The reader takes the entry over at its next write, and flushes from
 	// then on.
 	refresh(t, reader)
-	reader.cache.write()
-	if !reader.cache.entry.Writable() {
+	reader.cache.WriteNow()
+	if !reader.cache.Entry().Writable() {
 		t.Fatal("the reader did not take the entry over")
 	}
 	appendFile(t, run, "episode-2/bob/bob.history", rec("c1", "fresh deploy by bob again")+rec("c1", "more")+rec("c2", "and more")+rec("c2", "fresh"))

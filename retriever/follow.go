@@ -13,6 +13,7 @@ import (
 	"go.uber.org/zap"
 
 	"runls/recordformat"
+	"runls/retriever/internal/corpus"
 	"runls/retriever/internal/runfs"
 )
 
@@ -34,73 +35,66 @@ import (
 
 // task is one file to read in an update.
 type task struct {
-	old   *fileState // nil for a new file
-	next  *fileState // for a new file: its state, with id and agent set
+	old   *corpus.File // nil for a new file
+	next  *corpus.File // for a new file: its state, with id and agent set
 	c     candidate
 	fresh bool  // read from the start, dropping old evidence
 	from  int64 // where reading starts
 	size  int64
 }
 
-// update is what reading one file produced, to commit.
-type update struct {
-	old, next *fileState
-	fresh     bool
-	lo, hi    uint32 // the file's docs in the builder
-	pending   []pendingDoc
-	// discard: the read failed after it added docs [lo, hi) to the builder;
-	// the commit kills them and the file keeps its old state.
-	discard bool
-	agent   uint32
+// knownOf is what following's recheck compares an opened file with.
+func knownOf(fs *corpus.File) runfs.Known {
+	return runfs.Known{Dev: fs.Dev, Ino: fs.Ino, Size: fs.Size, ReadPos: fs.ReadPos, Mtime: fs.Mtime}
 }
 
 // plan decides what a file needs (spec §7): nothing, its appended bytes, or a
 // read from its start (new, shrunk, replaced, or rewritten: the last is told
 // when the file is read, by its head and the bytes before the read position).
-func (ix *Index) plan(old *fileState, c candidate) *task {
+func (ix *Index) plan(old *corpus.File, c candidate) *task {
 	size, dev, ino, mtime := c.info.Size, c.info.Dev, c.info.Ino, c.info.Mtime
 	if old == nil {
 		ix.mu.Lock()
-		agent, ok := ix.agentIDs[c.agent]
+		agent, ok := ix.state.AgentIDs[c.agent]
 		if !ok {
-			agent = uint32(len(ix.agents))
-			ix.agents = append(ix.agents, c.agent)
-			ix.agentIDs[c.agent] = agent
-			ix.stats.Grow(agent)
+			agent = uint32(len(ix.state.Agents))
+			ix.state.Agents = append(ix.state.Agents, c.agent)
+			ix.state.AgentIDs[c.agent] = agent
+			ix.state.Stats.Grow(agent)
 		}
-		id := ix.nextID
-		ix.nextID++
+		id := ix.state.NextID
+		ix.state.NextID++
 		ix.mu.Unlock()
 		form := recordformat.FormOf(c.rel)
-		next := &fileState{
-			id: id, rel: c.rel, episode: c.episode, epNum: c.epNum,
-			agent: agent, form: form, warned: &fileWarnings{}, recs: newRecords(form),
-			memo: &fileMemo{},
+		next := &corpus.File{
+			ID: id, Rel: c.rel, Episode: c.episode, EpNum: c.epNum,
+			Agent: agent, Form: form, Warned: &corpus.Warnings{}, Recs: corpus.NewRecords(form),
+			Memo: &fileMemo{},
 		}
 		return &task{next: next, c: c, fresh: true, size: size}
 	}
 	switch {
-	case dev != old.dev || ino != old.ino, size < old.readPos:
+	case dev != old.Dev || ino != old.Ino, size < old.ReadPos:
 		return &task{old: old, c: c, fresh: true, size: size}
-	case size == old.size && mtime == old.mtime && size == old.readPos:
-		if c.info.Ctime != old.ctime {
+	case size == old.Size && mtime == old.Mtime && size == old.ReadPos:
+		if c.info.Ctime != old.Ctime {
 			// The same size and time, but the inode changed since: rewritten
 			// with its time set back (or its mode changed), told only so.
 			return &task{old: old, c: c, fresh: true, size: size}
 		}
-		if !c.evented && !runfs.Racy(mtime, old.checkedAt) {
+		if !c.evented && !runfs.Racy(mtime, old.CheckedAt) {
 			return nil
 		}
-		if old.binary { // its check is its head: read it again
+		if old.Binary { // its check is its head: read it again
 			return &task{old: old, c: c, fresh: true, size: size}
 		}
 		// Racy: read checks the content, and reads nothing if it is the same.
-		return &task{old: old, c: c, from: old.commitPos, size: size}
-	case size == old.readPos || old.binary:
+		return &task{old: old, c: c, from: old.CommitPos, size: size}
+	case size == old.ReadPos || old.Binary:
 		// The same size with a new time: rewritten in place, or touched.
 		return &task{old: old, c: c, fresh: true, size: size}
 	}
-	return &task{old: old, c: c, from: old.commitPos, size: size}
+	return &task{old: old, c: c, from: old.CommitPos, size: size}
 }
 
 // readBuffer is a worker's block buffer and ingesting scratch, kept from
@@ -128,7 +122,7 @@ const firstBlockBytes = 64 << 10
 // block buffer. It returns the update to commit, or nil when there is nothing
 // to commit; drop is true when the file could not be read (gone, or
 // unreadable: logged once) and its old evidence must go.
-func (ix *Index) read(t *task, b *builder, dir *runfs.Folder, buf *readBuffer) (u *update, drop bool) {
+func (ix *Index) read(t *task, b *corpus.Builder, dir *runfs.Folder, buf *readBuffer) (u *corpus.Update, drop bool) {
 	if h := ix.fw.beforeRead; h != nil {
 		h(t.c.rel)
 	}
@@ -142,21 +136,21 @@ func (ix *Index) read(t *task, b *builder, dir *runfs.Folder, buf *readBuffer) (
 	dev, ino := runfs.FileID(info)
 	mtime := info.ModTime().UnixNano()
 	if t.old != nil && !t.fresh {
-		switch runfs.Recheck(t.old.known(), info, func() bool { return rewritten(f, t.old, &ix.checkBytes) }) {
+		switch runfs.Recheck(knownOf(t.old), info, func() bool { return rewritten(f, t.old, &ix.checkBytes) }) {
 		case runfs.RecheckFresh:
 			t.fresh, t.from = true, 0
 		case runfs.RecheckNothing:
 			// checkedAt is read only by updates, which refreshMu orders.
-			t.old.checkedAt = checked
+			t.old.CheckedAt = checked
 			return nil, false
 		}
 	}
 	next := t.nextVersion()
-	next.dev, next.ino, next.size, next.mtime, next.checkedAt, next.readAt = dev, ino, size, mtime, checked, checked
-	next.ctime = runfs.FileCtime(info)
-	u = &update{old: t.old, next: next, fresh: t.fresh, lo: uint32(b.Docs()), agent: next.agent}
+	next.Dev, next.Ino, next.Size, next.Mtime, next.CheckedAt, next.ReadAt = dev, ino, size, mtime, checked, checked
+	next.Ctime = runfs.FileCtime(info)
+	u = &corpus.Update{Old: t.old, Next: next, Fresh: t.fresh, Lo: uint32(b.Docs()), Agent: next.Agent}
 	refused := b.Refused()
-	b.reserve(size - t.from)
+	b.ReserveInput(size - t.from)
 
 	from, pos, carry := t.start()
 	// No bigger than what is left to read: a small file does not cost a
@@ -175,7 +169,7 @@ func (ix *Index) read(t *task, b *builder, dir *runfs.Folder, buf *readBuffer) (
 	n, err := readBlock(want)
 	if err != nil {
 		ix.once.unreadable(ix.fsys, ix.root, t.c.rel, err)
-		u.discard, u.hi = true, u.lo
+		u.Discard, u.Hi = true, u.Lo
 		return u, true
 	}
 	if pos < BinarySniffBytes && bytes.IndexByte(block[:min(int64(n), BinarySniffBytes-pos)], 0) >= 0 {
@@ -186,10 +180,10 @@ func (ix *Index) read(t *task, b *builder, dir *runfs.Folder, buf *readBuffer) (
 	// The head and the window are kept in one array (a small file's read
 	// allocates little else): each capped, so that neither grows into the
 	// other.
-	checks := make([]byte, 0, 2*checkBytes)
+	checks := make([]byte, 0, 2*corpus.CheckBytes)
 	if pos == 0 {
-		checks = append(checks, block[:min(n, checkBytes)]...)
-		next.head = checks[:len(checks):len(checks)]
+		checks = append(checks, block[:min(n, corpus.CheckBytes)]...)
+		next.Head = checks[:len(checks):len(checks)]
 	}
 
 	g := newIngester(ix, b, next, buf, from, t.fresh)
@@ -201,12 +195,12 @@ func (ix *Index) read(t *task, b *builder, dir *runfs.Folder, buf *readBuffer) (
 			want = min(int64(len(block)), size-pos)
 			if n, err = readBlock(want); err != nil {
 				ix.once.unreadable(ix.fsys, ix.root, t.c.rel, err)
-				u.discard, u.hi = true, uint32(b.Docs())
+				u.Discard, u.Hi = true, uint32(b.Docs())
 				return u, true
 			}
 		}
 		ix.bytesRead.Add(int64(n))
-		b.inputBytes += int64(n)
+		b.InputBytes += int64(n)
 		pos += int64(n)
 		data := block[:n]
 		if len(carry) > 0 {
@@ -228,7 +222,7 @@ func (ix *Index) read(t *task, b *builder, dir *runfs.Folder, buf *readBuffer) (
 		// which starts new batches; a file that alone has more is left out
 		// at every update, told once.
 		ix.once.warn("full:"+t.c.rel, "a file has more pieces than one batch of the index holds; it is left out", zap.String("file", t.c.rel))
-		u.discard, u.hi = true, uint32(b.Docs())
+		u.Discard, u.Hi = true, uint32(b.Docs())
 		return u, true
 	}
 	ix.once.readable(t.c.rel)
@@ -238,11 +232,11 @@ func (ix *Index) read(t *task, b *builder, dir *runfs.Folder, buf *readBuffer) (
 		// until then a search leaves out pieces whose text changed.
 		ix.once.note("shrunk:"+t.c.rel, "a file shrank while it was read; it is read again from its start", zap.String("file", t.c.rel))
 	}
-	next.readPos = pos
-	next.size = max(next.size, pos)
+	next.ReadPos = pos
+	next.Size = max(next.Size, pos)
 	keepChecks(next, f, final, finalPos, checks, &ix.checkBytes)
-	u.hi = uint32(b.Docs())
-	u.pending = g.tailDocs
+	u.Hi = uint32(b.Docs())
+	u.Pending = g.tailDocs
 	return u, false
 }
 
@@ -270,29 +264,29 @@ func readBlockAt(f runfs.FileReader, block []byte, pos int64, rel string, before
 // newIngester starts the ingester of next's bytes from offset from into
 // b: a file read from its start (fresh) parses from its first line, else
 // from the state its last commit left.
-func newIngester(ix *Index, b *builder, next *fileState, buf *readBuffer, from int64, fresh bool) *ingester {
+func newIngester(ix *Index, b *corpus.Builder, next *corpus.File, buf *readBuffer, from int64, fresh bool) *ingester {
 	g := &ingester{ix: ix, b: b, fs: next, scratch: &buf.scratch, masked: ix.masker != nil,
-		rules: ix.interpreter != nil && next.form.IsRecord(), pos: from}
+		rules: ix.interpreter != nil && next.Form.IsRecord(), pos: from}
 	if fresh {
-		g.parser = *recordformat.NewParser(next.form)
+		g.parser = *recordformat.NewParser(next.Form)
 	} else {
-		g.parser = *recordformat.Resume(next.form, next.inRecord)
-		g.line = next.commitLine
+		g.parser = *recordformat.Resume(next.Form, next.InRecord)
+		g.line = next.CommitLine
 	}
-	g.parser.SetLayout(next.layout)
+	g.parser.SetLayout(next.Layout)
 	return g
 }
 
 // nextVersion is the version of t's file its read makes: new, read from
 // its start, or appended to.
-func (t *task) nextVersion() *fileState {
+func (t *task) nextVersion() *corpus.File {
 	switch {
 	case t.old == nil:
 		return t.next
 	case t.fresh:
-		return t.old.fresh()
+		return t.old.Fresh(&fileMemo{})
 	}
-	return t.old.clone()
+	return t.old.Clone()
 }
 
 // start is where t's read starts: from, the offset its ingesting starts at,
@@ -303,9 +297,9 @@ func (t *task) start() (from, pos int64, carry []byte) {
 		from = t.from
 	}
 	pos = from
-	if !t.fresh && t.old.tail != nil && int64(len(t.old.tail)) == t.old.readPos-t.old.commitPos {
-		carry = append(carry, t.old.tail...) // the pending tail, kept: not read again
-		pos = t.old.readPos
+	if !t.fresh && t.old.Tail != nil && int64(len(t.old.Tail)) == t.old.ReadPos-t.old.CommitPos {
+		carry = append(carry, t.old.Tail...) // the pending tail, kept: not read again
+		pos = t.old.ReadPos
 	}
 	return from, pos, carry
 }
@@ -345,17 +339,17 @@ func (t *task) open(ix *Index, dir *runfs.Folder, buf *readBuffer) (runfs.FileRe
 
 // binary makes u's file a binary file, left out whole: a version read from
 // its start, of stat info, checked at checked.
-func (t *task) binary(ix *Index, u *update, info fs.FileInfo, checked int64) {
-	next := u.next
+func (t *task) binary(ix *Index, u *corpus.Update, info fs.FileInfo, checked int64) {
+	next := u.Next
 	if !t.fresh {
-		next = t.old.fresh()
-		next.dev, next.ino = runfs.FileID(info)
-		next.size, next.mtime, next.checkedAt, next.readAt = info.Size(), info.ModTime().UnixNano(), checked, checked
-		next.ctime = runfs.FileCtime(info)
-		u.next, u.fresh = next, true
+		next = t.old.Fresh(&fileMemo{})
+		next.Dev, next.Ino = runfs.FileID(info)
+		next.Size, next.Mtime, next.CheckedAt, next.ReadAt = info.Size(), info.ModTime().UnixNano(), checked, checked
+		next.Ctime = runfs.FileCtime(info)
+		u.Next, u.Fresh = next, true
 	}
-	next.binary = true
-	next.readPos = next.size
+	next.Binary = true
+	next.ReadPos = next.Size
 	ix.log.Debug("left out a binary file", zap.String("file", t.c.rel))
 }
 
@@ -363,33 +357,33 @@ func (t *task) binary(ix *Index, u *update, info fs.FileInfo, checked int64) {
 // update: its head, the window before its read position (from final, the
 // last bytes fed, which start at finalPos, or read again), and the pending
 // tail when it is short; head and window share checks' array.
-func keepChecks(next *fileState, f runfs.FileReader, final []byte, finalPos int64, checks []byte, counted *atomic.Int64) {
-	pos := next.readPos
-	if len(next.head) < checkBytes && next.readPos > int64(len(next.head)) {
-		next.head = readCheck(f, 0, min(pos, checkBytes), counted)
+func keepChecks(next *corpus.File, f runfs.FileReader, final []byte, finalPos int64, checks []byte, counted *atomic.Int64) {
+	pos := next.ReadPos
+	if len(next.Head) < corpus.CheckBytes && next.ReadPos > int64(len(next.Head)) {
+		next.Head = readCheck(f, 0, min(pos, corpus.CheckBytes), counted)
 	}
-	w := min(pos, checkBytes)
+	w := min(pos, corpus.CheckBytes)
 	if int64(len(final)) >= w {
 		h := len(checks)
 		checks = append(checks, final[int64(len(final))-w:]...)
-		next.window = checks[h:len(checks):len(checks)]
+		next.Window = checks[h:len(checks):len(checks)]
 	} else {
-		next.window = readCheck(f, pos-w, w, counted)
+		next.Window = readCheck(f, pos-w, w, counted)
 	}
-	if tl := next.readPos - next.commitPos; tl <= maxTailBytes && next.commitPos >= finalPos {
-		next.tail = append([]byte(nil), final[next.commitPos-finalPos:]...)
+	if tl := next.ReadPos - next.CommitPos; tl <= corpus.MaxTailBytes && next.CommitPos >= finalPos {
+		next.Tail = append([]byte(nil), final[next.CommitPos-finalPos:]...)
 	}
 }
 
 // rewritten tells whether the bytes a file had at the last read changed.
 // (The bytes read to check are counted in counted.)
-func rewritten(f runfs.FileReader, old *fileState, counted *atomic.Int64) bool {
-	head := readCheck(f, 0, int64(len(old.head)), counted)
-	if !bytes.Equal(head, old.head) {
+func rewritten(f runfs.FileReader, old *corpus.File, counted *atomic.Int64) bool {
+	head := readCheck(f, 0, int64(len(old.Head)), counted)
+	if !bytes.Equal(head, old.Head) {
 		return true
 	}
-	win := readCheck(f, old.readPos-int64(len(old.window)), int64(len(old.window)), counted)
-	return !bytes.Equal(win, old.window)
+	win := readCheck(f, old.ReadPos-int64(len(old.Window)), int64(len(old.Window)), counted)
+	return !bytes.Equal(win, old.Window)
 }
 
 // readCheck reads n bytes of f at off to tell a rewrite, counting them.

@@ -19,6 +19,7 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 
 	"runls/masking"
+	"runls/retriever/internal/corpus"
 )
 
 // Tests of following the files (spec §7). Each change is checked three ways:
@@ -218,7 +219,7 @@ func TestFollowChanges(t *testing.T) {
 	}, {
 		name: "a record longer than the pending tail kept in memory gains lines",
 		files: map[string]string{hist: rec("c1", "Alice apple one") + rec("c1", "Alice said: apple two") +
-			strings.Repeat("  apple continued\n", 2*maxTailBytes/18)},
+			strings.Repeat("  apple continued\n", 2*corpus.MaxTailBytes/18)},
 		interp: true,
 		change: func(t *testing.T, root string) {
 			appendFile(t, root, hist, "  apple last\n"+rec("c1", "Alice apple three"))
@@ -371,14 +372,14 @@ func TestIncrementalReads(t *testing.T) {
 				}
 				// The head and the window before the read position, and the
 				// new window when the bytes read are fewer than it.
-				if k1-k0 > 3*checkBytes {
-					t.Fatalf("append %d: next search read %d bytes to check for a rewrite, want at most %d", i, k1-k0, 3*checkBytes)
+				if k1-k0 > 3*corpus.CheckBytes {
+					t.Fatalf("append %d: next search read %d bytes to check for a rewrite, want at most %d", i, k1-k0, 3*corpus.CheckBytes)
 				}
 				c0, k0 = c1, k1
 			}
 			// Nothing appended: nothing read (the check of a racy file aside).
 			search(t, ix, allEvidence("apple"))
-			if c1, k1 := ix.BytesRead(); c1 != c0 || k1-k0 > 2*checkBytes {
+			if c1, k1 := ix.BytesRead(); c1 != c0 || k1-k0 > 2*corpus.CheckBytes {
 				t.Fatalf("a search with nothing appended read %d content and %d check bytes", c1-c0, k1-k0)
 			}
 		})

@@ -13,7 +13,7 @@ type Footprint struct {
 	Dict      int   // distinct terms
 	Segments  int
 	LineIndex int64
-	Records   int64 // record tables (records.go)
+	Records   int64 // record tables (internal/records)
 	NRecords  int64 // records in them
 }
 
@@ -22,20 +22,20 @@ func (ix *Index) Footprint() Footprint {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
 	var f Footprint
-	for _, s := range ix.segments {
+	for _, s := range ix.state.Segments {
 		e := s.Footprint()
 		f.Segments++
 		f.Pieces += e.Docs
 		f.Postings += e.Postings
 		f.Terms += e.Terms
-		f.Columns += e.Columns + s.pieceColumns.footprint()
+		f.Columns += e.Columns + s.Columns.ColumnBytes()
 	}
-	f.Stats = ix.stats.Footprint()
-	for _, fs := range ix.files {
-		f.LineIndex += int64(cap(fs.lineIndex)) * 8
-		f.Records += fs.records().Footprint()
-		f.NRecords += int64(fs.records().Len())
+	f.Stats = ix.state.Stats.Footprint()
+	for _, fs := range ix.state.Files {
+		f.LineIndex += int64(cap(fs.LineIndex)) * 8
+		f.Records += fs.Records().Footprint()
+		f.NRecords += int64(fs.Records().Len())
 	}
-	f.Dict = ix.dict.Len()
+	f.Dict = ix.state.Dict.Len()
 	return f
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"runls/internal/store"
+	"runls/retriever/internal/corpus"
 	"runls/retriever/internal/runfs"
 )
 
@@ -90,40 +91,40 @@ func listPieces(ix *Index, fail func(string)) []string {
 	defer ix.mu.RUnlock()
 	var out []string
 	files := map[string][]string{} // lines of the files, read once
-	for _, s := range ix.segments {
+	for _, s := range ix.state.Segments {
 		for d := uint32(0); d < uint32(s.Docs()); d++ {
 			if s.Dead(d) {
 				continue
 			}
-			fs := ix.byID[s.fileOf(d)]
+			fs := ix.state.ByID[s.FileOf(d)]
 			if fs == nil {
-				fail(fmt.Sprintf("live piece %d of a removed file %d", d, s.fileOf(d)))
+				fail(fmt.Sprintf("live piece %d of a removed file %d", d, s.FileOf(d)))
 				continue
 			}
-			if ix.files[fs.rel] != fs {
-				fail(fmt.Sprintf("live piece of %s points to a replaced version of it", fs.rel))
+			if ix.state.Files[fs.Rel] != fs {
+				fail(fmt.Sprintf("live piece of %s points to a replaced version of it", fs.Rel))
 			}
-			text, ok := s.masked.Get(d)
+			text, ok := s.Masked.Get(d)
 			if !ok {
-				lines, ok := files[fs.rel]
+				lines, ok := files[fs.Rel]
 				if !ok {
-					data, err := os.ReadFile(runfs.Abs(ix.root, fs.rel))
+					data, err := os.ReadFile(runfs.Abs(ix.root, fs.Rel))
 					if err != nil {
-						fail(fmt.Sprintf("%s: cannot read the file back: %v", fs.rel, err))
+						fail(fmt.Sprintf("%s: cannot read the file back: %v", fs.Rel, err))
 					}
 					lines = strings.Split(string(data), "\n")
-					files[fs.rel] = lines
+					files[fs.Rel] = lines
 				}
-				end := int(s.startOf(d) + s.blenOf(d))
-				if int(s.lineOf(d)) >= len(lines) || len(lines[s.lineOf(d)]) < end {
-					fail(fmt.Sprintf("%s:%d: the piece is not in the file", fs.rel, s.lineOf(d)))
+				end := int(s.StartOf(d) + s.BlenOf(d))
+				if int(s.LineOf(d)) >= len(lines) || len(lines[s.LineOf(d)]) < end {
+					fail(fmt.Sprintf("%s:%d: the piece is not in the file", fs.Rel, s.LineOf(d)))
 					continue
 				}
-				text = lines[s.lineOf(d)][s.startOf(d):end]
+				text = lines[s.LineOf(d)][s.StartOf(d):end]
 			}
-			p := fmt.Sprintf("%s:%d:%d %s %s", fs.rel, s.lineOf(d), s.startOf(d), readingOfFlag[s.flags[d]&flagReadingMask], text)
-			if c := s.convOf(d); c != 0 {
-				p += " [" + ix.convs.Name(c) + "]"
+			p := fmt.Sprintf("%s:%d:%d %s %s", fs.Rel, s.LineOf(d), s.StartOf(d), readingOfFlag[s.Flags[d]&corpus.FlagReadingMask], text)
+			if c := s.ConvOf(d); c != 0 {
+				p += " [" + ix.state.Convs.Name(c) + "]"
 			}
 			out = append(out, p)
 		}
@@ -144,40 +145,40 @@ func checkStats(t testing.TB, ix *Index) indexStats {
 	t.Helper()
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
-	names := ix.dict.Terms()
+	names := ix.state.Dict.Terms()
 	type acc struct {
 		docs, terms int64
 		df          map[uint32]int64
 	}
-	got := make([]acc, ix.stats.Parts())
+	got := make([]acc, ix.state.Stats.Parts())
 	for a := range got {
 		got[a].df = map[uint32]int64{}
 	}
-	for _, s := range ix.segments {
+	for _, s := range ix.state.Segments {
 		for d := uint32(0); d < uint32(s.Docs()); d++ {
 			if s.Dead(d) {
 				continue
 			}
-			a := ix.byID[s.fileOf(d)].agent
+			a := ix.state.ByID[s.FileOf(d)].Agent
 			got[a].docs++
 			got[a].terms += int64(s.Len(d))
 		}
 		for _, term := range s.Terms() {
 			s.EachPosting(term, func(doc, _ uint32) {
 				if !s.Dead(doc) {
-					got[ix.byID[s.fileOf(doc)].agent].df[term]++
+					got[ix.state.ByID[s.FileOf(doc)].Agent].df[term]++
 				}
 			})
 		}
 	}
 	out := indexStats{}
-	for a := range ix.stats.Parts() {
+	for a := range ix.state.Stats.Parts() {
 		var st struct {
 			docs, terms int64
 			df          []uint32
 		}
-		st.docs, st.terms, st.df = ix.stats.Part(a)
-		name := ix.agents[a]
+		st.docs, st.terms, st.df = ix.state.Stats.Part(a)
+		name := ix.state.Agents[a]
 		if got[a].docs != st.docs || got[a].terms != st.terms {
 			t.Errorf("agent %s: index says %d pieces, %d terms; live pieces have %d, %d", name, st.docs, st.terms, got[a].docs, got[a].terms)
 		}

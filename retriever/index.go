@@ -18,6 +18,8 @@ import (
 
 	"runls/masking"
 	"runls/retriever/internal/bm25"
+	"runls/retriever/internal/corpus"
+	"runls/retriever/internal/persist"
 	"runls/retriever/internal/runfs"
 )
 
@@ -39,17 +41,17 @@ type Index struct {
 
 	refreshMu sync.Mutex // one update at a time
 
-	mu sync.RWMutex // over committed
-	committed
+	mu    sync.RWMutex // over state
+	state corpus.State
 
 	indexed atomic.Bool // a first full update has finished
 
 	once onceLog // links, folders and files warned about
 
-	handles    runfs.Handles  // files kept open to read results
-	rb         readBack       // the one reader (and masker) of indexed text
-	failAnswer failuresAnswer // the last run/failures answer (failures.go)
-	cache      *cacheWriter   // the run's cache entry (cache.go); nil: none
+	handles    runfs.Handles   // files kept open to read results
+	rb         readBack        // the one reader (and masker) of indexed text
+	failAnswer failuresAnswer  // the last run/failures answer (failures.go)
+	cache      *persist.Writer // the run's cache entry (cache.go, internal/persist); nil: none
 
 	boundMemory bool // Options.BoundMemory (memory.go)
 
@@ -95,8 +97,8 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 		maxDiags:    opts.MaxDiagnosticsPerFile,
 		boundMemory: opts.BoundMemory,
 		workers:     min(runtime.GOMAXPROCS(0), 8),
-		committed: committed{files: map[string]*fileState{}, agentIDs: map[string]uint32{}, episodes: map[string]bool{}, dict: bm25.NewDict(),
-			seed: rand.Uint64() | 1},
+		state: corpus.State{Files: map[string]*corpus.File{}, AgentIDs: map[string]uint32{}, Episodes: map[string]bool{}, Dict: bm25.NewDict(),
+			Seed: rand.Uint64() | 1},
 		handles: runfs.NewHandles(runfs.MaxOpenHandles),
 	}
 	ix.searcher.Tuning = bm25.DefaultTuning()
@@ -110,8 +112,8 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 	if ix.masker == masking.NoOp() {
 		ix.masker = nil
 	}
-	ix.rb = readBack{root: ix.root, fsys: ix.fsys, handles: &ix.handles, masker: ix.masker, convs: &ix.convs}
-	ix.convs.ID("-")
+	ix.rb = readBack{root: ix.root, fsys: ix.fsys, handles: &ix.handles, masker: ix.masker, convs: &ix.state.Convs}
+	ix.state.Convs.ID("-")
 	ix.cache = ix.openCache(opts)
 	return ix, nil
 }
@@ -122,7 +124,7 @@ func (ix *Index) Root() string { return ix.root }
 // Close writes the cache entry if the index changed since its last write,
 // and releases the entry and the index's open folder.
 func (ix *Index) Close() error {
-	cerr := ix.cache.close()
+	cerr := ix.cache.Close()
 	ix.handles.CloseAll()
 	return errors.Join(cerr, ix.fsys.Close())
 }
@@ -174,7 +176,7 @@ func (ix *Index) Refresh(ctx context.Context, progress func(Progress)) (Changes,
 // A fault on a mapping of the cache entry (fault.go) drops the entry, and
 // the update is made again, reading the run afresh.
 func (ix *Index) update(ctx context.Context, progress func(Progress)) (Changes, error) {
-	ix.cache.checkMapping("")
+	ix.cache.CheckMapping("")
 	return ix.updateChecked(ctx, progress)
 }
 
@@ -182,9 +184,9 @@ func (ix *Index) update(ctx context.Context, progress func(Progress)) (Changes, 
 // (freshOnce): the check stats every blob of the entry, and a search made
 // it twice. A cut since is the fault path's (fault.go), as in any read.
 func (ix *Index) updateChecked(ctx context.Context, progress func(Progress)) (Changes, error) {
-	c, err := guarded(ix, "updating the index", func() (Changes, error) { return ix.refresh(ctx, progress) })
+	c, err := persist.Guarded(ix.cache.Guard(), "updating the index", func() (Changes, error) { return ix.refresh(ctx, progress) })
 	ix.subs.notify(c) // a cancelled update tells what it committed
-	ix.cache.changed()
+	ix.cache.Changed()
 	return c, err
 }
 
@@ -196,19 +198,19 @@ func (ix *Index) refresh(ctx context.Context, progress func(Progress)) (Changes,
 		return Changes{}, err
 	}
 	ix.mu.RLock()
-	known := ix.files
+	known := ix.state.Files
 	ix.mu.RUnlock()
 
 	fw := &ix.fw
 	tasks, total, runBytes := sc.plan(known)
 	var changed []string
 	first := !ix.indexed.Load()
-	batchBytes := batchBytesFor(total, ix.batchInput)
+	batchBytes := corpus.BatchBytesFor(total, ix.batchInput)
 	if first && ix.boundMemory {
 		// The whole run, not what this update reads: a reopen's first update
 		// reads little, but the states it restored are on the heap.
-		boundMemory(memoryUse{runBytes: runBytes, files: int64(len(sc.found)), flushed: ix.cache.flushes(),
-			batches: int64(ix.workers) * batchBytes, sortExtra: sortExtra(ix.workers, batchBytes)})
+		persist.BoundMemory(persist.MemoryUse{RunBytes: runBytes, Files: int64(len(sc.found)), Flushed: ix.cache.Flushes(),
+			Batches: int64(ix.workers) * batchBytes, SortExtra: persist.SortExtra(ix.workers, batchBytes)})
 	}
 	removed := sc.gone(known)
 	// What the scan found is planned: its candidates (a tenth of a first
@@ -219,16 +221,14 @@ func (ix *Index) refresh(ctx context.Context, progress func(Progress)) (Changes,
 	if sc.episodes {
 		episodes = sc.episodeSet()
 		ix.mu.RLock()
-		same := maps.Equal(episodes, ix.episodes)
+		same := maps.Equal(episodes, ix.state.Episodes)
 		ix.mu.RUnlock()
 		if same {
 			episodes = nil
 		}
 	}
 	defer func() {
-		fw.mu.Lock()
-		fw.polledFiles = len(fw.pollFiles)
-		fw.mu.Unlock()
+		fw.SetPolledFiles(len(fw.pollFiles))
 	}()
 	if len(tasks) == 0 && len(removed) == 0 {
 		if episodes != nil {
@@ -238,7 +238,7 @@ func (ix *Index) refresh(ctx context.Context, progress func(Progress)) (Changes,
 		return Changes{}, nil
 	}
 	if len(tasks) > 0 {
-		ix.cache.inject("update")
+		ix.cache.Inject("update")
 	}
 	jobs, nTasks := readJobs(tasks), len(tasks)
 	tasks = nil // the jobs hold them, each until it is handed to a worker
@@ -281,14 +281,14 @@ func (ix *Index) refresh(ctx context.Context, progress func(Progress)) (Changes,
 		// never reaches setSegments: no half-merged segment is seen, and
 		// the lock is released by the defer. Its output is flushed after
 		// the lock (flush.go), guarded too: the flush reads it back mapped.
-		ix.cache.inject("merge")
-		err := ix.cache.guardRun("merging segments", func() error {
-			merged, replaced := func() (*segment, []*segment) {
+		ix.cache.Inject("merge")
+		err := ix.cache.Guard().Run("merging segments", func() error {
+			merged, replaced := func() (*corpus.Segment, []*corpus.Segment) {
 				ix.mu.Lock()
 				defer ix.mu.Unlock()
-				return ix.compact()
+				return ix.state.Compact(ix.searcher.Tuning.LayerMin)
 			}()
-			ix.cache.flushMerged(merged, replaced)
+			ix.cache.FlushMerged(merged, replaced)
 			return nil
 		})
 		if err != nil {
@@ -296,17 +296,34 @@ func (ix *Index) refresh(ctx context.Context, progress func(Progress)) (Changes,
 		}
 	}
 	for _, r := range removed {
-		if r.form.IsRecord() {
-			changed = append(changed, runfs.Abs(ix.root, r.rel))
+		if r.Form.IsRecord() {
+			changed = append(changed, runfs.Abs(ix.root, r.Rel))
 		}
 	}
 	ix.indexed.Store(true)
 	if first && ix.boundMemory {
-		go releaseMemory() // off the first answer's path
+		go persist.ReleaseMemory() // off the first answer's path
 	}
 	slices.Sort(changed)
 	changed = slices.Compact(changed)
 	return Changes{Files: changed}, nil
+}
+
+// commit makes a batch visible under the write lock (corpus.State.Commit).
+func (ix *Index) commit(l *corpus.LaidOut, updates []*corpus.Update, removed []*corpus.File, episodes map[string]bool) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	ix.state.Commit(l, updates, removed, episodes)
+}
+
+// newBatchBuilder returns the index's builder for a worker's batches: a
+// test may lower the batch's document limit (Index.batchDocs).
+func (ix *Index) newBatchBuilder() *corpus.Builder {
+	b := corpus.NewBuilder(ix.searcher.Tuning.LayerMin)
+	if ix.batchDocs > 0 {
+		b.SetMaxDocs(ix.batchDocs)
+	}
+	return b
 }
 
 // readJob is files of one folder that a worker reads in turn.
@@ -327,7 +344,7 @@ func readJobs(tasks []*task) []readJob {
 	open := map[string]int{} // a folder's job that still takes files
 	var jobs []readJob
 	for _, t := range tasks {
-		dir, n := parentOf(t.c.rel), t.size-t.from
+		dir, n := runfs.Parent(t.c.rel), t.size-t.from
 		if n >= jobBytes {
 			jobs = append(jobs, readJob{dir: dir, tasks: []*task{t}, size: n})
 			continue
@@ -365,7 +382,7 @@ type refreshRun struct {
 	failed  []string // files that could not be read
 	skipped []string // files not read: the update was cancelled
 	faults  []error  // the workers' faults on a mapping
-	removed []*fileState
+	removed []*corpus.File
 }
 
 // report tells the progress, when asked for.
@@ -384,7 +401,7 @@ func (r *refreshRun) report() {
 // drops all it committed.
 func (r *refreshRun) work() {
 	ix := r.ix
-	defer ix.cache.guardRest("reading files", func(err error) {
+	defer ix.cache.Guard().Rest("reading files", func(err error) {
 		r.mu.Lock()
 		r.faults = append(r.faults, err)
 		r.mu.Unlock()
@@ -392,20 +409,20 @@ func (r *refreshRun) work() {
 		}
 	})()
 	b := ix.newBatchBuilder()
-	b.SetOnePass(onePass(r.batchBytes))
+	b.SetOnePass(corpus.OnePass(r.batchBytes))
 	// Room for the worker's share of the update, up to a batch: the
 	// batch's columns and postings log are made once, not grown by
 	// doubling file after file.
-	b.reserve(min(r.total/int64(ix.workers)+1, r.batchBytes))
-	var pend []*update
+	b.ReserveInput(min(r.total/int64(ix.workers)+1, r.batchBytes))
+	var pend []*corpus.Update
 	flush := func() {
 		if len(pend) == 0 {
 			return
 		}
-		l := ix.layOut(b)
+		l := ix.state.LayOut(b)
 		// Flushed to the cache entry between its layout and its
 		// commit: the committed pieces never call the cache.
-		l.seg = ix.cache.flushBuilt(l.seg)
+		l.Seg = ix.cache.FlushBuilt(l.Seg)
 		func() {
 			r.commitMu.Lock()
 			defer r.commitMu.Unlock() // a fault in commit must not leave it held
@@ -413,13 +430,13 @@ func (r *refreshRun) work() {
 		}()
 		r.mu.Lock()
 		for _, u := range pend {
-			if u.next != nil && u.next.form.IsRecord() {
-				r.changed = append(r.changed, runfs.Abs(ix.root, u.next.rel))
+			if u.Next != nil && u.Next.Form.IsRecord() {
+				r.changed = append(r.changed, runfs.Abs(ix.root, u.Next.Rel))
 			}
 		}
 		r.mu.Unlock()
-		b = b.next()
-		b.reserve(min(max(r.total/int64(ix.workers)-r.done.Load()/int64(ix.workers), 0)+1, r.batchBytes))
+		b = b.NextBatch()
+		b.ReserveInput(min(max(r.total/int64(ix.workers)-r.done.Load()/int64(ix.workers), 0)+1, r.batchBytes))
 		pend = nil
 	}
 	var buf readBuffer
@@ -460,8 +477,8 @@ func (r *refreshRun) work() {
 			ix.once.note("moved:"+j.dir, "a folder moved while its files were read; they are read again", zap.String("folder", j.dir))
 			r.mu.Lock()
 			for _, u := range pend[first:] {
-				u.discard = true
-				r.failed = append(r.failed, u.next.rel)
+				u.Discard = true
+				r.failed = append(r.failed, u.Next.Rel)
 			}
 			r.mu.Unlock()
 		}
@@ -469,7 +486,7 @@ func (r *refreshRun) work() {
 		// Between jobs only: a job's updates are committed together.
 		// A full batch (a file in it was refused) is finished too, so
 		// that the next job's files start a new one.
-		if b.inputBytes > r.batchBytes || b.Docs() > 1<<20 || b.Full() {
+		if b.InputBytes > r.batchBytes || b.Docs() > 1<<20 || b.Full() {
 			flush()
 		}
 		r.report()
@@ -481,7 +498,7 @@ func (r *refreshRun) work() {
 // committed files: the tasks, the bytes they read, and the run's bytes. A
 // file with several links is polled (its writes' events go to other
 // folders, or none).
-func (sc *scan) plan(known map[string]*fileState) (tasks []*task, total, runBytes int64) {
+func (sc *scan) plan(known map[string]*corpus.File) (tasks []*task, total, runBytes int64) {
 	fw := &sc.ix.fw
 	if fw.pollFiles == nil {
 		fw.pollFiles = map[string]bool{}
@@ -507,9 +524,9 @@ func (sc *scan) plan(known map[string]*fileState) (tasks []*task, total, runByte
 
 // gone returns the known files the scan no longer found (of the folders it
 // listed, when it was not a full walk), and stops polling them.
-func (sc *scan) gone(known map[string]*fileState) []*fileState {
+func (sc *scan) gone(known map[string]*corpus.File) []*corpus.File {
 	fw := &sc.ix.fw
-	var removed []*fileState
+	var removed []*corpus.File
 	if sc.full {
 		for rel, old := range known {
 			if _, ok := sc.found[rel]; !ok {

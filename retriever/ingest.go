@@ -21,8 +21,8 @@ import (
 // read retracts and adds again.
 type ingester struct {
 	ix    *Index
-	b     *builder
-	fs    *fileState
+	b     *corpus.Builder
+	fs    *corpus.File
 	convs map[string]uint32 // cache in front of the index's conversation table; nil until a record names one
 	// scratch is the worker's, kept from file to file.
 	scratch *ingestScratch
@@ -36,7 +36,7 @@ type ingester struct {
 	// fed: a block was fed; whole: the first was at the file's start.
 	fed, whole bool
 
-	tailDocs []pendingDoc
+	tailDocs []corpus.PendingDoc
 }
 
 // ingestScratch holds a worker's buffers that an ingester uses only while
@@ -46,11 +46,18 @@ type ingestScratch struct {
 	prose []byte              // a JSON line's prose (lineEvidence)
 }
 
-// pendingDoc is a tail doc before its segment exists.
-type pendingDoc struct {
-	doc   uint32
-	terms []int32
-	dl    uint16
+// readingOfFlag and flagOfReading map a piece's reading to its flag bits
+// (corpus.FlagReadingMask) and back.
+var readingOfFlag = [...]Reading{ReadingNote, ReadingTold, ReadingSaid, ReadingNote}
+
+func flagOfReading(r Reading) uint8 {
+	switch r {
+	case ReadingTold:
+		return 1
+	case ReadingSaid:
+		return 2
+	}
+	return 0
 }
 
 // lineIndexEvery is how far apart the lines are whose offsets a file keeps,
@@ -66,10 +73,10 @@ func (g *ingester) feed(buf []byte, final bool) int {
 	if !g.fed {
 		g.fed, g.whole = true, g.pos == 0
 	}
-	if g.fs.form.IsRecord() && !g.fs.layoutSet {
+	if g.fs.Form.IsRecord() && !g.fs.LayoutSet {
 		g.detect(buf)
 	}
-	if g.fs.form.IsRecord() {
+	if g.fs.Form.IsRecord() {
 		return g.feedRecords(buf, final)
 	}
 	return g.feedNotes(buf, final)
@@ -103,13 +110,13 @@ func (g *ingester) feedRecords(buf []byte, final bool) int {
 			g.commit(len(buf), line, g.parser.InRecord())
 		}
 		if g.whole {
-			g.fs.recs.Trim()
+			g.fs.Recs.Trim()
 		}
 		return len(buf)
 	}
 	// Hand the last record back: it is fed again with what follows it.
-	g.parser = *recordformat.Resume(g.fs.form, recIn)
-	g.parser.SetLayout(g.fs.layout)
+	g.parser = *recordformat.Resume(g.fs.Form, recIn)
+	g.parser.SetLayout(g.fs.Layout)
 	g.pos += int64(recStart)
 	g.line = recLine
 	return recStart
@@ -189,22 +196,22 @@ func (g *ingester) feedNotes(buf []byte, final bool) int {
 // only empty lines, the block that first holds more (the records so far are
 // none, so the layout may still be chosen).
 func (g *ingester) detect(buf []byte) {
-	if g.pos != 0 && g.fs.commitLine > 0 && g.fs.records().Len() > 0 {
-		g.fs.layoutSet = true // an own-layout record came first
+	if g.pos != 0 && g.fs.CommitLine > 0 && g.fs.Records().Len() > 0 {
+		g.fs.LayoutSet = true // an own-layout record came first
 		return
 	}
-	layout, ok := recordformat.Detect(g.fs.form, buf)
+	layout, ok := recordformat.Detect(g.fs.Form, buf)
 	if !ok {
 		return
 	}
-	g.fs.layout, g.fs.layoutSet = layout, true
+	g.fs.Layout, g.fs.LayoutSet = layout, true
 	g.parser.SetLayout(layout)
 	if layout.Foreign() && g.pos == 0 {
 		first := buf
 		if nl := bytes.IndexByte(buf, '\n'); nl >= 0 {
 			first = bytes.TrimSuffix(buf[:nl], []byte("\r"))
 		}
-		g.fs.firstUnits = uint32(recordformat.UTF16Len(first))
+		g.fs.FirstUnits = uint32(recordformat.UTF16Len(first))
 	}
 }
 
@@ -212,14 +219,14 @@ func (g *ingester) detect(buf []byte) {
 // committed position, line and parser state, with the diagnostics so far.
 func (g *ingester) commit(at int, line uint32, inRecord bool) {
 	fs := g.fs
-	fs.commitPos = g.pos + int64(at)
-	fs.commitLine = line
-	fs.inRecord = inRecord
+	fs.CommitPos = g.pos + int64(at)
+	fs.CommitLine = line
+	fs.InRecord = inRecord
 }
 
 func (g *ingester) indexLine(line uint32, off int64) {
-	if line%lineIndexEvery == 0 && int(line/lineIndexEvery) == len(g.fs.lineIndex) {
-		g.fs.lineIndex = append(g.fs.lineIndex, off)
+	if line%lineIndexEvery == 0 && int(line/lineIndexEvery) == len(g.fs.LineIndex) {
+		g.fs.LineIndex = append(g.fs.LineIndex, off)
 	}
 }
 
@@ -235,7 +242,7 @@ func (g *ingester) emitRecord(buf []byte, rec []recordformat.Line, firstLine uin
 	if outcome == records.OutcomeIndexed && g.b.Docs() == before {
 		outcome = records.OutcomeNoTerms
 	}
-	g.fs.recs.Add(buf, rec, firstLine, conv, outcome, pending)
+	g.fs.Recs.Add(buf, rec, firstLine, conv, outcome, pending)
 }
 
 // emitPieces adds a record's pieces and tells what became of it: left out,
@@ -245,14 +252,14 @@ func (g *ingester) emitPieces(buf []byte, rec []recordformat.Line, firstLine uin
 	first := rec[0]
 	var flags uint8
 	if first.Kind.IsUnfielded() {
-		flags |= flagUnfielded
+		flags |= corpus.FlagUnfielded
 	}
 	if first.Level.LeftOut() {
 		return records.OutcomeLeftOut
 	}
 	// A foreign log's records are notes (spec §2): no rule reads them; a
 	// transcript's role still does.
-	rules := g.rules && !g.fs.layout.Foreign()
+	rules := g.rules && !g.fs.Layout.Foreign()
 	if !rules {
 		flags |= roleFlags(first)
 	}
@@ -276,7 +283,7 @@ func (g *ingester) emitPieces(buf []byte, rec []recordformat.Line, firstLine uin
 	var told uint64
 	hasTold := reading == ReadingTold
 	if hasTold {
-		told = corpus.TextHashString(g.ix.seed, strings.TrimSpace(text[ms:me]))
+		told = corpus.TextHashString(g.ix.state.Seed, strings.TrimSpace(text[ms:me]))
 	}
 	var spans []masking.Span
 	if g.masked {
@@ -294,7 +301,7 @@ func (g *ingester) emitPieces(buf []byte, rec []recordformat.Line, firstLine uin
 		g.addText(ev, lo-s, hi-s, lineSpans(spans, s, e), firstLine+uint32(i), l, conv, flags, pending)
 		if hasTold {
 			for d := first; d < g.b.Docs(); d++ {
-				g.b.cols.toldHash.Set(uint32(d), told)
+				g.b.Cols.ToldHash.Set(uint32(d), told)
 			}
 		}
 	}
@@ -356,7 +363,7 @@ func (g *ingester) addText(ev []byte, lo, hi int, spans []masking.Span, line uin
 		if nl := bytes.IndexByte(ev[a:hi], '\n'); nl >= 0 {
 			b = a + nl
 		}
-		g.addPieces(ev, a, b, spans, line, 0, conv, flags|flagProse, pending)
+		g.addPieces(ev, a, b, spans, line, 0, conv, flags|corpus.FlagProse, pending)
 		a = b + 1
 	}
 }
@@ -421,34 +428,34 @@ func (g *ingester) addPieces(ev []byte, lo, hi int, spans []masking.Span, line, 
 			if !utf8.Valid(piece) {
 				valid = []byte(recordformat.ValidText(piece))
 			}
-			d := docColumns{
-				hash:  corpus.PieceKey(g.ix.seed, valid),
-				file:  g.fs.id,
-				line:  line,
-				start: evOff + uint32(lo+os),
-				blen:  uint32(oe - os),
-				conv:  conv,
-				flags: flags,
+			d := corpus.Piece{
+				Hash:  corpus.PieceKey(g.ix.state.Seed, valid),
+				File:  g.fs.ID,
+				Line:  line,
+				Start: evOff + uint32(lo+os),
+				Blen:  uint32(oe - os),
+				Conv:  conv,
+				Flags: flags,
 			}
 			isMasked := maskedLine && string(piece) != string(ev[lo+os:lo+oe])
 			if isMasked {
-				d.flags |= flagMasked
+				d.Flags |= corpus.FlagMasked
 			}
 			var terms []int32
 			if pending {
 				terms = append([]int32(nil), g.b.PendingTerms()...)
 			}
-			doc, ok := g.b.addDoc(d, g.fs.agent)
+			doc, ok := g.b.AddPiece(d, g.fs.Agent)
 			if !ok {
 				// The batch is full: the read is discarded (see read).
 				start = end
 				continue
 			}
 			if isMasked {
-				g.b.cols.masked.Set(doc, string(valid))
+				g.b.Cols.Masked.Set(doc, string(valid))
 			}
 			if pending {
-				g.tailDocs = append(g.tailDocs, pendingDoc{doc: doc, terms: terms, dl: uint16(min(dl, 0xffff))})
+				g.tailDocs = append(g.tailDocs, corpus.PendingDoc{Doc: doc, Terms: terms, DL: uint16(min(dl, 0xffff))})
 			}
 		}
 		start = end
@@ -485,13 +492,13 @@ func (g *ingester) convID(b []byte) uint32 {
 		return id
 	}
 	name := string(b)
-	id := g.ix.convs.ID(name)
+	id := g.ix.state.Convs.ID(name)
 	if g.convs == nil {
 		g.convs = map[string]uint32{} // made for record files only
 	}
 	g.convs[name] = id
 	if name != "-" {
-		g.fs.addConv(id)
+		g.fs.AddConv(id)
 	}
 	return id
 }

@@ -21,10 +21,14 @@ func (rb *readBack) maskText(s string) string {
 }
 
 // maskLines masks lines as one text, so that a key block over several of
-// them is hidden whole, and hides each line's part of a span in that line.
-func maskLines(m masking.Masker, lines []string) []string {
+// them is hidden whole, and hides each line's part of a span in that line,
+// when masking is on.
+func (rb *readBack) maskLines(lines []string) []string {
+	if rb.masker == nil {
+		return lines
+	}
 	joined := strings.Join(lines, "\n")
-	spans, _ := m.Mask(joined)
+	spans, _ := rb.masker.Mask(joined)
 	if len(spans) == 0 {
 		return lines
 	}

@@ -87,7 +87,7 @@ func TestMaxScoreEqualsExhaustiveGrowing(t *testing.T) {
 				if round%3 == 2 {
 					checkAgainstExhaustive(t, ix, queries, []int{3, 44})
 					checkAgainstFresh(t, ix, dir, tc.tune, queries)
-					most = max(most, len(ix.segments))
+					most = max(most, len(ix.state.Segments))
 				} else if _, err := ix.Refresh(context.Background(), nil); err != nil {
 					t.Fatal(err)
 				}

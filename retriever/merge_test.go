@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"runls/retriever/internal/bm25"
+	"runls/retriever/internal/corpus"
 )
 
 // Many small updates (appends that leave dead tail pieces behind, a rewrite,
@@ -32,12 +33,12 @@ func TestMergeKeepsTheIndex(t *testing.T) {
 		}
 		assertFollowed(t, ix, opts, nil)
 	}
-	if n := len(ix.segments); n >= mergeSmallAt+1 {
+	if n := len(ix.state.Segments); n >= mergeSmallAt+1 {
 		t.Fatalf("%d segments after %d updates: small ones are not merged", n, 3*mergeSmallAt)
 	}
-	for _, s := range ix.segments {
-		if s.DeadCount() != s.deadCountSlow() {
-			t.Fatalf("dead count %d, bits say %d", s.DeadCount(), s.deadCountSlow())
+	for _, s := range ix.state.Segments {
+		if s.DeadCount() != deadCountSlow(s) {
+			t.Fatalf("dead count %d, bits say %d", s.DeadCount(), deadCountSlow(s))
 		}
 	}
 	items := search(t, ix, Request{Query: "apple", Episode: "episode-1", Conversation: "c1", TopK: 100})
@@ -46,7 +47,7 @@ func TestMergeKeepsTheIndex(t *testing.T) {
 	}
 }
 
-func (s *segment) deadCountSlow() int {
+func deadCountSlow(s *corpus.Segment) int {
 	n := 0
 	for d := uint32(0); d < uint32(s.Docs()); d++ {
 		if s.Dead(d) {

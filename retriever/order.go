@@ -6,21 +6,22 @@ import (
 	"strings"
 
 	"runls/retriever/internal/bm25"
+	"runls/retriever/internal/corpus"
 )
 
 // locationBefore orders pieces of equal score by location: episode number,
 // path relative to the run folder byte-wise, line, piece. The scoring paths
 // ask it only for hits of equal score; a hit's group is its file id.
-func (c *committed) locationBefore(a, b bm25.Hit) bool {
-	if d := c.fileOrder(a.Group, b.Group); d != 0 {
+func locationBefore(c *corpus.State, a, b bm25.Hit) bool {
+	if d := fileOrder(c, a.Group, b.Group); d != 0 {
 		return d < 0
 	}
-	sa, sb := c.segments[a.Seg], c.segments[b.Seg]
-	la, lb := sa.lineOf(a.Doc), sb.lineOf(b.Doc)
+	sa, sb := c.Segments[a.Seg], c.Segments[b.Seg]
+	la, lb := sa.LineOf(a.Doc), sb.LineOf(b.Doc)
 	if la != lb {
 		return la < lb
 	}
-	return sa.startOf(a.Doc) < sb.startOf(b.Doc)
+	return sa.StartOf(a.Doc) < sb.StartOf(b.Doc)
 }
 
 // fileOrder is location order's first keys, which a file's pieces share:
@@ -28,10 +29,10 @@ func (c *committed) locationBefore(a, b bm25.Hit) bool {
 // path). It is the engine's GroupOrder: a query whose best pieces tie by
 // the thousand (templated log lines) asks it once for the pieces of a file
 // in a row, not locationBefore for each.
-func (c *committed) fileOrder(a, b uint32) int {
-	fa, fb := c.byID[a], c.byID[b]
-	if d := compareEpisodeNumbers(fa.epNum, fb.epNum); d != 0 {
+func fileOrder(c *corpus.State, a, b uint32) int {
+	fa, fb := c.ByID[a], c.ByID[b]
+	if d := compareEpisodeNumbers(fa.EpNum, fb.EpNum); d != 0 {
 		return d
 	}
-	return strings.Compare(fa.rel, fb.rel)
+	return strings.Compare(fa.Rel, fb.Rel)
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"runls/recordformat"
+	"runls/retriever/internal/corpus"
 	"runls/retriever/internal/records"
 )
 
@@ -102,10 +103,10 @@ func (ix *Index) Outline(ctx context.Context, path string, limit int) (Outline, 
 		return out, err
 	}
 	fs := ix.recordFile(path)
-	if fs == nil || fs.records().Len() == 0 {
+	if fs == nil || fs.Records().Len() == 0 {
 		return out, nil
 	}
-	t := fs.records()
+	t := fs.Records()
 	n := t.Len()
 	if limit > 0 && limit < n {
 		n = limit
@@ -125,7 +126,7 @@ func (ix *Index) Outline(ctx context.Context, path string, limit int) (Outline, 
 		if t.NewRun(i) {
 			run := OutlineRun{Range: r.rng, Selection: r.first}
 			if c := t.Conv(i); c != 0 {
-				name := ix.rb.maskText(ix.convs.Name(c))
+				name := ix.rb.maskText(ix.state.Convs.Name(c))
 				run.Conversation = &name
 			}
 			out.Runs = append(out.Runs, run)
@@ -145,7 +146,7 @@ func (ix *Index) Folds(path string) []Fold {
 	if fs == nil {
 		return nil
 	}
-	folds := records.Folds(fs.records())
+	folds := records.Folds(fs.Records())
 	out := make([]Fold, len(folds))
 	for i, f := range folds {
 		out[i] = Fold{StartLine: int(f.First), EndLine: int(f.Last)}
@@ -166,7 +167,7 @@ func (ix *Index) RecordAt(ctx context.Context, path string, n int, req Request) 
 	if fs == nil || n < 0 || int64(n) > int64(^uint32(0)) {
 		return nil, nil
 	}
-	t := fs.records()
+	t := fs.Records()
 	i := t.RecordAt(uint32(n))
 	if i < 0 {
 		return nil, nil
@@ -180,9 +181,9 @@ func (ix *Index) RecordAt(ctx context.Context, path string, n int, req Request) 
 		return nil, err
 	}
 	ix.mu.RLock()
-	agent := ix.agents[fs.agent]
+	agent := ix.state.Agents[fs.Agent]
 	ix.mu.RUnlock()
-	facts := &RecordFacts{Range: r.rng, Agent: agent, Episode: fs.episode, Reading: ReadingNote,
+	facts := &RecordFacts{Range: r.rng, Agent: agent, Episode: fs.Episode, Reading: ReadingNote,
 		BeforeFirst: r.head.Kind == recordformat.BeforeFirst}
 	head := r.lines[0]
 	if r.head.Kind == recordformat.Foreign {
@@ -196,7 +197,7 @@ func (ix *Index) RecordAt(ctx context.Context, path string, n int, req Request) 
 		}
 	}
 	if c := t.Conv(i); c != 0 {
-		name := ix.rb.maskText(ix.convs.Name(c))
+		name := ix.rb.maskText(ix.state.Convs.Name(c))
 		facts.Conversation = &name
 	}
 	if ix.interpreter != nil {
@@ -228,7 +229,7 @@ func (ix *Index) RecordAt(ctx context.Context, path string, n int, req Request) 
 // verdict tells why record i of fs is not evidence for req, or "" when it
 // is: what indexing made of it, then the rules of spec §5, read for the
 // record as the search reads them for its pieces (Index.evidence).
-func (ix *Index) verdict(req Request, fs *fileState, t *records.Table, i int, agent string) string {
+func (ix *Index) verdict(req Request, fs *corpus.File, t *records.Table, i int, agent string) string {
 	switch records.MetaOutcome(t.Meta(i)) {
 	case records.OutcomeLeftOut:
 		return ReasonLeftOut
@@ -241,8 +242,8 @@ func (ix *Index) verdict(req Request, fs *fileState, t *records.Table, i int, ag
 		return ReasonOtherAgent
 	}
 	f := ix.newFilter(req)
-	current := f.episode != "" && fs.epNum == f.episode
-	return ruleReason(f, current, fs.conversational(), t.Unfielded(i), t.Conv(i))
+	current := f.episode != "" && fs.EpNum == f.episode
+	return ruleReason(f, current, fs.Conversational(), t.Unfielded(i), t.Conv(i))
 }
 
 // recordName is an outline record's name (spec §11).

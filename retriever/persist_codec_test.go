@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"runls/masking"
+	"runls/retriever/internal/corpus"
+	"runls/retriever/internal/persist"
 )
 
 // codecRun is a run with every kind of file state: records (fielded,
@@ -35,50 +37,50 @@ func TestPersistCodecRoundTrip(t *testing.T) {
 	ix, _ := codecRun(t)
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
-	st, place := ix.savedState()
-	if len(ix.segments) == 0 || len(st.files) != 5 {
-		t.Fatalf("%d segments, %d files", len(ix.segments), len(st.files))
+	st, place := persist.Save(&ix.state)
+	if len(ix.state.Segments) == 0 || len(st.Files) != 5 {
+		t.Fatalf("%d segments, %d files", len(ix.state.Segments), len(st.Files))
 	}
-	var segs []*segment
-	for _, s := range ix.segments {
-		enc := encodeSegment(nil, s)
-		dec, err := decodeSegment(enc, uint32(len(st.convs)), st.nextID)
+	var segs []*corpus.Segment
+	for _, s := range ix.state.Segments {
+		enc := persist.EncodeSegment(nil, s)
+		dec, err := persist.DecodeSegment(enc, uint32(len(st.Convs)), st.NextID)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if again := encodeSegment(nil, dec); !bytes.Equal(again, enc) {
+		if again := persist.EncodeSegment(nil, dec); !bytes.Equal(again, enc) {
 			t.Fatal("a segment read back encodes to other bytes")
 		}
 		for d := uint32(0); d < uint32(s.Docs()); d++ {
-			if s.lineOf(d) != dec.lineOf(d) || s.startOf(d) != dec.startOf(d) || s.blenOf(d) != dec.blenOf(d) || s.convOf(d) != dec.convOf(d) {
+			if s.LineOf(d) != dec.LineOf(d) || s.StartOf(d) != dec.StartOf(d) || s.BlenOf(d) != dec.BlenOf(d) || s.ConvOf(d) != dec.ConvOf(d) {
 				t.Fatalf("piece %d's columns differ", d)
 			}
 		}
 		segs = append(segs, dec)
 	}
-	enc := encodeState(nil, st, place)
-	blob, err := decodeState(enc)
+	enc := persist.EncodeState(nil, st, place)
+	blob, err := persist.DecodeState(enc)
 	if err != nil {
 		t.Fatal(err)
 	}
-	files, err := blob.fileStates(segs, ix.dict.Len())
+	files, err := blob.FileStates(segs, ix.state.Dict.Len(), fileRules())
 	if err != nil {
 		t.Fatal(err)
 	}
-	back := blob.savedIndex
-	back.files = files
-	newPlace := map[*segment]uint32{}
+	back := blob.Saved
+	back.Files = files
+	newPlace := map[*corpus.Segment]uint32{}
 	for i, s := range segs {
 		newPlace[s] = uint32(i)
 	}
-	if again := encodeState(nil, &back, newPlace); !bytes.Equal(again, enc) {
+	if again := persist.EncodeState(nil, &back, newPlace); !bytes.Equal(again, enc) {
 		t.Fatal("the state read back encodes to other bytes")
 	}
 	for i, f := range files {
-		o := st.files[i]
-		if f.rel != o.rel || f.episode != o.episode || f.epNum != o.epNum || f.form != o.form ||
-			!bytes.Equal(f.head, o.head) || !bytes.Equal(f.window, o.window) || (f.tail == nil) != (o.tail == nil) {
-			t.Errorf("file %s read back as %+v, was %+v", o.rel, f, o)
+		o := st.Files[i]
+		if f.Rel != o.Rel || f.Episode != o.Episode || f.EpNum != o.EpNum || f.Form != o.Form ||
+			!bytes.Equal(f.Head, o.Head) || !bytes.Equal(f.Window, o.Window) || (f.Tail == nil) != (o.Tail == nil) {
+			t.Errorf("file %s read back as %+v, was %+v", o.Rel, f, o)
 		}
 	}
 }
@@ -88,11 +90,11 @@ func fuzzSeeds(f *testing.F) (segBlobs [][]byte, state []byte, ix *Index) {
 	ix, _ = codecRun(f)
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
-	st, place := ix.savedState()
-	for _, s := range ix.segments {
-		segBlobs = append(segBlobs, encodeSegment(nil, s))
+	st, place := persist.Save(&ix.state)
+	for _, s := range ix.state.Segments {
+		segBlobs = append(segBlobs, persist.EncodeSegment(nil, s))
 	}
-	return segBlobs, encodeState(nil, st, place), ix
+	return segBlobs, persist.EncodeState(nil, st, place), ix
 }
 
 // FuzzDecodeSegmentBlob: no input panics the decoder or a lookup of what
@@ -104,13 +106,13 @@ func FuzzDecodeSegmentBlob(f *testing.F) {
 		f.Add(b[:len(b)/2])
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		s, err := decodeSegment(b, 1<<10, 1<<10)
+		s, err := persist.DecodeSegment(b, 1<<10, 1<<10)
 		if err != nil {
 			return
 		}
 		for d := uint32(0); d < uint32(s.Docs()); d++ {
-			_, _, _, _, _ = s.lineOf(d), s.startOf(d), s.blenOf(d), s.convOf(d), s.fileOf(d)
-			_, _ = s.masked.Get(d)
+			_, _, _, _, _ = s.LineOf(d), s.StartOf(d), s.BlenOf(d), s.ConvOf(d), s.FileOf(d)
+			_, _ = s.Masked.Get(d)
 		}
 	})
 }
@@ -119,9 +121,9 @@ func FuzzDecodeSegmentBlob(f *testing.F) {
 // only segments, pieces, terms and conversations that exist.
 func FuzzDecodeState(f *testing.F) {
 	segBlobs, state, ix := fuzzSeeds(f)
-	var segs []*segment
+	var segs []*corpus.Segment
 	for _, b := range segBlobs {
-		s, err := decodeSegment(b, 1<<10, 1<<10)
+		s, err := persist.DecodeSegment(b, 1<<10, 1<<10)
 		if err != nil {
 			f.Fatal(err)
 		}
@@ -129,32 +131,32 @@ func FuzzDecodeState(f *testing.F) {
 	}
 	f.Add(state)
 	f.Add(state[:len(state)/2])
-	terms := ix.dict.Len()
+	terms := ix.state.Dict.Len()
 	f.Fuzz(func(t *testing.T, b []byte) {
-		blob, err := decodeState(b)
+		blob, err := persist.DecodeState(b)
 		if err != nil {
 			return
 		}
-		files, err := blob.fileStates(segs, terms)
+		files, err := blob.FileStates(segs, terms, fileRules())
 		if err != nil {
 			return
 		}
 		for _, fs := range files {
-			for _, r := range fs.ranges {
-				for d := r.lo; d < r.hi; d++ {
-					_ = r.seg.Dead(d)
+			for _, r := range fs.Ranges {
+				for d := r.Lo; d < r.Hi; d++ {
+					_ = r.Seg.Dead(d)
 				}
 			}
-			for _, td := range fs.tailDocs {
-				_ = td.seg.Dead(td.doc)
+			for _, td := range fs.TailDocs {
+				_ = td.Seg.Dead(td.Doc)
 			}
-			_ = fs.records().Runs()
-			_ = fs.records().TimeRuns()
-			for i := range fs.records().Len() {
-				_ = blob.convs[fs.records().Conv(i)]
+			_ = fs.Records().Runs()
+			_ = fs.Records().TimeRuns()
+			for i := range fs.Records().Len() {
+				_ = blob.Convs[fs.Records().Conv(i)]
 			}
-			for _, c := range fs.convs {
-				_ = blob.convs[c]
+			for _, c := range fs.Convs {
+				_ = blob.Convs[c]
 			}
 		}
 	})

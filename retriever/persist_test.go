@@ -15,6 +15,7 @@ import (
 
 	"runls/internal/store"
 	"runls/masking"
+	"runls/retriever/internal/persist"
 )
 
 // saveIndex commits ix's state into a new entry of root, as the cache's
@@ -23,8 +24,7 @@ func saveIndex(t testing.TB, ix *Index, opts Options, root *store.Root) {
 	t.Helper()
 	entry, err := root.Open(ix.root, cacheConfig(opts), store.Options{})
 	must(t, err)
-	w := &cacheWriter{ix: ix, entry: entry, segBlobs: map[*segment]store.BlobRef{}}
-	must(t, w.commit())
+	must(t, persist.CommitTo(entry, ix.cacheHost()))
 	must(t, entry.Close())
 }
 
@@ -36,7 +36,7 @@ func reopened(t testing.TB, opts Options, root *store.Root) (ix *Index, restored
 	opts.cacheDelay = time.Hour // written at Close only
 	opts.flushDocs = 1          // every segment flushed as it is made
 	ix = openTest(t, opts)
-	restored = ix.cache != nil && ix.cache.restored != nil
+	restored = ix.cache != nil && ix.cache.Restored() != nil
 	if _, err := ix.Refresh(context.Background(), nil); err != nil {
 		t.Fatal(err)
 	}
@@ -213,12 +213,12 @@ func TestReopenBlobCutUnderTheIndex(t *testing.T) {
 	}
 	var biggest string
 	var size int64
-	for _, b := range ix.cache.restored.Blobs() {
+	for _, b := range ix.cache.Restored().Blobs() {
 		if b.Ref().Length > size {
 			biggest, size = b.Ref().Name, b.Ref().Length
 		}
 	}
-	must(t, os.Truncate(filepath.Join(ix.cache.entry.Dir(), biggest), 100))
+	must(t, os.Truncate(filepath.Join(ix.cache.Entry().Dir(), biggest), 100))
 	search(t, ix, allEvidence("deploy"))
 	assertSameAnswers(t, ix, Options{Root: run, Masker: opts.Masker})
 	if n := logs.FilterMessageSnippet("cut under the running server").Len(); n != 1 {

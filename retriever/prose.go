@@ -4,6 +4,7 @@ import (
 	"bytes"
 
 	"runls/recordformat"
+	"runls/retriever/internal/corpus"
 )
 
 // Reading back a piece: from its line as written, or, for a piece of a JSON
@@ -12,16 +13,16 @@ import (
 
 // pieceSource reads back the line of piece d of s in fs, the byte range
 // [start, end) of the line its location covers, and the piece's raw text.
-func (rb *readBack) pieceSource(fs *fileState, s *segment, d uint32) (line []byte, start, end int, raw []byte, err error) {
-	off, n := int(s.startOf(d)), int(s.blenOf(d))
-	if s.flags[d]&flagProse == 0 {
-		line, err = rb.readLine(fs, s.lineOf(d), off+n)
+func (rb *readBack) pieceSource(fs *corpus.File, s *corpus.Segment, d uint32) (line []byte, start, end int, raw []byte, err error) {
+	off, n := int(s.StartOf(d)), int(s.BlenOf(d))
+	if s.Flags[d]&corpus.FlagProse == 0 {
+		line, err = rb.readLine(fs, s.LineOf(d), off+n)
 		if err != nil || len(line) < off+n {
 			return nil, 0, 0, nil, errChangedOr(err)
 		}
 		return line, off, off + n, line[off : off+n], nil
 	}
-	if line, err = rb.readWholeLine(fs, s.lineOf(d)); err != nil {
+	if line, err = rb.readWholeLine(fs, s.LineOf(d)); err != nil {
 		return nil, 0, 0, nil, err
 	}
 	prose := recordformat.Prose(nil, line)
@@ -32,7 +33,7 @@ func (rb *readBack) pieceSource(fs *fileState, s *segment, d uint32) (line []byt
 }
 
 // readWholeLine reads line n of fs to its end (without its line end).
-func (rb *readBack) readWholeLine(fs *fileState, n uint32) ([]byte, error) {
+func (rb *readBack) readWholeLine(fs *corpus.File, n uint32) ([]byte, error) {
 	for want := 64 << 10; ; want *= 4 {
 		b, err := rb.readLine(fs, n, want)
 		if err != nil {

@@ -1,15 +1,15 @@
 package retriever
 
-// This file reads lines of an agent file for a client that names the file by
-// its path (the MCP server's read tool), through the same confinement as the
-// index's own reads: the folder opened at the start (os.Root), a non-blocking
-// open, and the check that the kernel names the opened file at its own path.
+// This file holds ReadLines: lines of an agent file for a client that names
+// the file by its path (the MCP server's read tool), through the same
+// confinement as the index's own reads: the folder opened at the start
+// (os.Root), a non-blocking open, and the check that the kernel names the
+// opened file at its own path. The lines are read by the one line reader
+// (readback.go's readFrom) and masked by the one masking (mask.go).
 
 import (
-	"bufio"
 	"context"
 	"errors"
-	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -17,7 +17,6 @@ import (
 	"strings"
 
 	"runls/masking"
-	"runls/recordformat"
 	"runls/retriever/internal/runfs"
 )
 
@@ -55,12 +54,6 @@ type Line struct {
 	Cut bool
 }
 
-// maskContextLines is how many lines before the first line asked for are
-// read too when masking is on, so that the masker sees the start of a key
-// block (or record) that began before them: a PEM key is at most a few dozen
-// lines of 64 characters.
-const maskContextLines = 256
-
 // ReadLines reads lines of an agent file of the run (spec §1 confines it: a
 // path that is absolute, that has a ".." element, that is not an agent file
 // the index lists, that is a link, or that became one, is refused with a
@@ -83,16 +76,16 @@ func (ix *Index) ReadLines(ctx context.Context, req ReadRequest) (Lines, error) 
 		return Lines{}, err
 	}
 	ix.mu.RLock()
-	st := ix.files[rel]
+	st := ix.state.Files[rel]
 	var agent string
 	if st != nil {
-		agent = ix.agents[st.agent]
+		agent = ix.state.Agents[st.Agent]
 	}
 	ix.mu.RUnlock()
 	if st == nil {
 		return Lines{}, whyNotAgentFile(ix.fsys, req.Path, rel)
 	}
-	if st.binary {
+	if st.Binary {
 		return Lines{}, &FieldError{"path", req.Path, "a binary file (a NUL byte in its first 8 KiB): it is not read"}
 	}
 
@@ -110,76 +103,11 @@ func (ix *Index) ReadLines(ctx context.Context, req ReadRequest) (Lines, error) 
 		return Lines{}, &FieldError{"path", req.Path, "replaced by a link or another file while it was opened; links are never followed"}
 	}
 
-	n := req.First - 1 // 0-based
-	from := n
-	if ix.masker != nil {
-		from = max(0, n-maskContextLines)
+	out, err := ix.rb.readFrom(ctx, f, st.LineIndex, req)
+	if err != nil {
+		return Lines{}, err
 	}
-	off, at := lineStart(st.lineIndex, from)
-	if off > 0 && !lineStartsAt(f, off) {
-		off, at = 0, 0 // rewritten since it was indexed: count from the start
-	}
-	r := bufio.NewReaderSize(io.NewSectionReader(f, off, 1<<62), 64<<10)
-	// A line is read up to readCap bytes: past the cut, a margin that lets
-	// the masker see whole a secret that crosses the cut.
-	readCap := 0
-	if req.MaxLineBytes > 0 {
-		readCap = req.MaxLineBytes + 4<<10
-	}
-
-	var texts []string // context lines, then the lines asked for
-	var cut []bool
-	size := 0
-	out := Lines{File: rel, Agent: agent, Episode: st.episode}
-	for line := at; ; line++ {
-		if line%1024 == 0 && ctx.Err() != nil {
-			return Lines{}, ctx.Err()
-		}
-		if line >= n+req.Count {
-			_, err := r.Peek(1)
-			out.EOF = err != nil
-			break
-		}
-		raw, long, err := readLineCapped(r, readCap)
-		if err != nil && len(raw) == 0 && !long {
-			if !errors.Is(err, io.EOF) {
-				return Lines{}, err
-			}
-			out.EOF = true
-			if line <= n {
-				return Lines{}, &FieldError{"startLine", strconv.Itoa(req.First), "the file has " + strconv.Itoa(line) + " lines"}
-			}
-			break
-		}
-		if line < from {
-			continue
-		}
-		text := recordformat.ValidText(raw)
-		shown := len(text)
-		if req.MaxLineBytes > 0 {
-			shown = min(shown, req.MaxLineBytes)
-		}
-		if req.MaxBytes > 0 && line > n && size+shown > req.MaxBytes {
-			out.Stopped = true
-			break
-		}
-		texts = append(texts, text)
-		cut = append(cut, long)
-		if line >= n {
-			size += shown
-		}
-	}
-
-	if ix.masker != nil {
-		texts = maskLines(ix.masker, texts)
-	}
-	for i, text := range texts[min(len(texts), n-from):] {
-		c := cut[n-from+i]
-		if req.MaxLineBytes > 0 && len(text) > req.MaxLineBytes {
-			text, c = CutText(text, req.MaxLineBytes), true
-		}
-		out.Lines = append(out.Lines, Line{Number: req.First + i, Text: text, Cut: c})
-	}
+	out.File, out.Agent, out.Episode = rel, agent, st.Episode
 	return out, nil
 }
 
@@ -222,63 +150,6 @@ func whyNotAgentFile(fsys *os.Root, p, rel string) error {
 		return bad("not a regular file")
 	}
 	return bad("not an agent file: only files under episode-N/<agent>/ are read (a link on the way is never followed)")
-}
-
-// lineStart returns the offset at which to read to reach 0-based line n,
-// and the number of the line found there, from a file's sparse line index.
-func lineStart(index []int64, n int) (int64, int) {
-	k := min(n/lineIndexEvery, len(index)-1)
-	if k < 0 {
-		return 0, 0
-	}
-	return index[k], k * lineIndexEvery
-}
-
-// lineStartsAt reports whether a line starts at offset off of f.
-func lineStartsAt(f io.ReaderAt, off int64) bool {
-	var b [1]byte
-	_, err := f.ReadAt(b[:], off-1)
-	return err == nil && b[0] == '\n'
-}
-
-// readLineCapped reads one line without its line end ("\n" or "\r\n"),
-// keeping at most limit bytes of it (0: all); long reports that the line
-// is longer than that. At the end of the file it returns io.EOF, with the
-// last line if that has no line end.
-func readLineCapped(r *bufio.Reader, limit int) (line []byte, long bool, err error) {
-	total := 0
-	var last byte
-	for {
-		chunk, err := r.ReadSlice('\n')
-		body := chunk
-		ended := err == nil
-		if ended {
-			body = body[:len(body)-1]
-		}
-		if len(body) > 0 {
-			last = body[len(body)-1]
-		}
-		total += len(body)
-		keep := body
-		if limit > 0 {
-			keep = keep[:min(len(keep), max(0, limit+1-len(line)))] // one more, for a "\r" to drop
-		}
-		line = append(line, keep...)
-		if err == bufio.ErrBufferFull {
-			continue
-		}
-		if ended && last == '\r' {
-			total--
-			line = line[:min(len(line), total)]
-		}
-		if limit > 0 && len(line) > limit {
-			line = line[:limit]
-		}
-		if ended {
-			err = nil
-		}
-		return line, limit > 0 && total > limit, err
-	}
 }
 
 // CutText cuts text to at most n bytes on a character boundary, and before

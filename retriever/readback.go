@@ -1,12 +1,14 @@
 package retriever
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 
 	"runls/masking"
@@ -22,7 +24,10 @@ import (
 // file rewritten since its update answers ErrChanged, and the next update
 // reads it again). Every read-back of lines goes through readLines, one
 // read a stretch; a result's line, which may be long and is wanted only up
-// to its piece, through readLine.
+// to its piece, through readLine; a client's lines (ReadLines, read.go),
+// which go to the file's end as it is now and are capped line by line,
+// through readFrom. All three start at the line index's entry before the
+// first line wanted.
 
 // readBack reads indexed text back from the run's files and masks it: the
 // one line reader (readLines, and readLine for a result's long line) and
@@ -39,14 +44,14 @@ type readBack struct {
 // one read: from the line index's entry at or before from to the entry
 // after to-1 (or the end of what was read of the file). A file that ends
 // before line to-1 has changed since it was read.
-func (rb *readBack) readLines(ctx context.Context, fs *fileState, from, to uint32) ([][]byte, error) {
+func (rb *readBack) readLines(ctx context.Context, fs *corpus.File, from, to uint32) ([][]byte, error) {
 	k := int(from / lineIndexEvery)
-	if k >= len(fs.lineIndex) || to <= from {
+	if k >= len(fs.LineIndex) || to <= from {
 		return nil, ErrChanged
 	}
-	start, end := fs.lineIndex[k], fs.readPos
-	if e := int((to-1)/lineIndexEvery) + 1; e < len(fs.lineIndex) {
-		end = fs.lineIndex[e]
+	start, end := fs.LineIndex[k], fs.ReadPos
+	if e := int((to-1)/lineIndexEvery) + 1; e < len(fs.LineIndex) {
+		end = fs.LineIndex[e]
 	}
 	if end < start {
 		return nil, ErrChanged
@@ -54,7 +59,7 @@ func (rb *readBack) readLines(ctx context.Context, fs *fileState, from, to uint3
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	h, err := rb.handles.Acquire(rb.fsys, fs.rel, fs.dev, fs.ino)
+	h, err := rb.handles.Acquire(rb.fsys, fs.Rel, fs.Dev, fs.Ino)
 	if err != nil {
 		return nil, err
 	}
@@ -62,7 +67,7 @@ func (rb *readBack) readLines(ctx context.Context, fs *fileState, from, to uint3
 	buf := make([]byte, end-start)
 	if n, err := h.F.ReadAt(buf, start); n < len(buf) {
 		if err != nil && !errors.Is(err, io.EOF) {
-			return nil, fmt.Errorf("read %s: %w", fs.rel, err)
+			return nil, fmt.Errorf("read %s: %w", fs.Rel, err)
 		}
 		return nil, ErrChanged // it shrank
 	}
@@ -95,25 +100,25 @@ func (rb *readBack) readLines(ctx context.Context, fs *fileState, from, to uint3
 
 // readLine reads line n of a file up to at least want bytes of it, using the
 // file's sparse line index.
-func (rb *readBack) readLine(fs *fileState, n uint32, want int) ([]byte, error) {
+func (rb *readBack) readLine(fs *corpus.File, n uint32, want int) ([]byte, error) {
 	k := int(n / lineIndexEvery)
-	if k >= len(fs.lineIndex) {
+	if k >= len(fs.LineIndex) {
 		return nil, io.ErrUnexpectedEOF
 	}
-	h, err := rb.handles.Acquire(rb.fsys, fs.rel, fs.dev, fs.ino)
+	h, err := rb.handles.Acquire(rb.fsys, fs.Rel, fs.Dev, fs.Ino)
 	if err != nil {
 		return nil, err
 	}
 	defer rb.handles.Release(h)
 	f := h.F
-	off := fs.lineIndex[k]
+	off := fs.LineIndex[k]
 	skip := int(n % lineIndexEvery)
 	var buf []byte
 	size := int64(4 << 10)
-	if k+1 < len(fs.lineIndex) {
+	if k+1 < len(fs.LineIndex) {
 		// Line n ends before the next kept offset: one read takes it, where
 		// 4 KiB at a time took two or three for a line deep in its block.
-		size = min(max(fs.lineIndex[k+1]-off, 1), 1<<20)
+		size = min(max(fs.LineIndex[k+1]-off, 1), 1<<20)
 	}
 	chunk := make([]byte, size)
 	start := 0 // where line n starts in buf, once found
@@ -145,7 +150,7 @@ func (rb *readBack) readLine(fs *fileState, n uint32, want int) ([]byte, error) 
 
 // recordsText is the text of records [from, to) of a file, read back.
 type recordsText struct {
-	fs       *fileState
+	fs       *corpus.File
 	from     int
 	firstRow uint32
 	lines    [][]byte // the lines, without their line ends
@@ -163,8 +168,8 @@ type recordText struct {
 }
 
 // readRecords reads the lines of records [from, to) of fs.
-func (rb *readBack) readRecords(ctx context.Context, fs *fileState, from, to int) (*recordsText, error) {
-	t := fs.records()
+func (rb *readBack) readRecords(ctx context.Context, fs *corpus.File, from, to int) (*recordsText, error) {
+	t := fs.Records()
 	first, last := t.Line(from), t.Last(to-1)
 	lines, err := rb.readLines(ctx, fs, first, last+1)
 	if err != nil {
@@ -176,10 +181,10 @@ func (rb *readBack) readRecords(ctx context.Context, fs *fileState, from, to int
 // record returns record i of those read (0: the first), checked against
 // the table.
 func (rt *recordsText) record(i int) (recordText, error) {
-	t := rt.fs.records()
+	t := rt.fs.Records()
 	k := rt.from + i
 	lo, hi := t.Line(k)-rt.firstRow, t.Last(k)-rt.firstRow+1
-	r := recordText{form: rt.fs.form, layout: rt.fs.layout, lines: rt.lines[lo:hi]}
+	r := recordText{form: rt.fs.Form, layout: rt.fs.Layout, lines: rt.lines[lo:hi]}
 	r.head = r.parser(false).Next(r.lines[0], 0)
 	if !t.Matches(k, r.head, r.lines[0]) {
 		return r, ErrChanged
@@ -217,4 +222,144 @@ func (r recordText) parser(inRecord bool) *recordformat.Parser {
 	p := recordformat.Resume(r.form, inRecord)
 	p.SetLayout(r.layout)
 	return p
+}
+
+// maskContextLines is how many lines before the first line asked for are
+// read too when masking is on, so that the masker sees the start of a key
+// block (or record) that began before them: a PEM key is at most a few dozen
+// lines of 64 characters.
+const maskContextLines = 256
+
+// readFrom reads the lines req asks for from f, an agent file opened for a
+// client (ReadLines): from the file's sparse line index (index), to the
+// file's end as it is now, not as far as it was indexed (a client reads
+// what the file holds), each line capped, masked as the index masks
+// evidence; File, Agent and Episode are the caller's to fill.
+func (rb *readBack) readFrom(ctx context.Context, f *os.File, index []int64, req ReadRequest) (Lines, error) {
+	n := req.First - 1 // 0-based
+	from := n
+	if rb.masker != nil {
+		from = max(0, n-maskContextLines)
+	}
+	off, at := lineStart(index, from)
+	if off > 0 && !lineStartsAt(f, off) {
+		off, at = 0, 0 // rewritten since it was indexed: count from the start
+	}
+	r := bufio.NewReaderSize(io.NewSectionReader(f, off, 1<<62), 64<<10)
+	// A line is read up to readCap bytes: past the cut, a margin that lets
+	// the masker see whole a secret that crosses the cut.
+	readCap := 0
+	if req.MaxLineBytes > 0 {
+		readCap = req.MaxLineBytes + 4<<10
+	}
+
+	var texts []string // context lines, then the lines asked for
+	var cut []bool
+	size := 0
+	var out Lines
+	for line := at; ; line++ {
+		if line%1024 == 0 && ctx.Err() != nil {
+			return Lines{}, ctx.Err()
+		}
+		if line >= n+req.Count {
+			_, err := r.Peek(1)
+			out.EOF = err != nil
+			break
+		}
+		raw, long, err := readLineCapped(r, readCap)
+		if err != nil && len(raw) == 0 && !long {
+			if !errors.Is(err, io.EOF) {
+				return Lines{}, err
+			}
+			out.EOF = true
+			if line <= n {
+				return Lines{}, &FieldError{"startLine", strconv.Itoa(req.First), "the file has " + strconv.Itoa(line) + " lines"}
+			}
+			break
+		}
+		if line < from {
+			continue
+		}
+		text := recordformat.ValidText(raw)
+		shown := len(text)
+		if req.MaxLineBytes > 0 {
+			shown = min(shown, req.MaxLineBytes)
+		}
+		if req.MaxBytes > 0 && line > n && size+shown > req.MaxBytes {
+			out.Stopped = true
+			break
+		}
+		texts = append(texts, text)
+		cut = append(cut, long)
+		if line >= n {
+			size += shown
+		}
+	}
+
+	texts = rb.maskLines(texts)
+	for i, text := range texts[min(len(texts), n-from):] {
+		c := cut[n-from+i]
+		if req.MaxLineBytes > 0 && len(text) > req.MaxLineBytes {
+			text, c = CutText(text, req.MaxLineBytes), true
+		}
+		out.Lines = append(out.Lines, Line{Number: req.First + i, Text: text, Cut: c})
+	}
+	return out, nil
+}
+
+// lineStart returns the offset at which to read to reach 0-based line n,
+// and the number of the line found there, from a file's sparse line index.
+func lineStart(index []int64, n int) (int64, int) {
+	k := min(n/lineIndexEvery, len(index)-1)
+	if k < 0 {
+		return 0, 0
+	}
+	return index[k], k * lineIndexEvery
+}
+
+// lineStartsAt reports whether a line starts at offset off of f.
+func lineStartsAt(f io.ReaderAt, off int64) bool {
+	var b [1]byte
+	_, err := f.ReadAt(b[:], off-1)
+	return err == nil && b[0] == '\n'
+}
+
+// readLineCapped reads one line without its line end ("\n" or "\r\n"),
+// keeping at most limit bytes of it (0: all); long reports that the line
+// is longer than that. At the end of the file it returns io.EOF, with the
+// last line if that has no line end.
+func readLineCapped(r *bufio.Reader, limit int) (line []byte, long bool, err error) {
+	total := 0
+	var last byte
+	for {
+		chunk, err := r.ReadSlice('\n')
+		body := chunk
+		ended := err == nil
+		if ended {
+			body = body[:len(body)-1]
+		}
+		if len(body) > 0 {
+			last = body[len(body)-1]
+		}
+		total += len(body)
+		keep := body
+		if limit > 0 {
+			keep = keep[:min(len(keep), max(0, limit+1-len(line)))] // one more, for a "\r" to drop
+		}
+		line = append(line, keep...)
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		if ended && last == '\r' {
+			total--
+			line = line[:min(len(line), total)]
+		}
+		if limit > 0 && len(line) > limit {
+			line = line[:limit]
+		}
+		if ended {
+			err = nil
+		}
+		return line, limit > 0 && total > limit, err
+	}
 }

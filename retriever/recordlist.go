@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"runls/recordformat"
+	"runls/retriever/internal/corpus"
 	"runls/retriever/internal/records"
 )
 
@@ -216,7 +217,7 @@ func (ix *Index) records(ctx context.Context, q *records.Query, at *Location) (R
 	res := RecordsResult{Records: []Record{}, fp: q.FP}
 	var conv uint32
 	if q.HasConv {
-		id, ok := ix.convs.Lookup(q.Conv)
+		id, ok := ix.state.Convs.Lookup(q.Conv)
 		if !ok {
 			return res, nil // no record was written in it
 		}
@@ -279,7 +280,7 @@ func pathOfURI(uri string) (string, error) {
 // episodeFiles are the record files of an episode, by path byte-wise: their
 // states, their tables as records.Page takes them, their agents' names.
 type episodeFiles struct {
-	states []*fileState
+	states []*corpus.File
 	files  []records.File
 	agents []string
 }
@@ -288,18 +289,18 @@ type episodeFiles struct {
 // its agent, when given).
 func (ix *Index) episodeRecordFiles(q *records.Query) episodeFiles {
 	ix.mu.RLock()
-	var states []*fileState
-	for _, fs := range ix.files {
-		if fs.form.IsRecord() && !fs.binary && fs.epNum == q.EpNum && (q.Agent == "" || ix.agents[fs.agent] == q.Agent) {
+	var states []*corpus.File
+	for _, fs := range ix.state.Files {
+		if fs.Form.IsRecord() && !fs.Binary && fs.EpNum == q.EpNum && (q.Agent == "" || ix.state.Agents[fs.Agent] == q.Agent) {
 			states = append(states, fs)
 		}
 	}
-	slices.SortFunc(states, func(a, b *fileState) int { return strings.Compare(a.rel, b.rel) })
+	slices.SortFunc(states, func(a, b *corpus.File) int { return strings.Compare(a.Rel, b.Rel) })
 	files := make([]records.File, len(states))
 	agents := make([]string, len(states))
 	for i, fs := range states {
-		files[i] = records.File{Table: fs.records(), Rel: fs.rel, Convs: fs.convs}
-		agents[i] = ix.agents[fs.agent]
+		files[i] = records.File{Table: fs.Records(), Rel: fs.Rel, Convs: fs.Convs}
+		agents[i] = ix.state.Agents[fs.Agent]
 	}
 	ix.mu.RUnlock()
 	return episodeFiles{states: states, files: files, agents: agents}

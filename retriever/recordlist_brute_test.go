@@ -307,8 +307,8 @@ func TestTimeRunsOfGeneratedFiles(t *testing.T) {
 	_, err := ix.Refresh(context.Background(), nil)
 	must(t, err)
 	few, many := 0, 0
-	for _, fs := range ix.files {
-		switch n := len(fs.records().TimeRuns()) - 1; {
+	for _, fs := range ix.state.Files {
+		switch n := len(fs.Records().TimeRuns()) - 1; {
 		case n > records.MaxTimeRuns:
 			many++
 		case n > 1:

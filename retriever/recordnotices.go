@@ -9,14 +9,14 @@ package retriever
 func (ix *Index) RecordsNotices(req RecordsRequest) []Notice {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
-	out := ix.notices(Request{Agent: req.Agent, Episode: req.Episode, Conversation: req.Conversation})
+	out := noticesOf(&ix.state, Request{Agent: req.Agent, Episode: req.Episode, Conversation: req.Conversation})
 	num, _ := EpisodeNumber(req.Episode)
-	if req.Agent == "" || !ix.hasAgent(req.Agent) || !ix.hasEpisode(num) {
+	if req.Agent == "" || !ix.state.HasAgent(req.Agent) || !ix.state.HasEpisode(num, EpisodeNumber) {
 		return out
 	}
-	id := ix.agentIDs[req.Agent]
-	for _, fs := range ix.files {
-		if fs.agent == id && fs.epNum == num {
+	id := ix.state.AgentIDs[req.Agent]
+	for _, fs := range ix.state.Files {
+		if fs.Agent == id && fs.EpNum == num {
 			return out
 		}
 	}

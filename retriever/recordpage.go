@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"runls/recordformat"
+	"runls/retriever/internal/corpus"
 	"runls/retriever/internal/records"
 	"runls/retriever/internal/runfs"
 )
@@ -22,7 +23,7 @@ func (rb *readBack) readPicks(ctx context.Context, q *records.Query, ef episodeF
 		if err != nil {
 			return err
 		}
-		path := runfs.Abs(rb.root, fs.rel)
+		path := runfs.Abs(rb.root, fs.Rel)
 		uri := FileURI(path)
 		rt := &recordsText{fs: fs, from: st.First, firstRow: st.From, lines: lines}
 		for _, i := range st.Picks {
@@ -37,13 +38,13 @@ func (rb *readBack) readPicks(ctx context.Context, q *records.Query, ef episodeF
 }
 
 // makeRecord is the Record of a record read back.
-func (rb *readBack) makeRecord(q *records.Query, fs *fileState, path, uri, agent string, p records.Pick, r recordText) Record {
+func (rb *readBack) makeRecord(q *records.Query, fs *corpus.File, path, uri, agent string, p records.Pick, r recordText) Record {
 	rec := Record{
 		Location: Location{URI: uri, Range: r.rng},
 		Agent:    agent,
-		Episode:  fs.episode,
+		Episode:  fs.Episode,
 		Path:     path,
-		File:     fs.rel,
+		File:     fs.Rel,
 		key:      p.Key,
 	}
 	head := r.lines[0]
@@ -67,7 +68,7 @@ func (rb *readBack) makeRecord(q *records.Query, fs *fileState, path, uri, agent
 			rec.Level = &name
 		}
 	}
-	if c := fs.records().Conv(p.Rec); c != 0 {
+	if c := fs.Records().Conv(p.Rec); c != 0 {
 		name := rb.maskText(rb.convs.Name(c))
 		rec.Conversation = &name
 	}
@@ -79,9 +80,7 @@ func (rb *readBack) makeRecord(q *records.Query, fs *fileState, path, uri, agent
 		for i, l := range r.lines {
 			rec.Lines[i] = string(l)
 		}
-		if rb.masker != nil {
-			rec.Lines = maskLines(rb.masker, rec.Lines)
-		}
+		rec.Lines = rb.maskLines(rec.Lines)
 	}
 	return rec
 }

@@ -92,13 +92,13 @@ func recordsReport(t *testing.T, ix *Index, path string) []byte {
 	for _, req := range []Request{{Episode: episode, Conversation: "conv-1"}, {}} {
 		fmt.Fprintf(&b, "== hover, settings %+v\n", req)
 		fs := ix.recordFile(path)
-		for i := 0; i < fs.records().Len(); i++ {
-			for _, line := range []uint32{fs.records().Line(i), fs.records().Last(i)} {
+		for i := 0; i < fs.Records().Len(); i++ {
+			for _, line := range []uint32{fs.Records().Line(i), fs.Records().Last(i)} {
 				facts, err := ix.RecordAt(context.Background(), path, int(line), req)
 				must(t, err)
 				j, _ := json.Marshal(facts)
 				fmt.Fprintf(&b, "line %d: %s\n", line, j)
-				if fs.records().Last(i) == fs.records().Line(i) {
+				if fs.Records().Last(i) == fs.Records().Line(i) {
 					break
 				}
 			}

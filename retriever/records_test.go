@@ -16,6 +16,7 @@ import (
 	"runls/internal/rungen"
 	"runls/masking"
 	"runls/recordformat"
+	"runls/retriever/internal/corpus"
 	"runls/retriever/internal/records"
 )
 
@@ -301,7 +302,7 @@ func compareWithBrute(t *testing.T, ix *Index, path string, form recordformat.Fo
 		t.Fatalf("after %d bytes: outline lists %d records, want %d", len(data), k, len(recs))
 	}
 	// Every line of a record is found in it, and its time is its first line's.
-	tab := ix.recordFile(path).records()
+	tab := ix.recordFile(path).Records()
 	for k, b := range recs {
 		want := recordformat.TimeKey(data[lines[b.first].Start:lines[b.first].TextEnd])
 		if b.kind == records.KindBeforeFirst {
@@ -455,24 +456,24 @@ func TestVerdictAgainstSearchRules(t *testing.T) {
 		checked := map[string]int{}
 		for _, path := range ix.RecordFiles() {
 			fs := ix.recordFile(path)
-			agent := ix.agents[fs.agent]
+			agent := ix.state.Agents[fs.Agent]
 			for _, req := range reqs {
 				f := ix.newFilter(req)
 				passes := map[uint32]bool{} // by line
-				each := func(s *segment, d uint32) {
+				each := func(s *corpus.Segment, d uint32) {
 					if !s.Dead(d) && (req.Agent == "" || req.Agent == agent) && ix.evidence(f, s, d, fs) {
-						passes[s.lineOf(d)] = true
+						passes[s.LineOf(d)] = true
 					}
 				}
-				for _, r := range fs.ranges {
-					for d := r.lo; d < r.hi; d++ {
-						each(r.seg, d)
+				for _, r := range fs.Ranges {
+					for d := r.Lo; d < r.Hi; d++ {
+						each(r.Seg, d)
 					}
 				}
-				for _, td := range fs.tailDocs {
-					each(td.seg, td.doc)
+				for _, td := range fs.TailDocs {
+					each(td.Seg, td.Doc)
 				}
-				tab := fs.records()
+				tab := fs.Records()
 				for i := 0; i < tab.Len(); i++ {
 					want := false
 					for l := tab.Line(i); l <= tab.Last(i); l++ {
@@ -551,7 +552,7 @@ func TestTimesOffTheClock(t *testing.T) {
 	ix := openTest(t, Options{Root: root})
 	_, err := ix.Refresh(context.Background(), nil)
 	must(t, err)
-	tab := ix.recordFile(filepath.Join(root, "episode-1/a/a.history")).records()
+	tab := ix.recordFile(filepath.Join(root, "episode-1/a/a.history")).Records()
 	for i, stamp := range []string{"2026-10-21 18:00:00", "2026-13-21 18:00:00", "2026-10-21 18:00:01,500", "2201-01-01 00:00:00", "2026-10-21 18:00:02"} {
 		if got, want := tab.Time(i), recordformat.TimeKey([]byte(stamp)); got != want {
 			t.Errorf("record %d: time %d, want %d (%s)", i, got, want, stamp)

@@ -24,11 +24,11 @@ package retriever
 
 import (
 	"context"
-	"errors"
 	"io"
 	"io/fs"
 
 	"runls/internal/store"
+	"runls/retriever/internal/persist"
 	"runls/retriever/internal/runfs"
 )
 
@@ -53,8 +53,8 @@ func (c reopenClass) String() string {
 // own rules, as the reopen does (persist.go): plan on the state the record
 // keeps, then, for a read from the commit position, recheck with the
 // record's fingerprints for the bytes read compares.
-func (ix *Index) classify(rec store.FileRecord, c carry, cand candidate, info fs.FileInfo, f io.ReaderAt) reopenClass {
-	old := recordState(rec, c)
+func (ix *Index) classify(rec store.FileRecord, c persist.Carry, cand candidate, info fs.FileInfo, f io.ReaderAt) reopenClass {
+	old := persist.RecordState(rec, c)
 	t := ix.plan(old, cand)
 	switch {
 	case t == nil:
@@ -63,39 +63,15 @@ func (ix *Index) classify(rec store.FileRecord, c carry, cand candidate, info fs
 		return reopenReread
 	}
 	rewritten := func() bool {
-		return !fingerprintAt(f, 0, rec.Head) || !fingerprintAt(f, rec.IndexedTo-int64(rec.Tail.Len), rec.Tail)
+		return !persist.FingerprintAt(f, 0, rec.Head) || !persist.FingerprintAt(f, rec.IndexedTo-int64(rec.Tail.Len), rec.Tail)
 	}
-	switch runfs.Recheck(old.known(), info, rewritten) {
+	switch runfs.Recheck(knownOf(old), info, rewritten) {
 	case runfs.RecheckFresh:
 		return reopenReread
 	case runfs.RecheckNothing:
 		return reopenChecked
 	}
 	return reopenGrown
-}
-
-// recordState is the part of a committed file state that plan and recheck
-// read, as the file table keeps it (fileRecord) and the reopen restores it
-// (its check time the time of its read).
-func recordState(rec store.FileRecord, c carry) *fileState {
-	return &fileState{
-		dev: rec.Dev, ino: rec.Ino, size: rec.Size, mtime: rec.ModTime, ctime: c.ctime,
-		readPos: rec.IndexedTo, commitPos: rec.IndexedTo - c.pending,
-		readAt: c.readAt, checkedAt: c.readAt, binary: c.binary,
-	}
-}
-
-// fingerprintAt reports whether the bytes of f at off have fingerprint want.
-func fingerprintAt(f io.ReaderAt, off int64, want store.Fingerprint) bool {
-	if want.Len == 0 {
-		return true
-	}
-	buf := make([]byte, want.Len)
-	n, err := f.ReadAt(buf, off)
-	if n != len(buf) || err != nil && !errors.Is(err, io.EOF) {
-		return false
-	}
-	return store.FingerprintOf(buf) == want
 }
 
 // ReopenPlan is what a reopen of a run from its cache entry would read.
@@ -155,7 +131,7 @@ func (ix *Index) planReopen(ctx context.Context, records []store.FileRecord) (Re
 			p.Unchanged++
 			p.KeptBytes += size
 		case reopenGrown:
-			from := rec.IndexedTo - c.pending
+			from := rec.IndexedTo - c.Pending
 			p.Grown++
 			p.ReadBytes += size - from
 			p.KeptBytes += from
@@ -176,10 +152,10 @@ func (ix *Index) planReopen(ctx context.Context, records []store.FileRecord) (Re
 // classifyAtPath opens the file of rec as the index opens it (confined to
 // the run, never through a link) and classifies it; it gives the record's
 // parser state too.
-func (ix *Index) classifyAtPath(rec store.FileRecord, cand candidate) (reopenClass, carry, error) {
-	c, err := decodeCarry(rec.Carry)
+func (ix *Index) classifyAtPath(rec store.FileRecord, cand candidate) (reopenClass, persist.Carry, error) {
+	c, err := persist.DecodeCarry(rec.Carry)
 	if err != nil {
-		return 0, carry{}, err
+		return 0, persist.Carry{}, err
 	}
 	f, err := runfs.OpenFile(ix.fsys, rec.Path)
 	if err != nil {

@@ -24,40 +24,40 @@ func (ix *Index) items(hits []hit, agents []string) Result {
 		s, d, fs := h.seg, h.doc, h.fs
 		lineText, start, end, raw, err := ix.rb.pieceSource(fs, s, d)
 		if err != nil {
-			ix.log.Debug("left out a piece whose file changed", zap.String("file", fs.rel), zap.Error(err))
+			ix.log.Debug("left out a piece whose file changed", zap.String("file", fs.Rel), zap.Error(err))
 			continue
 		}
-		text, masked := s.masked.Get(d)
+		text, masked := s.Masked.Get(d)
 		if !masked {
 			text = recordformat.ValidText(raw)
-			if corpus.PieceKeyString(ix.seed, text) != s.Key(d) {
-				ix.log.Debug("left out a piece whose file changed", zap.String("file", fs.rel))
+			if corpus.PieceKeyString(ix.state.Seed, text) != s.Key(d) {
+				ix.log.Debug("left out a piece whose file changed", zap.String("file", fs.Rel))
 				continue
 			}
 		}
-		path := runfs.Abs(ix.root, fs.rel)
+		path := runfs.Abs(ix.root, fs.Rel)
 		startChar := recordformat.UTF16Len(lineText[:start])
 		item := Item{
 			Location: Location{URI: FileURI(path), Range: Range{
-				Start: Position{Line: int(s.lineOf(d)), Character: startChar},
-				End:   Position{Line: int(s.lineOf(d)), Character: startChar + recordformat.UTF16Len(lineText[start:end])},
+				Start: Position{Line: int(s.LineOf(d)), Character: startChar},
+				End:   Position{Line: int(s.LineOf(d)), Character: startChar + recordformat.UTF16Len(lineText[start:end])},
 			}},
 			Score:     h.score,
 			Text:      text,
 			Agent:     agents[i],
-			Episode:   fs.episode,
-			Reading:   readingOfFlag[s.flags[d]&flagReadingMask],
+			Episode:   fs.Episode,
+			Reading:   readingOfFlag[s.Flags[d]&corpus.FlagReadingMask],
 			Path:      path,
-			File:      fs.rel,
+			File:      fs.Rel,
 			ByteStart: start,
 			ByteEnd:   end,
 		}
-		if c := s.convOf(d); c != 0 {
-			name := ix.convs.Name(c)
+		if c := s.ConvOf(d); c != 0 {
+			name := ix.state.Convs.Name(c)
 			item.Conversation = &name
 		}
-		item.Time, item.Level = fs.records().TimeAndLevel(s.lineOf(d))
-		if s.flags[d]&flagProse != 0 && !fs.form.IsRecord() {
+		item.Time, item.Level = fs.Records().TimeAndLevel(s.LineOf(d))
+		if s.Flags[d]&corpus.FlagProse != 0 && !fs.Form.IsRecord() {
 			item.Time, item.Level = jsonTimeAndLevel(lineText)
 		}
 		out.Items = append(out.Items, item)
@@ -75,32 +75,32 @@ func (ix *Index) Info(ctx context.Context) (Info, error) {
 		convs  map[uint32]bool
 	}
 	eps := map[string]*epAcc{}
-	for name := range ix.episodes {
+	for name := range ix.state.Episodes {
 		eps[name] = &epAcc{agents: map[string]bool{}, convs: map[uint32]bool{}}
 	}
 	agents := map[string]bool{}
-	for _, fs := range ix.files {
-		e := eps[fs.episode]
+	for _, fs := range ix.state.Files {
+		e := eps[fs.Episode]
 		if e == nil {
 			e = &epAcc{agents: map[string]bool{}, convs: map[uint32]bool{}}
-			eps[fs.episode] = e
+			eps[fs.Episode] = e
 		}
-		name := ix.agents[fs.agent]
+		name := ix.state.Agents[fs.Agent]
 		e.agents[name] = true
 		agents[name] = true
-		for _, c := range fs.convs {
+		for _, c := range fs.Convs {
 			e.convs[c] = true
 		}
-		if fs.indexed() {
+		if fs.Indexed() {
 			info.Indexing.Files++
-			info.Indexing.Bytes += fs.readPos
+			info.Indexing.Bytes += fs.ReadPos
 		}
 	}
 	info.Agents = sortedKeys(agents)
 	for name, e := range eps {
 		ei := EpisodeInfo{Episode: name, Agents: sortedKeys(e.agents), Conversations: []string{}}
 		for c := range e.convs {
-			ei.Conversations = append(ei.Conversations, ix.convs.Name(c))
+			ei.Conversations = append(ei.Conversations, ix.state.Convs.Name(c))
 		}
 		slices.Sort(ei.Conversations)
 		info.Episodes = append(info.Episodes, ei)
@@ -131,22 +131,22 @@ func sortedKeys(m map[string]bool) []string {
 // folder, byte-wise).
 func (ix *Index) RecordFiles() []string {
 	ix.mu.RLock()
-	var files []*fileState
-	for _, fs := range ix.files {
-		if fs.form.IsRecord() {
+	var files []*corpus.File
+	for _, fs := range ix.state.Files {
+		if fs.Form.IsRecord() {
 			files = append(files, fs)
 		}
 	}
 	ix.mu.RUnlock()
-	slices.SortFunc(files, func(a, b *fileState) int {
-		if c := compareEpisodeNumbers(a.epNum, b.epNum); c != 0 {
+	slices.SortFunc(files, func(a, b *corpus.File) int {
+		if c := compareEpisodeNumbers(a.EpNum, b.EpNum); c != 0 {
 			return c
 		}
-		return strings.Compare(a.rel, b.rel)
+		return strings.Compare(a.Rel, b.Rel)
 	})
 	out := make([]string, len(files))
 	for i, fs := range files {
-		out[i] = runfs.Abs(ix.root, fs.rel)
+		out[i] = runfs.Abs(ix.root, fs.Rel)
 	}
 	return out
 }

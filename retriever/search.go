@@ -10,6 +10,7 @@ import (
 
 	"runls/retriever/internal/bm25"
 	"runls/retriever/internal/corpus"
+	"runls/retriever/internal/persist"
 )
 
 // Search refreshes, then answers a request (spec §5, §6).
@@ -35,12 +36,12 @@ func (ix *Index) Search(ctx context.Context, req Request) (Result, error) {
 // request is answered again from the run indexed afresh.
 func (ix *Index) fresh(ctx context.Context, answer func() (Result, error)) (Result, error) {
 	guardedAnswer := func() (Result, error) {
-		ix.cache.inject("answer")
-		return guardCall(ix, "answering", answer)
+		ix.cache.Inject("answer")
+		return persist.Call(ix.cache.Guard(), "answering", answer)
 	}
 	res, err := ix.freshOnce(ctx, guardedAnswer)
-	if isFault(err) {
-		ix.cache.dropMapping(err)
+	if persist.IsFault(err) {
+		ix.cache.DropMapping(err)
 		res, err = ix.freshOnce(ctx, guardedAnswer)
 	}
 	return res, err
@@ -49,18 +50,18 @@ func (ix *Index) fresh(ctx context.Context, answer func() (Result, error)) (Resu
 // The mappings are checked once a request, before its first read of them:
 // by Refresh's update without a barrier, here with one.
 func (ix *Index) freshOnce(ctx context.Context, answer func() (Result, error)) (Result, error) {
-	b := ix.fw.currentBarrier()
+	b := ix.fw.CurrentBarrier()
 	if b == nil {
 		if _, err := ix.Refresh(ctx, nil); err != nil {
 			return Result{}, err
 		}
 		return answer()
 	}
-	ix.cache.checkMapping("")
-	before := ix.commits.Load()
+	ix.cache.CheckMapping("")
+	before := ix.state.Commits.Load()
 	asked := ix.fw.askEvents(b, ix.log)
 	res, aerr := answer()
-	if isFault(aerr) {
+	if persist.IsFault(aerr) {
 		return Result{}, aerr // fresh drops the entry and asks again
 	}
 	if err := asked.await(ctx); err != nil {
@@ -69,7 +70,7 @@ func (ix *Index) freshOnce(ctx context.Context, answer func() (Result, error)) (
 	if _, err := ix.updateChecked(ctx, nil); err != nil {
 		return Result{}, err
 	}
-	if aerr == nil && ix.commits.Load() == before {
+	if aerr == nil && ix.state.Commits.Load() == before {
 		return res, nil
 	}
 	return answer()
@@ -82,13 +83,13 @@ func (ix *Index) newFilter(req Request) *filter {
 		f.episode, _ = EpisodeNumber(req.Episode)
 	}
 	if f.records {
-		f.conv, f.hasConv = ix.convs.Lookup(req.Conversation)
-		f.dash, _ = ix.convs.Lookup("-")
+		f.conv, f.hasConv = ix.state.Convs.Lookup(req.Conversation)
+		f.dash, _ = ix.state.Convs.Lookup("-")
 		f.allConvs = req.AllConversations
 	}
 	f.window, _ = parseTimeWindow(req.From, req.To) // checked by Validate
 	if ix.interpreter != nil && req.TurnMessage != "" {
-		f.turnHash, f.hasTurn = corpus.TextHashString(ix.seed, strings.TrimSpace(req.TurnMessage)), true
+		f.turnHash, f.hasTurn = corpus.TextHashString(ix.state.Seed, strings.TrimSpace(req.TurnMessage)), true
 	}
 	return f
 }
@@ -111,7 +112,7 @@ func (ix *Index) rank(ctx context.Context, text, agent string, k int, f *filter)
 func (ix *Index) rankLocked(text, agent string, k int, pick func(bm25.Query) ([]hit, error)) ([]hit, []string, error) {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
-	q, err := ix.newQuery(text, agent)
+	q, err := newQuery(&ix.state, text, agent)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -120,7 +121,7 @@ func (ix *Index) rankLocked(text, agent string, k int, pick func(bm25.Query) ([]
 	if err != nil {
 		return nil, nil, err
 	}
-	return hits, ix.hitAgents(hits), nil
+	return hits, hitAgents(&ix.state, hits), nil
 }
 
 // Symbols ranks query against every indexed piece of every agent and episode

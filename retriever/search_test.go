@@ -327,7 +327,7 @@ func TestBlankAndTermlessPiecesAreNotIndexed(t *testing.T) {
 		"episode-1/a/n.txt": "\n   \n---\nfig\n",
 	})})
 	ix.Refresh(context.Background(), nil)
-	if got := ix.stats.Docs(0); got != 1 {
+	if got := ix.state.Stats.Docs(0); got != 1 {
 		t.Fatalf("%d pieces indexed, want 1", got)
 	}
 }

@@ -9,20 +9,21 @@ import (
 	"fmt"
 
 	"runls/retriever/internal/bm25"
+	"runls/retriever/internal/corpus"
 )
 
 // newQuery looks up the terms of text and the agent searched, whose id is
 // the engine's partition (spec §6: statistics over the agents searched).
 // The caller holds the read lock. An agent the index does not know leaves
 // the query without terms.
-func (c *committed) newQuery(text, agent string) (bm25.Query, error) {
+func newQuery(c *corpus.State, text, agent string) (bm25.Query, error) {
 	names := bm25.Terms(text)
 	if len(names) > MaxQueryTerms {
 		return bm25.Query{}, &FieldError{"query", fmt.Sprintf("%d terms", len(names)), fmt.Sprintf("at most %d distinct terms", MaxQueryTerms)}
 	}
-	q := bm25.Query{Part: -1, Terms: c.dict.Lookup(names)}
+	q := bm25.Query{Part: -1, Terms: c.Dict.Lookup(names)}
 	if agent != "" {
-		a, ok := c.agentIDs[agent]
+		a, ok := c.AgentIDs[agent]
 		if !ok {
 			return bm25.Query{Part: -1}, nil
 		}
@@ -35,14 +36,14 @@ func (c *committed) newQuery(text, agent string) (bm25.Query, error) {
 // the best k pieces with distinct texts, equal scores in location order, and
 // gives each its file. The caller holds the read lock.
 func (ix *Index) run(ctx context.Context, q bm25.Query, f *filter) ([]hit, error) {
-	q.Groups = ix.fileOrder
-	found, err := ix.searcher.Search(ctx, ix.postings, &ix.stats, q, &evidenceFilter{ix: ix, f: f, agent: q.Part}, ix.locationBefore)
+	q.Groups = func(a, b uint32) int { return fileOrder(&ix.state, a, b) }
+	found, err := ix.searcher.Search(ctx, ix.state.Postings, &ix.state.Stats, q, &evidenceFilter{ix: ix, f: f, agent: q.Part}, func(a, b bm25.Hit) bool { return locationBefore(&ix.state, a, b) })
 	if len(found) == 0 {
 		return nil, err
 	}
 	hits := make([]hit, len(found))
 	for i, h := range found {
-		hits[i] = hit{score: h.Score, seg: ix.segments[h.Seg], doc: h.Doc, tag: h.Group, fs: ix.file(h.Group)}
+		hits[i] = hit{score: h.Score, seg: ix.state.Segments[h.Seg], doc: h.Doc, tag: h.Group, fs: ix.state.File(h.Group)}
 	}
 	return hits, err
 }
@@ -50,8 +51,8 @@ func (ix *Index) run(ctx context.Context, q bm25.Query, f *filter) ([]hit, error
 // hit is a scored piece, with its segment and file.
 type hit struct {
 	score float64
-	seg   *segment
+	seg   *corpus.Segment
 	doc   uint32
 	tag   uint32 // the file id
-	fs    *fileState
+	fs    *corpus.File
 }

@@ -7,6 +7,8 @@ import (
 	"unicode/utf8"
 
 	"runls/recordformat"
+	"runls/retriever/internal/corpus"
+	"runls/retriever/internal/persist"
 	"runls/retriever/internal/records"
 )
 
@@ -22,6 +24,19 @@ type fileMemo struct {
 	failures failMemo
 	warnings failMemo // filled once a request asks for WARN (failures.go)
 	traces   traceMemo
+}
+
+// memoOf returns the memo kept with fs (nil: none): the committed file
+// state holds it without knowing what it holds.
+func memoOf(fs *corpus.File) *fileMemo {
+	m, _ := fs.Memo.(*fileMemo)
+	return m
+}
+
+// fileRules are what the cache's state codec asks of the retriever to make
+// file states (persist.FileRules).
+func fileRules() persist.FileRules {
+	return persist.FileRules{EpisodeNumber: EpisodeNumber, NewMemo: func() any { return &fileMemo{} }}
 }
 
 // traceFacts is what a span's lines say.
@@ -42,12 +57,12 @@ const maxExceptionBytes = 200
 // stackTraces returns the facts of each span of fs (spans: its spans, in
 // order, the last maybe still growing). A span that cannot be read (the file
 // changed since it was indexed) is no stack trace until it is read again.
-func (rb *readBack) stackTraces(fs *fileState, spans []records.Span) []traceFacts {
+func (rb *readBack) stackTraces(fs *corpus.File, spans []records.Span) []traceFacts {
 	out := make([]traceFacts, len(spans))
 	final := len(spans) - 1 // the last may still grow
 	var m *traceMemo
-	if fs.memo != nil {
-		m = &fs.memo.traces
+	if memo := memoOf(fs); memo != nil {
+		m = &memo.traces
 		m.mu.Lock()
 		defer m.mu.Unlock()
 		n := copy(out, m.facts)
@@ -67,7 +82,7 @@ func (rb *readBack) stackTraces(fs *fileState, spans []records.Span) []traceFact
 }
 
 // readTrace reads one span's lines and says what they are.
-func (rb *readBack) readTrace(fs *fileState, sp records.Span) (traceFacts, bool) {
+func (rb *readBack) readTrace(fs *corpus.File, sp records.Span) (traceFacts, bool) {
 	lines, err := rb.readLines(context.Background(), fs, sp.First, sp.Last+1)
 	if err != nil {
 		return traceFacts{}, false

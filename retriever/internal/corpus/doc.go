@@ -1,9 +1,14 @@
-// Package corpus holds what the committed pieces share with the cache and
-// the search: the text hash a piece's key and a told message's hash are
-// made with (texthash.go), and the conversation ids (convs.go).
+// Package corpus holds the committed pieces of a run: the state an update
+// commits and a search reads (committed.go: the files, segments, agents,
+// episodes, conversation ids, statistics and dictionary, with the lookups
+// made of them), what the index knows of one file (file.go), the segments
+// (segment.go) and their pieces' own columns (pieces.go), the builder of
+// one batch (builder.go), the commit of a batch (commit.go), merges
+// (merge.go), the text hash (texthash.go) and the conversation ids
+// (convs.go).
 //
-// Issue 29 gives it the committed state whole (file states, segments and
-// their pieces, the batch builder, merges, and the lookups): those still
-// live in the retriever (file.go, segment.go, pieces.go, builder.go,
-// merge.go, commit.go). It calls no cache and reads no file (deps_test.go).
+// It reads no file and calls no cache (deps_test.go): the retriever reads
+// the files into a Builder, lays the batch out (State.LayOut), has the
+// cache flush the segment, and then commits it (State.Commit) under its own
+// lock, so that the committed pieces never call the cache.
 package corpus

@@ -1,4 +1,4 @@
-package retriever
+package persist
 
 // This file holds a segment's blob in the persisted index (spec §15, issue
 // 18): the engine's encoding (bm25.Segment.Encode) and the pieces' columns
@@ -13,30 +13,31 @@ import (
 	"unsafe"
 
 	"runls/retriever/internal/bm25"
+	"runls/retriever/internal/corpus"
 )
 
 // segmentBlobMagic opens the pieces' columns: "RLPIECE1".
 const segmentBlobMagic = 0x3145434549504c52
 
-// encodeSegment appends s's blob to dst.
-func encodeSegment(dst []byte, s *segment) []byte {
+// EncodeSegment appends s's blob to dst.
+func EncodeSegment(dst []byte, s *corpus.Segment) []byte {
 	e := bm25.NewSectionEncoder(dst)
 	s.Segment.Encode(e)
-	c := &s.pieceColumns
+	c := &s.Columns
 	bm25.PutSection(e, []uint64{segmentBlobMagic})
-	bm25.PutSection(e, c.lineBase)
-	bm25.PutSection(e, c.lineStep)
-	bm25.PutSection(e, c.farLine)
-	bm25.PutSection(e, c.flags)
-	bm25.PutSection(e, c.start16)
-	bm25.PutSection(e, c.blen16)
-	bm25.PutSparse(e, &c.wide)
-	bm25.PutSection(e, c.conv16)
-	bm25.PutSection(e, c.convs)
-	bm25.PutSection(e, c.conv32)
+	bm25.PutSection(e, c.LineBase)
+	bm25.PutSection(e, c.LineStep)
+	bm25.PutSection(e, c.FarLines)
+	bm25.PutSection(e, c.Flags)
+	bm25.PutSection(e, c.Start16)
+	bm25.PutSection(e, c.Blen16)
+	bm25.PutSparse(e, &c.Wide)
+	bm25.PutSection(e, c.Conv16)
+	bm25.PutSection(e, c.ConvIDs)
+	bm25.PutSection(e, c.Conv32)
 	var docs, ends []uint32
 	var text []byte
-	c.masked.Each(func(d uint32, t string) {
+	c.Masked.Each(func(d uint32, t string) {
 		docs = append(docs, d)
 		text = append(text, t...)
 		ends = append(ends, uint32(len(text)))
@@ -44,39 +45,39 @@ func encodeSegment(dst []byte, s *segment) []byte {
 	bm25.PutSection(e, docs)
 	bm25.PutSection(e, ends)
 	bm25.PutSection(e, text)
-	bm25.PutSparse(e, &c.toldHash)
+	bm25.PutSparse(e, &c.ToldHash)
 	return e.Bytes()
 }
 
-// decodeSegment reads a segment's blob; its slices point into b. convs is
+// DecodeSegment reads a segment's blob; its slices point into b. convs is
 // how many conversation ids the index holds and files how many file ids:
 // every value a lookup indexes with is checked, so that bytes that pass the
 // blob's checksum but are wrong give an error, never a read out of range.
-func decodeSegment(b []byte, convs, files uint32) (*segment, error) {
+func DecodeSegment(b []byte, convs, files uint32) (*corpus.Segment, error) {
 	d := bm25.NewSectionDecoder(b)
-	s := &segment{Segment: bm25.ReadSegment(d)}
-	c := &s.pieceColumns
+	s := &corpus.Segment{Segment: bm25.ReadSegment(d)}
+	c := &s.Columns
 	if magic := bm25.GetSection[uint64](d); d.Err() == nil && (len(magic) != 1 || magic[0] != segmentBlobMagic) {
 		d.Fail("no pieces' columns")
 	}
-	c.lineBase = bm25.GetSection[uint32](d)
-	c.lineStep = bm25.GetSection[uint8](d)
-	c.farLine = bm25.GetSection[farLine](d)
-	c.flags = bm25.GetSection[uint8](d)
-	c.start16 = bm25.GetSection[uint16](d)
-	c.blen16 = bm25.GetSection[uint16](d)
-	c.wide = bm25.GetSparse[[2]uint32](d)
-	c.conv16 = bm25.GetSection[uint16](d)
-	c.convs = bm25.GetSection[uint32](d)
-	c.conv32 = bm25.GetSection[uint32](d)
+	c.LineBase = bm25.GetSection[uint32](d)
+	c.LineStep = bm25.GetSection[uint8](d)
+	c.FarLines = bm25.GetSection[corpus.FarLine](d)
+	c.Flags = bm25.GetSection[uint8](d)
+	c.Start16 = bm25.GetSection[uint16](d)
+	c.Blen16 = bm25.GetSection[uint16](d)
+	c.Wide = bm25.GetSparse[[2]uint32](d)
+	c.Conv16 = bm25.GetSection[uint16](d)
+	c.ConvIDs = bm25.GetSection[uint32](d)
+	c.Conv32 = bm25.GetSection[uint32](d)
 	mdocs := bm25.GetSection[uint32](d)
 	mends := bm25.GetSection[uint32](d)
 	mtext := bm25.GetSection[byte](d)
-	c.toldHash = bm25.GetSparse[uint64](d)
+	c.ToldHash = bm25.GetSparse[uint64](d)
 	if err := d.Finish(); err != nil {
 		return nil, fmt.Errorf("segment blob: %w", err)
 	}
-	if err := s.checkColumns(convs, files); err != nil {
+	if err := checkColumns(s, convs, files); err != nil {
 		return nil, fmt.Errorf("segment blob: %w", err)
 	}
 	if len(mends) != len(mdocs) {
@@ -90,9 +91,9 @@ func decodeSegment(b []byte, convs, files uint32) (*segment, error) {
 		}
 		// A string into the blob: immutable, as the mapping is.
 		if end > prev {
-			c.masked.Set(doc, unsafe.String(&mtext[prev], end-prev))
+			c.Masked.Set(doc, unsafe.String(&mtext[prev], end-prev))
 		} else {
-			c.masked.Set(doc, "")
+			c.Masked.Set(doc, "")
 		}
 		prev = end
 	}
@@ -101,50 +102,50 @@ func decodeSegment(b []byte, convs, files uint32) (*segment, error) {
 
 // checkColumns checks the pieces' columns against the engine's documents:
 // every length, and every value used as an index.
-func (s *segment) checkColumns(convs, files uint32) error {
-	c := &s.pieceColumns
+func checkColumns(s *corpus.Segment, convs, files uint32) error {
+	c := &s.Columns
 	n := s.Docs()
 	switch {
-	case len(c.lineStep) != n || len(c.flags) != n || len(c.start16) != n || len(c.blen16) != n:
-		return fmt.Errorf("columns of %d, %d, %d, %d values for %d pieces", len(c.lineStep), len(c.flags), len(c.start16), len(c.blen16), n)
-	case len(c.lineBase) != (n+lineGroup-1)/lineGroup:
-		return fmt.Errorf("%d base lines for %d pieces", len(c.lineBase), n)
-	case c.conv32 != nil && (len(c.conv32) != n || c.conv16 != nil || c.convs != nil):
-		return fmt.Errorf("%d wide conversations for %d pieces", len(c.conv32), n)
-	case c.conv32 == nil && len(c.conv16) != n:
-		return fmt.Errorf("%d conversations for %d pieces", len(c.conv16), n)
+	case len(c.LineStep) != n || len(c.Flags) != n || len(c.Start16) != n || len(c.Blen16) != n:
+		return fmt.Errorf("columns of %d, %d, %d, %d values for %d pieces", len(c.LineStep), len(c.Flags), len(c.Start16), len(c.Blen16), n)
+	case len(c.LineBase) != (n+corpus.LineGroup-1)/corpus.LineGroup:
+		return fmt.Errorf("%d base lines for %d pieces", len(c.LineBase), n)
+	case c.Conv32 != nil && (len(c.Conv32) != n || c.Conv16 != nil || c.ConvIDs != nil):
+		return fmt.Errorf("%d wide conversations for %d pieces", len(c.Conv32), n)
+	case c.Conv32 == nil && len(c.Conv16) != n:
+		return fmt.Errorf("%d conversations for %d pieces", len(c.Conv16), n)
 	case n > 0 && s.MaxGroup() >= files:
 		return fmt.Errorf("a piece of file %d of %d", s.MaxGroup(), files)
 	}
 	far := 0
-	for d, step := range c.lineStep {
-		if step != farMark {
+	for d, step := range c.LineStep {
+		if step != corpus.FarMark {
 			continue
 		}
-		if far >= len(c.farLine) || c.farLine[far].doc != uint32(d) {
+		if far >= len(c.FarLines) || c.FarLines[far].Doc != uint32(d) {
 			return fmt.Errorf("no far line for piece %d", d)
 		}
 		far++
 	}
-	if far != len(c.farLine) {
-		return fmt.Errorf("%d far lines for %d pieces", len(c.farLine), far)
+	if far != len(c.FarLines) {
+		return fmt.Errorf("%d far lines for %d pieces", len(c.FarLines), far)
 	}
-	for _, id := range c.convs {
+	for _, id := range c.ConvIDs {
 		if id >= convs {
 			return fmt.Errorf("conversation %d of %d", id, convs)
 		}
 	}
-	for _, id := range c.conv32 {
+	for _, id := range c.Conv32 {
 		if id >= convs {
 			return fmt.Errorf("conversation %d of %d", id, convs)
 		}
 	}
-	for _, i := range c.conv16 {
-		if int(i) >= len(c.convs) {
-			return fmt.Errorf("conversation index %d of %d", i, len(c.convs))
+	for _, i := range c.Conv16 {
+		if int(i) >= len(c.ConvIDs) {
+			return fmt.Errorf("conversation index %d of %d", i, len(c.ConvIDs))
 		}
 	}
-	if c.wide.Len() > 0 && c.wide.Last() >= uint32(n) || c.toldHash.Len() > 0 && c.toldHash.Last() >= uint32(n) {
+	if c.Wide.Len() > 0 && c.Wide.Last() >= uint32(n) || c.ToldHash.Len() > 0 && c.ToldHash.Last() >= uint32(n) {
 		return fmt.Errorf("a wide value or told hash past the pieces")
 	}
 	return nil

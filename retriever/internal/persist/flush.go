@@ -1,4 +1,4 @@
-package retriever
+package persist
 
 // This file holds the segments flushed as they are made (issue 18): a
 // segment built from a batch, or merged, is written to the cache entry as a
@@ -8,7 +8,7 @@ package retriever
 // statistics: not the run's postings, which are most of the index (0.42x of
 // a generated 1 GB run; the heap's peak was 0.64x, RssAnon's 1.1x).
 //
-// The blob is the one the debounced writer (cache.go) would have written
+// The blob is the one the debounced writer (writer.go) would have written
 // (encodeSegment), so that writer then writes only the state, the
 // dictionary, the statistics and the segments still on the heap, and a
 // commit naming the flushed blobs. Until a commit names it, a flushed blob
@@ -50,21 +50,22 @@ import (
 
 	"runls/internal/store"
 	"runls/retriever/internal/bm25"
+	"runls/retriever/internal/corpus"
 )
 
 // flushMinDocs is the fewest pieces of a segment flushed as it is made: the
 // engine's small segment, which it merges with others soon.
 const flushMinDocs = bm25.SmallSegmentDocs
 
-// flushes reports whether segments are flushed as they are made: the entry
+// Flushes reports whether segments are flushed as they are made: the entry
 // is this process's to write.
-func (w *cacheWriter) flushes() bool { return w != nil && w.entry.Writable() }
+func (w *Writer) Flushes() bool { return w != nil && w.entry.Writable() }
 
 // flush writes s to the entry and gives the segment read back from the
 // blob's mapping with its blob, or nil when it is not flushed (see the
 // file's comment). The caller registers it (keep).
-func (w *cacheWriter) flush(s *segment, convs, files uint32) (*segment, store.BlobRef) {
-	if !w.flushes() || s.Docs() < w.flushDocs {
+func (w *Writer) flush(s *corpus.Segment, convs, files uint32) (*corpus.Segment, store.BlobRef) {
+	if !w.Flushes() || s.Docs() < w.flushDocs {
 		return nil, store.BlobRef{}
 	}
 	bufp, _ := w.flushBufs.Get().(*[]byte)
@@ -74,13 +75,13 @@ func (w *cacheWriter) flush(s *segment, convs, files uint32) (*segment, store.Bl
 	// Made once at about the blob's size: grown by doubling (the pool is
 	// emptied by collections, so most flushes start anew), its copies took
 	// three quarters of the encoding's CPU at 1 GB.
-	*bufp = encodeSegment(slices.Grow((*bufp)[:0], encodedSizeHint(s)), s)
+	*bufp = EncodeSegment(slices.Grow((*bufp)[:0], encodedSizeHint(s)), s)
 	// Unsynced: the first indexing does not wait for the disk on each
 	// segment; the commit naming it makes it durable first.
 	ref, err := w.writeBlob(*bufp, false)
 	w.flushBufs.Put(bufp)
 	if err != nil {
-		w.ix.once.warn("cache-flush", "cannot write a segment to the cache entry; it is kept in memory", zap.String("entry", w.entry.Dir()), zap.Error(err))
+		w.host.Warn("cache-flush", "cannot write a segment to the cache entry; it is kept in memory", zap.String("entry", w.entry.Dir()), zap.Error(err))
 		return nil, store.BlobRef{}
 	}
 	mapped, blob, err := w.mapSegment(ref, convs, files)
@@ -92,7 +93,7 @@ func (w *cacheWriter) flush(s *segment, convs, files uint32) (*segment, store.Bl
 			blob.Close()
 		}
 		w.entry.Discard(ref)
-		w.ix.once.warn("cache-flush", "cannot read back a segment written to the cache entry; it is kept in memory", zap.String("entry", w.entry.Dir()), zap.Error(err))
+		w.host.Warn("cache-flush", "cannot read back a segment written to the cache entry; it is kept in memory", zap.String("entry", w.entry.Dir()), zap.Error(err))
 		return nil, store.BlobRef{}
 	}
 	w.mu.Lock()
@@ -104,21 +105,21 @@ func (w *cacheWriter) flush(s *segment, convs, files uint32) (*segment, store.Bl
 
 // encodedSizeHint is about the bytes of s's blob: its slices' bytes and
 // some for the sections' headers and alignment.
-func encodedSizeHint(s *segment) int {
+func encodedSizeHint(s *corpus.Segment) int {
 	f := s.Footprint()
-	return int(f.Postings+f.Columns+f.Terms+s.pieceColumns.footprint()) + 64<<10
+	return int(f.Postings+f.Columns+f.Terms+s.Columns.ColumnBytes()) + 64<<10
 }
 
 // mapSegment maps a flushed blob and decodes its segment from the mapping,
 // inside the blob's Access so that a cut file is an error here.
-func (w *cacheWriter) mapSegment(ref store.BlobRef, convs, files uint32) (*segment, *store.Blob, error) {
+func (w *Writer) mapSegment(ref store.BlobRef, convs, files uint32) (*corpus.Segment, *store.Blob, error) {
 	blob, err := w.entry.MapBlob(ref)
 	if err != nil {
 		return nil, nil, err
 	}
-	var s *segment
+	var s *corpus.Segment
 	err = blob.Access(func(b []byte) (err error) {
-		s, err = decodeSegment(b, convs, files)
+		s, err = DecodeSegment(b, convs, files)
 		return err
 	})
 	if err != nil {
@@ -128,11 +129,11 @@ func (w *cacheWriter) mapSegment(ref store.BlobRef, convs, files uint32) (*segme
 	return s, blob, nil
 }
 
-// flushBuilt flushes a batch's segment before its commit, outside the
+// FlushBuilt flushes a batch's segment before its commit, outside the
 // index's locks: workers write their batches side by side. Its blob is
 // known to the writer from then on (a commit under way meanwhile does not
 // name it: the segment is not the index's yet).
-func (w *cacheWriter) flushBuilt(s *segment) *segment {
+func (w *Writer) FlushBuilt(s *corpus.Segment) *corpus.Segment {
 	if w == nil {
 		return s
 	}
@@ -149,21 +150,21 @@ func (w *cacheWriter) flushBuilt(s *segment) *segment {
 
 // idBounds are how many conversation and file ids the index has given: a
 // segment read back is checked against them.
-func (w *cacheWriter) idBounds() (convs, files uint32) {
-	convs = w.ix.convs.Len()
-	w.ix.mu.RLock()
-	files = w.ix.nextID
-	w.ix.mu.RUnlock()
+func (w *Writer) idBounds() (convs, files uint32) {
+	convs = w.host.State.Convs.Len()
+	w.host.Mu.RLock()
+	files = w.host.State.NextID
+	w.host.Mu.RUnlock()
 	return convs, files
 }
 
-// flushMerged flushes a merge's output after compact committed it, and
+// FlushMerged flushes a merge's output after compact committed it, and
 // drops the blobs of the segments it replaced. The caller holds refreshMu
 // (so no update changes a segment's dead bits meanwhile) and not the
 // index's lock: the write happens while searches go on, and the mapped
 // copy takes the heap copy's place inside the same *segment under the
 // write lock, so the files' references need not move.
-func (w *cacheWriter) flushMerged(merged *segment, inputs []*segment) {
+func (w *Writer) FlushMerged(merged *corpus.Segment, inputs []*corpus.Segment) {
 	if w == nil {
 		return
 	}
@@ -180,17 +181,17 @@ func (w *cacheWriter) flushMerged(merged *segment, inputs []*segment) {
 	// copied that have no blob, merged among them, from their heap copy.
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.ix.mu.Lock()
+	w.host.Mu.Lock()
 	*merged = *mapped
-	w.ix.setSegments(w.ix.segments) // the engine's part is another value
-	w.ix.mu.Unlock()
+	w.host.State.SetSegments(w.host.State.Segments) // the engine's part is another value
+	w.host.Mu.Unlock()
 	w.segBlobs[merged] = ref
 }
 
 // dropBlobs forgets the blobs of segments a merge replaced, and removes
 // those no commit names. Under the writer's lock: a commit under way names
 // the segments it copied before the merge, and must find their blobs.
-func (w *cacheWriter) dropBlobs(segs []*segment) {
+func (w *Writer) dropBlobs(segs []*corpus.Segment) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	for _, s := range segs {

@@ -1,6 +1,6 @@
 //go:build runls_faultinject
 
-package retriever
+package persist
 
 // This file holds the fault injection of the runls_faultinject build, for
 // the end-to-end tests of the real binary (cmd/runls): with

@@ -1,11 +1,11 @@
-package retriever
+package persist
 
 // This file holds the state blob of the persisted index (spec §15, issue
 // 18): what the index knows besides its segments, dictionary and
 // statistics, as a committed state holds it: the agents, episodes and
 // conversations by id, each segment's dead bits (the segment blobs are
 // written once; the bits change after), and every file's state as
-// following needs it to go on (file.go): identity, size, time, the offset
+// following needs it to go on (corpus.File): identity, size, time, the offset
 // read to, the head and window bytes themselves (not fingerprints: the same
 // comparison following makes), the pending tail and its documents, the
 // pieces' ranges by segment, the line index and the record table.
@@ -15,15 +15,20 @@ package retriever
 // read back points its line indexes and record tables into the bytes it is
 // read from (len == cap: an append copies) and builds only each file's
 // small struct, its strings and its ranges. The reopen reads it from one
-// heap copy of the blob, not the mapping (persist.go says why).
+// heap copy of the blob, not the mapping (the retriever's persist.go says
+// why).
 
 import (
+	"cmp"
 	"fmt"
 	"io/fs"
+	"maps"
+	"slices"
 	"strings"
 
 	"runls/recordformat"
 	"runls/retriever/internal/bm25"
+	"runls/retriever/internal/corpus"
 	"runls/retriever/internal/records"
 )
 
@@ -50,7 +55,7 @@ type savedFile struct {
 	over, spans, runs, descents       uint32
 	convs, tailTerms                  uint32
 	// layout is 1 + the record file's layout once decided (0: not yet),
-	// firstUnits its first line's length (file.go)
+	// firstUnits its first line's length (corpus.File)
 	layout, firstUnits uint32
 
 	// the record table's state after its committed records (records.Saved)
@@ -85,30 +90,52 @@ type savedTailDoc struct {
 	dl              uint32
 }
 
-// savedIndex is what the state blob holds of an index.
-type savedIndex struct {
-	seed     uint64 // the index's text hash seed (internal/corpus/texthash.go), which its segments' keys are hashed with
-	nextID   uint32
-	agents   []string
-	episodes []string
-	convs    []string
-	dead     [][]uint64 // by segment, in the index's order
-	files    []*fileState
+// Saved is what the state blob holds of an index.
+type Saved struct {
+	Seed     uint64 // the index's text hash seed (internal/corpus/texthash.go), which its segments' keys are hashed with
+	NextID   uint32
+	Agents   []string
+	Episodes []string
+	Convs    []string
+	Dead     [][]uint64 // by segment, in the index's order
+	Files    []*corpus.File
 }
 
-// encodeState appends the state blob of st to dst. seg gives each segment
+// Save is the committed state as the state blob holds it, and each
+// segment's place in it. The caller holds the index's read lock: the dead
+// bits are copied under it, as Kill writes them under the write lock.
+func Save(c *corpus.State) (*Saved, map[*corpus.Segment]uint32) {
+	st := &Saved{
+		Seed:     c.Seed,
+		NextID:   c.NextID,
+		Agents:   slices.Clone(c.Agents),
+		Episodes: slices.Sorted(maps.Keys(c.Episodes)),
+		Dead:     make([][]uint64, len(c.Segments)),
+		Files:    slices.Collect(maps.Values(c.Files)),
+	}
+	place := make(map[*corpus.Segment]uint32, len(c.Segments))
+	for i, s := range c.Segments {
+		place[s] = uint32(i)
+		st.Dead[i] = slices.Clone(s.DeadBits())
+	}
+	slices.SortFunc(st.Files, func(a, b *corpus.File) int { return cmp.Compare(a.Rel, b.Rel) })
+	st.Convs = c.Convs.Names()
+	return st, place
+}
+
+// EncodeState appends the state blob of st to dst. seg gives each segment
 // a file's ranges and tail documents name its place in st's order.
-func encodeState(dst []byte, st *savedIndex, seg map[*segment]uint32) []byte {
+func EncodeState(dst []byte, st *Saved, seg map[*corpus.Segment]uint32) []byte {
 	e := bm25.NewSectionEncoder(dst)
-	bm25.PutSection(e, []uint64{stateBlobMagic, uint64(st.nextID), uint64(len(st.dead)), st.seed})
-	putStrings(e, st.agents)
-	putStrings(e, st.episodes)
-	putStrings(e, st.convs)
-	for _, d := range st.dead {
+	bm25.PutSection(e, []uint64{stateBlobMagic, uint64(st.NextID), uint64(len(st.Dead)), st.Seed})
+	putStrings(e, st.Agents)
+	putStrings(e, st.Episodes)
+	putStrings(e, st.Convs)
+	for _, d := range st.Dead {
 		bm25.PutSection(e, d)
 	}
 	var (
-		fixed     = make([]savedFile, len(st.files))
+		fixed     = make([]savedFile, len(st.Files))
 		bytes     []byte
 		ranges    []savedRange
 		tailDocs  []savedTailDoc
@@ -117,45 +144,45 @@ func encodeState(dst []byte, st *savedIndex, seg map[*segment]uint32) []byte {
 		convs     []uint32
 		r         records.Columns // the files' record tables end to end
 	)
-	for i, fs := range st.files {
-		n, ts := r.Append(fs.records())
+	for i, fs := range st.Files {
+		n, ts := r.Append(fs.Records())
 		f := &fixed[i]
 		*f = savedFile{
-			id: fs.id, agent: fs.agent, dev: fs.dev, ino: fs.ino, size: fs.size, mtime: fs.mtime, ctime: fs.ctime,
-			readPos: fs.readPos, readAt: fs.readAt, commitPos: fs.commitPos, commitLine: fs.commitLine,
-			head: uint32(len(fs.head)), window: uint32(len(fs.window)), tail: uint32(len(fs.tail)), path: uint32(len(fs.rel)),
-			ranges: uint32(len(fs.ranges)), tailDocs: uint32(len(fs.tailDocs)), lineIndex: uint32(len(fs.lineIndex)),
-			recs: n.Recs, over: n.Over, spans: n.Spans, runs: n.Runs, descents: n.Descents, convs: uint32(len(fs.convs)),
-			firstUnits: fs.firstUnits,
+			id: fs.ID, agent: fs.Agent, dev: fs.Dev, ino: fs.Ino, size: fs.Size, mtime: fs.Mtime, ctime: fs.Ctime,
+			readPos: fs.ReadPos, readAt: fs.ReadAt, commitPos: fs.CommitPos, commitLine: fs.CommitLine,
+			head: uint32(len(fs.Head)), window: uint32(len(fs.Window)), tail: uint32(len(fs.Tail)), path: uint32(len(fs.Rel)),
+			ranges: uint32(len(fs.Ranges)), tailDocs: uint32(len(fs.TailDocs)), lineIndex: uint32(len(fs.LineIndex)),
+			recs: n.Recs, over: n.Over, spans: n.Spans, runs: n.Runs, descents: n.Descents, convs: uint32(len(fs.Convs)),
+			firstUnits: fs.FirstUnits,
 			open:       ts.Open, end: ts.End, lastUnits: ts.LastUnits, lastKey: ts.LastKey,
 			pendLine: ts.PendLine, pendConv: ts.PendConv, pendTime: ts.PendTime, pendSpan: ts.PendSpan, pendMeta: ts.PendMeta,
 			lines: ts.Lines, endUnits: ts.EndUnits,
 		}
-		if fs.layoutSet {
-			f.layout = 1 + uint32(fs.layout)
+		if fs.LayoutSet {
+			f.layout = 1 + uint32(fs.Layout)
 		}
 		for _, fl := range [...]struct {
 			bit uint32
 			on  bool
 		}{
-			{savedBinary, fs.binary}, {savedInRecord, fs.inRecord}, {savedHasTail, fs.tail != nil}, {savedHasOpen, ts.HasOpen},
+			{savedBinary, fs.Binary}, {savedInRecord, fs.InRecord}, {savedHasTail, fs.Tail != nil}, {savedHasOpen, ts.HasOpen},
 			{savedFielded, ts.Fielded}, {savedHasPend, ts.HasPend}, {savedPendHasSpan, ts.PendHasSpan},
 		} {
 			if fl.on {
 				f.flags |= fl.bit
 			}
 		}
-		bytes = append(append(append(append(bytes, fs.head...), fs.window...), fs.tail...), fs.rel...)
-		for _, rg := range fs.ranges {
-			ranges = append(ranges, savedRange{seg: seg[rg.seg], lo: rg.lo, hi: rg.hi})
+		bytes = append(append(append(append(bytes, fs.Head...), fs.Window...), fs.Tail...), fs.Rel...)
+		for _, rg := range fs.Ranges {
+			ranges = append(ranges, savedRange{seg: seg[rg.Seg], lo: rg.Lo, hi: rg.Hi})
 		}
-		for _, td := range fs.tailDocs {
-			tailDocs = append(tailDocs, savedTailDoc{seg: seg[td.seg], doc: td.doc, terms: uint32(len(td.terms)), dl: uint32(td.dl)})
-			tailTerms = append(tailTerms, td.terms...)
+		for _, td := range fs.TailDocs {
+			tailDocs = append(tailDocs, savedTailDoc{seg: seg[td.Seg], doc: td.Doc, terms: uint32(len(td.Terms)), dl: uint32(td.DL)})
+			tailTerms = append(tailTerms, td.Terms...)
 		}
 		f.tailTerms = uint32(len(tailTerms))
-		lineIndex = append(lineIndex, fs.lineIndex...)
-		convs = append(convs, fs.convs...)
+		lineIndex = append(lineIndex, fs.LineIndex...)
+		convs = append(convs, fs.Convs...)
 	}
 	// tailTerms of a file is the running total: its own count is the
 	// difference, so that a file without tail documents costs nothing.
@@ -178,10 +205,10 @@ func encodeState(dst []byte, st *savedIndex, seg map[*segment]uint32) []byte {
 	return e.Bytes()
 }
 
-// stateBlob is a state blob read back: its sections, not yet made into
+// StateBlob is a state blob read back: its sections, not yet made into
 // file states (that needs the segments, which need its conversations).
-type stateBlob struct {
-	savedIndex
+type StateBlob struct {
+	Saved
 	fixed     []savedFile
 	bytes     []byte
 	ranges    []savedRange
@@ -192,22 +219,22 @@ type stateBlob struct {
 	recs      records.Columns
 }
 
-// decodeState reads a state blob's sections; its slices point into b.
-func decodeState(b []byte) (*stateBlob, error) {
+// DecodeState reads a state blob's sections; its slices point into b.
+func DecodeState(b []byte) (*StateBlob, error) {
 	d := bm25.NewSectionDecoder(b)
-	st := &stateBlob{}
+	st := &StateBlob{}
 	head := bm25.GetSection[uint64](d)
 	if d.Err() == nil && (len(head) != 4 || head[0] != stateBlobMagic || head[1] >= 1<<32 || head[2] > uint64(len(b)) || head[3] == 0) {
 		d.Fail("no state header")
 	}
-	st.agents = getStrings(d)
-	st.episodes = getStrings(d)
-	st.convs = getStrings(d)
+	st.Agents = getStrings(d)
+	st.Episodes = getStrings(d)
+	st.Convs = getStrings(d)
 	if d.Err() == nil {
-		st.nextID, st.seed = uint32(head[1]), head[3]
-		st.dead = make([][]uint64, head[2])
-		for i := range st.dead {
-			st.dead[i] = bm25.GetSection[uint64](d)
+		st.NextID, st.Seed = uint32(head[1]), head[3]
+		st.Dead = make([][]uint64, head[2])
+		for i := range st.Dead {
+			st.Dead[i] = bm25.GetSection[uint64](d)
 		}
 	}
 	st.fixed = bm25.GetSection[savedFile](d)
@@ -233,17 +260,25 @@ func decodeState(b []byte) (*stateBlob, error) {
 	return st, nil
 }
 
-// fileStates makes the blob's files into file states whose ranges and tail
+// FileRules are what making file states asks of the retriever: an episode
+// folder's number (the run folder's naming rule, which persist does not
+// know) and a new file memo (the retriever's, held as corpus.File.Memo).
+type FileRules struct {
+	EpisodeNumber func(name string) (string, bool)
+	NewMemo       func() any
+}
+
+// FileStates makes the blob's files into file states whose ranges and tail
 // documents point at segs, checking every value a lookup indexes with
 // against what it names (segments, their pieces, terms, conversations,
 // agents, records). A file's absolute path is not stored: it is made from
 // the index's root when it is asked for.
-func (st *stateBlob) fileStates(segs []*segment, terms int) ([]*fileState, error) {
-	bad := func(f int, format string, a ...any) ([]*fileState, error) {
+func (st *StateBlob) FileStates(segs []*corpus.Segment, terms int, h FileRules) ([]*corpus.File, error) {
+	bad := func(f int, format string, a ...any) ([]*corpus.File, error) {
 		return nil, fmt.Errorf("state blob: file %d: %s", f, fmt.Sprintf(format, a...))
 	}
-	if len(st.dead) != len(segs) {
-		return nil, fmt.Errorf("state blob: dead bits of %d segments for %d", len(st.dead), len(segs))
+	if len(st.Dead) != len(segs) {
+		return nil, fmt.Errorf("state blob: dead bits of %d segments for %d", len(st.Dead), len(segs))
 	}
 	r := &st.recs
 	if err := r.CheckLengths(); err != nil {
@@ -251,25 +286,25 @@ func (st *stateBlob) fileStates(segs []*segment, terms int) ([]*fileState, error
 	}
 	var c struct{ bytes, ranges, tailDocs, tailTerms, lineIndex, convs int }
 	var cr records.Counts
-	out := make([]*fileState, len(st.fixed))
+	out := make([]*corpus.File, len(st.fixed))
 	ids := make(map[uint32]bool, len(st.fixed))
 	paths := make(map[string]bool, len(st.fixed))
 	for i := range st.fixed {
 		f := &st.fixed[i]
 		switch {
-		case f.id >= st.nextID || ids[f.id]:
+		case f.id >= st.NextID || ids[f.id]:
 			return bad(i, "id %d", f.id)
-		case int(f.agent) >= len(st.agents):
+		case int(f.agent) >= len(st.Agents):
 			return bad(i, "agent %d", f.agent)
 		case f.flags&^savedFlags != 0:
 			return bad(i, "flags %#x", f.flags)
-		case f.head > checkBytes || f.window > checkBytes || f.tail > maxTailBytes:
+		case f.head > corpus.CheckBytes || f.window > corpus.CheckBytes || f.tail > corpus.MaxTailBytes:
 			return bad(i, "check bytes")
 		case f.commitPos < 0 || f.commitPos > f.readPos || f.readPos > f.size:
 			return bad(i, "offsets")
 		case f.flags&savedHasTail != 0 && int64(f.tail) != f.readPos-f.commitPos:
 			return bad(i, "pending tail")
-		case int(f.pendConv) >= len(st.convs):
+		case int(f.pendConv) >= len(st.Convs):
 			return bad(i, "pending conversation")
 		}
 		layout, ok := f.savedLayout()
@@ -277,32 +312,32 @@ func (st *stateBlob) fileStates(segs []*segment, terms int) ([]*fileState, error
 			return bad(i, "layout %d", f.layout)
 		}
 		ids[f.id] = true
-		file := &fileState{
-			id: f.id, agent: f.agent, dev: f.dev, ino: f.ino, size: f.size, mtime: f.mtime, ctime: f.ctime, readPos: f.readPos,
-			readAt: f.readAt, commitPos: f.commitPos, commitLine: f.commitLine,
-			binary: f.flags&savedBinary != 0, inRecord: f.flags&savedInRecord != 0, warned: &fileWarnings{},
-			layout: layout, layoutSet: f.layout > 0, firstUnits: f.firstUnits,
-			memo: &fileMemo{},
+		file := &corpus.File{
+			ID: f.id, Agent: f.agent, Dev: f.dev, Ino: f.ino, Size: f.size, Mtime: f.mtime, Ctime: f.ctime, ReadPos: f.readPos,
+			ReadAt: f.readAt, CommitPos: f.commitPos, CommitLine: f.commitLine,
+			Binary: f.flags&savedBinary != 0, InRecord: f.flags&savedInRecord != 0, Warned: &corpus.Warnings{},
+			Layout: layout, LayoutSet: f.layout > 0, FirstUnits: f.firstUnits,
+			Memo: h.NewMemo(),
 		}
 		lo, hi, ok := take(&c.bytes, f.head+f.window+f.tail+f.path, len(st.bytes))
 		if !ok {
 			return bad(i, "bytes")
 		}
 		b := st.bytes[lo:hi:hi]
-		file.head, b = clip(b[:f.head]), b[f.head:]
-		file.window, b = clip(b[:f.window]), b[f.window:]
+		file.Head, b = clip(b[:f.head]), b[f.head:]
+		file.Window, b = clip(b[:f.window]), b[f.window:]
 		if f.flags&savedHasTail != 0 {
-			file.tail = append([]byte{}, b[:f.tail]...) // appended to as a carry: its own
+			file.Tail = append([]byte{}, b[:f.tail]...) // appended to as a carry: its own
 		}
-		file.rel = string(b[f.tail:])
-		ep, rest, _ := strings.Cut(file.rel, "/")
+		file.Rel = string(b[f.tail:])
+		ep, rest, _ := strings.Cut(file.Rel, "/")
 		agent, _, _ := strings.Cut(rest, "/")
-		num, isEp := EpisodeNumber(ep)
-		if !fs.ValidPath(file.rel) || !isEp || agent != st.agents[f.agent] || !strings.Contains(rest, "/") || paths[file.rel] {
-			return bad(i, "path %q", file.rel)
+		num, isEp := h.EpisodeNumber(ep)
+		if !fs.ValidPath(file.Rel) || !isEp || agent != st.Agents[f.agent] || !strings.Contains(rest, "/") || paths[file.Rel] {
+			return bad(i, "path %q", file.Rel)
 		}
-		paths[file.rel] = true
-		file.episode, file.epNum, file.form = ep, num, recordformat.FormOf(file.rel)
+		paths[file.Rel] = true
+		file.Episode, file.EpNum, file.Form = ep, num, recordformat.FormOf(file.Rel)
 
 		if lo, hi, ok = take(&c.ranges, f.ranges, len(st.ranges)); !ok {
 			return bad(i, "ranges")
@@ -311,7 +346,7 @@ func (st *stateBlob) fileStates(segs []*segment, terms int) ([]*fileState, error
 			if int(rg.seg) >= len(segs) || rg.lo > rg.hi || int(rg.hi) > segs[rg.seg].Docs() {
 				return bad(i, "range %v", rg)
 			}
-			file.ranges = append(file.ranges, docRange{seg: segs[rg.seg], lo: rg.lo, hi: rg.hi})
+			file.Ranges = append(file.Ranges, corpus.Range{Seg: segs[rg.seg], Lo: rg.lo, Hi: rg.hi})
 		}
 		if lo, hi, ok = take(&c.tailDocs, f.tailDocs, len(st.tailDocs)); !ok {
 			return bad(i, "tail documents")
@@ -330,7 +365,7 @@ func (st *stateBlob) fileStates(segs []*segment, terms int) ([]*fileState, error
 					return bad(i, "tail term %d of %d", t, terms)
 				}
 			}
-			file.tailDocs = append(file.tailDocs, tailDoc{seg: segs[td.seg], doc: td.doc, terms: tt, dl: uint16(td.dl)})
+			file.TailDocs = append(file.TailDocs, corpus.TailDoc{Seg: segs[td.seg], Doc: td.doc, Terms: tt, DL: uint16(td.dl)})
 		}
 		if c.tailTerms != int(f.tailTerms) {
 			return bad(i, "tail terms' total")
@@ -338,12 +373,12 @@ func (st *stateBlob) fileStates(segs []*segment, terms int) ([]*fileState, error
 		if lo, hi, ok = take(&c.lineIndex, f.lineIndex, len(st.lineIndex)); !ok {
 			return bad(i, "line index")
 		}
-		file.lineIndex = clip(st.lineIndex[lo:hi])
+		file.LineIndex = clip(st.lineIndex[lo:hi])
 		if lo, hi, ok = take(&c.convs, f.convs, len(st.fileConvs)); !ok {
 			return bad(i, "conversations")
 		}
-		file.convs = clip(st.fileConvs[lo:hi])
-		if id, over := firstOver(file.convs, len(st.convs)); over {
+		file.Convs = clip(st.fileConvs[lo:hi])
+		if id, over := firstOver(file.Convs, len(st.Convs)); over {
 			return bad(i, "conversation %d", id)
 		}
 		if err := st.recordTable(f, file, &cr); err != nil {
@@ -361,23 +396,23 @@ func (st *stateBlob) fileStates(segs []*segment, terms int) ([]*fileState, error
 
 // recordTable cuts file f's record table from the blob's columns, at *at;
 // a note's must be empty, and is left nil.
-func (st *stateBlob) recordTable(f *savedFile, fs *fileState, at *records.Counts) error {
+func (st *StateBlob) recordTable(f *savedFile, fs *corpus.File, at *records.Counts) error {
 	n := records.Counts{Recs: f.recs, Over: f.over, Spans: f.spans, Runs: f.runs, Descents: f.descents}
 	saved := records.Saved{Open: f.open, HasOpen: f.flags&savedHasOpen != 0, Fielded: f.flags&savedFielded != 0,
 		End: f.end, LastUnits: f.lastUnits, LastKey: f.lastKey, HasPend: f.flags&savedHasPend != 0,
 		PendLine: f.pendLine, PendConv: f.pendConv, PendTime: f.pendTime, PendSpan: f.pendSpan,
 		PendHasSpan: f.flags&savedPendHasSpan != 0, PendMeta: f.pendMeta, Lines: f.lines, EndUnits: f.endUnits}
-	t, err := st.recs.Cut(at, n, saved, len(st.convs))
+	t, err := st.recs.Cut(at, n, saved, len(st.Convs))
 	if err != nil {
 		return err
 	}
-	if !fs.form.IsRecord() {
+	if !fs.Form.IsRecord() {
 		if !t.Empty() {
 			return fmt.Errorf("records of a note")
 		}
 		return nil
 	}
-	fs.recs = t
+	fs.Recs = t
 	return nil
 }
 

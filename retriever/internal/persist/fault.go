@@ -1,4 +1,4 @@
-package retriever
+package persist
 
 // This file holds the catch of a fault on a mapped page of the cache entry
 // (spec §15, issue 18): a blob's file cut by someone else under the
@@ -68,50 +68,59 @@ type mappingFault struct {
 func (f *mappingFault) Error() string { return f.where + ": " + f.err.Error() }
 func (f *mappingFault) Unwrap() error { return f.err }
 
-// isFault reports whether err is a caught fault on a mapping.
-func isFault(err error) bool {
+// IsFault reports whether err is a caught fault on a mapping.
+func IsFault(err error) bool {
 	var f *mappingFault
 	return errors.As(err, &f)
 }
 
-// guardRun runs fn with a fault on a mapped page turned into a panic on this
-// goroutine, and that panic into a *mappingFault when the page is one of
-// the index's mappings; any other panic goes on.
-func (w *cacheWriter) guardRun(where string, fn func() error) (err error) {
-	defer w.guardRest(where, func(fault error) { err = fault })()
+// Guard runs the index's reads of mapped memory with a fault on a page of
+// the cache entry caught: it stands for the writer whose mappings they are
+// (none: an index without an entry, where a fault is a bug and crashes as
+// it would have).
+type Guard struct{ w *Writer }
+
+// Guard returns the guard of w's mappings; w may be nil (no entry).
+func (w *Writer) Guard() Guard { return Guard{w} }
+
+// Run runs fn with a fault on a mapped page turned into a panic on this
+// goroutine, and that panic into a fault error (IsFault) when the page is
+// one of the index's mappings; any other panic goes on.
+func (g Guard) Run(where string, fn func() error) (err error) {
+	defer g.Rest(where, func(fault error) { err = fault })()
 	return fn()
 }
 
-// guardRest guards the rest of the calling function, for a goroutine's
-// top (defer ix.cache.guardRest(...)()): it sets the goroutine's panic on fault
-// now, and the function it returns, deferred, puts it back and gives a
-// fault on one of the index's mappings to onFault; any other panic goes on.
-func (w *cacheWriter) guardRest(where string, onFault func(error)) func() {
+// Rest guards the rest of the calling function, for a goroutine's top
+// (defer g.Rest(...)()): it sets the goroutine's panic on fault now, and the
+// function it returns, deferred, puts it back and gives a fault on one of
+// the index's mappings to onFault; any other panic goes on.
+func (g Guard) Rest(where string, onFault func(error)) func() {
 	old := debug.SetPanicOnFault(true)
 	return func() {
 		debug.SetPanicOnFault(old)
 		if r := recover(); r != nil {
-			onFault(w.faultError(where, r))
+			onFault(g.faultError(where, r))
 		}
 	}
 }
 
 // faultError gives the fault r as a *mappingFault, or panics with r again
-// when it is not a fault on one of w's mappings.
-func (w *cacheWriter) faultError(where string, r any) error {
+// when it is not a fault on one of the writer's mappings.
+func (g Guard) faultError(where string, r any) error {
 	f, ok := r.(interface{ Addr() uintptr })
-	if ok && w != nil {
-		if err := w.guard.fault(f.Addr()); err != nil {
+	if ok && g.w != nil {
+		if err := g.w.guard.fault(f.Addr()); err != nil {
 			return &mappingFault{where: where, err: err}
 		}
 	}
 	panic(r)
 }
 
-// guardCall is guardRun for a call with a result.
-func guardCall[T any](ix *Index, where string, fn func() (T, error)) (T, error) {
+// Call is Guard.Run for a call with a result.
+func Call[T any](g Guard, where string, fn func() (T, error)) (T, error) {
 	var res T
-	err := ix.cache.guardRun(where, func() error {
+	err := g.Run(where, func() error {
 		var err error
 		res, err = fn()
 		return err
@@ -119,13 +128,13 @@ func guardCall[T any](ix *Index, where string, fn func() (T, error)) (T, error) 
 	return res, err
 }
 
-// guarded runs fn as guardRun does, and once more after dropping the entry
+// Guarded runs fn as Call does, and once more after dropping the entry
 // when it faulted: the second run reads the index indexed afresh.
-func guarded[T any](ix *Index, where string, fn func() (T, error)) (T, error) {
-	res, err := guardCall(ix, where, fn)
-	if isFault(err) {
-		ix.cache.dropMapping(err)
-		res, err = guardCall(ix, where, fn)
+func Guarded[T any](g Guard, where string, fn func() (T, error)) (T, error) {
+	res, err := Call(g, where, fn)
+	if IsFault(err) {
+		g.w.DropMapping(err)
+		res, err = Call(g, where, fn)
 	}
 	return res, err
 }
@@ -134,17 +143,17 @@ func guarded[T any](ix *Index, where string, fn func() (T, error)) (T, error) {
 // dropped, and the next write writes it whole. It reports a fault, after
 // which the writer's loop indexes the run afresh at once (no request may
 // come to do it).
-func (w *cacheWriter) writeGuarded() (faulted bool) {
+func (w *Writer) writeGuarded() (faulted bool) {
 	w.guard.inject("write")
-	err := w.ix.cache.guardRun("writing the cache entry", func() error { w.write(); return nil })
+	err := w.Guard().Run("writing the cache entry", func() error { w.write(); return nil })
 	if err != nil {
-		w.dropMapping(err)
+		w.DropMapping(err)
 	}
 	return err != nil
 }
 
 // stopping is a context cancelled when the writer is stopped.
-func (w *cacheWriter) stopping() context.Context {
+func (w *Writer) stopping() context.Context {
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() {
 		<-w.stop
@@ -153,12 +162,12 @@ func (w *cacheWriter) stopping() context.Context {
 	return ctx
 }
 
-// dropMapping drops everything restored from the entry, once, said in one
+// DropMapping drops everything restored from the entry, once, said in one
 // WARN: the entry's commit (the snapshot marked it corrupt), every file and
 // segment of the index. Callers that come while it runs wait for it, so
 // that none answers from the index being dropped. The caller must not hold
 // refreshMu.
-func (w *cacheWriter) dropMapping(err error) {
+func (w *Writer) DropMapping(err error) {
 	if w == nil {
 		return
 	}
@@ -172,14 +181,14 @@ func (w *cacheWriter) dropMapping(err error) {
 	g.mu.Lock()
 	g.cut = true // the stat check has nothing more to find
 	g.mu.Unlock()
-	ix := w.ix
-	ix.log.Warn("dropped the cache entry: a file of it was cut under the running server; the run is indexed afresh", zap.String("entry", w.entry.Dir()), zap.Error(err))
-	ix.refreshMu.Lock()
-	defer ix.refreshMu.Unlock()
+	h := w.host
+	h.Log.Warn("dropped the cache entry: a file of it was cut under the running server; the run is indexed afresh", zap.String("entry", w.entry.Dir()), zap.Error(err))
+	h.RefreshMu.Lock()
+	defer h.RefreshMu.Unlock()
 	w.mu.Lock()
 	clear(w.segBlobs) // the next write writes every segment again
 	w.mu.Unlock()
-	ix.forget()
+	h.Forget()
 }
 
 // faultOwner is a snapshot or a blob mapped alone (store): Fault reports a
@@ -200,8 +209,8 @@ func (g *mappingGuard) fault(addr uintptr) error {
 	return nil
 }
 
-// inject calls the guard's fault injection at point.
-func (w *cacheWriter) inject(point string) {
+// Inject calls the guard's fault injection at point.
+func (w *Writer) Inject(point string) {
 	if w != nil {
 		w.guard.inject(point)
 	}

@@ -1,7 +1,7 @@
-package retriever
+package persist
 
 // This file holds the persisted index's view of an index (spec §15, issue
-// 18): the committed state taken whole for the cache's writer (cache.go),
+// 18): the committed state taken whole for the cache's writer (writer.go),
 // and put back at open from the entry's last commit.
 //
 // A commit's blobs, in the manifest's order: the state (persist_codec.go),
@@ -12,7 +12,7 @@ package retriever
 // Reopening is restoring, then the ordinary update: the committed file
 // states come back whole (their head and window bytes, parser state and
 // pending tail), the segments mapped, and the first Refresh plans every
-// file exactly as following does (follow.go, §7 and §15): a file whose
+// file exactly as following does (the retriever's follow.go, §7 and §15): a file whose
 // identity, size, times (modification and inode change) match and whose
 // time is outside the racy window of its read is not read; one that grew
 // is read from its commit position with the stored parser state, after the
@@ -27,10 +27,8 @@ package retriever
 // instead would leave a search to find it, half-way through an answer.
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
-	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -38,59 +36,38 @@ import (
 
 	"runls/internal/store"
 	"runls/retriever/internal/bm25"
+	"runls/retriever/internal/corpus"
 )
 
 // The commit's first blobs; the segments follow.
 const (
-	blobState = iota
-	blobDict
-	blobStats
-	blobSegments
+	BlobState = iota
+	BlobDict
+	BlobStats
+	BlobSegments
 )
-
-// savedState is the committed state as the state blob holds it, and each
-// segment's place in it. The caller holds the index's read lock: the dead
-// bits are copied under it, as Kill writes them under the write lock.
-func (c *committed) savedState() (*savedIndex, map[*segment]uint32) {
-	st := &savedIndex{
-		seed:     c.seed,
-		nextID:   c.nextID,
-		agents:   slices.Clone(c.agents),
-		episodes: slices.Sorted(maps.Keys(c.episodes)),
-		dead:     make([][]uint64, len(c.segments)),
-		files:    slices.Collect(maps.Values(c.files)),
-	}
-	place := make(map[*segment]uint32, len(c.segments))
-	for i, s := range c.segments {
-		place[s] = uint32(i)
-		st.dead[i] = slices.Clone(s.DeadBits())
-	}
-	slices.SortFunc(st.files, func(a, b *fileState) int { return cmp.Compare(a.rel, b.rel) })
-	st.convs = c.convs.Names()
-	return st, place
-}
 
 // encodeCommitted encodes the committed state for the writer under the
 // read lock (searches go on; an update's commit waits for the copy),
 // released by a defer: the dictionary and statistics it encodes may be
 // mapped, and a fault reading them (fault.go) must not leave it held.
-func (w *cacheWriter) encodeCommitted() (st *savedIndex, state, dict, stats []byte, segs []*segment) {
-	w.ix.mu.RLock()
-	defer w.ix.mu.RUnlock()
-	st, place := w.ix.savedState()
-	return st, encodeState(nil, st, place), w.ix.dict.AppendEncoded(nil), w.ix.stats.AppendEncoded(nil), slices.Clone(w.ix.segments)
+func (w *Writer) encodeCommitted() (st *Saved, state, dict, stats []byte, segs []*corpus.Segment) {
+	w.host.Mu.RLock()
+	defer w.host.Mu.RUnlock()
+	st, place := Save(w.host.State)
+	return st, EncodeState(nil, st, place), w.host.State.Dict.AppendEncoded(nil), w.host.State.Stats.AppendEncoded(nil), slices.Clone(w.host.State.Segments)
 }
 
 // restoreIndex puts back the state snap holds, before the index's first update;
 // it gives the restored segments with their blobs, for the writer to keep.
 // Each blob is decoded inside its Access, so that a page cut under the
 // mapping is an error here, not a crash.
-func (w *cacheWriter) restoreIndex(snap *store.Snapshot) (map[*segment]store.BlobRef, error) {
+func (w *Writer) restoreIndex(snap *store.Snapshot) (map[*corpus.Segment]store.BlobRef, error) {
 	blobs := snap.Blobs()
-	if len(blobs) < blobSegments {
+	if len(blobs) < BlobSegments {
 		return nil, fmt.Errorf("%w: a commit of %d blobs", store.ErrCorrupt, len(blobs))
 	}
-	var st *stateBlob
+	var st *StateBlob
 	var dict *bm25.Dict
 	var stats *bm25.Stats
 	err := errors.Join(
@@ -103,31 +80,31 @@ func (w *cacheWriter) restoreIndex(snap *store.Snapshot) (map[*segment]store.Blo
 		// (read from the blob's file, not copied from its mapping, whose
 		// pages would stay the process's: some 90 MB at 1 GB)
 		func() error {
-			b, err := blobs[blobState].ReadAll()
+			b, err := blobs[BlobState].ReadAll()
 			if err == nil {
-				st, err = decodeState(b)
+				st, err = DecodeState(b)
 			}
 			return err
 		}(),
-		blobs[blobDict].Access(func(b []byte) (err error) { dict, err = bm25.DecodeDict(b); return err }),
-		blobs[blobStats].Access(func(b []byte) (err error) { stats, err = bm25.DecodeStats(b); return err }),
+		blobs[BlobDict].Access(func(b []byte) (err error) { dict, err = bm25.DecodeDict(b); return err }),
+		blobs[BlobStats].Access(func(b []byte) (err error) { stats, err = bm25.DecodeStats(b); return err }),
 	)
 	if err != nil {
 		return nil, err
 	}
-	if len(st.convs) < 2 || st.convs[0] != "" || st.convs[1] != "-" || stats.Parts() > len(st.agents) {
+	if len(st.Convs) < 2 || st.Convs[0] != "" || st.Convs[1] != "-" || stats.Parts() > len(st.Agents) {
 		return nil, fmt.Errorf("state blob: conversations or agents")
 	}
-	segs := make([]*segment, len(blobs)-blobSegments)
-	refs := make(map[*segment]store.BlobRef, len(segs))
-	if len(st.dead) != len(segs) {
-		return nil, fmt.Errorf("state blob: dead bits of %d segments for %d", len(st.dead), len(segs))
+	segs := make([]*corpus.Segment, len(blobs)-BlobSegments)
+	refs := make(map[*corpus.Segment]store.BlobRef, len(segs))
+	if len(st.Dead) != len(segs) {
+		return nil, fmt.Errorf("state blob: dead bits of %d segments for %d", len(st.Dead), len(segs))
 	}
-	for i, blob := range blobs[blobSegments:] {
+	for i, blob := range blobs[BlobSegments:] {
 		err := blob.Access(func(b []byte) error {
-			s, err := decodeSegment(b, uint32(len(st.convs)), st.nextID)
+			s, err := DecodeSegment(b, uint32(len(st.Convs)), st.NextID)
 			if err == nil {
-				err = s.SetDeadBits(st.dead[i])
+				err = s.SetDeadBits(st.Dead[i])
 			}
 			segs[i] = s
 			return err
@@ -137,37 +114,37 @@ func (w *cacheWriter) restoreIndex(snap *store.Snapshot) (map[*segment]store.Blo
 		}
 		refs[segs[i]] = blob.Ref()
 	}
-	files, err := st.fileStates(segs, dict.Len())
+	files, err := st.FileStates(segs, dict.Len(), w.host.Rules)
 	if err != nil {
 		return nil, err
 	}
 
-	w.ix.mu.Lock()
-	defer w.ix.mu.Unlock()
-	w.ix.seed = st.seed
-	w.ix.dict, w.ix.stats, w.ix.nextID = dict, *stats, st.nextID
-	w.ix.agents = st.agents
-	w.ix.agentIDs = make(map[string]uint32, len(st.agents))
-	for i, a := range st.agents {
-		w.ix.agentIDs[a] = uint32(i)
+	w.host.Mu.Lock()
+	defer w.host.Mu.Unlock()
+	w.host.State.Seed = st.Seed
+	w.host.State.Dict, w.host.State.Stats, w.host.State.NextID = dict, *stats, st.NextID
+	w.host.State.Agents = st.Agents
+	w.host.State.AgentIDs = make(map[string]uint32, len(st.Agents))
+	for i, a := range st.Agents {
+		w.host.State.AgentIDs[a] = uint32(i)
 	}
-	if len(st.agents) > 0 {
-		w.ix.stats.Grow(uint32(len(st.agents) - 1))
+	if len(st.Agents) > 0 {
+		w.host.State.Stats.Grow(uint32(len(st.Agents) - 1))
 	}
-	w.ix.episodes = make(map[string]bool, len(st.episodes))
-	for _, ep := range st.episodes {
-		w.ix.episodes[ep] = true
+	w.host.State.Episodes = make(map[string]bool, len(st.Episodes))
+	for _, ep := range st.Episodes {
+		w.host.State.Episodes[ep] = true
 	}
-	w.ix.setSegments(segs)
-	w.ix.byID = make([]*fileState, st.nextID)
+	w.host.State.SetSegments(segs)
+	w.host.State.ByID = make([]*corpus.File, st.NextID)
 	for _, fs := range files {
 		// Checked when read: a time within the racy window of the read is
 		// checked again at the first update, as following does.
-		fs.checkedAt = fs.readAt
-		w.ix.files[fs.rel] = fs
-		w.ix.byID[fs.id] = fs
+		fs.CheckedAt = fs.ReadAt
+		w.host.State.Files[fs.Rel] = fs
+		w.host.State.ByID[fs.ID] = fs
 	}
-	w.ix.convs.Restore(st.convs)
+	w.host.State.Convs.Restore(st.Convs)
 	return refs, nil
 }
 
@@ -241,32 +218,17 @@ func (g *mappingGuard) close() {
 	g.files, g.sizes, g.mapped = nil, nil, nil
 }
 
-// checkMapping drops the restored state when a blob it maps was cut; point
+// CheckMapping drops the restored state when a blob it maps was cut; point
 // names the caller for fault injection. The caller must not hold refreshMu.
 // Flushed segments' blobs are watched too (flush.go), so it runs without a
 // restored commit as well.
-func (w *cacheWriter) checkMapping(point string) {
+func (w *Writer) CheckMapping(point string) {
 	if w == nil {
 		return
 	}
 	if err := w.guard.check(); err != nil {
-		w.dropMapping(err)
+		w.DropMapping(err)
 		return
 	}
 	w.guard.inject(point)
-}
-
-// forget drops every file and segment, as a new index: the next update
-// reads the run afresh. The caller holds refreshMu.
-func (ix *Index) forget() {
-	ix.mu.Lock()
-	defer ix.mu.Unlock()
-	ix.commits.Add(1)
-	ix.files, ix.byID, ix.nextID = map[string]*fileState{}, nil, 0
-	ix.setSegments(nil)
-	ix.stats = bm25.Stats{}
-	ix.stats.Grow(uint32(max(len(ix.agents), 1) - 1))
-	ix.dict = bm25.NewDict()
-	ix.episodes = map[string]bool{}
-	ix.fw.markAllDirty() // every folder walked, with or without events
 }

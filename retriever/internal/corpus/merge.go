@@ -1,27 +1,27 @@
-package retriever
+package corpus
 
 // This file holds compaction: the segments the engine's merge policy picks
 // merged into one, and the files' references moved to it.
 
 import "runls/retriever/internal/bm25"
 
-// compact merges segments as bm25.MergeCandidates says. It runs at the end of an
+// Compact merges segments as bm25.MergeCandidates says. It runs at the end of an
 // update, under the write lock, when no read of a file is under way: the
 // file states it rewrites are the current ones, and no update holds an older.
 // It gives the segments it replaced and their merge (nil when every piece
 // was dead), for flushMerged.
-func (ix *Index) compact() (merged *segment, replaced []*segment) {
-	small := ix.mergeCandidates()
+func (c *State) Compact(layerMin int) (merged *Segment, replaced []*Segment) {
+	small := c.MergeCandidates()
 	if len(small) == 0 {
 		return nil, nil
 	}
-	merged, moved := mergeSegments(small, ix.searcher.Tuning.LayerMin)
-	gone := make(map[*segment][]uint32, len(small))
+	merged, moved := MergeSegments(small, layerMin)
+	gone := make(map[*Segment][]uint32, len(small))
 	for i, s := range small {
 		gone[s] = moved[i]
 	}
-	var keep []*segment
-	for _, s := range ix.segments {
+	var keep []*Segment
+	for _, s := range c.Segments {
 		if gone[s] == nil {
 			keep = append(keep, s)
 		}
@@ -29,9 +29,9 @@ func (ix *Index) compact() (merged *segment, replaced []*segment) {
 	if merged.Docs() > 0 {
 		keep = append(keep, merged)
 	}
-	ix.setSegments(keep)
-	for _, fs := range ix.files {
-		ix.moveRefs(fs, gone, merged)
+	c.SetSegments(keep)
+	for _, fs := range c.Files {
+		c.moveRefs(fs, gone, merged)
 	}
 	if merged.Docs() == 0 {
 		merged = nil
@@ -40,16 +40,16 @@ func (ix *Index) compact() (merged *segment, replaced []*segment) {
 }
 
 // moveRefs points a file's ranges and tail docs at the merged segment.
-func (c *committed) moveRefs(fs *fileState, gone map[*segment][]uint32, merged *segment) {
+func (c *State) moveRefs(fs *File, gone map[*Segment][]uint32, merged *Segment) {
 	touched := false
-	for _, r := range fs.ranges {
-		if gone[r.seg] != nil {
+	for _, r := range fs.Ranges {
+		if gone[r.Seg] != nil {
 			touched = true
 			break
 		}
 	}
-	for _, td := range fs.tailDocs {
-		if gone[td.seg] != nil {
+	for _, td := range fs.TailDocs {
+		if gone[td.Seg] != nil {
 			touched = true
 			break
 		}
@@ -57,16 +57,16 @@ func (c *committed) moveRefs(fs *fileState, gone map[*segment][]uint32, merged *
 	if !touched {
 		return
 	}
-	var ranges []docRange
-	for _, r := range fs.ranges {
-		m := gone[r.seg]
+	var ranges []Range
+	for _, r := range fs.Ranges {
+		m := gone[r.Seg]
 		if m == nil {
 			ranges = append(ranges, r)
 			continue
 		}
 		// Live pieces keep their order, so a range stays a range.
 		lo, hi := uint32(0), uint32(0)
-		for d := r.lo; d < r.hi; d++ {
+		for d := r.Lo; d < r.Hi; d++ {
 			if n := m[d]; n != 0 {
 				if hi == 0 {
 					lo = n - 1
@@ -75,41 +75,41 @@ func (c *committed) moveRefs(fs *fileState, gone map[*segment][]uint32, merged *
 			}
 		}
 		if hi > lo {
-			ranges = append(ranges, docRange{seg: merged, lo: lo, hi: hi})
+			ranges = append(ranges, Range{Seg: merged, Lo: lo, Hi: hi})
 		}
 	}
-	var tail []tailDoc
-	for _, td := range fs.tailDocs {
-		m := gone[td.seg]
+	var tail []TailDoc
+	for _, td := range fs.TailDocs {
+		m := gone[td.Seg]
 		if m == nil {
 			tail = append(tail, td)
 			continue
 		}
-		if n := m[td.doc]; n != 0 {
-			td.seg, td.doc = merged, n-1
+		if n := m[td.Doc]; n != 0 {
+			td.Seg, td.Doc = merged, n-1
 			tail = append(tail, td)
 		}
 	}
-	fs.ranges, fs.tailDocs = ranges, tail
+	fs.Ranges, fs.TailDocs = ranges, tail
 }
 
-// mergeSegments writes the live pieces of segments, in order, into one. For
+// MergeSegments writes the live pieces of segments, in order, into one. For
 // each source it returns the new id + 1 of each of its pieces (0: dead).
-func mergeSegments(src []*segment, layerMin int) (*segment, [][]uint32) {
+func MergeSegments(src []*Segment, layerMin int) (*Segment, [][]uint32) {
 	engine := make([]*bm25.Segment, len(src))
 	for i, s := range src {
 		engine[i] = s.Segment
 	}
 	merged, moved := bm25.Merge(engine, layerMin)
-	var cols rawColumns
+	var cols RawColumns
 	for i, s := range src {
 		for d, n := range moved[i] {
 			if n != 0 {
-				cols.addFrom(&s.pieceColumns, uint32(d), n-1)
+				cols.AddFrom(&s.Columns, uint32(d), n-1)
 			}
 		}
 	}
-	m := &segment{Segment: merged}
-	m.narrow(&cols)
+	m := &Segment{Segment: merged}
+	m.Narrow(&cols)
 	return m, moved
 }

@@ -1,4 +1,4 @@
-package retriever
+package persist
 
 // This file holds the bound on the process's memory while a run is first
 // indexed (issue 18): a Go memory limit derived from the run's size, its
@@ -24,6 +24,7 @@ import (
 	"runtime/debug"
 
 	"runls/retriever/internal/bm25"
+	"runls/retriever/internal/corpus"
 )
 
 const (
@@ -68,50 +69,50 @@ const (
 	flushedLimitPerFile      = 5 << 10
 )
 
-// memoryUse is what a first indexing holds: the run's bytes and files to
+// MemoryUse is what a first indexing holds: the run's bytes and files to
 // read, and with flushed the bytes its workers read into their batches
 // (workers x batchBytesFor), whose segments are flushed as they are made.
-type memoryUse struct {
-	runBytes, files int64
-	flushed         bool
-	batches         int64
+type MemoryUse struct {
+	RunBytes, Files int64
+	Flushed         bool
+	Batches         int64
 	// sortExtra is what the workers' sort buffers take beyond a quarter
 	// of their postings logs: the smallest batches are sorted in one pass
 	// (onePass).
-	sortExtra int64
+	SortExtra int64
 }
 
-// sortExtra is what workers one-pass sorts of batches of batchBytes take
+// SortExtra is what workers one-pass sorts of batches of batchBytes take
 // beyond their quarter-log buffers, if their batches are sorted so.
-func sortExtra(workers int, batchBytes int64) int64 {
-	if !onePass(batchBytes) {
+func SortExtra(workers int, batchBytes int64) int64 {
+	if !corpus.OnePass(batchBytes) {
 		return 0
 	}
 	return int64(workers) * bm25.SortBufferExtra(batchBytes)
 }
 
-// limit is the Go memory limit for indexing a run of u.runBytes in u.files
+// Limit is the Go memory limit for indexing a run of u.RunBytes in u.Files
 // files.
-func (u memoryUse) limit() int64 {
-	if u.flushed {
-		return flushedLimitBase + u.batches*flushedLimitPerBatchByte + int64(float64(u.runBytes)*flushedLimitPerRunByte) + u.files*flushedLimitPerFile + u.sortExtra
+func (u MemoryUse) Limit() int64 {
+	if u.Flushed {
+		return flushedLimitBase + u.Batches*flushedLimitPerBatchByte + int64(float64(u.RunBytes)*flushedLimitPerRunByte) + u.Files*flushedLimitPerFile + u.SortExtra
 	}
-	return memoryLimitBase + int64(float64(u.runBytes)*memoryLimitPerRunByte) + u.files*memoryLimitPerFile + u.sortExtra
+	return memoryLimitBase + int64(float64(u.RunBytes)*memoryLimitPerRunByte) + u.Files*memoryLimitPerFile + u.SortExtra
 }
 
-// boundMemory sets the process's memory limit for the first indexing u
+// BoundMemory sets the process's memory limit for the first indexing u
 // describes, unless the user set one (GOMEMLIMIT) or a lower one is set.
-func boundMemory(u memoryUse) {
+func BoundMemory(u MemoryUse) {
 	if os.Getenv("GOMEMLIMIT") != "" {
 		return
 	}
-	limit := u.limit()
+	limit := u.Limit()
 	if cur := debug.SetMemoryLimit(-1); cur != math.MaxInt64 && cur <= limit {
 		return
 	}
 	debug.SetMemoryLimit(limit)
 }
 
-// releaseMemory gives the heap's free pages back to the kernel, after the
+// ReleaseMemory gives the heap's free pages back to the kernel, after the
 // first indexing (a collection, then the scavenger's pass).
-func releaseMemory() { debug.FreeOSMemory() }
+func ReleaseMemory() { debug.FreeOSMemory() }

@@ -1,4 +1,4 @@
-package retriever
+package corpus
 
 import "testing"
 
@@ -17,14 +17,14 @@ func TestNarrowLines(t *testing.T) {
 		lines = append(lines, l)
 	}
 	lines = append(lines, 255, 256, 511, 1<<31, 7) // steps around a byte's reach
-	var s pieceColumns
+	var s Columns
 	s.narrowLines(lines)
 	for d, want := range lines {
-		if got := s.lineOf(uint32(d)); got != want {
+		if got := s.LineOf(uint32(d)); got != want {
 			t.Fatalf("piece %d: line %d, want %d", d, got, want)
 		}
 	}
-	if len(s.farLine) == 0 {
+	if len(s.FarLines) == 0 {
 		t.Fatal("no far lines: the test means some")
 	}
 }

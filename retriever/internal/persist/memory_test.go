@@ -1,9 +1,11 @@
-package retriever
+package persist
 
 import (
 	"math"
 	"runtime/debug"
 	"testing"
+
+	"runls/retriever/internal/corpus"
 )
 
 // The bound is set from the run's size, never raises a lower limit, and
@@ -14,18 +16,18 @@ func TestBoundMemory(t *testing.T) {
 
 	debug.SetMemoryLimit(math.MaxInt64)
 	t.Setenv("GOMEMLIMIT", "")
-	boundMemory(memoryUse{runBytes: 1 << 30})
-	if got, want := debug.SetMemoryLimit(-1), (memoryUse{runBytes: 1 << 30}).limit(); got != want {
+	BoundMemory(MemoryUse{RunBytes: 1 << 30})
+	if got, want := debug.SetMemoryLimit(-1), (MemoryUse{RunBytes: 1 << 30}).Limit(); got != want {
 		t.Errorf("limit %d, want %d", got, want)
 	}
-	boundMemory(memoryUse{runBytes: 10 << 30}) // a higher bound does not replace a lower one
-	if got, want := debug.SetMemoryLimit(-1), (memoryUse{runBytes: 1 << 30}).limit(); got != want {
+	BoundMemory(MemoryUse{RunBytes: 10 << 30}) // a higher bound does not replace a lower one
+	if got, want := debug.SetMemoryLimit(-1), (MemoryUse{RunBytes: 1 << 30}).Limit(); got != want {
 		t.Errorf("after a larger run: limit %d, want %d", got, want)
 	}
 
 	debug.SetMemoryLimit(math.MaxInt64)
 	t.Setenv("GOMEMLIMIT", "8GiB")
-	boundMemory(memoryUse{runBytes: 1 << 30})
+	BoundMemory(MemoryUse{RunBytes: 1 << 30})
 	if got := debug.SetMemoryLimit(-1); got != math.MaxInt64 {
 		t.Errorf("with GOMEMLIMIT set: limit %d, want none", got)
 	}
@@ -36,7 +38,7 @@ func TestBoundMemory(t *testing.T) {
 // such a run (where the collector would run without end).
 func TestMemoryLimitCountsFiles(t *testing.T) {
 	const runBytes = 200 << 20
-	few, many := memoryUse{runBytes: runBytes, files: 800}.limit(), memoryUse{runBytes: runBytes, files: 100_000}.limit()
+	few, many := MemoryUse{RunBytes: runBytes, Files: 800}.Limit(), MemoryUse{RunBytes: runBytes, Files: 100_000}.Limit()
 	if got, want := many-few, int64(100_000-800)*memoryLimitPerFile; got != want {
 		t.Errorf("100,000 files over 800: %d more, want %d", got, want)
 	}
@@ -57,12 +59,12 @@ func TestMemoryLimitCountsFiles(t *testing.T) {
 // 28 MiB batches).
 func TestMemoryLimitFlushed(t *testing.T) {
 	const gb = 1 << 30
-	u := memoryUse{runBytes: gb, files: 800, flushed: true, batches: 2 * (gb / maxBatchShare)}
-	heap := memoryUse{runBytes: gb, files: 800}
-	if got := float64(u.limit()) / gb; got > 0.46 || got < 0.33+0.08 {
+	u := MemoryUse{RunBytes: gb, Files: 800, Flushed: true, Batches: 2 * (gb / corpus.MaxBatchShare)}
+	heap := MemoryUse{RunBytes: gb, Files: 800}
+	if got := float64(u.Limit()) / gb; got > 0.46 || got < 0.33+0.08 {
 		t.Errorf("flushed limit at 1 GB: %.2fx the run, want room above 0.33x and at most 0.46x", got)
 	}
-	if u.limit() >= heap.limit() {
-		t.Errorf("flushed limit %d not below the heap-only one %d", u.limit(), heap.limit())
+	if u.Limit() >= heap.Limit() {
+		t.Errorf("flushed limit %d not below the heap-only one %d", u.Limit(), heap.Limit())
 	}
 }

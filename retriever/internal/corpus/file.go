@@ -1,0 +1,155 @@
+package corpus
+
+import (
+	"slices"
+	"sync/atomic"
+
+	"runls/recordformat"
+	"runls/retriever/internal/records"
+)
+
+// File is what the index knows of one agent file. A committed File
+// is read by searches under the index's read lock and never written: an
+// update works on a copy (Update.Next) and the commit swaps it in. Slices that only
+// grow (LineIndex, Ranges) may share their backing arrays between versions,
+// since a reader never looks past its own length. The one exception is
+// Compact, which points Ranges and TailDocs at a merged segment under the
+// write lock, with new slices, when no update is under way.
+type File struct {
+	ID      uint32
+	Rel     string // slash-separated path relative to the run folder
+	Episode string // the episode folder's name
+	EpNum   string // its number without leading zeros
+	Agent   uint32
+	Form    recordformat.Form
+	// Layout is a record file's layout (spec §2 "Other layouts"), decided
+	// from its head when LayoutSet and kept for the file's whole life: a
+	// file that changes layout mid-way keeps the one it started with. A
+	// file read again from its start (Fresh) decides it again.
+	Layout    recordformat.Layout
+	LayoutSet bool
+	// FirstUnits is the UTF-16 length of a foreign log's first line, the
+	// range of its one diagnostic.
+	FirstUnits uint32
+
+	// identity and content checks at the last read
+	Dev, Ino uint64
+	Size     int64
+	Mtime    int64
+	Ctime    int64 // the inode's change time: a rewrite that set mtime back moves it
+	ReadPos  int64
+	// CheckedAt is when the file was last stat'd and read or checked (unix
+	// ns); read and written only by updates, which the retriever's refreshMu orders.
+	CheckedAt int64
+	// ReadAt is when the content was last read (unix ns): unlike CheckedAt
+	// it is set before the commit and never after, so the cache's writer
+	// reads it beside updates (the retriever's reopen.go).
+	ReadAt int64
+	Head   []byte // the first bytes read, to tell a rewrite
+	Window []byte // the bytes just before readPos, likewise
+	Binary bool
+
+	// the pending tail: bytes [CommitPos, ReadPos) are ingested again when
+	// more arrives; Tail holds them when they are few (else they are re-read)
+	CommitPos  int64
+	CommitLine uint32
+	InRecord   bool
+	Tail       []byte
+	TailDocs   []TailDoc
+
+	Ranges    []Range
+	LineIndex []int64 // start offset of every lineIndexEvery-th line
+
+	// Recs is a record file's records (internal/records); nil for a note, which
+	// has none (most files are notes: an empty table is nine slices), and
+	// read through Records.
+	Recs  *records.Table
+	Convs []uint32 // conversation ids written in the file, sorted
+
+	Warned *Warnings // shared by all versions of the file
+	// Memo holds what was found by reading the file's records back
+	// (the retriever's failures.go, stacktraces.go: its fileMemo, which this
+	// package does not know), shared by the versions of one reading
+	// of the file: a new one when it is read again from its start; nil:
+	// nothing kept.
+	Memo any
+}
+
+// Warnings makes each WARN about a file happen once.
+type Warnings struct {
+	Unfielded atomic.Bool
+}
+
+type TailDoc struct {
+	Seg   *Segment
+	Doc   uint32
+	Terms []uint32
+	DL    uint16
+}
+
+type Range struct {
+	Seg    *Segment
+	Lo, Hi uint32
+}
+
+const (
+	CheckBytes   = 32       // head and window kept to tell a rewrite
+	MaxTailBytes = 64 << 10 // a longer pending tail is re-read, not kept
+)
+
+// Clone starts the next version of a file for an update that appends.
+func (fs *File) Clone() *File {
+	n := *fs
+	if fs.Recs != nil {
+		t := fs.Recs.AfterCommit()
+		n.Recs = &t
+	}
+	n.TailDocs = nil
+	n.Tail = nil
+	return &n
+}
+
+// Fresh starts a version of a file read from its start.
+func (fs *File) Fresh(memo any) *File {
+	return &File{
+		ID: fs.ID, Rel: fs.Rel, Episode: fs.Episode, EpNum: fs.EpNum,
+		Agent: fs.Agent, Form: fs.Form, Warned: fs.Warned, Recs: NewRecords(fs.Form),
+		Memo: memo,
+	}
+}
+
+// Conversational reports whether the file's records carry the
+// conversation field and follow §5's rules 2-4: a record file in the run's
+// own layout. A foreign log's records are read as notes (spec §2), with
+// their times.
+func (fs *File) Conversational() bool { return fs.Form.IsRecord() && !fs.Layout.Foreign() }
+
+// Records returns the file's record table: an empty one for a note.
+func (fs *File) Records() *records.Table {
+	if fs.Recs == nil {
+		return &noRecords
+	}
+	return fs.Recs
+}
+
+// noRecords is the record table of every note: never written (a record
+// file has a table of its own, NewRecords).
+var noRecords records.Table
+
+// NewRecords returns the empty table a file of form f starts with: nil for
+// a note.
+func NewRecords(f recordformat.Form) *records.Table {
+	if !f.IsRecord() {
+		return nil
+	}
+	return &records.Table{}
+}
+
+func (fs *File) AddConv(id uint32) {
+	if i, found := slices.BinarySearch(fs.Convs, id); !found {
+		fs.Convs = slices.Insert(slices.Clip(fs.Convs), i, id)
+	}
+}
+
+// Indexed reports whether the file counts as indexed (spec §9 run/info).
+func (fs *File) Indexed() bool { return !fs.Binary }

@@ -1,0 +1,220 @@
+package corpus
+
+// This file holds the pieces' own columns in a segment (lines, offsets,
+// conversations, reading flags, masked text, told-message hashes): how a
+// builder collects them, how they are narrowed, and how a merge moves them.
+
+import (
+	"cmp"
+	"slices"
+
+	"runls/retriever/internal/bm25"
+)
+
+const (
+	FlagReadingMask = 0b11 // note, told, said
+	FlagUnfielded   = 1 << 2
+	FlagMasked      = 1 << 3
+	// FlagProse: the piece is part of a JSON line's prose (spec §2 "JSON
+	// lines"); its start and length are offsets in that prose, and its
+	// location is the whole line.
+	FlagProse = 1 << 4
+)
+
+// Columns are the columns a segment keeps of each piece besides the
+// engine's, never the text: the text is read again from the file for the
+// few pieces a search returns. The columns are narrowed where the values
+// allow (16-bit offsets and conversations, line steps of a byte, with the
+// rare wide value aside), since with postings they are most of the index's
+// memory.
+type Columns struct {
+	// 0-based line: LineBase[d/LineGroup] + LineStep[d], or FarLines[d]
+	// where the step does not fit a byte (see LineOf)
+	LineBase []uint32
+	LineStep []uint8
+	FarLines []FarLine // by piece, ascending
+	Flags    []uint8
+
+	Start16 []uint16               // byte offset of the piece in its line, as written in the file
+	Blen16  []uint16               // byte length of the piece in the file
+	Wide    bm25.Sparse[[2]uint32] // start and length of pieces that do not fit 16 bits
+	Conv16  []uint16               // index into convs
+	ConvIDs []uint32               // conversation ids (0: none, plain files and unfielded records)
+	Conv32  []uint32               // the ids themselves, in a batch with too many for conv16
+
+	Masked   bm25.Sparse[string] // text of pieces whose text differs from the file's (masking)
+	ToldHash bm25.Sparse[uint64] // hash of the whole trimmed message of told pieces
+}
+
+// wideMark stands in a 16-bit column for a value kept in Wide.
+const wideMark = 0xffff
+
+// LineGroup is how many pieces share a base line. Pieces of a file are in
+// line order and a line has a piece or a few, so a piece's line is a step of
+// a byte from its group's base nearly always: a byte and a bit a piece, not
+// four.
+const LineGroup = 64
+
+// FarMark stands in LineStep for a line kept in FarLines.
+const FarMark = 0xff
+
+func (s *Columns) LineOf(d uint32) uint32 {
+	if v := s.LineStep[d]; v != FarMark {
+		return s.LineBase[d/LineGroup] + uint32(v)
+	}
+	i, _ := slices.BinarySearchFunc(s.FarLines, d, func(e FarLine, d uint32) int { return cmp.Compare(e.Doc, d) })
+	return s.FarLines[i].Line
+}
+
+// FarLine is the line of a piece whose step from its group's base does not
+// fit a byte: in a group that spans the end of a long file and the start of
+// the next. A slice, not a map: a run of many such files keeps 8 bytes each.
+type FarLine struct{ Doc, Line uint32 }
+
+// narrowLines lays out the line column: each group's base is its smallest
+// line (groups can span files, whose lines start again at 0).
+func (s *Columns) narrowLines(line []uint32) {
+	s.LineBase = make([]uint32, (len(line)+LineGroup-1)/LineGroup)
+	s.LineStep = make([]uint8, len(line))
+	for g := range s.LineBase {
+		s.LineBase[g] = slices.Min(line[g*LineGroup : min(len(line), (g+1)*LineGroup)])
+	}
+	for d, l := range line {
+		step := l - s.LineBase[d/LineGroup]
+		if step >= FarMark {
+			s.FarLines = append(s.FarLines, FarLine{uint32(d), l})
+			step = FarMark
+		}
+		s.LineStep[d] = uint8(step)
+	}
+}
+
+func (s *Columns) StartOf(d uint32) uint32 {
+	if v := s.Start16[d]; v != wideMark {
+		return uint32(v)
+	}
+	w, _ := s.Wide.Get(d)
+	return w[0]
+}
+
+func (s *Columns) BlenOf(d uint32) uint32 {
+	if v := s.Blen16[d]; v != wideMark {
+		return uint32(v)
+	}
+	w, _ := s.Wide.Get(d)
+	return w[1]
+}
+
+func (s *Columns) ConvOf(d uint32) uint32 {
+	if s.Conv32 != nil {
+		return s.Conv32[d]
+	}
+	return s.ConvIDs[s.Conv16[d]]
+}
+
+// RawColumns are the columns of pieces as a builder collects them.
+type RawColumns struct {
+	Line  []uint32
+	Start []uint32
+	Blen  []uint32
+	Conv  []uint32
+	Flags []uint8
+
+	Masked   bm25.Sparse[string]
+	ToldHash bm25.Sparse[uint64]
+}
+
+// Narrow lays raw columns out as a segment's.
+func (s *Columns) Narrow(src *RawColumns) {
+	s.Flags = slices.Clone(src.Flags)
+	s.narrowLines(src.Line)
+	s.Masked, s.ToldHash = src.Masked, src.ToldHash
+	s.Masked.Clip()
+	s.ToldHash.Clip()
+	n := len(src.Flags)
+	s.Start16, s.Blen16 = make([]uint16, n), make([]uint16, n)
+	for d := 0; d < n; d++ {
+		st, bl := src.Start[d], src.Blen[d]
+		if st >= wideMark || bl >= wideMark {
+			s.Wide.Set(uint32(d), [2]uint32{st, bl})
+			s.Start16[d], s.Blen16[d] = wideMark, wideMark
+			continue
+		}
+		s.Start16[d], s.Blen16[d] = uint16(st), uint16(bl)
+	}
+	// Conversations: a batch rarely holds more distinct ids than 16 bits
+	// number; one that does keeps them whole.
+	index := map[uint32]uint16{}
+	s.Conv16 = make([]uint16, n)
+	for d := 0; d < n; d++ {
+		c := src.Conv[d]
+		i, ok := index[c]
+		if !ok {
+			if len(s.ConvIDs) == 1<<16 {
+				s.Conv16, s.ConvIDs, s.Conv32 = nil, nil, slices.Clone(src.Conv)
+				return
+			}
+			i = uint16(len(s.ConvIDs))
+			index[c] = i
+			s.ConvIDs = append(s.ConvIDs, c)
+		}
+		s.Conv16[d] = i
+	}
+}
+
+// Piece is the columns of one piece.
+type Piece struct {
+	Hash  uint64
+	File  uint32
+	Line  uint32
+	Start uint32
+	Blen  uint32
+	Conv  uint32
+	Flags uint8
+}
+
+// Add appends one piece's columns.
+func (r *RawColumns) Add(d Piece) {
+	r.Line = append(r.Line, d.Line)
+	r.Start = append(r.Start, d.Start)
+	r.Blen = append(r.Blen, d.Blen)
+	r.Conv = append(r.Conv, d.Conv)
+	r.Flags = append(r.Flags, d.Flags)
+}
+
+// Reserve makes room for p more pieces.
+func (r *RawColumns) Reserve(p int) {
+	r.Line, r.Start, r.Blen = slices.Grow(r.Line, p), slices.Grow(r.Start, p), slices.Grow(r.Blen, p)
+	r.Conv, r.Flags = slices.Grow(r.Conv, p), slices.Grow(r.Flags, p)
+}
+
+// AddFrom appends the columns of piece d of s, which becomes piece n.
+func (r *RawColumns) AddFrom(s *Columns, d, n uint32) {
+	r.Line = append(r.Line, s.LineOf(d))
+	r.Start = append(r.Start, s.StartOf(d))
+	r.Blen = append(r.Blen, s.BlenOf(d))
+	r.Conv = append(r.Conv, s.ConvOf(d))
+	r.Flags = append(r.Flags, s.Flags[d])
+	if t, ok := s.Masked.Get(d); ok {
+		r.Masked.Set(n, t)
+	}
+	if h, ok := s.ToldHash.Get(d); ok {
+		r.ToldHash.Set(n, h)
+	}
+}
+
+// ColumnBytes returns the bytes the columns take (capacity of their slices,
+// 16 bytes a wide entry).
+func (s *Columns) ColumnBytes() int64 {
+	return int64(cap(s.LineBase)+cap(s.ConvIDs)+cap(s.Conv32))*4 +
+		int64(cap(s.LineStep)) + int64(cap(s.FarLines))*8 +
+		int64(cap(s.Start16)+cap(s.Blen16)+cap(s.Conv16))*2 + int64(cap(s.Flags)) +
+		int64(s.Wide.Len())*16
+}
+
+// ToldHashOf returns the hash of told piece d's whole trimmed message (0
+// for other pieces).
+func (s *Columns) ToldHashOf(d uint32) uint64 {
+	h, _ := s.ToldHash.Get(d)
+	return h
+}
