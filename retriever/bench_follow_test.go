@@ -125,9 +125,7 @@ func watchBench(b *testing.B, ix *Index) (stop func()) {
 	wctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- ix.Watch(wctx, nil) }()
-	ix.fw.mu.Lock()
-	n := len(ix.fw.folders)
-	ix.fw.mu.Unlock()
+	n, _, _, _ := ix.fw.Counts()
 	waitWatched(b, ix, n)
 	return func() { cancel(); <-done }
 }

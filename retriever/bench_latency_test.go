@@ -22,7 +22,7 @@ func BenchmarkRareWordParts(b *testing.B) {
 	ix, opts := indexedBenchRun(b)
 	ctx := context.Background()
 	defer watchBench(b, ix)()
-	for ix.fw.currentBarrier() == nil {
+	for ix.fw.CurrentBarrier() == nil {
 		time.Sleep(time.Millisecond)
 	}
 	var rare []string

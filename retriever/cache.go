@@ -75,7 +75,7 @@ func (ix *Index) cacheHost() persist.Host {
 			ix.mu.Lock()
 			defer ix.mu.Unlock()
 			ix.state.Forget()
-			ix.fw.markAllDirty() // every folder walked, with or without events
+			ix.fw.MarkAllDirty() // every folder walked, with or without events
 		},
 		Reindex: func(ctx context.Context) { ix.update(ctx, nil) },
 	}

@@ -69,7 +69,7 @@ func levelOf(rel string) int {
 // outside is reported once.
 type scan struct {
 	ix       *Index
-	cs       changeSet
+	cs       runfs.ChangeSet
 	full     bool
 	old      map[string]*dirState // the folder cache before the scan
 	dirs     map[string]*dirState // after it (the same map when incremental)
@@ -107,21 +107,21 @@ var (
 // time of the folder that holds it. Polling relies on that; events make even
 // the folder's stat unneeded.
 func (ix *Index) discover() (*scan, error) {
-	cs := ix.fw.take()
+	cs := ix.fw.Take()
 	sc := &scan{ix: ix, cs: cs, old: ix.fw.dirs, removed: map[string]bool{},
 		visited: map[string]bool{}, fresh: map[string]bool{}}
 	left := ix.fw.left
 	ix.fw.left = leftover{}
 	if len(left.names) > 0 {
-		if sc.cs.names == nil {
-			sc.cs.names = map[string]bool{}
+		if sc.cs.Names == nil {
+			sc.cs.Names = map[string]bool{}
 		}
-		maps.Copy(sc.cs.names, left.names)
+		maps.Copy(sc.cs.Names, left.names)
 	}
 	maps.Copy(sc.removed, left.removed)
 	sc.episodes = left.episodes
 	var err error
-	if !cs.events || cs.all || sc.old["."] == nil {
+	if !cs.Events || cs.All || sc.old["."] == nil {
 		sc.full, sc.episodes = true, true
 		sc.dirs = make(map[string]*dirState, len(sc.old))
 		ix.fw.unreadable = map[string]bool{}
@@ -135,12 +135,16 @@ func (ix *Index) discover() (*scan, error) {
 		err = sc.changes()
 	}
 	if err != nil {
-		ix.fw.markAllDirty()
+		ix.fw.MarkAllDirty()
 		return nil, err
 	}
 	ix.fw.dirs = sc.dirs
 	if sc.tree || sc.full {
-		ix.fw.setFolders(sc.dirs)
+		folders := make(map[string]uint64, len(sc.dirs))
+		for rel, d := range sc.dirs {
+			folders[rel] = d.ino
+		}
+		ix.fw.SetFolders(folders)
 	}
 	return sc, nil
 }
@@ -151,7 +155,7 @@ func (ix *Index) discover() (*scan, error) {
 func (sc *scan) changes() error {
 	fw := &sc.ix.fw
 	var todo []string
-	for _, set := range []map[string]bool{sc.cs.dirs, sc.cs.polled, fw.unreadable} {
+	for _, set := range []map[string]bool{sc.cs.Dirs, sc.cs.Polled, fw.unreadable} {
 		for rel := range set {
 			todo = append(todo, rel)
 		}
@@ -173,12 +177,12 @@ func (sc *scan) changes() error {
 			if !fw.unreadable[rel] {
 				continue
 			}
-			if p := sc.dirs[parentOf(rel)]; p == nil || !contains(p.dirs, rel[strings.LastIndexByte(rel, '/')+1:]) {
+			if p := sc.dirs[runfs.Parent(rel)]; p == nil || !contains(p.dirs, rel[strings.LastIndexByte(rel, '/')+1:]) {
 				delete(fw.unreadable, rel)
 				continue
 			}
 		}
-		m := visitMode{force: sc.cs.dirs[rel], poll: sc.cs.polled[rel] || fw.unreadable[rel]}
+		m := visitMode{force: sc.cs.Dirs[rel], poll: sc.cs.Polled[rel] || fw.unreadable[rel]}
 		if err := sc.visit(nil, "", rel, m); err != nil {
 			return err
 		}
@@ -236,7 +240,7 @@ func levelDepth(rel string) int {
 // below it in this scan.
 func (sc *scan) covered(rel string) bool {
 	for rel != "." {
-		rel = parentOf(rel)
+		rel = runfs.Parent(rel)
 		if sc.fresh[rel] {
 			return true
 		}
@@ -255,7 +259,7 @@ func (sc *scan) statNamed() {
 		if _, ok := sc.found[rel]; ok {
 			return
 		}
-		dir := parentOf(rel)
+		dir := runfs.Parent(rel)
 		if levelOf(dir) != levelAgent || sc.visited[dir] && !fw.pollFiles[rel] {
 			return
 		}
@@ -266,7 +270,7 @@ func (sc *scan) statNamed() {
 		}
 		byDir[dir] = append(byDir[dir], rel)
 	}
-	for rel := range sc.cs.names {
+	for rel := range sc.cs.Names {
 		add(rel)
 	}
 	for rel := range fw.pollFiles {
@@ -281,7 +285,7 @@ func (sc *scan) statNamed() {
 			info, err := r.Lstat(rel[len(dir)+1:])
 			fw.stats.Add(1)
 			if err == nil && info.Mode().IsRegular() {
-				sc.found[rel] = sc.candidate(rel, runfs.StatOf(info), sc.cs.names[rel])
+				sc.found[rel] = sc.candidate(rel, runfs.StatOf(info), sc.cs.Names[rel])
 			}
 		}
 		r.Close()
@@ -355,7 +359,7 @@ func (sc *scan) files(r *os.Root, rel string, d, old *dirState, infos []runfs.St
 	}
 	for i, f := range d.files {
 		frel := rel + "/" + f
-		evented := sc.cs.names[frel]
+		evented := sc.cs.Names[frel]
 		isNew := infos != nil && (old == nil || !contains(old.files, f))
 		if !m.poll && !evented && !isNew {
 			continue
@@ -400,7 +404,7 @@ func (sc *scan) subfolders(r *os.Root, rel string, d, old *dirState, listed bool
 			j, ok := slices.BinarySearch(oldDirs(old), sub)
 			replaced = !ok || old.dirIDs[j] != d.dirIDs[i]
 		}
-		if replaced || sc.cs.names[srel] {
+		if replaced || sc.cs.Names[srel] {
 			sc.drop(srel)
 			if err := sc.visit(r, sub, srel, freshWalk); err != nil {
 				return err

@@ -153,9 +153,8 @@ func TestWalkSkipsUnchangedFolders(t *testing.T) {
 func waitWatched(t testing.TB, ix *Index, n int) {
 	t.Helper()
 	waitFor(t, "every folder watched", func() bool {
-		ix.fw.mu.Lock()
-		ready := len(ix.fw.watched) == n && len(ix.fw.polled) == 0 && ix.fw.bar != nil
-		ix.fw.mu.Unlock()
+		_, watched, polled, bar := ix.fw.Counts()
+		ready := watched == n && polled == 0 && bar
 		if ready {
 			ix.refreshMu.Lock() // the update that watched the last of them has ended
 			ix.refreshMu.Unlock()

@@ -228,9 +228,7 @@ func (ix *Index) refresh(ctx context.Context, progress func(Progress)) (Changes,
 		}
 	}
 	defer func() {
-		fw.mu.Lock()
-		fw.polledFiles = len(fw.pollFiles)
-		fw.mu.Unlock()
+		fw.SetPolledFiles(len(fw.pollFiles))
 	}()
 	if len(tasks) == 0 && len(removed) == 0 {
 		if episodes != nil {
@@ -346,7 +344,7 @@ func readJobs(tasks []*task) []readJob {
 	open := map[string]int{} // a folder's job that still takes files
 	var jobs []readJob
 	for _, t := range tasks {
-		dir, n := parentOf(t.c.rel), t.size-t.from
+		dir, n := runfs.Parent(t.c.rel), t.size-t.from
 		if n >= jobBytes {
 			jobs = append(jobs, readJob{dir: dir, tasks: []*task{t}, size: n})
 			continue

@@ -32,7 +32,7 @@ func (sc *scan) list(r *os.Root, rel string, force bool, m *visitMode) (*dirStat
 	}
 	dev, ino := runfs.FileID(info)
 	mtime := info.ModTime().UnixNano()
-	if ix.fw.watch(rel, ino) {
+	if ix.fw.Watch(rel, ino) {
 		m.poll = true
 	}
 	old := sc.old[rel]

@@ -50,7 +50,7 @@ func (ix *Index) fresh(ctx context.Context, answer func() (Result, error)) (Resu
 // The mappings are checked once a request, before its first read of them:
 // by Refresh's update without a barrier, here with one.
 func (ix *Index) freshOnce(ctx context.Context, answer func() (Result, error)) (Result, error) {
-	b := ix.fw.currentBarrier()
+	b := ix.fw.CurrentBarrier()
 	if b == nil {
 		if _, err := ix.Refresh(ctx, nil); err != nil {
 			return Result{}, err

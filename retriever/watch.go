@@ -3,7 +3,6 @@ package retriever
 import (
 	"context"
 	"errors"
-	"maps"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -46,10 +45,10 @@ func (ix *Index) Watch(ctx context.Context, onChange func(Changes)) error {
 	if onChange != nil {
 		defer ix.subs.add(onChange)()
 	}
-	if !ix.fw.start() {
+	if !ix.fw.Start() {
 		return errors.New("watch: the index is already watched")
 	}
-	defer ix.fw.stop()
+	defer ix.fw.Stop()
 
 	newWatcher := ix.fw.newWatcher
 	if newWatcher == nil {
@@ -94,19 +93,19 @@ func (ix *Index) Watch(ctx context.Context, onChange func(Changes)) error {
 	// it, so that what changes after the listing raises an event; the
 	// folders of earlier updates are polled (their changes since were not
 	// watched) until an update visits them and watches them.
-	ix.fw.setAdder(wt.add)
-	if ix.fw.empty() {
+	ix.fw.SetAdder(wt.add)
+	if ix.fw.Empty() {
 		// Nothing was indexed yet: the folders to watch are found first.
 		if _, err := ix.update(ctx, nil); err != nil && ctx.Err() == nil {
 			ix.once.warn("watch:refresh", "updating the index failed; it is tried again at the next change", zap.Error(err))
 		}
 	}
-	bar, err := runfs.NewBarrier(ix.root, w, ix.fw.markAllDirty)
+	bar, err := runfs.NewBarrier(ix.root, w, ix.fw.MarkAllDirty)
 	if err != nil {
 		ix.once.warn("watch:barrier", "searches list the run folder: no private folder for the watcher's barrier", zap.Error(err))
 	} else {
 		defer bar.Close()
-		ix.fw.setBarrier(bar)
+		ix.fw.SetBarrier(bar)
 	}
 	kick()
 
@@ -132,6 +131,7 @@ func (wt *watcher) loop(ctx context.Context, bar *runfs.Barrier, kick func()) er
 	}
 	poll := time.NewTicker(pollInterval)
 	defer poll.Stop()
+	folders := ix.fw.Kick()
 
 	events, errs := wt.w.Events, wt.w.Errors
 	for {
@@ -160,25 +160,25 @@ func (wt *watcher) loop(ctx context.Context, bar *runfs.Barrier, kick func()) er
 			}
 			// Events were lost, perhaps a barrier's too: the next update walks
 			// every folder, which is what the searches waiting need.
-			ix.fw.markAllDirty()
+			ix.fw.MarkAllDirty()
 			if bar != nil {
 				bar.Lost()
 			}
 			schedule()
-		case <-ix.fw.kick:
+		case <-folders:
 			wt.sync()
 		case <-timer.C:
 			pending = false
 			kick()
 		case <-poll.C:
-			if ix.fw.polling() {
+			if ix.fw.Polling() {
 				kick()
 			}
 		}
 		if events == nil && errs == nil {
 			// The watcher stopped on its own: poll from now on.
 			ix.once.warn("watch:poll", "file-system events stopped: polling the run folder instead", zap.Duration("every", pollInterval))
-			ix.fw.noEvents()
+			ix.fw.NoEvents()
 			if bar != nil {
 				bar.Lost()
 			}
@@ -209,7 +209,7 @@ func (ix *Index) poll(ctx context.Context) error {
 // (the barrier failed or is late), the next update walks every folder
 // instead; log tells so.
 func (f *followState) awaitEvents(ctx context.Context, log *zap.Logger) error {
-	return f.askEvents(f.currentBarrier(), log).await(ctx)
+	return f.askEvents(f.CurrentBarrier(), log).await(ctx)
 }
 
 // askedEvents is awaitEvents in two halves: askEvents writes to the barrier
@@ -246,7 +246,7 @@ func (a askedEvents) await(ctx context.Context) error {
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	a.fw.markAllDirty()
+	a.fw.MarkAllDirty()
 	a.log.Info("the watcher's events are late or lost: this update walks the run folder", zap.Error(err))
 	return nil
 }
@@ -258,7 +258,7 @@ func (a askedEvents) await(ctx context.Context) error {
 // watcher the table is read as the last update left it (the watcher's or the
 // next search's): a walk per request is what issue 13 took away.
 func (ix *Index) freshIfWatched(ctx context.Context) error {
-	if ix.fw.currentBarrier() == nil {
+	if ix.fw.CurrentBarrier() == nil {
 		return nil
 	}
 	_, err := ix.Refresh(ctx, nil)
@@ -303,21 +303,6 @@ func (ss *subscribers) notify(c Changes) {
 	}
 }
 
-// changeSet is what an incremental update looks at, taken from the watcher's
-// events since the last update (or the whole run folder, when all is set or
-// events are off). An event that names a path marks it (names): a file
-// written, or a file or folder created, removed, renamed or changed in its
-// attributes; any event but a write also marks the folder that holds the path
-// (dirs), whose listing it may have changed. A folder that is not watched is
-// polled at every update (polled).
-type changeSet struct {
-	events bool // a healthy watcher and barrier: the rest is valid
-	all    bool // events were lost: walk every folder
-	dirs   map[string]bool
-	names  map[string]bool
-	polled map[string]bool
-}
-
 // leftover is what a cancelled update found and did not do: files to plan,
 // files to drop, and whether the episodes changed.
 type leftover struct {
@@ -341,27 +326,15 @@ func (f *followState) leave(files []string, removed []*corpus.File, episodes boo
 }
 
 // followState is what discovery keeps between updates and what the watcher
-// tells it. dirs, unreadable and pollFiles are read and written by updates
-// only, under refreshMu; the rest is under mu.
+// tells it (runfs.Events, under its own lock). dirs, unreadable, pollFiles
+// and left are read and written by updates only, under refreshMu.
 type followState struct {
 	dirs       map[string]*dirState // by slash path relative to the root, "." the root
 	unreadable map[string]bool      // folders that exist but cannot be read: tried at each update
 	pollFiles  map[string]bool      // files no event covers (hard links, failed reads): a stat at each update
 	left       leftover             // what a cancelled update did not do
 
-	mu         sync.Mutex
-	watching   bool
-	bar        *runfs.Barrier    // set while events are healthy
-	watched    map[string]uint64 // folders under watch, with the inode watched
-	folders    map[string]uint64 // the folders of the last update, with their inodes
-	polled     map[string]bool   // folders of the last update that are not watched
-	allDirty   bool
-	dirtyDirs  map[string]bool
-	dirtyNames map[string]bool
-	adder      func(rel string, ino uint64) error // watches a folder; nil: no watcher
-	kick       chan struct{}                      // tells the watcher that the folders changed
-	// polledFiles is len(pollFiles) after the last update.
-	polledFiles int
+	runfs.Events // the watcher's view: folders watched and polled, the changes its events marked
 
 	listings atomic.Int64 // folders listed (read) by updates, for tests
 	stats    atomic.Int64 // stats of files and folders by updates, for tests
@@ -372,161 +345,4 @@ type followState struct {
 	newWatcher  func() (*fsnotify.Watcher, error)
 	addWatch    func(w *fsnotify.Watcher, path string) error
 	listed      func(rel string) // a folder was listed
-}
-
-func (f *followState) start() bool {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.watching {
-		return false
-	}
-	f.watching = true
-	f.watched = map[string]uint64{}
-	f.kick = make(chan struct{}, 1)
-	f.updatePolled()
-	return true
-}
-
-func (f *followState) stop() {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.watching = false
-	f.bar = nil
-	f.adder = nil
-	f.watched = nil
-	f.polled = nil
-	f.dirtyDirs, f.dirtyNames = nil, nil
-}
-
-// empty reports whether no update found the run's folders yet.
-func (f *followState) empty() bool {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.folders == nil
-}
-
-func (f *followState) setAdder(add func(rel string, ino uint64) error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.adder = add
-}
-
-// watch makes sure a running watcher watches folder rel at inode ino, and
-// reports whether it began to now: then what changed in the folder before
-// is polled by the caller. A folder that cannot be watched stays polled.
-func (f *followState) watch(rel string, ino uint64) bool {
-	f.mu.Lock()
-	add := f.adder
-	if add == nil || !f.watching || f.watched[rel] == ino {
-		f.mu.Unlock()
-		return false
-	}
-	f.mu.Unlock()
-	if add(rel, ino) != nil {
-		return false
-	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.watched == nil {
-		return false // the watcher stopped meanwhile
-	}
-	f.watched[rel] = ino
-	delete(f.polled, rel)
-	return true
-}
-
-func (f *followState) setBarrier(b *runfs.Barrier) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.bar = b
-}
-
-func (f *followState) currentBarrier() *runfs.Barrier {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.bar
-}
-
-// noEvents says that events stopped: every update walks every folder.
-func (f *followState) noEvents() {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.bar = nil
-	f.allDirty = true
-}
-
-func (f *followState) markAllDirty() {
-	f.mu.Lock()
-	f.allDirty = true
-	f.mu.Unlock()
-}
-
-// polling reports whether some folders or files are polled.
-func (f *followState) polling() bool {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return len(f.polled) > 0 || f.polledFiles > 0
-}
-
-// take returns the changes since the last take and starts a new set.
-func (f *followState) take() changeSet {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	cs := changeSet{events: f.bar != nil, all: f.allDirty, dirs: f.dirtyDirs, names: f.dirtyNames}
-	if len(f.polled) > 0 {
-		cs.polled = maps.Clone(f.polled)
-	}
-	f.allDirty = false
-	f.dirtyDirs, f.dirtyNames = nil, nil
-	return cs
-}
-
-// mark records an event that names rel; listing tells whether it may have
-// changed the listing of the folder that holds rel. Under mu.
-func (f *followState) mark(rel string, listing bool) {
-	if f.dirtyNames == nil {
-		f.dirtyNames = map[string]bool{}
-	}
-	f.dirtyNames[rel] = true
-	if !listing {
-		return
-	}
-	if f.dirtyDirs == nil {
-		f.dirtyDirs = map[string]bool{}
-	}
-	f.dirtyDirs[parentOf(rel)] = true
-	if rel == "." {
-		f.dirtyDirs["."] = true
-	}
-}
-
-// setFolders records the folders an update found, and tells a running
-// watcher that they changed.
-func (f *followState) setFolders(dirs map[string]*dirState) {
-	folders := make(map[string]uint64, len(dirs))
-	for rel, d := range dirs {
-		folders[rel] = d.ino
-	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.folders = folders
-	if !f.watching {
-		return
-	}
-	f.updatePolled()
-	select {
-	case f.kick <- struct{}{}:
-	default:
-	}
-}
-
-// updatePolled lists the folders of the last update that are not watched
-// (or watched at another inode). Under mu.
-func (f *followState) updatePolled() {
-	f.polled = map[string]bool{}
-	for rel, ino := range f.folders {
-		if w, ok := f.watched[rel]; !ok || w != ino {
-			f.polled[rel] = true
-		}
-	}
 }

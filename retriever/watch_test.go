@@ -102,12 +102,7 @@ func TestWatchNewFolders(t *testing.T) {
 	must(t, os.MkdirAll(filepath.Join(root, "episode-3/c/x/y"), 0o755))
 	writeFile(t, root, "episode-3/c/x/y/c.txt", "apple sea\n")
 	waitFor(t, "the new agent's file", func() bool { return hasPiece(t, ix, "episode-3/c/x/y/c.txt:0:0 note apple sea") })
-	waitFor(t, "the new folders watched", func() bool {
-		ix.fw.mu.Lock()
-		defer ix.fw.mu.Unlock()
-		_, ok := ix.fw.watched["episode-3/c/x/y"]
-		return ok
-	})
+	waitFor(t, "the new folders watched", func() bool { return ix.fw.IsWatched("episode-3/c/x/y") })
 	appendFile(t, root, "episode-3/c/x/y/c.txt", "apple more\n")
 	waitFor(t, "an append in the new folder", func() bool { return hasPiece(t, ix, "episode-3/c/x/y/c.txt:1:0 note apple more") })
 
@@ -203,9 +198,7 @@ func watchedRun(t *testing.T, files map[string]string, opts Options) (*Index, st
 		t.Fatal(err)
 	}
 	startWatch(t, ix)
-	ix.fw.mu.Lock()
-	n := len(ix.fw.folders)
-	ix.fw.mu.Unlock()
+	n, _, _, _ := ix.fw.Counts()
 	waitWatched(t, ix, n)
 	return ix, root
 }
@@ -394,9 +387,8 @@ func TestWatchSomeFoldersUnwatched(t *testing.T) {
 	}
 	startWatch(t, ix)
 	waitFor(t, "the folders watched", func() bool {
-		ix.fw.mu.Lock()
-		defer ix.fw.mu.Unlock()
-		return len(ix.fw.watched) == 3 && len(ix.fw.polled) == 2 && ix.fw.bar != nil
+		_, watched, polled, bar := ix.fw.Counts()
+		return watched == 3 && polled == 2 && bar
 	})
 	// The watcher's first update sets those as it goes, and then gives
 	// every file of the folders it began to watch a stat: let it end before

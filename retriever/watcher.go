@@ -30,29 +30,10 @@ func (wt *watcher) event(ev fsnotify.Event) bool {
 	if !ok {
 		return false
 	}
-	f := &wt.ix.fw
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if !f.watching {
-		return true
-	}
-	f.mark(rel, ev.Op&^fsnotify.Write != 0)
-	if ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename) {
-		// A watched folder that went away (or moved) loses its watch, and so
-		// do the folders below it: fsnotify would report what happens in a
-		// moved folder under its old path. The next sync watches what is at
-		// those paths now; until then they are polled.
-		for w := range f.watched {
-			if w == rel || rel == "." || strings.HasPrefix(w, rel+"/") {
-				delete(f.watched, w)
-				_ = wt.w.Remove(runfs.Abs(wt.ix.root, w)) // the kernel may have dropped it already
-				if _, ok := f.folders[w]; ok {
-					f.polled[w] = true
-				}
-			}
-		}
-	}
-	return true
+	gone := ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename)
+	return wt.ix.fw.Event(rel, ev.Op&^fsnotify.Write != 0, gone, func(w string) {
+		_ = wt.w.Remove(runfs.Abs(wt.ix.root, w)) // the kernel may have dropped it already
+	})
 }
 
 // add watches the folder rel, listed at inode ino. A folder that cannot be
@@ -89,15 +70,9 @@ func (wt *watcher) add(rel string, ino uint64) error {
 // replaced): a folder moved keeps its watch, an inode's, under its old path,
 // which a watch of its new path would reuse, reporting its events there.
 func (wt *watcher) sync() {
-	f := &wt.ix.fw
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	for rel, ino := range f.watched {
-		if f.folders[rel] != ino {
-			delete(f.watched, rel)
-			_ = wt.w.Remove(runfs.Abs(wt.ix.root, rel)) // usually gone with its folder
-		}
-	}
+	wt.ix.fw.Sync(func(rel string) {
+		_ = wt.w.Remove(runfs.Abs(wt.ix.root, rel)) // usually gone with its folder
+	})
 }
 
 // sameID returns nil when info is the folder of inode ino.
@@ -120,12 +95,4 @@ func (wt *watcher) rel(name string) (string, bool) {
 		return "", false
 	}
 	return filepath.ToSlash(r), true
-}
-
-func parentOf(rel string) string {
-	i := strings.LastIndexByte(rel, '/')
-	if i < 0 {
-		return "."
-	}
-	return rel[:i]
 }

@@ -3,8 +3,9 @@
 // the racy-time rule (identity.go), opened folders whose files open with
 // no link followed (folder*.go), the open handles results are read through
 // (handles.go), and what watching needs of the system: the barrier that
-// tells when every event queued before a search has been read (barrier.go)
-// and which folders raise no event (watch_*.go).
+// tells when every event queued before a search has been read (barrier.go),
+// which folders raise no event (watch_*.go), and what the events tell the
+// updates: the folders watched and polled, the paths marked (changes.go).
 //
 // It knows no index, table, segment, cache or masker: discovery and
 // following, which decide what an update reads, are the retriever's; this

@@ -1,0 +1,284 @@
+package runfs
+
+// This file holds what the watcher's events tell the updates (spec §7): the
+// folders under watch and those polled, the paths events marked since the
+// last update, and the barrier while events are healthy. The retriever's
+// watcher (watcher.go) records its events here and its discovery
+// (discover.go) takes them, with what it makes of them.
+
+import (
+	"maps"
+	"strings"
+	"sync"
+)
+
+// Events is the watcher's view of the run folder, shared by the watcher's
+// goroutine and the updates: everything under its own lock.
+type Events struct {
+	mu         sync.Mutex
+	watching   bool
+	bar        *Barrier          // set while events are healthy
+	watched    map[string]uint64 // folders under watch, with the inode watched
+	folders    map[string]uint64 // the folders of the last update, with their inodes
+	polled     map[string]bool   // folders of the last update that are not watched
+	allDirty   bool
+	dirtyDirs  map[string]bool
+	dirtyNames map[string]bool
+	adder      func(rel string, ino uint64) error // watches a folder; nil: no watcher
+	kick       chan struct{}                      // tells the watcher that the folders changed
+	// polledFiles is how many files the last update polled.
+	polledFiles int
+}
+
+// ChangeSet is what an incremental update looks at, taken from the watcher's
+// events since the last update (or the whole run folder, when all is set or
+// events are off). An event that names a path marks it (Names): a file
+// written, or a file or folder created, removed, renamed or changed in its
+// attributes; any event but a write also marks the folder that holds the path
+// (Dirs), whose listing it may have changed. A folder that is not watched is
+// polled at every update (Polled).
+type ChangeSet struct {
+	Events bool // a healthy watcher and barrier: the rest is valid
+	All    bool // events were lost: walk every folder
+	Dirs   map[string]bool
+	Names  map[string]bool
+	Polled map[string]bool
+}
+
+func (f *Events) Start() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.watching {
+		return false
+	}
+	f.watching = true
+	f.watched = map[string]uint64{}
+	f.kick = make(chan struct{}, 1)
+	f.updatePolled()
+	return true
+}
+
+func (f *Events) Stop() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.watching = false
+	f.bar = nil
+	f.adder = nil
+	f.watched = nil
+	f.polled = nil
+	f.dirtyDirs, f.dirtyNames = nil, nil
+}
+
+// Empty reports whether no update found the run's folders yet.
+func (f *Events) Empty() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.folders == nil
+}
+
+func (f *Events) SetAdder(add func(rel string, ino uint64) error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.adder = add
+}
+
+// Watch makes sure a running watcher watches folder rel at inode ino, and
+// reports whether it began to now: then what changed in the folder before
+// is polled by the caller. A folder that cannot be watched stays polled.
+func (f *Events) Watch(rel string, ino uint64) bool {
+	f.mu.Lock()
+	add := f.adder
+	if add == nil || !f.watching || f.watched[rel] == ino {
+		f.mu.Unlock()
+		return false
+	}
+	f.mu.Unlock()
+	if add(rel, ino) != nil {
+		return false
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.watched == nil {
+		return false // the watcher stopped meanwhile
+	}
+	f.watched[rel] = ino
+	delete(f.polled, rel)
+	return true
+}
+
+func (f *Events) SetBarrier(b *Barrier) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.bar = b
+}
+
+func (f *Events) CurrentBarrier() *Barrier {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.bar
+}
+
+// NoEvents says that events stopped: every update walks every folder.
+func (f *Events) NoEvents() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.bar = nil
+	f.allDirty = true
+}
+
+func (f *Events) MarkAllDirty() {
+	f.mu.Lock()
+	f.allDirty = true
+	f.mu.Unlock()
+}
+
+// Polling reports whether some folders or files are polled.
+func (f *Events) Polling() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return len(f.polled) > 0 || f.polledFiles > 0
+}
+
+// Take returns the changes since the last take and starts a new set.
+func (f *Events) Take() ChangeSet {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	cs := ChangeSet{Events: f.bar != nil, All: f.allDirty, Dirs: f.dirtyDirs, Names: f.dirtyNames}
+	if len(f.polled) > 0 {
+		cs.Polled = maps.Clone(f.polled)
+	}
+	f.allDirty = false
+	f.dirtyDirs, f.dirtyNames = nil, nil
+	return cs
+}
+
+// mark records an event that names rel; listing tells whether it may have
+// changed the listing of the folder that holds rel. Under mu.
+func (f *Events) mark(rel string, listing bool) {
+	if f.dirtyNames == nil {
+		f.dirtyNames = map[string]bool{}
+	}
+	f.dirtyNames[rel] = true
+	if !listing {
+		return
+	}
+	if f.dirtyDirs == nil {
+		f.dirtyDirs = map[string]bool{}
+	}
+	f.dirtyDirs[Parent(rel)] = true
+	if rel == "." {
+		f.dirtyDirs["."] = true
+	}
+}
+
+// SetFolders records the folders an update found (by slash path, with
+// their inodes), and tells a running
+// watcher that they changed.
+func (f *Events) SetFolders(folders map[string]uint64) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.folders = folders
+	if !f.watching {
+		return
+	}
+	f.updatePolled()
+	select {
+	case f.kick <- struct{}{}:
+	default:
+	}
+}
+
+// updatePolled lists the folders of the last update that are not watched
+// (or watched at another inode). Under mu.
+func (f *Events) updatePolled() {
+	f.polled = map[string]bool{}
+	for rel, ino := range f.folders {
+		if w, ok := f.watched[rel]; !ok || w != ino {
+			f.polled[rel] = true
+		}
+	}
+}
+
+// Parent is the slash path of the folder that holds rel (".": the run
+// folder).
+func Parent(rel string) string {
+	i := strings.LastIndexByte(rel, '/')
+	if i < 0 {
+		return "."
+	}
+	return rel[:i]
+}
+
+// Event records an event that names rel, and reports whether the index may
+// need an update; listing tells whether it may have changed the listing of
+// the folder that holds rel, gone that rel went away or moved: then a
+// watched folder at or below it loses its watch (unwatch is called for
+// it), since the system would report what happens in a moved folder under
+// its old path, and it is polled until the next update watches what is at
+// its path now.
+func (f *Events) Event(rel string, listing, gone bool, unwatch func(rel string)) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if !f.watching {
+		return true
+	}
+	f.mark(rel, listing)
+	if !gone {
+		return true
+	}
+	for w := range f.watched {
+		if w == rel || rel == "." || strings.HasPrefix(w, rel+"/") {
+			delete(f.watched, w)
+			unwatch(w)
+			if _, ok := f.folders[w]; ok {
+				f.polled[w] = true
+			}
+		}
+	}
+	return true
+}
+
+// Sync stops watching the folders that left the run folder or were
+// replaced (unwatch is called for each): a folder moved keeps its watch,
+// an inode's, under its old path, which a watch of its new path would
+// reuse, reporting its events there.
+func (f *Events) Sync(unwatch func(rel string)) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for rel, ino := range f.watched {
+		if f.folders[rel] != ino {
+			delete(f.watched, rel)
+			unwatch(rel)
+		}
+	}
+}
+
+// Kick is told when the folders of an update changed while watching.
+func (f *Events) Kick() <-chan struct{} {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.kick
+}
+
+// SetPolledFiles records how many files the last update polled.
+func (f *Events) SetPolledFiles(n int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.polledFiles = n
+}
+
+// Counts are the folders of the last update, those watched and those
+// polled, and whether a barrier is set: what tests wait for.
+func (f *Events) Counts() (folders, watched, polled int, barrier bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return len(f.folders), len(f.watched), len(f.polled), f.bar != nil
+}
+
+// IsWatched reports whether folder rel is under watch.
+func (f *Events) IsWatched(rel string) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	_, ok := f.watched[rel]
+	return ok
+}
