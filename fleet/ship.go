@@ -309,21 +309,79 @@ func (s *shipper) recover(ctx context.Context) error {
 			return err
 		}
 	}
+	held, err := s.heldSettled(ctx)
+	if err != nil {
+		return err
+	}
 	for p, m := range s.state.Inflight {
 		if from, ok := s.state.From[p]; ok && !tallied {
 			s.untallied[p] = from
 		}
-		ids, err := s.st.RecordIDs(ctx, s.opts.Run, p, m.Pos.Offset)
-		if err != nil {
-			return err
-		}
-		s.held[p] = ids
+		s.held[p] = held[p]
 		if f := s.state.Files[p]; f != nil {
 			f.Pos, f.Records, f.Size = m.Pos, m.Records, -1
 		}
 	}
 	s.state.Inflight, s.state.Batch, s.state.From = nil, "", nil
 	return nil
+}
+
+// settleRounds bounds how many times recover asks the store again while
+// what it holds of the batch in flight still grows, a settleEvery apart.
+// A loaded machine's front node can still be reading a killed shipper's
+// request seconds after Settle has passed (TestShipKilled held 383
+// records twice at load 20 when recover asked once): asking until two
+// answers agree sends again only what the store never took. settleEvery
+// is longer than the front node's own buffer (a fixed one-second timer,
+// which a flush does not reach), so a request still being read shows
+// between two answers.
+const (
+	settleRounds = 20
+	settleEvery  = 2 * time.Second
+)
+
+// heldSettled lists, per file in flight, the record ids the store holds
+// from the file's old position on, once two answers a settleEvery apart
+// agree (or after settleRounds, with the last answer).
+func (s *shipper) heldSettled(ctx context.Context) (map[string]map[string]bool, error) {
+	var last map[string]map[string]bool
+	for round := 0; round < settleRounds; round++ {
+		if round > 0 {
+			select {
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			case <-time.After(settleEvery):
+			}
+			flush(ctx, s.st)
+		}
+		held := make(map[string]map[string]bool, len(s.state.Inflight))
+		for p, m := range s.state.Inflight {
+			ids, err := s.st.RecordIDs(ctx, s.opts.Run, p, m.Pos.Offset)
+			if err != nil {
+				return nil, err
+			}
+			held[p] = ids
+		}
+		if last != nil && sameCounts(last, held) {
+			return held, nil
+		}
+		last = held
+	}
+	return last, nil
+}
+
+// sameCounts says whether a and b hold as many ids for each file: ids are
+// only ever added, so equal counts are equal sets.
+func sameCounts(a, b map[string]map[string]bool) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for p, ids := range a {
+		if len(b[p]) != len(ids) {
+			return false
+		}
+	}
+	return true
 }
 
 // pass ships what the run holds beyond each file's position.

@@ -460,3 +460,78 @@ func TestTallyCountsEntries(t *testing.T) {
 		t.Errorf("the tallies' term counts differ from the entries' pieces")
 	}
 }
+
+// lateStore is a memStore whose failAt'th batch is lost to its sender (as
+// if killed mid-request) and shows in the store only at its release'th
+// flush: a front node still reading a dead shipper's request.
+type lateStore struct {
+	*memStore
+	failAt, release int
+	ships, flushes  int
+	late            *memStore // the batch not shown yet
+}
+
+func (l *lateStore) Ship(ctx context.Context, b Batch) error {
+	l.ships++
+	if l.ships == l.failAt {
+		l.late = &memStore{}
+		_ = l.late.Ship(ctx, b) // copies the batch, which the shipper reuses
+		return errors.New("the shipper was killed")
+	}
+	return l.memStore.Ship(ctx, b)
+}
+
+func (l *lateStore) Flush(ctx context.Context) error {
+	l.flushes++
+	if l.flushes >= l.release {
+		l.show()
+	}
+	return nil
+}
+
+// show makes the late batch held.
+func (l *lateStore) show() {
+	if l.late == nil {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.entries = append(l.entries, l.late.entries...)
+	for id, t := range l.late.tallies {
+		if l.tallies == nil {
+			l.tallies, l.tallied = map[string]*Tally{}, map[string]int64{}
+		}
+		l.tallies[id] = t
+	}
+	for r, n := range l.late.tallied {
+		l.tallied[r] += n
+	}
+	l.late = nil
+}
+
+// TestShipRecoverWaitsForLateBatch: the batch in flight when a shipper
+// died shows in the store only after the restarted shipper's first look;
+// the restart must not send it again (TestShipKilled held records twice
+// at load 20 this way when recover looked once).
+func TestShipRecoverWaitsForLateBatch(t *testing.T) {
+	root := generated(t, 1<<20, 4)
+	want := expectedRecords(t, root, true)
+	state := filepath.Join(t.TempDir(), "state.json")
+	ctx := context.Background()
+	m := &memStore{}
+	killed := &lateStore{memStore: m, failAt: 3, release: 1 << 30}
+	if _, err := Ship(ctx, killed, openRun(t, root, true, ""), ShipOptions{Run: "r", StateFile: state, BatchBytes: 64 << 10}); err == nil {
+		t.Fatal("the first ship did not stop at its lost batch")
+	}
+	// The restart's settle flushes once, then it looks; the batch shows
+	// at the flush after that look.
+	restart := &lateStore{memStore: m, release: 2, late: killed.late}
+	if _, err := Ship(ctx, restart, openRun(t, root, true, ""), ShipOptions{Run: "r", StateFile: state, BatchBytes: 64 << 10, Settle: time.Millisecond}); err != nil {
+		t.Fatal(err)
+	}
+	restart.show() // had it not shown yet, it does now
+	h, _ := m.Held(ctx, []string{"r"})
+	if h["r"].Records != want || h["r"].Unique != want {
+		t.Errorf("the store holds %+v, want each of %d records once", h["r"], want)
+	}
+}

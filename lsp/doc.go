@@ -55,10 +55,21 @@
 //     among its first 50 records, else its first record's first line), from
 //     what is indexed so far; absent without an episode or when it has none.
 //     A bad episode answers -32602 naming it.
-//   - Requests that arrive while indexing: run/search and workspace/symbol wait
-//     for the first indexing to end (a workspace/symbol request with a
-//     workDoneToken shows that wait as progress); run/info answers at once, its
-//     indexing field telling how far indexing is.
+//   - Requests that arrive while indexing: run/search waits for the first
+//     indexing at most retriever.PartialGrace (0.5 s), then answers from what
+//     is indexed so far, with the notice {"field": "indexing", "value": "40%"}
+//     (spec §12, issue 33; retriever.Index.SearchPartial; the first index
+//     takes the highest-numbered episode first). The grace is there so that a
+//     small run (the sample run, indexed and searched by a whole runls
+//     search in under 0.1 s at a load of 15: the editors' end-to-end tests
+//     search it right after opening it) is still answered
+//     completely; an engine without SearchPartial is waited for as before.
+//     The editors are not yet told when the rest arrives: a client asks
+//     again (run/info's indexing.done says when). workspace/symbol waits for
+//     the first indexing to end (its answer, a list of symbols, has no place
+//     for the notice; with a workDoneToken it shows that wait as progress),
+//     as do run/records, run/failures and the document requests; run/info
+//     answers at once, its indexing field telling how far indexing is.
 //   - workspace/symbol: kind String; the name is the piece with white space
 //     runs folded, cut at 100 characters with "…"; containerName is
 //     "episode-N · agent · file within the agent's folder · conversation".

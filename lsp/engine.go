@@ -85,6 +85,21 @@ func (g *generation) waitReady(ctx context.Context) error {
 	}
 }
 
+// readyWithin waits at most d for the first indexing to end, or ctx, and
+// reports whether it ended.
+func (g *generation) readyWithin(ctx context.Context, d time.Duration) (bool, error) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-g.ready:
+		return true, nil
+	case <-t.C:
+		return false, nil
+	case <-ctx.Done():
+		return false, ctx.Err()
+	}
+}
+
 func (g *generation) isReady() bool {
 	select {
 	case <-g.ready:

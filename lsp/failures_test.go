@@ -2,6 +2,7 @@ package lsp_test
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -62,6 +63,12 @@ func TestRunFailuresReal(t *testing.T) {
 			}
 			if canonical(t, got) != canonical(t, want) {
 				t.Errorf("mask %v, %v: server\n%s\nengine\n%s", mask, params, canonical(t, got), canonical(t, want))
+			}
+			// The server sends the engine's JSON as it is (a preEncoded result).
+			var raw json.RawMessage
+			c.mustCall(lsp.MethodRunFailures, params, &raw)
+			if string(raw) != string(want.EncodedJSON()) {
+				t.Errorf("mask %v, %v: the server's bytes\n%s\nthe engine's\n%s", mask, params, raw, want.EncodedJSON())
 			}
 			if len(want.Groups) == 0 {
 				t.Errorf("%v: no groups: the comparison says little", params)

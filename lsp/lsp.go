@@ -61,6 +61,15 @@ type Engine interface {
 
 var _ Engine = (*retriever.Index)(nil)
 
+// PartialSearcher is an Engine that can answer a search while its first
+// index is built, from what is indexed so far and saying so
+// (retriever.Index.SearchPartial); run/search uses it after retriever.PartialGrace.
+type PartialSearcher interface {
+	SearchPartial(ctx context.Context, req retriever.Request) (retriever.Result, error)
+}
+
+var _ PartialSearcher = (*retriever.Index)(nil)
+
 // ErrExitWithoutShutdown is returned by Serve when the client sent exit before
 // shutdown, or went away without either: the process should exit with code 1.
 var ErrExitWithoutShutdown = errors.New("lsp: the connection ended without a shutdown request")

@@ -49,7 +49,7 @@ func (h handlers) RunSearch(ctx context.Context, params *SearchParams) (*SearchR
 		return nil, requestError(err)
 	}
 
-	res, err := askEngine(ctx, s, func(e Engine) (SearchResult, error) { return e.Search(ctx, req) })
+	res, err := s.search(ctx, req)
 	if err != nil {
 		return nil, err
 	}
@@ -58,6 +58,35 @@ func (h handlers) RunSearch(ctx context.Context, params *SearchParams) (*SearchR
 	}
 	s.logger.Debug("run/search", zap.Int("items", len(res.Items)))
 	return &res, nil
+}
+
+// search asks the engine: once the first index is built, or retriever.PartialGrace
+// has passed, whichever comes first, when the engine can answer partially
+// (askEngine waits for the whole of it).
+func (s *server) search(ctx context.Context, req retriever.Request) (SearchResult, error) {
+	g := s.acquire()
+	defer g.release()
+	if g == nil || g.engine == nil {
+		return SearchResult{}, nil
+	}
+	ask := g.engine.Search
+	ready, err := g.readyWithin(ctx, retriever.PartialGrace)
+	if err != nil {
+		return SearchResult{}, err
+	}
+	if !ready {
+		if partial, ok := partialSearch(g.engine); ok {
+			s.logger.Info("run/search answered while indexing")
+			ask = partial
+		} else if err := g.waitReady(ctx); err != nil {
+			return SearchResult{}, err
+		}
+	}
+	res, err := ask(ctx, req)
+	if err != nil {
+		return SearchResult{}, requestError(err)
+	}
+	return res, nil
 }
 
 // merge lays the params over the settings' request fields.

@@ -26,6 +26,10 @@ var generatedFamilies = []string{
 	"prefixed token in prose", "URL userinfo", "signed URL", "webhook URL", "base64 PEM key", "base64 of a token",
 	"look-alike: hash/SHA/UUID/version", "look-alike: id", "look-alike: base64 of prose",
 	"look-alike: placeholder", "look-alike: code", "look-alike: prose",
+	// The shapes of issue 28's leftovers, drawn from a second stream so
+	// that the families above are the same draws as before.
+	"named: value of several words", "named: statement", "base64 of a config", "dotted token",
+	"look-alike: words after a name", "look-alike: base64 of a config", "look-alike: dotted name",
 }
 
 // TestGeneratedSecrets is TestSecretSamples on the generated corpus.
@@ -276,5 +280,68 @@ func generateCorpus(r *rand.Rand, n int) []secretSample {
 			"TestHandler2_ReturnsTokenFor"+strings.ToUpper(g.word()[:1])+g.word()+" passed",
 		), "")
 	}
+	g.r = rand.New(rand.NewPCG(r.Uint64(), 2027))
+	for range n {
+		g.leftoverShapes()
+	}
 	return g.out
+}
+
+// leftoverShapes draws one sample of each family of issue 28's leftovers:
+// a value of several words in a YAML or env line, a name given a quoted
+// value without an operator, base64 of a config that holds a token
+// anywhere, a three-part dotted token; and their look-alikes.
+func (g *corpusGen) leftoverShapes() {
+	phrase := g.word() + g.pick(" ", "-") + g.word() + " " + g.word() + " " + g.word() + fmt.Sprint(g.r.IntN(100))
+	switch g.r.IntN(3) {
+	case 0:
+		g.add("named: value of several words", "tp", "config:\n  "+joinCase(g.nameWords(), "snake")+": "+phrase+"\n  region: eu-west-1", phrase)
+	case 1:
+		g.add("named: value of several words", "tp", "LANG=C\n"+joinCase(g.nameWords(), "UPPER_SNAKE")+"="+phrase+g.pick("", "  # rotated")+"\nTERM=xterm", phrase)
+	default:
+		g.add("named: value of several words", "tp", "[db]\nhost = db."+g.word()+".internal\n"+joinCase(g.nameWords(), "snake")+" = "+phrase, phrase)
+	}
+	v := g.value()
+	g.add("named: statement", "tp", g.pick("server {\n  ", "", "set ")+joinCase(g.nameWords(), "snake")+" "+g.pick(`"`+v+`";`, `'`+v+`';`)+g.pick("\n}", ""), v)
+
+	var tok string
+	switch g.r.IntN(4) {
+	case 0:
+		tok = "ghp_" + g.random(base62, 36)
+	case 1:
+		tok = "glpat-" + g.random(base62, 20)
+	case 2:
+		tok = "sk_live_" + g.random(base62, 32)
+	default:
+		tok = "AKIA" + g.random(base62[:26]+"234567", 16)
+	}
+	var config string
+	switch g.r.IntN(3) {
+	case 0:
+		config = "export REGION=eu-west-1\nexport " + strings.ToUpper(g.word()) + "_TOKEN=" + tok + "\nexport DEBUG=1\n"
+	case 1:
+		config = `{"auths":{"registry.` + g.word() + `.io":{"auth":"` + base64.StdEncoding.EncodeToString([]byte("ci:"+tok)) + `"}}}`
+	default:
+		config = "# " + g.word() + " settings\nurl: https://" + g.word() + ".io\ncredentials: " + tok + "\n"
+	}
+	b := base64.StdEncoding.EncodeToString([]byte(config))
+	g.add("base64 of a config", "tp", g.pick("CONFIG_B64=", "data:\n  config.json: ", "the agent wrote ")+b, b)
+
+	head := base64.RawURLEncoding.EncodeToString([]byte(fmt.Sprint(100000000000000000 + g.r.Int64N(800000000000000000))))
+	dotted := head + "." + g.random(base62+"-_", 6) + "." + g.random(base62+"-_", 27+g.r.IntN(12))
+	g.add("dotted token", "tp", g.pick("bot token ", "DISCORD_BOT=", "using ")+dotted+g.pick("", " now"), dotted)
+
+	g.add("look-alike: words after a name", "fp", g.pick(
+		"password: the one in the "+g.word()+" vault",
+		"secret: see the runbook of "+g.word(),
+		"token: expired yesterday, asking "+g.word(),
+		"  api_key: missing from the "+g.word()+" config",
+	), "")
+	g.add("look-alike: base64 of a config", "fp", "CONFIG_B64="+base64.StdEncoding.EncodeToString([]byte(
+		"export REGION=eu-west-1\nexport LOG_LEVEL="+g.pick("debug", "info")+"\nexport "+strings.ToUpper(g.word())+"_URL=https://"+g.word()+".io\n")), "")
+	g.add("look-alike: dotted name", "fp", g.pick(
+		"at org."+g.word()+"."+strings.ToUpper(g.word()[:1])+g.word()+"Handler.handle(Handler.java:"+fmt.Sprint(g.r.IntN(400))+")",
+		"loaded assets/app."+g.random(hexDigits, 8)+".min.js and vendor."+g.random(hexDigits, 20)+".js",
+		"model "+g.word()+"-v2.20261021.checkpoint-"+fmt.Sprint(g.r.IntN(9999)),
+	), "")
 }

@@ -28,7 +28,9 @@ func assignedLiteral(key, value string, quoted bool, class keyClass) bool {
 	if i := strings.IndexAny(value, " \t"); !quoted && i >= 0 {
 		first = value[:i]
 	}
-	if len(value) < minSecretLen || isPlaceholderValue(value) || isPlaceholderValue(first) || isTypeName(first) {
+	// A word of several (a passphrase) may be "sample" or "fake" and the
+	// value no placeholder: the first word says.
+	if len(value) < minSecretLen || isPlaceholderValue(first) || isTypeName(first) {
 		return false
 	}
 	if class == keyPwd && (value[0] == '/' || value[0] == '~') {

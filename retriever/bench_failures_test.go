@@ -16,6 +16,8 @@ import (
 //   - unchanged: asked again, nothing changed (the kept answer);
 //   - answer: the kept answer dropped, made again from the kept tally
 //     (what every change of the run costs besides what it adds);
+//   - retally: the tally dropped too, made again from the files' kept
+//     failures (what a file read again from its start or deleted costs);
 //   - append: one ERROR record appended to one file, then asked (Refresh,
 //     the appended record read, the answer made);
 //   - warn-append: the same, asked with minLevel WARN (the WARN records are
@@ -66,7 +68,7 @@ func BenchmarkFailures(b *testing.B) {
 	}
 	warnFirst := time.Since(start)
 	heap2 := heapInUse()
-	for _, mode := range []string{"unchanged", "answer", "append", "warn-append"} {
+	for _, mode := range []string{"unchanged", "answer", "retally", "append", "warn-append"} {
 		b.Run(mode, func(b *testing.B) {
 			var took []time.Duration
 			for b.Loop() {
@@ -74,6 +76,10 @@ func BenchmarkFailures(b *testing.B) {
 				case "answer":
 					ix.failAnswer.mu.Lock()
 					ix.failAnswer.res = nil
+					ix.failAnswer.mu.Unlock()
+				case "retally":
+					ix.failAnswer.mu.Lock()
+					ix.failAnswer.res, ix.failAnswer.tallies = nil, nil
 					ix.failAnswer.mu.Unlock()
 				case "append", "warn-append":
 					n++

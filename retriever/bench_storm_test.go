@@ -17,7 +17,8 @@ import (
 // is indexed first). Each iteration asks it through Search as a server does
 // (the run watched),
 // in episode-1/conv-1 (ranks twice) and without a context, at top 5 and top
-// 10, in turn (RUNLS_STORM_ONLY=none-top10: that one alone); it reports each one's CPU time a search (the searching
+// 10, in turn (RUNLS_STORM_ONLY=none-top10: that one alone; RUNLS_STORM_QUERY:
+// another query); it reports each one's CPU time a search (the searching
 // goroutines' share of the process: nothing else runs) and median wall time.
 //
 //	RUNLS_STORM_RUN=/tmp/x/copy-1 RUNLS_STORM_CACHE=/tmp/x/copy-1-cache \
@@ -45,14 +46,18 @@ func BenchmarkStorm(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer watchBench(b, ix)() // as a server: a search waits for the events, not a scan
+	query := "rate limited retrying"
+	if q := os.Getenv("RUNLS_STORM_QUERY"); q != "" { // another query of the set, in the same four requests
+		query = q
+	}
 	reqs := []struct {
 		name string
 		req  Request
 	}{
-		{"ctx-top5", Request{Query: "rate limited retrying", Episode: "episode-1", Conversation: "conv-1", TopK: 5}},
-		{"ctx-top10", Request{Query: "rate limited retrying", Episode: "episode-1", Conversation: "conv-1", TopK: 10}},
-		{"none-top5", Request{Query: "rate limited retrying", TopK: 5}},
-		{"none-top10", Request{Query: "rate limited retrying", TopK: 10}},
+		{"ctx-top5", Request{Query: query, Episode: "episode-1", Conversation: "conv-1", TopK: 5}},
+		{"ctx-top10", Request{Query: query, Episode: "episode-1", Conversation: "conv-1", TopK: 10}},
+		{"none-top5", Request{Query: query, TopK: 5}},
+		{"none-top10", Request{Query: query, TopK: 10}},
 	}
 	if only := os.Getenv("RUNLS_STORM_ONLY"); only != "" { // one of them, for a profile
 		reqs = slices.DeleteFunc(reqs, func(r struct {

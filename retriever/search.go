@@ -35,10 +35,7 @@ func (ix *Index) Search(ctx context.Context, req Request) (Result, error) {
 // may be mapped: a fault on them (internal/persist/fault.go) drops the cache entry, and the
 // request is answered again from the run indexed afresh.
 func (ix *Index) fresh(ctx context.Context, answer func() (Result, error)) (Result, error) {
-	guardedAnswer := func() (Result, error) {
-		ix.cache.Inject("answer")
-		return persist.Call(ix.cache.Guard(), "answering", answer)
-	}
+	guardedAnswer := ix.guardedAnswer(answer)
 	res, err := ix.freshOnce(ctx, guardedAnswer)
 	if persist.IsFault(err) {
 		ix.cache.DropMapping(err)

@@ -33,7 +33,7 @@ func addFleetFlags(fs *flag.FlagSet) *fleetFlags {
 	ff := &fleetFlags{}
 	fs.StringVar(&ff.url, "fleet", "", "search the runs shipped to the fleet store at `URL` (runls ship), not a run folder: every argument is the query")
 	fs.Var(&ff.runs, "run", "with --fleet, search run `ID` only (repeatable; default every run)")
-	fs.BoolVar(&ff.partial, "partial", false, "with --fleet, accept an answer for part of the store (a storage node down), with a notice")
+	fs.BoolVar(&ff.partial, "partial", false, "accept a partial answer, with a notice: of a run folder, at once, from what is indexed so far while its first index is built; with --fleet, of part of the store (a storage node down)")
 	fs.IntVar(&ff.maxCandidates, "max-candidates", 0, "with --fleet, rank at most `N` records (default 2000 with --run, 200 over every run)")
 	return ff
 }

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"runls/masking"
@@ -68,12 +69,24 @@ func runSearch(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		return use.errorf(stderr, "%v", err)
 	}
 	req.Query = strings.Join(pos[1:], " ")
-	ix, err := openIndex(ctx, pos[0], *mask, *rules, cache, stderr)
+	var ix *retriever.Index
+	if ff.partial {
+		ix, err = openRunFolder(ctx, pos[0], *mask, *rules, cache, stderr)
+	} else {
+		ix, err = openIndex(ctx, pos[0], *mask, *rules, cache, stderr)
+	}
 	if err != nil {
 		return use.fail(stderr, err)
 	}
+	// Open until the answer is written: its text may be the entry's mapped
+	// pages.
 	defer ix.Close()
-	res, err := ix.Search(ctx, req)
+	var res retriever.Result
+	if ff.partial {
+		res, err = searchPartial(ctx, ix, req)
+	} else {
+		res, err = ix.Search(ctx, req)
+	}
 	if err != nil {
 		return use.fail(stderr, err)
 	}
@@ -105,6 +118,37 @@ func runSearch(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	return exitFound
 }
 
+// searchPartial answers req (--partial) once the run is indexed or
+// retriever.PartialGrace has passed, whichever comes first: from what is
+// indexed so far, with the indexing notice, while the first index is
+// still being built. The indexing is then stopped, before ix is closed; the
+// cache entry keeps only what a finished index would write (none of a
+// first one).
+func searchPartial(ctx context.Context, ix *retriever.Index, req retriever.Request) (retriever.Result, error) {
+	ictx, stop := context.WithCancel(ctx)
+	indexed := make(chan struct{})
+	go func() {
+		defer close(indexed)
+		// An error here is the search's too: a search made after it
+		// updates the index itself and returns the error.
+		_, _ = ix.Refresh(ictx, nil)
+	}()
+	defer func() {
+		stop()
+		<-indexed // before Close
+	}()
+	t := time.NewTimer(retriever.PartialGrace)
+	defer t.Stop()
+	select {
+	case <-indexed:
+		return ix.Search(ctx, req)
+	case <-t.C:
+		return ix.SearchPartial(ctx, req)
+	case <-ctx.Done():
+		return retriever.Result{}, ctx.Err()
+	}
+}
+
 const (
 	searchSynopsis = "runls search [flags] RUN_FOLDER QUERY...\n       runls search --fleet URL [--run ID]... [flags] QUERY..."
 	searchAbout    = `Prints the run's evidence for QUERY, ranked by BM25, one piece a line as
@@ -114,9 +158,23 @@ Flags may come before, between or after the arguments; after -- every
 argument is a query word. Exit status: 0 found, 1 nothing found, 2 error.`
 )
 
-// openIndex opens a run folder with the command line's options; WARNs go to
-// stderr, one line each.
+// openIndex opens a run folder with the command line's options and indexes
+// it (with progress on a terminal); WARNs go to stderr, one line each.
 func openIndex(ctx context.Context, root string, mask bool, rulesFile string, cache *cacheFlags, stderr io.Writer) (*retriever.Index, error) {
+	ix, err := openRunFolder(ctx, root, mask, rulesFile, cache, stderr)
+	if err != nil {
+		return nil, err
+	}
+	if err := indexWithProgress(ctx, ix, stderr); err != nil {
+		ix.Close()
+		return nil, err
+	}
+	return ix, nil
+}
+
+// openRunFolder opens a run folder with the command line's options, reading no
+// file yet.
+func openRunFolder(ctx context.Context, root string, mask bool, rulesFile string, cache *cacheFlags, stderr io.Writer) (*retriever.Index, error) {
 	opts := retriever.Options{Root: root, Logger: cliLogger(stderr), BoundMemory: true}
 	var err error
 	if opts.Cache, err = cache.options(func(err error) { opts.Logger.Warn(err.Error()) }); err != nil {
@@ -134,15 +192,7 @@ func openIndex(ctx context.Context, root string, mask bool, rulesFile string, ca
 		}
 		opts.Masker = masking.HidingOutside(real)
 	}
-	ix, err := retriever.Open(ctx, opts)
-	if err != nil {
-		return nil, err
-	}
-	if err := indexWithProgress(ctx, ix, stderr); err != nil {
-		ix.Close()
-		return nil, err
-	}
-	return ix, nil
+	return retriever.Open(ctx, opts)
 }
 
 // displayPath is path relative to the current folder where that is shorter.

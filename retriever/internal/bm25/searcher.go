@@ -267,7 +267,8 @@ func (sr *Searcher) run(ctx context.Context, q *query, f Filter, segs []*Segment
 type segmentWork struct {
 	s       segRef
 	cursors []termCursor
-	size    int // postings bytes
+	size    int     // postings bytes
+	reach   float64 // the most a document can score in it
 }
 
 // fork returns a copy of the query for another goroutine: the same terms
@@ -285,6 +286,14 @@ func (sr *Searcher) search(ctx context.Context, q *query, f Filter, work []segme
 	// while terms are rare, their documents scored whole: the threshold they set
 	// prunes the frequent terms in every segment, the first ones included.
 	// Then the frequent terms' best blocks, then MaxScore on the rest.
+	// The segments that can score highest first: a segment scored outright
+	// (exhaustive) is scored as it is met, and the threshold its best set
+	// spares the documents of the next ones (and sends them to the pairs
+	// path sooner).
+	for i := range work {
+		work[i].reach = q.reach(work[i].cursors, nil)
+	}
+	slices.SortStableFunc(work, func(a, b segmentWork) int { return cmp.Compare(b.reach, a.reach) })
 	segs := q.pending[:0]
 	for _, w := range work {
 		if err := ctx.Err(); err != nil {

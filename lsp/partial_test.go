@@ -1,0 +1,81 @@
+package lsp_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"runls/lsp"
+	"runls/retriever"
+)
+
+// partialFake is a fake engine that can answer while its first index is
+// held: its partial answers carry the indexing notice.
+type partialFake struct {
+	*fakeEngine
+	partials chan retriever.Request
+}
+
+func (e *partialFake) SearchPartial(ctx context.Context, req retriever.Request) (retriever.Result, error) {
+	e.partials <- req
+	return retriever.Result{Items: []retriever.Item{}, Notices: []retriever.Notice{
+		{Field: retriever.IndexingField, Value: "40%", Message: "partial"}}}, nil
+}
+
+// TestSearchWhileIndexing: while the first index is built, run/search waits
+// a grace, then answers from the engine's partial search (spec §12); once
+// indexed, from its search.
+func TestSearchWhileIndexing(t *testing.T) {
+	fake := &partialFake{fakeEngine: newFake(), partials: make(chan retriever.Request, 4)}
+	fake.refreshGate = make(chan struct{})
+	c := start(t, startOpts{open: func(context.Context, retriever.Options) (lsp.Engine, error) { return fake, nil }})
+	c.initialize("/fake/run", false, nil)
+	var res retriever.Result
+	c.mustCall(lsp.MethodRunSearch, map[string]any{"query": "deploy"}, &res)
+	if len(fake.partials) != 1 || len(res.Notices) != 1 || res.Notices[0].Field != retriever.IndexingField {
+		t.Fatalf("run/search while indexing: %+v (%d partial searches), want the partial answer", res, len(fake.partials))
+	}
+	<-fake.partials
+	close(fake.refreshGate)
+	deadline := time.Now().Add(waitTimeout)
+	for {
+		var res retriever.Result
+		c.mustCall(lsp.MethodRunSearch, map[string]any{"query": "deploy"}, &res)
+		if len(fake.partials) == 0 {
+			if len(res.Notices) != 0 || len(res.Items) != 1 {
+				t.Errorf("run/search once indexed: %+v, want the engine's complete answer", res)
+			}
+			break
+		}
+		<-fake.partials
+		if time.Now().After(deadline) {
+			t.Fatal("run/search kept answering partially after indexing ended")
+		}
+	}
+	if err := c.shutdownExit(); err != nil {
+		t.Errorf("Serve = %v", err)
+	}
+}
+
+// TestSearchWaitsWithoutPartial: an engine that cannot answer partially is
+// asked only once its first index is built, however long that takes.
+func TestSearchWaitsWithoutPartial(t *testing.T) {
+	fake := newFake()
+	fake.refreshGate = make(chan struct{})
+	c := start(t, startOpts{open: fake.opener(nil, nil)})
+	c.initialize("/fake/run", false, nil)
+	answered := make(chan error, 1)
+	go func() { answered <- c.call(lsp.MethodRunSearch, map[string]any{"query": "deploy"}, nil) }()
+	select {
+	case err := <-answered:
+		t.Fatalf("run/search answered (%v) while indexing was held, without a partial search", err)
+	case <-time.After(2 * time.Second): // four times the grace
+	}
+	close(fake.refreshGate)
+	if err := <-answered; err != nil {
+		t.Fatal(err)
+	}
+	if err := c.shutdownExit(); err != nil {
+		t.Errorf("Serve = %v", err)
+	}
+}

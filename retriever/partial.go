@@ -1,0 +1,155 @@
+package retriever
+
+// This file holds the answers made while the run's first index is built
+// (spec §12, issue 33): a search that cannot wait answers from the batches
+// committed so far, and says so with a notice whose value is the share of
+// the run's bytes indexed. A partial answer is never given without it.
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"runls/retriever/internal/persist"
+)
+
+// IndexingField is the field of the notice that marks a partial answer.
+const IndexingField = "indexing"
+
+// PartialGrace is how long runls serve's run/search (and runls search
+// --partial) waits for the run's first index before it answers from what
+// is indexed so far: a large run's first index takes minutes, and an answer
+// that says it is partial is worth more than that wait. A small run is
+// indexed within it and answered completely: the sample run, which the
+// editors' end-to-end tests search right after opening it, is indexed and
+// searched by a whole `runls search --no-cache` in 0.01-0.09 s at a load
+// of 15.
+const PartialGrace = 500 * time.Millisecond
+
+// SearchPartial answers a request at once. While another call (Refresh, or
+// a Search) builds the run's first index, the answer is made from what is
+// committed so far and carries the indexing notice (spec §12); otherwise it
+// is Search's, complete. The share in the notice is a lower bound: it is
+// taken before the answer is made.
+func (ix *Index) SearchPartial(ctx context.Context, req Request) (Result, error) {
+	if err := req.Validate(); err != nil {
+		return Result{}, err
+	}
+	building, err := ix.awaitFirstPlan(ctx)
+	if err != nil {
+		return Result{}, err
+	}
+	if !building {
+		return ix.Search(ctx, req)
+	}
+	notice := ix.indexingNotice()
+	ix.cache.CheckMapping("")
+	res, err := ix.guardedAnswer(func() (Result, error) { return ix.searchIndexed(ctx, req) })()
+	if err != nil {
+		// A fault on a mapping (fault.go) or any other error: the
+		// complete answer, after the update Search makes.
+		return ix.Search(ctx, req)
+	}
+	res.Notices = append(res.Notices, notice)
+	return res, nil
+}
+
+// buildingFirst reports whether the run's first index is being built now:
+// no update has finished, and one holds the update lock.
+func (ix *Index) buildingFirst() bool {
+	if ix.indexed.Load() {
+		return false
+	}
+	if ix.refreshMu.TryLock() {
+		ix.refreshMu.Unlock()
+		return false
+	}
+	return true
+}
+
+// awaitFirstPlan reports whether the first index is being built, after
+// waiting for its scan to have found the run's bytes (the notice's
+// denominator): a scan of many files takes a moment.
+func (ix *Index) awaitFirstPlan(ctx context.Context) (bool, error) {
+	t := time.NewTicker(10 * time.Millisecond)
+	defer t.Stop()
+	for {
+		if !ix.buildingFirst() {
+			return false, nil
+		}
+		if ix.first.runBytesKnown() {
+			return true, nil
+		}
+		select {
+		case <-ctx.Done():
+			return false, ctx.Err()
+		case <-t.C:
+		}
+	}
+}
+
+// indexingNotice is the notice of an answer made from what is indexed now:
+// the share of the run's bytes indexed, rounded down, and never 100% while
+// the first index is not done.
+func (ix *Index) indexingNotice() Notice {
+	ix.mu.RLock()
+	var done int64
+	for _, fs := range ix.state.Files {
+		if fs.Indexed() {
+			done += fs.ReadPos
+		}
+	}
+	ix.mu.RUnlock()
+	pct := int64(0)
+	if total := ix.first.runBytes(); total > 0 {
+		pct = min(done*100/total, 99)
+	}
+	share := fmt.Sprintf("%d%%", pct)
+	return Notice{Field: IndexingField, Value: share,
+		Message: fmt.Sprintf("the run is still being indexed: this answer is partial, made from the %s of the run's bytes indexed so far", share)}
+}
+
+// guardedAnswer is answer run under the cache's guard, as fresh runs it.
+func (ix *Index) guardedAnswer(answer func() (Result, error)) func() (Result, error) {
+	return func() (Result, error) {
+		ix.cache.Inject("answer")
+		return persist.Call(ix.cache.Guard(), "answering", answer)
+	}
+}
+
+// firstIndex is what partial answers know of the first update: the run's
+// bytes its scan found, and a test's hold on its batches.
+type firstIndex struct {
+	mu    sync.Mutex
+	bytes int64 // the run's bytes, once the first update's scan is planned
+	known bool
+
+	// hold, when set (tests, and the runls_holdindex build), is called by a
+	// worker before it commits a batch, with the update's context: it may
+	// block, holding the first index part-built.
+	hold func(ctx context.Context)
+}
+
+// planned records the run's bytes the first update's scan found.
+func (f *firstIndex) planned(runBytes int64) {
+	f.mu.Lock()
+	f.bytes, f.known = runBytes, true
+	f.mu.Unlock()
+}
+
+func (f *firstIndex) runBytesKnown() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.known
+}
+
+func (f *firstIndex) runBytes() int64 {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.bytes
+}
+
+// holdInject, set by the runls_holdindex build only (hold_inject.go), holds
+// a first index part-built for the end-to-end tests of the real binary.
+var holdInject func(ix *Index)
