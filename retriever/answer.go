@@ -23,7 +23,7 @@ import (
 // it in the result is above it in U), so one ranking answers both; else the
 // request is ranked again with its rules.
 func (ix *Index) searchIndexed(ctx context.Context, req Request) (Result, error) {
-	f := ix.newFilter(req)
+	f := newFilter(&ix.state, ix.interpreter, req)
 	text := req.rankingText()
 	hits, agents, hidden, notices, err := ix.rankAnswer(ctx, req, text, f)
 	if err != nil {

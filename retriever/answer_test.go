@@ -402,7 +402,7 @@ func bruteHidden(t *testing.T, ix *Index, req Request, res Result) Hidden {
 // records of the turn message left out).
 func bruteHits(t *testing.T, ix *Index, req Request) []hit {
 	t.Helper()
-	lifted := liftedFilter(ix.newFilter(req))
+	lifted := liftedFilter(newFilter(&ix.state, ix.interpreter, req))
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
 	q, err := newQuery(&ix.state, req.rankingText(), req.Agent)

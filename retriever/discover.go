@@ -476,6 +476,23 @@ func (sc *scan) unlisted(rel string, err error) {
 	}
 }
 
+// changedEpisodes returns the run's episode folders when the scan listed
+// them and they differ from the committed ones (nil: nothing to commit).
+func (sc *scan) changedEpisodes() map[string]bool {
+	if !sc.episodes {
+		return nil
+	}
+	episodes := sc.episodeSet()
+	ix := sc.ix
+	ix.mu.RLock()
+	same := maps.Equal(episodes, ix.state.Episodes)
+	ix.mu.RUnlock()
+	if same {
+		return nil
+	}
+	return episodes
+}
+
 // episodeSet lists the episode folders: those listed, and those that exist
 // but cannot be read.
 func (sc *scan) episodeSet() map[string]bool {

@@ -40,7 +40,7 @@ type evidenceFilter struct {
 // request.
 func (e *evidenceFilter) Accept(seg int, d, id uint32) bool {
 	fs := e.ix.state.File(id)
-	return fs != nil && (e.agent < 0 || int(fs.Agent) == e.agent) && e.ix.evidence(e.f, e.ix.state.Segments[seg], d, fs)
+	return fs != nil && (e.agent < 0 || int(fs.Agent) == e.agent) && e.evidence(e.ix.state.Segments[seg], d, fs)
 }
 
 // Group decides from the file alone what it can for its pieces.
@@ -50,7 +50,7 @@ func (e *evidenceFilter) Group(_ int, id uint32) bm25.Verdict {
 
 // Check applies the piece-level rules to piece d of file id.
 func (e *evidenceFilter) Check(seg int, d, id uint32) bool {
-	return e.ix.evidence(e.f, e.ix.state.Segments[seg], d, e.ix.state.ByID[id])
+	return e.evidence(e.ix.state.Segments[seg], d, e.ix.state.ByID[id])
 }
 
 // fileVerdict decides what it can of the evidence rules from the file alone.
@@ -80,7 +80,8 @@ func fileVerdict(c *corpus.State, fs *corpus.File, agent int, f *filter) bm25.Ve
 }
 
 // evidence applies the request's rules to one piece (spec §5).
-func (ix *Index) evidence(f *filter, s *corpus.Segment, d uint32, fs *corpus.File) bool {
+func (e *evidenceFilter) evidence(s *corpus.Segment, d uint32, fs *corpus.File) bool {
+	f := e.f
 	if f.all {
 		return true
 	}
@@ -100,7 +101,7 @@ func (ix *Index) evidence(f *filter, s *corpus.Segment, d uint32, fs *corpus.Fil
 	if current {
 		if s.Flags[d]&corpus.FlagUnfielded != 0 {
 			if fs.Warned.Unfielded.CompareAndSwap(false, true) {
-				ix.log.Warn("lines without the conversation field in the current episode are not evidence", zap.String("file", fs.Rel))
+				e.ix.log.Warn("lines without the conversation field in the current episode are not evidence", zap.String("file", fs.Rel))
 			}
 			return false
 		}

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -224,16 +223,7 @@ func (ix *Index) refresh(ctx context.Context, progress func(Progress)) (Changes,
 	// indexing's live heap at 100,000 files) are not kept for the
 	// collector to mark while the files are read.
 	sc.found = nil
-	var episodes map[string]bool
-	if sc.episodes {
-		episodes = sc.episodeSet()
-		ix.mu.RLock()
-		same := maps.Equal(episodes, ix.state.Episodes)
-		ix.mu.RUnlock()
-		if same {
-			episodes = nil
-		}
-	}
+	episodes := sc.changedEpisodes()
 	defer func() {
 		fw.SetPolledFiles(len(fw.pollFiles))
 	}()
@@ -323,9 +313,10 @@ func (ix *Index) commit(l *corpus.LaidOut, updates []*corpus.Update, removed []*
 	ix.state.Commit(l, updates, removed, episodes)
 }
 
-// newBatchBuilder returns the index's builder for a worker's batches: a
-// test may lower the batch's document limit (Index.batchDocs).
-func (ix *Index) newBatchBuilder() *corpus.Builder {
+// newBuilder returns the builder of a worker's batches: a test may lower
+// the batch's document limit (Index.batchDocs).
+func (r *refreshRun) newBuilder() *corpus.Builder {
+	ix := r.ix
 	b := corpus.NewBuilder(ix.searcher.Tuning.LayerMin)
 	if ix.batchDocs > 0 {
 		b.SetMaxDocs(ix.batchDocs)
@@ -436,7 +427,7 @@ func (r *refreshRun) work() {
 		for range r.ch {
 		}
 	})()
-	b := ix.newBatchBuilder()
+	b := r.newBuilder()
 	b.SetOnePass(corpus.OnePass(r.batchBytes))
 	// Room for the worker's share of the update, up to a batch: the
 	// batch's columns and postings log are made once, not grown by

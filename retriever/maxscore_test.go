@@ -144,7 +144,7 @@ func checkAgainstExhaustive(t *testing.T, ix *Index, queries []string, ks []int)
 // (bruteHits), and keeps the best k pieces that are evidence, each text once.
 func exhaustive(t *testing.T, ix *Index, req Request) []Item {
 	t.Helper()
-	f := ix.newFilter(req)
-	evidence := func(h hit) bool { return ix.evidence(f, h.seg, h.doc, h.fs) }
+	f := newFilter(&ix.state, ix.interpreter, req)
+	evidence := func(h hit) bool { return (&evidenceFilter{ix: ix, f: f}).evidence(h.seg, h.doc, h.fs) }
 	return bruteItems(ix, bruteTop(bruteHits(t, ix, req), req.TopK, evidence))
 }

@@ -221,15 +221,16 @@ func (ix *Index) RecordAt(ctx context.Context, path string, n int, req Request) 
 			break
 		}
 	}
-	facts.Reason = ix.verdict(req, fs, t, i, agent)
+	facts.Reason = verdict(req, newFilter(&ix.state, ix.interpreter, req), fs, t, i, agent)
 	facts.Evidence = facts.Reason == ""
 	return facts, nil
 }
 
-// verdict tells why record i of fs is not evidence for req, or "" when it
-// is: what indexing made of it, then the rules of spec §5, read for the
-// record as the search reads them for its pieces (Index.evidence).
-func (ix *Index) verdict(req Request, fs *corpus.File, t *records.Table, i int, agent string) string {
+// verdict tells why record i of fs is not evidence for req (f its rules),
+// or "" when it is: what indexing made of it, then the rules of spec §5,
+// read for the record as the search reads them for its pieces
+// (evidenceFilter.evidence).
+func verdict(req Request, f *filter, fs *corpus.File, t *records.Table, i int, agent string) string {
 	switch records.MetaOutcome(t.Meta(i)) {
 	case records.OutcomeLeftOut:
 		return ReasonLeftOut
@@ -241,7 +242,6 @@ func (ix *Index) verdict(req Request, fs *corpus.File, t *records.Table, i int, 
 	if req.Agent != "" && req.Agent != agent {
 		return ReasonOtherAgent
 	}
-	f := ix.newFilter(req)
 	current := f.episode != "" && fs.EpNum == f.episode
 	return ruleReason(f, current, fs.Conversational(), t.Unfielded(i), t.Conv(i))
 }

@@ -458,10 +458,10 @@ func TestVerdictAgainstSearchRules(t *testing.T) {
 			fs := ix.recordFile(path)
 			agent := ix.state.Agents[fs.Agent]
 			for _, req := range reqs {
-				f := ix.newFilter(req)
+				f := newFilter(&ix.state, ix.interpreter, req)
 				passes := map[uint32]bool{} // by line
 				each := func(s *corpus.Segment, d uint32) {
-					if !s.Dead(d) && (req.Agent == "" || req.Agent == agent) && ix.evidence(f, s, d, fs) {
+					if !s.Dead(d) && (req.Agent == "" || req.Agent == agent) && (&evidenceFilter{ix: ix, f: f}).evidence(s, d, fs) {
 						passes[s.LineOf(d)] = true
 					}
 				}
@@ -479,7 +479,7 @@ func TestVerdictAgainstSearchRules(t *testing.T) {
 					for l := tab.Line(i); l <= tab.Last(i); l++ {
 						want = want || passes[l]
 					}
-					reason := ix.verdict(req, fs, tab, i, agent)
+					reason := verdict(req, newFilter(&ix.state, ix.interpreter, req), fs, tab, i, agent)
 					if (reason == "") != want {
 						t.Fatalf("%s record %d (line %d), %+v: verdict %q, a piece passes: %v", path, i, tab.Line(i), req, reason, want)
 					}

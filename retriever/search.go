@@ -73,20 +73,21 @@ func (ix *Index) freshOnce(ctx context.Context, answer func() (Result, error)) (
 	return answer()
 }
 
-// newFilter makes the evidence rules of a valid request.
-func (ix *Index) newFilter(req Request) *filter {
+// newFilter makes the evidence rules of a valid request, from the committed
+// state's conversation ids and text hash seed and the interpreter.
+func newFilter(st *corpus.State, in *Interpreter, req Request) *filter {
 	f := &filter{scopeEpisode: req.Scope == "episode", records: req.Episode != "" && req.Conversation != ""}
 	if req.Episode != "" {
 		f.episode, _ = EpisodeNumber(req.Episode)
 	}
 	if f.records {
-		f.conv, f.hasConv = ix.state.Convs.Lookup(req.Conversation)
-		f.dash, _ = ix.state.Convs.Lookup("-")
+		f.conv, f.hasConv = st.Convs.Lookup(req.Conversation)
+		f.dash, _ = st.Convs.Lookup("-")
 		f.allConvs = req.AllConversations
 	}
 	f.window, _ = parseTimeWindow(req.From, req.To) // checked by Validate
-	if ix.interpreter != nil && req.TurnMessage != "" {
-		f.turnHash, f.hasTurn = corpus.TextHashString(ix.state.Seed, strings.TrimSpace(req.TurnMessage)), true
+	if in != nil && req.TurnMessage != "" {
+		f.turnHash, f.hasTurn = corpus.TextHashString(st.Seed, strings.TrimSpace(req.TurnMessage)), true
 	}
 	return f
 }
