@@ -137,7 +137,7 @@ func pieceReason(c *corpus.State, f *filter, h hit) string {
 // ruleReason is the first of rules 1-4 of spec §5 that keeps out a piece
 // (or a record) of a file of the current episode or not, of a record file or
 // not, unfielded or of conversation conv, in the order of §11's hover; ""
-// when none does. The search applies the same rules in Index.evidence.
+// when none does. The search applies the same rules in evidenceFilter.evidence.
 func ruleReason(f *filter, current, record, unfielded bool, conv uint32) string {
 	switch {
 	case f.scopeEpisode && !current:

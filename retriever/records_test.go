@@ -429,7 +429,7 @@ func TestDiagnosticsCap(t *testing.T) {
 
 // TestVerdictAgainstSearchRules: a record is evidence for a request (the
 // hover's verdict) exactly when one of its indexed pieces passes the rules a
-// search applies to each piece (Index.evidence, and the agent), on the
+// search applies to each piece (evidenceFilter.evidence, and the agent), on the
 // sample run, with and without the interpreter, for requests of every kind.
 func TestVerdictAgainstSearchRules(t *testing.T) {
 	sample, err := filepath.Abs(filepath.Join("..", "testdata", "sample-run"))
