@@ -15,6 +15,7 @@ type prefillScratch struct {
 	order, groups, byUB []int
 	gub, contrib, bound []float64
 	gdense              []*denseTerm
+	dense               int // of byUB, the terms with bit sets
 }
 
 // pendingSegment is a segment on its way through the steps of run.
@@ -90,63 +91,11 @@ func (sr *Searcher) prefillRound(p *pendingSegment, round int, avgdl float64, q 
 // as the document can still reach the threshold. Blocks of cs[r] that cannot
 // reach it with the most the other terms add are skipped.
 func (sr *Searcher) prefill(s segRef, cs []termCursor, r int, done []bool, avgdl float64, q *query, f Filter, top *topK) {
-	// The buffers below are the query's, kept from segment to segment.
 	pf := &q.pf
-	others := slices.Grow(pf.others[:0], len(cs))[:len(cs)]
-	for i := range cs {
-		others[i] = cs[i]
-		others[i].it.rewind()
-	}
-	// The other terms, by query term: the document is in no other list of its
-	// own term, and in at most one list of each other term.
-	order := pf.order[:0]   // of cs, the lists looked up, a term's lists together
-	groups := pf.groups[:0] // start of each term's lists in order
-	for i := range cs {
-		if i == r || done[i] || cs[i].qi == cs[r].qi || slices.ContainsFunc(order, func(j int) bool { return cs[j].qi == cs[i].qi }) {
-			continue
-		}
-		groups = append(groups, len(order))
-		for j := i; j < len(cs); j++ {
-			if j != r && !done[j] && cs[j].qi == cs[i].qi {
-				order = append(order, j)
-			}
-		}
-	}
-	groups = append(groups, len(order))
+	pf.plan(cs, r, done, len(q.terms))
+	others, order, groups, gub, gdense, byUB, contrib, bound := pf.others, pf.order, pf.groups, pf.gub, pf.gdense, pf.byUB, pf.contrib, pf.bound
 	nGroups := len(groups) - 1
-	// Look the likeliest to add the most up first.
-	gub := slices.Grow(pf.gub[:0], nGroups)[:nGroups]
-	gdense := slices.Grow(pf.gdense[:0], nGroups)[:nGroups] // a term's bit set, to tell absence cheaply
-	clear(gub)
-	for g := range nGroups {
-		for _, i := range order[groups[g]:groups[g+1]] {
-			gub[g] = max(gub[g], cs[i].ub)
-			gdense[g] = cs[i].dense
-		}
-	}
-	byUB := slices.Grow(pf.byUB[:0], nGroups)[:nGroups]
-	for g := range byUB {
-		byUB[g] = g
-	}
-	// Terms with bit sets first (a lookup costs a bit test), then by bound.
-	slices.SortFunc(byUB, func(a, b int) int {
-		sparse := func(g int) int {
-			if gdense[g] == nil {
-				return 1
-			}
-			return 0
-		}
-		return cmp.Or(cmp.Compare(sparse(a), sparse(b)), cmp.Compare(gub[b], gub[a]))
-	})
-	// byUB begins with the terms that have bit sets
-	dense := 0
-	for dense < nGroups && gdense[byUB[dense]] != nil {
-		dense++
-	}
-	denseGroups := byUB[:dense]
-	contrib := slices.Grow(pf.contrib[:0], len(q.terms))[:len(q.terms)]
-	bound := slices.Grow(pf.bound[:0], nGroups)[:nGroups]
-	pf.others, pf.order, pf.groups, pf.gub, pf.gdense, pf.byUB, pf.contrib, pf.bound = others, order, groups, gub, gdense, byUB, contrib, bound
+	denseGroups := byUB[:pf.dense]
 	rest := SumInOrder(gub) // the most the other terms add to any document
 	runs := newDocCursor(f, s)
 	theta := top.threshold() * (1 - PruneSlack)
@@ -246,4 +195,69 @@ func (sr *Searcher) prefill(s segRef, cs []termCursor, r int, done []bool, avgdl
 			}
 		}
 	}
+}
+
+// plan readies prefill's view of the terms other than cs[r] for one
+// segment, in pf's buffers (the query's, kept from segment to segment):
+// others (cs's cursors, rewound), order and groups (the lists looked up, a
+// term's lists together, groups[g] the start of term g's), gub and gdense
+// (each term's bound and bit set), byUB (the terms with bit sets first,
+// dense of them, then by bound), contrib sized for the query's nTerms
+// terms and bound for the other terms.
+func (pf *prefillScratch) plan(cs []termCursor, r int, done []bool, nTerms int) {
+	others := slices.Grow(pf.others[:0], len(cs))[:len(cs)]
+	for i := range cs {
+		others[i] = cs[i]
+		others[i].it.rewind()
+	}
+	// The other terms, by query term: the document is in no other list of its
+	// own term, and in at most one list of each other term.
+	order := pf.order[:0]   // of cs, the lists looked up, a term's lists together
+	groups := pf.groups[:0] // start of each term's lists in order
+	for i := range cs {
+		if i == r || done[i] || cs[i].qi == cs[r].qi || slices.ContainsFunc(order, func(j int) bool { return cs[j].qi == cs[i].qi }) {
+			continue
+		}
+		groups = append(groups, len(order))
+		for j := i; j < len(cs); j++ {
+			if j != r && !done[j] && cs[j].qi == cs[i].qi {
+				order = append(order, j)
+			}
+		}
+	}
+	groups = append(groups, len(order))
+	nGroups := len(groups) - 1
+	// Look the likeliest to add the most up first.
+	gub := slices.Grow(pf.gub[:0], nGroups)[:nGroups]
+	gdense := slices.Grow(pf.gdense[:0], nGroups)[:nGroups] // a term's bit set, to tell absence cheaply
+	clear(gub)
+	for g := range nGroups {
+		for _, i := range order[groups[g]:groups[g+1]] {
+			gub[g] = max(gub[g], cs[i].ub)
+			gdense[g] = cs[i].dense
+		}
+	}
+	byUB := slices.Grow(pf.byUB[:0], nGroups)[:nGroups]
+	for g := range byUB {
+		byUB[g] = g
+	}
+	// Terms with bit sets first (a lookup costs a bit test), then by bound.
+	slices.SortFunc(byUB, func(a, b int) int {
+		sparse := func(g int) int {
+			if gdense[g] == nil {
+				return 1
+			}
+			return 0
+		}
+		return cmp.Or(cmp.Compare(sparse(a), sparse(b)), cmp.Compare(gub[b], gub[a]))
+	})
+	// byUB begins with the terms that have bit sets
+	dense := 0
+	for dense < nGroups && gdense[byUB[dense]] != nil {
+		dense++
+	}
+	contrib := slices.Grow(pf.contrib[:0], nTerms)[:nTerms]
+	bound := slices.Grow(pf.bound[:0], nGroups)[:nGroups]
+	pf.others, pf.order, pf.groups, pf.gub, pf.gdense, pf.byUB, pf.contrib, pf.bound = others, order, groups, gub, gdense, byUB, contrib, bound
+	pf.dense = dense
 }
