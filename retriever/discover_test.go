@@ -134,9 +134,9 @@ func TestWalkSkipsUnchangedFolders(t *testing.T) {
 	defer func() { cancel(); <-stopped }()
 	waitWatched(t, ix, 5)
 	waitFor(t, "a search that lists no folder and stats no file", func() bool {
-		listings, stats := ix.fw.listings.Load(), ix.fw.stats.Load()
+		listings, stats := ix.fw.Listings.Load(), ix.fw.Stats.Load()
 		search(t, ix, allEvidence("apple"))
-		return ix.fw.listings.Load() == listings && ix.fw.stats.Load() == stats
+		return ix.fw.Listings.Load() == listings && ix.fw.Stats.Load() == stats
 	})
 	writeFile(t, root, "episode-2/b/new.txt", "apple new\n")
 	search(t, ix, allEvidence("apple"))
@@ -204,9 +204,9 @@ func TestWalkWithoutEvents(t *testing.T) {
 	}
 	for _, s := range steps {
 		s.change()
-		before := ix.fw.listings.Load()
+		before := ix.fw.Listings.Load()
 		assertFollowed(t, ix, opts, s.want)
-		if got := ix.fw.listings.Load() - before; got != s.listed {
+		if got := ix.fw.Listings.Load() - before; got != s.listed {
 			t.Fatalf("%s: the search listed %d folders, want %d", s.name, got, s.listed)
 		}
 		backdate()

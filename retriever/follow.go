@@ -37,7 +37,7 @@ import (
 type task struct {
 	old   *corpus.File // nil for a new file
 	next  *corpus.File // for a new file: its state, with id and agent set
-	c     candidate
+	c     runfs.Candidate
 	fresh bool  // read from the start, dropping old evidence
 	from  int64 // where reading starts
 	size  int64
@@ -51,23 +51,23 @@ func knownOf(fs *corpus.File) runfs.Known {
 // plan decides what a file needs (spec §7): nothing, its appended bytes, or a
 // read from its start (new, shrunk, replaced, or rewritten: the last is told
 // when the file is read, by its head and the bytes before the read position).
-func (ix *Index) plan(old *corpus.File, c candidate) *task {
-	size, dev, ino, mtime := c.info.Size, c.info.Dev, c.info.Ino, c.info.Mtime
+func (ix *Index) plan(old *corpus.File, c runfs.Candidate) *task {
+	size, dev, ino, mtime := c.Info.Size, c.Info.Dev, c.Info.Ino, c.Info.Mtime
 	if old == nil {
 		ix.mu.Lock()
-		agent, ok := ix.state.AgentIDs[c.agent]
+		agent, ok := ix.state.AgentIDs[c.Agent]
 		if !ok {
 			agent = uint32(len(ix.state.Agents))
-			ix.state.Agents = append(ix.state.Agents, c.agent)
-			ix.state.AgentIDs[c.agent] = agent
+			ix.state.Agents = append(ix.state.Agents, c.Agent)
+			ix.state.AgentIDs[c.Agent] = agent
 			ix.state.Stats.Grow(agent)
 		}
 		id := ix.state.NextID
 		ix.state.NextID++
 		ix.mu.Unlock()
-		form := recordformat.FormOf(c.rel)
+		form := recordformat.FormOf(c.Rel)
 		next := &corpus.File{
-			ID: id, Rel: c.rel, Episode: c.episode, EpNum: c.epNum,
+			ID: id, Rel: c.Rel, Episode: c.Episode, EpNum: c.EpNum,
 			Agent: agent, Form: form, Warned: &corpus.Warnings{}, Recs: corpus.NewRecords(form),
 			Memo: &fileMemo{},
 		}
@@ -77,12 +77,12 @@ func (ix *Index) plan(old *corpus.File, c candidate) *task {
 	case dev != old.Dev || ino != old.Ino, size < old.ReadPos:
 		return &task{old: old, c: c, fresh: true, size: size}
 	case size == old.Size && mtime == old.Mtime && size == old.ReadPos:
-		if c.info.Ctime != old.Ctime {
+		if c.Info.Ctime != old.Ctime {
 			// The same size and time, but the inode changed since: rewritten
 			// with its time set back (or its mode changed), told only so.
 			return &task{old: old, c: c, fresh: true, size: size}
 		}
-		if !c.evented && !runfs.Racy(mtime, old.CheckedAt) {
+		if !c.Evented && !runfs.Racy(mtime, old.CheckedAt) {
 			return nil
 		}
 		if old.Binary { // its check is its head: read it again
@@ -124,7 +124,7 @@ const firstBlockBytes = 64 << 10
 // unreadable: logged once) and its old evidence must go.
 func (ix *Index) read(t *task, b *corpus.Builder, dir *runfs.Folder, buf *readBuffer) (u *corpus.Update, drop bool) {
 	if h := ix.fw.beforeRead; h != nil {
-		h(t.c.rel)
+		h(t.c.Rel)
 	}
 	checked := time.Now().UnixNano()
 	f, info := t.open(ix, dir, buf)
@@ -157,7 +157,7 @@ func (ix *Index) read(t *task, b *corpus.Builder, dir *runfs.Folder, buf *readBu
 	// cleared 1 MiB block.
 	block := buf.get(min(ReadBlockBytes, max(size-pos, 0)))
 	readBlock := func(want int64) (int, error) {
-		return readBlockAt(f, block[:max(want, 0)], pos, t.c.rel, ix.fw.beforeBlock)
+		return readBlockAt(f, block[:max(want, 0)], pos, t.c.Rel, ix.fw.beforeBlock)
 	}
 	// The first block is read before anything is ingested, and the part of
 	// it within the file's first BinarySniffBytes is checked for a NUL (the
@@ -168,7 +168,7 @@ func (ix *Index) read(t *task, b *corpus.Builder, dir *runfs.Folder, buf *readBu
 	}
 	n, err := readBlock(want)
 	if err != nil {
-		ix.once.unreadable(ix.fsys, ix.root, t.c.rel, err)
+		ix.once.unreadable(ix.fsys, ix.root, t.c.Rel, err)
 		u.Discard, u.Hi = true, u.Lo
 		return u, true
 	}
@@ -194,7 +194,7 @@ func (ix *Index) read(t *task, b *corpus.Builder, dir *runfs.Folder, buf *readBu
 		if !first {
 			want = min(int64(len(block)), size-pos)
 			if n, err = readBlock(want); err != nil {
-				ix.once.unreadable(ix.fsys, ix.root, t.c.rel, err)
+				ix.once.unreadable(ix.fsys, ix.root, t.c.Rel, err)
 				u.Discard, u.Hi = true, uint32(b.Docs())
 				return u, true
 			}
@@ -221,16 +221,16 @@ func (ix *Index) read(t *task, b *corpus.Builder, dir *runfs.Folder, buf *readBu
 		// read is not used, and the file is read again at the next update,
 		// which starts new batches; a file that alone has more is left out
 		// at every update, told once.
-		ix.once.warn("full:"+t.c.rel, "a file has more pieces than one batch of the index holds; it is left out", zap.String("file", t.c.rel))
+		ix.once.warn("full:"+t.c.Rel, "a file has more pieces than one batch of the index holds; it is left out", zap.String("file", t.c.Rel))
 		u.Discard, u.Hi = true, uint32(b.Docs())
 		return u, true
 	}
-	ix.once.readable(t.c.rel)
+	ix.once.readable(t.c.Rel)
 	if pos < size {
 		// Truncated while it was read: next.size (the size before) is not
 		// its size now, so the next update reads it again from its start;
 		// until then a search leaves out pieces whose text changed.
-		ix.once.note("shrunk:"+t.c.rel, "a file shrank while it was read; it is read again from its start", zap.String("file", t.c.rel))
+		ix.once.note("shrunk:"+t.c.Rel, "a file shrank while it was read; it is read again from its start", zap.String("file", t.c.Rel))
 	}
 	next.ReadPos = pos
 	next.Size = max(next.Size, pos)
@@ -312,12 +312,12 @@ func (t *task) open(ix *Index, dir *runfs.Folder, buf *readBuffer) (runfs.FileRe
 	var err error
 	atPath := false
 	if dir != nil {
-		f, atPath, err = dir.Open(t.c.rel[strings.LastIndexByte(t.c.rel, '/')+1:], &buf.file)
+		f, atPath, err = dir.Open(t.c.Rel[strings.LastIndexByte(t.c.Rel, '/')+1:], &buf.file)
 	} else {
-		f, err = runfs.OpenFile(ix.fsys, t.c.rel)
+		f, err = runfs.OpenFile(ix.fsys, t.c.Rel)
 	}
 	if err != nil {
-		ix.once.unreadable(ix.fsys, ix.root, t.c.rel, err)
+		ix.once.unreadable(ix.fsys, ix.root, t.c.Rel, err)
 		return nil, nil
 	}
 	info, err := f.Stat()
@@ -326,12 +326,12 @@ func (t *task) open(ix *Index, dir *runfs.Folder, buf *readBuffer) (runfs.FileRe
 			err = fmt.Errorf("no longer a regular file: %w", fs.ErrNotExist)
 		}
 		f.Close()
-		ix.once.unreadable(ix.fsys, ix.root, t.c.rel, err)
+		ix.once.unreadable(ix.fsys, ix.root, t.c.Rel, err)
 		return nil, nil
 	}
-	if !atPath && !runfs.AtPath(ix.root, ix.fsys, f, t.c.rel, t.c.info, info) {
+	if !atPath && !runfs.AtPath(ix.root, ix.fsys, f, t.c.Rel, t.c.Info, info) {
 		f.Close()
-		ix.once.unreadable(ix.fsys, ix.root, t.c.rel, fmt.Errorf("replaced since it was listed: %w", fs.ErrNotExist))
+		ix.once.unreadable(ix.fsys, ix.root, t.c.Rel, fmt.Errorf("replaced since it was listed: %w", fs.ErrNotExist))
 		return nil, nil
 	}
 	return f, info
@@ -350,7 +350,7 @@ func (t *task) binary(ix *Index, u *corpus.Update, info fs.FileInfo, checked int
 	}
 	next.Binary = true
 	next.ReadPos = next.Size
-	ix.log.Debug("left out a binary file", zap.String("file", t.c.rel))
+	ix.log.Debug("left out a binary file", zap.String("file", t.c.Rel))
 }
 
 // keepChecks keeps what tells a rewrite of next's file f at the next

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -196,7 +197,7 @@ func (ix *Index) updateChecked(ctx context.Context, progress func(Progress)) (Ch
 func (ix *Index) refresh(ctx context.Context, progress func(Progress)) (Changes, error) {
 	ix.refreshMu.Lock()
 	defer ix.refreshMu.Unlock()
-	sc, err := ix.discover()
+	sc, err := ix.fw.Scan(ix.fsys, ix.root, ix.workers, scanLog{&ix.once})
 	if err != nil {
 		return Changes{}, err
 	}
@@ -205,7 +206,7 @@ func (ix *Index) refresh(ctx context.Context, progress func(Progress)) (Changes,
 	ix.mu.RUnlock()
 
 	fw := &ix.fw
-	tasks, total, runBytes := sc.plan(known)
+	tasks, total, runBytes := ix.planFound(sc, known)
 	var changed []string
 	first := !ix.indexed.Load()
 	if first {
@@ -215,17 +216,21 @@ func (ix *Index) refresh(ctx context.Context, progress func(Progress)) (Changes,
 	if first && ix.boundMemory {
 		// The whole run, not what this update reads: a reopen's first update
 		// reads little, but the states it restored are on the heap.
-		persist.BoundMemory(persist.MemoryUse{RunBytes: runBytes, Files: int64(len(sc.found)), Flushed: ix.cache.Flushes(),
+		persist.BoundMemory(persist.MemoryUse{RunBytes: runBytes, Files: int64(len(sc.Found)), Flushed: ix.cache.Flushes(),
 			Batches: int64(ix.workers) * batchBytes, SortExtra: persist.SortExtra(ix.workers, batchBytes)})
 	}
-	removed := sc.gone(known)
+	removed := goneFiles(&fw.Discovery, sc, known)
 	// What the scan found is planned: its candidates (a tenth of a first
 	// indexing's live heap at 100,000 files) are not kept for the
 	// collector to mark while the files are read.
-	sc.found = nil
-	episodes := sc.changedEpisodes()
+	sc.Found = nil
+	episodes := sc.ChangedEpisodes(func(eps map[string]bool) bool {
+		ix.mu.RLock()
+		defer ix.mu.RUnlock()
+		return maps.Equal(eps, ix.state.Episodes)
+	})
 	defer func() {
-		fw.SetPolledFiles(len(fw.pollFiles))
+		fw.SetPolledFiles(len(fw.PollFiles))
 	}()
 	if len(tasks) == 0 && len(removed) == 0 {
 		if episodes != nil {
@@ -263,12 +268,16 @@ func (ix *Index) refresh(ctx context.Context, progress func(Progress)) (Changes,
 		return Changes{}, r.faults[0] // thrown away whole by update
 	}
 	for _, rel := range r.failed {
-		fw.pollFiles[rel] = true
+		fw.PollFiles[rel] = true
 	}
 	if err := ctx.Err(); err != nil {
 		// Cancelled: what the scan found and was not done is left to the
 		// next update (the scan's change set is spent).
-		fw.leave(r.skipped, removed, sc.episodes)
+		gone := make([]string, len(removed))
+		for i, f := range removed {
+			gone[i] = f.Rel
+		}
+		fw.Leave(r.skipped, gone, sc.Episodes)
 		slices.Sort(changed)
 		return Changes{Files: slices.Compact(changed)}, err
 	}
@@ -355,16 +364,16 @@ func readJobs(tasks []*task, newestFirst bool) []readJob {
 	open := map[string]int{} // a folder's job that still takes files
 	var jobs []readJob
 	for _, t := range tasks {
-		dir, n := runfs.Parent(t.c.rel), t.size-t.from
+		dir, n := runfs.Parent(t.c.Rel), t.size-t.from
 		if n >= jobBytes {
-			jobs = append(jobs, readJob{dir: dir, epNum: t.c.epNum, tasks: []*task{t}, size: n})
+			jobs = append(jobs, readJob{dir: dir, epNum: t.c.EpNum, tasks: []*task{t}, size: n})
 			continue
 		}
 		k, ok := open[dir]
 		if !ok || jobs[k].size+n > jobBytes {
 			k = len(jobs)
 			open[dir] = k
-			jobs = append(jobs, readJob{dir: dir, epNum: t.c.epNum})
+			jobs = append(jobs, readJob{dir: dir, epNum: t.c.EpNum})
 		}
 		jobs[k].tasks = append(jobs[k].tasks, t)
 		jobs[k].size += n
@@ -470,7 +479,7 @@ func (r *refreshRun) work() {
 		if r.ctx.Err() != nil {
 			r.mu.Lock()
 			for _, t := range j.tasks {
-				r.skipped = append(r.skipped, t.c.rel)
+				r.skipped = append(r.skipped, t.c.Rel)
 			}
 			r.mu.Unlock()
 			continue
@@ -493,7 +502,7 @@ func (r *refreshRun) work() {
 				if t.old != nil {
 					r.removed = append(r.removed, t.old)
 				}
-				r.failed = append(r.failed, t.c.rel)
+				r.failed = append(r.failed, t.c.Rel)
 				r.mu.Unlock()
 			}
 		}
@@ -525,21 +534,21 @@ func (r *refreshRun) work() {
 // committed files: the tasks, the bytes they read, and the run's bytes. A
 // file with several links is polled (its writes' events go to other
 // folders, or none).
-func (sc *scan) plan(known map[string]*corpus.File) (tasks []*task, total, runBytes int64) {
-	fw := &sc.ix.fw
-	if fw.pollFiles == nil {
-		fw.pollFiles = map[string]bool{}
+func (ix *Index) planFound(sc *runfs.Scan, known map[string]*corpus.File) (tasks []*task, total, runBytes int64) {
+	fw := &ix.fw
+	if fw.PollFiles == nil {
+		fw.PollFiles = map[string]bool{}
 	}
-	for rel, c := range sc.found {
-		runBytes += c.info.Size
+	for rel, c := range sc.Found {
+		runBytes += c.Info.Size
 		// A hard link is written through paths whose events go to other
 		// folders (or none, outside the run): it is polled.
-		if c.info.Nlink > 1 {
-			fw.pollFiles[rel] = true
+		if c.Info.Nlink > 1 {
+			fw.PollFiles[rel] = true
 		} else {
-			delete(fw.pollFiles, rel)
+			delete(fw.PollFiles, rel)
 		}
-		t := sc.ix.plan(known[rel], c)
+		t := ix.plan(known[rel], c)
 		if t == nil {
 			continue
 		}
@@ -551,27 +560,26 @@ func (sc *scan) plan(known map[string]*corpus.File) (tasks []*task, total, runBy
 
 // gone returns the known files the scan no longer found (of the folders it
 // listed, when it was not a full walk), and stops polling them.
-func (sc *scan) gone(known map[string]*corpus.File) []*corpus.File {
-	fw := &sc.ix.fw
+func goneFiles(fw *runfs.Discovery, sc *runfs.Scan, known map[string]*corpus.File) []*corpus.File {
 	var removed []*corpus.File
-	if sc.full {
+	if sc.Full {
 		for rel, old := range known {
-			if _, ok := sc.found[rel]; !ok {
+			if _, ok := sc.Found[rel]; !ok {
 				removed = append(removed, old)
 			}
 		}
-		for rel := range fw.pollFiles {
-			if _, ok := sc.found[rel]; !ok {
-				delete(fw.pollFiles, rel)
+		for rel := range fw.PollFiles {
+			if _, ok := sc.Found[rel]; !ok {
+				delete(fw.PollFiles, rel)
 			}
 		}
 		return removed
 	}
-	for rel := range sc.removed {
-		if _, ok := sc.found[rel]; ok {
+	for rel := range sc.Removed {
+		if _, ok := sc.Found[rel]; ok {
 			continue // found again: another file, or the same
 		}
-		delete(fw.pollFiles, rel)
+		delete(fw.PollFiles, rel)
 		if old := known[rel]; old != nil {
 			removed = append(removed, old)
 		}

@@ -101,3 +101,10 @@ func (o *onceLog) warnLink(root, rel string) {
 	}
 	o.warn("link:"+rel, "skipped a link that points outside the run folder", zap.String("link", rel), zap.String("target", target))
 }
+
+// scanLog is the log-once as discovery reports through it (runfs.ScanLog).
+type scanLog struct{ o *onceLog }
+
+func (l scanLog) Warn(key, msg string, fields ...zap.Field) { l.o.warn(key, msg, fields...) }
+func (l scanLog) Note(key, msg string, fields ...zap.Field) { l.o.note(key, msg, fields...) }
+func (l scanLog) WarnLink(root, rel string)                 { l.o.warnLink(root, rel) }

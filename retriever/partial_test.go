@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"runls/retriever/internal/runfs"
 )
 
 // partialRun is a run of five episodes (one agent folder each, so one read
@@ -146,7 +148,7 @@ func TestSearchPartialNoUpdate(t *testing.T) {
 // a later update reads larger jobs first whatever their episode.
 func TestReadJobsNewestFirst(t *testing.T) {
 	mk := func(rel, ep string, size int64) *task {
-		return &task{c: candidate{rel: rel, epNum: ep}, size: size}
+		return &task{c: runfs.Candidate{Rel: rel, EpNum: ep}, size: size}
 	}
 	tasks := []*task{
 		mk("episode-2/a/x.log", "2", 3<<20),

@@ -53,7 +53,7 @@ func (c reopenClass) String() string {
 // own rules, as the reopen does (internal/persist/persist.go): plan on the state the record
 // keeps, then, for a read from the commit position, recheck with the
 // record's fingerprints for the bytes read compares.
-func (ix *Index) classify(rec store.FileRecord, c persist.Carry, cand candidate, info fs.FileInfo, f io.ReaderAt) reopenClass {
+func (ix *Index) classify(rec store.FileRecord, c persist.Carry, cand runfs.Candidate, info fs.FileInfo, f io.ReaderAt) reopenClass {
 	old := persist.RecordState(rec, c)
 	t := ix.plan(old, cand)
 	switch {
@@ -104,19 +104,19 @@ func PlanReopen(ctx context.Context, root string, table []byte) (ReopenPlan, err
 
 func (ix *Index) planReopen(ctx context.Context, records []store.FileRecord) (ReopenPlan, error) {
 	ix.refreshMu.Lock()
-	sc, err := ix.discover()
+	sc, err := ix.fw.Scan(ix.fsys, ix.root, ix.workers, scanLog{&ix.once})
 	ix.refreshMu.Unlock()
 	if err != nil {
 		return ReopenPlan{}, err
 	}
-	p := ReopenPlan{Files: len(sc.found)}
+	p := ReopenPlan{Files: len(sc.Found)}
 	inTable := make(map[string]bool, len(records))
 	for _, rec := range records {
 		if err := ctx.Err(); err != nil {
 			return ReopenPlan{}, err
 		}
 		inTable[rec.Path] = true
-		cand, ok := sc.found[rec.Path]
+		cand, ok := sc.Found[rec.Path]
 		if !ok {
 			p.Gone++
 			continue
@@ -125,7 +125,7 @@ func (ix *Index) planReopen(ctx context.Context, records []store.FileRecord) (Re
 		if err != nil {
 			return ReopenPlan{}, err
 		}
-		size := cand.info.Size
+		size := cand.Info.Size
 		switch class {
 		case reopenUnchanged, reopenChecked:
 			p.Unchanged++
@@ -140,10 +140,10 @@ func (ix *Index) planReopen(ctx context.Context, records []store.FileRecord) (Re
 			p.ReadBytes += size
 		}
 	}
-	for rel, cand := range sc.found {
+	for rel, cand := range sc.Found {
 		if !inTable[rel] {
 			p.New++
-			p.ReadBytes += cand.info.Size
+			p.ReadBytes += cand.Info.Size
 		}
 	}
 	return p, nil
@@ -152,7 +152,7 @@ func (ix *Index) planReopen(ctx context.Context, records []store.FileRecord) (Re
 // classifyAtPath opens the file of rec as the index opens it (confined to
 // the run, never through a link) and classifies it; it gives the record's
 // parser state too.
-func (ix *Index) classifyAtPath(rec store.FileRecord, cand candidate) (reopenClass, persist.Carry, error) {
+func (ix *Index) classifyAtPath(rec store.FileRecord, cand runfs.Candidate) (reopenClass, persist.Carry, error) {
 	c, err := persist.DecodeCarry(rec.Carry)
 	if err != nil {
 		return 0, persist.Carry{}, err
@@ -163,7 +163,7 @@ func (ix *Index) classifyAtPath(rec store.FileRecord, cand candidate) (reopenCla
 	}
 	defer f.Close()
 	info, err := f.Stat()
-	if err != nil || !info.Mode().IsRegular() || !runfs.AtPath(ix.root, ix.fsys, f, rec.Path, cand.info, info) {
+	if err != nil || !info.Mode().IsRegular() || !runfs.AtPath(ix.root, ix.fsys, f, rec.Path, cand.Info, info) {
 		return reopenReread, c, nil
 	}
 	return ix.classify(rec, c, cand, info, f), c, nil

@@ -146,11 +146,11 @@ func TestReopenClassification(t *testing.T) {
 func classifyAll(t *testing.T, ix *Index, table []store.FileRecord) map[string]reopenClass {
 	t.Helper()
 	fresh := openTest(t, Options{Root: ix.Root()})
-	sc, err := fresh.discover()
+	sc, err := fresh.fw.Scan(fresh.fsys, fresh.root, fresh.workers, scanLog{&fresh.once})
 	must(t, err)
 	out := map[string]reopenClass{}
 	for _, rec := range table {
-		cand, ok := sc.found[rec.Path]
+		cand, ok := sc.Found[rec.Path]
 		if !ok {
 			out[rec.Path] = reopenGone
 			continue
@@ -159,7 +159,7 @@ func classifyAll(t *testing.T, ix *Index, table []store.FileRecord) map[string]r
 		must(t, err)
 		out[rec.Path] = c
 	}
-	for rel := range sc.found {
+	for rel := range sc.Found {
 		if _, ok := out[rel]; !ok {
 			out[rel] = reopenNew
 		}

@@ -4,13 +4,11 @@ import (
 	"context"
 	"errors"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/fsnotify/fsnotify"
 	"go.uber.org/zap"
 
-	"runls/retriever/internal/corpus"
 	"runls/retriever/internal/runfs"
 )
 
@@ -303,46 +301,14 @@ func (ss *subscribers) notify(c Changes) {
 	}
 }
 
-// leftover is what a cancelled update found and did not do: files to plan,
-// files to drop, and whether the episodes changed.
-type leftover struct {
-	names, removed map[string]bool
-	episodes       bool
-}
-
-// leave keeps what a cancelled update did not do for the next one.
-// Under refreshMu.
-func (f *followState) leave(files []string, removed []*corpus.File, episodes bool) {
-	if f.left.names == nil {
-		f.left.names, f.left.removed = map[string]bool{}, map[string]bool{}
-	}
-	for _, rel := range files {
-		f.left.names[rel] = true
-	}
-	for _, fs := range removed {
-		f.left.removed[fs.Rel] = true
-	}
-	f.left.episodes = f.left.episodes || episodes
-}
-
 // followState is what discovery keeps between updates and what the watcher
-// tells it (runfs.Events, under its own lock). dirs, unreadable, pollFiles
-// and left are read and written by updates only, under refreshMu.
+// tells it (runfs.Discovery: its updates' part under refreshMu).
 type followState struct {
-	dirs       map[string]*dirState // by slash path relative to the root, "." the root
-	unreadable map[string]bool      // folders that exist but cannot be read: tried at each update
-	pollFiles  map[string]bool      // files no event covers (hard links, failed reads): a stat at each update
-	left       leftover             // what a cancelled update did not do
-
-	runfs.Events // the watcher's view: folders watched and polled, the changes its events marked
-
-	listings atomic.Int64 // folders listed (read) by updates, for tests
-	stats    atomic.Int64 // stats of files and folders by updates, for tests
+	runfs.Discovery
 
 	// hooks for tests; set before the index is used
 	beforeRead  func(rel string)
 	beforeBlock func(rel string, pos int64) error // an error fails the block's read
 	newWatcher  func() (*fsnotify.Watcher, error)
 	addWatch    func(w *fsnotify.Watcher, path string) error
-	listed      func(rel string) // a folder was listed
 }

@@ -206,9 +206,9 @@ func watchedRun(t *testing.T, files map[string]string, opts Options) (*Index, st
 // cost returns the folders listed and the stats given by the updates while
 // fn ran.
 func cost(ix *Index, fn func()) (listings, stats int64) {
-	l, s := ix.fw.listings.Load(), ix.fw.stats.Load()
+	l, s := ix.fw.Listings.Load(), ix.fw.Stats.Load()
 	fn()
-	return ix.fw.listings.Load() - l, ix.fw.stats.Load() - s
+	return ix.fw.Listings.Load() - l, ix.fw.Stats.Load() - s
 }
 
 // found reports whether a search for word returns a piece of rel holding it.
@@ -380,7 +380,7 @@ func TestWatchSomeFoldersUnwatched(t *testing.T) {
 	// falls in a search's window): only the polled ones may be.
 	var listedMu sync.Mutex
 	var listed []string
-	ix.fw.listed = func(rel string) {
+	ix.fw.Listed = func(rel string) {
 		listedMu.Lock()
 		defer listedMu.Unlock()
 		listed = append(listed, rel)

@@ -1,8 +1,8 @@
-package retriever
+package runfs
 
 // This file holds discovery (spec §1, §7): the walk of the run's episode and
 // agent folders that finds the agent files an update may have to read, with
-// the folder listings it keeps between updates.
+// the folder listings it keeps between updates (Discovery, discovery.go).
 
 import (
 	"errors"
@@ -17,18 +17,16 @@ import (
 	"syscall"
 
 	"go.uber.org/zap"
-
-	"runls/retriever/internal/runfs"
 )
 
-// candidate is an agent file found by discovery.
-type candidate struct {
-	rel, episode, epNum, agent string
-	info                       runfs.Stat
-	// evented: an event named the file since it was last planned, so its
+// Candidate is an agent file found by discovery.
+type Candidate struct {
+	Rel, Episode, EpNum, Agent string
+	Info                       Stat
+	// Evented: an event named the file since it was last planned, so its
 	// content is checked even when its size and time say it is unchanged (a
 	// write within the clock tick of the last read).
-	evented bool
+	Evented bool
 }
 
 // dirState is a folder as the last walk listed it.
@@ -58,7 +56,7 @@ func levelOf(rel string) int {
 	return levelAgent
 }
 
-// scan is one update's discovery of the agent files (spec §1): the files
+// Scan is one update's discovery of the agent files (spec §1): the files
 // that may have changed, and the files gone. A full scan walks every folder:
 // the first update, updates without a watcher, and those after events were
 // lost. With a healthy watcher a scan is incremental: it visits only the
@@ -67,19 +65,24 @@ func levelOf(rel string) int {
 // covers (see changeSet), so that it costs what changed, not what the run
 // holds. Links below the run folder are never followed; one that points
 // outside is reported once.
-type scan struct {
-	ix       *Index
-	cs       runfs.ChangeSet
-	full     bool
-	old      map[string]*dirState // the folder cache before the scan
-	dirs     map[string]*dirState // after it (the same map when incremental)
-	found    map[string]candidate // files to plan (full: every agent file); see indexFound
-	listed   [][]candidate        // files the visits found, a folder's a slice, until indexFound
-	removed  map[string]bool      // files gone (incremental: a full scan compares found with the index)
-	visited  map[string]bool      // folders brought up to date
-	fresh    map[string]bool      // folders walked with everything below them
-	episodes bool                 // the root or an episode folder changed
-	tree     bool                 // folders appeared or went
+type Scan struct {
+	Full     bool
+	Found    map[string]Candidate // files to plan (full: every agent file); see indexFound
+	Removed  map[string]bool      // files gone (incremental: a full scan compares Found with the index)
+	Episodes bool                 // the root or an episode folder changed
+
+	d       *Discovery
+	log     ScanLog
+	fsys    *os.Root // the run folder
+	root    string   // its path, for messages
+	workers int      // agent folders walked side by side
+	cs      ChangeSet
+	old     map[string]*dirState // the folder cache before the scan
+	dirs    map[string]*dirState // after it (the same map when incremental)
+	listed  [][]Candidate        // files the visits found, a folder's a slice, until indexFound
+	visited map[string]bool      // folders brought up to date
+	fresh   map[string]bool      // folders walked with everything below them
+	tree    bool                 // folders appeared or went
 
 	// A full scan lists the root and the episodes, then walks the agent
 	// folders side by side: their visits take mu to record what they found.
@@ -99,32 +102,35 @@ var (
 	freshWalk = visitMode{force: true, poll: true, recurse: true}
 )
 
-// discover scans the run folder for the agent files that may have changed.
+// Scan scans the run folder fsys (at root, named in messages) for the
+// agent files that may have changed since the last scan, with the changes
+// the watcher marked and what a cancelled update left; workers agent
+// folders are walked side by side in a full scan.
 //
 // A folder's listing is cached, keyed by the folder's identity and time: a
-// folder whose time did not move (and is not racy, see runfs.RacyWindow) holds
+// folder whose time did not move (and is not racy, see RacyWindow) holds
 // the same entries, since adding, removing or renaming an entry sets the
 // time of the folder that holds it. Polling relies on that; events make even
 // the folder's stat unneeded.
-func (ix *Index) discover() (*scan, error) {
-	cs := ix.fw.Take()
-	sc := &scan{ix: ix, cs: cs, old: ix.fw.dirs, removed: map[string]bool{},
-		visited: map[string]bool{}, fresh: map[string]bool{}}
-	left := ix.fw.left
-	ix.fw.left = leftover{}
+func (d *Discovery) Scan(fsys *os.Root, root string, workers int, log ScanLog) (*Scan, error) {
+	cs := d.Take()
+	sc := &Scan{d: d, log: log, fsys: fsys, root: root, workers: workers, cs: cs, old: d.dirs,
+		Removed: map[string]bool{}, visited: map[string]bool{}, fresh: map[string]bool{}}
+	left := d.left
+	d.left = leftover{}
 	if len(left.names) > 0 {
 		if sc.cs.Names == nil {
 			sc.cs.Names = map[string]bool{}
 		}
 		maps.Copy(sc.cs.Names, left.names)
 	}
-	maps.Copy(sc.removed, left.removed)
-	sc.episodes = left.episodes
+	maps.Copy(sc.Removed, left.removed)
+	sc.Episodes = left.episodes
 	var err error
 	if !cs.Events || cs.All || sc.old["."] == nil {
-		sc.full, sc.episodes = true, true
+		sc.Full, sc.Episodes = true, true
 		sc.dirs = make(map[string]*dirState, len(sc.old))
-		ix.fw.unreadable = map[string]bool{}
+		d.unreadable = map[string]bool{}
 		sc.queued = new([]string)
 		if err = sc.visit(nil, ".", ".", fullWalk); err == nil {
 			sc.walkQueued()
@@ -135,16 +141,16 @@ func (ix *Index) discover() (*scan, error) {
 		err = sc.changes()
 	}
 	if err != nil {
-		ix.fw.MarkAllDirty()
+		d.MarkAllDirty()
 		return nil, err
 	}
-	ix.fw.dirs = sc.dirs
-	if sc.tree || sc.full {
+	d.dirs = sc.dirs
+	if sc.tree || sc.Full {
 		folders := make(map[string]uint64, len(sc.dirs))
-		for rel, d := range sc.dirs {
-			folders[rel] = d.ino
+		for rel, st := range sc.dirs {
+			folders[rel] = st.ino
 		}
-		ix.fw.SetFolders(folders)
+		d.SetFolders(folders)
 	}
 	return sc, nil
 }
@@ -152,8 +158,8 @@ func (ix *Index) discover() (*scan, error) {
 // changes is an incremental scan: the folders events named, those not
 // watched, and those that could not be read are visited, shallow first;
 // then the files events named in folders not visited are given a stat.
-func (sc *scan) changes() error {
-	fw := &sc.ix.fw
+func (sc *Scan) changes() error {
+	fw := sc.d
 	var todo []string
 	for _, set := range []map[string]bool{sc.cs.Dirs, sc.cs.Polled, fw.unreadable} {
 		for rel := range set {
@@ -177,7 +183,7 @@ func (sc *scan) changes() error {
 			if !fw.unreadable[rel] {
 				continue
 			}
-			if p := sc.dirs[runfs.Parent(rel)]; p == nil || !contains(p.dirs, rel[strings.LastIndexByte(rel, '/')+1:]) {
+			if p := sc.dirs[Parent(rel)]; p == nil || !contains(p.dirs, rel[strings.LastIndexByte(rel, '/')+1:]) {
 				delete(fw.unreadable, rel)
 				continue
 			}
@@ -196,27 +202,27 @@ func (sc *scan) changes() error {
 // size: grown entry by entry from empty, the map of a first walk of 100,000
 // files was rehashed some 17 times. A later find of the same path replaces
 // the earlier.
-func (sc *scan) indexFound() {
+func (sc *Scan) indexFound() {
 	n := 0
 	for _, cands := range sc.listed {
 		n += len(cands)
 	}
-	sc.found = make(map[string]candidate, n)
+	sc.Found = make(map[string]Candidate, n)
 	for _, cands := range sc.listed {
 		for _, c := range cands {
-			sc.found[c.rel] = c
+			sc.Found[c.Rel] = c
 		}
 	}
 	sc.listed = nil
 }
 
 // walkQueued walks the agent folders of a full scan, side by side.
-func (sc *scan) walkQueued() {
+func (sc *Scan) walkQueued() {
 	agents := *sc.queued
 	sc.queued = nil
 	var next atomic.Int64
 	var wg sync.WaitGroup
-	for range min(sc.ix.workers, len(agents)) {
+	for range min(sc.workers, len(agents)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -238,9 +244,9 @@ func levelDepth(rel string) int {
 
 // covered reports whether a folder above rel was walked with everything
 // below it in this scan.
-func (sc *scan) covered(rel string) bool {
+func (sc *Scan) covered(rel string) bool {
 	for rel != "." {
-		rel = runfs.Parent(rel)
+		rel = Parent(rel)
 		if sc.fresh[rel] {
 			return true
 		}
@@ -252,20 +258,20 @@ func (sc *scan) covered(rel string) bool {
 // listing did: the files events named (written in place) in folders not
 // visited, the files that are hard links (written through another path,
 // their events go to another folder) and those whose last read failed.
-func (sc *scan) statNamed() {
-	fw := &sc.ix.fw
+func (sc *Scan) statNamed() {
+	fw := sc.d
 	byDir := map[string][]string{}
 	add := func(rel string) {
-		if _, ok := sc.found[rel]; ok {
+		if _, ok := sc.Found[rel]; ok {
 			return
 		}
-		dir := runfs.Parent(rel)
-		if levelOf(dir) != levelAgent || sc.visited[dir] && !fw.pollFiles[rel] {
+		dir := Parent(rel)
+		if levelOf(dir) != levelAgent || sc.visited[dir] && !fw.PollFiles[rel] {
 			return
 		}
 		d := sc.dirs[dir]
 		if d == nil || !contains(d.files, rel[len(dir)+1:]) {
-			delete(fw.pollFiles, rel)
+			delete(fw.PollFiles, rel)
 			return
 		}
 		byDir[dir] = append(byDir[dir], rel)
@@ -273,19 +279,19 @@ func (sc *scan) statNamed() {
 	for rel := range sc.cs.Names {
 		add(rel)
 	}
-	for rel := range fw.pollFiles {
+	for rel := range fw.PollFiles {
 		add(rel)
 	}
 	for dir, rels := range byDir {
-		r, err := sc.ix.fsys.OpenRoot(dir)
+		r, err := sc.fsys.OpenRoot(dir)
 		if err != nil {
 			continue // gone or unreadable: the events of that list its parent
 		}
 		for _, rel := range rels {
 			info, err := r.Lstat(rel[len(dir)+1:])
-			fw.stats.Add(1)
+			fw.Stats.Add(1)
 			if err == nil && info.Mode().IsRegular() {
-				sc.found[rel] = sc.candidate(rel, runfs.StatOf(info), sc.cs.Names[rel])
+				sc.Found[rel] = sc.candidate(rel, StatOf(info), sc.cs.Names[rel])
 			}
 		}
 		r.Close()
@@ -294,15 +300,14 @@ func (sc *scan) statNamed() {
 
 // visit brings folder rel up to date as m says. parent is the opened folder
 // that holds it, under name; nil: rel is opened from the run folder.
-func (sc *scan) visit(parent *os.Root, name, rel string, m visitMode) error {
-	ix := sc.ix
-	r := ix.fsys
+func (sc *Scan) visit(parent *os.Root, name, rel string, m visitMode) error {
+	r := sc.fsys
 	if rel != "." {
 		var err error
 		if parent != nil {
 			r, err = parent.OpenRoot(name)
 		} else {
-			r, err = ix.fsys.OpenRoot(rel)
+			r, err = sc.fsys.OpenRoot(rel)
 		}
 		if err != nil {
 			sc.unlisted(rel, err)
@@ -315,7 +320,7 @@ func (sc *scan) visit(parent *os.Root, name, rel string, m visitMode) error {
 		d, infos, err := sc.list(r, rel, m.force || attempt > 0, &m)
 		if err != nil {
 			if rel == "." {
-				return fmt.Errorf("read run folder %s: %w", ix.root, err)
+				return fmt.Errorf("read run folder %s: %w", sc.root, err)
 			}
 			sc.unlisted(rel, err)
 			return nil
@@ -325,7 +330,7 @@ func (sc *scan) visit(parent *os.Root, name, rel string, m visitMode) error {
 			continue // a file went since the cached listing: list it again
 		}
 		sc.mu.Lock()
-		delete(ix.fw.unreadable, rel)
+		delete(sc.d.unreadable, rel)
 		sc.visited[rel] = true
 		if m.recurse {
 			sc.fresh[rel] = true
@@ -334,12 +339,12 @@ func (sc *scan) visit(parent *os.Root, name, rel string, m visitMode) error {
 			sc.listed = append(sc.listed, cands)
 		}
 		if infos != nil {
-			if old != nil && !sc.full {
+			if old != nil && !sc.Full {
 				sc.diff(rel, old, d)
 			}
 			if old == nil || !slices.Equal(old.dirs, d.dirs) {
 				sc.tree = true
-				sc.episodes = sc.episodes || levelOf(rel) < levelAgent
+				sc.Episodes = sc.Episodes || levelOf(rel) < levelAgent
 			}
 		}
 		sc.dirs[rel] = d
@@ -353,7 +358,7 @@ func (sc *scan) visit(parent *os.Root, name, rel string, m visitMode) error {
 // m.poll; otherwise those new in a listing made now, and those events named.
 // stale reports a file of a cached listing that is gone or no longer a
 // regular file.
-func (sc *scan) files(r *os.Root, rel string, d, old *dirState, infos []runfs.Stat, m visitMode) (cands []candidate, stale bool) {
+func (sc *Scan) files(r *os.Root, rel string, d, old *dirState, infos []Stat, m visitMode) (cands []Candidate, stale bool) {
 	if levelOf(rel) != levelAgent {
 		return nil, false
 	}
@@ -364,16 +369,16 @@ func (sc *scan) files(r *os.Root, rel string, d, old *dirState, infos []runfs.St
 		if !m.poll && !evented && !isNew {
 			continue
 		}
-		var info runfs.Stat
+		var info Stat
 		if infos != nil {
 			info = infos[i]
 		} else { // the cached listing: stat the file
 			li, err := r.Lstat(f)
-			sc.ix.fw.stats.Add(1)
+			sc.d.Stats.Add(1)
 			if err != nil || !li.Mode().IsRegular() {
 				return nil, true
 			}
-			info = runfs.StatOf(li)
+			info = StatOf(li)
 		}
 		cands = append(cands, sc.candidate(frel, info, evented))
 	}
@@ -383,7 +388,7 @@ func (sc *scan) files(r *os.Root, rel string, d, old *dirState, infos []runfs.St
 // subfolders visits the subfolders of a visited folder: each of them when
 // m.recurse; otherwise those new in a listing made now, those another folder
 // replaced, and those events named, each walked afresh.
-func (sc *scan) subfolders(r *os.Root, rel string, d, old *dirState, listed bool, m visitMode) error {
+func (sc *Scan) subfolders(r *os.Root, rel string, d, old *dirState, listed bool, m visitMode) error {
 	for i, sub := range d.dirs {
 		srel := sub
 		if rel != "." {
@@ -423,10 +428,10 @@ func oldDirs(d *dirState) []string {
 
 // diff records what a folder's new listing no longer holds: those files are
 // gone, and so is everything below those folders.
-func (sc *scan) diff(rel string, old, d *dirState) {
+func (sc *Scan) diff(rel string, old, d *dirState) {
 	for _, f := range old.files {
 		if !contains(d.files, f) {
-			sc.removed[rel+"/"+f] = true
+			sc.Removed[rel+"/"+f] = true
 		}
 	}
 	for _, s := range old.dirs {
@@ -440,16 +445,16 @@ func (sc *scan) diff(rel string, old, d *dirState) {
 }
 
 // drop forgets folder rel and everything below it: their files are gone.
-func (sc *scan) drop(rel string) {
+func (sc *Scan) drop(rel string) {
 	d := sc.old[rel]
 	if d == nil {
 		return
 	}
 	delete(sc.dirs, rel)
 	sc.tree = true
-	sc.episodes = sc.episodes || levelOf(rel) < levelAgent
+	sc.Episodes = sc.Episodes || levelOf(rel) < levelAgent
 	for _, f := range d.files {
-		sc.removed[rel+"/"+f] = true
+		sc.Removed[rel+"/"+f] = true
 	}
 	for _, s := range d.dirs {
 		sc.drop(rel + "/" + s)
@@ -459,35 +464,32 @@ func (sc *scan) drop(rel string) {
 // unlisted handles a folder that could not be opened or listed: gone (or no
 // longer a folder) since its parent was listed, or unreadable, which is
 // logged once and tried again at each update. Its files are dropped.
-func (sc *scan) unlisted(rel string, err error) {
+func (sc *Scan) unlisted(rel string, err error) {
 	sc.mu.Lock()
 	defer sc.mu.Unlock()
 	sc.drop(rel)
 	sc.visited[rel] = true
-	fw := &sc.ix.fw
+	fw := sc.d
 	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
 		delete(fw.unreadable, rel)
 		return
 	}
-	sc.ix.once.warn("folder:"+rel, "cannot read folder", zap.String("folder", rel), zap.Error(err))
+	sc.log.Warn("folder:"+rel, "cannot read folder", zap.String("folder", rel), zap.Error(err))
 	if !fw.unreadable[rel] {
 		fw.unreadable[rel] = true
-		sc.episodes = sc.episodes || levelOf(rel) < levelAgent
+		sc.Episodes = sc.Episodes || levelOf(rel) < levelAgent
 	}
 }
 
-// changedEpisodes returns the run's episode folders when the scan listed
-// them and they differ from the committed ones (nil: nothing to commit).
-func (sc *scan) changedEpisodes() map[string]bool {
-	if !sc.episodes {
+// ChangedEpisodes returns the run's episode folders when the scan listed
+// them and committed says they differ from the committed ones (nil:
+// nothing to commit).
+func (sc *Scan) ChangedEpisodes(committed func(episodes map[string]bool) bool) map[string]bool {
+	if !sc.Episodes {
 		return nil
 	}
 	episodes := sc.episodeSet()
-	ix := sc.ix
-	ix.mu.RLock()
-	same := maps.Equal(episodes, ix.state.Episodes)
-	ix.mu.RUnlock()
-	if same {
+	if committed(episodes) {
 		return nil
 	}
 	return episodes
@@ -495,11 +497,11 @@ func (sc *scan) changedEpisodes() map[string]bool {
 
 // episodeSet lists the episode folders: those listed, and those that exist
 // but cannot be read.
-func (sc *scan) episodeSet() map[string]bool {
+func (sc *Scan) episodeSet() map[string]bool {
 	eps := map[string]bool{}
 	if root := sc.dirs["."]; root != nil {
 		for _, ep := range root.dirs {
-			if sc.dirs[ep] != nil || sc.ix.fw.unreadable[ep] {
+			if sc.dirs[ep] != nil || sc.d.unreadable[ep] {
 				eps[ep] = true
 			}
 		}
@@ -507,9 +509,9 @@ func (sc *scan) episodeSet() map[string]bool {
 	return eps
 }
 
-func (sc *scan) candidate(rel string, info runfs.Stat, evented bool) candidate {
+func (sc *Scan) candidate(rel string, info Stat, evented bool) Candidate {
 	ep, rest, _ := strings.Cut(rel, "/")
 	agent, _, _ := strings.Cut(rest, "/")
 	num, _ := EpisodeNumber(ep)
-	return candidate{rel: rel, episode: ep, epNum: num, agent: agent, info: info, evented: evented}
+	return Candidate{Rel: rel, Episode: ep, EpNum: num, Agent: agent, Info: info, Evented: evented}
 }

@@ -1,4 +1,4 @@
-package retriever
+package runfs
 
 // This file holds a folder's listing as discovery takes it (discover.go):
 // the cached one while the folder's time and identity say it is
@@ -13,8 +13,6 @@ import (
 	"time"
 
 	"go.uber.org/zap"
-
-	"runls/retriever/internal/runfs"
 )
 
 // list returns folder r's listing (rel names it), the cached one when the
@@ -23,26 +21,25 @@ import (
 // when it was not. With a watcher running, the folder is
 // watched first; when its watch begins now, m.poll is set: what changed in
 // it before raised no event.
-func (sc *scan) list(r *os.Root, rel string, force bool, m *visitMode) (*dirState, []runfs.Stat, error) {
-	ix := sc.ix
+func (sc *Scan) list(r *os.Root, rel string, force bool, m *visitMode) (*dirState, []Stat, error) {
 	info, err := r.Lstat(".")
-	ix.fw.stats.Add(1)
+	sc.d.Stats.Add(1)
 	if err != nil {
 		return nil, nil, err
 	}
-	dev, ino := runfs.FileID(info)
+	dev, ino := FileID(info)
 	mtime := info.ModTime().UnixNano()
-	if ix.fw.Watch(rel, ino) {
+	if sc.d.Watch(rel, ino) {
 		m.poll = true
 	}
 	old := sc.old[rel]
-	if old != nil && !force && old.dev == dev && old.ino == ino && old.mtime == mtime && !runfs.Racy(mtime, old.listedAt) {
+	if old != nil && !force && old.dev == dev && old.ino == ino && old.mtime == mtime && !Racy(mtime, old.listedAt) {
 		return old, nil, nil
 	}
 	d := &dirState{dev: dev, ino: ino, mtime: mtime, listedAt: time.Now().UnixNano()}
-	ix.fw.listings.Add(1)
-	if ix.fw.listed != nil {
-		ix.fw.listed(rel)
+	sc.d.Listings.Add(1)
+	if sc.d.Listed != nil {
+		sc.d.Listed(rel)
 	}
 	f, err := r.Open(".")
 	if err != nil {
@@ -65,7 +62,7 @@ func (sc *scan) list(r *os.Root, rel string, force bool, m *visitMode) (*dirStat
 	var subs []sub
 	type file struct {
 		name string
-		st   runfs.Stat
+		st   Stat
 	}
 	var files []file
 	child := func(name string) string {
@@ -80,8 +77,8 @@ func (sc *scan) list(r *os.Root, rel string, force bool, m *visitMode) (*dirStat
 				continue
 			}
 		}
-		st, err := runfs.LstatIn(r, f, name)
-		ix.fw.stats.Add(1)
+		st, err := LstatIn(r, f, name)
+		sc.d.Stats.Add(1)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue // gone since the folder was read
 		}
@@ -90,11 +87,11 @@ func (sc *scan) list(r *os.Root, rel string, force bool, m *visitMode) (*dirStat
 		}
 		switch t := st.Mode.Type(); {
 		case t&fs.ModeSymlink != 0:
-			ix.once.warnLink(ix.root, child(name))
+			sc.log.WarnLink(sc.root, child(name))
 		case t.IsDir():
 			subs = append(subs, sub{name, st.Ino})
 		case t.IsRegular() && old != nil && contains(old.dirs, name):
-			ix.once.note("replaced:"+child(name), "a folder was replaced by a file; the evidence of its files is dropped",
+			sc.log.Note("replaced:"+child(name), "a folder was replaced by a file; the evidence of its files is dropped",
 				zap.String("file", child(name)))
 			if level == levelAgent {
 				files = append(files, file{name, st})
@@ -104,7 +101,7 @@ func (sc *scan) list(r *os.Root, rel string, force bool, m *visitMode) (*dirStat
 		}
 	}
 	slices.SortFunc(files, func(a, b file) int { return strings.Compare(a.name, b.name) })
-	infos := make([]runfs.Stat, len(files)) // not nil: listed now
+	infos := make([]Stat, len(files)) // not nil: listed now
 	if len(files) > 0 {
 		d.files = make([]string, 0, len(files))
 	}
