@@ -20,6 +20,7 @@ var allowedImports = map[string]bool{
 	"runls/recordformat":               true,
 	"runls/masking":                    true,
 	"runls/internal/store":             true, // the persisted index (issue 18)
+	"runls/internal/jsonappend":        true, // run/failures' JSON, appended
 	"go.uber.org/zap":                  true,
 	"github.com/fsnotify/fsnotify":     true,
 	"golang.org/x/sys/unix":            true, // fstatat with no FileInfo object (folder_linux.go); fsnotify's own dependency
