@@ -140,7 +140,7 @@ func (g *ingester) feedNotes(buf []byte, final bool) int {
 	var joined string
 	var segStarts []int
 	if g.masked && len(lines) > 0 {
-		joined, segStarts = g.joinLines(buf, lines)
+		joined, segStarts = joinEvidence(buf, lines, g.lineEvidence)
 		spans, open = g.ix.masker.Mask(joined)
 	}
 	// Lines from an open key block on, and a last line without a line end, may
@@ -271,7 +271,7 @@ func (g *ingester) emitPieces(buf []byte, rec []recordformat.Line, firstLine uin
 		return records.OutcomeIndexed
 	}
 	// The evidence text of the whole record: its lines joined with "\n".
-	text, segStarts := g.joinLines(buf, rec)
+	text, segStarts := joinEvidence(buf, rec, g.lineEvidence)
 	reading, ms, me := ReadingNote, 0, len(text)
 	if rules {
 		reading, ms, me = g.ix.interpreter.Read(text)
@@ -368,9 +368,10 @@ func (g *ingester) addText(ev []byte, lo, hi int, spans []masking.Span, line uin
 	}
 }
 
-// joinLines joins the evidence text of lines (lineEvidence) with "\n",
-// and gives where each line's part starts in the joined text.
-func (g *ingester) joinLines(buf []byte, lines []recordformat.Line) (string, []int) {
+// joinEvidence joins the evidence text of lines (evidence gives a line's)
+// with "\n", and gives where each line's part starts in the joined text:
+// indexing and shipping join a record's lines the same way.
+func joinEvidence(buf []byte, lines []recordformat.Line, evidence func([]byte, recordformat.Line) []byte) (string, []int) {
 	var sb strings.Builder
 	starts := make([]int, len(lines))
 	for i, l := range lines {
@@ -378,7 +379,7 @@ func (g *ingester) joinLines(buf []byte, lines []recordformat.Line) (string, []i
 			sb.WriteByte('\n')
 		}
 		starts[i] = sb.Len()
-		sb.Write(g.lineEvidence(buf, l))
+		sb.Write(evidence(buf, l))
 	}
 	return sb.String(), starts
 }

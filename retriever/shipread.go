@@ -99,21 +99,6 @@ func (r *shipReader) evidence(buf []byte, l recordformat.Line) []byte {
 	return buf[l.Evidence:l.TextEnd]
 }
 
-// join joins the evidence text of lines with "\n", and gives where each
-// line's part starts in the joined text.
-func (r *shipReader) join(buf []byte, lines []recordformat.Line) (string, []int) {
-	var sb strings.Builder
-	starts := make([]int, len(lines))
-	for i, l := range lines {
-		if i > 0 {
-			sb.WriteByte('\n')
-		}
-		starts[i] = sb.Len()
-		sb.Write(r.evidence(buf, l))
-	}
-	return sb.String(), starts
-}
-
 // lineText adds the pieces of ev[lo:hi], line l's evidence text, as
 // addText does: a JSON line's prose is cut at its own line ends, each
 // prose line's pieces placed at the whole line.
@@ -223,7 +208,7 @@ func (r *shipReader) record(buf []byte, base int64, rec []recordformat.Line, fir
 	// A foreign log's records are notes (spec §2): no rule reads them; a
 	// transcript's role still does.
 	foreign := r.layout.Foreign()
-	text, segStarts := r.join(buf, rec)
+	text, segStarts := joinEvidence(buf, rec, r.evidence)
 	reading, ms, me := roleReading(first), 0, len(text)
 	if r.ix.interpreter != nil && !foreign {
 		reading, ms, me = r.ix.interpreter.Read(text)
@@ -351,7 +336,7 @@ func (r *shipReader) feedNotes(buf []byte, pos ShipPos, eof bool) (ShipPos, int,
 	var segStarts []int
 	if r.ix.masker != nil && len(lines) > 0 {
 		var joined string
-		joined, segStarts = r.join(buf, lines)
+		joined, segStarts = joinEvidence(buf, lines, r.evidence)
 		spans, open = r.ix.masker.Mask(joined)
 	}
 	// Lines from an open key block on are masked again, with the block's
