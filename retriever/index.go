@@ -58,7 +58,7 @@ type Index struct {
 
 	subs subscribers
 
-	fw followState // the folder walk's cache and the watcher's view (watch.go)
+	fw followState // discovery's state and the watcher's view (runfs.Discovery; watch.go)
 
 	bytesRead  atomic.Int64 // content bytes read through the engine's reader
 	checkBytes atomic.Int64 // bytes read to tell a rewrite

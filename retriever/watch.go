@@ -29,7 +29,7 @@ const (
 // they appear, and updates the index shortly after a burst of events.
 //
 // While it runs, an update costs what changed: it looks only at the folders
-// and files the events named (see changeSet), and a search waits, before it
+// and files the events named (see runfs.ChangeSet), and a search waits, before it
 // updates, for every event queued before it was asked (see barrier), so it
 // still never misses a change made before it. Folders that cannot be watched
 // (the inotify watch limit reached, a network file system) are polled

@@ -3,7 +3,7 @@ package runfs
 // This file holds what the watcher's events tell the updates (spec §7): the
 // folders under watch and those polled, the paths events marked since the
 // last update, and the barrier while events are healthy. The retriever's
-// watcher (watcher.go) records its events here and its discovery
+// watcher (its watcher.go) records its events here and discovery
 // (discover.go) takes them, with what it makes of them.
 
 import (

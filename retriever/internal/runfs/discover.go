@@ -62,7 +62,7 @@ func levelOf(rel string) int {
 // lost. With a healthy watcher a scan is incremental: it visits only the
 // folders and files the watcher's events named since the last update, the
 // folders that are not watched (those are polled), and the files no event
-// covers (see changeSet), so that it costs what changed, not what the run
+// covers (see ChangeSet), so that it costs what changed, not what the run
 // holds. Links below the run folder are never followed; one that points
 // outside is reported once.
 type Scan struct {
