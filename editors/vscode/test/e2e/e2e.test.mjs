@@ -547,10 +547,9 @@ test('Search Before This Record: the record\'s time bounds the search, the resul
   // checked here: in a clean-clone CI run (cddc4bb) the context menu stayed open after
   // the click on its one item, in both attempts, where it had passed in 12 of 13 full
   // runs before. The feature stays (Show Conversation of This Record is checked from a
-  // file below); its e2e
-  // from an Evidence row is left to do.
-  // The mouse leaves the rows (where it clicked the menu) for the view's message: a hover
-  // left showing would stand beside the one the next tests ask for.
+  // file below); its e2e from an Evidence row is left to do.
+  // The mouse leaves the rows for the view's message: a hover left showing would stand
+  // beside the one the next tests ask for.
   await evidencePane().locator('.message').first().hover();
 });
 
