@@ -8,6 +8,7 @@ package retriever
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -73,8 +74,16 @@ func (ix *Index) partial(ctx context.Context, indexed, complete func() (Result, 
 	if err != nil {
 		return complete()
 	}
-	res.Notices = append(res.Notices, notice)
+	res.Notices = append(slices.DeleteFunc(res.Notices, unjudged), notice)
 	return res, nil
+}
+
+// unjudged reports whether a notice cannot be judged from part of the run:
+// a conversation notice says no record of the episode was written in it,
+// and the episode's records may not be indexed yet. (Agent and episode
+// notices are of the folders, which the first update's scan has found.)
+func unjudged(n Notice) bool {
+	return n.Field == "conversation"
 }
 
 // buildingFirst reports whether the run's first index is being built now:
