@@ -44,6 +44,10 @@ func TestRunFailuresReal(t *testing.T) {
 			{},
 			{"episode": "episode-2", "agent": nil, "minLevel": ""},
 			{"minLevel": "WARN", "agent": "bob"},
+			{"maxRecords": 0},
+			{"maxRecords": 1, "minLevel": "WARN", "pattern": nil},
+			{"pattern": "migration dry-run failed"},
+			{"pattern": "could not fetch the CI logs", "maxRecords": 100, "agent": "bob"},
 		} {
 			var got lsp.FailuresResult
 			c.mustCall(lsp.MethodRunFailures, params, &got)
@@ -56,6 +60,12 @@ func TestRunFailuresReal(t *testing.T) {
 			}
 			if v, ok := params["minLevel"].(string); ok {
 				req.MinLevel = v
+			}
+			if v, ok := params["maxRecords"].(int); ok {
+				req.MaxRecords = &v
+			}
+			if v, ok := params["pattern"].(string); ok {
+				req.Pattern = v
 			}
 			want, err := ix.Failures(context.Background(), req)
 			if err != nil {
@@ -94,6 +104,11 @@ func TestRunFailuresInvalidParams(t *testing.T) {
 		`{"minLevel":"FATAL"}`: "minLevel",
 		`{"minLevel":3}`:       "minLevel",
 		`["episode-2"]`:        "params",
+		`{"maxRecords":-1}`:    "maxRecords",
+		`{"maxRecords":101}`:   "maxRecords",
+		`{"maxRecords":2.5}`:   "maxRecords",
+		`{"maxRecords":"5"}`:   "maxRecords",
+		`{"pattern":7}`:        "pattern",
 	} {
 		err := c.call(lsp.MethodRunFailures, rawJSON(params), nil)
 		if codeOf(err) != jsonrpc2.InvalidParams || !strings.Contains(err.Error(), field) {
