@@ -236,30 +236,34 @@ func (ix *Index) failures(ctx context.Context, q failuresQuery, v failuresView) 
 			return FailuresResult{}, err
 		}
 	}
-	return ans.view(ix.root, v), nil
+	if res, ok := ans.view(v); ok {
+		return res, nil
+	}
+	// A group the answer does not hold: grouped anew, that pattern's
+	// failures only, from what the answer was made of (kept when the memos
+	// hold it; below them, read again).
+	found := ans.found
+	if found == nil {
+		var err error
+		if found, _, err = ix.gatherFailures(ctx, q); err != nil {
+			return FailuresResult{}, err
+		}
+	}
+	res := freshFailures(ix.root, found, q.minLevel, v.pattern)
+	res.Groups = trimGroups(res.Groups, v.maxRecords)
+	return res, nil
 }
 
 // answerFailures makes §9's answer to q for the committed state commits
 // and keeps it (ix.failAnswer, whose lock the caller holds).
 func (ix *Index) answerFailures(ctx context.Context, q failuresQuery, commits uint64) error {
 	ans := &ix.failAnswer
-	files, agents := ix.failureFiles(q)
-	var found []fileFailures
-	kept := q.minLevel == memoFloor || q.minLevel == recordformat.Warn
-	whole := q.epNum == "" && q.agent == "" && kept
-	for i, fs := range files {
-		parts, err := ix.rb.fileFailures(ctx, fs, q.minLevel)
-		if err != nil {
-			return err
-		}
-		for _, p := range parts {
-			p.agent = agents[i]
-			whole = whole && p.memo != nil
-			found = append(found, p)
-		}
+	found, memos, err := ix.gatherFailures(ctx, q)
+	if err != nil {
+		return err
 	}
 	var res FailuresResult
-	if whole {
+	if memos && q.epNum == "" && q.agent == "" {
 		// The run at a kept level: its tally takes what the files' memos
 		// gained since it was last asked (an append: what was appended).
 		t := ans.tallies[q.minLevel]
@@ -275,8 +279,32 @@ func (ix *Index) answerFailures(ctx context.Context, q failuresQuery, commits ui
 		res = freshFailures(ix.root, found, q.minLevel, "")
 	}
 	res.enc = &encodedOnce{}
-	ans.commits, ans.q, ans.res, ans.found, ans.views = commits, q, &res, found, nil
+	ans.commits, ans.q, ans.res, ans.found, ans.views = commits, q, &res, nil, nil
+	if memos {
+		// What the memos hold anyway; failures read for this request
+		// alone (below WARN: most of a run's records) are not kept.
+		ans.found = found
+	}
 	return nil
+}
+
+// gatherFailures returns the failures of the files q looks at, each file's
+// in parts (fileFailures), and whether every part is a memo's.
+func (ix *Index) gatherFailures(ctx context.Context, q failuresQuery) (found []fileFailures, memos bool, err error) {
+	files, agents := ix.failureFiles(q)
+	memos = q.minLevel == memoFloor || q.minLevel == recordformat.Warn
+	for i, fs := range files {
+		parts, err := ix.rb.fileFailures(ctx, fs, q.minLevel)
+		if err != nil {
+			return nil, false, err
+		}
+		for _, p := range parts {
+			p.agent = agents[i]
+			memos = memos && p.memo != nil
+			found = append(found, p)
+		}
+	}
+	return found, memos, nil
 }
 
 // failureFiles returns the record files the query looks at, by path

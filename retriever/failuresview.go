@@ -10,7 +10,8 @@ package retriever
 // A view is cut from §9's answer, which the index keeps for the committed
 // state (failuresAnswer), so that a view and the whole answer never
 // disagree; a group the answer does not hold (ranked below the best
-// MaxFailureGroups) is grouped from the failures the answer was made from.
+// MaxFailureGroups) is grouped from the failures the answer was made from
+// (Index.failures).
 
 // failuresView is what of the answer a request asks for.
 type failuresView struct {
@@ -18,32 +19,29 @@ type failuresView struct {
 	pattern    string // "": every group
 }
 
-// view answers v from the kept answer (the caller holds a.mu).
-func (a *failuresAnswer) view(root string, v failuresView) FailuresResult {
+// view answers v from the kept answer (the caller holds a.mu); false: v
+// asks for a group the answer does not hold.
+func (a *failuresAnswer) view(v failuresView) (FailuresResult, bool) {
 	if v.pattern != "" {
 		for i := range a.res.Groups {
 			if a.res.Groups[i].Pattern == v.pattern {
-				return FailuresResult{Groups: trimGroups(a.res.Groups[i:i+1], v.maxRecords)}
+				return FailuresResult{Groups: trimGroups(a.res.Groups[i:i+1], v.maxRecords)}, true
 			}
 		}
-		// Not among the best groups: grouped anew, that pattern's
-		// failures only (a scan of the kept failures, no read).
-		res := freshFailures(root, a.found, a.q.minLevel, v.pattern)
-		res.Groups = trimGroups(res.Groups, v.maxRecords)
-		return res
+		return FailuresResult{}, false
 	}
 	if v.maxRecords >= MaxFailureRecords {
-		return *a.res
+		return *a.res, true
 	}
 	if res, ok := a.views[v.maxRecords]; ok {
-		return *res
+		return *res, true
 	}
 	res := &FailuresResult{Groups: trimGroups(a.res.Groups, v.maxRecords), enc: &encodedOnce{}}
 	if a.views == nil {
 		a.views = map[int]*FailuresResult{}
 	}
 	a.views[v.maxRecords] = res
-	return *res
+	return *res, true
 }
 
 // trimGroups is groups with at most n records each. The groups are

@@ -8,8 +8,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-
-	"runls/recordformat"
 )
 
 func intPtr(n int) *int { return &n }
@@ -114,7 +112,7 @@ func TestFailuresPerGroup(t *testing.T) {
 	}
 	root := writeRun(t, run)
 	ix := openTest(t, Options{Root: root})
-	sec, belowSeen := 0, 0
+	sec, belowSeen := 0, map[string]int{} // groups below the best asked for, by base request
 	line := func(file, level, text string) string {
 		sec += rng.IntN(2)
 		stamp := fmt.Sprintf("2026-10-21 %02d:%02d:%02d", 18+sec/3600, sec/60%60, sec%60)
@@ -125,7 +123,7 @@ func TestFailuresPerGroup(t *testing.T) {
 	}
 	check := func(step string) {
 		t.Helper()
-		for _, base := range []FailuresRequest{{}, {MinLevel: "WARN"}, {Episode: "episode-1"}} {
+		for _, base := range []FailuresRequest{{}, {MinLevel: "WARN"}, {Episode: "episode-1"}, {MinLevel: "INFO", Agent: "alice"}} {
 			whole := failuresOf(t, ix, base)
 			collapsed := base
 			collapsed.MaxRecords = intPtr(0)
@@ -141,12 +139,10 @@ func TestFailuresPerGroup(t *testing.T) {
 					t.Fatalf("%s, %+v: the group fetched\n%v\nthe whole answer's\n%v", step, one, got, summary(g))
 				}
 			}
-			// Every pattern the run has, the best groups' and the others'.
-			floor := recordformat.Error
-			if base.MinLevel == "WARN" {
-				floor = recordformat.Warn
-			}
+			// Every pattern the run has, the best groups' and the others'
+			// (below WARN read again for each).
 			q, _, _ := base.parse()
+			floor := q.minLevel
 			found := foundNow(t, ix, q)
 			patterns := map[string]bool{}
 			for _, f := range found {
@@ -167,10 +163,10 @@ func TestFailuresPerGroup(t *testing.T) {
 					below++
 				}
 			}
-			if base.Episode == "" && len(whole.Groups) == MaxFailureGroups && below == 0 {
+			if base.Episode == "" && base.Agent == "" && len(whole.Groups) == MaxFailureGroups && below == 0 {
 				t.Fatalf("%s: no group below the best %d was asked for", step, MaxFailureGroups)
 			}
-			belowSeen += below
+			belowSeen[base.MinLevel+base.Episode] += below
 		}
 	}
 	check("start")
@@ -194,8 +190,10 @@ func TestFailuresPerGroup(t *testing.T) {
 		}
 		check(fmt.Sprintf("step %d", step))
 	}
-	if belowSeen == 0 {
-		t.Errorf("no group below the best %d was asked for", MaxFailureGroups)
+	for _, base := range []string{"", "WARN", "INFO"} {
+		if belowSeen[base] == 0 {
+			t.Errorf("minLevel %q: no group below the best %d was asked for", base, MaxFailureGroups)
+		}
 	}
 	if g := failuresOf(t, ix, FailuresRequest{}).Groups; len(g) != MaxFailureGroups || g[0].Count <= MaxFailureRecords {
 		t.Errorf("%d groups, the first of %d: want %d and more than %d records in the first", len(g), g[0].Count, MaxFailureGroups, MaxFailureRecords)
