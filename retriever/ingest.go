@@ -135,25 +135,13 @@ func (g *ingester) feedNotes(buf []byte, final bool) int {
 		lines = append(lines, l)
 		start = l.End
 	}
-	var spans []masking.Span
-	open := -1
-	var joined string
-	var segStarts []int
-	if g.masked && len(lines) > 0 {
-		joined, segStarts = joinEvidence(buf, lines, g.lineEvidence)
-		spans, open = g.ix.masker.Mask(joined)
+	var m masking.Masker
+	if g.masked {
+		m = g.ix.masker
 	}
 	// Lines from an open key block on, and a last line without a line end, may
 	// still change.
-	pendingFrom := len(lines)
-	if open >= 0 {
-		for i := range lines {
-			if i+1 == len(lines) || segStarts[i+1] > open {
-				pendingFrom = i
-				break
-			}
-		}
-	}
+	spans, segStarts, pendingFrom := maskNoteLines(m, buf, lines, g.lineEvidence)
 	if n := len(lines); n > 0 && lines[n-1].End == lines[n-1].TextEnd && pendingFrom > n-1 {
 		pendingFrom = n - 1
 	}
@@ -327,27 +315,59 @@ func lineSpans(spans []masking.Span, s, e int) []masking.Span {
 	return out
 }
 
-// roleFlags is the reading a JSON line's transcript role gives (spec §2
-// "JSON lines": user told, assistant said).
-func roleFlags(l recordformat.Line) uint8 {
+// roleReading is the reading a JSON line's transcript role gives (spec §2
+// "JSON lines": user told, assistant said), else a note's.
+func roleReading(l recordformat.Line) Reading {
 	switch l.Role {
 	case recordformat.RoleUser:
-		return flagOfReading(ReadingTold)
+		return ReadingTold
 	case recordformat.RoleAssistant:
-		return flagOfReading(ReadingSaid)
+		return ReadingSaid
 	}
-	return 0
+	return ReadingNote
 }
+
+// roleFlags is roleReading as the pieces' flags hold it.
+func roleFlags(l recordformat.Line) uint8 { return flagOfReading(roleReading(l)) }
 
 // lineEvidence is line l's evidence text: a JSON line's prose, else the
 // line from its evidence start (spec §2). A prose is the worker's scratch,
 // valid until the next call.
 func (g *ingester) lineEvidence(buf []byte, l recordformat.Line) []byte {
+	return evidenceOf(&g.scratch.prose, buf, l)
+}
+
+// evidenceOf is line l's evidence text: a JSON line's prose, made in
+// *prose (valid until its next use), else the line from its evidence start
+// (spec §2). Indexing and shipping read a line's evidence through it.
+func evidenceOf(prose *[]byte, buf []byte, l recordformat.Line) []byte {
 	if l.JSON {
-		g.scratch.prose = recordformat.Prose(g.scratch.prose[:0], buf[l.Start:l.TextEnd])
-		return g.scratch.prose
+		*prose = recordformat.Prose((*prose)[:0], buf[l.Start:l.TextEnd])
+		return *prose
 	}
 	return buf[l.Evidence:l.TextEnd]
+}
+
+// maskNoteLines masks the lines of a plain file as one text (a key block
+// pasted over several lines is hidden whole) when m is not nil: the spans
+// (of the joined text), where each line's evidence starts in it, and the
+// first line of a key block still open at the end (len(lines) when none),
+// which indexing leaves pending and shipping reads again with what follows.
+func maskNoteLines(m masking.Masker, buf []byte, lines []recordformat.Line, evidence func([]byte, recordformat.Line) []byte) (spans []masking.Span, segStarts []int, openFrom int) {
+	openFrom = len(lines)
+	if m == nil || len(lines) == 0 {
+		return nil, nil, openFrom
+	}
+	joined, segStarts := joinEvidence(buf, lines, evidence)
+	spans, open := m.Mask(joined)
+	if open >= 0 {
+		for i := range lines {
+			if i+1 == len(lines) || segStarts[i+1] > open {
+				return spans, segStarts, i
+			}
+		}
+	}
+	return spans, segStarts, openFrom
 }
 
 // addText adds the pieces of ev[lo:hi], line l's evidence text (spans

@@ -92,11 +92,7 @@ type shipReader struct {
 // evidence is line l's evidence text: a JSON line's prose (valid until the
 // next call), else the text from its evidence start (spec §2).
 func (r *shipReader) evidence(buf []byte, l recordformat.Line) []byte {
-	if l.JSON {
-		r.prose = recordformat.Prose(r.prose[:0], buf[l.Start:l.TextEnd])
-		return r.prose
-	}
-	return buf[l.Evidence:l.TextEnd]
+	return evidenceOf(&r.prose, buf, l)
 }
 
 // lineText adds the pieces of ev[lo:hi], line l's evidence text, as
@@ -258,18 +254,6 @@ func (r *shipReader) record(buf []byte, base int64, rec []recordformat.Line, fir
 	return r.emit(out, &sb, buf)
 }
 
-// roleReading is the reading a JSON line's transcript role gives (spec §2
-// "JSON lines": user told, assistant said), else a note's.
-func roleReading(l recordformat.Line) Reading {
-	switch l.Role {
-	case recordformat.RoleUser:
-		return ReadingTold
-	case recordformat.RoleAssistant:
-		return ReadingSaid
-	}
-	return ReadingNote
-}
-
 func (r *shipReader) emit(out ShipRecord, sb *strings.Builder, buf []byte) error {
 	defer func() {
 		if len(r.seen) > 64 {
@@ -331,25 +315,9 @@ func (r *shipReader) feedNotes(buf []byte, pos ShipPos, eof bool) (ShipPos, int,
 		lines = append(lines, l)
 		start = l.End
 	}
-	var spans []masking.Span
-	open := -1
-	var segStarts []int
-	if r.ix.masker != nil && len(lines) > 0 {
-		var joined string
-		joined, segStarts = joinEvidence(buf, lines, r.evidence)
-		spans, open = r.ix.masker.Mask(joined)
-	}
 	// Lines from an open key block on are masked again, with the block's
 	// start, when more is read.
-	openFrom := len(lines)
-	if open >= 0 {
-		for i := range lines {
-			if i+1 == len(lines) || segStarts[i+1] > open {
-				openFrom = i
-				break
-			}
-		}
-	}
+	spans, segStarts, openFrom := maskNoteLines(r.ix.masker, buf, lines, r.evidence)
 	settled := len(lines)
 	if !eof {
 		settled = openFrom
