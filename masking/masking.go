@@ -40,10 +40,10 @@
 // How well (issues 28 and its leftovers; masking/samples_test.go and
 // generated_test.go, each sample written into eight agent contexts and
 // searched through the index): of the 6,235 true positives of gitleaks'
-// rule tests and detect-secrets' plugin tables, 6,229 (99.9%) are hidden
-// and findable by none of their pieces; the 6 shown are named in the test
+// rule tests and detect-secrets' plugin tables, 6,230 (99.9%) are hidden
+// and findable by none of their pieces; the 5 shown are named in the test
 // with the reason (placeholders the scanners call secrets, AWS's
-// documentation key, a multi-word value written mid-line). Of their false
+// documentation key, a vendor's name and "key" with the alphabet). Of their false
 // positives that hold no other rule's secret, 2.5% are changed (one is a
 // three-part token of Discord's shape the scanner rejects by its first
 // letter), 5.6% counting those whose text gives a literal to a credential
@@ -70,9 +70,14 @@
 //     rule says it has the wrong shape (telegram_api_token = "9439:Aqct…"),
 //     and a test value (password = "rootpasswd") is hidden too: most of the
 //     false positives left.
-//   - An unquoted value of several words written mid-line (in prose, a log
-//     message) is hidden to its first word only: what follows cannot be
-//     told from the sentence. At the start of a YAML, env or INI line it
+//   - An unquoted value of several words written mid-line after a colon (in
+//     prose, a log message) is hidden over its plain words to the end of
+//     its clause (values.go): a word that carries the sentence on (is, was,
+//     at, the, expired, …), punctuation, a second blank, a field or a path
+//     ends it, so a passphrase with such a word in it ("correct horse is
+//     staple") shows its tail, and a one-word value followed by plain words
+//     (`token: Zq81 blue sky`) hides them too. After `=` among fields it is
+//     one word. At the start of a YAML, env or INI line it
 //     is hidden to the end of the line, so a shell line
 //     `TOKEN=x ./run.sh --flag` hides its command too. A word of prose
 //     after "Password:" is kept only when it is a common word (the, is,

@@ -360,10 +360,6 @@ var sampleExceptions = map[string]string{
 		"(gitleaks' allow-list reads …EXAMPLE… so too)",
 	"ds:cloudant/tp9": "cloudant_key = \"abcdefghijabcdefghijabcd\": a vendor's name and `key` is no credential name on its " +
 		"own (cache_key, sort_key, primary_key), and the value is the alphabet, which no entropy rule takes for a key",
-	"ds:keyword/tp6": "`aws_secret_access_key: value with quotes and spaces` after a word on its line, as every context " +
-		"writes it: in prose and log messages an unquoted value is one word (values.go), so only `value` is hidden; " +
-		"at the start of a YAML, env or INI line the whole value is " +
-		"(TestValueEndsByContext, TestSampleExceptionsAtLineStart)",
 }
 
 // checkExceptions fails on a true positive that leaks and is not in

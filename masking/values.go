@@ -6,14 +6,19 @@ import "strings"
 // context it is written in, and reads the shapes of a name and a value the
 // assignment rule's operators do not cover.
 //
-// An unquoted value ends at white space in prose and on a command line
-// (`--password hunter2 -u root`: the flag's value is one word), since
-// what follows it there is more of the sentence or the command. In a line
-// of a YAML, env or INI file the value is the rest of the line
-// (`password: correct horse battery staple`, `DB_PASSWORD=two words`), less
-// a trailing comment: there the line is the value, and a passphrase has
-// spaces. A line of such a file is one whose key starts it, after
-// indentation and an `export ` or a YAML list's `- `.
+// An unquoted value ends at white space on a command line
+// (`--password hunter2 -u root`: the flag's value is one word) and after
+// `=` in a line of fields (`token=abc123 done`), since what follows it
+// there is more of the command or another field. In a line of a YAML, env
+// or INI file the value is the rest of the line (`password: correct horse
+// battery staple`, `DB_PASSWORD=two words`), less a trailing comment:
+// there the line is the value, and a passphrase has spaces. A line of such
+// a file is one whose key starts it, after indentation and an `export ` or
+// a YAML list's `- `. In prose, after a name and a colon (`alice was told:
+// password: correct horse battery staple`), the value runs on over plain
+// words to the end of its clause (proseValueEnd): a passphrase of several
+// words is never shown in part, and a one-word value followed by more of
+// the sentence (`password: hunter2 is the one`) is still one word.
 
 // lineValueEnd is the secret-assignment rule's extend: an unquoted value
 // (group 5) given with ":" or "=" to a key that starts its line runs to
@@ -25,10 +30,14 @@ func lineValueEnd(text string, start int, mt []int, to int) int {
 		return to
 	}
 	keyStart, keyEnd, valStart := start+mt[2], start+mt[3], start+mt[10]
-	if op := strings.Trim(text[keyEnd:valStart], " \t\"'\\@"); op != ":" && op != "=" {
+	op := strings.Trim(text[keyEnd:valStart], " \t\"'\\@")
+	if op != ":" && op != "=" {
 		return to // a comparison (==, !=) or a declaration (:=) is code: one word
 	}
 	if !startsLine(text, keyStart) {
+		if op == ":" {
+			return proseValueEnd(text, to)
+		}
 		return to
 	}
 	e := to
@@ -42,6 +51,77 @@ func lineValueEnd(text string, start int, mt []int, to int) int {
 		e--
 	}
 	return e
+}
+
+// proseValueMaxWords bounds how many words after its first a value in
+// prose takes: a passphrase is four to seven words.
+const proseValueMaxWords = 7
+
+// proseValueEnd is where a value given with a colon in prose ends, its
+// first word ending at to: it takes each next word after a single blank
+// while that word is plain (letters, digits, - _ ' only) and no word that
+// carries a sentence on (a verb, a preposition, an article, what a log
+// says of a credential: clauseWord). Punctuation after a word (, ; . ! ?)
+// ends the clause, as do two blanks or a tab (a log's column), a line's
+// end, a quote and a field's name (`user:`) or a path.
+func proseValueEnd(text string, to int) int {
+	if to == 0 || strings.IndexByte(".,;!?", text[to-1]) >= 0 {
+		return to // the first word ended its sentence or clause
+	}
+	e := to
+	for words := 0; words < proseValueMaxWords; words++ {
+		if e+1 >= len(text) || text[e] != ' ' {
+			return e
+		}
+		p := e + 1
+		q := p
+		for q < len(text) && text[q] != ' ' && text[q] != '\t' && text[q] != '\n' && text[q] != '\r' {
+			q++
+		}
+		w := text[p:q]
+		end := strings.TrimRight(w, ".,;!?")
+		if end == "" || !plainWord(end) || clauseWord(end) {
+			return e
+		}
+		e = p + len(end)
+		if len(end) < len(w) {
+			return e // punctuation ends the clause
+		}
+	}
+	return e
+}
+
+// plainWord reports a word a passphrase is made of: letters, digits and
+// the joiners - _ '. A word with a colon, an equals sign, a slash, a quote
+// or a bracket is another field, a path or markup, not the value.
+func plainWord(w string) bool {
+	for i := 0; i < len(w); i++ {
+		c := w[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '\'' || c >= 0x80) {
+			return false
+		}
+	}
+	return true
+}
+
+// clauseWord reports a word that carries a sentence on after a value of
+// one word (`password: hunter2 is the one`, `token: abc123 expired at
+// noon`): a verb, a preposition, an article, a conjunction that starts a
+// clause, or a word isProseWord reads as what a log says of a credential.
+// "and", "or", "with" and "of" are not among them: they join the words of
+// a passphrase as often as they go on with a sentence.
+func clauseWord(w string) bool {
+	lw := strings.ToLower(w)
+	switch lw {
+	case "and", "or", "with", "of":
+		return false
+	case "be", "been", "has", "have", "had", "will", "would", "should", "can", "could", "must", "may",
+		"do", "does", "did", "at", "by", "as", "but", "so", "then", "when", "where", "which", "who",
+		"because", "after", "before", "while", "if", "into", "via", "using", "until", "since", "than",
+		"he", "she", "they", "we", "i", "you", "there", "here", "now", "again", "also", "just":
+		return true
+	}
+	return isProseWord(lw)
 }
 
 // startsLine reports whether the key at k starts its line: only blanks

@@ -25,6 +25,16 @@ func TestValueEndsByContext(t *testing.T) {
 		{"CLI flag", "mysql --password correct horse -u root", "mysql --password <secret> horse -u root"},
 		{"CLI flag with =", "app --api-key=abc123 serve now", "app --api-key=<secret> serve now"},
 		{"prose", "alice said: the password: hunter2 is the one", "alice said: the password: <secret> is the one"},
+		{"prose, a passphrase", "alice tool output: password: correct horse battery staple", "alice tool output: password: <secret>"},
+		{"prose, a passphrase with joiners", "told: aws_secret_access_key: value with quotes and spaces", "told: aws_secret_access_key: <secret>"},
+		{"prose, a passphrase then the sentence", "the password: correct horse battery staple was given to bob", "the password: <secret> was given to bob"},
+		{"prose, a clause's comma", "bob wrote password: blue moon rising, then left", "bob wrote password: <secret>, then left"},
+		{"prose, a sentence's end", "her secret: Zq81 Yx. Bob left", "her secret: <secret>. Bob left"},
+		{"prose, another field after", "login user: bob password: hunter2 user: alice", "login user: bob password: <secret> user: alice"},
+		{"prose, a path after", "the token: Zq81x src/main.go", "the token: <secret> src/main.go"},
+		{"prose, a log's column", "auth token: Zq81x  duration=3", "auth token: <secret>  duration=3"},
+		{"prose, at most eight words", "key is api_key: a1 b2 c3 d4 e5 f6 g7 h8 i9 j10", "key is api_key: <secret> i9 j10"},
+		{"fields after =: one word", "alice tool: token=abc123 zz yy", "alice tool: token=<secret> zz yy"},
 		{"record text after a header", "2026-10-21 18:00:02,345 INFO  [running] [conv-1] alice tool output: token=abc123 done", "2026-10-21 18:00:02,345 INFO  [running] [conv-1] alice tool output: token=<secret> done"},
 		{"comparison in code", "  password == hunter2 and more", "  password == <secret> and more"},
 		{"prose word first: kept whole", "Password: the one in the vault", "Password: the one in the vault"},
@@ -115,16 +125,17 @@ func TestRunSecretsProbe(t *testing.T) {
 	}
 }
 
-// TestSampleExceptionsAtLineStart checks the multi-word value the samples
-// test names as an exception where it stands mid-line: at the start of a
-// YAML, env or INI line (as the scanner reads it, in a YAML file) it is
+// TestMultiWordValueHiddenWhole checks a value of several words (the
+// scanners' sample ds:keyword/tp6) where the samples test's contexts write
+// it: at the start of a YAML, env or INI line and mid-line in prose, it is
 // hidden whole.
-func TestSampleExceptionsAtLineStart(t *testing.T) {
+func TestMultiWordValueHiddenWhole(t *testing.T) {
 	m := HidingOutside("/runs/r1")
 	for _, in := range []string{
 		"aws_secret_access_key: value with quotes and spaces",
 		"config.yaml:\n  aws_secret_access_key: value with quotes and spaces\n  region: x",
 		"AWS_SECRET_ACCESS_KEY=value with quotes and spaces",
+		"alice was told: aws_secret_access_key: value with quotes and spaces",
 	} {
 		if got := maskString(m, in); strings.Contains(got, "quotes") || !strings.Contains(got, SecretPlaceholder) {
 			t.Errorf("mask(%q) = %q: the value is not hidden whole", in, got)
