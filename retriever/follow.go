@@ -68,8 +68,8 @@ func (ix *Index) plan(old *corpus.File, c runfs.Candidate) *task {
 		form := recordformat.FormOf(c.Rel)
 		next := &corpus.File{
 			ID: id, Rel: c.Rel, Episode: c.Episode, EpNum: c.EpNum,
-			Agent: agent, Form: form, Warned: &corpus.Warnings{}, Recs: corpus.NewRecords(form),
-			Memo: &fileMemo{},
+			Agent: agent, Form: form, Warned: corpus.NewWarnings(form), Recs: corpus.NewRecords(form),
+			Memo: newFileMemo(form),
 		}
 		return &task{next: next, c: c, fresh: true, size: size}
 	}
@@ -284,7 +284,7 @@ func (t *task) nextVersion() *corpus.File {
 	case t.old == nil:
 		return t.next
 	case t.fresh:
-		return t.old.Fresh(&fileMemo{})
+		return t.old.Fresh(newFileMemo(t.old.Form))
 	}
 	return t.old.Clone()
 }
@@ -342,7 +342,7 @@ func (t *task) open(ix *Index, dir *runfs.Folder, buf *readBuffer) (runfs.FileRe
 func (t *task) binary(ix *Index, u *corpus.Update, info fs.FileInfo, checked int64) {
 	next := u.Next
 	if !t.fresh {
-		next = t.old.Fresh(&fileMemo{})
+		next = t.old.Fresh(newFileMemo(t.old.Form))
 		next.Dev, next.Ino = runfs.FileID(info)
 		next.Size, next.Mtime, next.CheckedAt, next.ReadAt = info.Size(), info.ModTime().UnixNano(), checked, checked
 		next.Ctime = runfs.FileCtime(info)

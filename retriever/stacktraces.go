@@ -36,7 +36,16 @@ func memoOf(fs *corpus.File) *fileMemo {
 // fileRules are what the cache's state codec asks of the retriever to make
 // file states (persist.FileRules).
 func fileRules() persist.FileRules {
-	return persist.FileRules{EpisodeNumber: EpisodeNumber, NewMemo: func() any { return &fileMemo{} }}
+	return persist.FileRules{EpisodeNumber: EpisodeNumber, NewMemo: newFileMemo}
+}
+
+// newFileMemo is the memo a file of form f keeps: none for a note, which
+// has no records to read back (failures and stack traces are records').
+func newFileMemo(f recordformat.Form) any {
+	if !f.IsRecord() {
+		return nil
+	}
+	return &fileMemo{}
 }
 
 // traceFacts is what a span's lines say.

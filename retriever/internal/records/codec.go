@@ -59,6 +59,14 @@ func (c *Columns) Append(t *Table) (Counts, Saved) {
 	return n, s
 }
 
+// Clone returns c's columns in memory of their own, each its values'
+// length: tables cut from it keep nothing else of what c was read from.
+func (c *Columns) Clone() Columns {
+	return Columns{Line: slices.Clone(c.Line), Sec: slices.Clone(c.Sec), Ms: slices.Clone(c.Ms), Conv: slices.Clone(c.Conv),
+		Meta: slices.Clone(c.Meta), Over: slices.Clone(c.Over), Spans: slices.Clone(c.Spans), Runs: slices.Clone(c.Runs),
+		Descents: slices.Clone(c.Descents)}
+}
+
 // CheckLengths reports whether the record columns (one entry a record) are
 // of one length.
 func (c *Columns) CheckLengths() error {
