@@ -1,6 +1,6 @@
 // Package lsp is the language server of runls (spec §9): it serves an editor the
 // evidence of one run folder through LSP 3.16 — workspace/symbol, the custom
-// requests run/search, run/info and run/records, grouped diagnostics of
+// requests run/search, run/info, run/records and run/failures, grouped diagnostics of
 // malformed record lines, the records of a file (documentSymbol,
 // foldingRange, hover), progress while indexing, and settings from the
 // editor. It holds no search or parsing logic of its own: every answer comes
@@ -48,6 +48,15 @@
 //     RecordsResult as it is: {"records": [...], "cursor": string|null}. A
 //     cursor continues by place, so a page asked after the files grew is
 //     consistent with the pages before it (retriever/recordlist.go).
+//   - run/failures (failures.go, spec §9): a field absent, null or "" is not
+//     given, and the settings give no defaults (no episode is the whole run).
+//     Two params are runls' own, for an editor that lists the groups
+//     collapsed and fetches a group's records when it is expanded:
+//     "maxRecords" (0–100, default 100: the locations a group lists; counts
+//     stay whole) and "pattern" (only the group of that pattern, wherever it
+//     ranks; none: {"groups": []}). Without them the answer is §9's, sent as
+//     the engine wrote it (a preEncoded result). A bad value answers -32602
+//     naming the field and the value (docs/choices.md).
 //   - run/info with {"episode": "episode-N"} (runls' own, for the editors'
 //     conversation pickers) adds "conversations": that episode's
 //     conversations (retriever.ConversationSummary: id, agents, record

@@ -1036,6 +1036,17 @@ test('generated run: the Failures view lists the failure groups with the counts 
     assert.ok(row.text.startsWith(`${expected[i].count}× `), `group ${i}: ${row.text} (want count ${expected[i].count})`);
     assert.ok(row.text.includes(expected[i].pattern.replace(/\s+/g, ' ').slice(0, 30)), `group ${i}: ${row.text} (want ${expected[i].pattern})`);
   });
+  // The groups come without their records; expanding one fetches them: its first record
+  // is the first of runls failures --json's.
+  const first = expected[0].records[0];
+  const file = decodeURIComponent(new URL(first.uri).pathname);
+  const rel = file.slice(file.lastIndexOf(`/${path.basename(gen)}/`) + path.basename(gen).length + 2);
+  const want = `${rel}:${first.range.start.line + 1}`;
+  await pane.locator('.monaco-list-row[data-index="0"]').first().click();
+  await pane.locator('.monaco-list-row', { hasText: want }).first().waitFor({ timeout: TIMEOUT });
+  const records = await pane.locator('.monaco-list-row').evaluateAll((els) => els.map((e) => e.innerText.trim()));
+  await shot('failures-expanded.png');
+  assert.ok(records.length >= 1 + Math.min(expected[0].records.length, 3), JSON.stringify(records));
 });
 
 test('a server binary that is not found: its Open Settings button lands on runls.server.path, not on "No Settings Found"', async () => {
