@@ -233,4 +233,5 @@ local function fill_list(items, title, loclist_win, context)
 end
 
 M.fill_list = fill_list
+M.line_reader = line_reader
 return M
