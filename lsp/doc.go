@@ -73,12 +73,14 @@
 //     search in under 0.1 s at a load of 15: the editors' end-to-end tests
 //     search it right after opening it) is still answered
 //     completely; an engine without SearchPartial is waited for as before.
-//     The editors are not yet told when the rest arrives: a client asks
-//     again (run/info's indexing.done says when). workspace/symbol waits for
-//     the first indexing to end (its answer, a list of symbols, has no place
-//     for the notice; with a workDoneToken it shows that wait as progress),
-//     as do run/records, run/failures and the document requests; run/info
-//     answers at once, its indexing field telling how far indexing is.
+//     workspace/symbol does the same (retriever.Index.SymbolsPartial): its
+//     answer has no place for the notice, so each symbol's containerName
+//     ends with " · partial: 40% indexed". The client learns that the rest
+//     has arrived from the indexing progress's end, or run/info's
+//     indexing.done, and asks again (docs/partial.md; partial.go).
+//     run/records, run/failures and the document requests wait for the
+//     first indexing to end; run/info answers at once, its indexing field
+//     telling how far indexing is.
 //   - workspace/symbol: kind String; the name is the piece with white space
 //     runs folded, cut at 100 characters with "…"; containerName is
 //     "episode-N · agent · file within the agent's folder · conversation".

@@ -106,25 +106,6 @@ func (c *clientRoot) Search(ctx context.Context, req retriever.Request) (retriev
 	return c.items(c.Engine.Search(ctx, req))
 }
 
-// partialSearch is eng's SearchPartial, with the URIs mapped to the
-// client's when eng is wrapped, or false when eng has none.
-func partialSearch(eng Engine) (func(context.Context, retriever.Request) (retriever.Result, error), bool) {
-	if c, ok := eng.(*clientRoot); ok {
-		ps, ok := c.Engine.(PartialSearcher)
-		if !ok {
-			return nil, false
-		}
-		return func(ctx context.Context, req retriever.Request) (retriever.Result, error) {
-			return c.items(ps.SearchPartial(ctx, req))
-		}, true
-	}
-	ps, ok := eng.(PartialSearcher)
-	if !ok {
-		return nil, false
-	}
-	return ps.SearchPartial, true
-}
-
 // items maps the URIs of a result's items to the client's.
 func (c *clientRoot) items(res retriever.Result, err error) (retriever.Result, error) {
 	for i := range res.Items {
