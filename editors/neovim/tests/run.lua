@@ -1164,13 +1164,15 @@ test('gen: :Runls conversation level=ERROR on the record lists only ERROR record
   end
 end)
 
-test('gen: :Runls failures lists the failure groups with the counts runls failures gives; a quickfix entry opens its story', function()
+--- The generated run's failure groups as `runls failures --json` gives them, after
+--- :Runls failures on it filled the quickfix list; nil and why not when it cannot be.
+local function gen_failures()
   if not GEN then
-    return skip('RUNLS_TEST_GEN unset: no generated run')
+    return nil, 'RUNLS_TEST_GEN unset: no generated run'
   end
   local why = server_lacks('failures', '--min-level')
   if why then
-    return skip(why)
+    return nil, why
   end
   local res = vim.system({ BIN, 'failures', '--json', GEN }, { text = true }):wait(TIMEOUT)
   local want = vim.json.decode(res.stdout).groups
@@ -1180,6 +1182,14 @@ test('gen: :Runls failures lists the failure groups with the counts runls failur
     vim.cmd('Runls failures')
   end)
   ok(not data.error, vim.inspect(data.error))
+  return want
+end
+
+test('gen: :Runls failures lists the failure groups with the counts runls failures gives; a quickfix entry opens its story', function()
+  local want, why = gen_failures()
+  if not want then
+    return skip(why)
+  end
   local items = vim.fn.getqflist()
   eq(#want, #items, 'a quickfix entry a group')
   for i, g in ipairs(want) do
@@ -1200,21 +1210,10 @@ test('gen: :Runls failures lists the failure groups with the counts runls failur
 end)
 
 test('gen: :Runls group on a failures entry lists that group\'s records, those runls failures --json gives; :colder goes back', function()
-  if not GEN then
-    return skip('RUNLS_TEST_GEN unset: no generated run')
-  end
-  local why = server_lacks('failures', '--min-level')
-  if why then
+  local want, why = gen_failures()
+  if not want then
     return skip(why)
   end
-  local res = vim.system({ BIN, 'failures', '--json', GEN }, { text = true }):wait(TIMEOUT)
-  local want = vim.json.decode(res.stdout).groups
-  vim.cmd('edit ' .. GEN .. '/' .. GEN_FILE)
-  attached()
-  local data = await_user('RunlsFailures', function()
-    vim.cmd('Runls failures')
-  end)
-  ok(not data.error, vim.inspect(data.error))
   local groups_title = vim.fn.getqflist({ title = 1 }).title
   -- The group with the most records listed (the list's entries are the groups, in order).
   local k = 1
