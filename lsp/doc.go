@@ -1,6 +1,6 @@
 // Package lsp is the language server of runls (spec §9): it serves an editor the
 // evidence of one run folder through LSP 3.16 — workspace/symbol, the custom
-// requests run/search, run/info and run/records, grouped diagnostics of
+// requests run/search, run/info, run/records and run/failures, grouped diagnostics of
 // malformed record lines, the records of a file (documentSymbol,
 // foldingRange, hover), progress while indexing, and settings from the
 // editor. It holds no search or parsing logic of its own: every answer comes
@@ -48,6 +48,15 @@
 //     RecordsResult as it is: {"records": [...], "cursor": string|null}. A
 //     cursor continues by place, so a page asked after the files grew is
 //     consistent with the pages before it (retriever/recordlist.go).
+//   - run/failures (failures.go, spec §9): a field absent, null or "" is not
+//     given, and the settings give no defaults (no episode is the whole run).
+//     Two params are runls' own, for an editor that lists the groups
+//     collapsed and fetches a group's records when it is expanded:
+//     "maxRecords" (0–100, default 100: the locations a group lists; counts
+//     stay whole) and "pattern" (only the group of that pattern, wherever it
+//     ranks; none: {"groups": []}). Without them the answer is §9's, sent as
+//     the engine wrote it (a preEncoded result). A bad value answers -32602
+//     naming the field and the value (docs/choices.md).
 //   - run/info with {"episode": "episode-N"} (runls' own, for the editors'
 //     conversation pickers) adds "conversations": that episode's
 //     conversations (retriever.ConversationSummary: id, agents, record
@@ -64,12 +73,14 @@
 //     search in under 0.1 s at a load of 15: the editors' end-to-end tests
 //     search it right after opening it) is still answered
 //     completely; an engine without SearchPartial is waited for as before.
-//     The editors are not yet told when the rest arrives: a client asks
-//     again (run/info's indexing.done says when). workspace/symbol waits for
-//     the first indexing to end (its answer, a list of symbols, has no place
-//     for the notice; with a workDoneToken it shows that wait as progress),
-//     as do run/records, run/failures and the document requests; run/info
-//     answers at once, its indexing field telling how far indexing is.
+//     workspace/symbol does the same (retriever.Index.SymbolsPartial): its
+//     answer has no place for the notice, so each symbol's containerName
+//     ends with " · partial: 40% indexed". The client learns that the rest
+//     has arrived from the indexing progress's end, or run/info's
+//     indexing.done, and asks again (docs/partial.md; partial.go).
+//     run/records, run/failures and the document requests wait for the
+//     first indexing to end; run/info answers at once, its indexing field
+//     telling how far indexing is.
 //   - workspace/symbol: kind String; the name is the piece with white space
 //     runs folded, cut at 100 characters with "…"; containerName is
 //     "episode-N · agent · file within the agent's folder · conversation".

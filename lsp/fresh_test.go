@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"runls/internal/rungen"
 	"runls/lsp"
@@ -42,7 +43,19 @@ func TestFreshAfterAppendReal(t *testing.T) {
 	c := start(t, startOpts{})
 	c.initialize(root, false, map[string]any{"episode": "episode-2", "conversation": "conv-1"})
 	var res retriever.Result
-	c.mustCall(lsp.MethodRunSearch, map[string]any{"query": "deploy"}, &res) // waits for indexing
+	// run/search answers partially after retriever.PartialGrace while the run is
+	// indexed (a loaded machine, -race): the appends are searched once it is done.
+	for deadline := time.Now().Add(waitTimeout); ; {
+		var info retriever.Info
+		c.mustCall(lsp.MethodRunInfo, map[string]any{}, &info)
+		if info.Indexing.Done {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the run was not indexed in time")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 
 	for i := range 200 {
 		path := files[i*len(files)/200]

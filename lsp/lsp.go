@@ -61,11 +61,13 @@ type Engine interface {
 
 var _ Engine = (*retriever.Index)(nil)
 
-// PartialSearcher is an Engine that can answer a search while its first
-// index is built, from what is indexed so far and saying so
-// (retriever.Index.SearchPartial); run/search uses it after retriever.PartialGrace.
+// PartialSearcher is an Engine that can answer a search and the symbols
+// while its first index is built, from what is indexed so far and saying so
+// (retriever.Index.SearchPartial, SymbolsPartial); run/search and
+// workspace/symbol use it after retriever.PartialGrace (partial.go).
 type PartialSearcher interface {
 	SearchPartial(ctx context.Context, req retriever.Request) (retriever.Result, error)
+	SymbolsPartial(ctx context.Context, query string, limit int) (retriever.Result, error)
 }
 
 var _ PartialSearcher = (*retriever.Index)(nil)

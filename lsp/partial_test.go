@@ -2,8 +2,11 @@ package lsp_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
+
+	"go.lsp.dev/protocol"
 
 	"runls/lsp"
 	"runls/retriever"
@@ -20,6 +23,53 @@ func (e *partialFake) SearchPartial(ctx context.Context, req retriever.Request) 
 	e.partials <- req
 	return retriever.Result{Items: []retriever.Item{}, Notices: []retriever.Notice{
 		{Field: retriever.IndexingField, Value: "40%", Message: "partial"}}}, nil
+}
+
+func (e *partialFake) SymbolsPartial(ctx context.Context, query string, limit int) (retriever.Result, error) {
+	e.partials <- retriever.Request{Query: query}
+	conv := "conv-1"
+	return retriever.Result{Items: []retriever.Item{{
+		Location: retriever.Location{URI: "file:///fake/run/episode-2/alice/alice.history"},
+		Text:     "deploy partly", Agent: "alice", Episode: "episode-2", File: "episode-2/alice/alice.history", Conversation: &conv,
+	}}, Notices: []retriever.Notice{{Field: retriever.IndexingField, Value: "40%", Message: "partial"}}}, nil
+}
+
+// TestSymbolsWhileIndexing: while the first index is built, workspace/symbol
+// waits a grace, then answers from the engine's partial symbols, each
+// symbol's container saying the answer is partial; once indexed, the
+// complete symbols, their containers as always.
+func TestSymbolsWhileIndexing(t *testing.T) {
+	fake := &partialFake{fakeEngine: newFake(), partials: make(chan retriever.Request, 4)}
+	fake.refreshGate = make(chan struct{})
+	c := start(t, startOpts{open: func(context.Context, retriever.Options) (lsp.Engine, error) { return fake, nil }})
+	c.initialize("/fake/run", false, nil)
+	var syms []protocol.SymbolInformation
+	c.mustCall(protocol.MethodWorkspaceSymbol, map[string]any{"query": "deploy"}, &syms)
+	if len(fake.partials) != 1 || len(syms) != 1 || syms[0].ContainerName != "episode-2 · alice · alice.history · conv-1 · partial: 40% indexed" {
+		t.Fatalf("workspace/symbol while indexing: %+v (%d partial asks), want the partial symbol marked", syms, len(fake.partials))
+	}
+	<-fake.partials
+	close(fake.refreshGate)
+	deadline := time.Now().Add(waitTimeout)
+	for {
+		var syms []protocol.SymbolInformation
+		c.mustCall(protocol.MethodWorkspaceSymbol, map[string]any{"query": "deploy"}, &syms)
+		if len(fake.partials) == 0 {
+			for _, s := range syms {
+				if strings.Contains(s.ContainerName, "partial") {
+					t.Errorf("workspace/symbol once indexed: %+v, want no partial mark", s)
+				}
+			}
+			break
+		}
+		<-fake.partials
+		if time.Now().After(deadline) {
+			t.Fatal("workspace/symbol kept answering partially after indexing ended")
+		}
+	}
+	if err := c.shutdownExit(); err != nil {
+		t.Errorf("Serve = %v", err)
+	}
 }
 
 // TestSearchWhileIndexing: while the first index is built, run/search waits

@@ -11,6 +11,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"runls/retriever"
@@ -105,25 +106,6 @@ func (c *clientRoot) Search(ctx context.Context, req retriever.Request) (retriev
 	return c.items(c.Engine.Search(ctx, req))
 }
 
-// partialSearch is eng's SearchPartial, with the URIs mapped to the
-// client's when eng is wrapped, or false when eng has none.
-func partialSearch(eng Engine) (func(context.Context, retriever.Request) (retriever.Result, error), bool) {
-	if c, ok := eng.(*clientRoot); ok {
-		ps, ok := c.Engine.(PartialSearcher)
-		if !ok {
-			return nil, false
-		}
-		return func(ctx context.Context, req retriever.Request) (retriever.Result, error) {
-			return c.items(ps.SearchPartial(ctx, req))
-		}, true
-	}
-	ps, ok := eng.(PartialSearcher)
-	if !ok {
-		return nil, false
-	}
-	return ps.SearchPartial, true
-}
-
 // items maps the URIs of a result's items to the client's.
 func (c *clientRoot) items(res retriever.Result, err error) (retriever.Result, error) {
 	for i := range res.Items {
@@ -148,14 +130,22 @@ func (c *clientRoot) Records(ctx context.Context, req retriever.RecordsRequest) 
 	return res, err
 }
 
+// Failures maps a copy: the engine keeps its answer and shares it between
+// requests, which run at once (its JSON is then written for each request).
 func (c *clientRoot) Failures(ctx context.Context, req retriever.FailuresRequest) (retriever.FailuresResult, error) {
 	res, err := c.Engine.Failures(ctx, req)
-	for i := range res.Groups {
-		for j := range res.Groups[i].Records {
-			res.Groups[i].Records[j].URI = c.uri(res.Groups[i].Records[j].URI)
-		}
+	if err != nil || res.Groups == nil {
+		return res, err
 	}
-	return res, err
+	groups := make([]retriever.FailureGroup, len(res.Groups))
+	for i, g := range res.Groups {
+		g.Records = slices.Clone(g.Records)
+		for j := range g.Records {
+			g.Records[j].URI = c.uri(g.Records[j].URI)
+		}
+		groups[i] = g
+	}
+	return retriever.FailuresResult{Groups: groups}, nil
 }
 
 func (c *clientRoot) Info(ctx context.Context) (retriever.Info, error) {

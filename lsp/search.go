@@ -62,31 +62,11 @@ func (h handlers) RunSearch(ctx context.Context, params *SearchParams) (*SearchR
 
 // search asks the engine: once the first index is built, or retriever.PartialGrace
 // has passed, whichever comes first, when the engine can answer partially
-// (askEngine waits for the whole of it).
+// (partial.go).
 func (s *server) search(ctx context.Context, req retriever.Request) (SearchResult, error) {
-	g := s.acquire()
-	defer g.release()
-	if g == nil || g.engine == nil {
-		return SearchResult{}, nil
-	}
-	ask := g.engine.Search
-	ready, err := g.readyWithin(ctx, retriever.PartialGrace)
-	if err != nil {
-		return SearchResult{}, err
-	}
-	if !ready {
-		if partial, ok := partialSearch(g.engine); ok {
-			s.logger.Info("run/search answered while indexing")
-			ask = partial
-		} else if err := g.waitReady(ctx); err != nil {
-			return SearchResult{}, err
-		}
-	}
-	res, err := ask(ctx, req)
-	if err != nil {
-		return SearchResult{}, requestError(err)
-	}
-	return res, nil
+	return s.askPartially(ctx,
+		func(eng Engine) (retriever.Result, error) { return eng.Search(ctx, req) },
+		func(ps PartialSearcher) (retriever.Result, error) { return ps.SearchPartial(ctx, req) })
 }
 
 // merge lays the params over the settings' request fields.

@@ -20,26 +20,22 @@ const maxSymbolName = 100
 // piece, without the request filters (spec §9).
 func (h handlers) Symbols(ctx context.Context, params *protocol.WorkspaceSymbolParams) ([]protocol.SymbolInformation, error) {
 	s := h.s
-	g := s.acquire()
-	defer g.release()
-	if g == nil || g.engine == nil {
-		return []protocol.SymbolInformation{}, nil
-	}
-	if !g.isReady() {
-		p := s.fromClient(ctx, params.WorkDoneToken, "runls: waiting for indexing")
-		err := g.waitReady(ctx)
-		p.end(ctx, "")
-		if err != nil {
-			return nil, err
-		}
-	}
-	res, err := g.engine.Symbols(ctx, params.Query, 0)
+	// Answered after the grace from what is indexed, as run/search is
+	// (partial.go); each symbol of a partial answer says so.
+	res, err := s.askPartially(ctx,
+		func(eng Engine) (retriever.Result, error) { return eng.Symbols(ctx, params.Query, 0) },
+		func(ps PartialSearcher) (retriever.Result, error) { return ps.SymbolsPartial(ctx, params.Query, 0) })
 	if err != nil {
-		return nil, requestError(err)
+		return nil, err
 	}
+	notice, partial := indexingNotice(res)
 	out := make([]protocol.SymbolInformation, 0, len(res.Items))
 	for _, it := range res.Items {
-		out = append(out, toSymbol(it))
+		sym := toSymbol(it)
+		if partial {
+			sym.ContainerName = partialContainer(sym.ContainerName, notice)
+		}
+		out = append(out, sym)
 	}
 	s.logger.Debug("workspace/symbol", zap.Int("symbols", len(out)))
 	return out, nil

@@ -156,6 +156,14 @@ func FuzzRunProbe(f *testing.F) {
 	f.Add(words + " " + imageB64 + " " + commitHash)
 	f.Add(strings.Repeat("a", minRun-1) + " " + strings.Repeat("b", minRun) + "." + strings.Repeat("c/", minRun))
 	f.Add(`{"path":"episode-3/alice/notes.txt"} at com.example.agent.Runner.step(Runner.java:12)`)
+	// Runs about minRun long at every offset against the probe's positions:
+	// the probe's positions and the text's ends (runs.go forEachRun).
+	for n := minRun - 2; n <= minRun+2; n++ {
+		for off := 0; off <= minRun+1; off++ {
+			f.Add(strings.Repeat(" ", off) + strings.Repeat("k", n) + " " + strings.Repeat("ab ", 9))
+			f.Add(strings.Repeat(".", off) + strings.Repeat("Q", n))
+		}
+	}
 	f.Fuzz(func(t *testing.T, text string) {
 		var got, want [][2]int
 		forEachRun(text, func(lo, hi int) { got = append(got, [2]int{lo, hi}) })

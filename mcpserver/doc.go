@@ -46,9 +46,14 @@
 //     the run) is a tool error (isError) whose text names the field; an
 //     unknown tool, and a message that is not JSON-RPC, are JSON-RPC errors.
 //     The session goes on after either.
-//   - Every tool waits for the first indexing of the run; a call that carries
-//     a progress token gets notifications/progress meanwhile (bytes read of
-//     the bytes to read), and a cancelled call stops waiting.
+//   - records and read wait for the first indexing of the run; search and
+//     run_info wait at most retriever.PartialGrace (0.5 s), then answer:
+//     search from what is indexed so far (retriever.Index.SearchPartial),
+//     with the indexing notice and a text whose first line says the answer
+//     is partial, run_info with indexing.done false (docs/partial.md). A
+//     call that carries a progress token gets notifications/progress while
+//     it waits (bytes read of the bytes to read), and a cancelled call stops
+//     waiting.
 //   - With masking on, every text a tool returns (texts, error messages,
 //     names, the text content) passes the masker once more before it leaves
 //     the process.

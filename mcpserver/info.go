@@ -16,6 +16,8 @@ var runInfoTool = toolSpec{
 	title: "What the run holds",
 	description: "List the run's episodes (episode-N, in order), the agents of each and the conversation ids written in each, " +
 		"and how much is indexed. Call it first, to learn the episode and conversation to give search.",
+	// run/info does not wait for the index (spec §9): its indexing says how far it is.
+	whileIndexing: true,
 }
 
 type runInfoInput struct{}

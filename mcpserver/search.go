@@ -42,6 +42,7 @@ var searchTool = toolSpec{
 		bound(s, "topK", 1, MaxTopK, DefaultTopK)
 		s.Properties["scope"].Enum = []any{"run", "episode"}
 	},
+	whileIndexing: true,
 	output: func(s *jsonschema.Schema) {
 		s.Description = "The run/search result of runls' language server (items best first, hidden, notices), " +
 			"with each location a path relative to the run folder and a 1-based line, and each field that run/search sends as null left out."
@@ -122,7 +123,11 @@ func (s *Server) search(ctx context.Context, in searchInput) (searchOutput, stri
 	if strings.TrimSpace(req.TurnMessage) == "" && strings.TrimSpace(req.Query) == "" {
 		return searchOutput{}, "", &retriever.FieldError{Field: "query", Reason: "want a query or a turnMessage"}
 	}
-	res, err := s.eng.Search(ctx, req)
+	ask := s.eng.Search
+	if ps, ok := s.eng.(PartialSearcher); ok && !s.index.indexed() {
+		ask = ps.SearchPartial
+	}
+	res, err := ask(ctx, req)
 	if err != nil {
 		return searchOutput{}, "", err
 	}
@@ -176,6 +181,13 @@ func fairShare(lengths []int, budget int) int {
 // what the filters hid and the notices, in words.
 func renderSearch(req retriever.Request, out searchOutput) string {
 	var b strings.Builder
+	// A partial answer says so before its first hit: a model that reads
+	// the hits must not take them for all the run holds.
+	for _, n := range out.Notices {
+		if n.Field == retriever.IndexingField {
+			fmt.Fprintf(&b, "(partial answer: the run is still being indexed, %s of it so far: these hits come from that part only; search again once run_info says indexing is done for the whole answer.)\n", n.Value)
+		}
+	}
 	for _, it := range out.Items {
 		fmt.Fprintf(&b, "%s:%d: %s", it.Location.Path, it.Location.Line, oneLine(it.Text))
 		if it.Cut {
@@ -196,6 +208,9 @@ func renderSearch(req retriever.Request, out searchOutput) string {
 		b.WriteString(line + "\n")
 	}
 	for _, n := range out.Notices {
+		if n.Field == retriever.IndexingField {
+			continue // said first
+		}
 		line := "(note: " + oneLine(n.Message)
 		if n.Suggestion != "" {
 			line += fmt.Sprintf("; try %s %q", n.Field, n.Suggestion)

@@ -32,6 +32,16 @@ type Engine interface {
 
 var _ Engine = (*retriever.Index)(nil)
 
+// PartialSearcher is an Engine that can answer a search while its first
+// index is built, from what is indexed so far, with the indexing notice
+// (retriever.Index.SearchPartial): the search tool then answers after
+// retriever.PartialGrace instead of waiting for the whole index.
+type PartialSearcher interface {
+	SearchPartial(ctx context.Context, req retriever.Request) (retriever.Result, error)
+}
+
+var _ PartialSearcher = (*retriever.Index)(nil)
+
 // Options configure a Server.
 type Options struct {
 	// Version is the server's version, as the client is told.
@@ -163,6 +173,27 @@ func (f *firstIndexing) progress() (retriever.Progress, <-chan struct{}) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.last, f.changed
+}
+
+// waitIndexedOrGrace waits for the first indexing at most
+// retriever.PartialGrace (as waitIndexed does, progress and all).
+func (s *Server) waitIndexedOrGrace(ctx context.Context, req *mcp.CallToolRequest) error {
+	gctx, cancel := context.WithTimeout(ctx, retriever.PartialGrace)
+	defer cancel()
+	if err := s.waitIndexed(gctx, req); err != nil && ctx.Err() != nil {
+		return ctx.Err()
+	}
+	return nil
+}
+
+// indexed reports whether the first indexing has ended.
+func (f *firstIndexing) indexed() bool {
+	select {
+	case <-f.done:
+		return true
+	default:
+		return false
+	}
 }
 
 // waitIndexed waits for the first indexing, sending progress notifications

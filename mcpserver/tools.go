@@ -38,6 +38,11 @@ type toolSpec struct {
 	input func(*jsonschema.Schema)
 	// output adjusts the output schema likewise; nil: none.
 	output func(*jsonschema.Schema)
+	// whileIndexing: the tool answers once retriever.PartialGrace has
+	// passed while the first indexing runs, saying how far it is (search
+	// with the engine's partial answer, run_info with its indexing), where
+	// the others wait for the whole index.
+	whileIndexing bool
 }
 
 // toolFunc answers a tool's call: the structured result and its compact
@@ -78,7 +83,11 @@ func addTool[In, Out any](s *Server, spec toolSpec, answer toolFunc[In, Out]) er
 	}
 	mcp.AddTool(s.mcp, tool, func(ctx context.Context, req *mcp.CallToolRequest, args In) (*mcp.CallToolResult, Out, error) {
 		var zero Out
-		if err := s.waitIndexed(ctx, req); err != nil {
+		wait := s.waitIndexed
+		if spec.whileIndexing {
+			wait = s.waitIndexedOrGrace
+		}
+		if err := wait(ctx, req); err != nil {
 			return nil, zero, err
 		}
 		res, text, err := answer(ctx, args)

@@ -133,13 +133,17 @@ func (t *failTally) update(root string, files []fileFailures) FailuresResult {
 }
 
 // freshFailures groups the files' failures at level floor or above (and
-// those holding an exception line) for one answer.
-func freshFailures(root string, files []fileFailures, floor recordformat.Level) FailuresResult {
+// those holding an exception line) for one answer; pattern, when not "",
+// keeps those of that pattern only.
+func freshFailures(root string, files []fileFailures, floor recordformat.Level, pattern string) FailuresResult {
 	t := newFailTally()
 	for _, f := range files {
 		var all []failEntry
 		for _, part := range [][]failEntry{f.kept, f.last} {
 			for _, e := range part {
+				if pattern != "" && e.pattern != pattern {
+					continue
+				}
 				if e.exception || (e.level != recordformat.None && e.level >= floor) {
 					all = append(all, e)
 				}

@@ -149,7 +149,7 @@ func TestFailuresTally(t *testing.T) {
 			req := FailuresRequest{MinLevel: floor.String()}
 			got := failuresOf(t, ix, req)
 			found := foundNow(t, ix, failuresQuery{minLevel: floor})
-			fresh := freshFailures(ix.root, found, floor)
+			fresh := freshFailures(ix.root, found, floor, "")
 			brute := bruteFailures(ix.root, found, floor)
 			if !reflect.DeepEqual(got.Groups, fresh.Groups) {
 				t.Fatalf("%s, %s: kept tally\n%v\nfresh\n%v", step, floor, summaries(got), summaries(fresh))

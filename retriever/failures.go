@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -36,10 +38,19 @@ import (
 // and no writing at all.
 
 // FailuresRequest is a run/failures request. Empty strings are absent.
+// MaxRecords and Pattern are runls' own (spec §9 is silent on a client
+// asking for less; docs/choices.md): absent, the answer is §9's.
 type FailuresRequest struct {
 	Episode  string `json:"episode,omitempty"`
 	Agent    string `json:"agent,omitempty"`
 	MinLevel string `json:"minLevel,omitempty"`
+	// MaxRecords bounds each group's Records, 0 to MaxFailureRecords
+	// (counts stay whole); nil: MaxFailureRecords.
+	MaxRecords *int `json:"maxRecords,omitempty"`
+	// Pattern asks for the one group of that pattern, as an answer gave
+	// it, wherever it ranks (not only among the best MaxFailureGroups);
+	// no group has it: none.
+	Pattern string `json:"pattern,omitempty"`
 }
 
 // FailuresResult is the run/failures result.
@@ -101,7 +112,7 @@ const (
 
 // Validate checks a request's fields, returning a *FieldError.
 func (r FailuresRequest) Validate() error {
-	_, err := r.parse()
+	_, _, err := r.parse()
 	return err
 }
 
@@ -111,44 +122,53 @@ type failuresQuery struct {
 	minLevel recordformat.Level
 }
 
-func (r FailuresRequest) parse() (failuresQuery, error) {
-	q := failuresQuery{agent: r.Agent, minLevel: recordformat.Error}
+// parse reads the request as the failures it asks about (q) and what of
+// them the answer holds (v).
+func (r FailuresRequest) parse() (q failuresQuery, v failuresView, err error) {
+	q = failuresQuery{agent: r.Agent, minLevel: recordformat.Error}
+	v = failuresView{maxRecords: MaxFailureRecords, pattern: r.Pattern}
 	if r.Episode != "" {
 		n, ok := EpisodeNumber(r.Episode)
 		if !ok {
-			return q, &FieldError{"episode", r.Episode, "want episode-N, N decimal digits"}
+			return q, v, &FieldError{"episode", r.Episode, "want episode-N, N decimal digits"}
 		}
 		q.epNum = n
 	}
 	if r.Agent != "" && !ValidAgent(r.Agent) {
-		return q, &FieldError{"agent", r.Agent, `an agent folder name: no "/" or "\", not "." or ".."`}
+		return q, v, &FieldError{"agent", r.Agent, `an agent folder name: no "/" or "\", not "." or ".."`}
 	}
 	if r.MinLevel != "" {
 		lv, ok := levelByName[strings.ToUpper(r.MinLevel)]
 		if !ok {
-			return q, &FieldError{"minLevel", r.MinLevel, "want TRACE, DEBUG, INFO, WARN or ERROR"}
+			return q, v, &FieldError{"minLevel", r.MinLevel, "want TRACE, DEBUG, INFO, WARN or ERROR"}
 		}
 		q.minLevel = lv
 	}
-	return q, nil
+	if r.MaxRecords != nil {
+		if n := *r.MaxRecords; n < 0 || n > MaxFailureRecords {
+			return q, v, &FieldError{"maxRecords", strconv.Itoa(n), fmt.Sprintf("want 0 to %d locations a group", MaxFailureRecords)}
+		}
+		v.maxRecords = *r.MaxRecords
+	}
+	return q, v, nil
 }
 
 // Failures answers a run/failures request from the index, brought up to
 // date first as a search is (spec §7).
 func (ix *Index) Failures(ctx context.Context, req FailuresRequest) (FailuresResult, error) {
-	q, err := req.parse()
+	q, v, err := req.parse()
 	if err != nil {
 		return FailuresResult{}, err
 	}
 	if _, err := ix.Refresh(ctx, nil); err != nil {
 		return FailuresResult{}, err
 	}
-	res, err := ix.failures(ctx, q)
+	res, err := ix.failures(ctx, q, v)
 	if errors.Is(err, ErrChanged) {
 		if _, err := ix.Refresh(ctx, nil); err != nil {
 			return FailuresResult{}, err
 		}
-		res, err = ix.failures(ctx, q)
+		res, err = ix.failures(ctx, q, v)
 	}
 	return res, err
 }
@@ -160,7 +180,9 @@ type failuresAnswer struct {
 	mu      sync.Mutex
 	commits uint64
 	q       failuresQuery
-	res     *FailuresResult
+	res     *FailuresResult         // §9's answer to q
+	found   []fileFailures          // what res was made from, for a group it does not hold
+	views   map[int]*FailuresResult // res with fewer records a group, by their bound
 	// tallies of the run's failures at ERROR (the default request) and at
 	// WARN (made when first asked for); nil: none yet.
 	tallies map[recordformat.Level]*failTally
@@ -204,31 +226,44 @@ type failEntry struct {
 // them. A request below WARN reads the files for itself.
 const memoFloor = recordformat.Error
 
-func (ix *Index) failures(ctx context.Context, q failuresQuery) (FailuresResult, error) {
+func (ix *Index) failures(ctx context.Context, q failuresQuery, v failuresView) (FailuresResult, error) {
 	commits := ix.state.Commits.Load()
 	ans := &ix.failAnswer
 	ans.mu.Lock()
 	defer ans.mu.Unlock()
-	if ans.res != nil && ans.commits == commits && ans.q == q {
-		return *ans.res, nil
-	}
-	files, agents := ix.failureFiles(q)
-	var found []fileFailures
-	kept := q.minLevel == memoFloor || q.minLevel == recordformat.Warn
-	whole := q.epNum == "" && q.agent == "" && kept
-	for i, fs := range files {
-		parts, err := ix.rb.fileFailures(ctx, fs, q.minLevel)
-		if err != nil {
+	if ans.res == nil || ans.commits != commits || ans.q != q {
+		if err := ix.answerFailures(ctx, q, commits); err != nil {
 			return FailuresResult{}, err
 		}
-		for _, p := range parts {
-			p.agent = agents[i]
-			whole = whole && p.memo != nil
-			found = append(found, p)
+	}
+	if res, ok := ans.view(v); ok {
+		return res, nil
+	}
+	// A group the answer does not hold: grouped anew, that pattern's
+	// failures only, from what the answer was made of (kept when the memos
+	// hold it; below them, read again).
+	found := ans.found
+	if found == nil {
+		var err error
+		if found, _, err = ix.gatherFailures(ctx, q); err != nil {
+			return FailuresResult{}, err
 		}
 	}
+	res := freshFailures(ix.root, found, q.minLevel, v.pattern)
+	res.Groups = trimGroups(res.Groups, v.maxRecords)
+	return res, nil
+}
+
+// answerFailures makes §9's answer to q for the committed state commits
+// and keeps it (ix.failAnswer, whose lock the caller holds).
+func (ix *Index) answerFailures(ctx context.Context, q failuresQuery, commits uint64) error {
+	ans := &ix.failAnswer
+	found, memos, err := ix.gatherFailures(ctx, q)
+	if err != nil {
+		return err
+	}
 	var res FailuresResult
-	if whole {
+	if memos && q.epNum == "" && q.agent == "" {
 		// The run at a kept level: its tally takes what the files' memos
 		// gained since it was last asked (an append: what was appended).
 		t := ans.tallies[q.minLevel]
@@ -241,11 +276,35 @@ func (ix *Index) failures(ctx context.Context, q failuresQuery) (FailuresResult,
 		}
 		res = t.update(ix.root, found)
 	} else {
-		res = freshFailures(ix.root, found, q.minLevel)
+		res = freshFailures(ix.root, found, q.minLevel, "")
 	}
 	res.enc = &encodedOnce{}
-	ans.commits, ans.q, ans.res = commits, q, &res
-	return res, nil
+	ans.commits, ans.q, ans.res, ans.found, ans.views = commits, q, &res, nil, nil
+	if memos {
+		// What the memos hold anyway; failures read for this request
+		// alone (below WARN: most of a run's records) are not kept.
+		ans.found = found
+	}
+	return nil
+}
+
+// gatherFailures returns the failures of the files q looks at, each file's
+// in parts (fileFailures), and whether every part is a memo's.
+func (ix *Index) gatherFailures(ctx context.Context, q failuresQuery) (found []fileFailures, memos bool, err error) {
+	files, agents := ix.failureFiles(q)
+	memos = q.minLevel == memoFloor || q.minLevel == recordformat.Warn
+	for i, fs := range files {
+		parts, err := ix.rb.fileFailures(ctx, fs, q.minLevel)
+		if err != nil {
+			return nil, false, err
+		}
+		for _, p := range parts {
+			p.agent = agents[i]
+			memos = memos && p.memo != nil
+			found = append(found, p)
+		}
+	}
+	return found, memos, nil
 }
 
 // failureFiles returns the record files the query looks at, by path

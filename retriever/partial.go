@@ -8,6 +8,7 @@ package retriever
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -36,23 +37,53 @@ func (ix *Index) SearchPartial(ctx context.Context, req Request) (Result, error)
 	if err := req.Validate(); err != nil {
 		return Result{}, err
 	}
+	return ix.partial(ctx,
+		func() (Result, error) { return ix.searchIndexed(ctx, req) },
+		func() (Result, error) { return ix.Search(ctx, req) })
+}
+
+// SymbolsPartial is Symbols answered at once, as SearchPartial answers a
+// search: while another call builds the run's first index, the symbols of
+// what is committed so far, with the indexing notice in the result's
+// Notices (workspace/symbol has no place for it: the server marks each
+// symbol); otherwise Symbols' answer, complete.
+func (ix *Index) SymbolsPartial(ctx context.Context, query string, limit int) (Result, error) {
+	if limit <= 0 {
+		limit = DefaultSymbolLimit
+	}
+	return ix.partial(ctx,
+		func() (Result, error) { return ix.rank(ctx, query, "", limit, &filter{all: true}) },
+		func() (Result, error) { return ix.Symbols(ctx, query, limit) })
+}
+
+// partial answers from what is indexed now, with the indexing notice,
+// while the first index is built; complete otherwise, and after a fault on
+// a mapping (fault.go) or any other error of the partial answer (complete
+// makes the update Search makes).
+func (ix *Index) partial(ctx context.Context, indexed, complete func() (Result, error)) (Result, error) {
 	building, err := ix.awaitFirstPlan(ctx)
 	if err != nil {
 		return Result{}, err
 	}
 	if !building {
-		return ix.Search(ctx, req)
+		return complete()
 	}
 	notice := ix.indexingNotice()
 	ix.cache.CheckMapping("")
-	res, err := ix.guardedAnswer(func() (Result, error) { return ix.searchIndexed(ctx, req) })()
+	res, err := ix.guardedAnswer(indexed)()
 	if err != nil {
-		// A fault on a mapping (fault.go) or any other error: the
-		// complete answer, after the update Search makes.
-		return ix.Search(ctx, req)
+		return complete()
 	}
-	res.Notices = append(res.Notices, notice)
+	res.Notices = append(slices.DeleteFunc(res.Notices, unjudged), notice)
 	return res, nil
+}
+
+// unjudged reports whether a notice cannot be judged from part of the run:
+// a conversation notice says no record of the episode was written in it,
+// and the episode's records may not be indexed yet. (Agent and episode
+// notices are of the folders, which the first update's scan has found.)
+func unjudged(n Notice) bool {
+	return n.Field == "conversation"
 }
 
 // buildingFirst reports whether the run's first index is being built now:

@@ -95,6 +95,31 @@ func TestSearchPartial(t *testing.T) {
 			t.Errorf("partial answer holds %s of %s: the first batch is the newest episode's (episode-10)", it.Text, it.Episode)
 		}
 	}
+	// A conversation notice cannot be judged from part of the run: episode-2's
+	// records are not indexed yet. Once indexed, it is given (no record of
+	// episode-2 is in conv-1: the run has notes only).
+	convReq := Request{Query: "deploy", Episode: "episode-2", Conversation: "conv-1"}
+	convRes, err := ix.SearchPartial(ctx, convReq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range convRes.Notices {
+		if n.Field == "conversation" {
+			t.Errorf("partial answer gives %+v: a conversation notice cannot be judged from part of the run", n)
+		}
+	}
+	syms, err := ix.SymbolsPartial(ctx, "deploy episode", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ns := indexingNotices(syms); len(ns) != 1 || len(syms.Items) == 0 {
+		t.Errorf("symbols while held: %d items, notices %+v: want some, with one %q notice", len(syms.Items), syms.Notices, IndexingField)
+	}
+	for _, it := range syms.Items {
+		if it.Episode != "episode-10" {
+			t.Errorf("partial symbols hold %s of %s: only episode-10 is indexed", it.Text, it.Episode)
+		}
+	}
 	info, err := ix.Info(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -120,6 +145,24 @@ func TestSearchPartial(t *testing.T) {
 	fresh := searchResult(t, openTest(t, Options{Root: run}), req)
 	if !reflect.DeepEqual(final, fresh) {
 		t.Errorf("answer after the first index differs from a fresh complete index's:\n got %+v\nwant %+v", final, fresh)
+	}
+	convFinal, err := ix.SearchPartial(ctx, convReq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(convFinal.Notices) != 1 || convFinal.Notices[0].Field != "conversation" {
+		t.Errorf("answer after the first index: notices %+v, want the conversation notice", convFinal.Notices)
+	}
+	finalSyms, err := ix.SymbolsPartial(ctx, "deploy episode", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	freshSyms, err := openTest(t, Options{Root: run}).Symbols(ctx, "deploy episode", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(finalSyms, freshSyms) || len(indexingNotices(finalSyms)) != 0 {
+		t.Errorf("symbols after the first index differ from a fresh complete index's:\n got %+v\nwant %+v", finalSyms, freshSyms)
 	}
 	if len(final.Items) <= len(res.Items) {
 		t.Errorf("complete answer has %d items, the partial one %d: want more", len(final.Items), len(res.Items))

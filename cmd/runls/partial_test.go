@@ -4,12 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.lsp.dev/protocol"
 
 	"runls/retriever"
@@ -78,6 +80,19 @@ func TestServePartialWhileIndexing(t *testing.T) {
 	if info.Indexing.Done {
 		t.Errorf("run/info while the index is held: %+v, want done false", info.Indexing)
 	}
+	// workspace/symbol answers too, each symbol saying it is of a partial answer.
+	var syms []protocol.SymbolInformation
+	if _, err := conn.Call(ctx, protocol.MethodWorkspaceSymbol, map[string]any{"query": "deploy"}, &syms); err != nil {
+		t.Fatal(err)
+	}
+	if len(syms) == 0 {
+		t.Errorf("workspace/symbol while the index is held: no symbols, want those of the batch indexed")
+	}
+	for _, s := range syms {
+		if !strings.Contains(s.ContainerName, " · partial: ") || !strings.HasSuffix(s.ContainerName, "% indexed") {
+			t.Errorf("workspace/symbol while the index is held: container %q, want it to say the answer is partial", s.ContainerName)
+		}
+	}
 
 	if err := os.WriteFile(release, nil, 0o644); err != nil {
 		t.Fatal(err)
@@ -94,6 +109,15 @@ func TestServePartialWhileIndexing(t *testing.T) {
 	var final retriever.Result
 	if _, err := conn.Call(ctx, "run/search", query, &final); err != nil {
 		t.Fatal(err)
+	}
+	syms = nil
+	if _, err := conn.Call(ctx, protocol.MethodWorkspaceSymbol, map[string]any{"query": "deploy"}, &syms); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range syms {
+		if strings.Contains(s.ContainerName, "partial") {
+			t.Errorf("workspace/symbol once indexed: container %q says partial", s.ContainerName)
+		}
 	}
 	ix, err := retriever.Open(ctx, retriever.Options{Root: run})
 	if err != nil {
@@ -161,5 +185,83 @@ func TestSearchPartialFlag(t *testing.T) {
 	code, _, errb = runBin(t, bin, "search", "--partial", run, "deploy")
 	if code != 0 || strings.Contains(errb, "indexing") {
 		t.Errorf("search --partial once nothing is held: exit %d, stderr %q: want no partial note", code, errb)
+	}
+}
+
+// TestMCPPartialWhileIndexing: runls mcp, through the MCP SDK's client over
+// stdio, answers search while its first index is held part-built, the
+// structured result with the indexing notice and the text saying first that
+// the answer is partial; run_info answers meanwhile with indexing not done;
+// once released, search answers completely, as runls search --json does.
+func TestMCPPartialWhileIndexing(t *testing.T) {
+	bin, release := holdingBinary(t)
+	run := copySample(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	var stderr syncBuffer
+	cmd := exec.Command(bin, "mcp", run)
+	cmd.Stderr = &stderr
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "partial", Version: "0"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	args := map[string]any{"query": "deploy database migration", "episode": "episode-2", "conversation": "conv-1"}
+	search := func() (retriever.Result, string) {
+		t.Helper()
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "search", Arguments: args})
+		if err != nil || res.IsError {
+			t.Fatalf("search: %v %+v (stderr: %s)", err, res, stderr.String())
+		}
+		raw, _ := json.Marshal(res.StructuredContent)
+		var got retriever.Result
+		if err := json.Unmarshal(raw, &got); err != nil {
+			t.Fatal(err)
+		}
+		return got, res.Content[0].(*mcp.TextContent).Text
+	}
+	res, text := search()
+	if pct := indexingShare(t, res); pct < 0 || pct >= 100 {
+		t.Errorf("search while the index is held: notices %+v, want the indexing notice under 100%%", res.Notices)
+	}
+	if !strings.HasPrefix(text, "(partial answer: the run is still being indexed") {
+		t.Errorf("search's text while the index is held:\n%s\nwant it to say first that the answer is partial", text)
+	}
+	info, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "run_info", Arguments: map[string]any{}})
+	if err != nil || info.IsError {
+		t.Fatalf("run_info: %v %+v", err, info)
+	}
+	if txt := info.Content[0].(*mcp.TextContent).Text; !strings.Contains(txt, ", indexing\n") {
+		t.Errorf("run_info while the index is held: %q, want it to say indexing", txt)
+	}
+
+	if err := os.WriteFile(release, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		res, text = search()
+		if indexingShare(t, res) < 0 {
+			break
+		}
+		if ctx.Err() != nil {
+			t.Fatal("search still partial a minute after the release")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if strings.Contains(text, "partial") {
+		t.Errorf("search's text once indexed says partial:\n%s", text)
+	}
+	code, out, errb := runBin(t, bin, "search", "--json", "--episode", "episode-2", "--conversation", "conv-1", "--top-k", "10", run, "deploy database migration")
+	var want retriever.Result
+	if err := json.Unmarshal([]byte(out), &want); err != nil || code != 0 {
+		t.Fatalf("runls search --json: exit %d, %v, %s", code, err, errb)
+	}
+	if len(res.Items) != len(want.Items) || len(want.Items) == 0 {
+		t.Fatalf("search once indexed: %d items, runls search %d", len(res.Items), len(want.Items))
+	}
+	for i := range want.Items {
+		if res.Items[i].Text != want.Items[i].Text {
+			t.Errorf("item %d: %q, runls search gives %q", i, res.Items[i].Text, want.Items[i].Text)
+		}
 	}
 }

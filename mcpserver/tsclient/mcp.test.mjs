@@ -9,11 +9,12 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { realpathSync } from "node:fs";
+import { cpSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repo = path.resolve(here, "..", "..");
@@ -213,4 +214,58 @@ test("an unknown tool is a JSON-RPC error, and the session goes on", async () =>
 
 test("the server wrote nothing to stderr but its warnings", () => {
   assert.doesNotMatch(stderr, /panic|goroutine/);
+});
+
+// RUNLS_HOLD_BIN (test.sh builds it with -tags runls_holdindex) holds its first index
+// after one batch until the file RUNLS_HOLD_INDEX names exists.
+test("search while the run is indexed: the structured result has the indexing notice, the text says first it is partial; whole once released", async (t) => {
+  const hold = process.env.RUNLS_HOLD_BIN;
+  if (!hold) return t.skip("RUNLS_HOLD_BIN unset: no runls built with -tags runls_holdindex");
+  const dir = mkdtempSync(path.join(os.tmpdir(), "runls-mcp-partial-"));
+  try {
+    const copy = path.join(dir, "run");
+    cpSync(run, copy, { recursive: true });
+    const release = path.join(dir, "release");
+    const transport = new StdioClientTransport({
+      command: hold,
+      args: ["mcp", copy, "--no-cache"],
+      env: { ...getDefaultEnvironment(), RUNLS_HOLD_INDEX: release },
+      stderr: "pipe",
+    });
+    const held = new Client({ name: "runls-tsclient-partial", version: "0" });
+    await held.connect(transport);
+    try {
+      const args = { query: "deploy database migration", episode: "episode-2", conversation: "conv-1" };
+      // The client validates the structured result against the tool's output schema.
+      const res = await held.callTool({ name: "search", arguments: args });
+      assert.equal(res.isError, undefined, JSON.stringify(res));
+      const notice = res.structuredContent.notices.find((n) => n.field === "indexing");
+      assert.ok(notice && /^\d+%$/.test(notice.value), JSON.stringify(res.structuredContent.notices));
+      assert.match(res.content[0].text, /^\(partial answer: the run is still being indexed, \d+% of it so far/);
+      const info = await held.callTool({ name: "run_info", arguments: {} });
+      assert.equal(info.structuredContent.indexing.done, false);
+
+      writeFileSync(release, "");
+      let whole;
+      for (let i = 0; i < 300; i++) {
+        const r = await held.callTool({ name: "search", arguments: args });
+        if (!r.structuredContent.notices.some((n) => n.field === "indexing")) {
+          whole = r;
+          break;
+        }
+        await new Promise((ok) => setTimeout(ok, 100));
+      }
+      assert.ok(whole, "still partial 30 s after the release");
+      assert.doesNotMatch(whole.content[0].text, /partial/);
+      const cli = JSON.parse(execFileSync(bin, ["search", "--json", "--no-cache", "--episode", "episode-2", "--conversation", "conv-1", "--top-k", "10", copy, "deploy", "database", "migration"]));
+      assert.deepEqual(
+        whole.structuredContent.items.map((it) => [it.location.path, it.location.line, it.text]),
+        cli.items.map((it) => [path.relative(copy, fileURLToPath(it.location.uri)), it.location.range.start.line + 1, it.text]),
+      );
+    } finally {
+      await held.close();
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

@@ -32,6 +32,9 @@ bin_dir=$(mktemp -d)
 trap 'rm -rf "$bin_dir"' EXIT
 echo "go build ./cmd/runls"
 (cd "$repo" && go build -o "$bin_dir/runls" ./cmd/runls) 2>"$artifacts/go-build.log" || { cat "$artifacts/go-build.log" >&2; fail "go build"; }
+# Built with -tags runls_holdindex: the test of answers while the run is indexed holds
+# its first index with it (retriever/hold_inject.go).
+(cd "$repo" && go build -tags runls_holdindex -o "$bin_dir/runls-hold" ./cmd/runls) 2>>"$artifacts/go-build.log" && export RUNLS_HOLD_BIN="$bin_dir/runls-hold"
 
 tap="$artifacts/mcp-tsclient.tap"
 RUNLS_BIN="$bin_dir/runls" timeout --kill-after=10 120 node --test --test-reporter=tap "$here/mcp.test.mjs" >"$tap" 2>&1

@@ -32,6 +32,14 @@ else
   command -v go >/dev/null || summary_fail "go not found (needed to build runls)"
   (cd "$repo" && go build -o "$tmp/bin/runls" ./cmd/runls) || summary_fail "go build ./cmd/runls failed"
 fi
+# The same server built with the runls_holdindex tag: with RUNLS_HOLD_INDEX=path its
+# first index stops after one batch until that file exists (retriever/hold_inject.go),
+# for the test of answers made while a run is indexed; it skips, saying so, without it.
+if (cd "$repo" && go build -tags runls_holdindex -o "$tmp/bin/runls-hold" ./cmd/runls 2>/dev/null); then
+  export RUNLS_TEST_HOLD_BIN=$tmp/bin/runls-hold
+else
+  echo "test.sh: go build -tags runls_holdindex failed: the partial-answer test skips" >&2
+fi
 # A generated run (internal/rungen) for the tests that start from its ERROR record at
 # line 246 of episode-2/bob/bob.log; the tests skip, saying so, without it.
 if (cd "$repo" && go build -o "$tmp/bin/rungen" ./internal/rungen/cmd/rungen 2>/dev/null) &&

@@ -1199,6 +1199,54 @@ test('gen: :Runls failures lists the failure groups with the counts runls failur
   vim.cmd('cclose')
 end)
 
+test('gen: :Runls group on a failures entry lists that group\'s records, those runls failures --json gives; :colder goes back', function()
+  if not GEN then
+    return skip('RUNLS_TEST_GEN unset: no generated run')
+  end
+  local why = server_lacks('failures', '--min-level')
+  if why then
+    return skip(why)
+  end
+  local res = vim.system({ BIN, 'failures', '--json', GEN }, { text = true }):wait(TIMEOUT)
+  local want = vim.json.decode(res.stdout).groups
+  vim.cmd('edit ' .. GEN .. '/' .. GEN_FILE)
+  attached()
+  local data = await_user('RunlsFailures', function()
+    vim.cmd('Runls failures')
+  end)
+  ok(not data.error, vim.inspect(data.error))
+  local groups_title = vim.fn.getqflist({ title = 1 }).title
+  -- The group with the most records listed (the list's entries are the groups, in order).
+  local k = 1
+  for i, g in ipairs(want) do
+    if #g.records > #want[k].records then
+      k = i
+    end
+  end
+  vim.cmd('copen')
+  vim.api.nvim_win_set_cursor(0, { k, 0 })
+  local got = await_user('RunlsGroup', function()
+    vim.cmd('Runls group')
+  end)
+  ok(not got.error, vim.inspect(got.error))
+  local items = vim.fn.getqflist()
+  eq(#want[k].records, #items, 'an entry a record of group ' .. k)
+  for i, r in ipairs(want[k].records) do
+    eq(real(vim.uri_to_fname(r.uri)), real(vim.api.nvim_buf_get_name(items[i].bufnr)), 'record ' .. i .. ' file')
+    eq(r.range.start.line + 1, items[i].lnum, 'record ' .. i .. ' line')
+  end
+  ok(vim.fn.getqflist({ title = 1 }).title:find(('runls failures: %d× '):format(want[k].count), 1, true), vim.fn.getqflist({ title = 1 }).title)
+  vim.cmd('silent colder')
+  eq(groups_title, vim.fn.getqflist({ title = 1 }).title, ':colder: the groups again')
+  vim.cmd('cclose')
+  -- In a buffer that is no list, with a list whose entries are no failures: said.
+  vim.fn.setqflist({}, ' ', { title = 'other', items = { { filename = GEN .. '/' .. GEN_FILE, lnum = 1, text = 'x' } } })
+  local none = await_user('RunlsGroup', function()
+    vim.cmd('Runls group')
+  end)
+  ok(none.error and none.error.message:find('not on an entry', 1, true), vim.inspect(none))
+end)
+
 test('before: :Runls before on a record searches what came before it, in time order; :Runls sort rank restores the ranking', function()
   edit_fresh(RUN .. '/episode-2/bob/bob.log')
   attached()
@@ -1288,6 +1336,91 @@ test('time bounds: HH:mm[:ss] on the record\'s day; agent= filters', function()
       eq('runlsTimestamp', vim.fn.synIDattr(vim.fn.synID(n, 1, 1), 'name'), 'the time')
       break
     end
+  end
+end)
+
+-- Answers while the first index is built (issue 33) ------------------------------
+
+test('partial: a search and symbols asked while the run is indexed are titled partial, and asked again into the same lists when indexing ends', function()
+  local HOLD = env.RUNLS_TEST_HOLD_BIN
+  if not HOLD then
+    return skip('RUNLS_TEST_HOLD_BIN unset: no runls built with -tags runls_holdindex')
+  end
+  local run3 = TMP .. '/run-partial'
+  eq(0, vim.system({ 'cp', '-R', RUN, run3 }):wait(TIMEOUT).code, 'cp -R')
+  run3 = real(run3)
+  local release = TMP .. '/release-partial'
+  -- The server started below inherits it: its first index commits one batch (one
+  -- folder: the newest episode's) and then waits until the file exists.
+  vim.env.RUNLS_HOLD_INDEX = release
+  -- A plain file of the run: no runls filetype, so vim.lsp.enable starts no client of
+  -- its own for it; the client with the holding server is attached to it here.
+  edit_fresh(run3 .. '/episode-2/dave/long.txt')
+  local buf = vim.api.nvim_get_current_buf()
+  local config = vim.deepcopy(vim.lsp.config.runls)
+  config.name, config.root_dir, config.cmd = 'runls', run3, { HOLD, 'serve' }
+  local id = vim.lsp.start(config, { bufnr = buf })
+  local c = attached()
+  eq(id, c.id, 'the holding client serves the buffer')
+  local finally = function()
+    vim.env.RUNLS_HOLD_INDEX = nil
+    c:stop(true)
+  end
+  local okay, err = pcall(function()
+    local q = 'deploy database migration'
+    notifications = {}
+    local data = search(q)
+    ok(data.partial and data.partial:match('^%d+%%$'), 'the answer is partial: ' .. vim.inspect(data.partial))
+    local search_list = vim.fn.getqflist({ id = 0, title = 0 })
+    ok(search_list.title:find(' [partial: ' .. data.partial .. ' indexed]', 1, true), 'title: ' .. search_list.title)
+    ok(vim.iter(notifications):any(function(n)
+      return n.msg:find('partial', 1, true) and n.msg:find('searched again when indexing ends', 1, true)
+    end), 'a notification says the answer is partial: ' .. vim.inspect(notifications))
+    local syms = await_user('RunlsSymbols', function()
+      vim.cmd('Runls symbols deploy')
+    end)
+    ok(syms.partial, 'the symbols are partial')
+    local sym_list = vim.fn.getqflist({ id = 0, title = 0 })
+    ok(sym_list.title:find('[partial: ', 1, true), 'symbols title: ' .. sym_list.title)
+
+    -- The rest arrives: both lists are asked again, in place, without the mark.
+    local refreshed = {}
+    local ids = {}
+    for _, pat in ipairs({ 'RunlsSearch', 'RunlsSymbols' }) do
+      ids[#ids + 1] = vim.api.nvim_create_autocmd('User', {
+        pattern = pat,
+        callback = function(ev)
+          if ev.data and ev.data.refreshed and not ev.data.partial then
+            refreshed[pat] = ev.data
+          end
+        end,
+      })
+    end
+    write(release, '')
+    local both = vim.wait(TIMEOUT, function()
+      return refreshed.RunlsSearch ~= nil and refreshed.RunlsSymbols ~= nil
+    end, 20)
+    for _, a in ipairs(ids) do
+      pcall(vim.api.nvim_del_autocmd, a)
+    end
+    ok(both, 'not asked again when indexing ended: ' .. vim.inspect(vim.tbl_keys(refreshed)))
+    local again = vim.fn.getqflist({ id = search_list.id, title = 0, items = 0 })
+    eq('runls: ' .. q, again.title, 'the search list, no longer partial')
+    local pos = {}
+    for _, it in ipairs(again.items) do
+      pos[#pos + 1] = { real(vim.api.nvim_buf_get_name(it.bufnr)), it.lnum, it.col }
+    end
+    eq(cli(q, nil, run3), pos, 'the search asked again: the whole answer, as runls search gives it')
+    local sym_again = vim.fn.getqflist({ id = sym_list.id, title = 0, items = 0 })
+    eq('runls symbols: deploy', sym_again.title, 'the symbols list, no longer partial')
+    ok(#sym_again.items >= #vim.fn.getqflist({ id = sym_list.id, items = 0 }).items and #sym_again.items > 0, 'symbols')
+    for _, it in ipairs(sym_again.items) do
+      ok(not it.text:find('partial', 1, true), 'a symbol still says partial: ' .. it.text)
+    end
+  end)
+  finally()
+  if not okay then
+    error(err, 0)
   end
 end)
 

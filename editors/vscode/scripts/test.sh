@@ -102,6 +102,11 @@ if ! (cd "$repo" && go build -o "$bin_dir/runls" ./cmd/runls) 2>"$artifacts/go-b
   finish
 fi
 export RUNLS_BIN="$bin_dir/runls"
+# The same server built with the runls_holdindex tag: the end-to-end test of answers
+# made while a run is indexed holds its first index with it (retriever/hold_inject.go).
+if (cd "$repo" && go build -tags runls_holdindex -o "$bin_dir/runls-hold" ./cmd/runls) 2>>"$artifacts/go-build.log"; then
+  export RUNLS_HOLD_BIN="$bin_dir/runls-hold"
+fi
 # The end-to-end test writes a generated run with it (internal/rungen).
 if (cd "$repo" && go build -o "$bin_dir/rungen" ./internal/rungen/cmd/rungen) 2>>"$artifacts/go-build.log"; then
   export RUNLS_RUNGEN="$bin_dir/rungen"

@@ -27,6 +27,7 @@ import { Follower } from './follow';
 import { agentPicks, ContextPick, conversationPicks, episodePicks, scopePicks } from './context';
 import { docsCommandUri, docsFragment, MARKDOWN_PREVIEW, SHOW_DOCS_COMMAND } from './diagnosticsLinks';
 import { conversations, info, INVALID_PARAMS, infoWhenIndexed, RunInfo, search, SearchParams, WireLocation } from './protocol';
+import { partialShare, PartialRefresh } from './partial';
 import { RowOrder, Widening } from './results';
 import { LOAD_MORE_COMMAND, ResultsView, ShownSearch, WIDEN_COMMAND } from './resultsView';
 import { RestartPolicy } from './restartPolicy';
@@ -71,6 +72,8 @@ class Runls implements vscode.Disposable {
   private readonly results: ResultsView;
   private readonly conversations: ConversationDocuments;
   private readonly failures: FailuresView;
+  /** Asks a partial answer shown again when indexing ends (partial.ts). */
+  private readonly partial: PartialRefresh;
   private lastQuery = '';
   private info: RunInfo | undefined;
   private readonly disposables: vscode.Disposable[] = [];
@@ -83,6 +86,14 @@ class Runls implements vscode.Disposable {
     this.status.show();
     const cmd = (id: string, fn: () => unknown) => vscode.commands.registerCommand(id, fn);
     this.results = new ResultsView();
+    this.partial = new PartialRefresh(
+      async () => {
+        const client = this.client;
+        return !!client?.isRunning() && (await info(client)).indexing.done;
+      },
+      // Quietly: the view is not brought forward, the row order and Load more's count stay.
+      () => this.again({ quiet: true, topK: this.results.shown?.topK }),
+    );
     const conversations = new ConversationDocuments({
       client: () => this.runningClient(),
       runInfo: () => this.runInfo(),
@@ -267,6 +278,7 @@ class Runls implements vscode.Disposable {
         if (p.kind === 'end') {
           void this.refreshInfo();
           this.failures.onIndexed();
+          void this.partial.indexed();
         }
       }),
     );
@@ -494,7 +506,16 @@ class Runls implements vscode.Disposable {
    */
   private async search(
     query: string,
-    opts: { topK?: number; allConversations?: boolean; keep?: boolean; to?: string; overrides?: { episode: string; conversation: string }; order?: RowOrder } = {},
+    opts: {
+      topK?: number;
+      allConversations?: boolean;
+      keep?: boolean;
+      to?: string;
+      overrides?: { episode: string; conversation: string };
+      order?: RowOrder;
+      /** The view is not brought forward (a partial answer asked again when indexing ends). */
+      quiet?: boolean;
+    } = {},
   ): Promise<void> {
     const client = await this.runningClient();
     if (!client) return;
@@ -513,7 +534,7 @@ class Runls implements vscode.Disposable {
       const root = vscode.workspace.workspaceFolders?.[0]?.uri.toString();
       // The view first, then its rows: focus moving to it once they show would close
       // whatever the user opened in between (a command palette, a picker).
-      await this.results.reveal();
+      if (!opts.quiet) await this.results.reveal();
       await this.results.show(
         {
           query,
@@ -530,6 +551,7 @@ class Runls implements vscode.Disposable {
         },
         opts.keep,
       );
+      void this.partial.shown(partialShare(result) !== undefined);
       void this.refreshInfo();
     } catch (e) {
       this.showRequestError('run/search', e);
@@ -537,7 +559,7 @@ class Runls implements vscode.Disposable {
   }
 
   /** The same search as the one shown, with `opts` over its own. */
-  private again(opts: { topK?: number; allConversations?: boolean; keep?: boolean } = {}): Promise<void> {
+  private again(opts: { topK?: number; allConversations?: boolean; keep?: boolean; quiet?: boolean } = {}): Promise<void> {
     const shown = this.results.shown;
     if (!shown) return Promise.resolve();
     return this.search(shown.query, {

@@ -1,11 +1,12 @@
 // The Failures view: the run's ERROR records and exceptions grouped by message
-// (run/failures, spec §9), a row a group with its count, under it its records. A
-// record opens in its file; its inline button shows its conversation opened at it.
-// Asked when the view is first shown, on Refresh, and when the first indexing ends.
+// (run/failures, spec §9), a row a group with its count, under it its records (fetched
+// when the group is first expanded). A record opens in its file; its inline button
+// shows its conversation opened at it. Asked when the view is first shown, on Refresh,
+// and when the first indexing ends.
 
 import * as vscode from 'vscode';
-import { FailureGroupRow, failuresMessage, FailureRecordRow, groupRows, recordRows } from './failures';
-import { failures, FailuresParams, FailuresResult, RequestSender, WireLocation } from './protocol';
+import { FailureGroupRow, failuresMessage, FailureRecordRow, groupRecords, groupRows, listGroups, recordRows } from './failures';
+import { FailuresParams, FailuresResult, RequestSender, WireLocation } from './protocol';
 
 export const FAILURES_VIEW = 'runls.failures';
 export const REFRESH_FAILURES_COMMAND = 'runls.refreshFailures';
@@ -68,7 +69,7 @@ export class FailuresView implements vscode.TreeDataProvider<Node>, vscode.Dispo
     const client = await this.host.client();
     if (!client) return;
     try {
-      this.result = await vscode.window.withProgress({ location: { viewId: FAILURES_VIEW } }, (_p, token) => failures(client, this.params, token));
+      this.result = await vscode.window.withProgress({ location: { viewId: FAILURES_VIEW } }, (_p, token) => listGroups(client, this.params, token));
     } catch (e) {
       this.host.showError('run/failures', e);
       return;
@@ -116,12 +117,27 @@ export class FailuresView implements vscode.TreeDataProvider<Node>, vscode.Dispo
     return item;
   }
 
-  getChildren(n?: Node): Node[] {
+  async getChildren(n?: Node): Promise<Node[]> {
     if (n === undefined) return this.groups;
-    if (n.kind === 'group') {
-      return recordRows(n.row.group, this.host.rootUri()).map((row, index) => ({ kind: 'record', row, group: n.index, index }));
+    if (n.kind !== 'group') return [];
+    const g = n.row.group;
+    const params = this.params;
+    const client = await this.host.client();
+    if (!client) return [];
+    let records: WireLocation[] | undefined;
+    try {
+      records = await vscode.window.withProgress({ location: { viewId: FAILURES_VIEW } }, (_p, token) => groupRecords(client, params, g, token));
+    } catch (e) {
+      this.host.showError('run/failures', e);
+      return [];
     }
-    return [];
+    if (records === undefined) {
+      // The run no longer has the group: the list is stale.
+      void this.refresh();
+      return [];
+    }
+    g.records = records; // fetched once: kept with the group until the next refresh
+    return recordRows(g, this.host.rootUri()).map((row, index) => ({ kind: 'record', row, group: n.index, index }));
   }
 
   getParent(): undefined {

@@ -123,11 +123,15 @@ export interface RecordsResult {
   atIndex?: number;
 }
 
-/** The params of `run/failures` (spec §9 rev 3). */
+/** The params of `run/failures` (spec §9 rev 3; `maxRecords` and `pattern` are runls' own: docs/choices.md). */
 export interface FailuresParams {
   episode?: string;
   agent?: string;
   minLevel?: string;
+  /** At most this many locations a group (0–100; absent: 100). */
+  maxRecords?: number;
+  /** Only the group of this pattern. */
+  pattern?: string;
 }
 
 /** A group of failures: records whose first lines read alike once numbers and ids are taken out. */

@@ -151,6 +151,8 @@ export interface Sentence {
   text: string;
   /** The action's title, and what it does; none when no request shows them. */
   action?: { title: string; widening: Widening };
+  /** It says the answer is partial (the run still being indexed). */
+  partial?: boolean;
 }
 
 /** The context a result was asked with, as the sentences name it. */
@@ -201,6 +203,10 @@ function noticeSentence(n: Notice): Sentence {
       return { text: n.message, action: { title: 'Pick the episode', widening: { kind: 'pickEpisode' } } };
     case 'conversation':
       return { text: n.message, action: { title: 'Pick the conversation', widening: { kind: 'pickConversation' } } };
+    case 'indexing':
+      // The answer is made from part of the run (spec §12): the view searches again
+      // when indexing ends (partial.ts), and says so.
+      return { text: `Partial: made from the ${n.value} of the run indexed so far; searched again when indexing ends`, partial: true };
   }
   return { text: n.message };
 }
@@ -211,10 +217,20 @@ export function nextTopK(asked: number, shown: number, page: number): number | u
   return Math.min(asked + Math.max(page, 1), MAX_TOP_K);
 }
 
-/** The view's message: the query, the count and the context (and the order, when by time). */
-export function resultsMessage(query: string, count: number, context: string, order: RowOrder = 'rank'): string {
+/**
+ * The view's message: the query, the count and the context (and the order, when by
+ * time); a partial answer (`partial`: the share of the run indexed) says so first.
+ */
+export function resultsMessage(query: string, count: number, context: string, order: RowOrder = 'rank', partial?: string): string {
   const n = count === 1 ? '1 piece' : `${count} pieces`;
-  return `"${shorten(query, 60)}": ${n} of evidence${context ? ` (${context})` : ''}${order === 'time' ? ', in time order' : ''}`;
+  const lead = partial === undefined ? '' : `Partial (${partial} indexed): `;
+  return `${lead}"${shorten(query, 60)}": ${n} of evidence${context ? ` (${context})` : ''}${order === 'time' ? ', in time order' : ''}`;
+}
+
+/** The view's title: Evidence, with (stale) and (partial) when the rows are. */
+export function resultsTitle(stale: boolean, partial: boolean): string {
+  const marks = [stale ? 'stale' : '', partial ? 'partial' : ''].filter((m) => m !== '');
+  return marks.length === 0 ? 'Evidence' : `Evidence (${marks.join(', ')})`;
 }
 
 /**

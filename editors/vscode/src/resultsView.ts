@@ -6,7 +6,8 @@
 
 import * as vscode from 'vscode';
 import type { SearchItem, SearchResult } from './protocol';
-import { AskedContext, EvidenceRow, evidenceRows, nextTopK, resultsMessage, RowOrder, Sentence, sentences, staleSentence, Widening } from './results';
+import { partialShare } from './partial';
+import { AskedContext, EvidenceRow, evidenceRows, nextTopK, resultsMessage, resultsTitle, RowOrder, Sentence, sentences, staleSentence, Widening } from './results';
 
 export const RESULTS_VIEW = 'runls.results';
 export const HAS_RESULTS = 'runls.hasResults';
@@ -123,9 +124,10 @@ export class ResultsView implements vscode.TreeDataProvider<Node>, vscode.Dispos
     if (this.current >= this.rows.length) this.current = -1;
     const scope = s.allConversations ? ', all conversations' : '';
     const before = s.before ? `, before ${s.before}` : '';
-    const message = resultsMessage(s.query, s.result.items.length, s.context + scope + before, order);
+    const partial = partialShare(s.result);
+    const message = resultsMessage(s.query, s.result.items.length, s.context + scope + before, order, partial);
     this.view.message = stale ? `Stale: ${message}` : message;
-    this.view.title = stale ? 'Evidence (stale)' : 'Evidence';
+    this.view.title = resultsTitle(stale !== undefined, partial !== undefined);
     this.changed.fire(undefined);
     await vscode.commands.executeCommand('setContext', HAS_RESULTS, this.rows.length > 0);
     await vscode.commands.executeCommand('setContext', BY_TIME, order === 'time');
@@ -153,8 +155,11 @@ export class ResultsView implements vscode.TreeDataProvider<Node>, vscode.Dispos
       case 'sentence': {
         const item = new vscode.TreeItem(n.sentence.text);
         const stale = n.sentence.action?.widening.kind === 'again';
-        item.iconPath = new vscode.ThemeIcon(stale ? 'warning' : 'filter', stale ? new vscode.ThemeColor('problemsWarningIcon.foreground') : undefined);
-        item.contextValue = stale ? 'stale' : 'hidden';
+        const partial = n.sentence.partial === true;
+        item.iconPath = partial
+          ? new vscode.ThemeIcon('sync~spin')
+          : new vscode.ThemeIcon(stale ? 'warning' : 'filter', stale ? new vscode.ThemeColor('problemsWarningIcon.foreground') : undefined);
+        item.contextValue = stale ? 'stale' : partial ? 'partial' : 'hidden';
         if (n.sentence.action) {
           item.description = `→ ${n.sentence.action.title}`;
           item.tooltip = `${n.sentence.text}: ${n.sentence.action.title}`;

@@ -201,10 +201,29 @@ function M.symbol_items(result, encoding)
   return items
 end
 
---- Fills the quickfix list, or the current window's location list.
-local function fill_list(items, title, loclist_win, context)
+--- Fills the quickfix list, or the current window's location list. With
+--- `replace` (a list id), that list is filled again in place, where it is in the
+--- stack, and no window opens or moves (a search asked again once indexing ends);
+--- a list no longer there is left alone.
+local function fill_list(items, title, loclist_win, context, replace)
   local what = { title = title, items = items, context = context }
   local cur = vim.api.nvim_get_current_win()
+  if replace then
+    what.id = replace
+    local get = loclist_win and function(w) return vim.fn.getloclist(loclist_win, w) end or vim.fn.getqflist
+    if not (loclist_win and not vim.api.nvim_win_is_valid(loclist_win)) and get({ id = replace }).id == replace then
+      if loclist_win then
+        vim.fn.setloclist(loclist_win, {}, 'r', what)
+      else
+        vim.fn.setqflist({}, 'r', what)
+      end
+      local qfbuf = get({ id = replace, qfbufnr = 0 }).qfbufnr
+      if qfbuf and qfbuf > 0 then
+        M.highlight_list(qfbuf)
+      end
+    end
+    return
+  end
   if loclist_win then
     if not vim.api.nvim_win_is_valid(loclist_win) then
       loclist_win = cur
@@ -233,4 +252,5 @@ local function fill_list(items, title, loclist_win, context)
 end
 
 M.fill_list = fill_list
+M.line_reader = line_reader
 return M

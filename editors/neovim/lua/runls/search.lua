@@ -67,12 +67,85 @@ function M.by_time(items)
   return out
 end
 
+--- The indexing notice of a run/search result (spec §12: the answer was made while
+--- the run's first index was built, from part of it), or nil.
+---@param result table
+---@return table?
+function M.indexing_notice(result)
+  for _, n in ipairs((result or {}).notices or {}) do
+    if n.field == 'indexing' then
+      return n
+    end
+  end
+end
+
+--- What a list's title adds for a partial answer: ` [partial: 40% indexed]`, or ''.
+---@param ctx table the list's context.runls
+---@return string
+local function partial_suffix(ctx)
+  return ctx.partial and (' [partial: %s indexed]'):format(ctx.partial) or ''
+end
+
+--- After a partial answer from `client`: when run/info says the first index is
+--- already done (the answer was on its way as it ended), the lists are searched again
+--- at once; otherwise they are at the indexing progress's end (status.on_progress).
+---@param client vim.lsp.Client
+local function refresh_when_indexed(client)
+  client:request('run/info', vim.empty_dict(), function(err, info)
+    if not err and type(info) == 'table' and type(info.indexing) == 'table' and info.indexing.done then
+      M.refresh_partial(client.id)
+    end
+  end)
+end
+
+--- Searches again the quickfix list and the location lists that hold a partial
+--- answer of client `client_id` (their title says `[partial: …]`), each into its own
+--- list, in place: called when that client's indexing ends. Fires `User RunlsSearch`
+--- (data.refreshed true) for each.
+---@param client_id integer
+function M.refresh_partial(client_id)
+  local client = vim.lsp.get_client_by_id(client_id)
+  if not client or client:is_stopped() then
+    return
+  end
+  local function redo(list, win)
+    local ctx = type(list.context) == 'table' and list.context.runls
+    if type(ctx) ~= 'table' or not ctx.partial or ctx.client_id ~= client_id then
+      return
+    end
+    if ctx.symbols then
+      M.symbols(ctx.symbols, { client = client, replace = list.id })
+    else
+      M.search(ctx.query, { params = ctx.params, order = ctx.order, title = ctx.title, loclist = win ~= nil, win = win, client = client, replace = list.id })
+    end
+  end
+  -- Every list of the stacks: a search and then a symbols list, both partial,
+  -- are both asked again.
+  for nr = 1, vim.fn.getqflist({ nr = '$' }).nr do
+    redo(vim.fn.getqflist({ nr = nr, context = 0, id = 0 }))
+  end
+  local seen = {}
+  for _, w in ipairs(vim.api.nvim_list_wins()) do
+    for nr = 1, vim.fn.getloclist(w, { nr = '$' }).nr do
+      local l = vim.fn.getloclist(w, { nr = nr, context = 0, id = 0 })
+      if l.id ~= 0 and not seen[l.id] then
+        seen[l.id] = true
+        redo(l, w)
+      end
+    end
+  end
+end
+
 --- `run/search` for `query` into the quickfix list (or location list with
 --- opts.loclist). opts.params adds request fields (spec §5) over the settings for
 --- this search only; opts.order 'time' lists the results in time order; opts.title
---- names the list. Fires `User RunlsSearch` with data {query, items, error} when done.
+--- names the list. An answer made while the run is still being indexed (its
+--- `indexing` notice) is titled `[partial: 40% indexed]` and searched again, into the
+--- same list, when indexing ends (opts.client, opts.win and opts.replace are that
+--- search's: its client, location list window and list id). Fires `User RunlsSearch`
+--- with data {query, items, error, partial, refreshed} when done.
 ---@param query string
----@param opts? {loclist?: boolean, params?: table, order?: string, title?: string}
+---@param opts? {loclist?: boolean, params?: table, order?: string, title?: string, client?: vim.lsp.Client, win?: integer, replace?: integer}
 function M.search(query, opts)
   opts = opts or {}
   query = vim.trim(query or '')
@@ -80,8 +153,15 @@ function M.search(query, opts)
     vim.notify('runls: search: a query is needed', vim.log.levels.ERROR)
     return
   end
-  local win = vim.api.nvim_get_current_win()
-  with_client_for('RunlsSearch', query, function(client)
+  local win = opts.win or vim.api.nvim_get_current_win()
+  local function with(cb)
+    if opts.client then
+      cb(opts.client)
+    else
+      with_client_for('RunlsSearch', query, cb)
+    end
+  end
+  with(function(client)
     local params = vim.tbl_extend('force', opts.params or {}, { query = query })
     client:request('run/search', params, function(err, result)
       if err then
@@ -103,17 +183,29 @@ function M.search(query, opts)
         items = M.by_time(items)
       end
       local asked = vim.tbl_extend('force', R.settings(), opts.params or {})
-      fill_list(items, opts.title or ('runls: ' .. query), opts.loclist and win or nil, {
-        runls = { query = query, asked = M.context_label(asked), params = opts.params, order = opts.order or 'rank', title = opts.title },
-      })
+      local partial = M.indexing_notice(result)
+      local ctx = {
+        query = query, asked = M.context_label(asked), params = opts.params, order = opts.order or 'rank', title = opts.title,
+        partial = partial and partial.value or nil, client_id = client.id,
+      }
+      fill_list(items, (opts.title or ('runls: ' .. query)) .. partial_suffix(ctx), opts.loclist and win or nil, { runls = ctx }, opts.replace)
       local notes = M.notes(result, asked)
       if #items == 0 then
         table.insert(notes, 1, 'no evidence for ' .. query)
       end
-      if #notes > 0 then
-        vim.notify('runls: ' .. table.concat(notes, '\n'), #items == 0 and vim.log.levels.WARN or vim.log.levels.INFO)
+      if opts.replace and not partial then
+        table.insert(notes, 1, ('indexing done: %s searched again (%d results)'):format(query, #items))
       end
-      done('RunlsSearch', { query = query, items = items, hidden = result.hidden, notices = result.notices, notes = notes })
+      if #notes > 0 then
+        vim.notify('runls: ' .. table.concat(notes, '\n'), (#items == 0 and not opts.replace) and vim.log.levels.WARN or vim.log.levels.INFO)
+      end
+      if partial then
+        refresh_when_indexed(client)
+      end
+      done('RunlsSearch', {
+        query = query, items = items, hidden = result.hidden, notices = result.notices, notes = notes,
+        partial = partial and partial.value or nil, refreshed = opts.replace ~= nil,
+      })
     end)
   end)
 end
@@ -127,7 +219,9 @@ function M.notes(result, asked)
   local out = {}
   for _, n in ipairs(result.notices or {}) do
     local line = n.message or ''
-    if n.field == 'agent' then
+    if n.field == 'indexing' then
+      line = line .. ' (searched again when indexing ends)'
+    elseif n.field == 'agent' then
       local to = type(n.suggestion) == 'string' and n.suggestion or ''
       line = line .. (' (:Runls set agent=%s)'):format(to)
     elseif n.field == 'episode' or n.field == 'conversation' then
@@ -211,7 +305,7 @@ function M.mark_stale()
       return
     end
     local label = M.context_label(vim.tbl_extend('force', now, ctx.params or {}))
-    local base = ctx.title or ('runls: ' .. ctx.query)
+    local base = (ctx.title or ('runls: ' .. ctx.query)) .. partial_suffix(ctx)
     local title = label == ctx.asked and base or ('%s [stale: asked in %s; now %s]'):format(base, ctx.asked, label)
     if title ~= list.title then
       set({}, 'a', { id = list.id, title = title })
@@ -223,23 +317,50 @@ function M.mark_stale()
   done('RunlsStale', { titles = changed })
 end
 
---- `workspace/symbol` for `query` into the quickfix list. Fires `User RunlsSymbols`.
+--- `workspace/symbol` for `query` into the quickfix list. A partial answer (made
+--- while the run is still being indexed: each symbol's container ends with
+--- `· partial: 40% indexed`) is titled `[partial: 40% indexed]` and asked again, into
+--- the same list, when indexing ends (opts.client and opts.replace are that ask's).
+--- Fires `User RunlsSymbols` with data {query, items, error, partial, refreshed}.
 ---@param query string
-function M.symbols(query)
+---@param opts? {client?: vim.lsp.Client, replace?: integer}
+function M.symbols(query, opts)
+  opts = opts or {}
   query = vim.trim(query or '')
-  with_client_for('RunlsSymbols', query, function(client)
+  local function with(cb)
+    if opts.client then
+      cb(opts.client)
+    else
+      with_client_for('RunlsSymbols', query, cb)
+    end
+  end
+  with(function(client)
     client:request('workspace/symbol', { query = query }, function(err, result)
       if err then
         notify_error('symbols', err)
         done('RunlsSymbols', { query = query, error = err })
         return
       end
+      local partial
+      for _, sym in ipairs(result or {}) do
+        partial = partial or (type(sym.containerName) == 'string' and sym.containerName:match(' · partial: (%d+%%) indexed$'))
+      end
+      -- No symbol to carry the mark: the indexing progress still running says it.
+      local p = require('runls.status').progress(client.id)
+      if not partial and #(result or {}) == 0 and p and p.kind ~= 'end' then
+        partial = ('%d%%'):format(p.percentage or 0)
+      end
       local items = R.symbol_items(result or {}, client.offset_encoding)
-      fill_list(items, 'runls symbols: ' .. query, nil, { runls = { symbols = query } })
-      if #items == 0 then
+      local ctx = { symbols = query, partial = partial, client_id = client.id }
+      fill_list(items, 'runls symbols: ' .. query .. partial_suffix(ctx), nil, { runls = ctx }, opts.replace)
+      if #items == 0 and not opts.replace then
         vim.notify('runls: no symbols for ' .. query, vim.log.levels.INFO)
       end
-      done('RunlsSymbols', { query = query, items = items })
+      if partial then
+        vim.notify(('runls: symbols for %s from the %s of the run indexed so far (asked again when indexing ends)'):format(query, partial), vim.log.levels.INFO)
+        refresh_when_indexed(client)
+      end
+      done('RunlsSymbols', { query = query, items = items, partial = partial, refreshed = opts.replace ~= nil })
     end)
   end)
 end

@@ -79,6 +79,11 @@ function M.on_progress(ev)
       message = value.message,
       percentage = value.percentage,
     }
+    -- The first index is done: lists that hold a partial answer are asked again
+    -- (docs/partial.md).
+    if value.kind == 'end' then
+      require('runls.search').refresh_partial(client.id)
+    end
   end
 end
 

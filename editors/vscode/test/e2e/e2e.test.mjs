@@ -220,7 +220,9 @@ before(async () => {
     }),
   );
   const common = ['--config', cfg, '--user-data-dir', ud, '--extensions-dir', ext];
-  const env = { ...process.env, HOME: path.join(work, 'home') };
+  // A server built with -tags runls_holdindex (RUNLS_HOLD_BIN) holds its first index
+  // after one batch until this file exists; the one under test ignores it.
+  const env = { ...process.env, HOME: path.join(work, 'home'), RUNLS_HOLD_INDEX: path.join(work, 'release-partial') };
   fs.mkdirSync(env.HOME);
   execFileSync(CODE_SERVER, [...common, '--install-extension', VSIX], { env, stdio: 'pipe' });
   server = spawn(
@@ -890,6 +892,55 @@ test('Follow File: the editor stays at the end as the file grows, pauses when sc
   await waitLastVisible(n + 1, 'after appends, resumed');
 });
 
+// --- answers while the run is indexed (issue 33) ---------------------------------
+
+/** The results view's message, as shown. */
+async function viewMessage() {
+  return (await evidencePane().locator('.message').first().innerText().catch(() => '')).replace(/\s+/g, ' ').trim();
+}
+
+test('partial: a search while the run is indexed shows as partial, and is searched again when indexing ends', async (t) => {
+  const HOLD = process.env.RUNLS_HOLD_BIN;
+  if (!HOLD) return t.skip('RUNLS_HOLD_BIN unset: no runls built with -tags runls_holdindex');
+  // A copy of the sample run served by the holding server, with the context in its
+  // folder settings (no picker: the pickers would list only the part indexed).
+  const dir = path.join(work, 'partial-run');
+  fs.cpSync(SAMPLE, dir, { recursive: true });
+  fs.mkdirSync(path.join(dir, '.vscode'));
+  fs.writeFileSync(path.join(dir, '.vscode', 'settings.json'), JSON.stringify({ 'runls.server.path': HOLD, 'runls.episode': 'episode-2', 'runls.conversation': 'conv-1' }));
+  await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(dir)}`);
+  await page.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: 90_000 });
+  await page.locator('.statusbar-item', { hasText: 'runls: indexing' }).first().waitFor({ timeout: 90_000 });
+  await runCommand('runls: Search Agent Memory');
+  await waitTitle('runls: Search Agent Memory');
+  await page.keyboard.press('Control+A');
+  await page.keyboard.type(QUERY);
+  await page.keyboard.press('Enter');
+  await waitMessage('Partial (');
+  assert.match(await viewMessage(), /^Partial \(\d+% indexed\): "deploy database migration": \d+ pieces? of evidence/);
+  await evidencePane().locator('.pane-header', { hasText: 'Evidence (partial)' }).first().waitFor({ timeout: TIMEOUT });
+  await evidencePane().locator('.monaco-list-row', { hasText: 'searched again when indexing ends' }).first().waitFor({ timeout: TIMEOUT });
+  // No notice that the part indexed cannot judge (episode-2's records are not in yet).
+  assert.equal(await evidencePane().locator('.monaco-list-row', { hasText: 'was written in conversation' }).count(), 0, 'no conversation notice in a partial answer');
+  await shot('evidence-partial.png');
+
+  // The rest arrives: the view is searched again on its own, whole.
+  fs.writeFileSync(path.join(work, 'release-partial'), '');
+  const end = Date.now() + 2 * TIMEOUT;
+  let msg = await viewMessage();
+  while (msg.startsWith('Partial') || !msg.includes(`"${QUERY}"`)) {
+    assert.ok(Date.now() < end, `still partial after the release: ${msg}`);
+    await page.waitForTimeout(200);
+    msg = await viewMessage();
+  }
+  await page.locator('.statusbar-item', { hasText: 'runls: all agents · episode-2 (scope: run) · conv-1' }).first().waitFor({ timeout: TIMEOUT });
+  const expected = cliSearch(['--interpreter', INTERPRETER, '--episode', 'episode-2', '--conversation', 'conv-1', '--top-k', '5', dir, QUERY]);
+  await rowsShowing(expected);
+  assert.equal(await evidencePane().locator('.monaco-list-row', { hasText: 'searched again when indexing ends' }).count(), 0, 'no partial sentence left');
+  assert.equal(await evidencePane().locator('.pane-header', { hasText: 'partial' }).count(), 0, 'the title no longer says partial');
+  await shot('evidence-partial-whole.png');
+});
+
 // --- a generated run: from a failure to its story ------------------------------
 
 let gen;
@@ -1036,6 +1087,17 @@ test('generated run: the Failures view lists the failure groups with the counts 
     assert.ok(row.text.startsWith(`${expected[i].count}× `), `group ${i}: ${row.text} (want count ${expected[i].count})`);
     assert.ok(row.text.includes(expected[i].pattern.replace(/\s+/g, ' ').slice(0, 30)), `group ${i}: ${row.text} (want ${expected[i].pattern})`);
   });
+  // The groups come without their records; expanding one fetches them: its first record
+  // is the first of runls failures --json's.
+  const first = expected[0].records[0];
+  const file = decodeURIComponent(new URL(first.uri).pathname);
+  const rel = file.slice(file.lastIndexOf(`/${path.basename(gen)}/`) + path.basename(gen).length + 2);
+  const want = `${rel}:${first.range.start.line + 1}`;
+  await pane.locator('.monaco-list-row[data-index="0"]').first().click();
+  await pane.locator('.monaco-list-row', { hasText: want }).first().waitFor({ timeout: TIMEOUT });
+  const records = await pane.locator('.monaco-list-row').evaluateAll((els) => els.map((e) => e.innerText.trim()));
+  await shot('failures-expanded.png');
+  assert.ok(records.length >= 1 + Math.min(expected[0].records.length, 3), JSON.stringify(records));
 });
 
 test('a server binary that is not found: its Open Settings button lands on runls.server.path, not on "No Settings Found"', async () => {

@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { test } from 'node:test';
-import { failuresMessage, groupRows, recordRows } from '../../src/failures';
+import { failuresMessage, groupRecords, groupRows, listGroups, recordRows } from '../../src/failures';
 import { failures, RequestSender } from '../../src/protocol';
 
 const root = 'file:///run';
@@ -32,11 +32,41 @@ test('failure rows: count and pattern, who and when; records by path and line; t
   const rows = groupRows(result);
   assert.equal(rows[0].label, '120× Timeout after <N> ms calling <*>');
   assert.equal(rows[0].description, 'alice, bob · episode-2, episode-3 · 2026-10-21 18:00:02 – 18:08:00');
-  assert.match(rows[0].tooltip, /120 records \(the first 2 listed\)/);
+  assert.match(rows[0].tooltip, /120 records \(the first 100 listed\)/);
+  assert.doesNotMatch(rows[1].tooltip, /listed/);
   assert.equal(rows[1].description, 'carol · episode-3');
   assert.deepEqual(recordRows(result.groups[0], root).map((r) => r.label), ['episode-2/bob/bob.log:5', 'episode-3/alice/alice.log:10']);
   assert.equal(failuresMessage(result, {}), '2 groups, 121 records (whole run · all agents · ERROR and up, and exceptions)');
   assert.equal(failuresMessage({ groups: [] }, { episode: 'episode-2', minLevel: 'WARN' }), '0 groups, 0 records (episode-2 · all agents · WARN and up, and exceptions)');
   const many = { groups: Array.from({ length: 200 }, () => result.groups[1]) };
   assert.equal(failuresMessage(many, {}), '200 groups (the most frequent), 200 records (whole run · all agents · ERROR and up, and exceptions)');
+});
+
+test('the list asks for no locations; a group expanded asks for its pattern with the same filters, once', async () => {
+  const seen: unknown[] = [];
+  const group = { pattern: 'Timeout after <n> ms', count: 2, agents: ['bob'], episodes: ['episode-2'], first: null, last: null, records: [] };
+  const sender: RequestSender = {
+    sendRequest: async <R>(method: string, params: unknown) => {
+      seen.push([method, params]);
+      const p = params as { pattern?: string };
+      if (p.pattern === undefined) return { groups: [group] } as R;
+      if (p.pattern !== group.pattern) return { groups: [] } as R;
+      return { groups: [{ ...group, records: [loc('episode-2/bob/bob.log', 4), loc('episode-2/bob/bob.log', 9)] }] } as R;
+    },
+  };
+  const list = await listGroups(sender, { episode: 'episode-2', minLevel: 'WARN' });
+  assert.deepEqual(list.groups[0].records, []);
+  const recs = await groupRecords(sender, { episode: 'episode-2', minLevel: 'WARN' }, list.groups[0]);
+  assert.deepEqual(recs?.map((l) => l.range.start.line), [4, 9]);
+  assert.deepEqual(seen, [
+    ['run/failures', { episode: 'episode-2', minLevel: 'WARN', maxRecords: 0 }],
+    ['run/failures', { episode: 'episode-2', minLevel: 'WARN', pattern: 'Timeout after <n> ms' }],
+  ]);
+  // A group the run no longer has: undefined (the list is stale).
+  assert.equal(await groupRecords(sender, {}, { ...group, pattern: 'gone <n>' }), undefined);
+  // A group that came with its records (a server without maxRecords) asks nothing.
+  seen.length = 0;
+  const given = { ...group, records: [loc('episode-2/bob/bob.log', 1)] };
+  assert.deepEqual(await groupRecords(sender, {}, given), given.records);
+  assert.deepEqual(seen, []);
 });
