@@ -26,6 +26,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -100,7 +101,15 @@ func runReopen(cfg config) (int, error) {
 			entryBytes = folderBytes(cacheDir)
 		}
 	}
-	return printReopen(os.Stdout, cfg, len(files), runBytes, hasCache, opens, entryBytes), nil
+	// rg's scan of the run beside the opens (issue 33: each row beside rg
+	// in the same run), the first queries', warm.
+	var scans report
+	if err := measureRG(dir, rungen.Queries(cfg.opts, 50), min(cfg.rgScans, 3), &scans); err != nil {
+		return 0, err
+	}
+	status := printReopen(os.Stdout, cfg, len(files), runBytes, hasCache, opens, entryBytes)
+	fmt.Printf("rg -i -n beside (%d scans, warm): median %s, min %s\n", len(scans.rg), ms(median(scans.rg)), ms(slices.Min(scans.rg)))
+	return status, nil
 }
 
 // openOnce starts a server on root, times its first search and samples its
