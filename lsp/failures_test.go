@@ -169,3 +169,46 @@ func TestRunFailuresWaitsForIndexing(t *testing.T) {
 		t.Errorf("Serve = %v", err)
 	}
 }
+
+// TestRunFailuresThroughLink: through a linked run folder, concurrent
+// run/failures (the list, a group, the whole answer, as an editor sends them
+// at once) all name the folder as the client does, and asked again, still
+// do: the engine's answer, kept and shared between requests, is mapped in a
+// copy (go test -race).
+func TestRunFailuresThroughLink(t *testing.T) {
+	real := sampleRun(t)
+	link := filepath.Join(t.TempDir(), "run-link")
+	if err := os.Symlink(real, link); err != nil {
+		t.Skipf("no symbolic links here: %v", err)
+	}
+	c := start(t, startOpts{})
+	c.initialize(link, false, nil)
+	under := retriever.FileURI(link) + "/"
+	params := []map[string]any{{}, {"maxRecords": 0}, {"pattern": "migration dry-run failed"}, {"maxRecords": 1}, {}}
+	for round := range 3 {
+		answers := make([]json.RawMessage, len(params))
+		errs := make(chan error, len(params))
+		for i, p := range params {
+			go func() { errs <- c.call(lsp.MethodRunFailures, p, &answers[i]) }()
+		}
+		for range params {
+			if err := <-errs; err != nil {
+				t.Fatal(err)
+			}
+		}
+		for i, raw := range answers {
+			uris := urisIn(t, raw)
+			if len(uris) == 0 && params[i]["maxRecords"] != 0 {
+				t.Errorf("round %d, %v: no location: the case tests nothing", round, params[i])
+			}
+			for _, u := range uris {
+				if !strings.HasPrefix(u, under) {
+					t.Errorf("round %d, %v: location %s outside the workspace folder %s", round, params[i], u, under)
+				}
+			}
+		}
+	}
+	if err := c.shutdownExit(); err != nil {
+		t.Errorf("Serve = %v", err)
+	}
+}

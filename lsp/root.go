@@ -11,6 +11,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"runls/retriever"
@@ -129,14 +130,22 @@ func (c *clientRoot) Records(ctx context.Context, req retriever.RecordsRequest) 
 	return res, err
 }
 
+// Failures maps a copy: the engine keeps its answer and shares it between
+// requests, which run at once (its JSON is then written for each request).
 func (c *clientRoot) Failures(ctx context.Context, req retriever.FailuresRequest) (retriever.FailuresResult, error) {
 	res, err := c.Engine.Failures(ctx, req)
-	for i := range res.Groups {
-		for j := range res.Groups[i].Records {
-			res.Groups[i].Records[j].URI = c.uri(res.Groups[i].Records[j].URI)
-		}
+	if err != nil || res.Groups == nil {
+		return res, err
 	}
-	return res, err
+	groups := make([]retriever.FailureGroup, len(res.Groups))
+	for i, g := range res.Groups {
+		g.Records = slices.Clone(g.Records)
+		for j := range g.Records {
+			g.Records[j].URI = c.uri(g.Records[j].URI)
+		}
+		groups[i] = g
+	}
+	return retriever.FailuresResult{Groups: groups}, nil
 }
 
 func (c *clientRoot) Info(ctx context.Context) (retriever.Info, error) {

@@ -177,13 +177,8 @@ func (ix *Index) read(t *task, b *corpus.Builder, dir *runfs.Folder, buf *readBu
 		t.binary(ix, u, info, checked)
 		return u, false
 	}
-	// The head and the window are kept in one array (a small file's read
-	// allocates little else): each capped, so that neither grows into the
-	// other.
-	checks := make([]byte, 0, 2*corpus.CheckBytes)
 	if pos == 0 {
-		checks = append(checks, block[:min(n, corpus.CheckBytes)]...)
-		next.Head = checks[:len(checks):len(checks)]
+		next.Head = corpus.CheckOf(block[:min(n, corpus.CheckBytes)])
 	}
 
 	g := newIngester(ix, b, next, buf, from, t.fresh)
@@ -234,7 +229,7 @@ func (ix *Index) read(t *task, b *corpus.Builder, dir *runfs.Folder, buf *readBu
 	}
 	next.ReadPos = pos
 	next.Size = max(next.Size, pos)
-	keepChecks(next, f, final, finalPos, checks, &ix.checkBytes)
+	keepChecks(next, f, final, finalPos, &ix.checkBytes)
 	u.Hi = uint32(b.Docs())
 	u.Pending = g.tailDocs
 	return u, false
@@ -293,12 +288,12 @@ func (t *task) nextVersion() *corpus.File {
 // pos, the offset its reading starts at, and carry, the pending tail kept
 // from the last read (the bytes between them, not read again).
 func (t *task) start() (from, pos int64, carry []byte) {
-	if !t.fresh {
-		from = t.from
+	if t.fresh {
+		return 0, 0, nil
 	}
-	pos = from
-	if !t.fresh && t.old.Tail != nil && int64(len(t.old.Tail)) == t.old.ReadPos-t.old.CommitPos {
-		carry = append(carry, t.old.Tail...) // the pending tail, kept: not read again
+	from, pos = t.from, t.from
+	if tail := t.old.Tail(); tail != nil && int64(len(tail)) == t.old.ReadPos-t.old.CommitPos {
+		carry = append(carry, tail...) // the pending tail, kept: not read again
 		pos = t.old.ReadPos
 	}
 	return from, pos, carry
@@ -356,34 +351,32 @@ func (t *task) binary(ix *Index, u *corpus.Update, info fs.FileInfo, checked int
 // keepChecks keeps what tells a rewrite of next's file f at the next
 // update: its head, the window before its read position (from final, the
 // last bytes fed, which start at finalPos, or read again), and the pending
-// tail when it is short; head and window share checks' array.
-func keepChecks(next *corpus.File, f runfs.FileReader, final []byte, finalPos int64, checks []byte, counted *atomic.Int64) {
+// tail when it is short.
+func keepChecks(next *corpus.File, f runfs.FileReader, final []byte, finalPos int64, counted *atomic.Int64) {
 	pos := next.ReadPos
-	if len(next.Head) < corpus.CheckBytes && next.ReadPos > int64(len(next.Head)) {
-		next.Head = readCheck(f, 0, min(pos, corpus.CheckBytes), counted)
+	if next.Head.Len() < corpus.CheckBytes && next.ReadPos > int64(next.Head.Len()) {
+		next.Head = corpus.CheckOf(readCheck(f, 0, min(pos, corpus.CheckBytes), counted))
 	}
 	w := min(pos, corpus.CheckBytes)
 	if int64(len(final)) >= w {
-		h := len(checks)
-		checks = append(checks, final[int64(len(final))-w:]...)
-		next.Window = checks[h:len(checks):len(checks)]
+		next.Window = corpus.CheckOf(final[int64(len(final))-w:])
 	} else {
-		next.Window = readCheck(f, pos-w, w, counted)
+		next.Window = corpus.CheckOf(readCheck(f, pos-w, w, counted))
 	}
 	if tl := next.ReadPos - next.CommitPos; tl <= corpus.MaxTailBytes && next.CommitPos >= finalPos {
-		next.Tail = append([]byte(nil), final[next.CommitPos-finalPos:]...)
+		next.SetTail(append([]byte(nil), final[next.CommitPos-finalPos:]...))
 	}
 }
 
 // rewritten tells whether the bytes a file had at the last read changed.
 // (The bytes read to check are counted in counted.)
 func rewritten(f runfs.FileReader, old *corpus.File, counted *atomic.Int64) bool {
-	head := readCheck(f, 0, int64(len(old.Head)), counted)
-	if !bytes.Equal(head, old.Head) {
+	head := readCheck(f, 0, int64(old.Head.Len()), counted)
+	if !bytes.Equal(head, old.Head.Bytes()) {
 		return true
 	}
-	win := readCheck(f, old.ReadPos-int64(len(old.Window)), int64(len(old.Window)), counted)
-	return !bytes.Equal(win, old.Window)
+	win := readCheck(f, old.ReadPos-int64(old.Window.Len()), int64(old.Window.Len()), counted)
+	return !bytes.Equal(win, old.Window.Bytes())
 }
 
 // readCheck reads n bytes of f at off to tell a rewrite, counting them.

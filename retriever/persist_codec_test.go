@@ -87,7 +87,7 @@ func TestPersistCodecRoundTrip(t *testing.T) {
 	for i, f := range files {
 		o := st.Files[i]
 		if f.Rel != o.Rel || f.Episode != o.Episode || f.EpNum != o.EpNum || f.Form != o.Form ||
-			!bytes.Equal(f.Head, o.Head) || !bytes.Equal(f.Window, o.Window) || (f.Tail == nil) != (o.Tail == nil) {
+			f.Head != o.Head || f.Window != o.Window || (f.Tail() == nil) != (o.Tail() == nil) {
 			t.Errorf("file %s read back as %+v, was %+v", o.Rel, f, o)
 		}
 		if rec := f.Form.IsRecord(); (f.Memo != nil) != rec || (f.Warned != nil) != rec || (o.Memo != nil) != rec || (o.Warned != nil) != rec {
@@ -158,7 +158,7 @@ func FuzzDecodeState(f *testing.F) {
 					_ = r.Seg.Dead(d)
 				}
 			}
-			for _, td := range fs.TailDocs {
+			for _, td := range fs.TailDocs() {
 				_ = td.Seg.Dead(td.Doc)
 			}
 			_ = fs.Records().Runs()

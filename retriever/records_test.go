@@ -470,7 +470,7 @@ func TestVerdictAgainstSearchRules(t *testing.T) {
 						each(r.Seg, d)
 					}
 				}
-				for _, td := range fs.TailDocs {
+				for _, td := range fs.TailDocs() {
 					each(td.Seg, td.Doc)
 				}
 				tab := fs.Records()

@@ -1164,13 +1164,15 @@ test('gen: :Runls conversation level=ERROR on the record lists only ERROR record
   end
 end)
 
-test('gen: :Runls failures lists the failure groups with the counts runls failures gives; a quickfix entry opens its story', function()
+--- The generated run's failure groups as `runls failures --json` gives them, after
+--- :Runls failures on it filled the quickfix list; nil and why not when it cannot be.
+local function gen_failures()
   if not GEN then
-    return skip('RUNLS_TEST_GEN unset: no generated run')
+    return nil, 'RUNLS_TEST_GEN unset: no generated run'
   end
   local why = server_lacks('failures', '--min-level')
   if why then
-    return skip(why)
+    return nil, why
   end
   local res = vim.system({ BIN, 'failures', '--json', GEN }, { text = true }):wait(TIMEOUT)
   local want = vim.json.decode(res.stdout).groups
@@ -1180,6 +1182,14 @@ test('gen: :Runls failures lists the failure groups with the counts runls failur
     vim.cmd('Runls failures')
   end)
   ok(not data.error, vim.inspect(data.error))
+  return want
+end
+
+test('gen: :Runls failures lists the failure groups with the counts runls failures gives; a quickfix entry opens its story', function()
+  local want, why = gen_failures()
+  if not want then
+    return skip(why)
+  end
   local items = vim.fn.getqflist()
   eq(#want, #items, 'a quickfix entry a group')
   for i, g in ipairs(want) do
@@ -1197,6 +1207,43 @@ test('gen: :Runls failures lists the failure groups with the counts runls failur
   ok(line and line:match('^%d%d%d%d%-'), 'the cursor on a record header: ' .. tostring(line))
   eq(want[1].records[1].range.start.line, require('runls.conversation')._shown[b].where[conv.line].range.start.line, 'the first record of the group')
   vim.cmd('cclose')
+end)
+
+test('gen: :Runls group on a failures entry lists that group\'s records, those runls failures --json gives; :colder goes back', function()
+  local want, why = gen_failures()
+  if not want then
+    return skip(why)
+  end
+  local groups_title = vim.fn.getqflist({ title = 1 }).title
+  -- The group with the most records listed (the list's entries are the groups, in order).
+  local k = 1
+  for i, g in ipairs(want) do
+    if #g.records > #want[k].records then
+      k = i
+    end
+  end
+  vim.cmd('copen')
+  vim.api.nvim_win_set_cursor(0, { k, 0 })
+  local got = await_user('RunlsGroup', function()
+    vim.cmd('Runls group')
+  end)
+  ok(not got.error, vim.inspect(got.error))
+  local items = vim.fn.getqflist()
+  eq(#want[k].records, #items, 'an entry a record of group ' .. k)
+  for i, r in ipairs(want[k].records) do
+    eq(real(vim.uri_to_fname(r.uri)), real(vim.api.nvim_buf_get_name(items[i].bufnr)), 'record ' .. i .. ' file')
+    eq(r.range.start.line + 1, items[i].lnum, 'record ' .. i .. ' line')
+  end
+  ok(vim.fn.getqflist({ title = 1 }).title:find(('runls failures: %d× '):format(want[k].count), 1, true), vim.fn.getqflist({ title = 1 }).title)
+  vim.cmd('silent colder')
+  eq(groups_title, vim.fn.getqflist({ title = 1 }).title, ':colder: the groups again')
+  vim.cmd('cclose')
+  -- In a buffer that is no list, with a list whose entries are no failures: said.
+  vim.fn.setqflist({}, ' ', { title = 'other', items = { { filename = GEN .. '/' .. GEN_FILE, lnum = 1, text = 'x' } } })
+  local none = await_user('RunlsGroup', function()
+    vim.cmd('Runls group')
+  end)
+  ok(none.error and none.error.message:find('not on an entry', 1, true), vim.inspect(none))
 end)
 
 test('before: :Runls before on a record searches what came before it, in time order; :Runls sort rank restores the ranking', function()

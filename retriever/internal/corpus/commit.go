@@ -80,14 +80,18 @@ func (c *State) Commit(l *LaidOut, updates []*Update, removed []*File, episodes 
 		if u.Hi > u.Lo {
 			next.Ranges = append(next.Ranges, Range{Seg: seg, Lo: u.Lo, Hi: u.Hi})
 		}
-		next.TailDocs = make([]TailDoc, len(u.Pending))
+		var docs []TailDoc
+		if len(u.Pending) > 0 {
+			docs = make([]TailDoc, len(u.Pending))
+		}
 		for i, p := range u.Pending {
 			terms := make([]uint32, len(p.Terms))
 			for j, t := range p.Terms {
 				terms[j] = global[t]
 			}
-			next.TailDocs[i] = TailDoc{Seg: seg, Doc: p.Doc, Terms: terms, DL: p.DL}
+			docs[i] = TailDoc{Seg: seg, Doc: p.Doc, Terms: terms, DL: p.DL}
 		}
+		next.SetTailDocs(docs)
 		c.Files[next.Rel] = next
 		for int(next.ID) >= len(c.ByID) {
 			c.ByID = append(c.ByID, nil)
@@ -106,7 +110,7 @@ func (c *State) Commit(l *LaidOut, updates []*Update, removed []*File, episodes 
 
 // Retract drops a file's tail docs, whose terms it kept for the purpose.
 func (c *State) Retract(fs *File) {
-	for _, td := range fs.TailDocs {
+	for _, td := range fs.TailDocs() {
 		c.Stats.Retract(fs.Agent, td.Seg.Segment, td.Doc, td.Terms, td.DL)
 	}
 }

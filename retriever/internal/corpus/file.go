@@ -16,25 +16,15 @@ import (
 // Compact, which points Ranges and TailDocs at a merged segment under the
 // write lock, with new slices, when no update is under way.
 //
-// Its fields are laid out without padding between them (a few dozen bytes
-// a file at 100,000 files): the small ones together.
+// Its fields are laid out without padding between them, and what few files
+// have (a pending tail) is behind a pointer: at 100,000 files each byte of
+// it is 100 KB of the heap.
 type File struct {
 	ID      uint32
 	Agent   uint32
 	Rel     string // slash-separated path relative to the run folder
 	Episode string // the episode folder's name
 	EpNum   string // its number without leading zeros
-	Form    recordformat.Form
-	// Layout is a record file's layout (spec §2 "Other layouts"), decided
-	// from its head when LayoutSet and kept for the file's whole life: a
-	// file that changes layout mid-way keeps the one it started with. A
-	// file read again from its start (Fresh) decides it again.
-	Layout    recordformat.Layout
-	LayoutSet bool
-	Binary    bool // left out whole (spec §1): its check is its head
-	// FirstUnits is the UTF-16 length of a foreign log's first line, the
-	// range of its one diagnostic.
-	FirstUnits uint32
 
 	// identity and content checks at the last read
 	Dev, Ino uint64
@@ -49,16 +39,27 @@ type File struct {
 	// it is set before the commit and never after, so the cache's writer
 	// reads it beside updates (the retriever's reopen.go).
 	ReadAt int64
-	Head   []byte // the first bytes read, to tell a rewrite
-	Window []byte // the bytes just before readPos, likewise
+	// CommitPos starts the pending tail: bytes [CommitPos, ReadPos) are
+	// ingested again when more arrives (Tail, TailDocs).
+	CommitPos int64
+	Head      Check // the first bytes read, to tell a rewrite
+	Window    Check // the bytes just before readPos, likewise
 
-	// the pending tail: bytes [CommitPos, ReadPos) are ingested again when
-	// more arrives; Tail holds them when they are few (else they are re-read)
-	CommitPos  int64
+	Form recordformat.Form
+	// Layout is a record file's layout (spec §2 "Other layouts"), decided
+	// from its head when LayoutSet and kept for the file's whole life: a
+	// file that changes layout mid-way keeps the one it started with. A
+	// file read again from its start (Fresh) decides it again.
+	Layout    recordformat.Layout
+	LayoutSet bool
+	Binary    bool // left out whole (spec §1): its check is its head
+	InRecord  bool // a record started before CommitPos
+	// FirstUnits is the UTF-16 length of a foreign log's first line, the
+	// range of its one diagnostic.
+	FirstUnits uint32
 	CommitLine uint32
-	InRecord   bool
-	Tail       []byte
-	TailDocs   []TailDoc
+
+	pending *pending // nil: no pending tail kept, and no tail documents
 
 	Ranges    []Range
 	LineIndex []int64 // start offset of every lineIndexEvery-th line
@@ -79,6 +80,53 @@ type File struct {
 	// of the file: a new one when it is read again from its start; nil:
 	// nothing kept (a note, which has no records: 208 bytes a file saved).
 	Memo any
+}
+
+// pending is a file's pending tail: its bytes when they are few, and the
+// documents made of it, whose terms are kept to retract them from the
+// statistics. One version of a file owns it (Clone starts without).
+type pending struct {
+	tail []byte
+	docs []TailDoc
+}
+
+// Tail returns the pending tail's bytes [CommitPos, ReadPos) when they were
+// kept (few: else they are read again); nil when not.
+func (fs *File) Tail() []byte {
+	if fs.pending == nil {
+		return nil
+	}
+	return fs.pending.tail
+}
+
+// SetTail keeps b as the pending tail's bytes (nil: none kept).
+func (fs *File) SetTail(b []byte) {
+	if fs.pending == nil {
+		if b == nil {
+			return
+		}
+		fs.pending = &pending{}
+	}
+	fs.pending.tail = b
+}
+
+// TailDocs returns the documents made of the pending tail.
+func (fs *File) TailDocs() []TailDoc {
+	if fs.pending == nil {
+		return nil
+	}
+	return fs.pending.docs
+}
+
+// SetTailDocs sets the documents made of the pending tail.
+func (fs *File) SetTailDocs(docs []TailDoc) {
+	if fs.pending == nil {
+		if len(docs) == 0 {
+			return
+		}
+		fs.pending = &pending{}
+	}
+	fs.pending.docs = docs
 }
 
 // Warnings makes each WARN about a file happen once.
@@ -107,6 +155,29 @@ type Range struct {
 	Lo, Hi uint32
 }
 
+// Check is at most CheckBytes bytes of a file kept to tell a rewrite (its
+// head, or the bytes before its read position), held in the File itself:
+// as slices of their own, a file's two took 48 bytes of headers and a
+// 64-byte allocation, 11 MB at 100,000 files.
+type Check struct {
+	n uint8
+	b [CheckBytes]byte
+}
+
+// CheckOf returns the first CheckBytes bytes of p (all of a shorter p) as a
+// Check.
+func CheckOf(p []byte) Check {
+	var c Check
+	c.n = uint8(copy(c.b[:], p))
+	return c
+}
+
+// Bytes returns the bytes kept; the caller does not write them.
+func (c *Check) Bytes() []byte { return c.b[:c.n:c.n] }
+
+// Len is how many bytes are kept.
+func (c *Check) Len() int { return int(c.n) }
+
 const (
 	CheckBytes   = 32       // head and window kept to tell a rewrite
 	MaxTailBytes = 64 << 10 // a longer pending tail is re-read, not kept
@@ -119,8 +190,7 @@ func (fs *File) Clone() *File {
 		t := fs.Recs.AfterCommit()
 		n.Recs = &t
 	}
-	n.TailDocs = nil
-	n.Tail = nil
+	n.pending = nil
 	return &n
 }
 

@@ -48,7 +48,7 @@ func (c *State) moveRefs(fs *File, gone map[*Segment][]uint32, merged *Segment) 
 			break
 		}
 	}
-	for _, td := range fs.TailDocs {
+	for _, td := range fs.TailDocs() {
 		if gone[td.Seg] != nil {
 			touched = true
 			break
@@ -79,7 +79,7 @@ func (c *State) moveRefs(fs *File, gone map[*Segment][]uint32, merged *Segment) 
 		}
 	}
 	var tail []TailDoc
-	for _, td := range fs.TailDocs {
+	for _, td := range fs.TailDocs() {
 		m := gone[td.Seg]
 		if m == nil {
 			tail = append(tail, td)
@@ -90,7 +90,8 @@ func (c *State) moveRefs(fs *File, gone map[*Segment][]uint32, merged *Segment) 
 			tail = append(tail, td)
 		}
 	}
-	fs.Ranges, fs.TailDocs = ranges, tail
+	fs.Ranges = ranges
+	fs.SetTailDocs(tail)
 }
 
 // MergeSegments writes the live pieces of segments, in order, into one. For

@@ -83,7 +83,7 @@ func DecodeCarry(b []byte) (Carry, error) {
 func FileRecord(fs *corpus.File) store.FileRecord {
 	return store.FileRecord{
 		Path: fs.Rel, Dev: fs.Dev, Ino: fs.Ino, Size: fs.Size, ModTime: fs.Mtime, IndexedTo: fs.ReadPos,
-		Head: store.FingerprintOf(fs.Head), Tail: store.FingerprintOf(fs.Window),
+		Head: store.FingerprintOf(fs.Head.Bytes()), Tail: store.FingerprintOf(fs.Window.Bytes()),
 		Carry: Carry{Binary: fs.Binary, InRecord: fs.InRecord, Pending: fs.ReadPos - fs.CommitPos,
 			CommitLine: fs.CommitLine, ReadAt: fs.ReadAt, Ctime: fs.Ctime}.Encode(),
 	}

@@ -14,8 +14,8 @@ package persist
 // columns laid end to end and cut by each file's counts. The reopen reads
 // it from one heap copy of the blob, not the mapping (persist.go says why),
 // and the states made of it keep their own copy of the columns they point
-// into (line indexes, record tables, head and window bytes, ranges: each
-// one allocation for all files, len == cap so that an append copies), so
+// into (line indexes, record tables, ranges: each one allocation for all
+// files, len == cap so that an append copies), so
 // that the blob's copy is freed once they are made: at 100,000 files it is
 // 52 MB, of which the files keep 20 (the fixed records alone are 22 MB).
 
@@ -151,8 +151,8 @@ func EncodeState(dst []byte, st *Saved, seg map[*corpus.Segment]uint32) []byte {
 		*f = savedFile{
 			id: fs.ID, agent: fs.Agent, dev: fs.Dev, ino: fs.Ino, size: fs.Size, mtime: fs.Mtime, ctime: fs.Ctime,
 			readPos: fs.ReadPos, readAt: fs.ReadAt, commitPos: fs.CommitPos, commitLine: fs.CommitLine,
-			head: uint32(len(fs.Head)), window: uint32(len(fs.Window)), tail: uint32(len(fs.Tail)), path: uint32(len(fs.Rel)),
-			ranges: uint32(len(fs.Ranges)), tailDocs: uint32(len(fs.TailDocs)), lineIndex: uint32(len(fs.LineIndex)),
+			head: uint32(fs.Head.Len()), window: uint32(fs.Window.Len()), tail: uint32(len(fs.Tail())), path: uint32(len(fs.Rel)),
+			ranges: uint32(len(fs.Ranges)), tailDocs: uint32(len(fs.TailDocs())), lineIndex: uint32(len(fs.LineIndex)),
 			recs: n.Recs, over: n.Over, spans: n.Spans, runs: n.Runs, descents: n.Descents, convs: uint32(len(fs.Convs)),
 			firstUnits: fs.FirstUnits,
 			open:       ts.Open, end: ts.End, lastUnits: ts.LastUnits, lastKey: ts.LastKey,
@@ -166,18 +166,18 @@ func EncodeState(dst []byte, st *Saved, seg map[*corpus.Segment]uint32) []byte {
 			bit uint32
 			on  bool
 		}{
-			{savedBinary, fs.Binary}, {savedInRecord, fs.InRecord}, {savedHasTail, fs.Tail != nil}, {savedHasOpen, ts.HasOpen},
+			{savedBinary, fs.Binary}, {savedInRecord, fs.InRecord}, {savedHasTail, fs.Tail() != nil}, {savedHasOpen, ts.HasOpen},
 			{savedFielded, ts.Fielded}, {savedHasPend, ts.HasPend}, {savedPendHasSpan, ts.PendHasSpan},
 		} {
 			if fl.on {
 				f.flags |= fl.bit
 			}
 		}
-		bytes = append(append(append(append(bytes, fs.Head...), fs.Window...), fs.Tail...), fs.Rel...)
+		bytes = append(append(append(append(bytes, fs.Head.Bytes()...), fs.Window.Bytes()...), fs.Tail()...), fs.Rel...)
 		for _, rg := range fs.Ranges {
 			ranges = append(ranges, savedRange{seg: seg[rg.Seg], lo: rg.Lo, hi: rg.Hi})
 		}
-		for _, td := range fs.TailDocs {
+		for _, td := range fs.TailDocs() {
 			tailDocs = append(tailDocs, savedTailDoc{seg: seg[td.Seg], doc: td.Doc, terms: uint32(len(td.Terms)), dl: uint32(td.DL)})
 			tailTerms = append(tailTerms, td.Terms...)
 		}
@@ -325,10 +325,10 @@ func (st *StateBlob) FileStates(segs []*corpus.Segment, terms int, h FileRules) 
 			return bad(i, "bytes")
 		}
 		b := st.bytes[lo:hi:hi]
-		file.Head, b = kept.check(b[:f.head]), b[f.head:]
-		file.Window, b = kept.check(b[:f.window]), b[f.window:]
+		file.Head, b = corpus.CheckOf(b[:f.head]), b[f.head:]
+		file.Window, b = corpus.CheckOf(b[:f.window]), b[f.window:]
 		if f.flags&savedHasTail != 0 {
-			file.Tail = append([]byte{}, b[:f.tail]...) // appended to as a carry: its own
+			file.SetTail(append([]byte{}, b[:f.tail]...)) // appended to as a carry: its own
 		}
 		file.Rel = string(b[f.tail:])
 		ep, rest, _ := strings.Cut(file.Rel, "/")
@@ -371,7 +371,7 @@ func (st *StateBlob) FileStates(segs []*corpus.Segment, terms int, h FileRules) 
 					return bad(i, "tail term %d of %d", t, terms)
 				}
 			}
-			file.TailDocs = append(file.TailDocs, corpus.TailDoc{Seg: segs[td.seg], Doc: td.doc, Terms: tt, DL: uint16(td.dl)})
+			file.SetTailDocs(append(file.TailDocs(), corpus.TailDoc{Seg: segs[td.seg], Doc: td.doc, Terms: tt, DL: uint16(td.dl)}))
 		}
 		if c.tailTerms != int(f.tailTerms) {
 			return bad(i, "tail terms' total")
@@ -401,10 +401,9 @@ func (st *StateBlob) FileStates(segs []*corpus.Segment, terms int, h FileRules) 
 }
 
 // keptColumns are the columns a blob's file states keep, in memory of
-// their own (the package comment says why), and the arenas their head and
-// window bytes and ranges are appended to.
+// their own (the package comment says why), and the arena their ranges are
+// appended to.
 type keptColumns struct {
-	checks []byte
 	ranges []corpus.Range
 }
 
@@ -417,17 +416,7 @@ func (st *StateBlob) keptColumns() *keptColumns {
 	st.lineIndex = slices.Clone(st.lineIndex)
 	st.fileConvs = slices.Clone(st.fileConvs)
 	st.recs = st.recs.Clone()
-	checks := 0
-	for i := range st.fixed {
-		checks += int(min(st.fixed[i].head, corpus.CheckBytes) + min(st.fixed[i].window, corpus.CheckBytes))
-	}
-	return &keptColumns{checks: make([]byte, 0, checks), ranges: make([]corpus.Range, 0, len(st.ranges))}
-}
-
-// check returns a copy of b in the check bytes' arena.
-func (k *keptColumns) check(b []byte) []byte {
-	k.checks = append(k.checks, b...)
-	return clip(k.checks[len(k.checks)-len(b):])
+	return &keptColumns{ranges: make([]corpus.Range, 0, len(st.ranges))}
 }
 
 // recordTable cuts file f's record table from the blob's columns, at *at;

@@ -85,6 +85,9 @@ local subcommands = {
   failures = function(args)
     R.failures(args)
   end,
+  group = function()
+    R.group()
+  end,
 }
 
 --- Runs `:Runls {sub} {args}`.

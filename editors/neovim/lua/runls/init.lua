@@ -9,7 +9,7 @@ local state, NAME, SETTING_KEYS = S.state, S.NAME, S.SETTING_KEYS
 
 for _, mod in ipairs({ 'settings', 'client', 'lists', 'search', 'context', 'status', 'records', 'conversation', 'failures', 'commands' }) do
   for k, v in pairs(require('runls.' .. mod)) do
-    if type(v) == 'function' and k ~= 'merge_settings' and k ~= 'fill_list' then
+    if type(v) == 'function' and k ~= 'merge_settings' and k ~= 'fill_list' and k ~= 'line_reader' then
       M[k] = v
     end
   end

@@ -252,4 +252,5 @@ local function fill_list(items, title, loclist_win, context, replace)
 end
 
 M.fill_list = fill_list
+M.line_reader = line_reader
 return M
