@@ -7,12 +7,18 @@ local function done(...) return require('runls.events').done(...) end
 local function notify_error(...) return require('runls.events').notify_error(...) end
 local function fill_list(...) return require('runls.lists').fill_list(...) end
 
---- Calls cb(client) with the run's client; without one, says why and fires
---- `User <event>` with the query and that error.
+--- Calls cb(client) with the run's client (`given`, when a search is asked again
+--- of the client that answered it); without one, says why and fires `User <event>`
+--- with the query and that error.
 ---@param event string
 ---@param query string
 ---@param cb fun(client: vim.lsp.Client)
-local function with_client_for(event, query, cb)
+---@param given? vim.lsp.Client
+local function with_client_for(event, query, cb, given)
+  if given then
+    cb(given)
+    return
+  end
   R.with_client(function(client, msg)
     if not client then
       vim.notify(msg, vim.log.levels.ERROR)
@@ -154,14 +160,7 @@ function M.search(query, opts)
     return
   end
   local win = opts.win or vim.api.nvim_get_current_win()
-  local function with(cb)
-    if opts.client then
-      cb(opts.client)
-    else
-      with_client_for('RunlsSearch', query, cb)
-    end
-  end
-  with(function(client)
+  with_client_for('RunlsSearch', query, function(client)
     local params = vim.tbl_extend('force', opts.params or {}, { query = query })
     client:request('run/search', params, function(err, result)
       if err then
@@ -207,7 +206,7 @@ function M.search(query, opts)
         partial = partial and partial.value or nil, refreshed = opts.replace ~= nil,
       })
     end)
-  end)
+  end, opts.client)
 end
 
 --- What a search's filters hid and which of its values the run does not hold
@@ -327,14 +326,7 @@ end
 function M.symbols(query, opts)
   opts = opts or {}
   query = vim.trim(query or '')
-  local function with(cb)
-    if opts.client then
-      cb(opts.client)
-    else
-      with_client_for('RunlsSymbols', query, cb)
-    end
-  end
-  with(function(client)
+  with_client_for('RunlsSymbols', query, function(client)
     client:request('workspace/symbol', { query = query }, function(err, result)
       if err then
         notify_error('symbols', err)
@@ -362,7 +354,7 @@ function M.symbols(query, opts)
       end
       done('RunlsSymbols', { query = query, items = items, partial = partial, refreshed = opts.replace ~= nil })
     end)
-  end)
+  end, opts.client)
 end
 
 return M
