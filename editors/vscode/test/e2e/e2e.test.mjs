@@ -104,6 +104,35 @@ async function quickInput(text, rowText, lastTimeout = 20_000) {
   }
 }
 
+/**
+ * Runs a picker command, fills `label` into the picker titled `title` and takes the
+ * row holding it with Enter. A picker opened while the workbench still moves the focus
+ * (the Evidence view focused by the search just shown, at a load of 8: clean-clone
+ * run B-2) closes again, and its row stays hidden: then the whole pick is made again,
+ * at most three times, each retry said in the TAP diagnostics. `beforeEnter` runs with
+ * the row shown (a screenshot).
+ */
+async function pickWith(t, command, title, label, beforeEnter) {
+  const input = page.locator('.quick-input-widget .quick-input-box input');
+  const row = page.locator('.quick-input-widget .monaco-list-row', { hasText: label }).first();
+  for (let attempt = 1; ; attempt++) {
+    const timeout = attempt < 3 ? TIMEOUT / 3 : TIMEOUT;
+    try {
+      await runCommand(command);
+      await page.locator('.quick-input-widget .quick-input-title', { hasText: title }).first().waitFor({ state: 'visible', timeout });
+      await input.fill(label, { timeout });
+      await row.waitFor({ state: 'visible', timeout });
+      if (beforeEnter) await beforeEnter();
+      await input.press('Enter', { timeout });
+      return;
+    } catch (e) {
+      if (attempt === 3) throw e;
+      t?.diagnostic(`${command}: the picker did not show "${label}" (attempt ${attempt}: ${e.message.split('\n')[0]}); picking again`);
+      await page.keyboard.press('Escape');
+    }
+  }
+}
+
 async function waitTitle(text) {
   await page.locator('.quick-input-widget .quick-input-title', { hasText: text }).first().waitFor({ state: 'visible', timeout: TIMEOUT });
 }
@@ -545,15 +574,9 @@ test('Search Again uses the context now shown in the status bar', async () => {
   assert.ok((await evidenceRows()).length >= 1);
 });
 
-test('Pick Agent narrows the search to one agent, shown in the status bar', async () => {
-  const pickAgent = async (label) => {
-    await runCommand('runls: Pick Agent');
-    await waitTitle('Pick the agent whose memory to search');
-    await page.keyboard.type(label);
-    await page.locator('.quick-input-widget .monaco-list-row', { hasText: label }).first().waitFor();
-    await shot(`pick-agent-${label.replace(/\W+/g, '-')}.png`);
-    await page.keyboard.press('Enter');
-  };
+test('Pick Agent narrows the search to one agent, shown in the status bar', async (t) => {
+  const pickAgent = (label) =>
+    pickWith(t, 'runls: Pick Agent', 'Pick the agent whose memory to search', label, () => shot(`pick-agent-${label.replace(/\W+/g, '-')}.png`));
   await pickAgent('bob');
   await page.locator('.statusbar-item', { hasText: 'runls: bob · episode-2 (scope: run) · conv-1' }).first().waitFor();
   // The Evidence shown was asked for all agents: a pick marks it (issue 27).
@@ -575,13 +598,7 @@ test('Pick Agent narrows the search to one agent, shown in the status bar', asyn
 test('Pick Scope: the scope stands beside the episode; the Evidence shown is marked stale until searched again', async (t) => {
   await runCommand('runls: Search Again with Current Settings');
   await waitMessage('(all agents · episode-2 (scope: run) · conv-1)');
-  const pickScope = async (label) => {
-    await runCommand('runls: Pick Scope (Run or Episode)');
-    await waitTitle('Pick the scope of the searches');
-    await page.keyboard.type(label);
-    await page.locator('.quick-input-widget .monaco-list-row', { hasText: label }).first().waitFor();
-    await page.keyboard.press('Enter');
-  };
+  const pickScope = (label) => pickWith(t, 'runls: Pick Scope (Run or Episode)', 'Pick the scope of the searches', label);
   await pickScope('episode');
   await page.locator('.statusbar-item', { hasText: 'runls: all agents · episode-2 (scope: episode) · conv-1' }).first().waitFor();
   // The rows were asked with scope run: the view says so, and offers to ask again.
