@@ -75,3 +75,32 @@ func TestFailuresMask(t *testing.T) {
 		t.Errorf("unmasked: %s", out)
 	}
 }
+
+// TestFailuresPattern: --pattern prints that one group and every record of
+// it listed; a pattern no group has: exit 1.
+func TestFailuresPattern(t *testing.T) {
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, "run/episode-1/a/a.log"), ""+
+		"2026-10-21 18:00:00 ERROR [running] [conv-1] A tool call 7 failed\n"+
+		"2026-10-21 18:00:01 ERROR [running] [conv-1] A disk full\n"+
+		"2026-10-21 18:00:03 ERROR [running] [conv-1] A tool call 9 failed\n")
+	write(t, filepath.Join(dir, "run/episode-2/b/b.log"), ""+
+		"2026-10-21 18:00:02 ERROR [running] [conv-1] B tool call 12 failed\n")
+	code, out, errs := runCLI(t, dir, "failures", "run", "--pattern", "tool call <n> failed")
+	want := "" +
+		"3  tool call <n> failed  (a b, episode-1 episode-2, 2026-10-21 18:00:00 … 2026-10-21 18:00:03)\n" +
+		"run/episode-1/a/a.log:1:\n" +
+		"run/episode-2/b/b.log:1:\n" +
+		"run/episode-1/a/a.log:3:\n"
+	if code != 0 || errs != "" || out != want {
+		t.Errorf("exit %d, stderr %q, stdout\n%s\nwant\n%s", code, errs, out, want)
+	}
+	if code, out, _ := runCLI(t, dir, "failures", "--pattern", "tool call 7 failed", "run"); code != 1 || out != "" {
+		t.Errorf("a pattern no group has: exit %d, %q; want 1 and nothing", code, out)
+	}
+	code, out, _ = runCLI(t, dir, "failures", "run", "--json", "--pattern", "disk full")
+	var got retriever.FailuresResult
+	if err := json.Unmarshal([]byte(out), &got); code != 0 || err != nil || len(got.Groups) != 1 || got.Groups[0].Count != 1 || len(got.Groups[0].Records) != 1 {
+		t.Errorf("--json --pattern: exit %d, %v, %s", code, err, out)
+	}
+}

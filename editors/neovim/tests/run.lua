@@ -1164,13 +1164,15 @@ test('gen: :Runls conversation level=ERROR on the record lists only ERROR record
   end
 end)
 
-test('gen: :Runls failures lists the failure groups with the counts runls failures gives; a quickfix entry opens its story', function()
+--- The generated run's failure groups as `runls failures --json` gives them, after
+--- :Runls failures on it filled the quickfix list; nil and why not when it cannot be.
+local function gen_failures()
   if not GEN then
-    return skip('RUNLS_TEST_GEN unset: no generated run')
+    return nil, 'RUNLS_TEST_GEN unset: no generated run'
   end
   local why = server_lacks('failures', '--min-level')
   if why then
-    return skip(why)
+    return nil, why
   end
   local res = vim.system({ BIN, 'failures', '--json', GEN }, { text = true }):wait(TIMEOUT)
   local want = vim.json.decode(res.stdout).groups
@@ -1180,6 +1182,14 @@ test('gen: :Runls failures lists the failure groups with the counts runls failur
     vim.cmd('Runls failures')
   end)
   ok(not data.error, vim.inspect(data.error))
+  return want
+end
+
+test('gen: :Runls failures lists the failure groups with the counts runls failures gives; a quickfix entry opens its story', function()
+  local want, why = gen_failures()
+  if not want then
+    return skip(why)
+  end
   local items = vim.fn.getqflist()
   eq(#want, #items, 'a quickfix entry a group')
   for i, g in ipairs(want) do
@@ -1200,21 +1210,10 @@ test('gen: :Runls failures lists the failure groups with the counts runls failur
 end)
 
 test('gen: :Runls group on a failures entry lists that group\'s records, those runls failures --json gives; :colder goes back', function()
-  if not GEN then
-    return skip('RUNLS_TEST_GEN unset: no generated run')
-  end
-  local why = server_lacks('failures', '--min-level')
-  if why then
+  local want, why = gen_failures()
+  if not want then
     return skip(why)
   end
-  local res = vim.system({ BIN, 'failures', '--json', GEN }, { text = true }):wait(TIMEOUT)
-  local want = vim.json.decode(res.stdout).groups
-  vim.cmd('edit ' .. GEN .. '/' .. GEN_FILE)
-  attached()
-  local data = await_user('RunlsFailures', function()
-    vim.cmd('Runls failures')
-  end)
-  ok(not data.error, vim.inspect(data.error))
   local groups_title = vim.fn.getqflist({ title = 1 }).title
   -- The group with the most records listed (the list's entries are the groups, in order).
   local k = 1
@@ -1292,10 +1291,28 @@ test('stale: after a context change the runls quickfix list says it was asked in
   local want = ('[stale: asked in all agents · episode-2 (scope: run) · %s; now all agents · episode-2 (scope: episode) · %s]'):format(conv, conv)
   ok(title:find(want, 1, true), title)
   eq({ title }, st.titles, 'event data')
+  eq(('runls: context all agents · episode-2 (scope: episode) · %s'):format(conv), notifications[#notifications].msg, 'the scope on screen after :Runls set')
   await_user('RunlsStale', function()
     vim.cmd('Runls set scope=run')
   end)
   eq('runls: hotel booking', vim.fn.getqflist({ title = 1 }).title, 'the context it was asked in again: not stale')
+  -- A pick with :Runls context marks the list too, and says the context with its scope.
+  local real_select = vim.ui.select
+  vim.ui.select = function(items, opts, on_choice)
+    on_choice(({ ['runls agent'] = 'bob', ['runls episode'] = 'episode-2', ['runls conversation'] = conv })[opts.prompt])
+  end
+  local ok_pick, err = pcall(await_user, 'RunlsContext', function()
+    vim.cmd('Runls context')
+  end)
+  vim.ui.select = real_select
+  ok(ok_pick, tostring(err))
+  title = vim.fn.getqflist({ title = 1 }).title
+  ok(title:find(('[stale: asked in all agents · episode-2 (scope: run) · %s; now bob · episode-2 (scope: run) · %s]'):format(conv, conv), 1, true), title)
+  eq(('runls: context bob · episode-2 (scope: run) · %s'):format(conv), notifications[#notifications].msg, 'the scope on screen after a pick')
+  await_user('RunlsStale', function()
+    vim.cmd('Runls set agent=')
+  end)
+  eq('runls: hotel booking', vim.fn.getqflist({ title = 1 }).title, 'back in the context it was asked in: not stale')
 end)
 
 test('ignoreDiagnostics: sent only when set, as a list (from :Runls set, comma-separated)', function()
