@@ -11,6 +11,11 @@
 #   bench/reopen.sh                        # both runs
 #   SHAPES=small bench/reopen.sh           # one of them
 #   RUNLS=/path/to/runls bench/reopen.sh   # another binary (the "before" figures)
+#   BEFORE=/path/to/runls bench/reopen.sh  # its reopens A B A B beside this tree's (issue 33)
+#   ARGS="-size 10GB -skip-no-cache -reopens 1" SHAPES=big bench/reopen.sh   # the 10 GB rows
 #
-# It exits 1 when a target of issue 18 fails on either run.
-exec env MODE=reopen "$(dirname "$0")/serve.sh" "$@"
+# After the three opens, -reopens rounds (default 4) reopen the run through
+# the server and the CLI, each beside one rg scan, with the load average
+# (bench/serve/reopenab.go). It exits 1 when a target of issue 18 or 33
+# fails on either run.
+exec env MODE=reopen ARGS="${ARGS:-}${BEFORE:+ -before $BEFORE}" "$(dirname "$0")/serve.sh" "$@"

@@ -131,7 +131,7 @@ func hiddenOf(c *corpus.State, lifted, result []hit, f *filter) Hidden {
 // result, or "" when they let it in.
 func pieceReason(c *corpus.State, f *filter, h hit) string {
 	current := f.episode != "" && h.fs.EpNum == f.episode
-	return ruleReason(f, current, h.fs.Conversational(), h.seg.Flags[h.doc]&corpus.FlagUnfielded != 0, h.seg.ConvOf(h.doc))
+	return ruleReason(f, current, h.fs.Conversational(), h.seg.FlagsOf(h.doc)&corpus.FlagUnfielded != 0, h.seg.ConvOf(h.doc))
 }
 
 // ruleReason is the first of rules 1-4 of spec §5 that keeps out a piece

@@ -22,7 +22,7 @@ import (
 // cacheFormat is the persisted index's format version, part of every
 // entry's configuration: a runls that indexes, parses or masks differently,
 // or lays the entry out differently, bumps it, and its entries are others.
-const cacheFormat = 3 // 3: pieces' keys leave surrounding white space out
+const cacheFormat = 4 // 3: pieces' keys leave surrounding white space out; 4: a segment blob ends with its sections' index
 
 // cacheConfig is the configuration an entry is for: the format version,
 // masking and the interpreter's rules (spec §15). It is plain text, which
@@ -50,7 +50,10 @@ func (ix *Index) openCache(opts Options) *persist.Writer {
 	if root == nil || !ix.IsRunFolder() {
 		return nil // no entry for a folder that holds no run (yet)
 	}
-	entry, err := root.Open(ix.root, cacheConfig(opts), store.Options{MaxBytes: opts.Cache.MaxBytes, Verify: store.VerifyFull})
+	// Its structure checked at open, each blob's bytes before their first
+	// use (internal/persist/check.go): a reopen reads what its first
+	// answer needs, not the whole entry (issue 33).
+	entry, err := root.Open(ix.root, cacheConfig(opts), store.Options{MaxBytes: opts.Cache.MaxBytes, Verify: store.VerifyFrame})
 	if err != nil {
 		ix.log.Warn("the cache is not used", zap.Error(err))
 		return nil

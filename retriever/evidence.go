@@ -99,7 +99,7 @@ func (e *evidenceFilter) evidence(s *corpus.Segment, d uint32, fs *corpus.File) 
 		return false
 	}
 	if current {
-		if s.Flags[d]&corpus.FlagUnfielded != 0 {
+		if s.FlagsOf(d)&corpus.FlagUnfielded != 0 {
 			if fs.Warned.Unfielded.CompareAndSwap(false, true) {
 				e.ix.log.Warn("lines without the conversation field in the current episode are not evidence", zap.String("file", fs.Rel))
 			}
@@ -110,7 +110,7 @@ func (e *evidenceFilter) evidence(s *corpus.Segment, d uint32, fs *corpus.File) 
 			return false
 		}
 	}
-	if f.hasTurn && s.Flags[d]&corpus.FlagReadingMask == flagOfReading(ReadingTold) && s.ToldHashOf(d) == f.turnHash {
+	if f.hasTurn && s.FlagsOf(d)&corpus.FlagReadingMask == flagOfReading(ReadingTold) && s.ToldHashOf(d) == f.turnHash {
 		return false
 	}
 	return true

@@ -15,7 +15,7 @@ import (
 // [start, end) of the line its location covers, and the piece's raw text.
 func (rb *readBack) pieceSource(fs *corpus.File, s *corpus.Segment, d uint32) (line []byte, start, end int, raw []byte, err error) {
 	off, n := int(s.StartOf(d)), int(s.BlenOf(d))
-	if s.Flags[d]&corpus.FlagProse == 0 {
+	if s.FlagsOf(d)&corpus.FlagProse == 0 {
 		line, err = rb.readLine(fs, s.LineOf(d), off+n)
 		if err != nil || len(line) < off+n {
 			return nil, 0, 0, nil, errChangedOr(err)

@@ -46,7 +46,7 @@ func (ix *Index) items(hits []hit, agents []string) Result {
 			Text:      text,
 			Agent:     agents[i],
 			Episode:   fs.Episode,
-			Reading:   readingOfFlag[s.Flags[d]&corpus.FlagReadingMask],
+			Reading:   readingOfFlag[s.FlagsOf(d)&corpus.FlagReadingMask],
 			Path:      path,
 			File:      fs.Rel,
 			ByteStart: start,
@@ -57,7 +57,7 @@ func (ix *Index) items(hits []hit, agents []string) Result {
 			item.Conversation = &name
 		}
 		item.Time, item.Level = fs.Records().TimeAndLevel(s.LineOf(d))
-		if s.Flags[d]&corpus.FlagProse != 0 && !fs.Form.IsRecord() {
+		if s.FlagsOf(d)&corpus.FlagProse != 0 && !fs.Form.IsRecord() {
 			item.Time, item.Level = jsonTimeAndLevel(lineText)
 		}
 		out.Items = append(out.Items, item)

@@ -91,6 +91,8 @@ type config struct {
 	skipNone bool
 	noCache  bool
 	storm    int
+	before   string // reopen mode: the binary of the "before" figures, its reopens A B A B with runls's
+	reopens  int    // reopen mode: rounds of reopens (server and CLI) after the three opens
 }
 
 func parseFlags() (config, error) {
@@ -110,6 +112,8 @@ func parseFlags() (config, error) {
 	fs.BoolVar(&c.keep, "keep", false, "keep the working copy of the run")
 	fs.BoolVar(&c.noCache, "no-cache", false, "failures mode: the server keeps no cache entry")
 	fs.BoolVar(&c.skipNone, "skip-no-cache", false, "reopen mode: leave out the open without a cache (a 10 GB run's takes many minutes and 1.1x the run in memory)")
+	fs.StringVar(&c.before, "before", "", "reopen mode: another runls binary (main before a change), its reopens timed A B A B with -runls's in the same run")
+	fs.IntVar(&c.reopens, "reopens", 4, "reopen mode: rounds of reopens through the server and the CLI, each beside one rg scan")
 	fs.IntVar(&c.storm, "storm", -1, "templated warnings added to the run's copy, and stormQuery among the queries (-1: 60,000 on the big run, none on the small; 0: none)")
 	fs.StringVar(&c.mode, "mode", "search", "search: searches and following (issue 13); reopen: opens with and without the cache (issue 18); failures: run/failures against run/search (issue 27)")
 	if err := fs.Parse(os.Args[1:]); err != nil {

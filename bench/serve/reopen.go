@@ -53,6 +53,7 @@ type openFigures struct {
 	indexing  time.Duration // process start to the indexing progress's end
 	cpu       time.Duration // the server's CPU time to the indexing's end
 	peakAnon  int64
+	peakRSS   int64 // VmHWM at the first answer: the open's peak, mapped pages counted
 	afterAnon int64 // RssAnon once indexed and settled
 	afterRSS  int64
 }
@@ -109,6 +110,13 @@ func runReopen(cfg config) (int, error) {
 	}
 	status := printReopen(os.Stdout, cfg, len(files), runBytes, hasCache, opens, entryBytes)
 	fmt.Printf("rg -i -n beside (%d scans, warm): median %s, min %s\n", len(scans.rg), ms(median(scans.rg)), ms(slices.Min(scans.rg)))
+	if cfg.reopens > 0 && hasCache {
+		s, err := reopenRounds(cfg, dir, cacheDir, runBytes)
+		if err != nil {
+			return 0, err
+		}
+		status = max(status, s)
+	}
 	return status, nil
 }
 
@@ -156,6 +164,7 @@ func openOnce(cfg config, root, cacheDir, name string, noCache bool) (openFigure
 		return f, fmt.Errorf("first run/search: %v %v (log: %s)", err, rerr, srv.logPath)
 	}
 	f.toSearch = time.Since(start)
+	f.peakRSS = readMemory(pid).peak
 	var got struct {
 		Items   []json.RawMessage `json:"items"`
 		Notices []struct {
@@ -223,14 +232,8 @@ func printReopen(w io.Writer, cfg config, files int, runBytes int64, hasCache bo
 	}
 	fmt.Fprintf(w, "cache entry: %.2f MB (%s of the run)\n", float64(entryBytes)/(1<<20), of(entryBytes))
 	none, first, reopen := opens[0], opens[1], opens[2]
-	fails := 0
-	check := func(ok bool, what string) {
-		mark := "ok  "
-		if !ok {
-			mark, fails = "FAIL", fails+1
-		}
-		fmt.Fprintf(w, "%s %s\n", mark, what)
-	}
+	t := &targets{w: w}
+	check := t.check
 	if runBytes <= maxReopenRun {
 		check(reopen.toSearch <= maxReopen && reopen.partial == "", fmt.Sprintf("reopen to the first complete answer %s ≤ %v", ms(reopen.toSearch), maxReopen))
 	} else {
@@ -242,8 +245,5 @@ func printReopen(w io.Writer, cfg config, files int, runBytes int64, hasCache bo
 	check(float64(first.peakAnon) <= maxPeakAnon*float64(runBytes), fmt.Sprintf("peak RssAnon of the first open %s ≤ %.2fx", of(first.peakAnon), maxPeakAnon))
 	check(float64(reopen.afterAnon) <= maxReopenAnon*float64(runBytes), fmt.Sprintf("RssAnon after the reopen %s ≤ %.2fx", of(reopen.afterAnon), maxReopenAnon))
 	check(hasCache && float64(entryBytes) <= maxCacheSize*float64(runBytes), fmt.Sprintf("cache entry %s ≤ %.2fx (and one is written)", of(entryBytes), maxCacheSize))
-	if fails > 0 {
-		return 1
-	}
-	return 0
+	return t.status()
 }

@@ -220,6 +220,9 @@ func TestCheckRange(t *testing.T) {
 		if !b.chunksGood(0, 2) || b.chunksGood(3, 3) || !b.chunksGood(4, 5) {
 			t.Fatal("chunks found good: want 0-2 and 4-5")
 		}
+		if !b.Checked(ChunkSize+3, ChunkSize) || b.Checked(3*ChunkSize-1, 2) || !b.Checked(4*ChunkSize, b.Ref().Length-4*ChunkSize) || !b.Checked(5, 0) || b.Checked(-1, 1) {
+			t.Fatal("Checked does not say what CheckRange checked")
+		}
 		if err := b.CheckRange(3*ChunkSize, 10); err != nil {
 			t.Fatal(err)
 		}
@@ -350,5 +353,36 @@ func TestReadAll(t *testing.T) {
 				t.Fatalf("ReadAll: %d bytes, equal %v, %v, corrupt %v", len(got), bytes.Equal(got, data), err, s.Corrupt())
 			}
 		})
+	}
+}
+
+// DropPages lets a mapped blob's pages go from the process and keeps its
+// content: read again, it is the same bytes; a closed snapshot's blob and a
+// heap copy have nothing to let go.
+func TestDropPages(t *testing.T) {
+	for _, read := range []ReadMode{ReadMap, ReadHeap} {
+		run, root := testRun(t)
+		e := openEntry(t, root, run, Options{})
+		data := genContent(5, 2, 3*ChunkSize+11)
+		if _, err := e.Commit([]BlobRef{writeBlob(t, e, data)}, nil); err != nil {
+			t.Fatal(err)
+		}
+		e.Close()
+		e = openEntry(t, root, run, Options{Verify: VerifyFrame, Read: read})
+		s, err := e.Snapshot()
+		if err != nil || s == nil {
+			t.Fatalf("snapshot %v, %v", s, err)
+		}
+		b := s.Blobs()[0]
+		if err := b.Check(); err != nil {
+			t.Fatal(err)
+		}
+		b.DropPages()
+		if !bytes.Equal(b.Bytes(), data) || b.Check() != nil || s.Corrupt() != nil {
+			t.Fatalf("read %v: the content changed once its pages were let go", read)
+		}
+		s.Close()
+		b.DropPages()
+		e.Close()
 	}
 }

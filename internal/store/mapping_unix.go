@@ -34,3 +34,13 @@ func unmapFile(data []byte) error {
 	}
 	return syscall.Munmap(data)
 }
+
+// dropPages lets the process's pages of a mapping go (MADV_DONTNEED): a
+// shared read-only mapping's pages stay in the page cache, and a later
+// read maps them again.
+func dropPages(data []byte) error {
+	if len(data) == 0 {
+		return nil
+	}
+	return syscall.Madvise(data, syscall.MADV_DONTNEED)
+}

@@ -85,6 +85,11 @@ func (s *Snapshot) Corrupt() error {
 	return s.corrupt
 }
 
+// MarkCorrupt marks the snapshot corrupt with err, as a failed check does
+// (the writer drops the commit), for a caller that found a value in a
+// blob wrong though its checksum held; it returns err.
+func (s *Snapshot) MarkCorrupt(err error) error { return s.markCorrupt(err) }
+
 // CheckAll checks every blob's content (Blob.Check) in the manifest's
 // order, until ctx is done, and returns the first error: the background
 // check of a snapshot opened with VerifyFrame. A blob a search checked
@@ -161,6 +166,20 @@ func (b *Blob) Access(fn func(content []byte) error) (err error) {
 		panic(r)
 	}()
 	return fn(b.Bytes())
+}
+
+// DropPages lets go of the process's pages of a mapped blob that it has
+// read whole and keeps no slice of (a state decoded at open): they count
+// in its resident memory while mapped, and stay in the page cache, from
+// which a later read maps them again. Nothing for a heap copy.
+func (b *Blob) DropPages() {
+	if b.snap != nil {
+		b.snap.checking.RLock() // not while Close unmaps
+		defer b.snap.checking.RUnlock()
+	}
+	if b.mapped && b.file != nil {
+		_ = dropPages(b.file)
+	}
 }
 
 // Fault takes a fault at addr that the caller caught outside Access (a
@@ -276,6 +295,21 @@ func (b *Blob) CheckRange(off, n int64) error {
 			return nil
 		})
 	}, false)
+}
+
+// Checked reports whether the content's bytes [off, off+n) were found good
+// already (by the open, Check, CheckRange or ReadAll): a read of them checks
+// nothing more. A blob found bad has nothing good.
+func (b *Blob) Checked(off, n int64) bool {
+	switch {
+	case off < 0 || n < 0 || off > b.ref.Length-n || b.bad.Load():
+		return false
+	case n == 0 || b.whole.Load():
+		return true
+	case b.chunkOK == nil:
+		return false
+	}
+	return b.chunksGood(off/ChunkSize, (off+n-1)/ChunkSize)
 }
 
 // chunksGood reports whether chunks first to last were all found good.

@@ -1291,10 +1291,28 @@ test('stale: after a context change the runls quickfix list says it was asked in
   local want = ('[stale: asked in all agents · episode-2 (scope: run) · %s; now all agents · episode-2 (scope: episode) · %s]'):format(conv, conv)
   ok(title:find(want, 1, true), title)
   eq({ title }, st.titles, 'event data')
+  eq(('runls: context all agents · episode-2 (scope: episode) · %s'):format(conv), notifications[#notifications].msg, 'the scope on screen after :Runls set')
   await_user('RunlsStale', function()
     vim.cmd('Runls set scope=run')
   end)
   eq('runls: hotel booking', vim.fn.getqflist({ title = 1 }).title, 'the context it was asked in again: not stale')
+  -- A pick with :Runls context marks the list too, and says the context with its scope.
+  local real_select = vim.ui.select
+  vim.ui.select = function(items, opts, on_choice)
+    on_choice(({ ['runls agent'] = 'bob', ['runls episode'] = 'episode-2', ['runls conversation'] = conv })[opts.prompt])
+  end
+  local ok_pick, err = pcall(await_user, 'RunlsContext', function()
+    vim.cmd('Runls context')
+  end)
+  vim.ui.select = real_select
+  ok(ok_pick, tostring(err))
+  title = vim.fn.getqflist({ title = 1 }).title
+  ok(title:find(('[stale: asked in all agents · episode-2 (scope: run) · %s; now bob · episode-2 (scope: run) · %s]'):format(conv, conv), 1, true), title)
+  eq(('runls: context bob · episode-2 (scope: run) · %s'):format(conv), notifications[#notifications].msg, 'the scope on screen after a pick')
+  await_user('RunlsStale', function()
+    vim.cmd('Runls set agent=')
+  end)
+  eq('runls: hotel booking', vim.fn.getqflist({ title = 1 }).title, 'back in the context it was asked in: not stale')
 end)
 
 test('ignoreDiagnostics: sent only when set, as a list (from :Runls set, comma-separated)', function()

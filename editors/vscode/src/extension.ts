@@ -285,8 +285,10 @@ class Runls implements vscode.Disposable {
     client.onDidChangeState((e) => {
       if (e.newState === State.Starting) this.setState({ kind: 'starting' });
       else if (e.newState === State.Running && this.state.kind !== 'indexing') {
-        this.setState({ kind: 'ready' });
-        void this.refreshInfo();
+        // Running is the server's initialize answer, not its index: the status says
+        // ready once run/info says the first index is done (or the progress ends).
+        this.setState({ kind: 'indexing' });
+        void this.awaitIndexed(client);
       }
       else if (e.newState === State.Stopped && this.state.kind !== 'error') this.setState({ kind: 'stopped' });
     });
@@ -354,6 +356,28 @@ class Runls implements vscode.Disposable {
       void client
         .sendNotification(DidChangeConfigurationNotification.type, didChangeConfigurationParams(this.settings()))
         .catch((err) => this.output.error(`didChangeConfiguration: ${err}`));
+    }
+  }
+
+  /**
+   * Asks run/info until the first index is done, then shows the server ready: the
+   * indexing progress's end says so too, but a server may send no progress (a run
+   * reopened from its cache is done before a progress would show).
+   */
+  private async awaitIndexed(client: LanguageClient): Promise<void> {
+    while (this.client === client && client.isRunning() && this.state.kind === 'indexing') {
+      try {
+        const ri = await info(client);
+        if (ri.indexing.done) {
+          this.info = ri;
+          if (this.client === client && this.state.kind === 'indexing') this.setState({ kind: 'ready' });
+          else this.render();
+          return;
+        }
+      } catch (e) {
+        this.output.debug(`run/info: ${e}`);
+      }
+      await new Promise((r) => setTimeout(r, 250));
     }
   }
 

@@ -57,6 +57,9 @@ func MergeCandidates(segments []*Segment) []*Segment {
 // one term's postings at a time (segmentWriter), so that what it holds
 // besides the sources is the new segment and the largest term's postings.
 func Merge(src []*Segment, layerMin int) (*Segment, [][]uint32) {
+	for _, s := range src {
+		s.checkWhole()
+	}
 	var key []uint64
 	var group []uint32
 	var dl []uint16

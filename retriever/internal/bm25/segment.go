@@ -43,6 +43,8 @@ type Segment struct {
 	skips    []skipEntry
 	dense    Sparse[denseTerm] // by term index, for the most frequent terms
 	layers   Sparse[layers]    // by term index, for terms with many postings
+
+	lazy *lazyChecks // read with ReadSegmentLazy: its bytes checked at their first use (backing.go)
 }
 
 // groupRun says that documents from lo on (up to the next run) are of group.
@@ -79,6 +81,8 @@ func (s *Segment) lengthAt(dls []uint8, k int, d uint32) uint16 {
 // lists returns the posting lists of the segment's i-th term: one, or two
 // for a split term (high first).
 func (s *Segment) lists(i int, buf *[2]list) []list {
+	s.checkTerm(i)
+	s.checkDocs()
 	m, end := &s.meta[i], &s.meta[i+1]
 	p := s.post[m.off:end.off]
 	sk := s.skips[m.skipOff:end.skipOff]
@@ -129,7 +133,10 @@ func (s *Segment) eachPosting(i int, fn func(doc, tf uint32)) {
 func (s *Segment) Docs() int { return len(s.key) }
 
 // Key returns document d's key, as given to Builder.Add.
-func (s *Segment) Key(d uint32) uint64 { return s.key[d] }
+func (s *Segment) Key(d uint32) uint64 {
+	s.checkKey(d)
+	return s.key[d]
+}
 
 // DeadCount returns how many of the segment's documents are dead.
 func (s *Segment) DeadCount() int { return s.ndead }
@@ -179,6 +186,7 @@ func (s *Segment) termIndex(term uint32) int {
 		return -1 // before the first term (which is sampled)
 	}
 	lo := (j - 1) * termSampleEvery
+	s.checkTermRun(lo)
 	i, ok := slices.BinarySearch(s.terms[lo:min(lo+termSampleEvery, len(s.terms))], term)
 	if !ok {
 		return -1
@@ -243,7 +251,12 @@ func (s *Segment) Footprint() Footprint {
 
 // Terms returns the global ids of the segment's terms, ascending (shared:
 // read only).
-func (s *Segment) Terms() []uint32 { return s.terms }
+func (s *Segment) Terms() []uint32 {
+	if s.lazy != nil {
+		CheckValues(s.lazy.back, s.terms)
+	}
+	return s.terms
+}
 
 // EachPosting calls fn for every posting of global term id in the segment,
 // dead documents' included, in document order.

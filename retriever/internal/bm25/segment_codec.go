@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"sync/atomic"
 	"unsafe"
 )
 
@@ -44,6 +45,7 @@ func (s *Segment) AppendEncoded(dst []byte) []byte {
 // Encode writes the segment's encoding as e's next sections, for a caller
 // that puts its own sections beside it in one blob (ReadSegment reads it).
 func (s *Segment) Encode(e *SectionEncoder) {
+	s.checkWhole()
 	e.b = append(e.b, segmentMagic...)
 	e.b = binary.LittleEndian.AppendUint32(e.b, segmentVersion)
 	e.b = binary.LittleEndian.AppendUint64(e.b, math.Float64bits(s.refAvgdl))
@@ -90,11 +92,49 @@ func DecodeSegment(b []byte) (*Segment, error) {
 // ReadSegment reads a segment Encode wrote as d's next sections; nil when
 // they are not one (d.Err says why).
 func ReadSegment(d *SectionDecoder) *Segment {
+	s := readSegment(d)
+	if s == nil {
+		return nil
+	}
+	if err := s.checkShape(); err != nil {
+		d.fail("%v", err)
+		return nil
+	}
+	return s
+}
+
+// ReadSegmentLazy is ReadSegment for bytes checked as they are first used
+// (backing.go): d's sections' headers and the few small sections it reads
+// whole are checked through back now, with the values it checks; the
+// rest, with their values, at their first use. d must read sections from
+// the bytes back checks (d.SetBacking(back) before the first section) and
+// back must stay usable while the segment is.
+func ReadSegmentLazy(d *SectionDecoder, back Backing) *Segment {
+	if d.err == nil && d.back != back {
+		d.fail("a lazy read without its backing")
+	}
+	if d.err == nil {
+		back.Check(d.b[d.off:min(d.off+16, d.end)])
+	}
+	s := readSegment(d)
+	if s == nil {
+		return nil
+	}
+	s.lazy = &lazyChecks{back: back, termsOK: make([]atomic.Uint64, (len(s.terms)+63)/64)}
+	if err := s.checkSmall(); err != nil {
+		d.fail("%v", err)
+		return nil
+	}
+	return s
+}
+
+// readSegment reads a segment's sections, without checking their values.
+func readSegment(d *SectionDecoder) *Segment {
 	if d.err != nil {
 		return nil
 	}
 	b := d.b
-	if len(b)-d.off < 16 || string(b[d.off:d.off+4]) != segmentMagic || binary.LittleEndian.Uint32(b[d.off+4:]) != segmentVersion {
+	if d.end-d.off < 16 || string(b[d.off:d.off+4]) != segmentMagic || binary.LittleEndian.Uint32(b[d.off+4:]) != segmentVersion {
 		d.fail("magic or version")
 		return nil
 	}
@@ -102,7 +142,9 @@ func ReadSegment(d *SectionDecoder) *Segment {
 	d.off += 16
 	s.key = getSection[uint64](d)
 	s.dl = getSection[uint8](d)
-	s.dead = append([]uint64(nil), getSection[uint64](d)...) // Kill writes it
+	dead := getSection[uint64](d)
+	CheckValues(d.back, dead)
+	s.dead = append([]uint64(nil), dead...) // Kill writes it
 	s.groups = getSection[groupRun](d)
 	s.longDL = getSparse[uint16](d)
 	s.terms = getSection[uint32](d)
@@ -132,6 +174,7 @@ func ReadSegment(d *SectionDecoder) *Segment {
 				d.fail("layers of term %d", i)
 				break
 			}
+			CheckValues(d.back, head)
 			h := head[0]
 			s.layers.vals[i] = layers{split: h.split, skipSplit: h.skipSplit, maxTF: h.maxTF, maxImpact: h.maxImpact, dl: getSection[uint8](d)}
 		}
@@ -141,10 +184,6 @@ func ReadSegment(d *SectionDecoder) *Segment {
 	}
 	for _, w := range s.dead {
 		s.ndead += bits.OnesCount64(w)
-	}
-	if err := s.checkShape(); err != nil {
-		d.fail("%v", err)
-		return nil
 	}
 	return s
 }
@@ -187,23 +226,8 @@ type layersHead struct {
 
 // checkShape checks every length and offset a lookup indexes with.
 func (s *Segment) checkShape() error {
-	docs := len(s.key)
-	switch {
-	case len(s.dl) != docs:
-		return fmt.Errorf("%d lengths for %d documents", len(s.dl), docs)
-	case len(s.dead) != (docs+63)/64:
-		return fmt.Errorf("%d dead words for %d documents", len(s.dead), docs)
-	case docs > 0 && (len(s.groups) == 0 || s.groups[0].lo != 0):
-		return errors.New("no group for the first document")
-	case len(s.meta) != len(s.terms)+1:
-		return fmt.Errorf("%d term entries for %d terms", len(s.meta), len(s.terms))
-	case len(s.termSample) != (len(s.terms)+termSampleEvery-1)/termSampleEvery:
-		return fmt.Errorf("%d sampled terms of %d", len(s.termSample), len(s.terms))
-	}
-	for i := 1; i < len(s.groups); i++ {
-		if s.groups[i].lo <= s.groups[i-1].lo || int(s.groups[i].lo) >= docs {
-			return fmt.Errorf("group run %d out of order", i)
-		}
+	if err := s.checkSmall(); err != nil {
+		return err
 	}
 	for i := range s.terms {
 		if i > 0 && s.terms[i] <= s.terms[i-1] {
@@ -226,23 +250,63 @@ func (s *Segment) checkShape() error {
 		}
 		if m.flags&metaDense != 0 {
 			dt := s.dense.Ptr(uint32(i))
-			if dt == nil || len(dt.bits) != (docs+63)/64 || len(dt.tfAt) != len(dt.winMax)+1 || len(dt.tfLow) != len(dt.tfs) {
+			if dt == nil {
 				return fmt.Errorf("term %d's dense column", i)
 			}
-			for w := 1; w < len(dt.tfAt); w++ {
-				if dt.tfAt[w] < dt.tfAt[w-1] || int(dt.tfAt[w]) > len(dt.tfLow) {
-					return fmt.Errorf("term %d's dense windows", i)
-				}
+			if err := dt.checkShape(len(s.key)); err != nil {
+				return fmt.Errorf("term %d's %v", i, err)
 			}
+		}
+	}
+	for _, sk := range s.skips {
+		if int(sk.end) > len(s.post) || int(sk.lastDoc) >= max(len(s.key), 1) {
+			return errors.New("a skip entry past the postings")
+		}
+	}
+	return nil
+}
+
+// checkSmall is checkShape's checks that read no more than the segment's
+// small sections (its lengths, groups, sampled terms, sparse columns' ids):
+// those of a segment read lazily at its decode (backing.go), which checks
+// those sections' bytes first. A term's own values are checked at its
+// first use (checkTerm).
+func (s *Segment) checkSmall() error {
+	docs := len(s.key)
+	switch {
+	case len(s.dl) != docs:
+		return fmt.Errorf("%d lengths for %d documents", len(s.dl), docs)
+	case len(s.dead) != (docs+63)/64:
+		return fmt.Errorf("%d dead words for %d documents", len(s.dead), docs)
+	case docs > 0 && (len(s.groups) == 0 || s.groups[0].lo != 0):
+		return errors.New("no group for the first document")
+	case len(s.meta) != len(s.terms)+1:
+		return fmt.Errorf("%d term entries for %d terms", len(s.meta), len(s.terms))
+	case len(s.termSample) != (len(s.terms)+termSampleEvery-1)/termSampleEvery:
+		return fmt.Errorf("%d sampled terms of %d", len(s.termSample), len(s.terms))
+	}
+	if b := s.Backing(); b != nil {
+		CheckValues(b, s.groups)
+		CheckSparse(b, &s.longDL)
+		CheckValues(b, s.termSample)
+		CheckValues(b, s.dense.docs)
+		CheckValues(b, s.layers.docs)
+		if n := len(s.meta); n > 0 {
+			CheckValues(b, s.meta[n-1:])
+		}
+	}
+	for i := 1; i < len(s.groups); i++ {
+		if s.groups[i].lo <= s.groups[i-1].lo || int(s.groups[i].lo) >= docs {
+			return fmt.Errorf("group run %d out of order", i)
+		}
+	}
+	for i := 1; i < len(s.termSample); i++ {
+		if s.termSample[i] <= s.termSample[i-1] {
+			return fmt.Errorf("sampled term %d out of order", i)
 		}
 	}
 	if n := len(s.meta); n > 0 && (int(s.meta[n-1].off) != len(s.post) || int(s.meta[n-1].skipOff) != len(s.skips)) {
 		return errors.New("the last term's end")
-	}
-	for _, sk := range s.skips {
-		if int(sk.end) > len(s.post) || int(sk.lastDoc) >= max(docs, 1) {
-			return errors.New("a skip entry past the postings")
-		}
 	}
 	for _, sp := range []interface{ ascending() bool }{&s.longDL, &s.dense, &s.layers} {
 		if !sp.ascending() {
@@ -274,6 +338,21 @@ func (c *Sparse[T]) ascending() bool {
 type SectionEncoder struct {
 	b    []byte
 	base int
+	lens []uint64 // every section's length so far, for PutIndex
+}
+
+// PutIndex ends e's sections with their index: every section's length in
+// values again, in order, then how many there are (8 bytes each). A
+// decoder that reads it first (SectionDecoder.UseIndex) lays the sections
+// out from it without reading their headers, which lie one a section
+// throughout the bytes: a reader that checks what it reads (a mapped blob
+// checked by range, backing.go) then checks the index's few bytes, not a
+// chunk around every header.
+func (e *SectionEncoder) PutIndex() {
+	for _, n := range e.lens {
+		e.b = binary.LittleEndian.AppendUint64(e.b, n)
+	}
+	e.b = binary.LittleEndian.AppendUint64(e.b, uint64(len(e.lens)))
 }
 
 // NewSectionEncoder starts sections at the end of dst.
@@ -307,6 +386,7 @@ func putSection[T any](e *SectionEncoder, parts ...[]T) {
 // given a part at a time (putSection).
 func beginSection(e *segmentEncoder, n int) {
 	e.b = binary.LittleEndian.AppendUint64(e.b, uint64(n))
+	e.lens = append(e.lens, uint64(n))
 }
 
 func appendValues[T any](e *segmentEncoder, v []T) {
@@ -346,16 +426,66 @@ func newDecoder(b []byte, magic string, version uint32, errFormat error) (segmen
 	if len(b) < 8 || string(b[:4]) != magic || binary.LittleEndian.Uint32(b[4:]) != version {
 		return segmentDecoder{}, fmt.Errorf("%w: magic or version", errFormat)
 	}
-	return segmentDecoder{b: b, off: 8}, nil
+	return segmentDecoder{b: b, off: 8, end: len(b)}, nil
 }
 
 // SectionDecoder reads sections a SectionEncoder wrote. Every length is
 // checked against the bytes left, so that no section reaches past them;
 // the first failure sticks (Err), and every later read gives nothing.
 type SectionDecoder struct {
-	b   []byte
-	off int
-	err error
+	b    []byte
+	off  int
+	err  error
+	back Backing // checks each section's header before it is read (nil: none)
+	// With an index (UseIndex): the sections' lengths, the next one's place
+	// in it, and where the sections end (else len(b)).
+	lens []uint64
+	li   int
+	end  int
+	// copied: the bytes given were not 8-byte aligned, and b is a copy
+	copied bool
+}
+
+// SetBacking makes d check each section's header through back before it
+// reads it (ReadSegmentLazy); the sections' values are the caller's to
+// check. d must not have copied its bytes (NewSectionDecoder copies bytes
+// that are not 8-byte aligned): back could not check the copy.
+func (d *SectionDecoder) SetBacking(back Backing) {
+	if d.copied {
+		d.fail("unaligned bytes")
+	}
+	d.back = back
+}
+
+// UseIndex reads the index SectionEncoder.PutIndex ended the bytes with
+// (through d's backing, if it has one), and the sections from it, not from
+// their headers; call it before the first section.
+func (d *SectionDecoder) UseIndex() {
+	if d.err != nil {
+		return
+	}
+	if d.off != 0 || d.lens != nil || len(d.b) < 8 || len(d.b)%8 != 0 {
+		d.fail("no section index")
+		return
+	}
+	count := d.b[len(d.b)-8:]
+	if d.back != nil {
+		d.back.Check(count)
+	}
+	n := binary.LittleEndian.Uint64(count)
+	if n > uint64(len(d.b)-8)/8 {
+		d.fail("a section index of %d past the start", n)
+		return
+	}
+	d.end = len(d.b) - 8 - 8*int(n)
+	index := d.b[d.end : len(d.b)-8]
+	if d.back != nil {
+		d.back.Check(index)
+	}
+	d.lens = unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(index))), int(n))
+	if n == 0 {
+		d.lens = []uint64{}
+	}
 }
 
 // NewSectionDecoder reads sections from b. Slices it gives point into b
@@ -368,6 +498,8 @@ func NewSectionDecoder(b []byte) *SectionDecoder {
 		return d
 	}
 	d.b = alignedBytes(b)
+	d.copied = len(b) > 0 && &d.b[0] != &b[0]
+	d.end = len(d.b)
 	return d
 }
 
@@ -401,8 +533,11 @@ func (d *SectionDecoder) Err() error { return d.err }
 // Finish is d's first failure, or one when bytes are left after the
 // sections read.
 func (d *SectionDecoder) Finish() error {
-	if d.err == nil && d.off != len(d.b) {
-		d.fail("%d bytes after the sections", len(d.b)-d.off)
+	if d.err == nil && d.off != d.end {
+		d.fail("%d bytes after the sections", d.end-d.off)
+	}
+	if d.err == nil && d.lens != nil && d.li != len(d.lens) {
+		d.fail("%d sections of an index of %d", d.li, len(d.lens))
 	}
 	return d.err
 }
@@ -418,15 +553,29 @@ func getSection[T any](d *SectionDecoder) []T {
 	if d.err != nil {
 		return nil
 	}
-	if len(d.b)-d.off < 8 {
+	if d.end-d.off < 8 {
 		d.fail("cut at byte %d", d.off)
 		return nil
 	}
-	n := binary.LittleEndian.Uint64(d.b[d.off:])
+	var n uint64
+	switch {
+	case d.lens != nil:
+		if d.li == len(d.lens) {
+			d.fail("more sections than the index's %d", len(d.lens))
+			return nil
+		}
+		n = d.lens[d.li] // the header, not read, says the same
+		d.li++
+	case d.back != nil:
+		d.back.Check(d.b[d.off : d.off+8])
+		fallthrough
+	default:
+		n = binary.LittleEndian.Uint64(d.b[d.off:])
+	}
 	d.off += 8
 	var zero T
 	size := uint64(unsafe.Sizeof(zero))
-	if n > uint64(len(d.b)-d.off)/size {
+	if n > uint64(d.end-d.off)/size {
 		d.fail("a section of %d values past the end", n)
 		return nil
 	}
@@ -436,7 +585,7 @@ func getSection[T any](d *SectionDecoder) []T {
 		out = unsafe.Slice((*T)(unsafe.Pointer(&d.b[d.off])), int(n))
 	}
 	d.off += (bytes + sectionAlign - 1) / sectionAlign * sectionAlign
-	if d.off > len(d.b) {
+	if d.off > d.end {
 		d.fail("padding past the end")
 		return nil
 	}

@@ -214,6 +214,7 @@ func (st *Stats) Retract(part uint32, s *Segment, d uint32, terms []uint32, dl u
 // segment's postings.
 func (st *Stats) Drop(part uint32, s *Segment, lo, hi uint32) {
 	p := &st.parts[part]
+	s.checkWhole()
 	var buf [2]list
 	for i, term := range s.terms {
 		// Each of a split term's lists is in document order on its own.

@@ -100,6 +100,7 @@ func (t *topK) offer(c Hit) {
 	if len(t.h.hits) == t.k && !t.beatsWorst(&c) {
 		return
 	}
+	c.seg.checkKey(c.Doc)
 	hash := c.seg.key[c.Doc]
 	if i, ok := t.where[hash]; ok {
 		if better(&c, &t.h.hits[i], t.tie) {

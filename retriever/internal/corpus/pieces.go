@@ -6,6 +6,7 @@ package corpus
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
 
 	"runls/retriever/internal/bm25"
@@ -44,6 +45,34 @@ type Columns struct {
 
 	Masked   bm25.Sparse[string] // text of pieces whose text differs from the file's (masking)
 	ToldHash bm25.Sparse[uint64] // hash of the whole trimmed message of told pieces
+
+	lazy *columnChecks // read back lazily: a piece's values checked at their first use
+}
+
+// columnChecks is what the columns of a segment read back lazily (a
+// mapped cache blob checked by range, bm25.Backing) check of a piece at
+// its first use: its bytes in each column read, and the values an index is
+// made of (a conversation's, a far line's), as the decode checks them of
+// columns read whole.
+type columnChecks struct {
+	back  bm25.Backing
+	convs uint32 // conversation ids the index holds
+}
+
+// SetBacking makes the columns check each piece's values through back at
+// their first use; convs is how many conversation ids the index holds.
+// The caller has checked the small columns whole (FarLines, Wide, ConvIDs,
+// Masked, ToldHash), their values too.
+func (s *Columns) SetBacking(back bm25.Backing, convs uint32) {
+	s.lazy = &columnChecks{back: back, convs: convs}
+}
+
+// FlagsOf returns piece d's flags.
+func (s *Columns) FlagsOf(d uint32) uint8 {
+	if s.lazy != nil {
+		bm25.CheckValue(s.lazy.back, s.Flags, int(d))
+	}
+	return s.Flags[d]
 }
 
 // wideMark stands in a 16-bit column for a value kept in Wide.
@@ -59,10 +88,19 @@ const LineGroup = 64
 const FarMark = 0xff
 
 func (s *Columns) LineOf(d uint32) uint32 {
+	if s.lazy != nil {
+		bm25.CheckValue(s.lazy.back, s.LineStep, int(d))
+	}
 	if v := s.LineStep[d]; v != FarMark {
+		if s.lazy != nil {
+			bm25.CheckValue(s.lazy.back, s.LineBase, int(d/LineGroup))
+		}
 		return s.LineBase[d/LineGroup] + uint32(v)
 	}
-	i, _ := slices.BinarySearchFunc(s.FarLines, d, func(e FarLine, d uint32) int { return cmp.Compare(e.Doc, d) })
+	i, ok := slices.BinarySearchFunc(s.FarLines, d, func(e FarLine, d uint32) int { return cmp.Compare(e.Doc, d) })
+	if !ok && s.lazy != nil {
+		s.lazy.back.Corrupt(fmt.Errorf("no far line for piece %d", d))
+	}
 	return s.FarLines[i].Line
 }
 
@@ -90,6 +128,9 @@ func (s *Columns) narrowLines(line []uint32) {
 }
 
 func (s *Columns) StartOf(d uint32) uint32 {
+	if s.lazy != nil {
+		bm25.CheckValue(s.lazy.back, s.Start16, int(d))
+	}
 	if v := s.Start16[d]; v != wideMark {
 		return uint32(v)
 	}
@@ -98,6 +139,9 @@ func (s *Columns) StartOf(d uint32) uint32 {
 }
 
 func (s *Columns) BlenOf(d uint32) uint32 {
+	if s.lazy != nil {
+		bm25.CheckValue(s.lazy.back, s.Blen16, int(d))
+	}
 	if v := s.Blen16[d]; v != wideMark {
 		return uint32(v)
 	}
@@ -106,10 +150,31 @@ func (s *Columns) BlenOf(d uint32) uint32 {
 }
 
 func (s *Columns) ConvOf(d uint32) uint32 {
+	if s.lazy != nil {
+		return s.lazyConvOf(d)
+	}
 	if s.Conv32 != nil {
 		return s.Conv32[d]
 	}
 	return s.ConvIDs[s.Conv16[d]]
+}
+
+// lazyConvOf is ConvOf of columns read back lazily.
+func (s *Columns) lazyConvOf(d uint32) uint32 {
+	z := s.lazy
+	if s.Conv32 != nil {
+		bm25.CheckValue(z.back, s.Conv32, int(d))
+		if c := s.Conv32[d]; c < z.convs {
+			return c
+		}
+	} else {
+		bm25.CheckValue(z.back, s.Conv16, int(d))
+		if i := s.Conv16[d]; int(i) < len(s.ConvIDs) {
+			return s.ConvIDs[i]
+		}
+	}
+	z.back.Corrupt(fmt.Errorf("piece %d's conversation", d))
+	return 0
 }
 
 // RawColumns are the columns of pieces as a builder collects them.
@@ -194,7 +259,7 @@ func (r *RawColumns) AddFrom(s *Columns, d, n uint32) {
 	r.Start = append(r.Start, s.StartOf(d))
 	r.Blen = append(r.Blen, s.BlenOf(d))
 	r.Conv = append(r.Conv, s.ConvOf(d))
-	r.Flags = append(r.Flags, s.Flags[d])
+	r.Flags = append(r.Flags, s.FlagsOf(d))
 	if t, ok := s.Masked.Get(d); ok {
 		r.Masked.Set(n, t)
 	}

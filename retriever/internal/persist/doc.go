@@ -3,7 +3,9 @@
 // the entry the retriever's configuration names, it restores the entry's
 // last commit into the index, persist.go, and writes the index's commits,
 // debounced), the segments flushed to the entry as they are made
-// (flush.go), the catch of a fault on a mapped page (fault.go: Guard, and
+// (flush.go), a restored segment's bytes checked by range at their first
+// use (check.go), the catch of a fault on a mapped page or a failed check
+// (fault.go: Guard, and
 // the fault injection of the runls_faultinject build, fault_inject.go), the
 // state blob's codec (persist_codec.go), the segment blob's codec
 // (segment_codec.go), the file table's records and their parser state

@@ -61,8 +61,9 @@ import (
 
 // mappingFault is a fault met reading a mapping of the cache entry.
 type mappingFault struct {
-	where string
-	err   error // the snapshot's: wraps store.ErrCorrupt
+	where   string
+	err     error // the snapshot's: wraps store.ErrCorrupt
+	checked bool  // a range of a blob failed its check at its first use (check.go), not a fault
 }
 
 func (f *mappingFault) Error() string { return f.where + ": " + f.err.Error() }
@@ -108,6 +109,9 @@ func (g Guard) Rest(where string, onFault func(error)) func() {
 // faultError gives the fault r as a *mappingFault, or panics with r again
 // when it is not a fault on one of the writer's mappings.
 func (g Guard) faultError(where string, r any) error {
+	if c, ok := r.(*checkFailure); ok && g.w != nil {
+		return &mappingFault{where: where, err: c.err, checked: true}
+	}
 	f, ok := r.(interface{ Addr() uintptr })
 	if ok && g.w != nil {
 		if err := g.w.guard.fault(f.Addr()); err != nil {
@@ -182,7 +186,11 @@ func (w *Writer) DropMapping(err error) {
 	g.cut = true // the stat check has nothing more to find
 	g.mu.Unlock()
 	h := w.host
-	h.Log.Warn("dropped the cache entry: a file of it was cut under the running server; the run is indexed afresh", zap.String("entry", w.entry.Dir()), zap.Error(err))
+	why := "a file of it was cut under the running server"
+	if f := (*mappingFault)(nil); errors.As(err, &f) && f.checked {
+		why = "a blob of it is not as written (its checksum, checked at its first use)"
+	}
+	h.Log.Warn("dropped the cache entry: "+why+"; the run is indexed afresh", zap.String("entry", w.entry.Dir()), zap.Error(err))
 	h.RefreshMu.Lock()
 	defer h.RefreshMu.Unlock()
 	w.mu.Lock()

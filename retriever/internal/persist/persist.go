@@ -19,12 +19,15 @@ package persist
 // same head and window check following makes; anything else has its old
 // pieces dropped and is read again. One set of rules, not two.
 //
-// Checks: the entry is opened with store.VerifyFull, so every blob's
-// CRC-32C is checked before a byte of it is used: a flipped byte inside a
-// segment's postings (which the decoders do not check value by value) is
-// then never an answer. It costs one pass over the entry at memory speed
-// (the figures are in the README's cache section); checking at first use
-// instead would leave a search to find it, half-way through an answer.
+// Checks (check.go): the entry is opened checking its structure
+// (store.VerifyFrame), the state, dictionary and statistics are checked
+// whole as they are read, and each segment's bytes by range at their first
+// use, so that a flipped byte inside a segment's postings (which the
+// decoders do not check value by value) is never an answer, and a reopen
+// reads the pages its first answer needs, not the whole entry. A range
+// found bad at a search is the entry's corruption, taken as a fault on its
+// mapping is (fault.go): dropped, said once, and the answer made again from
+// the run indexed afresh.
 
 import (
 	"errors"
@@ -70,51 +73,29 @@ func (w *Writer) restoreIndex(snap *store.Snapshot) (map[*corpus.Segment]store.B
 	var st *StateBlob
 	var dict *bm25.Dict
 	var stats *bm25.Stats
-	err := errors.Join(
-		// The state is read from a copy on the heap: its files' head, window,
-		// line index and record table are read by every request and update
-		// (records, outlines, a file's rewrite check), which a cut blob must
-		// never fault; only the segments, the dictionary and the statistics
-		// are read in place, by searches and updates that check the files
-		// first (mappingGuard).
-		// (read from the blob's file, not copied from its mapping, whose
-		// pages would stay the process's: some 90 MB at 1 GB)
-		func() error {
-			b, err := blobs[BlobState].ReadAll()
-			if err == nil {
-				st, err = DecodeState(b)
+	var segs []*corpus.Segment
+	var refs map[*corpus.Segment]store.BlobRef
+	var files []*corpus.File
+	// The state is checked whole through its mapping, and decoded from it
+	// inside its Access, with everything made of it: the file states keep
+	// copies of what they hold (FileStates), so that nothing reads the
+	// blob after the restore (a request or an update reads the files'
+	// heads, windows, line indexes and record tables, which a cut blob must
+	// never fault), and its pages are then let go. A heap copy of it (some
+	// 90 MB at 1 GB) cost the reopen a copy and as much memory again.
+	state := blobs[BlobState]
+	err := state.Check()
+	if err == nil {
+		err = state.Access(func(b []byte) error {
+			var err error
+			if st, err = DecodeState(b); err != nil {
+				return err
 			}
-			return err
-		}(),
-		blobs[BlobDict].Access(func(b []byte) (err error) { dict, err = bm25.DecodeDict(b); return err }),
-		blobs[BlobStats].Access(func(b []byte) (err error) { stats, err = bm25.DecodeStats(b); return err }),
-	)
-	if err != nil {
-		return nil, err
-	}
-	if len(st.Convs) < 2 || st.Convs[0] != "" || st.Convs[1] != "-" || stats.Parts() > len(st.Agents) {
-		return nil, fmt.Errorf("state blob: conversations or agents")
-	}
-	segs := make([]*corpus.Segment, len(blobs)-BlobSegments)
-	refs := make(map[*corpus.Segment]store.BlobRef, len(segs))
-	if len(st.Dead) != len(segs) {
-		return nil, fmt.Errorf("state blob: dead bits of %d segments for %d", len(st.Dead), len(segs))
-	}
-	for i, blob := range blobs[BlobSegments:] {
-		err := blob.Access(func(b []byte) error {
-			s, err := DecodeSegment(b, uint32(len(st.Convs)), st.NextID)
-			if err == nil {
-				err = s.SetDeadBits(st.Dead[i])
-			}
-			segs[i] = s
+			segs, refs, files, dict, stats, err = w.restoreFrom(snap, st)
 			return err
 		})
-		if err != nil {
-			return nil, fmt.Errorf("segment %d: %w", i, err)
-		}
-		refs[segs[i]] = blob.Ref()
+		state.DropPages()
 	}
-	files, err := st.FileStates(segs, dict.Len(), w.host.Rules)
 	if err != nil {
 		return nil, err
 	}
@@ -146,6 +127,61 @@ func (w *Writer) restoreIndex(snap *store.Snapshot) (map[*corpus.Segment]store.B
 	}
 	w.host.State.Convs.Restore(st.Convs)
 	return refs, nil
+}
+
+// restoreFrom reads the dictionary, the statistics and the segments of
+// snap, and makes the file states of st, the decoded state blob.
+func (w *Writer) restoreFrom(snap *store.Snapshot, st *StateBlob) (segs []*corpus.Segment, refs map[*corpus.Segment]store.BlobRef, files []*corpus.File, dict *bm25.Dict, stats *bm25.Stats, err error) {
+	blobs := snap.Blobs()
+	err = errors.Join(
+		// Mapped, checked whole before they are read (a few MB): an
+		// entry opened checking its structure only (store.VerifyFrame)
+		// checks each blob before its first use (check.go).
+		checkThen(blobs[BlobDict], func(b []byte) (err error) { dict, err = bm25.DecodeDict(b); return err }),
+		checkThen(blobs[BlobStats], func(b []byte) (err error) { stats, err = bm25.DecodeStats(b); return err }),
+	)
+	if err != nil {
+		return
+	}
+	if len(st.Convs) < 2 || st.Convs[0] != "" || st.Convs[1] != "-" || stats.Parts() > len(st.Agents) {
+		err = fmt.Errorf("state blob: conversations or agents")
+		return
+	}
+	segs = make([]*corpus.Segment, len(blobs)-BlobSegments)
+	refs = make(map[*corpus.Segment]store.BlobRef, len(segs))
+	if len(st.Dead) != len(segs) {
+		err = fmt.Errorf("state blob: dead bits of %d segments for %d", len(st.Dead), len(segs))
+		return
+	}
+	for i, blob := range blobs[BlobSegments:] {
+		// Read lazily: the headers and small columns now, each term's and
+		// piece's values at their first use, checked then (check.go).
+		err = blob.Access(func(b []byte) error {
+			return decodeChecked(func() error {
+				s, err := DecodeSegmentLazy(b, uint32(len(st.Convs)), st.NextID, newBlobBacking(snap, blob, b))
+				if err == nil {
+					err = s.SetDeadBits(st.Dead[i])
+				}
+				segs[i] = s
+				return err
+			})
+		})
+		if err != nil {
+			err = fmt.Errorf("segment %d: %w", i, err)
+			return
+		}
+		refs[segs[i]] = blob.Ref()
+	}
+	files, err = st.FileStates(segs, dict.Len(), w.host.Rules)
+	return
+}
+
+// checkThen runs fn on blob's content once the whole blob is checked.
+func checkThen(blob *store.Blob, fn func(b []byte) error) error {
+	if err := blob.Check(); err != nil {
+		return err
+	}
+	return blob.Access(fn)
 }
 
 // A mapped blob's file cut by someone else (the store never writes into a

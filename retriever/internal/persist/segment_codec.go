@@ -2,7 +2,8 @@ package persist
 
 // This file holds a segment's blob in the persisted index (spec §15, issue
 // 18): the engine's encoding (bm25.Segment.Encode) and the pieces' columns
-// after it, every column one aligned section, so that a segment read back
+// after it, every column one aligned section, then the sections' index
+// (bm25.SectionEncoder.PutIndex, issue 33), so that a segment read back
 // from a mapped blob points its slices into the mapping and builds nothing
 // per piece but the few masked texts' headers. The dead bits are not the
 // blob's: they change after it is written, and the state blob holds them
@@ -46,6 +47,9 @@ func EncodeSegment(dst []byte, s *corpus.Segment) []byte {
 	bm25.PutSection(e, ends)
 	bm25.PutSection(e, text)
 	bm25.PutSparse(e, &c.ToldHash)
+	// Read first by a decode (DecodeSegmentLazy checks it, and none of the
+	// headers throughout the blob).
+	e.PutIndex()
 	return e.Bytes()
 }
 
@@ -54,10 +58,35 @@ func EncodeSegment(dst []byte, s *corpus.Segment) []byte {
 // every value a lookup indexes with is checked, so that bytes that pass the
 // blob's checksum but are wrong give an error, never a read out of range.
 func DecodeSegment(b []byte, convs, files uint32) (*corpus.Segment, error) {
+	return decodeSegment(b, convs, files, nil)
+}
+
+// DecodeSegmentLazy is DecodeSegment for bytes checked as they are first
+// used (bm25.Backing, issue 33): it checks through back the sections'
+// headers and the small columns it reads whole, with their values, and
+// leaves the rest to their first use, which checks them through back too
+// (bm25's and corpus.Columns' lazy checks). back panics on bad bytes: the
+// caller runs it under a guard that catches its panic.
+func DecodeSegmentLazy(b []byte, convs, files uint32, back bm25.Backing) (*corpus.Segment, error) {
+	return decodeSegment(b, convs, files, back)
+}
+
+func decodeSegment(b []byte, convs, files uint32, back bm25.Backing) (*corpus.Segment, error) {
 	d := bm25.NewSectionDecoder(b)
-	s := &corpus.Segment{Segment: bm25.ReadSegment(d)}
+	var s *corpus.Segment
+	if back != nil {
+		d.SetBacking(back)
+	}
+	d.UseIndex()
+	if back != nil {
+		s = &corpus.Segment{Segment: bm25.ReadSegmentLazy(d, back)}
+	} else {
+		s = &corpus.Segment{Segment: bm25.ReadSegment(d)}
+	}
 	c := &s.Columns
-	if magic := bm25.GetSection[uint64](d); d.Err() == nil && (len(magic) != 1 || magic[0] != segmentBlobMagic) {
+	magic := bm25.GetSection[uint64](d)
+	bm25.CheckValues(back, magic)
+	if d.Err() == nil && (len(magic) != 1 || magic[0] != segmentBlobMagic) {
 		d.Fail("no pieces' columns")
 	}
 	c.LineBase = bm25.GetSection[uint32](d)
@@ -77,7 +106,17 @@ func DecodeSegment(b []byte, convs, files uint32) (*corpus.Segment, error) {
 	if err := d.Finish(); err != nil {
 		return nil, fmt.Errorf("segment blob: %w", err)
 	}
-	if err := checkColumns(s, convs, files); err != nil {
+	if back != nil {
+		// What is read whole here and by checkColumns; the rest at its use.
+		bm25.CheckValues(back, c.FarLines)
+		bm25.CheckSparse(back, &c.Wide)
+		bm25.CheckValues(back, c.ConvIDs)
+		bm25.CheckValues(back, mdocs)
+		bm25.CheckValues(back, mends)
+		bm25.CheckValues(back, mtext)
+		bm25.CheckSparse(back, &c.ToldHash)
+	}
+	if err := checkColumns(s, convs, files, back != nil); err != nil {
 		return nil, fmt.Errorf("segment blob: %w", err)
 	}
 	if len(mends) != len(mdocs) {
@@ -97,12 +136,16 @@ func DecodeSegment(b []byte, convs, files uint32) (*corpus.Segment, error) {
 		}
 		prev = end
 	}
+	if back != nil {
+		c.SetBacking(back, convs)
+	}
 	return s, nil
 }
 
 // checkColumns checks the pieces' columns against the engine's documents:
-// every length, and every value used as an index.
-func checkColumns(s *corpus.Segment, convs, files uint32) error {
+// every length, and every value used as an index; lazy, the values of the
+// columns by piece are left to their first use (corpus.Columns.SetBacking).
+func checkColumns(s *corpus.Segment, convs, files uint32, lazy bool) error {
 	c := &s.Columns
 	n := s.Docs()
 	switch {
@@ -117,6 +160,17 @@ func checkColumns(s *corpus.Segment, convs, files uint32) error {
 	case n > 0 && s.MaxGroup() >= files:
 		return fmt.Errorf("a piece of file %d of %d", s.MaxGroup(), files)
 	}
+	for _, id := range c.ConvIDs {
+		if id >= convs {
+			return fmt.Errorf("conversation %d of %d", id, convs)
+		}
+	}
+	if c.Wide.Len() > 0 && c.Wide.Last() >= uint32(n) || c.ToldHash.Len() > 0 && c.ToldHash.Last() >= uint32(n) {
+		return fmt.Errorf("a wide value or told hash past the pieces")
+	}
+	if lazy {
+		return nil
+	}
 	far := 0
 	for d, step := range c.LineStep {
 		if step != corpus.FarMark {
@@ -130,11 +184,6 @@ func checkColumns(s *corpus.Segment, convs, files uint32) error {
 	if far != len(c.FarLines) {
 		return fmt.Errorf("%d far lines for %d pieces", len(c.FarLines), far)
 	}
-	for _, id := range c.ConvIDs {
-		if id >= convs {
-			return fmt.Errorf("conversation %d of %d", id, convs)
-		}
-	}
 	for _, id := range c.Conv32 {
 		if id >= convs {
 			return fmt.Errorf("conversation %d of %d", id, convs)
@@ -144,9 +193,6 @@ func checkColumns(s *corpus.Segment, convs, files uint32) error {
 		if int(i) >= len(c.ConvIDs) {
 			return fmt.Errorf("conversation index %d of %d", i, len(c.ConvIDs))
 		}
-	}
-	if c.Wide.Len() > 0 && c.Wide.Last() >= uint32(n) || c.ToldHash.Len() > 0 && c.ToldHash.Last() >= uint32(n) {
-		return fmt.Errorf("a wide value or told hash past the pieces")
 	}
 	return nil
 }

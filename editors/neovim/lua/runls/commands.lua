@@ -50,7 +50,13 @@ local subcommands = {
       opts[k] = v
     end
     if R.set(opts) then
-      vim.notify('runls: ' .. vim.inspect(R.settings(), { newline = ' ', indent = '' }))
+      -- A context change says the context as the pickers do, the scope beside the
+      -- episode (issue 27: the scope on screen after each change).
+      if opts.agent or opts.episode or opts.conversation or opts.scope then
+        vim.notify('runls: context ' .. R.context_label(R.settings()))
+      else
+        vim.notify('runls: ' .. vim.inspect(R.settings(), { newline = ' ', indent = '' }))
+      end
     end
   end,
   restart = function()
