@@ -556,6 +556,10 @@ test('Pick Agent narrows the search to one agent, shown in the status bar', asyn
   };
   await pickAgent('bob');
   await page.locator('.statusbar-item', { hasText: 'runls: bob · episode-2 (scope: run) · conv-1' }).first().waitFor();
+  // The Evidence shown was asked for all agents: a pick marks it (issue 27).
+  await waitMessage('Stale:');
+  await evidencePane().locator('.monaco-list-row', { hasText: 'Stale: asked in all agents · episode-2 (scope: run) · conv-1; the context is now bob · episode-2 (scope: run) · conv-1' }).first().waitFor({ timeout: TIMEOUT });
+  await evidencePane().locator('.pane-header', { hasText: 'Evidence (stale)' }).first().waitFor({ timeout: TIMEOUT });
   await runCommand('runls: Search Again with Current Settings');
   await waitMessage('(bob · episode-2 (scope: run) · conv-1)');
   // Search Again's query is the last one: the word searched above.
@@ -564,6 +568,7 @@ test('Pick Agent narrows the search to one agent, shown in the status bar', asyn
   for (const row of shown) assert.match(row.text, /^#\d+ episode-\d+ · bob /, row.text);
   await pickAgent('All agents');
   await page.locator('.statusbar-item', { hasText: 'runls: all agents · episode-2 (scope: run) · conv-1' }).first().waitFor();
+  await waitMessage('Stale:'); // asked for bob
   assert.equal(fs.existsSync(path.join(run, '.vscode')), false, 'still no .vscode folder in the run');
 });
 
