@@ -35,7 +35,8 @@ import (
 // failtally.go), so a request after an append adds what was appended; a
 // whole answer and its JSON are kept for the committed state they were
 // made from (ix.commits), so asking again without a change costs no read
-// and no writing at all.
+// and no writing at all. What of it a request asks for (fewer locations a
+// group, one group: runls' own params) is cut from it (failuresview.go).
 
 // FailuresRequest is a run/failures request. Empty strings are absent.
 // MaxRecords and Pattern are runls' own (spec §9 is silent on a client
