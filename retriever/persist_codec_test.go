@@ -172,3 +172,61 @@ func FuzzDecodeState(f *testing.F) {
 		}
 	})
 }
+
+// A state blob whose files repeat an id or a path, or are not in the order
+// the writer stores them (sorted by path, which the check of repeated paths
+// relies on), is refused.
+func TestDecodeStateRefusesRepeatedFiles(t *testing.T) {
+	ix, _ := codecRun(t)
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	var segs []*corpus.Segment
+	st, place := persist.Save(&ix.state)
+	for _, s := range ix.state.Segments {
+		dec, err := persist.DecodeSegment(persist.EncodeSegment(nil, s), uint32(len(st.Convs)), st.NextID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		segs = append(segs, dec)
+	}
+	f0, f1 := st.Files[0], st.Files[1]
+	for _, c := range []struct {
+		name, want string
+		edit       func() (undo func())
+	}{
+		{"as saved", "", func() func() { return func() {} }},
+		{"out of order", "path", func() func() {
+			st.Files[0], st.Files[1] = f1, f0
+			return func() { st.Files[0], st.Files[1] = f0, f1 }
+		}},
+		{"a file twice", "id", func() func() {
+			st.Files[1] = f0
+			return func() { st.Files[1] = f1 }
+		}},
+		{"an id twice", "id", func() func() {
+			id := f1.ID
+			f1.ID = f0.ID
+			return func() { f1.ID = id }
+		}},
+		{"a path twice", "path", func() func() {
+			rel := f1.Rel
+			f1.Rel = f0.Rel
+			return func() { f1.Rel = rel }
+		}},
+	} {
+		undo := c.edit()
+		enc := persist.EncodeState(nil, st, place)
+		undo()
+		blob, err := persist.DecodeState(enc)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		_, err = blob.FileStates(segs, ix.state.Dict.Len(), fileRules())
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%s: %v", c.name, err)
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), "file 1: "+c.want)):
+			t.Errorf("%s: %v, want file 1's %s refused", c.name, err, c.want)
+		}
+	}
+}

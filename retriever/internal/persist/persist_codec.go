@@ -12,12 +12,13 @@ package persist
 //
 // Every column is one aligned section (bm25.SectionEncoder), the files'
 // columns laid end to end and cut by each file's counts. The reopen reads
-// it from one heap copy of the blob, not the mapping (persist.go says why),
-// and the states made of it keep their own copy of the columns they point
-// into (line indexes, record tables, ranges: each one allocation for all
-// files, len == cap so that an append copies), so
-// that the blob's copy is freed once they are made: at 100,000 files it is
-// 52 MB, of which the files keep 20 (the fixed records alone are 22 MB).
+// it from its mapping, checked whole first (persist.go), and the states
+// made of it keep their own copy of the columns they point into (line
+// indexes, record tables, ranges: each one allocation for all files, len
+// == cap so that an append copies; keep.go), so that the blob's pages are
+// let go once they are made: at 100,000 files it is 52 MB, of which the
+// files keep 20 (the fixed records alone are 22 MB); at 1 GB, 93 MB of
+// which they keep 88 (the record tables).
 
 import (
 	"cmp"
@@ -289,12 +290,18 @@ func (st *StateBlob) FileStates(segs []*corpus.Segment, terms int, h FileRules) 
 	var cr records.Counts
 	kept := st.keptColumns()
 	out := make([]*corpus.File, len(st.fixed))
-	ids := make(map[uint32]bool, len(st.fixed))
-	paths := make(map[string]bool, len(st.fixed))
+	// An id is taken once: a bit an id below NextID (restoreIndex makes a
+	// pointer of each). A path is too: the writer stores the files sorted
+	// by path (Save), so each must follow the one before, which needs no
+	// set of them. The paths share one backing (their bytes are read from
+	// the blob, not kept from it).
+	ids := make([]uint64, (int(st.NextID)+63)/64)
+	var paths strings.Builder
+	paths.Grow(st.pathBytes())
 	for i := range st.fixed {
 		f := &st.fixed[i]
 		switch {
-		case f.id >= st.NextID || ids[f.id]:
+		case f.id >= st.NextID || ids[f.id/64]&(1<<(f.id%64)) != 0:
 			return bad(i, "id %d", f.id)
 		case int(f.agent) >= len(st.Agents):
 			return bad(i, "agent %d", f.agent)
@@ -313,7 +320,7 @@ func (st *StateBlob) FileStates(segs []*corpus.Segment, terms int, h FileRules) 
 		if !ok {
 			return bad(i, "layout %d", f.layout)
 		}
-		ids[f.id] = true
+		ids[f.id/64] |= 1 << (f.id % 64)
 		file := &corpus.File{
 			ID: f.id, Agent: f.agent, Dev: f.dev, Ino: f.ino, Size: f.size, Mtime: f.mtime, Ctime: f.ctime, ReadPos: f.readPos,
 			ReadAt: f.readAt, CommitPos: f.commitPos, CommitLine: f.commitLine,
@@ -330,14 +337,15 @@ func (st *StateBlob) FileStates(segs []*corpus.Segment, terms int, h FileRules) 
 		if f.flags&savedHasTail != 0 {
 			file.SetTail(append([]byte{}, b[:f.tail]...)) // appended to as a carry: its own
 		}
-		file.Rel = string(b[f.tail:])
+		at := paths.Len()
+		paths.Write(b[f.tail:])
+		file.Rel = paths.String()[at:]
 		ep, rest, _ := strings.Cut(file.Rel, "/")
 		agent, _, _ := strings.Cut(rest, "/")
 		num, isEp := h.EpisodeNumber(ep)
-		if !fs.ValidPath(file.Rel) || !isEp || agent != st.Agents[f.agent] || !strings.Contains(rest, "/") || paths[file.Rel] {
+		if !fs.ValidPath(file.Rel) || !isEp || agent != st.Agents[f.agent] || !strings.Contains(rest, "/") || i > 0 && file.Rel <= out[i-1].Rel {
 			return bad(i, "path %q", file.Rel)
 		}
-		paths[file.Rel] = true
 		file.Episode, file.EpNum, file.Form = ep, num, recordformat.FormOf(file.Rel)
 		file.Warned, file.Memo = corpus.NewWarnings(file.Form), h.NewMemo(file.Form)
 
@@ -400,6 +408,16 @@ func (st *StateBlob) FileStates(segs []*corpus.Segment, terms int, h FileRules) 
 	return out, nil
 }
 
+// pathBytes is the length of the files' paths together, at most the
+// blob's bytes (a blob that says more is refused as its files are made).
+func (st *StateBlob) pathBytes() int {
+	n := 0
+	for i := range st.fixed {
+		n += int(st.fixed[i].path)
+	}
+	return min(n, len(st.bytes))
+}
+
 // keptColumns are the columns a blob's file states keep, in memory of
 // their own (the package comment says why), and the arena their ranges are
 // appended to.
@@ -412,10 +430,12 @@ type keptColumns struct {
 // is refused before it outgrows them; an arena that grows would still be
 // right).
 func (st *StateBlob) keptColumns() *keptColumns {
-	st.tailTerms = slices.Clone(st.tailTerms)
-	st.lineIndex = slices.Clone(st.lineIndex)
-	st.fileConvs = slices.Clone(st.fileConvs)
-	st.recs = st.recs.Clone()
+	st.tailTerms = keep(st.tailTerms)
+	st.lineIndex = keep(st.lineIndex)
+	st.fileConvs = keep(st.fileConvs)
+	r := &st.recs
+	st.recs = records.Columns{Line: keep(r.Line), Sec: keep(r.Sec), Ms: keep(r.Ms), Conv: keep(r.Conv), Meta: keep(r.Meta),
+		Over: keep(r.Over), Spans: keep(r.Spans), Runs: keep(r.Runs), Descents: keep(r.Descents)}
 	return &keptColumns{ranges: make([]corpus.Range, 0, len(st.ranges))}
 }
 
