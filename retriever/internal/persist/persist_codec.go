@@ -447,8 +447,8 @@ func (st *StateBlob) recordTable(f *savedFile, fs *corpus.File, at *records.Coun
 		End: f.end, LastUnits: f.lastUnits, LastKey: f.lastKey, HasPend: f.flags&savedHasPend != 0,
 		PendLine: f.pendLine, PendConv: f.pendConv, PendTime: f.pendTime, PendSpan: f.pendSpan,
 		PendHasSpan: f.flags&savedPendHasSpan != 0, PendMeta: f.pendMeta, Lines: f.lines, EndUnits: f.endUnits}
-	t, err := st.recs.Cut(at, n, saved, len(st.Convs))
-	if err != nil {
+	var t records.Table // on the stack: a note's is checked, not kept
+	if err := st.recs.Cut(&t, at, n, saved, len(st.Convs)); err != nil {
 		return err
 	}
 	if !fs.Form.IsRecord() {
@@ -457,7 +457,8 @@ func (st *StateBlob) recordTable(f *savedFile, fs *corpus.File, at *records.Coun
 		}
 		return nil
 	}
-	fs.Recs = t
+	fs.Recs = new(records.Table)
+	*fs.Recs = t
 	return nil
 }
 

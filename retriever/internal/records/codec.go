@@ -3,7 +3,6 @@ package records
 import (
 	"errors"
 	"fmt"
-	"slices"
 )
 
 // The table's own codec: the cache (the persist package) writes the tables
@@ -59,14 +58,6 @@ func (c *Columns) Append(t *Table) (Counts, Saved) {
 	return n, s
 }
 
-// Clone returns c's columns in memory of their own, each its values'
-// length: tables cut from it keep nothing else of what c was read from.
-func (c *Columns) Clone() Columns {
-	return Columns{Line: slices.Clone(c.Line), Sec: slices.Clone(c.Sec), Ms: slices.Clone(c.Ms), Conv: slices.Clone(c.Conv),
-		Meta: slices.Clone(c.Meta), Over: slices.Clone(c.Over), Spans: slices.Clone(c.Spans), Runs: slices.Clone(c.Runs),
-		Descents: slices.Clone(c.Descents)}
-}
-
 // CheckLengths reports whether the record columns (one entry a record) are
 // of one length.
 func (c *Columns) CheckLengths() error {
@@ -76,65 +67,69 @@ func (c *Columns) CheckLengths() error {
 	return nil
 }
 
-// Cut cuts the next table from c, of counts n and state s, at *at (what
-// was cut before it), checking every value a lookup indexes with against
-// what it names; convs is how many conversation ids there are. Its columns
-// point into c's.
-func (c *Columns) Cut(at *Counts, n Counts, s Saved, convs int) (*Table, error) {
-	t := &Table{}
+// Cut cuts the next table from c into t, of counts n and state s, at *at
+// (what was cut before it), checking every value a lookup indexes with
+// against what it names; convs is how many conversation ids there are. Its
+// columns point into c's. t is the caller's, so that a table checked and
+// then not kept (a note's, which must be empty) costs no allocation.
+func (c *Columns) Cut(t *Table, at *Counts, n Counts, s Saved, convs int) error {
+	*t = Table{}
 	lo, hi, ok := take(&at.Recs, n.Recs, len(c.Line))
 	if !ok {
-		return nil, errors.New("record columns")
+		return errors.New("record columns")
 	}
 	recs := uint32(hi - lo)
 	t.line, t.sec, t.ms = clip(c.Line[lo:hi]), clip(c.Sec[lo:hi]), clip(c.Ms[lo:hi])
 	t.conv, t.meta = clip(c.Conv[lo:hi]), clip(c.Meta[lo:hi])
 	for _, id := range t.conv {
 		if int(id) >= convs {
-			return nil, fmt.Errorf("record conversation %d", id)
+			return fmt.Errorf("record conversation %d", id)
 		}
 	}
 	if lo, hi, ok = take(&at.Over, n.Over, len(c.Over)); !ok {
-		return nil, errors.New("record columns")
+		return errors.New("record columns")
 	}
 	t.over = clip(c.Over[lo:hi])
 	for k, o := range t.over {
 		if o.rec >= recs || k > 0 && o.rec <= t.over[k-1].rec {
-			return nil, fmt.Errorf("time overflow %d", k)
+			return fmt.Errorf("time overflow %d", k)
 		}
 	}
 	if lo, hi, ok = take(&at.Spans, n.Spans, len(c.Spans)); !ok {
-		return nil, errors.New("record columns")
+		return errors.New("record columns")
 	}
 	t.spans = clip(c.Spans[lo:hi])
 	if lo, hi, ok = take(&at.Runs, n.Runs, len(c.Runs)); !ok {
-		return nil, errors.New("record columns")
+		return errors.New("record columns")
 	}
 	t.runs = clip(c.Runs[lo:hi])
 	if lo, hi, ok = take(&at.Descents, n.Descents, len(c.Descents)); !ok {
-		return nil, errors.New("record columns")
+		return errors.New("record columns")
 	}
 	t.descents = clip(c.Descents[lo:hi])
 	// A run may end at the pending record, numbered recs (Runs).
-	for _, run := range append(slices.Clip(t.runs), s.Open) {
+	for _, run := range t.runs {
 		if run.First > run.Last || run.Last > recs {
-			return nil, fmt.Errorf("unfielded run %v", run)
+			return fmt.Errorf("unfielded run %v", run)
 		}
+	}
+	if run := s.Open; run.First > run.Last || run.Last > recs {
+		return fmt.Errorf("unfielded run %v", run)
 	}
 	for _, d := range t.descents {
 		if d >= recs {
-			return nil, fmt.Errorf("descent %d", d)
+			return fmt.Errorf("descent %d", d)
 		}
 	}
 	t.open, t.hasOpen, t.fielded = s.Open, s.HasOpen, s.Fielded
 	t.end, t.lastUnits, t.lastKey = s.End, s.LastUnits, s.LastKey
 	t.hasPend, t.lines, t.endUnits = s.HasPend, s.Lines, s.EndUnits
 	if s.PendMeta > 0xff {
-		return nil, errors.New("pending record's meta")
+		return errors.New("pending record's meta")
 	}
 	t.pend = pendingRecord{line: s.PendLine, time: s.PendTime, conv: s.PendConv, meta: uint8(s.PendMeta),
 		span: s.PendSpan, hasSpan: s.PendHasSpan}
-	return t, nil
+	return nil
 }
 
 // Whole reports whether the tables cut, at, took every value of c.
