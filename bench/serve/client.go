@@ -1,3 +1,5 @@
+//go:build linux
+
 package main
 
 // A small LSP client over a child process's stdin and stdout, as an editor

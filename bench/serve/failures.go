@@ -1,3 +1,5 @@
+//go:build linux
+
 package main
 
 // -mode failures (issue 27): run/failures through the real server against

@@ -1,3 +1,5 @@
+//go:build linux
+
 // Command serve measures what an editor gets from `runls serve`: it starts the
 // real binary, speaks LSP to it over stdio as an editor does (initialize with
 // the run as the workspace root and an episode and a conversation in

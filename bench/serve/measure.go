@@ -1,3 +1,5 @@
+//go:build linux
+
 package main
 
 // What is timed and checked, and the report.

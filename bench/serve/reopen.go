@@ -1,3 +1,5 @@
+//go:build linux
+
 package main
 
 // The reopen mode (-mode reopen, bench/reopen.sh): what a user gets from the

@@ -1,3 +1,5 @@
+//go:build linux
+
 package main
 
 // The reopen rounds of -mode reopen (issue 33): after the three opens, the

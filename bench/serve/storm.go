@@ -1,3 +1,5 @@
+//go:build linux
+
 package main
 
 // The storm: templated warnings added to the working copy of the run, as a

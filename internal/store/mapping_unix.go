@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"os"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 const canMap = true
@@ -37,10 +39,12 @@ func unmapFile(data []byte) error {
 
 // dropPages lets the process's pages of a mapping go (MADV_DONTNEED): a
 // shared read-only mapping's pages stay in the page cache, and a later
-// read maps them again.
+// read maps them again. syscall has Madvise on Linux only; x/sys/unix has
+// it on every unix this package maps on (on macOS it is a hint the kernel
+// may take later).
 func dropPages(data []byte) error {
 	if len(data) == 0 {
 		return nil
 	}
-	return syscall.Madvise(data, syscall.MADV_DONTNEED)
+	return unix.Madvise(data, unix.MADV_DONTNEED)
 }

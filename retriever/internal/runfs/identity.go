@@ -120,19 +120,3 @@ type FileReader interface {
 func OpenFile(r *os.Root, rel string) (*os.File, error) {
 	return r.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
 }
-
-// FileID is a file's device and inode (0, 0 where the system does not tell).
-func FileID(info fs.FileInfo) (dev, ino uint64) {
-	if st, ok := info.Sys().(*syscall.Stat_t); ok {
-		return uint64(st.Dev), st.Ino
-	}
-	return 0, 0
-}
-
-// Links returns a file's link count (1 where the system does not tell).
-func Links(info fs.FileInfo) uint64 {
-	if st, ok := info.Sys().(*syscall.Stat_t); ok {
-		return uint64(st.Nlink)
-	}
-	return 1
-}
