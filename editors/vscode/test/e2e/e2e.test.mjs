@@ -1077,6 +1077,14 @@ function genRun() {
   const args = ['-size', GEN.size, '-seed', GEN.seed, '-episodes', GEN.episodes, '-agents', GEN.agents, '-out', dir];
   if (process.env.RUNLS_RUNGEN) execFileSync(process.env.RUNLS_RUNGEN, args, { stdio: 'pipe' });
   else execFileSync('go', ['run', './internal/rungen/cmd/rungen', ...args], { cwd: repoRoot, stdio: 'pipe' });
+  // The server named in the folder's settings too, as the partial test does: in two of
+  // four runs on 2026-12-07 the window opened on this folder read the User setting
+  // runls.server.path (machine-overridable) as empty and said the server was not found
+  // (the status "runls: error"), where the window before it had read it. Why is not
+  // known yet (code-server's settings in a window opened by navigation, or the
+  // extension reading them too early); openFolder's diagnostics say it if it recurs.
+  fs.mkdirSync(path.join(dir, '.vscode'), { recursive: true });
+  fs.writeFileSync(path.join(dir, '.vscode', 'settings.json'), JSON.stringify({ 'runls.server.path': RUNLS_BIN }));
   gen = dir;
   return dir;
 }
@@ -1085,7 +1093,16 @@ function genRun() {
 async function openFolder(dir) {
   await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(dir)}`);
   await page.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: 90_000 });
-  await page.locator('.statusbar-item', { hasText: 'runls: all agents' }).first().waitFor({ timeout: 90_000 });
+  try {
+    await page.locator('.statusbar-item', { hasText: 'runls: all agents' }).first().waitFor({ timeout: 90_000 });
+  } catch (e) {
+    // Once in a clean-clone CI the generated run's status never said ready (three
+    // tests lost; an immediate rerun passed): leave what the status bar said and a
+    // screenshot for the next one.
+    const status = await page.locator('.statusbar-item', { hasText: 'runls' }).allInnerTexts().catch(() => []);
+    await shot('open-folder-not-ready.png');
+    throw new Error(`${path.basename(dir)}: the status bar never said "runls: all agents"; it said ${JSON.stringify(status)}: ${e.message}`);
+  }
 }
 
 /** The 1-based line of record i's header in a conversation document loaded from its first record (conversation.ts's layout). */
@@ -1242,6 +1259,6 @@ test('a server binary that is not found: its Open Settings button lands on runls
     await shot('server-path-setting.png');
     assert.equal(await editor.locator('.no-results-message', { hasText: 'No Settings Found' }).filter({ visible: true }).count(), 0, 'not "No Settings Found"');
   } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
+    fs.writeFileSync(path.join(dir, 'settings.json'), JSON.stringify({ 'runls.server.path': RUNLS_BIN })); // genRun's
   }
 });
