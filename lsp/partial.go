@@ -6,7 +6,7 @@ package lsp
 // run/search result says so with its indexing notice; a symbol, which has
 // no place for one, says so in its containerName. The client learns that
 // the rest has arrived from the indexing progress's end (and run/info's
-// indexing.done), and asks again: docs/partial-answers.md.
+// indexing.done), and asks again: docs/partial.md.
 
 import (
 	"context"
