@@ -262,8 +262,10 @@ func printReopen(w io.Writer, cfg config, files int, runBytes int64, hasCache bo
 		fmt.Fprintf(w, "     reopen to the first answer %s (%.2f s a GiB; the %v target is a 1 GiB run's)\n",
 			ms(reopen.toSearch), reopen.toSearch.Seconds()/(float64(runBytes)/(1<<30)), maxReopen)
 	}
-	ratio := float64(first.toSearch) / float64(max(none.toSearch, 1))
-	check(none.toSearch == 0 || ratio <= maxFirstOverNone, fmt.Sprintf("first open with the cache over without %.2fx ≤ %.2fx", ratio, maxFirstOverNone))
+	if none.toSearch > 0 {
+		ratio := float64(first.toSearch) / float64(none.toSearch)
+		check(ratio <= maxFirstOverNone, fmt.Sprintf("first open with the cache over without %.2fx ≤ %.2fx", ratio, maxFirstOverNone))
+	}
 	check(float64(first.peakAnon) <= maxPeakAnon*float64(runBytes), fmt.Sprintf("peak RssAnon of the first open %s ≤ %.2fx", of(first.peakAnon), maxPeakAnon))
 	check(float64(reopen.afterAnon) <= maxReopenAnon*float64(runBytes), fmt.Sprintf("RssAnon after the reopen %s ≤ %.2fx", of(reopen.afterAnon), maxReopenAnon))
 	check(hasCache && float64(entryBytes) <= maxCacheSize*float64(runBytes), fmt.Sprintf("cache entry %s ≤ %.2fx (and one is written)", of(entryBytes), maxCacheSize))
