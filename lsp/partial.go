@@ -2,7 +2,8 @@ package lsp
 
 // This file holds the answers given while the run's first index is built
 // (spec §12, issue 33): run/search and workspace/symbol wait for it at most
-// retriever.PartialGrace, then answer from what is indexed so far. A
+// retriever.PartialGrace (retriever.ReopenGrace for an index restored from
+// its cache entry), then answer from what is indexed so far. A
 // run/search result says so with its indexing notice; a symbol, which has
 // no place for one, says so in its containerName. The client learns that
 // the rest has arrived from the indexing progress's end (and run/info's
@@ -11,6 +12,7 @@ package lsp
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"runls/retriever"
 )
@@ -28,7 +30,7 @@ func (s *server) askPartially(ctx context.Context, complete func(Engine) (retrie
 	if g == nil || g.engine == nil {
 		return retriever.Result{}, nil
 	}
-	ready, err := g.readyWithin(ctx, retriever.PartialGrace)
+	ready, err := g.readyWithin(ctx, answerGrace(g.engine))
 	if err != nil {
 		return retriever.Result{}, err
 	}
@@ -52,6 +54,19 @@ func (s *server) askPartially(ctx context.Context, complete func(Engine) (retrie
 		return retriever.Result{}, requestError(err)
 	}
 	return res, nil
+}
+
+// answerGrace is how long eng's first index is waited for before a partial
+// answer: the engine's own (retriever.Index.AnswerGrace: shorter for an
+// index restored from its cache entry), else retriever.PartialGrace.
+func answerGrace(eng Engine) time.Duration {
+	if c, ok := eng.(*clientRoot); ok {
+		eng = c.Engine
+	}
+	if g, ok := eng.(interface{ AnswerGrace() time.Duration }); ok {
+		return g.AnswerGrace()
+	}
+	return retriever.PartialGrace
 }
 
 // partialEngine is eng's PartialSearcher, with the URIs mapped to the

@@ -23,7 +23,11 @@ import (
 // it in the result is above it in U), so one ranking answers both; else the
 // request is ranked again with its rules.
 func (ix *Index) searchIndexed(ctx context.Context, req Request) (Result, error) {
-	f := newFilter(&ix.state, ix.interpreter, req)
+	return ix.searchFiltered(ctx, req, newFilter(&ix.state, ix.interpreter, req))
+}
+
+// searchFiltered is searchIndexed with the request's filter f made.
+func (ix *Index) searchFiltered(ctx context.Context, req Request, f *filter) (Result, error) {
 	text := req.rankingText()
 	hits, agents, hidden, notices, err := ix.rankAnswer(ctx, req, text, f)
 	if err != nil {
@@ -47,24 +51,26 @@ func (ix *Index) searchIndexed(ctx context.Context, req Request) (Result, error)
 func (ix *Index) rankAnswer(ctx context.Context, req Request, text string, f *filter) (hits []hit, agents []string, hidden Hidden, notices []Notice, err error) {
 	hits, agents, err = ix.rankLocked(text, req.Agent, req.topK(), func(q bm25.Query) ([]hit, error) {
 		ix.warnUnfielded(f, req.Agent)
-		if !f.scopeEpisode || f.episode != "" {
-			q.Memo = &bm25.Memo{} // what the lifted ranking scores, the request's own may reuse
-		}
-		lifted, err := ix.run(ctx, q, liftedFilter(f))
-		hits := lifted
-		switch {
-		case err != nil:
-			return nil, err
-		case f.scopeEpisode && f.episode == "":
-			hits = nil // rule 1: nothing without a current episode
-		case everyHitEvidence(&ix.state, lifted, f):
-		default:
-			if hits, err = ix.run(ctx, q, f); err != nil {
-				return nil, err
+		return ix.confirmedHits(f, func() ([]hit, error) {
+			if !f.scopeEpisode || f.episode != "" {
+				q.Memo = &bm25.Memo{} // what the lifted ranking scores, the request's own may reuse
 			}
-		}
-		hidden, notices = hiddenOf(&ix.state, lifted, hits, f), noticesOf(&ix.state, req)
-		return hits, nil
+			lifted, err := ix.run(ctx, q, liftedFilter(f))
+			hits := lifted
+			switch {
+			case err != nil:
+				return nil, err
+			case f.scopeEpisode && f.episode == "":
+				hits = nil // rule 1: nothing without a current episode
+			case everyHitEvidence(&ix.state, lifted, f):
+			default:
+				if hits, err = ix.run(ctx, q, f); err != nil {
+					return nil, err
+				}
+			}
+			hidden, notices = hiddenOf(&ix.state, lifted, hits, f), noticesOf(&ix.state, req)
+			return hits, nil
+		})
 	})
 	if err != nil {
 		return nil, nil, Hidden{}, nil, err
@@ -85,7 +91,7 @@ func hitAgents(c *corpus.State, hits []hit) []string {
 // the agents searched, but for the records of being told the turn message,
 // which stay out (§12).
 func liftedFilter(f *filter) *filter {
-	return &filter{records: true, turnHash: f.turnHash, hasTurn: f.hasTurn, window: f.window}
+	return &filter{records: true, turnHash: f.turnHash, hasTurn: f.hasTurn, window: f.window, exclude: f.exclude}
 }
 
 // everyHitEvidence reports whether every hit passes f's rules.

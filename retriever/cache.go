@@ -78,6 +78,7 @@ func (ix *Index) cacheHost() persist.Host {
 			ix.mu.Lock()
 			defer ix.mu.Unlock()
 			ix.state.Forget()
+			ix.restored.Store(false)
 			ix.fw.MarkAllDirty() // every folder walked, with or without events
 		},
 		Reindex: func(ctx context.Context) { ix.update(ctx, nil) },

@@ -24,6 +24,11 @@ type filter struct {
 	turnHash     uint64
 	hasTurn      bool
 	window       timeWindow // from/to: only records whose time is within it
+
+	// A partial answer's (confirm.go): the files found changed since they
+	// were indexed, left out, and what was found of each file.
+	exclude map[*corpus.File]bool
+	confirm *confirmation
 }
 
 // evidenceFilter is the bm25.Filter of a request: its rules, over the
@@ -55,7 +60,7 @@ func (e *evidenceFilter) Check(seg int, d, id uint32) bool {
 
 // fileVerdict decides what it can of the evidence rules from the file alone.
 func fileVerdict(c *corpus.State, fs *corpus.File, agent int, f *filter) bm25.Verdict {
-	if fs == nil || (agent >= 0 && int(fs.Agent) != agent) {
+	if fs == nil || (agent >= 0 && int(fs.Agent) != agent) || f.excluded(fs) {
 		return bm25.RejectAll
 	}
 	if f.all {
@@ -82,6 +87,9 @@ func fileVerdict(c *corpus.State, fs *corpus.File, agent int, f *filter) bm25.Ve
 // evidence applies the request's rules to one piece (spec §5).
 func (e *evidenceFilter) evidence(s *corpus.Segment, d uint32, fs *corpus.File) bool {
 	f := e.f
+	if f.excluded(fs) {
+		return false
+	}
 	if f.all {
 		return true
 	}

@@ -96,7 +96,7 @@ func newFilter(st *corpus.State, in *Interpreter, req Request) *filter {
 // files are read under one read lock, so no update is seen in part. The
 // pieces' text is read from the files after the lock is released.
 func (ix *Index) rank(ctx context.Context, text, agent string, k int, f *filter) (Result, error) {
-	hits, agents, err := ix.rankLocked(text, agent, k, func(q bm25.Query) ([]hit, error) { return ix.run(ctx, q, f) })
+	hits, agents, err := ix.rankLocked(text, agent, k, ix.rankConfirmed(ctx, f))
 	if err != nil {
 		return Result{}, err
 	}
