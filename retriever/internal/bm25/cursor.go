@@ -48,6 +48,15 @@ func (c *termCursor) block(si int) (from, end int, prev uint32, ub float64) {
 	return from, end, prev, ub
 }
 
+// lastDoc returns the last document of the list's si-th block, or the
+// largest document there can be when the list has no skips.
+func (c *termCursor) lastDoc(si int) uint32 {
+	if si < len(c.it.skips) {
+		return c.it.skips[si].lastDoc
+	}
+	return ^uint32(0) - 1
+}
+
 // lookup returns the cursor's term's tf in document d (0: not in it), for documents
 // asked in increasing order.
 func (c *termCursor) lookup(d uint32) uint32 {

@@ -234,7 +234,10 @@ func offerScored(s segRef, docs []uint32, scores []float64, f Filter, top *topK)
 	runs := newDocCursor(f, s)
 	theta := top.threshold() * (1 - PruneSlack)
 	for j, d := range docs {
-		if scores[j] < theta || top.losesTie(scores[j], runs.groupAt(d)) {
+		// A document of a group the filter rejects whole is left before its
+		// tie is asked about (the second search of a memo: most of the
+		// candidates are outside the request's rules).
+		if scores[j] < theta || runs.rejects(d) || top.losesTie(scores[j], runs.group) {
 			continue
 		}
 		if ok, tag := runs.at(d); ok {
@@ -314,17 +317,21 @@ func (t *decodedTerm) decode(ls []termCursor) {
 }
 
 // tfOf returns the term's tf in document d (0: not in it), for documents asked in
-// increasing order: searched ahead by steps that double (the next document
-// asked is most often a few places on), then halved.
+// increasing order: the next few documents looked at in turn (the next
+// document asked is most often one of them), then searched ahead by steps
+// that double, then halved.
 func (t *decodedTerm) tfOf(d uint32) uint32 {
 	docs := t.docs[t.at:] // ends in a sentinel past every document
-	switch {
-	case docs[0] == d: // the terms of templated lines are in the same documents
-		return t.tfs[t.at]
-	case docs[0] > d:
-		return 0
+	for i, x := range docs[:min(len(docs), tfOfNear)] {
+		if x >= d { // the terms of templated lines are in the same documents: i is 0
+			t.at += i
+			if x == d {
+				return t.tfs[t.at]
+			}
+			return 0
+		}
 	}
-	hi := 1
+	hi := tfOfNear
 	for hi < len(docs) && docs[hi-1] < d {
 		hi *= 2
 	}
@@ -335,6 +342,9 @@ func (t *decodedTerm) tfOf(d uint32) uint32 {
 	}
 	return 0
 }
+
+// tfOfNear is how many documents tfOf looks at in turn before it searches.
+const tfOfNear = 4
 
 // mergeAt merges the two runs in document order that the term's arrays hold,
 // split at mid.

@@ -51,6 +51,7 @@ type docCursor struct {
 	f       Filter
 	s       segRef
 	next    uint32 // the next run's first document
+	i       int    // the current run's place in the segment's runs
 	group   uint32 // the current run's
 	verdict Verdict
 }
@@ -63,7 +64,7 @@ func newDocCursor(f Filter, s segRef) docCursor {
 }
 
 func (c *docCursor) enter(i int) {
-	c.next = ^uint32(0)
+	c.i, c.next = i, ^uint32(0)
 	if i+1 < len(c.s.groups) {
 		c.next = c.s.groups[i+1].lo
 	}
@@ -86,6 +87,23 @@ func (c *docCursor) groupAt(d uint32) uint32 {
 func (c *docCursor) rejects(d uint32) bool {
 	c.groupAt(d)
 	return c.verdict == RejectAll
+}
+
+// rejectsThrough reports whether the filter rejects whole every group run
+// that holds a document from lo to hi (lo at or after the last document
+// asked): none of them needs decoding. It leaves the cursor at the first run
+// not rejected whole, so a later document of a run before it is not
+// rejected by rejects (a cursor asked so is a pre-filter whose answers at
+// may still refuse, never the last word).
+func (c *docCursor) rejectsThrough(lo, hi uint32) bool {
+	c.groupAt(lo)
+	for c.verdict == RejectAll {
+		if c.next > hi {
+			return true
+		}
+		c.enter(c.i + 1)
+	}
+	return false
 }
 
 // at reports whether document d (at or after the last one asked) is alive

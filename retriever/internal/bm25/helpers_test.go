@@ -114,6 +114,36 @@ func (f groupFilter) Accept(seg int, doc, g uint32) bool {
 	return f.whole[g] || f.each(seg, doc)
 }
 
+// spanFilter rejects whole the groups from lo to hi (hi left out), as an
+// owner's rules reject long runs of files (every record file without a
+// context, the episodes out of scope), so that whole blocks of a list
+// hold no document it may accept; it asks f (nil: every document) about
+// the others.
+type spanFilter struct {
+	lo, hi uint32
+	f      Filter
+}
+
+func (sf spanFilter) inner() Filter {
+	if sf.f == nil {
+		return acceptAll{}
+	}
+	return sf.f
+}
+
+func (sf spanFilter) Group(seg int, g uint32) Verdict {
+	if g >= sf.lo && g < sf.hi {
+		return RejectAll
+	}
+	return sf.inner().Group(seg, g)
+}
+
+func (sf spanFilter) Check(seg int, doc, g uint32) bool { return sf.inner().Check(seg, doc, g) }
+
+func (sf spanFilter) Accept(seg int, doc, g uint32) bool {
+	return (g < sf.lo || g >= sf.hi) && sf.inner().Accept(seg, doc, g)
+}
+
 // TestInMemorySearch: three documents built in memory and searched, with
 // scores computed by hand (BM25 at the documents' average length).
 func TestInMemorySearch(t *testing.T) {

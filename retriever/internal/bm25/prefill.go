@@ -98,6 +98,12 @@ func (sr *Searcher) prefill(s segRef, cs []termCursor, r int, done []bool, avgdl
 	denseGroups := byUB[:pf.dense]
 	rest := SumInOrder(gub) // the most the other terms add to any document
 	runs := newDocCursor(f, s)
+	// A block ahead of runs: a block whose documents' groups the filter
+	// rejects whole is not decoded, and a document of such a group not
+	// scored (the filter is asked last otherwise: most documents are
+	// evidence with a context; without one, or with a scope, the request's
+	// own ranking rejects most files whole).
+	ahead := newDocCursor(f, s)
 	theta := top.threshold() * (1 - PruneSlack)
 	idf := cs[r].idf
 	// A block of rare at a time: skipped when it cannot reach the
@@ -112,7 +118,7 @@ func (sr *Searcher) prefill(s segRef, cs []termCursor, r int, done []bool, avgdl
 	}
 	for si := range cs[r].blocks() {
 		from, end, prev, rareUB := cs[r].block(si)
-		if rareUB+rest < theta {
+		if rareUB+rest < theta || ahead.rejectsThrough(prev+1, cs[r].lastDoc(si)) {
 			continue
 		}
 		q.blockDocs, q.blockTFs = decodeFrom(cs[r].it.p[from:end], prev, q.blockDocs[:0], q.blockTFs[:0])
@@ -127,7 +133,9 @@ func (sr *Searcher) prefill(s segRef, cs []termCursor, r int, done []bool, avgdl
 				quick -= gub[g] * float64(missing)
 			}
 			batch[n].d, batch[n].tf, batch[n].k = d, q.blockTFs[j], uint32(si*skipEvery+j)
-			n += b2i(quick >= theta)
+			if quick >= theta && !ahead.rejects(d) {
+				n++
+			}
 		}
 		for j := range batch[:n] {
 			batch[j].dl = s.lengthAt(cs[r].dls, int(batch[j].k), batch[j].d)

@@ -69,10 +69,13 @@ func TestEveryPathEqualsExhaustive(t *testing.T) {
 					ti.stats.Drop(s.Group(d)%2, s, d, d+1)
 				}
 			}
-			filters := []Filter{nil, groupFilter{
+			some := groupFilter{
 				whole: map[uint32]bool{0: true, 3: true, 9: true},
 				each:  func(seg int, doc uint32) bool { return (doc+uint32(seg))%3 != 0 },
-			}}
+			}
+			// Long runs of groups rejected whole: blocks of lists with no
+			// document the filter may accept (left undecoded).
+			filters := []Filter{nil, some, spanFilter{lo: 1, hi: 60}, spanFilter{lo: 10, hi: 75, f: some}}
 			for qi := range 60 {
 				var words []string
 				for range 1 + r.IntN(4) {

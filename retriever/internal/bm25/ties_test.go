@@ -76,10 +76,11 @@ func TestTiesEqualExhaustive(t *testing.T) {
 						ti.stats.Drop(s.Group(d)%2, s, d, d+1)
 					}
 				}
-				filters := []Filter{nil, groupFilter{
+				some := groupFilter{
 					whole: map[uint32]bool{1: true, 4: true},
 					each:  func(seg int, doc uint32) bool { return (doc+uint32(seg))%4 != 0 },
-				}}
+				}
+				filters := []Filter{nil, some, spanFilter{lo: 0, hi: 50}, spanFilter{lo: 8, hi: 70, f: some}}
 				for qi, query := range queries {
 					for ki, k := range []int{1, 5, 10, 60} {
 						part := []int{-1, 0, -1, 1}[(qi+ki)%4]
@@ -125,7 +126,7 @@ func TestMemoEqualExhaustive(t *testing.T) {
 			for qi, query := range queries {
 				for _, k := range []int{1, 10, 60} {
 					// the same Memo across queries: another query's is dropped
-					for fi, f := range []Filter{nil, filtered, partFilter{filtered, uint32(qi % 2)}} {
+					for fi, f := range []Filter{nil, filtered, partFilter{filtered, uint32(qi % 2)}, spanFilter{lo: 3, hi: 55, f: filtered}} {
 						part := -1
 						if fi == 2 {
 							part = qi % 2
