@@ -88,6 +88,12 @@ func fileDiagnostics(rb *readBack, fs *corpus.File, max int, leaveOut []string) 
 	}
 	leave := records.Leave{Unindented: slices.Contains(leaveOut, CodeUnindentedContinuation),
 		Unfielded: slices.Contains(leaveOut, CodeUnfieldedLine), More: slices.Contains(leaveOut, CodeMore)}
+	if _, t := fs.ColumnSizes(); t.Unwarned() {
+		// Most files: a server publishes every record file's diagnostics
+		// after a reopen, and a restored file's table is then not copied
+		// out of the cache entry's mapping (internal/persist/inplace.go).
+		return nil
+	}
 	t := fs.Records()
 	traces := rb.stackTraces(fs, records.ConsideredSpans(t, leave))
 	ws := records.Warnings(t, max, leave, func(k int) bool { return traces[k].all })

@@ -147,6 +147,19 @@ class Runls implements vscode.Disposable {
     for (const d of this.disposables) d.dispose();
   }
 
+  /** The extension's settings other than runls.server.path that hold a user value in this window. */
+  private userSettingKeys(): string[] {
+    const props = (this.context.extension.packageJSON as { contributes?: { configuration?: { properties?: object } } }).contributes?.configuration?.properties ?? {};
+    const keys = Object.keys(props);
+    // runls.conversation's value holds runls.conversation.pageSize's too: a key that
+    // prefixes another is asked only for its own value.
+    const own = (k: string) => {
+      const v = vscode.workspace.getConfiguration().inspect(k)?.globalValue;
+      return keys.some((o) => o.startsWith(`${k}.`)) && typeof v === 'object' ? undefined : v;
+    };
+    return keys.filter((k) => k !== 'runls.server.path' && own(k) !== undefined);
+  }
+
   /** The settings, with the context the pickers chose laid over them. */
   private settings(): ServerSettings {
     return withContext(readServerSettings(vscode.workspace.getConfiguration('runls')), this.storedContext());
@@ -231,7 +244,7 @@ class Runls implements vscode.Disposable {
           // Where the setting's value came from, for a window that read it otherwise than expected.
           retrying: (miss, ms) =>
             this.output.warn(
-              `${miss.message} (runls.server.path in this window: ${settingOrigins(vscode.workspace.getConfiguration('runls').inspect<string>('server.path'))}.) ` +
+              `${miss.message} (runls.server.path in this window: ${settingOrigins(vscode.workspace.getConfiguration('runls').inspect<string>('server.path'), this.userSettingKeys())}.) ` +
                 `Reading the settings again in ${ms / 1000} s or at their first change.`,
             ),
         },

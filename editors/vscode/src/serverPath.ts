@@ -104,8 +104,18 @@ export async function findServer(
   return find();
 }
 
-/** A setting's value in each place VS Code reads it ("user: (none), workspace: "/x""), from WorkspaceConfiguration.inspect. */
-export function settingOrigins(i: { globalValue?: unknown; workspaceValue?: unknown; workspaceFolderValue?: unknown } | undefined): string {
+/**
+ * A setting's value in each place VS Code reads it ("user (none), workspace "/x",
+ * folder (none)"), from WorkspaceConfiguration.inspect, and which other settings of the
+ * extension this window has a user value for: a server path missing from the user
+ * settings while the others are there points at the setting's scope, all of them
+ * missing at the user settings not read.
+ */
+export function settingOrigins(
+  i: { globalValue?: unknown; workspaceValue?: unknown; workspaceFolderValue?: unknown } | undefined,
+  othersWithUserValue: string[],
+): string {
   const at = (v: unknown) => (v === undefined ? '(none)' : JSON.stringify(v));
-  return `user ${at(i?.globalValue)}, workspace ${at(i?.workspaceValue)}, folder ${at(i?.workspaceFolderValue)}`;
+  const others = othersWithUserValue.length === 0 ? 'none' : othersWithUserValue.join(', ');
+  return `user ${at(i?.globalValue)}, workspace ${at(i?.workspaceValue)}, folder ${at(i?.workspaceFolderValue)}; other settings with a user value: ${others}`;
 }

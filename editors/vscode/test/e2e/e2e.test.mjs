@@ -1309,6 +1309,9 @@ test('a server that is not there when the window opens but is a moment later: th
     await page.locator('.statusbar-item', { hasText: 'runls: all agents' }).first().waitFor({ timeout: 60_000 });
     const text = fs.readFileSync(log, 'utf8');
     assert.match(text, /late-runls" is not an executable file .* Reading the settings again/);
+    // The miss names where the setting was read from, and the other user settings seen.
+    assert.ok(text.includes(`runls.server.path in this window: user ${JSON.stringify(RUNLS_BIN)}, workspace ${JSON.stringify(late)}`), text.slice(0, 1000));
+    assert.match(text, /other settings with a user value: [^)]*runls\.conversation\.pageSize/);
     assert.match(text, /server: \S*late-runls \(from setting\)/);
     assert.equal(await page.locator('.notification-toast', { hasText: 'late-runls' }).count(), 0, 'no not-found toast');
   } finally {

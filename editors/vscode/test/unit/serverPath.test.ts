@@ -106,7 +106,10 @@ test('still no server at the second look: the not-found error, after two reads o
   assert.equal(l.reads.length, 2);
 });
 
-test('the log names where the setting was read from', () => {
-  assert.equal(settingOrigins({ globalValue: '/opt/r/runls' }), 'user "/opt/r/runls", workspace (none), folder (none)');
-  assert.equal(settingOrigins(undefined), 'user (none), workspace (none), folder (none)');
+test('the log names where the setting was read from, and the other settings the user settings gave', () => {
+  assert.equal(
+    settingOrigins({ globalValue: '/opt/r/runls' }, ['runls.topK']),
+    'user "/opt/r/runls", workspace (none), folder (none); other settings with a user value: runls.topK',
+  );
+  assert.equal(settingOrigins(undefined, []), 'user (none), workspace (none), folder (none); other settings with a user value: none');
 });
