@@ -4,6 +4,7 @@ import (
 	"context"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
@@ -51,16 +52,26 @@ func (h handlers) DidClose(ctx context.Context, params *protocol.DidCloseTextDoc
 
 // publishAll publishes the diagnostics of every record file of a freshly
 // indexed generation, and clears those published before that it no longer has.
+//
+// Requests go first: before each file it waits while one is being answered
+// (at most publishYield in all). At 1 GB the diagnostics of every file are
+// some second of CPU (most of it reading stack traces back), made as the
+// first requests of a reopened index come, and they took the CPU the first
+// answer needed (issue 33).
 func (s *server) publishAll(g *generation) {
 	files := g.engine.RecordFiles()
 	shown := s.diagnosticsShown()
-	s.diagMu.Lock()
-	defer s.diagMu.Unlock()
 	seen := make(map[string]bool, len(files))
+	yieldUntil := time.Now().Add(publishYield)
 	for _, f := range files {
 		seen[f] = true
+		s.awaitRequests(g.ctx, yieldUntil)
+		s.diagMu.Lock()
 		s.publishLocked(g, f, false, shown)
+		s.diagMu.Unlock()
 	}
+	s.diagMu.Lock()
+	defer s.diagMu.Unlock()
 	for f := range s.published {
 		if !seen[f] {
 			s.publishLocked(g, f, true, shown)
@@ -70,6 +81,22 @@ func (s *server) publishAll(g *generation) {
 		if !seen[f] {
 			s.publishLocked(g, f, true, shown)
 		}
+	}
+}
+
+// publishYield bounds how long publishAll lets requests go first.
+const publishYield = time.Second
+
+// awaitRequests waits while a request is being answered, until until.
+func (s *server) awaitRequests(ctx context.Context, until time.Time) {
+	for ctx.Err() == nil && time.Now().Before(until) {
+		s.cancelMu.Lock()
+		busy := len(s.inflight) > 0
+		s.cancelMu.Unlock()
+		if !busy {
+			return
+		}
+		time.Sleep(2 * time.Millisecond)
 	}
 }
 

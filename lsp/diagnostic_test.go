@@ -1,9 +1,11 @@
 package lsp_test
 
 import (
+	"context"
 	"encoding/json"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"go.lsp.dev/protocol"
 
@@ -141,4 +143,47 @@ func hasCode(p published, code string) bool {
 		}
 	}
 	return false
+}
+
+// TestPublishAllLetsRequestsGoFirst: the diagnostics of every record file,
+// published once an index is ready, wait while a request is being answered
+// (at 1 GB they are some second of CPU, which a reopen's first answer
+// needed, issue 33): a search in flight as the index becomes ready is
+// answered before any of them is published, and they are published after.
+func TestPublishAllLetsRequestsGoFirst(t *testing.T) {
+	fake := newFake()
+	fake.refreshGate = make(chan struct{})
+	path := "/fake/run/episode-1/a/a.history"
+	fake.diags[path] = []retriever.Diagnostic{{Severity: retriever.SeverityWarning, Code: retriever.CodeUnfieldedLine, Message: "unfielded"}}
+	release := make(chan struct{})
+	fake.search = func(ctx context.Context, req retriever.Request) (retriever.Result, error) {
+		<-release
+		return retriever.Result{}, nil
+	}
+	c := start(t, startOpts{open: func(context.Context, retriever.Options) (lsp.Engine, error) { return fake, nil }})
+	c.initialize("/fake/run", false, nil)
+	answered := make(chan error, 1)
+	go func() {
+		var res json.RawMessage
+		answered <- c.call(lsp.MethodRunSearch, map[string]any{"query": "deploy"}, &res)
+	}()
+	time.Sleep(200 * time.Millisecond) // the search is in flight
+	close(fake.refreshGate)
+	time.Sleep(300 * time.Millisecond)
+	if n := len(c.sent(method(protocol.MethodTextDocumentPublishDiagnostics))); n != 0 {
+		t.Fatalf("%d diagnostics published while a search was being answered", n)
+	}
+	close(release)
+	select {
+	case err := <-answered:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(waitTimeout):
+		t.Fatal("the search was not answered")
+	}
+	c.publishedFor(retriever.FileURI(path), count(1))
+	if err := c.shutdownExit(); err != nil {
+		t.Errorf("Serve = %v", err)
+	}
 }

@@ -107,6 +107,45 @@ func TestSearchWhileIndexing(t *testing.T) {
 	}
 }
 
+// graceFake is a partialFake with its own grace (retriever.Index.AnswerGrace).
+type graceFake struct {
+	*partialFake
+	grace time.Duration
+}
+
+func (e *graceFake) AnswerGrace() time.Duration { return e.grace }
+
+// TestSearchWaitsTheEngineGrace: run/search waits for the first index the
+// grace the engine gives (retriever.ReopenGrace for a reopen), not
+// retriever.PartialGrace: with an hour's grace it is not answered partially
+// after four times PartialGrace, and is answered whole once indexed.
+func TestSearchWaitsTheEngineGrace(t *testing.T) {
+	fake := &graceFake{partialFake: &partialFake{fakeEngine: newFake(), partials: make(chan retriever.Request, 4)}, grace: time.Hour}
+	fake.refreshGate = make(chan struct{})
+	c := start(t, startOpts{open: func(context.Context, retriever.Options) (lsp.Engine, error) { return fake, nil }})
+	c.initialize("/fake/run", false, nil)
+	answered := make(chan retriever.Result, 1)
+	go func() {
+		var res retriever.Result
+		if err := c.call(lsp.MethodRunSearch, map[string]any{"query": "deploy"}, &res); err != nil {
+			res.Notices = append(res.Notices, retriever.Notice{Message: err.Error()})
+		}
+		answered <- res
+	}()
+	select {
+	case res := <-answered:
+		t.Fatalf("run/search answered %+v before the engine's grace", res)
+	case <-time.After(4 * retriever.PartialGrace):
+	}
+	close(fake.refreshGate)
+	if res := <-answered; len(fake.partials) != 0 || len(res.Notices) != 0 {
+		t.Errorf("run/search after the index: %+v (%d partial searches), want the complete answer", res, len(fake.partials))
+	}
+	if err := c.shutdownExit(); err != nil {
+		t.Errorf("Serve = %v", err)
+	}
+}
+
 // TestSearchWaitsWithoutPartial: an engine that cannot answer partially is
 // asked only once its first index is built, however long that takes.
 func TestSearchWaitsWithoutPartial(t *testing.T) {

@@ -48,6 +48,10 @@ const summaryLineChars = 200
 // record files written in a conversation; "-" is one too), in natural
 // order of their ids as the editors list them (conv-2 before conv-10).
 func (ix *Index) Conversations(ctx context.Context, episode string) ([]ConversationSummary, error) {
+	return viewed(ctx, ix, "listing conversations", func() ([]ConversationSummary, error) { return ix.conversationsView(ctx, episode) })
+}
+
+func (ix *Index) conversationsView(ctx context.Context, episode string) ([]ConversationSummary, error) {
 	q, err := RecordsRequest{Episode: episode}.parse()
 	if err != nil {
 		return nil, err

@@ -1,6 +1,7 @@
 package retriever
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -20,7 +21,18 @@ import (
 // (0: the index's MaxDiagnosticsPerFile; Uncapped: none): when there are
 // more, the first max-1, then one saying how many more there are (unless
 // more-warnings is left out: then the first max).
+//
+// A restored file's columns found bad as they are read (a guarded view,
+// search.go's viewed) give the diagnostics of the run indexed afresh; an
+// error of that update gives none.
 func (ix *Index) Diagnostics(path string, max int, leaveOut ...string) []Diagnostic {
+	out, _ := viewed(context.Background(), ix, "making diagnostics", func() ([]Diagnostic, error) {
+		return ix.diagnostics(path, max, leaveOut), nil
+	})
+	return out
+}
+
+func (ix *Index) diagnostics(path string, max int, leaveOut []string) []Diagnostic {
 	switch {
 	case max == Uncapped:
 	case max <= 0:
@@ -76,6 +88,12 @@ func fileDiagnostics(rb *readBack, fs *corpus.File, max int, leaveOut []string) 
 	}
 	leave := records.Leave{Unindented: slices.Contains(leaveOut, CodeUnindentedContinuation),
 		Unfielded: slices.Contains(leaveOut, CodeUnfieldedLine), More: slices.Contains(leaveOut, CodeMore)}
+	if _, t := fs.ColumnSizes(); t.Unwarned() {
+		// Most files: a server publishes every record file's diagnostics
+		// after a reopen, and a restored file's table is then not copied
+		// out of the cache entry's mapping (internal/persist/inplace.go).
+		return nil
+	}
 	t := fs.Records()
 	traces := rb.stackTraces(fs, records.ConsideredSpans(t, leave))
 	ws := records.Warnings(t, max, leave, func(k int) bool { return traces[k].all })

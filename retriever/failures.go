@@ -157,6 +157,10 @@ func (r FailuresRequest) parse() (q failuresQuery, v failuresView, err error) {
 // Failures answers a run/failures request from the index, brought up to
 // date first as a search is (spec §7).
 func (ix *Index) Failures(ctx context.Context, req FailuresRequest) (FailuresResult, error) {
+	return viewed(ctx, ix, "listing failures", func() (FailuresResult, error) { return ix.failuresView(ctx, req) })
+}
+
+func (ix *Index) failuresView(ctx context.Context, req FailuresRequest) (FailuresResult, error) {
 	q, v, err := req.parse()
 	if err != nil {
 		return FailuresResult{}, err

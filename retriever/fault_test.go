@@ -57,8 +57,23 @@ func TestFaultOnTheMappingIsCorruption(t *testing.T) {
 				t.Errorf("the faulted search:\n got %+v\nwant %+v", got, want)
 			}
 		}},
-		{"update", "reading files", func(t *testing.T, ix *Index, run string, opts Options) {
+		// The update's first read of the mapping is the grown file's
+		// columns, made the heap's at their first use (persist/inplace.go).
+		{"update", "a file's columns in the state blob", func(t *testing.T, ix *Index, run string, opts Options) {
 			appendFile(t, run, "episode-1/agent0/agent0.history", rec("c1", "deploy once more"))
+			req := RecordsRequest{Episode: "episode-1", Limit: 1000, Lines: true}
+			got, err := ix.Records(context.Background(), req)
+			must(t, err)
+			fresh := openTest(t, Options{Root: run, Masker: opts.Masker})
+			want, err := fresh.Records(context.Background(), req)
+			must(t, err)
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("the faulted records request:\n got %+v\nwant %+v", got, want)
+			}
+		}},
+		// A view's first read of a restored file's columns (its copy at
+		// first use), with nothing changed in the run.
+		{"view", "a file's columns in the state blob", func(t *testing.T, ix *Index, run string, opts Options) {
 			req := RecordsRequest{Episode: "episode-1", Limit: 1000, Lines: true}
 			got, err := ix.Records(context.Background(), req)
 			must(t, err)

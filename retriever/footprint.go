@@ -32,9 +32,10 @@ func (ix *Index) Footprint() Footprint {
 	}
 	f.Stats = ix.state.Stats.Footprint()
 	for _, fs := range ix.state.Files {
-		f.LineIndex += int64(cap(fs.LineIndex)) * 8
-		f.Records += fs.Records().Footprint()
-		f.NRecords += int64(fs.Records().Len())
+		lines, recs := fs.ColumnSizes() // a restored file's stay unread
+		f.LineIndex += int64(cap(lines)) * 8
+		f.Records += recs.Footprint()
+		f.NRecords += int64(recs.Len())
 	}
 	f.Dict = ix.state.Dict.Len()
 	return f

@@ -98,6 +98,10 @@ var ErrChanged = errors.New("the file changed since it was indexed")
 // path), listing at most limit records (0: all); with a healthy watcher, of
 // the file as it is now (freshIfWatched).
 func (ix *Index) Outline(ctx context.Context, path string, limit int) (Outline, error) {
+	return viewed(ctx, ix, "making an outline", func() (Outline, error) { return ix.outline(ctx, path, limit) })
+}
+
+func (ix *Index) outline(ctx context.Context, path string, limit int) (Outline, error) {
 	var out Outline
 	if err := ix.freshIfWatched(ctx); err != nil {
 		return out, err
@@ -142,6 +146,11 @@ func (ix *Index) Outline(ctx context.Context, path string, limit int) (Outline, 
 // more than one line, one per conversation run of more than one record, in
 // order of their first line, the longer first. It reads no file.
 func (ix *Index) Folds(path string) []Fold {
+	out, _ := viewed(context.Background(), ix, "making folds", func() ([]Fold, error) { return ix.folds(path), nil })
+	return out
+}
+
+func (ix *Index) folds(path string) []Fold {
 	fs := ix.recordFile(path)
 	if fs == nil {
 		return nil
@@ -160,6 +169,10 @@ func (ix *Index) Folds(path string) []Fold {
 // not a record file of the run. With a healthy watcher the index is brought
 // up to date first (freshIfWatched).
 func (ix *Index) RecordAt(ctx context.Context, path string, n int, req Request) (*RecordFacts, error) {
+	return viewed(ctx, ix, "reading a record", func() (*RecordFacts, error) { return ix.recordAt(ctx, path, n, req) })
+}
+
+func (ix *Index) recordAt(ctx context.Context, path string, n int, req Request) (*RecordFacts, error) {
 	if err := ix.freshIfWatched(ctx); err != nil {
 		return nil, err
 	}

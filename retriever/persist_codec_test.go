@@ -3,6 +3,7 @@ package retriever
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -171,6 +172,74 @@ func FuzzDecodeState(f *testing.F) {
 			}
 		}
 	})
+}
+
+// FuzzDecodeStateInPlace: the reopen's decode, which leaves the files'
+// line indexes and record tables in the blob and checks their values at
+// their first use (internal/persist/inplace.go), never panics, and agrees
+// with the eager decode (every value checked at once): where neither finds
+// a fault, the files' columns are the same; where the eager one refuses a
+// file's values, the in-place one finds the failure at that file's first use.
+func FuzzDecodeStateInPlace(f *testing.F) {
+	segBlobs, state, ix := fuzzSeeds(f)
+	var segs []*corpus.Segment
+	for _, b := range segBlobs {
+		s, err := persist.DecodeSegment(b, 1<<10, 1<<10)
+		if err != nil {
+			f.Fatal(err)
+		}
+		segs = append(segs, s)
+	}
+	f.Add(state)
+	f.Add(state[:len(state)/2])
+	terms := ix.state.Dict.Len()
+	f.Fuzz(func(t *testing.T, b []byte) {
+		b = append(make([]byte, 0, len(b)+8), b...) // 8-byte aligned, as a mapping is
+		blob, err := persist.DecodeStateInPlace(b)
+		if err != nil {
+			return
+		}
+		files, err := blob.FileStates(segs, terms, fileRules())
+		if err != nil {
+			return
+		}
+		var got []string
+		for _, fs := range files {
+			t := fs.Records()
+			for i := range t.Len() {
+				_ = blob.Convs[t.Conv(i)]
+			}
+			got = append(got, columnsOf(fs))
+		}
+		eager, err := persist.DecodeState(b)
+		if err != nil {
+			t.Fatalf("the eager decode refuses what the in-place one read: %v", err)
+		}
+		want, err := eager.FileStates(segs, terms, fileRules())
+		if failed := blob.ColumnsFailed(); failed != nil || err != nil {
+			if failed == nil || err == nil {
+				t.Fatalf("the in-place decode found %v, the eager one %v", failed, err)
+			}
+			return
+		}
+		for i, fs := range want {
+			if g, w := got[i], columnsOf(fs); g != w {
+				t.Fatalf("file %d: the in-place columns differ from the eager ones:\n%s\n%s", i, g, w)
+			}
+		}
+	})
+}
+
+// columnsOf is a file's line index and record table as read through their
+// lookups.
+func columnsOf(fs *corpus.File) string {
+	var sb strings.Builder
+	t := fs.Records()
+	fmt.Fprint(&sb, fs.Lines(), t.Len(), t.Lines(), t.EndUnits(), t.Runs(), t.TimeRuns(), t.Spans())
+	for i := range t.Len() {
+		fmt.Fprint(&sb, " ", t.Line(i), t.Time(i), t.Conv(i), t.Meta(i), t.Last(i))
+	}
+	return sb.String()
 }
 
 // A state blob whose files repeat an id or a path, or are not in the order

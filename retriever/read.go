@@ -62,6 +62,10 @@ type Line struct {
 // masking is on. A First beyond the file's last line is a *FieldError on
 // "startLine" that says how many lines the file has.
 func (ix *Index) ReadLines(ctx context.Context, req ReadRequest) (Lines, error) {
+	return viewed(ctx, ix, "reading lines", func() (Lines, error) { return ix.readLines(ctx, req) })
+}
+
+func (ix *Index) readLines(ctx context.Context, req ReadRequest) (Lines, error) {
 	rel, err := agentPath(req.Path)
 	if err != nil {
 		return Lines{}, err
@@ -103,7 +107,7 @@ func (ix *Index) ReadLines(ctx context.Context, req ReadRequest) (Lines, error) 
 		return Lines{}, &FieldError{"path", req.Path, "replaced by a link or another file while it was opened; links are never followed"}
 	}
 
-	out, err := ix.rb.readFrom(ctx, f, st.LineIndex, req)
+	out, err := ix.rb.readFrom(ctx, f, st.Lines(), req)
 	if err != nil {
 		return Lines{}, err
 	}

@@ -46,12 +46,13 @@ type readBack struct {
 // before line to-1 has changed since it was read.
 func (rb *readBack) readLines(ctx context.Context, fs *corpus.File, from, to uint32) ([][]byte, error) {
 	k := int(from / lineIndexEvery)
-	if k >= len(fs.LineIndex) || to <= from {
+	index := fs.Lines()
+	if k >= len(index) || to <= from {
 		return nil, ErrChanged
 	}
-	start, end := fs.LineIndex[k], fs.ReadPos
-	if e := int((to-1)/lineIndexEvery) + 1; e < len(fs.LineIndex) {
-		end = fs.LineIndex[e]
+	start, end := index[k], fs.ReadPos
+	if e := int((to-1)/lineIndexEvery) + 1; e < len(index) {
+		end = index[e]
 	}
 	if end < start {
 		return nil, ErrChanged
@@ -102,7 +103,8 @@ func (rb *readBack) readLines(ctx context.Context, fs *corpus.File, from, to uin
 // file's sparse line index.
 func (rb *readBack) readLine(fs *corpus.File, n uint32, want int) ([]byte, error) {
 	k := int(n / lineIndexEvery)
-	if k >= len(fs.LineIndex) {
+	index := fs.Lines()
+	if k >= len(index) {
 		return nil, io.ErrUnexpectedEOF
 	}
 	h, err := rb.handles.Acquire(rb.fsys, fs.Rel, fs.Dev, fs.Ino)
@@ -111,14 +113,14 @@ func (rb *readBack) readLine(fs *corpus.File, n uint32, want int) ([]byte, error
 	}
 	defer rb.handles.Release(h)
 	f := h.F
-	off := fs.LineIndex[k]
+	off := index[k]
 	skip := int(n % lineIndexEvery)
 	var buf []byte
 	size := int64(4 << 10)
-	if k+1 < len(fs.LineIndex) {
+	if k+1 < len(index) {
 		// Line n ends before the next kept offset: one read takes it, where
 		// 4 KiB at a time took two or three for a line deep in its block.
-		size = min(max(fs.LineIndex[k+1]-off, 1), 1<<20)
+		size = min(max(index[k+1]-off, 1), 1<<20)
 	}
 	chunk := make([]byte, size)
 	start := 0 // where line n starts in buf, once found

@@ -101,6 +101,10 @@ func (r RecordsRequest) Validate() error {
 // Records answers a run/records request from the index, brought up to date
 // first as a search is (spec §7).
 func (ix *Index) Records(ctx context.Context, req RecordsRequest) (RecordsResult, error) {
+	return viewed(ctx, ix, "listing records", func() (RecordsResult, error) { return ix.recordsView(ctx, req) })
+}
+
+func (ix *Index) recordsView(ctx context.Context, req RecordsRequest) (RecordsResult, error) {
 	q, err := req.parse()
 	if err != nil {
 		return RecordsResult{}, err

@@ -44,6 +44,27 @@ func (ix *Index) fresh(ctx context.Context, answer func() (Result, error)) (Resu
 	return res, err
 }
 
+// viewed makes a view of the committed file states (records, outlines,
+// diagnostics, failures, conversations, read-backs) under the cache's
+// guard: a restored file's columns are checked as a view first reads them
+// (internal/persist/inplace.go), and when some were found bad (or a read
+// of the entry's mapping faulted) the entry is dropped, the run indexed
+// afresh, and the view made again from that index.
+func viewed[T any](ctx context.Context, ix *Index, where string, view func() (T, error)) (T, error) {
+	g := ix.cache.Guard()
+	ix.cache.Inject("view")
+	res, err := persist.Call(g, where, view)
+	if persist.IsFault(err) {
+		ix.cache.DropMapping(err)
+		if _, err := ix.Refresh(ctx, nil); err != nil {
+			var zero T
+			return zero, err
+		}
+		res, err = persist.Call(g, where, view)
+	}
+	return res, err
+}
+
 // The mappings are checked once a request, before its first read of them:
 // by Refresh's update without a barrier, here with one.
 func (ix *Index) freshOnce(ctx context.Context, answer func() (Result, error)) (Result, error) {

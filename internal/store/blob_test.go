@@ -12,7 +12,7 @@ import (
 
 func TestBlobRoundTrip(t *testing.T) {
 	for _, mode := range []ReadMode{ReadMap, ReadHeap} {
-		for _, size := range []int{0, 1, 63, 4095, 4096, 4097, 1<<20 + 3} {
+		for _, size := range []int{0, 1, 63, 4095, 4096, 4097, 1<<20 + 3, hugeSize, 3*hugeSize + 5} {
 			t.Run(fmt.Sprintf("mode%d/%d", mode, size), func(t *testing.T) {
 				run, root := testRun(t)
 				e := openEntry(t, root, run, Options{Read: mode})

@@ -8,7 +8,7 @@ package store
 import (
 	"fmt"
 	"os"
-	"syscall"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -23,18 +23,58 @@ func mapFile(f *os.File, size int64) ([]byte, error) {
 	if size != int64(int(size)) {
 		return nil, fmt.Errorf("store: map %s: %d bytes", f.Name(), size)
 	}
-	data, err := syscall.Mmap(int(f.Fd()), 0, int(size), syscall.PROT_READ, syscall.MAP_SHARED)
+	addr, err := mapShifted(int(f.Fd()), uintptr(size))
 	if err != nil {
 		return nil, &os.PathError{Op: "mmap", Path: f.Name(), Err: err}
 	}
-	return data, nil
+	return unsafe.Slice((*byte)(addr), int(size)), nil
+}
+
+// hugeSize is the size of the page-cache folios a read maps whole when the
+// mapping's addresses line up with them (a PMD on x86-64 and arm64).
+const hugeSize = 2 << 20
+
+// mapShifted maps fd's first n bytes at an address one page past a
+// hugeSize boundary, when n is that large. Linux (6.x, ext4) keeps a
+// recently written file's page cache in folios of up to 2 MB, and a read of
+// one byte of a mapping whose addresses line up with the file's offsets
+// (as the kernel lays out a large file mapping) maps the whole folio: a
+// reopen that reads a few bytes of each of the entry's blobs had some 400
+// MB of them in its resident memory at 1 GB. Shifted by a page, no folio
+// can be mapped whole, and a read maps the pages around it only (the
+// kernel's fault-around, 64 KiB).
+func mapShifted(fd int, n uintptr) (unsafe.Pointer, error) {
+	plain := func() (unsafe.Pointer, error) {
+		return unix.MmapPtr(fd, 0, nil, n, unix.PROT_READ, unix.MAP_SHARED)
+	}
+	if n < hugeSize {
+		return plain()
+	}
+	span := n + hugeSize + uintptr(pageSize)
+	res, err := unix.MmapPtr(-1, 0, nil, span, unix.PROT_NONE, unix.MAP_PRIVATE|unix.MAP_ANON)
+	if err != nil {
+		return plain()
+	}
+	off := (hugeSize-uintptr(res)%hugeSize)%hugeSize + uintptr(pageSize)
+	addr, err := unix.MmapPtr(fd, 0, unsafe.Add(res, off), n, unix.PROT_READ, unix.MAP_SHARED|unix.MAP_FIXED)
+	if err != nil {
+		_ = unix.MunmapPtr(res, span)
+		return plain()
+	}
+	// Let go of the reserved space around the mapping.
+	end := off + uintptr(roundPage(int(n)))
+	_ = unix.MunmapPtr(res, off)
+	if end < span {
+		_ = unix.MunmapPtr(unsafe.Add(res, end), span-end)
+	}
+	return addr, nil
 }
 
 func unmapFile(data []byte) error {
 	if data == nil {
 		return nil
 	}
-	return syscall.Munmap(data)
+	return unix.MunmapPtr(unsafe.Pointer(unsafe.SliceData(data)), uintptr(len(data)))
 }
 
 // dropPages lets the process's pages of a mapping go (MADV_DONTNEED): a

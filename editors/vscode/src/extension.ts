@@ -27,12 +27,13 @@ import { Follower } from './follow';
 import { agentPicks, ContextPick, conversationPicks, episodePicks, scopePicks } from './context';
 import { docsCommandUri, docsFragment, MARKDOWN_PREVIEW, SHOW_DOCS_COMMAND } from './diagnosticsLinks';
 import { conversations, info, INVALID_PARAMS, infoWhenIndexed, RunInfo, search, SearchParams, WireLocation } from './protocol';
+import { IndexedOnce } from './indexed';
 import { partialShare, PartialRefresh } from './partial';
 import { RowOrder, Widening } from './results';
 import { LOAD_MORE_COMMAND, ResultsView, ShownSearch, WIDEN_COMMAND } from './resultsView';
 import { RestartPolicy } from './restartPolicy';
 import { parseServerLine } from './serverLog';
-import { resolveServerPath, ServerNotFound } from './serverPath';
+import { findServer, resolveServerPath, ServerNotFound, settingOrigins } from './serverPath';
 import {
   ContextKey,
   contextMissing,
@@ -74,9 +75,14 @@ class Runls implements vscode.Disposable {
   private readonly failures: FailuresView;
   /** Asks a partial answer shown again when indexing ends (partial.ts). */
   private readonly partial: PartialRefresh;
+  /** Runs indexed() once per index, whichever way the extension learns it. */
+  private readonly indexedOnce = new IndexedOnce((ri) => this.indexed(ri));
   private lastQuery = '';
   private info: RunInfo | undefined;
   private readonly disposables: vscode.Disposable[] = [];
+  /** The latest start (see start()); a start that is not the latest gives up. */
+  private startSeq = 0;
+  private starting: Promise<void> | undefined;
 
   constructor(private readonly context: vscode.ExtensionContext) {
     this.output = vscode.window.createOutputChannel('runls', { log: true });
@@ -141,6 +147,19 @@ class Runls implements vscode.Disposable {
     for (const d of this.disposables) d.dispose();
   }
 
+  /** The extension's settings other than runls.server.path that hold a user value in this window. */
+  private userSettingKeys(): string[] {
+    const props = (this.context.extension.packageJSON as { contributes?: { configuration?: { properties?: object } } }).contributes?.configuration?.properties ?? {};
+    const keys = Object.keys(props);
+    // runls.conversation's value holds runls.conversation.pageSize's too: a key that
+    // prefixes another is asked only for its own value.
+    const own = (k: string) => {
+      const v = vscode.workspace.getConfiguration().inspect(k)?.globalValue;
+      return keys.some((o) => o.startsWith(`${k}.`)) && typeof v === 'object' ? undefined : v;
+    };
+    return keys.filter((k) => k !== 'runls.server.path' && own(k) !== undefined);
+  }
+
   /** The settings, with the context the pickers chose laid over them. */
   private settings(): ServerSettings {
     return withContext(readServerSettings(vscode.workspace.getConfiguration('runls')), this.storedContext());
@@ -183,24 +202,58 @@ class Runls implements vscode.Disposable {
       view.alert === undefined ? undefined : new vscode.ThemeColor(`statusBarItem.${view.alert}Background`);
   }
 
-  async start(): Promise<void> {
+  /**
+   * Starts the server for the first folder. A start that is still looking for the
+   * server (findServer's second look) is awaited by the commands that need it; a
+   * newer start (a restart, a changed runls.server.path) makes an older one give up.
+   */
+  start(): Promise<void> {
+    const seq = ++this.startSeq;
+    const started = this.doStart(seq).finally(() => {
+      if (this.starting === started) this.starting = undefined;
+    });
+    this.starting = started;
+    return started;
+  }
+
+  private async doStart(seq: number): Promise<void> {
     const folder = vscode.workspace.workspaceFolders?.[0];
     if (!folder) {
       this.setState({ kind: 'stopped' });
       return;
     }
     let serverPath: string;
+    this.setState({ kind: 'starting' });
     try {
-      const resolved = resolveServerPath(vscode.workspace.getConfiguration('runls').get<string>('server.path'), {
-        PATH: process.env.PATH,
-        home: os.homedir(),
-        workspaceFolder: folder.uri.scheme === 'file' ? folder.uri.fsPath : undefined,
-        isExecutable,
-        exeSuffixes: process.platform === 'win32' ? ['.exe', ''] : [''],
-      });
+      const resolved = await findServer(
+        () =>
+          resolveServerPath(vscode.workspace.getConfiguration('runls').get<string>('server.path'), {
+            PATH: process.env.PATH,
+            home: os.homedir(),
+            workspaceFolder: folder.uri.scheme === 'file' ? folder.uri.fsPath : undefined,
+            isExecutable,
+            exeSuffixes: process.platform === 'win32' ? ['.exe', ''] : [''],
+          }),
+        {
+          onChange: (listener) =>
+            vscode.workspace.onDidChangeConfiguration((e) => {
+              if (!e.affectsConfiguration('runls')) return;
+              this.output.info('The runls settings changed: looking for the server again.');
+              listener();
+            }),
+          // Where the setting's value came from, for a window that read it otherwise than expected.
+          retrying: (miss, ms) =>
+            this.output.warn(
+              `${miss.message} (runls.server.path in this window: ${settingOrigins(vscode.workspace.getConfiguration('runls').inspect<string>('server.path'), this.userSettingKeys())}.) ` +
+                `Reading the settings again in ${ms / 1000} s or at their first change.`,
+            ),
+        },
+      );
+      if (seq !== this.startSeq) return;
       serverPath = resolved.path;
       this.output.info(`server: ${serverPath} (from ${resolved.source})`);
     } catch (e) {
+      if (seq !== this.startSeq) return;
       const msg = e instanceof ServerNotFound ? e.message : String(e);
       this.output.error(msg);
       this.setState({ kind: 'error', message: msg });
@@ -274,26 +327,27 @@ class Runls implements vscode.Disposable {
     const client = new LanguageClient('runls', 'runls', serverOptions, clientOptions);
     client.registerFeature(
       new ProgressObserver(client, (p) => {
+        if (this.client !== client) return;
         this.setState(applyProgress(this.state, p));
-        if (p.kind === 'end') {
-          void this.refreshInfo();
-          this.failures.onIndexed();
-          void this.partial.indexed();
-        }
+        if (p.kind === 'begin') this.indexedOnce.progressBegan();
+        if (p.kind === 'end') this.indexedOnce.progressEnded();
       }),
     );
     client.onDidChangeState((e) => {
       if (e.newState === State.Starting) this.setState({ kind: 'starting' });
-      else if (e.newState === State.Running && this.state.kind !== 'indexing') {
+      else if (e.newState === State.Running) {
         // Running is the server's initialize answer, not its index: the status says
-        // ready once run/info says the first index is done (or the progress ends).
-        this.setState({ kind: 'indexing' });
-        void this.awaitIndexed(client);
+        // ready once the first index is done (indexed.ts: run/info or the progress's end).
+        const session = this.indexedOnce.started();
+        if (this.state.kind !== 'indexing') this.setState({ kind: 'indexing' });
+        void this.indexedOnce.poll(session, () => info(client), {
+          alive: () => this.client === client && client.isRunning(),
+          onError: (err) => this.output.debug(`run/info: ${err}`),
+        });
       }
       else if (e.newState === State.Stopped && this.state.kind !== 'error') this.setState({ kind: 'stopped' });
     });
     this.client = client;
-    this.setState({ kind: 'starting' });
     try {
       await client.start();
     } catch (e) {
@@ -322,6 +376,7 @@ class Runls implements vscode.Disposable {
   }
 
   async stop(): Promise<void> {
+    this.startSeq++; // a start still looking for the server gives up
     const client = this.client;
     this.client = undefined;
     if (client === undefined) return;
@@ -360,25 +415,20 @@ class Runls implements vscode.Disposable {
   }
 
   /**
-   * Asks run/info until the first index is done, then shows the server ready: the
-   * indexing progress's end says so too, but a server may send no progress (a run
-   * reopened from its cache is done before a progress would show).
+   * The run's index is done (indexed.ts calls it once per index, from the progress's
+   * end or the run/info poll): the status ready, its overview from run/info, the
+   * Failures view asked again when it was shown, a partial answer asked again.
    */
-  private async awaitIndexed(client: LanguageClient): Promise<void> {
-    while (this.client === client && client.isRunning() && this.state.kind === 'indexing') {
-      try {
-        const ri = await info(client);
-        if (ri.indexing.done) {
-          this.info = ri;
-          if (this.client === client && this.state.kind === 'indexing') this.setState({ kind: 'ready' });
-          else this.render();
-          return;
-        }
-      } catch (e) {
-        this.output.debug(`run/info: ${e}`);
-      }
-      await new Promise((r) => setTimeout(r, 250));
+  private indexed(ri: RunInfo | undefined): void {
+    if (this.state.kind === 'indexing') this.setState({ kind: 'ready' });
+    if (ri) {
+      this.info = ri;
+      this.render();
+    } else {
+      void this.refreshInfo();
     }
+    this.failures.onIndexed();
+    void this.partial.indexed();
   }
 
   /** run/info for the status bar's overview of the run; quietly nothing when it fails. */
@@ -396,7 +446,7 @@ class Runls implements vscode.Disposable {
   /** The running client, or a message saying why there is none. */
   private async runningClient(): Promise<LanguageClient | undefined> {
     if (this.client === undefined) {
-      await this.start();
+      await (this.starting ?? this.start());
     }
     const client = this.client;
     if (client === undefined || client.state === State.Stopped) {

@@ -62,3 +62,60 @@ export function resolveServerPath(setting: string | undefined, env: PathEnv): Re
 function isAbsolute(p: string): boolean {
   return path.isAbsolute(p) || /^[A-Za-z]:[\\/]/.test(p);
 }
+
+/** How long a start that found no server waits before it reads the setting again. */
+export const SECOND_LOOK_MS = 2000;
+
+/**
+ * Finds the server for a start. When `find` (the setting, then PATH) finds none, it
+ * looks once more: after `delayMs`, or at the first configuration change, whichever
+ * comes first. A window's settings may reach the extension after it activated (a
+ * settings file read late, a folder's settings written as the window opens); one
+ * second look turns that into a late start instead of an error that stays.
+ * `retrying` is told the first miss (to say in the log what happens). A miss on the
+ * second look throws its ServerNotFound; any other error is thrown at once.
+ */
+export async function findServer(
+  find: () => Resolved,
+  opts: {
+    delayMs?: number;
+    /** Calls `listener` at a configuration change; disposed after the second look. */
+    onChange: (listener: () => void) => { dispose(): void };
+    retrying?: (miss: ServerNotFound, delayMs: number) => void;
+    sleep?: (ms: number) => Promise<void>;
+  },
+): Promise<Resolved> {
+  const delayMs = opts.delayMs ?? SECOND_LOOK_MS;
+  try {
+    return find();
+  } catch (e) {
+    if (!(e instanceof ServerNotFound)) throw e;
+    opts.retrying?.(e, delayMs);
+  }
+  const sleep = opts.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+  let changed: (() => void) | undefined;
+  const change = new Promise<void>((r) => (changed = r));
+  const listening = opts.onChange(() => changed?.());
+  try {
+    await Promise.race([sleep(delayMs), change]);
+  } finally {
+    listening.dispose();
+  }
+  return find();
+}
+
+/**
+ * A setting's value in each place VS Code reads it ("user (none), workspace "/x",
+ * folder (none)"), from WorkspaceConfiguration.inspect, and which other settings of the
+ * extension this window has a user value for: a server path missing from the user
+ * settings while the others are there points at the setting's scope, all of them
+ * missing at the user settings not read.
+ */
+export function settingOrigins(
+  i: { globalValue?: unknown; workspaceValue?: unknown; workspaceFolderValue?: unknown } | undefined,
+  othersWithUserValue: string[],
+): string {
+  const at = (v: unknown) => (v === undefined ? '(none)' : JSON.stringify(v));
+  const others = othersWithUserValue.length === 0 ? 'none' : othersWithUserValue.join(', ');
+  return `user ${at(i?.globalValue)}, workspace ${at(i?.workspaceValue)}, folder ${at(i?.workspaceFolderValue)}; other settings with a user value: ${others}`;
+}

@@ -61,14 +61,20 @@ type File struct {
 
 	pending *pending // nil: no pending tail kept, and no tail documents
 
-	Ranges    []Range
-	LineIndex []int64 // start offset of every lineIndexEvery-th line
+	Ranges []Range
+	// LineIndex is the start offset of every lineIndexEvery-th line, read
+	// through Lines.
+	LineIndex []int64
 
 	// Recs is a record file's records (internal/records); nil for a note, which
 	// has none (most files are notes: an empty table is nine slices), and
 	// read through Records.
-	Recs  *records.Table
-	Convs []uint32 // conversation ids written in the file, sorted
+	Recs *records.Table
+	// mapped, when set, holds the line index and the record table instead
+	// of LineIndex and Recs (nil then): a restored file's, still in the
+	// cache entry's mapping (Mapped).
+	mapped Mapped
+	Convs  []uint32 // conversation ids written in the file, sorted
 
 	// Warned is shared by all versions of a record file; nil for a note,
 	// which is never warned about (NewWarnings): at 100,000 files most are
@@ -183,11 +189,64 @@ const (
 	MaxTailBytes = 64 << 10 // a longer pending tail is re-read, not kept
 )
 
+// Mapped is a restored file's line index and record table while they are
+// in the cache entry's mapping, not yet checked (the persist package's): at
+// 1 GB the files' columns are some 90 MB, which a reopen then neither
+// checks nor copies before its first answer, and which a request reads
+// only for the files it asks about. Own makes them the heap's at their
+// first use.
+type Mapped interface {
+	// Own returns the line index and the record table (nil for a note) in
+	// memory of their own, checked, the same each call. Bytes found bad
+	// (or a fault reading them) give empty ones, and are the cache entry's
+	// corruption, which the guard of the request that read them finds
+	// (persist.Guard): such an answer is never given.
+	Own() ([]int64, *records.Table)
+	// InPlace returns them as they are mapped, for their lengths only
+	// (their bytes are not checked).
+	InPlace() ([]int64, *records.Table)
+}
+
+// SetMapped gives a restored file its line index and record table in the
+// mapping; LineIndex and Recs are then nil.
+func (fs *File) SetMapped(m Mapped) { fs.mapped, fs.LineIndex, fs.Recs = m, nil, nil }
+
+// MappedColumns returns what SetMapped gave, or nil.
+func (fs *File) MappedColumns() Mapped { return fs.mapped }
+
+// Lines returns the line index: the start offset of every
+// lineIndexEvery-th line.
+func (fs *File) Lines() []int64 {
+	if fs.mapped != nil {
+		l, _ := fs.mapped.Own()
+		return l
+	}
+	return fs.LineIndex
+}
+
+// ColumnSizes are the line index's length and the record table's, without
+// reading either (a mapped file's columns stay unread).
+func (fs *File) ColumnSizes() (lines []int64, recs *records.Table) {
+	if fs.mapped != nil {
+		lines, recs = fs.mapped.InPlace()
+	} else {
+		lines, recs = fs.LineIndex, fs.Recs
+	}
+	if recs == nil {
+		recs = &noRecords
+	}
+	return lines, recs
+}
+
 // Clone starts the next version of a file for an update that appends.
 func (fs *File) Clone() *File {
 	n := *fs
-	if fs.Recs != nil {
-		t := fs.Recs.AfterCommit()
+	if fs.mapped != nil {
+		n.LineIndex, n.Recs = fs.mapped.Own()
+		n.mapped = nil
+	}
+	if n.Recs != nil {
+		t := n.Recs.AfterCommit()
 		n.Recs = &t
 	}
 	n.pending = nil
@@ -211,6 +270,12 @@ func (fs *File) Conversational() bool { return fs.Form.IsRecord() && !fs.Layout.
 
 // Records returns the file's record table: an empty one for a note.
 func (fs *File) Records() *records.Table {
+	if fs.mapped != nil {
+		_, t := fs.mapped.Own()
+		if t != nil {
+			return t
+		}
+	}
 	if fs.Recs == nil {
 		return &noRecords
 	}

@@ -3,11 +3,12 @@ package persist
 // This file holds the checks of a restored commit's segments at their
 // first use (issue 33): the entry is opened checking its structure only
 // (store.VerifyFrame: the manifest's own checksum, every blob's length,
-// header and footer), the state, dictionary and statistics are checked
-// whole as they are read at open, and each segment's bytes are checked by
-// range (store.Blob.CheckRange, 64 KiB chunks against the manifest's sums)
-// the first time a search, an update or a write reads them: blobBacking is
-// the bm25.Backing of a restored segment. A reopen so reads the pages its
+// header and footer), the dictionary and statistics are checked whole as
+// they are read at open, and each segment's bytes are checked by range
+// (store.Blob.CheckRange, 64 KiB chunks against the manifest's sums) the
+// first time a search, an update or a write reads them: blobBacking is the
+// bm25.Backing of a restored segment, and of the state blob (its sections
+// read at open, its files' columns at their first use: inplace.go). A reopen so reads the pages its
 // first answer needs, not the whole entry, and a corrupt byte is still
 // never an answer.
 //

@@ -15,9 +15,11 @@ package persist
 //     statistics), and the merge at its end (the segments);
 //   - the debounced writer (writeGuarded), which encodes the dictionary,
 //     the statistics and any mapped segment.
-// Records, outlines, diagnostics and run/info read the file states, which
-// the reopen decodes onto the heap (persist.go), and the agents' files;
-// they read a mapping only through the Refresh they make first.
+//   - the views of the file states (the retriever's viewed: records,
+//     outlines, diagnostics, failures, conversations, read-backs), whose
+//     first read of a restored file's line index and record table copies
+//     them out of the state blob's mapping (inplace.go, which catches a
+//     fault or a failed check there itself and records it for the guard).
 //
 // A fault on an address inside one of the index's mappings (the snapshots
 // mappingGuard holds) is the entry's corruption: the same path as a cut
@@ -87,9 +89,18 @@ func (w *Writer) Guard() Guard { return Guard{w} }
 // Run runs fn with a fault on a mapped page turned into a panic on this
 // goroutine, and that panic into a fault error (IsFault) when the page is
 // one of the index's mappings; any other panic goes on.
+//
+// A run that started while the restored files could be read reports a
+// fault too when a check of their columns failed before it ended
+// (inplace.go): what it read of them may be empty where it should not.
 func (g Guard) Run(where string, fn func() error) (err error) {
+	live := g.w.columnsLive()
 	defer g.Rest(where, func(fault error) { err = fault })()
-	return fn()
+	err = fn()
+	if fault := g.w.columnsFailed(where, live); fault != nil {
+		err = fault
+	}
+	return err
 }
 
 // Rest guards the rest of the calling function, for a goroutine's top
@@ -197,6 +208,7 @@ func (w *Writer) DropMapping(err error) {
 	clear(w.segBlobs) // the next write writes every segment again
 	w.mu.Unlock()
 	h.Forget()
+	g.forgotten.Store(true) // no restored file is read by a run that starts now
 }
 
 // faultOwner is a snapshot or a blob mapped alone (store): Fault reports a

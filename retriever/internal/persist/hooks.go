@@ -5,6 +5,7 @@ package persist
 // (an internal package's tests cannot make an index).
 
 import (
+	"fmt"
 	"time"
 
 	"runls/internal/store"
@@ -43,6 +44,37 @@ func (w *Writer) BlobsOf(fn func(blobOf func(*corpus.Segment) (store.BlobRef, bo
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	fn(func(s *corpus.Segment) (store.BlobRef, bool) { ref, ok := w.segBlobs[s]; return ref, ok }, len(w.segBlobs))
+}
+
+// DecodeStateInPlace decodes a state blob as the reopen decodes it from its
+// mapping, its files' line indexes and record tables left in b and checked
+// at their first use (inplace.go), by their values only (b has no chunk
+// sums): for the fuzz test of that decode against DecodeState's.
+func DecodeStateInPlace(b []byte) (st *StateBlob, err error) {
+	err = decodeChecked(func() error {
+		st, err = decodeState(b, trustedBacking{}, nil)
+		return err
+	})
+	return st, err
+}
+
+// ColumnsFailed is the first failure found making a file's columns of st
+// the heap's (inplace.go), or nil.
+func (st *StateBlob) ColumnsFailed() error {
+	if f := st.cols.failed.Load(); f != nil {
+		return f.err
+	}
+	return nil
+}
+
+// trustedBacking checks no byte; a value found wrong panics as a
+// blobBacking's does.
+type trustedBacking struct{}
+
+func (trustedBacking) Check([]byte) {}
+func (trustedBacking) CheckAll()    {}
+func (trustedBacking) Corrupt(err error) {
+	panic(&checkFailure{fmt.Errorf("%w: %v", store.ErrCorrupt, err)})
 }
 
 // Abandon ends the writer as a kill would: nothing more is written, and the

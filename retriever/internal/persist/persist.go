@@ -20,9 +20,10 @@ package persist
 // pieces dropped and is read again. One set of rules, not two.
 //
 // Checks (check.go): the entry is opened checking its structure
-// (store.VerifyFrame), the state, dictionary and statistics are checked
-// whole as they are read, and each segment's bytes by range at their first
-// use, so that a flipped byte inside a segment's postings (which the
+// (store.VerifyFrame), the dictionary and statistics are checked whole as
+// they are read, the state's sections by range as they are read (its
+// files' line indexes and record tables at a file's first use,
+// inplace.go), and each segment's bytes by range at their first use, so that a flipped byte inside a segment's postings (which the
 // decoders do not check value by value) is never an answer, and a reopen
 // reads the pages its first answer needs, not the whole entry. A range
 // found bad at a search is the entry's corruption, taken as a fault on its
@@ -36,6 +37,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"runls/internal/store"
 	"runls/retriever/internal/bm25"
@@ -76,29 +78,28 @@ func (w *Writer) restoreIndex(snap *store.Snapshot) (map[*corpus.Segment]store.B
 	var segs []*corpus.Segment
 	var refs map[*corpus.Segment]store.BlobRef
 	var files []*corpus.File
-	// The state is checked whole through its mapping, and decoded from it
-	// inside its Access, with everything made of it: the file states keep
-	// copies of what they hold (FileStates), so that nothing reads the
-	// blob after the restore (a request or an update reads the files'
-	// heads, windows, line indexes and record tables, which a cut blob must
-	// never fault), and its pages are then let go. A heap copy of it (some
-	// 90 MB at 1 GB) cost the reopen a copy and as much memory again.
+	// The state is decoded from its mapping inside its Access, with
+	// everything made of it, each section it reads checked by range first
+	// (its chunks: check.go); the files' line indexes and record tables
+	// stay in the mapping, unchecked and unread, until their first use
+	// (inplace.go). The pages read are let go after: the files keep copies
+	// of what else they hold.
 	state := blobs[BlobState]
-	err := state.Check()
-	if err == nil {
-		err = state.Access(func(b []byte) error {
+	err := state.Access(func(b []byte) error {
+		return decodeChecked(func() error {
 			var err error
-			if st, err = DecodeState(b); err != nil {
+			if st, err = decodeState(b, newBlobBacking(snap, state, b), snap); err != nil {
 				return err
 			}
 			segs, refs, files, dict, stats, err = w.restoreFrom(snap, st)
 			return err
 		})
-		state.DropPages()
-	}
+	})
+	state.DropPages()
 	if err != nil {
 		return nil, err
 	}
+	w.cols = st.cols
 
 	w.host.Mu.Lock()
 	defer w.host.Mu.Unlock()
@@ -204,8 +205,9 @@ type mappingGuard struct {
 	mapped []faultOwner // whose mappings the index reads: a fault on one is corruption
 	cut    bool         // found once: the index no longer reads the mapping
 
-	dropMu  sync.Mutex // one drop; others wait for it
-	dropped bool
+	dropMu    sync.Mutex // one drop; others wait for it
+	dropped   bool
+	forgotten atomic.Bool // dropped, and every restored file forgotten
 
 	afterCheck func(point string) // fault injection (fault.go)
 }

@@ -12,13 +12,14 @@ package persist
 //
 // Every column is one aligned section (bm25.SectionEncoder), the files'
 // columns laid end to end and cut by each file's counts. The reopen reads
-// it from its mapping, checked whole first (persist.go), and the states
-// made of it keep their own copy of the columns they point into (line
-// indexes, record tables, ranges: each one allocation for all files, len
-// == cap so that an append copies; keep.go), so that the blob's pages are
-// let go once they are made: at 100,000 files it is 52 MB, of which the
-// files keep 20 (the fixed records alone are 22 MB); at 1 GB, 93 MB of
-// which they keep 88 (the record tables).
+// it from its mapping (persist.go), each section it reads checked by range
+// first, and the states made of it keep their own copy of the small
+// columns they point into (ranges, tail terms, conversations: each one
+// allocation for all files, len == cap so that an append copies; keep.go);
+// the line indexes and record tables (at 1 GB, 88 MB of the blob's 93) stay
+// in the mapping, unchecked, until a file's first use checks and copies its
+// own (inplace.go). DecodeState, for a blob on the heap, checks and keeps
+// them all at once.
 
 import (
 	"cmp"
@@ -28,6 +29,7 @@ import (
 	"slices"
 	"strings"
 
+	"runls/internal/store"
 	"runls/recordformat"
 	"runls/retriever/internal/bm25"
 	"runls/retriever/internal/corpus"
@@ -147,13 +149,18 @@ func EncodeState(dst []byte, st *Saved, seg map[*corpus.Segment]uint32) []byte {
 		r         records.Columns // the files' record tables end to end
 	)
 	for i, fs := range st.Files {
-		n, ts := r.Append(fs.Records())
+		m, _ := fs.MappedColumns().(*mappedFile)
+		lines, t := writeColumns(fs.LineIndex, fs.Recs, m)
+		if t == nil {
+			t = &noTable
+		}
+		n, ts := r.Append(t)
 		f := &fixed[i]
 		*f = savedFile{
 			id: fs.ID, agent: fs.Agent, dev: fs.Dev, ino: fs.Ino, size: fs.Size, mtime: fs.Mtime, ctime: fs.Ctime,
 			readPos: fs.ReadPos, readAt: fs.ReadAt, commitPos: fs.CommitPos, commitLine: fs.CommitLine,
 			head: uint32(fs.Head.Len()), window: uint32(fs.Window.Len()), tail: uint32(len(fs.Tail())), path: uint32(len(fs.Rel)),
-			ranges: uint32(len(fs.Ranges)), tailDocs: uint32(len(fs.TailDocs())), lineIndex: uint32(len(fs.LineIndex)),
+			ranges: uint32(len(fs.Ranges)), tailDocs: uint32(len(fs.TailDocs())), lineIndex: uint32(len(lines)),
 			recs: n.Recs, over: n.Over, spans: n.Spans, runs: n.Runs, descents: n.Descents, convs: uint32(len(fs.Convs)),
 			firstUnits: fs.FirstUnits,
 			open:       ts.Open, end: ts.End, lastUnits: ts.LastUnits, lastKey: ts.LastKey,
@@ -183,7 +190,7 @@ func EncodeState(dst []byte, st *Saved, seg map[*corpus.Segment]uint32) []byte {
 			tailTerms = append(tailTerms, td.Terms...)
 		}
 		f.tailTerms = uint32(len(tailTerms))
-		lineIndex = append(lineIndex, fs.LineIndex...)
+		lineIndex = append(lineIndex, lines...)
 		convs = append(convs, fs.Convs...)
 	}
 	// tailTerms of a file is the running total: its own count is the
@@ -219,33 +226,49 @@ type StateBlob struct {
 	lineIndex []int64
 	fileConvs []uint32
 	recs      records.Columns
+	// cols, for a blob decoded from its mapping (decodeState with a
+	// backing): the files' line indexes and record tables are left there,
+	// unchecked, until their first use (inplace.go).
+	cols *mappedColumns
 }
 
 // DecodeState reads a state blob's sections; its slices point into b.
-func DecodeState(b []byte) (*StateBlob, error) {
+func DecodeState(b []byte) (*StateBlob, error) { return decodeState(b, nil, nil) }
+
+// decodeState is DecodeState; with back, b is the state blob's mapping (of
+// snap), checked by range as it is read: the headers and the sections read
+// now, not the files' line indexes and record tables, which stay in b
+// (inplace.go). A range found bad panics with a checkFailure
+// (decodeChecked).
+func decodeState(b []byte, back bm25.Backing, snap *store.Snapshot) (*StateBlob, error) {
 	d := bm25.NewSectionDecoder(b)
+	cb := back // nil: nothing to check
 	st := &StateBlob{}
-	head := bm25.GetSection[uint64](d)
+	if back != nil {
+		d.SetBacking(back)
+		st.cols = &mappedColumns{snap: snap, back: back}
+	}
+	head := getChecked[uint64](d, cb)
 	if d.Err() == nil && (len(head) != 4 || head[0] != stateBlobMagic || head[1] >= 1<<32 || head[2] > uint64(len(b)) || head[3] == 0) {
 		d.Fail("no state header")
 	}
-	st.Agents = getStrings(d)
-	st.Episodes = getStrings(d)
-	st.Convs = getStrings(d)
+	st.Agents = getStrings(d, cb)
+	st.Episodes = getStrings(d, cb)
+	st.Convs = getStrings(d, cb)
 	if d.Err() == nil {
 		st.NextID, st.Seed = uint32(head[1]), head[3]
 		st.Dead = make([][]uint64, head[2])
 		for i := range st.Dead {
-			st.Dead[i] = bm25.GetSection[uint64](d)
+			st.Dead[i] = getChecked[uint64](d, cb)
 		}
 	}
-	st.fixed = bm25.GetSection[savedFile](d)
-	st.bytes = bm25.GetSection[byte](d)
-	st.ranges = bm25.GetSection[savedRange](d)
-	st.tailDocs = bm25.GetSection[savedTailDoc](d)
-	st.tailTerms = bm25.GetSection[uint32](d)
-	st.lineIndex = bm25.GetSection[int64](d)
-	st.fileConvs = bm25.GetSection[uint32](d)
+	st.fixed = getChecked[savedFile](d, cb)
+	st.bytes = getChecked[byte](d, cb)
+	st.ranges = getChecked[savedRange](d, cb)
+	st.tailDocs = getChecked[savedTailDoc](d, cb)
+	st.tailTerms = getChecked[uint32](d, cb)
+	st.lineIndex = bm25.GetSection[int64](d) // checked at its first use with a backing
+	st.fileConvs = getChecked[uint32](d, cb)
 	r := &st.recs
 	r.Line = bm25.GetSection[uint32](d)
 	r.Sec = bm25.GetSection[uint32](d)
@@ -259,7 +282,18 @@ func DecodeState(b []byte) (*StateBlob, error) {
 	if err := d.Finish(); err != nil {
 		return nil, fmt.Errorf("state blob: %w", err)
 	}
+	if st.cols != nil {
+		st.cols.convs = len(st.Convs)
+	}
 	return st, nil
+}
+
+// getChecked reads d's next section, its values checked through back (nil:
+// nothing to check).
+func getChecked[T any](d *bm25.SectionDecoder, back bm25.Backing) []T {
+	v := bm25.GetSection[T](d)
+	bm25.CheckValues(back, v)
+	return v
 }
 
 // FileRules are what making file states asks of the retriever: an episode
@@ -387,7 +421,7 @@ func (st *StateBlob) FileStates(segs []*corpus.Segment, terms int, h FileRules) 
 		if lo, hi, ok = take(&c.lineIndex, f.lineIndex, len(st.lineIndex)); !ok {
 			return bad(i, "line index")
 		}
-		file.LineIndex = clip(st.lineIndex[lo:hi])
+		lines := clip(st.lineIndex[lo:hi])
 		if lo, hi, ok = take(&c.convs, f.convs, len(st.fileConvs)); !ok {
 			return bad(i, "conversations")
 		}
@@ -397,6 +431,12 @@ func (st *StateBlob) FileStates(segs []*corpus.Segment, terms int, h FileRules) 
 		}
 		if err := st.recordTable(f, file, &cr); err != nil {
 			return bad(i, "%v", err)
+		}
+		switch {
+		case st.cols == nil:
+			file.LineIndex = lines
+		case len(lines) > 0 || file.Recs != nil:
+			file.SetMapped(&mappedFile{cols: st.cols, lines: lines, recs: file.Recs})
 		}
 		out[i] = file
 	}
@@ -431,11 +471,13 @@ type keptColumns struct {
 // right).
 func (st *StateBlob) keptColumns() *keptColumns {
 	st.tailTerms = keep(st.tailTerms)
-	st.lineIndex = keep(st.lineIndex)
 	st.fileConvs = keep(st.fileConvs)
-	r := &st.recs
-	st.recs = records.Columns{Line: keep(r.Line), Sec: keep(r.Sec), Ms: keep(r.Ms), Conv: keep(r.Conv), Meta: keep(r.Meta),
-		Over: keep(r.Over), Spans: keep(r.Spans), Runs: keep(r.Runs), Descents: keep(r.Descents)}
+	if st.cols == nil { // else left in the mapping (inplace.go)
+		st.lineIndex = keep(st.lineIndex)
+		r := &st.recs
+		st.recs = records.Columns{Line: keep(r.Line), Sec: keep(r.Sec), Ms: keep(r.Ms), Conv: keep(r.Conv), Meta: keep(r.Meta),
+			Over: keep(r.Over), Spans: keep(r.Spans), Runs: keep(r.Runs), Descents: keep(r.Descents)}
+	}
 	return &keptColumns{ranges: make([]corpus.Range, 0, len(st.ranges))}
 }
 
@@ -448,7 +490,13 @@ func (st *StateBlob) recordTable(f *savedFile, fs *corpus.File, at *records.Coun
 		PendLine: f.pendLine, PendConv: f.pendConv, PendTime: f.pendTime, PendSpan: f.pendSpan,
 		PendHasSpan: f.flags&savedPendHasSpan != 0, PendMeta: f.pendMeta, Lines: f.lines, EndUnits: f.endUnits}
 	var t records.Table // on the stack: a note's is checked, not kept
-	if err := st.recs.Cut(&t, at, n, saved, len(st.Convs)); err != nil {
+	var err error
+	if st.cols != nil {
+		err = st.recs.CutUnchecked(&t, at, n, saved) // its values are checked at its first use (inplace.go)
+	} else {
+		err = st.recs.Cut(&t, at, n, saved, len(st.Convs))
+	}
+	if err != nil {
 		return err
 	}
 	if !fs.Form.IsRecord() {
@@ -507,9 +555,9 @@ func putStrings(e *bm25.SectionEncoder, ss []string) {
 	bm25.PutSection(e, b)
 }
 
-func getStrings(d *bm25.SectionDecoder) []string {
-	ends := bm25.GetSection[uint32](d)
-	b := bm25.GetSection[byte](d)
+func getStrings(d *bm25.SectionDecoder, back bm25.Backing) []string {
+	ends := getChecked[uint32](d, back)
+	b := getChecked[byte](d, back)
 	if d.Err() != nil {
 		return nil
 	}
@@ -529,3 +577,6 @@ func getStrings(d *bm25.SectionDecoder) []string {
 	}
 	return out
 }
+
+// noTable is the record table a note is encoded with: never written.
+var noTable records.Table

@@ -57,6 +57,7 @@ type Writer struct {
 
 	segBlobs map[*corpus.Segment]store.BlobRef // segments written, flushed or restored, by the write's lock
 	restored *store.Snapshot                   // the commit the index was restored from: its segments map it
+	cols     *mappedColumns                    // its files' columns, read in place (inplace.go)
 	flushed  []*store.Blob                     // blobs of segments flushed as they were made (flush.go): they map them
 	guard    mappingGuard                      // their files, watched for a cut (persist.go)
 }
@@ -269,7 +270,8 @@ func (w *Writer) Close() error {
 		w.writeGuarded()
 		err = w.entry.Close()
 		w.guard.close()
-		// Last: the segments map them.
+		w.cols.close()
+		// Last: the segments and the files' columns map them.
 		if w.restored != nil {
 			err = errors.Join(err, w.restored.Close())
 		}

@@ -73,28 +73,28 @@ func (c *Columns) CheckLengths() error {
 // columns point into c's. t is the caller's, so that a table checked and
 // then not kept (a note's, which must be empty) costs no allocation.
 func (c *Columns) Cut(t *Table, at *Counts, n Counts, s Saved, convs int) error {
+	if err := c.CutUnchecked(t, at, n, s); err != nil {
+		return err
+	}
+	return t.CheckValues(convs)
+}
+
+// CutUnchecked is Cut without the checks of the columns' values: it reads
+// c's lengths only, not its values, for a caller that checks them at the
+// table's first use (CheckValues) and must not read them before (columns
+// in a mapping, checked by range at first use).
+func (c *Columns) CutUnchecked(t *Table, at *Counts, n Counts, s Saved) error {
 	*t = Table{}
 	lo, hi, ok := take(&at.Recs, n.Recs, len(c.Line))
 	if !ok {
 		return errors.New("record columns")
 	}
-	recs := uint32(hi - lo)
 	t.line, t.sec, t.ms = clip(c.Line[lo:hi]), clip(c.Sec[lo:hi]), clip(c.Ms[lo:hi])
 	t.conv, t.meta = clip(c.Conv[lo:hi]), clip(c.Meta[lo:hi])
-	for _, id := range t.conv {
-		if int(id) >= convs {
-			return fmt.Errorf("record conversation %d", id)
-		}
-	}
 	if lo, hi, ok = take(&at.Over, n.Over, len(c.Over)); !ok {
 		return errors.New("record columns")
 	}
 	t.over = clip(c.Over[lo:hi])
-	for k, o := range t.over {
-		if o.rec >= recs || k > 0 && o.rec <= t.over[k-1].rec {
-			return fmt.Errorf("time overflow %d", k)
-		}
-	}
 	if lo, hi, ok = take(&at.Spans, n.Spans, len(c.Spans)); !ok {
 		return errors.New("record columns")
 	}
@@ -107,20 +107,6 @@ func (c *Columns) Cut(t *Table, at *Counts, n Counts, s Saved, convs int) error 
 		return errors.New("record columns")
 	}
 	t.descents = clip(c.Descents[lo:hi])
-	// A run may end at the pending record, numbered recs (Runs).
-	for _, run := range t.runs {
-		if run.First > run.Last || run.Last > recs {
-			return fmt.Errorf("unfielded run %v", run)
-		}
-	}
-	if run := s.Open; run.First > run.Last || run.Last > recs {
-		return fmt.Errorf("unfielded run %v", run)
-	}
-	for _, d := range t.descents {
-		if d >= recs {
-			return fmt.Errorf("descent %d", d)
-		}
-	}
 	t.open, t.hasOpen, t.fielded = s.Open, s.HasOpen, s.Fielded
 	t.end, t.lastUnits, t.lastKey = s.End, s.LastUnits, s.LastKey
 	t.hasPend, t.lines, t.endUnits = s.HasPend, s.Lines, s.EndUnits
@@ -130,6 +116,64 @@ func (c *Columns) Cut(t *Table, at *Counts, n Counts, s Saved, convs int) error 
 	t.pend = pendingRecord{line: s.PendLine, time: s.PendTime, conv: s.PendConv, meta: uint8(s.PendMeta),
 		span: s.PendSpan, hasSpan: s.PendHasSpan}
 	return nil
+}
+
+// CheckValues checks every value of a table read back that a lookup
+// indexes with against what it names (Cut); convs is how many
+// conversation ids there are.
+func (t *Table) CheckValues(convs int) error {
+	recs := uint32(len(t.line))
+	for _, id := range t.conv {
+		if int(id) >= convs {
+			return fmt.Errorf("record conversation %d", id)
+		}
+	}
+	for k, o := range t.over {
+		if o.rec >= recs || k > 0 && o.rec <= t.over[k-1].rec {
+			return fmt.Errorf("time overflow %d", k)
+		}
+	}
+	// A run may end at the pending record, numbered recs (Runs).
+	for _, run := range t.runs {
+		if run.First > run.Last || run.Last > recs {
+			return fmt.Errorf("unfielded run %v", run)
+		}
+	}
+	if run := t.open; run.First > run.Last || run.Last > recs {
+		return fmt.Errorf("unfielded run %v", run)
+	}
+	for _, d := range t.descents {
+		if d >= recs {
+			return fmt.Errorf("descent %d", d)
+		}
+	}
+	return nil
+}
+
+// Columns are t's columns, as one table's share of Columns (no copy).
+func (t *Table) Columns() Columns {
+	return Columns{Line: t.line, Sec: t.sec, Ms: t.ms, Conv: t.conv, Meta: t.meta, Over: t.over, Spans: t.spans, Runs: t.runs,
+		Descents: t.descents}
+}
+
+// Own returns t with columns in memory of their own (len == cap: an append
+// copies): a table read back from a mapping, made the heap's at its first
+// use.
+func (t *Table) Own() *Table {
+	o := *t
+	o.line, o.sec, o.ms, o.conv, o.meta = own(t.line), own(t.sec), own(t.ms), own(t.conv), own(t.meta)
+	o.over, o.spans, o.runs, o.descents = own(t.over), own(t.spans), own(t.runs), own(t.descents)
+	return &o
+}
+
+// own copies s into memory of its own, len == cap; nil for an empty s.
+func own[T any](s []T) []T {
+	if len(s) == 0 {
+		return nil
+	}
+	out := make([]T, len(s))
+	copy(out, s)
+	return out
 }
 
 // Whole reports whether the tables cut, at, took every value of c.

@@ -378,6 +378,14 @@ func (t *Table) TimeRuns() []uint32 {
 	return append(runs, uint32(t.Len()))
 }
 
+// Unwarned reports whether t has no span of unindented lines and no run of
+// unfielded records, so no warning (Warnings), reading its lengths and
+// state only, not its columns' values: a restored file's table in the cache
+// entry's mapping stays unread (the retriever's diagnostics).
+func (t *Table) Unwarned() bool {
+	return len(t.spans) == 0 && len(t.runs) == 0 && len(t.Spans()) == 0 && len(t.Runs()) == 0
+}
+
 // AnyFielded reports whether some record has the conversation field.
 func (t *Table) AnyFielded() bool {
 	return t.fielded || (t.hasPend && MetaKind(t.pend.meta) == KindFielded)

@@ -1078,11 +1078,13 @@ function genRun() {
   if (process.env.RUNLS_RUNGEN) execFileSync(process.env.RUNLS_RUNGEN, args, { stdio: 'pipe' });
   else execFileSync('go', ['run', './internal/rungen/cmd/rungen', ...args], { cwd: repoRoot, stdio: 'pipe' });
   // The server named in the folder's settings too, as the partial test does: in two of
-  // four runs on 2026-12-07 the window opened on this folder read the User setting
-  // runls.server.path (machine-overridable) as empty and said the server was not found
-  // (the status "runls: error"), where the window before it had read it. Why is not
-  // known yet (code-server's settings in a window opened by navigation, or the
-  // extension reading them too early); openFolder's diagnostics say it if it recurs.
+  // four runs of the twelfth session (2026-12-07) the window opened on this folder read
+  // the User setting runls.server.path (machine-overridable) as empty and said the
+  // server was not found (the status "runls: error"), where the window before it had
+  // read it. Why is not known: not reproduced since (the e2e 4 times without this folder
+  // setting, and 18 windows opened in turn on three folders: each read the User value at
+  // activation). openFolder keeps the window's runls log if it recurs: on a miss it
+  // names where the setting was read from (user, workspace, folder).
   fs.mkdirSync(path.join(dir, '.vscode'), { recursive: true });
   fs.writeFileSync(path.join(dir, '.vscode', 'settings.json'), JSON.stringify({ 'runls.server.path': RUNLS_BIN }));
   gen = dir;
@@ -1099,9 +1101,13 @@ async function openFolder(dir) {
     // Once in a clean-clone CI the generated run's status never said ready (three
     // tests lost; an immediate rerun passed): leave what the status bar said and a
     // screenshot for the next one.
+    // The window's runls log says where runls.server.path was read from on a miss.
     const status = await page.locator('.statusbar-item', { hasText: 'runls' }).allInnerTexts().catch(() => []);
     await shot('open-folder-not-ready.png');
-    throw new Error(`${path.basename(dir)}: the status bar never said "runls: all agents"; it said ${JSON.stringify(status)}: ${e.message}`);
+    const log = runlsLogs().sort((a, b) => fs.statSync(b).mtimeMs - fs.statSync(a).mtimeMs)[0];
+    if (log) fs.copyFileSync(log, path.join(ARTIFACTS, 'open-folder-not-ready.runls.log'));
+    const tail = log ? fs.readFileSync(log, 'utf8').split('\n').slice(0, 6).join('\n') : '(no runls log)';
+    throw new Error(`${path.basename(dir)}: the status bar never said "runls: all agents"; it said ${JSON.stringify(status)}: ${e.message}\nits runls log begins:\n${tail}`);
   }
 }
 
@@ -1260,5 +1266,55 @@ test('a server binary that is not found: its Open Settings button lands on runls
     assert.equal(await editor.locator('.no-results-message', { hasText: 'No Settings Found' }).filter({ visible: true }).count(), 0, 'not "No Settings Found"');
   } finally {
     fs.writeFileSync(path.join(dir, 'settings.json'), JSON.stringify({ 'runls.server.path': RUNLS_BIN })); // genRun's
+  }
+});
+
+/** The runls log files of the extension hosts code-server started so far. */
+function runlsLogs() {
+  const logs = path.join(work, 'user-data', 'logs');
+  const out = [];
+  const walk = (d) => {
+    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+      const p = path.join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (e.name === 'runls.log') out.push(p);
+    }
+  };
+  if (fs.existsSync(logs)) walk(logs);
+  return out;
+}
+
+test('a server that is not there when the window opens but is a moment later: the second look starts it, no error stays', async () => {
+  // The generated run's window opened anew with its folder naming a server not built
+  // yet; the binary appears once the extension has looked for it and missed (its log
+  // says so). No configuration changes: only the second look can find it.
+  const dir = genRun();
+  const late = path.join(work, 'late-runls');
+  const settings = path.join(dir, '.vscode', 'settings.json');
+  fs.writeFileSync(settings, JSON.stringify({ 'runls.server.path': late }));
+  const before = new Set(runlsLogs());
+  try {
+    await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(dir)}`);
+    await page.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: 90_000 });
+    const end = Date.now() + 90_000;
+    let log;
+    for (;;) {
+      log = runlsLogs().find((f) => !before.has(f) && fs.readFileSync(f, 'utf8').includes('late-runls'));
+      if (log) break;
+      assert.ok(Date.now() < end, 'the new window\'s extension never looked for late-runls');
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    fs.copyFileSync(RUNLS_BIN, late);
+    fs.chmodSync(late, 0o755);
+    await page.locator('.statusbar-item', { hasText: 'runls: all agents' }).first().waitFor({ timeout: 60_000 });
+    const text = fs.readFileSync(log, 'utf8');
+    assert.match(text, /late-runls" is not an executable file .* Reading the settings again/);
+    // The miss names where the setting was read from, and the other user settings seen.
+    assert.ok(text.includes(`runls.server.path in this window: user ${JSON.stringify(RUNLS_BIN)}, workspace ${JSON.stringify(late)}`), text.slice(0, 1000));
+    assert.match(text, /other settings with a user value: [^)]*runls\.conversation\.pageSize/);
+    assert.match(text, /server: \S*late-runls \(from setting\)/);
+    assert.equal(await page.locator('.notification-toast', { hasText: 'late-runls' }).count(), 0, 'no not-found toast');
+  } finally {
+    fs.writeFileSync(settings, JSON.stringify({ 'runls.server.path': RUNLS_BIN })); // genRun's
   }
 });
