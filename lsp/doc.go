@@ -65,9 +65,10 @@
 //     what is indexed so far; absent without an episode or when it has none.
 //     A bad episode answers -32602 naming it.
 //   - Requests that arrive while indexing: run/search waits for the first
-//     indexing at most retriever.PartialGrace (0.5 s; retriever.ReopenGrace,
-//     50 ms, on a reopen, whose answer is the cache entry's with its files
-//     confirmed: docs/partial.md), then answers from what is indexed so far, with the notice {"field": "indexing", "value": "40%"}
+//     indexing at most retriever.PartialGrace (0.5 s; on a reopen, whose
+//     answer is the cache entry's with its files confirmed, the engine's
+//     AnswerGrace: 50 ms, none from 20,000 files; docs/partial.md), then
+//     answers from what is indexed so far, with the notice {"field": "indexing", "value": "40%"}
 //     (spec §12, issue 33; retriever.Index.SearchPartial; the first index
 //     takes the highest-numbered episode first). The grace is there so that a
 //     small run (the sample run, indexed and searched by a whole runls

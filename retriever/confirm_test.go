@@ -19,53 +19,18 @@ import (
 // only the confirmation tells). Symbols the same. Once the walk ends the
 // answer is a fresh index's.
 func TestPartialAnswerBeforeReopenWalk(t *testing.T) {
-	run := writeRun(t, map[string]string{
-		"episode-1/alice/kept.txt":      "deploy kept alpha\nsecond line\n",
-		"episode-1/alice/rewritten.txt": "alpha one\nbeta two\ndeploy rocket\n",
-		"episode-1/alice/grown.txt":     "deploy grown before\n",
-		"episode-1/alice/deleted.txt":   "deploy deleted doomed\n",
-		"episode-1/alice/alice.log":     "2026-10-20 09:10:00.010 INFO  [running] deploy rocket launched\n",
-		"episode-2/bob/other.txt":       "deploy other bob\n",
-	})
+	ix, run := reopenedAfterChanges(t)
 	ctx := context.Background()
-	opts := Options{Root: run, Cache: CacheOptions{Root: cacheRoot(t)}, cacheDelay: time.Hour}
-	first, err := Open(ctx, opts)
-	must(t, err)
-	if _, err := first.Refresh(ctx, nil); err != nil {
-		t.Fatal(err)
-	}
-	must(t, first.Close())
-
-	// While it was closed: the same size, "deploy rocket" at the same
-	// offset on the line before; an append; a file gone; a file new.
-	write := func(rel, s string, flag int) {
-		f, err := os.OpenFile(filepath.Join(run, rel), flag|os.O_WRONLY|os.O_CREATE, 0o644)
-		must(t, err)
-		_, err = f.WriteString(s)
-		must(t, err)
-		must(t, f.Close())
-	}
-	write("episode-1/alice/rewritten.txt", "alpha one beta two\ndeploy rocket\n", os.O_TRUNC)
-	// The same record's text at the same place, another time: only its
-	// record table (the item's time) would be stale.
-	write("episode-1/alice/alice.log", "2026-10-20 11:10:00.010 INFO  [running] deploy rocket launched\n", os.O_TRUNC)
-	write("episode-1/alice/grown.txt", "deploy grown after\n", os.O_APPEND)
-	must(t, os.Remove(filepath.Join(run, "episode-1/alice/deleted.txt")))
-	write("episode-2/bob/new.txt", "deploy new arrival\n", 0)
-
-	ix := openTest(t, opts)
-	if !ix.restored.Load() {
-		t.Fatal("the entry was not restored")
-	}
 	if g := ix.AnswerGrace(); g != ReopenGrace {
 		t.Errorf("grace %v, want ReopenGrace", g)
 	}
-	release := make(chan struct{})
-	ix.fw.Listed = func(rel string) {
-		if rel == "." {
-			<-release
-		}
+	n := ix.restoredFiles
+	ix.restoredFiles = noGraceFiles // a walk that cannot end within ReopenGrace
+	if g := ix.AnswerGrace(); g != 0 {
+		t.Errorf("grace of an entry of %d files %v, want none", ix.restoredFiles, g)
 	}
+	ix.restoredFiles = n
+	release := holdWalk(ix)
 	done := make(chan error, 1)
 	go func() {
 		_, err := ix.Refresh(ctx, nil)
@@ -113,6 +78,101 @@ func TestPartialAnswerBeforeReopenWalk(t *testing.T) {
 		t.Errorf("after the walk:\n got %+v\nwant %+v", final, want)
 	}
 	assertSameAnswers(t, ix, Options{})
+}
+
+// reopenedAfterChanges indexes a run into a cache entry, changes it while
+// the index is closed (a note rewritten to the same size with its piece one
+// line up at the same offset; a record rewritten with another time and the
+// same text at the same place; an append; a file deleted; a file new), and
+// opens it again from the entry, not yet updated.
+func reopenedAfterChanges(t *testing.T) (*Index, string) {
+	t.Helper()
+	run := writeRun(t, map[string]string{
+		"episode-1/alice/kept.txt":      "deploy kept alpha\nsecond line\n",
+		"episode-1/alice/rewritten.txt": "alpha one\nbeta two\ndeploy rocket\n",
+		"episode-1/alice/grown.txt":     "deploy grown before\n",
+		"episode-1/alice/deleted.txt":   "deploy deleted doomed\n",
+		"episode-1/alice/alice.log":     "2026-10-20 09:10:00.010 INFO  [running] deploy rocket launched\n",
+		"episode-2/bob/other.txt":       "deploy other bob\n",
+	})
+	ctx := context.Background()
+	opts := Options{Root: run, Cache: CacheOptions{Root: cacheRoot(t)}, cacheDelay: time.Hour}
+	first, err := Open(ctx, opts)
+	must(t, err)
+	if _, err := first.Refresh(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	must(t, first.Close())
+
+	// While it was closed: the same size, "deploy rocket" at the same
+	// offset on the line before; an append; a file gone; a file new.
+	write := func(rel, s string, flag int) {
+		f, err := os.OpenFile(filepath.Join(run, rel), flag|os.O_WRONLY|os.O_CREATE, 0o644)
+		must(t, err)
+		_, err = f.WriteString(s)
+		must(t, err)
+		must(t, f.Close())
+	}
+	write("episode-1/alice/rewritten.txt", "alpha one beta two\ndeploy rocket\n", os.O_TRUNC)
+	// The same record's text at the same place, another time: only its
+	// record table (the item's time) would be stale.
+	write("episode-1/alice/alice.log", "2026-10-20 11:10:00.010 INFO  [running] deploy rocket launched\n", os.O_TRUNC)
+	write("episode-1/alice/grown.txt", "deploy grown after\n", os.O_APPEND)
+	must(t, os.Remove(filepath.Join(run, "episode-1/alice/deleted.txt")))
+	write("episode-2/bob/new.txt", "deploy new arrival\n", 0)
+
+	ix := openTest(t, opts)
+	if !ix.restored.Load() {
+		t.Fatal("the entry was not restored")
+	}
+	return ix, run
+}
+
+// holdWalk holds ix's walks on the root's listing until release is closed.
+func holdWalk(ix *Index) (release chan struct{}) {
+	release = make(chan struct{})
+	ix.fw.Listed = func(rel string) {
+		if rel == "." {
+			<-release
+		}
+	}
+	return release
+}
+
+// TestPartialAnswerBeforeReopenUpdate: a reopen's partial answer asked
+// before the update started beside it has begun (a server's search racing
+// its first Refresh) waits for it to begin and answers from the entry,
+// partially, rather than making the update itself.
+func TestPartialAnswerBeforeReopenUpdate(t *testing.T) {
+	ix, _ := reopenedAfterChanges(t)
+	ctx := context.Background()
+	release := holdWalk(ix)
+	done := make(chan error, 1)
+	go func() {
+		time.Sleep(20 * time.Millisecond)
+		_, err := ix.Refresh(ctx, nil)
+		done <- err
+	}()
+	defer func() {
+		close(release)
+		must(t, <-done)
+	}()
+	answered := make(chan Result, 1)
+	go func() {
+		res, err := ix.SearchPartial(ctx, Request{Query: "deploy", TopK: MaxTopK})
+		if err != nil {
+			res.Notices = append(res.Notices, Notice{Message: err.Error()})
+		}
+		answered <- res
+	}()
+	select {
+	case res := <-answered:
+		if ns := indexingNotices(res); len(ns) != 1 || len(res.Items) == 0 {
+			t.Errorf("answer %+v, want a partial one from the entry", res)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("no answer while the reopen's walk is held: the partial answer went the complete way")
+	}
 }
 
 // assertCurrentText checks that item's text is the file's text at its place

@@ -47,8 +47,9 @@ type Index struct {
 	indexed atomic.Bool // a first full update has finished
 	// restored: the index began from its cache entry's states (a reopen),
 	// which its first update confirms file by file (partial.go, confirm.go).
-	restored atomic.Bool
-	first    firstIndex // how far the first update is, for partial answers (partial.go)
+	restored      atomic.Bool
+	restoredFiles int        // the files the entry held, set at Open
+	first         firstIndex // how far the first update is, for partial answers (partial.go)
 
 	once onceLog // links, folders and files warned about
 
@@ -119,7 +120,8 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 	ix.rb = readBack{root: ix.root, fsys: ix.fsys, handles: &ix.handles, masker: ix.masker, convs: &ix.state.Convs}
 	ix.state.Convs.ID("-")
 	ix.cache = ix.openCache(opts)
-	ix.restored.Store(len(ix.state.Files) > 0)
+	ix.restoredFiles = len(ix.state.Files)
+	ix.restored.Store(ix.restoredFiles > 0)
 	if holdInject != nil {
 		holdInject(ix)
 	}

@@ -43,14 +43,24 @@ const PartialGrace = 500 * time.Millisecond
 // files: a few ms).
 const ReopenGrace = 50 * time.Millisecond
 
+// noGraceFiles is the restored files from which a reopen's answer waits
+// for no walk at all: the walk gives each file a stat, some 2.5 µs of wall
+// time a file over two cores (100,000 files: 0.25 s on a quiet machine), so
+// a run of as many never ends it within ReopenGrace.
+const noGraceFiles = 20_000
+
 // AnswerGrace is how long a search made while the first index is built
 // waits for it before it answers partially: ReopenGrace when the index was
-// restored from its cache entry, else PartialGrace.
+// restored from its cache entry (none when the entry holds noGraceFiles
+// files or more), else PartialGrace.
 func (ix *Index) AnswerGrace() time.Duration {
-	if ix.restored.Load() {
-		return ReopenGrace
+	switch {
+	case !ix.restored.Load():
+		return PartialGrace
+	case ix.restoredFiles >= noGraceFiles:
+		return 0
 	}
-	return PartialGrace
+	return ReopenGrace
 }
 
 // SearchPartial answers a request at once. While another call (Refresh, or
@@ -129,16 +139,22 @@ func (ix *Index) buildingFirst() bool {
 // waiting for its scan to have found the run's bytes (the notice's
 // denominator): a scan of many files takes a moment. A reopen does not
 // wait for it: its entry's files are the run's as far as the index knows
-// until the walk has confirmed them.
+// until the walk has confirmed them. Nor does a reopen's answer, made
+// before its first update has begun, go the complete way at once: each
+// caller starts that update beside it (the server, runls search
+// --partial, the MCP server), so it waits up to updateStartWait for it to
+// begin.
 func (ix *Index) awaitFirstPlan(ctx context.Context) (bool, error) {
-	t := time.NewTicker(10 * time.Millisecond)
+	t := time.NewTicker(2 * time.Millisecond)
 	defer t.Stop()
+	start := time.Now()
 	for {
-		if !ix.buildingFirst() {
-			return false, nil
-		}
-		if ix.restored.Load() || ix.first.runBytesKnown() {
+		building := ix.buildingFirst()
+		switch {
+		case building && (ix.restored.Load() || ix.first.runBytesKnown()):
 			return true, nil
+		case !building && (ix.indexed.Load() || !ix.restored.Load() || time.Since(start) > updateStartWait):
+			return false, nil
 		}
 		select {
 		case <-ctx.Done():
@@ -147,6 +163,11 @@ func (ix *Index) awaitFirstPlan(ctx context.Context) (bool, error) {
 		}
 	}
 }
+
+// updateStartWait is how long a reopen's partial answer waits for the
+// first update, started beside it, to begin (a goroutine's start: well
+// under a millisecond unless the machine is loaded).
+const updateStartWait = 100 * time.Millisecond
 
 // indexingNotice is the notice of an answer made from what is indexed now:
 // the share of the run's bytes indexed, rounded down, and never 100% while
