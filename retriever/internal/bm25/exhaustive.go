@@ -45,7 +45,7 @@ func (sr *Searcher) exhaustive(s segRef, cs []termCursor, avgdl float64, q *quer
 		if len(terms) < cap(terms) {
 			t = terms[:len(terms)+1][len(terms)]
 		}
-		t.decode(cs[i:j])
+		t.decode(cs[i:j], f, s)
 		terms = append(terms, t)
 		i = j
 	}
@@ -153,7 +153,11 @@ func (sr *Searcher) exhaustivePairs(s segRef, cs []termCursor, avgdl float64, q 
 	q.decoded = lists
 	total := 0
 	for i := range lists {
-		lists[i].docs, lists[i].tfs = decodeList(cs[i].it.p, lists[i].docs, lists[i].tfs)
+		if q.memo != nil { // every candidate, for a second search under other rules
+			lists[i].docs, lists[i].tfs = decodeList(cs[i].it.p, lists[i].docs, lists[i].tfs)
+		} else {
+			lists[i].docs, lists[i].tfs = decodeKept(&cs[i], f, s, lists[i].docs, lists[i].tfs)
+		}
 		lists[i].docs, lists[i].tfs = append(lists[i].docs, ^uint32(0)), append(lists[i].tfs, 0)
 		total += len(lists[i].docs) - 1
 	}
@@ -301,19 +305,40 @@ type decodedTerm struct {
 	spare     []uint32 // for merging a split term's lists
 }
 
-// decode fills the term from its lists (one, or a split term's two).
-func (t *decodedTerm) decode(ls []termCursor) {
+// decode fills the term from its lists (one, or a split term's two) in
+// segment s, but for the blocks whose documents f rejects whole.
+func (t *decodedTerm) decode(ls []termCursor, f Filter, s segRef) {
 	t.docs, t.tfs, t.at = t.docs[:0], t.tfs[:0], 0
 	t.idf, t.ub = ls[0].idf, 0
-	for _, c := range ls {
+	for i := range ls {
+		c := &ls[i]
 		t.ub = max(t.ub, c.ub)
 		first := len(t.docs)
-		t.docs, t.tfs = decodeList(c.it.p, t.docs, t.tfs)
+		t.docs, t.tfs = decodeKept(c, f, s, t.docs, t.tfs)
 		if first > 0 {
 			t.mergeAt(first)
 		}
 	}
 	t.docs, t.tfs = append(t.docs, ^uint32(0)), append(t.tfs, 0)
+}
+
+// decodeKept appends the postings of c's list in segment s to docs and
+// tfs, but for its blocks whose documents' group runs f rejects whole: a
+// document of them is never a hit, so what its other terms hold does not
+// matter either (a request whose rules leave most files out, such as the
+// second ranking without a context).
+func decodeKept(c *termCursor, f Filter, s segRef, docs, tfs []uint32) ([]uint32, []uint32) {
+	if len(c.it.skips) == 0 {
+		return decodeFrom(c.it.p, ^uint32(0), docs, tfs)
+	}
+	runs := newDocCursor(f, s)
+	for si := range c.blocks() {
+		from, end, prev, _ := c.block(si)
+		if !runs.rejectsThrough(prev+1, c.lastDoc(si)) {
+			docs, tfs = decodeFrom(c.it.p[from:end], prev, docs, tfs)
+		}
+	}
+	return docs, tfs
 }
 
 // tfOf returns the term's tf in document d (0: not in it), for documents asked in

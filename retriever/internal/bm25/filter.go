@@ -93,8 +93,8 @@ func (c *docCursor) rejects(d uint32) bool {
 // that holds a document from lo to hi (lo at or after the last document
 // asked): none of them needs decoding. It leaves the cursor at the first run
 // not rejected whole, so a later document of a run before it is not
-// rejected by rejects (a cursor asked so is a pre-filter whose answers at
-// may still refuse, never the last word).
+// rejected by rejects: a cursor asked so is a pre-filter, never the one
+// whose at decides.
 func (c *docCursor) rejectsThrough(lo, hi uint32) bool {
 	c.groupAt(lo)
 	for c.verdict == RejectAll {

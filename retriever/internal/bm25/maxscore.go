@@ -67,6 +67,17 @@ func (sr *Searcher) maxScore(s segRef, cs []termCursor, avgdl float64, q *query,
 		if !any {
 			return
 		}
+		if runs.rejects(d) {
+			// The filter rejects d's whole group run: the essential lists
+			// jump past it, over whole blocks (a request whose rules leave
+			// most files out, the second ranking without a context).
+			for i := e; i < len(cs); i++ {
+				if cs[i].it.valid {
+					cs[i].it.advance(runs.next)
+				}
+			}
+			continue
+		}
 		if !s.Dead(d) {
 			clear(contrib)
 			partial := 0.0
@@ -118,11 +129,12 @@ func (sr *Searcher) maxScore(s segRef, cs []termCursor, avgdl float64, q *query,
 func (sr *Searcher) single(s segRef, c *termCursor, avgdl float64, q *query, f Filter, top *topK) {
 	norms := q.norms
 	runs := newDocCursor(f, s)
+	ahead := newDocCursor(f, s) // a block ahead of runs (see prefill)
 	theta := top.threshold() * (1 - PruneSlack)
 	var dls [skipEvery]uint16
 	for si := range c.blocks() {
 		from, end, prev, ub := c.block(si)
-		if ub < theta {
+		if ub < theta || ahead.rejectsThrough(prev+1, c.lastDoc(si)) {
 			continue
 		}
 		// The block whole, then its documents' lengths in a loop of

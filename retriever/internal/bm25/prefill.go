@@ -99,10 +99,11 @@ func (sr *Searcher) prefill(s segRef, cs []termCursor, r int, done []bool, avgdl
 	rest := SumInOrder(gub) // the most the other terms add to any document
 	runs := newDocCursor(f, s)
 	// A block ahead of runs: a block whose documents' groups the filter
-	// rejects whole is not decoded, and a document of such a group not
-	// scored (the filter is asked last otherwise: most documents are
-	// evidence with a context; without one, or with a scope, the request's
-	// own ranking rejects most files whole).
+	// rejects whole is not decoded (without a context, or with a scope,
+	// the request's own ranking rejects most files whole). A document is
+	// not asked about before it is scored: with a context most are
+	// evidence, and asking every one (each new group run a call of the
+	// filter) cost such a request a tenth more than it saved.
 	ahead := newDocCursor(f, s)
 	theta := top.threshold() * (1 - PruneSlack)
 	idf := cs[r].idf
@@ -133,9 +134,7 @@ func (sr *Searcher) prefill(s segRef, cs []termCursor, r int, done []bool, avgdl
 				quick -= gub[g] * float64(missing)
 			}
 			batch[n].d, batch[n].tf, batch[n].k = d, q.blockTFs[j], uint32(si*skipEvery+j)
-			if quick >= theta && !ahead.rejects(d) {
-				n++
-			}
+			n += b2i(quick >= theta)
 		}
 		for j := range batch[:n] {
 			batch[j].dl = s.lengthAt(cs[r].dls, int(batch[j].k), batch[j].d)
