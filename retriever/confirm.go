@@ -83,7 +83,8 @@ func (ix *Index) confirmedHits(f *filter, rank func() ([]hit, error)) ([]hit, er
 // file, no shorter than what was read, with its time and inode change time
 // the same when its size is, and its head and the bytes before its read
 // position the same. A file gone, replaced, shrunk or rewritten is not; one
-// that grew is (its pieces are of the bytes before). It is opened as an
+// that grew is (its pieces are of the bytes before), unless it had a
+// pending tail, whose pieces the bytes after it change. It is opened as an
 // update opens it: confined to the run, through no link.
 //
 // Plan's racy-time rule is left out: it reads the state's CheckedAt, which
@@ -108,6 +109,11 @@ func (ix *Index) unchangedSinceIndexed(fs *corpus.File) bool {
 		return false // replaced or shrunk
 	case st.Size == fs.ReadPos && (st.Size != fs.Size || st.Mtime != fs.Mtime || st.Ctime != fs.Ctime):
 		return false // the size read with a new time: rewritten in place, or touched
+	case st.Size > fs.ReadPos && fs.CommitPos < fs.ReadPos:
+		// Grown past a pending tail (a last line without its end, a
+		// record that may go on): the tail's pieces are made again with
+		// what follows, so the ones indexed are not the file's now.
+		return false
 	}
 	return runfs.Recheck(knownOf(fs), info, func() bool { return rewritten(f, fs, &ix.checkBytes) }) != runfs.RecheckFresh
 }
