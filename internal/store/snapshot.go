@@ -224,11 +224,33 @@ func faultError(name string, addr uintptr) error {
 
 // Verify checks the content's checksum: O(bytes), at memory speed.
 func (b *Blob) Verify() error {
-	err := b.Access(func(c []byte) error { return checkContent(c, b.ref) })
+	var err error
+	b.readWhole(0, b.ref.Length, func() {
+		err = b.Access(func(c []byte) error { return checkContent(c, b.ref) })
+	})
 	if err != nil {
 		return fmt.Errorf("%s: %w", b.ref.Name, err)
 	}
 	return nil
+}
+
+// willNeed asks for the content's bytes [lo, hi) of a mapped blob to be
+// read ahead of a pass over them (the mapping reads no more than the page
+// a fault is on: advise_linux.go).
+func (b *Blob) willNeed(lo, hi int64) {
+	if b.mapped {
+		adviseWillNeed(b.file, blobHeaderSize+int(lo), blobHeaderSize+int(hi))
+	}
+}
+
+// readWhole runs pass, a read of the content's bytes [lo, hi) whole, with
+// the mapping's readahead on for them.
+func (b *Blob) readWhole(lo, hi int64, pass func()) {
+	if !b.mapped {
+		pass()
+		return
+	}
+	adviseSequential(b.file, blobHeaderSize+int(lo), blobHeaderSize+int(hi), pass)
 }
 
 // errClosed is Check's answer on a closed snapshot.
@@ -283,6 +305,7 @@ func (b *Blob) CheckRange(off, n int64) error {
 	}
 	return b.checkLocked(func() error {
 		return b.Access(func(c []byte) error {
+			b.willNeed(first*ChunkSize, min((last+1)*ChunkSize, b.ref.Length))
 			for i := first; i <= last; i++ {
 				if b.chunksGood(i, i) {
 					continue
@@ -531,6 +554,7 @@ func openBlob(dir string, ref BlobRef, read ReadMode, sum bool, buf *[]byte) (*B
 	if mapIt {
 		b.file, err = mapFile(f, size)
 		b.mapped = true
+		adviseRandom(b.file) // advise_linux.go: a fault reads its page, not a readahead window
 	} else {
 		b.file = make([]byte, size)
 		_, err = io.ReadFull(f, b.file)
