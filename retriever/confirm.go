@@ -79,11 +79,18 @@ func (ix *Index) confirmedHits(f *filter, rank func() ([]hit, error)) ([]hit, er
 }
 
 // unchangedSinceIndexed reports whether the bytes indexed of file fs are
-// its bytes now: its stat says it is the same (plan needs nothing), or it
-// grew, or its time is racy, and its head and the bytes before its read
-// position are the same (the recheck). A file gone, replaced, shrunk or
-// rewritten is not. It is opened as an update opens it: confined to the
-// run, through no link.
+// its bytes now, by following's rules (plan, then the recheck): the same
+// file, no shorter than what was read, with its time and inode change time
+// the same when its size is, and its head and the bytes before its read
+// position the same. A file gone, replaced, shrunk or rewritten is not; one
+// that grew is (its pieces are of the bytes before), unless it had a
+// pending tail, whose pieces the bytes after it change. It is opened as an
+// update opens it: confined to the run, through no link.
+//
+// Plan's racy-time rule is left out: it reads the state's CheckedAt, which
+// an update's recheck writes without the lock, so the head and the bytes
+// before the read position are compared whatever the file's time (a few
+// bytes each, for the few files of an answer).
 func (ix *Index) unchangedSinceIndexed(fs *corpus.File) bool {
 	f, err := runfs.OpenFile(ix.fsys, fs.Rel)
 	if err != nil {
@@ -94,11 +101,18 @@ func (ix *Index) unchangedSinceIndexed(fs *corpus.File) bool {
 	if err != nil || !info.Mode().IsRegular() || !runfs.AtPath(ix.root, ix.fsys, f, fs.Rel, runfs.Stat{}, info) {
 		return false
 	}
-	t := ix.plan(fs, runfs.Candidate{Rel: fs.Rel, Info: runfs.StatOf(info)})
+	st := runfs.StatOf(info)
 	switch {
-	case t == nil:
-		return true
-	case t.fresh:
+	case fs.Binary:
+		return false // no pieces; its check is its head
+	case st.Dev != fs.Dev || st.Ino != fs.Ino || st.Size < fs.ReadPos:
+		return false // replaced or shrunk
+	case st.Size == fs.ReadPos && (st.Size != fs.Size || st.Mtime != fs.Mtime || st.Ctime != fs.Ctime):
+		return false // the size read with a new time: rewritten in place, or touched
+	case st.Size > fs.ReadPos && fs.CommitPos < fs.ReadPos:
+		// Grown past a pending tail (a last line without its end, a
+		// record that may go on): the tail's pieces are made again with
+		// what follows, so the ones indexed are not the file's now.
 		return false
 	}
 	return runfs.Recheck(knownOf(fs), info, func() bool { return rewritten(f, fs, &ix.checkBytes) }) != runfs.RecheckFresh

@@ -2,6 +2,7 @@ package retriever
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -16,7 +17,8 @@ import (
 // appended to or deleted while the index was closed: each piece is the text
 // at its place in the file as it is now, with the time written there (a
 // record rewritten with another time and the same text at the same place:
-// only the confirmation tells). Symbols the same. Once the walk ends the
+// only the confirmation tells), and a piece a fresh index makes (a pending
+// last line appended to is another piece now). Symbols the same. Once the walk ends the
 // answer is a fresh index's.
 func TestPartialAnswerBeforeReopenWalk(t *testing.T) {
 	ix, run := reopenedAfterChanges(t)
@@ -48,7 +50,17 @@ func TestPartialAnswerBeforeReopenWalk(t *testing.T) {
 	must(t, err)
 	syms, err := ix.SymbolsPartial(ctx, "deploy", 0)
 	must(t, err)
+	// Every piece of a partial answer is one a fresh index makes.
+	fresh := openTest(t, Options{Root: run})
+	freshSyms, err := fresh.Symbols(ctx, "deploy", 0)
+	must(t, err)
+	pieces := map[string]map[string]bool{"search": itemKeys(searchResult(t, fresh, req)), "symbols": itemKeys(freshSyms)}
 	for name, r := range map[string]Result{"search": res, "symbols": syms} {
+		for k := range itemKeys(r) {
+			if !pieces[name][k] {
+				t.Errorf("%s: stale evidence: %s is not a piece of a fresh index", name, k)
+			}
+		}
 		ns := indexingNotices(r)
 		if len(ns) != 1 || ns[0].Value == "100%" || !strings.Contains(ns[0].Message, "reopened") {
 			t.Errorf("%s: indexing notices %+v, want one saying the run is being reopened", name, ns)
@@ -58,7 +70,7 @@ func TestPartialAnswerBeforeReopenWalk(t *testing.T) {
 			files[it.File] = true
 			assertCurrentText(t, name, run, it)
 		}
-		for _, f := range []string{"episode-1/alice/rewritten.txt", "episode-1/alice/deleted.txt", "episode-1/alice/alice.log"} {
+		for _, f := range []string{"episode-1/alice/rewritten.txt", "episode-1/alice/deleted.txt", "episode-1/alice/alice.log", "episode-1/alice/tail.txt"} {
 			if files[f] {
 				t.Errorf("%s: a partial answer holds %s, changed since its entry was written", name, f)
 			}
@@ -91,6 +103,7 @@ func reopenedAfterChanges(t *testing.T) (*Index, string) {
 		"episode-1/alice/kept.txt":      "deploy kept alpha\nsecond line\n",
 		"episode-1/alice/rewritten.txt": "alpha one\nbeta two\ndeploy rocket\n",
 		"episode-1/alice/grown.txt":     "deploy grown before\n",
+		"episode-1/alice/tail.txt":      "deploy first line\ndeploy rock",
 		"episode-1/alice/deleted.txt":   "deploy deleted doomed\n",
 		"episode-1/alice/alice.log":     "2026-10-20 09:10:00.010 INFO  [running] deploy rocket launched\n",
 		"episode-2/bob/other.txt":       "deploy other bob\n",
@@ -118,6 +131,8 @@ func reopenedAfterChanges(t *testing.T) (*Index, string) {
 	// record table (the item's time) would be stale.
 	write("episode-1/alice/alice.log", "2026-10-20 11:10:00.010 INFO  [running] deploy rocket launched\n", os.O_TRUNC)
 	write("episode-1/alice/grown.txt", "deploy grown after\n", os.O_APPEND)
+	// A pending last line goes on: its piece is another now.
+	write("episode-1/alice/tail.txt", "et launched\n", os.O_APPEND)
 	must(t, os.Remove(filepath.Join(run, "episode-1/alice/deleted.txt")))
 	write("episode-2/bob/new.txt", "deploy new arrival\n", 0)
 
@@ -173,6 +188,15 @@ func TestPartialAnswerBeforeReopenUpdate(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("no answer while the reopen's walk is held: the partial answer went the complete way")
 	}
+}
+
+// itemKeys is each item's file, line, column and text.
+func itemKeys(r Result) map[string]bool {
+	keys := map[string]bool{}
+	for _, it := range r.Items {
+		keys[fmt.Sprintf("%s:%d:%d %q", it.File, it.Location.Range.Start.Line, it.ByteStart, it.Text)] = true
+	}
+	return keys
 }
 
 // assertCurrentText checks that item's text is the file's text at its place

@@ -61,28 +61,12 @@ func TestFaultOnTheMappingIsCorruption(t *testing.T) {
 		// columns, made the heap's at their first use (persist/inplace.go).
 		{"update", "a file's columns in the state blob", func(t *testing.T, ix *Index, run string, opts Options) {
 			appendFile(t, run, "episode-1/agent0/agent0.history", rec("c1", "deploy once more"))
-			req := RecordsRequest{Episode: "episode-1", Limit: 1000, Lines: true}
-			got, err := ix.Records(context.Background(), req)
-			must(t, err)
-			fresh := openTest(t, Options{Root: run, Masker: opts.Masker})
-			want, err := fresh.Records(context.Background(), req)
-			must(t, err)
-			if !reflect.DeepEqual(got, want) {
-				t.Errorf("the faulted records request:\n got %+v\nwant %+v", got, want)
-			}
+			sameRecords(t, ix, run, opts)
 		}},
 		// A view's first read of a restored file's columns (its copy at
 		// first use), with nothing changed in the run.
 		{"view", "a file's columns in the state blob", func(t *testing.T, ix *Index, run string, opts Options) {
-			req := RecordsRequest{Episode: "episode-1", Limit: 1000, Lines: true}
-			got, err := ix.Records(context.Background(), req)
-			must(t, err)
-			fresh := openTest(t, Options{Root: run, Masker: opts.Masker})
-			want, err := fresh.Records(context.Background(), req)
-			must(t, err)
-			if !reflect.DeepEqual(got, want) {
-				t.Errorf("the faulted records request:\n got %+v\nwant %+v", got, want)
-			}
+			sameRecords(t, ix, run, opts)
 		}},
 		{"merge", "merging segments", func(t *testing.T, ix *Index, run string, opts Options) {
 			writeFile(t, run, "episode-2/agent7/agent7.history", rec("c1", "deploy the eighth"))
@@ -194,5 +178,19 @@ func BenchmarkGuard(b *testing.B) {
 	n := 0
 	for b.Loop() {
 		ix.cache.Guard().Run("benchmark", func() error { n++; return nil })
+	}
+}
+
+// sameRecords checks that ix's records of episode-1 are a fresh index's.
+func sameRecords(t *testing.T, ix *Index, run string, opts Options) {
+	t.Helper()
+	req := RecordsRequest{Episode: "episode-1", Limit: 1000, Lines: true}
+	got, err := ix.Records(context.Background(), req)
+	must(t, err)
+	fresh := openTest(t, Options{Root: run, Masker: opts.Masker})
+	want, err := fresh.Records(context.Background(), req)
+	must(t, err)
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("the faulted records request:\n got %+v\nwant %+v", got, want)
 	}
 }

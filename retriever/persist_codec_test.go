@@ -129,9 +129,9 @@ func FuzzDecodeSegmentBlob(f *testing.F) {
 	})
 }
 
-// FuzzDecodeState: no input panics the decoder, and what it accepts names
-// only segments, pieces, terms and conversations that exist.
-func FuzzDecodeState(f *testing.F) {
+// stateFuzzSeeds adds a state blob and its first half to f's corpus, and
+// returns the segments and the count of terms it names.
+func stateFuzzSeeds(f *testing.F) ([]*corpus.Segment, int) {
 	segBlobs, state, ix := fuzzSeeds(f)
 	var segs []*corpus.Segment
 	for _, b := range segBlobs {
@@ -144,6 +144,13 @@ func FuzzDecodeState(f *testing.F) {
 	f.Add(state)
 	f.Add(state[:len(state)/2])
 	terms := ix.state.Dict.Len()
+	return segs, terms
+}
+
+// FuzzDecodeState: no input panics the decoder, and what it accepts names
+// only segments, pieces, terms and conversations that exist.
+func FuzzDecodeState(f *testing.F) {
+	segs, terms := stateFuzzSeeds(f)
 	f.Fuzz(func(t *testing.T, b []byte) {
 		blob, err := persist.DecodeState(b)
 		if err != nil {
@@ -181,18 +188,7 @@ func FuzzDecodeState(f *testing.F) {
 // a fault, the files' columns are the same; where the eager one refuses a
 // file's values, the in-place one finds the failure at that file's first use.
 func FuzzDecodeStateInPlace(f *testing.F) {
-	segBlobs, state, ix := fuzzSeeds(f)
-	var segs []*corpus.Segment
-	for _, b := range segBlobs {
-		s, err := persist.DecodeSegment(b, 1<<10, 1<<10)
-		if err != nil {
-			f.Fatal(err)
-		}
-		segs = append(segs, s)
-	}
-	f.Add(state)
-	f.Add(state[:len(state)/2])
-	terms := ix.state.Dict.Len()
+	segs, terms := stateFuzzSeeds(f)
 	f.Fuzz(func(t *testing.T, b []byte) {
 		b = append(make([]byte, 0, len(b)+8), b...) // 8-byte aligned, as a mapping is
 		blob, err := persist.DecodeStateInPlace(b)

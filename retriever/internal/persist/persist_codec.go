@@ -435,7 +435,14 @@ func (st *StateBlob) FileStates(segs []*corpus.Segment, terms int, h FileRules) 
 		switch {
 		case st.cols == nil:
 			file.LineIndex = lines
-		case len(lines) > 0 || file.Recs != nil:
+		case file.Recs == nil && len(lines) <= heapLines:
+			if len(lines) > 0 { // checked now, kept on the heap
+				bm25.CheckValues(st.cols.back, lines)
+				first := len(kept.lines)
+				kept.lines = append(kept.lines, lines...)
+				file.LineIndex = clip(kept.lines[first:])
+			}
+		default:
 			file.SetMapped(&mappedFile{cols: st.cols, lines: lines, recs: file.Recs})
 		}
 		out[i] = file
@@ -463,7 +470,14 @@ func (st *StateBlob) pathBytes() int {
 // appended to.
 type keptColumns struct {
 	ranges []corpus.Range
+	lines  []int64 // with the line indexes in the mapping: the short ones (heapLines)
 }
+
+// heapLines is the longest line index of a note that a blob decoded from its
+// mapping copies onto the heap at once rather than leave in the mapping
+// (inplace.go): at 100,000 files most notes have one or two entries, which
+// cost less than what leaving them takes (a mappedFile, 48 bytes).
+const heapLines = 8
 
 // keptColumns gives st's kept columns memory of their own and returns the
 // arenas, sized for a blob whose values are all in bounds (one that is not
@@ -472,13 +486,22 @@ type keptColumns struct {
 func (st *StateBlob) keptColumns() *keptColumns {
 	st.tailTerms = keep(st.tailTerms)
 	st.fileConvs = keep(st.fileConvs)
-	if st.cols == nil { // else left in the mapping (inplace.go)
+	kept := &keptColumns{ranges: make([]corpus.Range, 0, len(st.ranges))}
+	if st.cols != nil { // left in the mapping (inplace.go) but the short line indexes
+		n := 0
+		for i := range st.fixed {
+			if f := &st.fixed[i]; f.recs == 0 && f.lineIndex <= heapLines {
+				n += int(f.lineIndex)
+			}
+		}
+		kept.lines = make([]int64, 0, min(n, len(st.lineIndex)))
+	} else {
 		st.lineIndex = keep(st.lineIndex)
 		r := &st.recs
 		st.recs = records.Columns{Line: keep(r.Line), Sec: keep(r.Sec), Ms: keep(r.Ms), Conv: keep(r.Conv), Meta: keep(r.Meta),
 			Over: keep(r.Over), Spans: keep(r.Spans), Runs: keep(r.Runs), Descents: keep(r.Descents)}
 	}
-	return &keptColumns{ranges: make([]corpus.Range, 0, len(st.ranges))}
+	return kept
 }
 
 // recordTable cuts file f's record table from the blob's columns, at *at;
