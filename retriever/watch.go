@@ -9,6 +9,7 @@ import (
 	"github.com/fsnotify/fsnotify"
 	"go.uber.org/zap"
 
+	"runls/retriever/internal/persist"
 	"runls/retriever/internal/runfs"
 )
 
@@ -73,7 +74,7 @@ func (ix *Index) Watch(ctx context.Context, onChange func(Changes)) error {
 	updater.Add(1)
 	go func() {
 		defer updater.Done()
-		for {
+		for first := true; ; first = false {
 			select {
 			case <-ctx.Done():
 				return
@@ -81,6 +82,9 @@ func (ix *Index) Watch(ctx context.Context, onChange func(Changes)) error {
 			}
 			if _, err := ix.update(ctx, nil); err != nil && ctx.Err() == nil {
 				ix.once.warn("watch:refresh", "updating the index failed; it is tried again at the next change", zap.Error(err))
+			}
+			if first {
+				ix.releaseWatched()
 			}
 		}
 	}()
@@ -108,6 +112,18 @@ func (ix *Index) Watch(ctx context.Context, onChange func(Changes)) error {
 	kick()
 
 	return wt.loop(ctx, bar, kick)
+}
+
+// releaseWatched gives the heap's free pages back to the kernel once
+// Watch's first update has walked the run and watched its folders: the
+// release after the first indexing (indexedAll) comes before the server
+// publishes every file's diagnostics and before this walk, and on a reopen
+// of 100,000 files the two took the process from 69 MB back to 179-193 MB
+// of RssAnon that it no longer used (issue 33).
+func (ix *Index) releaseWatched() {
+	if ix.boundMemory {
+		persist.ReleaseMemory()
+	}
 }
 
 // loop is Watch's event loop: it records each event in the change set and

@@ -454,7 +454,7 @@ func (r *report) print(w io.Writer) int {
 			len(r.indexings), strings.Join(each, ", "), idxMed.Seconds(), mbps(idxMed), median(r.indexingCPUs).Seconds(), mbps(median(r.indexingCPUs)/2))
 	}
 	doneMed := median(r.toDone)
-	fmt.Fprintf(&b, "first indexing to done (the server's start to run/info saying done, median of %d): %.2f s, %.1f MB/s; run/info said done at the first ask after the progress's end, %s after it (so a search then waits for nothing)\n",
+	fmt.Fprintf(&b, "first indexing to done (the server's start to run/info saying done, median of %d): %.2f s, %.1f MB/s; run/info, asked at the progress's end, said done, its answer %s after the end (the gap between the two is at most that)\n",
 		len(r.toDone), doneMed.Seconds(), mbps(doneMed), ms(pct(r.endToDone, 1)))
 	fmt.Fprintf(&b, "RSS: %.0f MB after indexing, %.0f MB at the end, peak %.0f MB\n",
 		float64(r.rssIndexed)/1e6, float64(r.rssEnd)/1e6, float64(r.rssPeak)/1e6)

@@ -257,7 +257,11 @@ func printReopen(w io.Writer, cfg config, files int, runBytes int64, hasCache bo
 	t := &targets{w: w}
 	check := t.check
 	if runBytes <= maxReopenRun {
-		check(reopen.toSearch <= maxReopen && reopen.partial == "", fmt.Sprintf("reopen to the first complete answer %s ≤ %v", ms(reopen.toSearch), maxReopen))
+		what := fmt.Sprintf("reopen to the first complete answer %s ≤ %v", ms(reopen.toSearch), maxReopen)
+		if reopen.partial != "" {
+			what += " (the first answer was partial, " + reopen.partial + ")"
+		}
+		check(reopen.toSearch <= maxReopen && reopen.partial == "", what)
 	} else {
 		fmt.Fprintf(w, "     reopen to the first answer %s (%.2f s a GiB; the %v target is a 1 GiB run's)\n",
 			ms(reopen.toSearch), reopen.toSearch.Seconds()/(float64(runBytes)/(1<<30)), maxReopen)

@@ -53,6 +53,7 @@ type reopenFigures struct {
 	name              string
 	server, cli, rg   []time.Duration
 	serverPeak, cliPk []int64
+	partial           []string // the server's first answer's indexing notice, or ""
 }
 
 func reopenRounds(cfg config, dir, cacheDir string, files int, runBytes int64) (int, error) {
@@ -85,6 +86,7 @@ func reopenRounds(cfg config, dir, cacheDir string, files int, runBytes int64) (
 				return 0, err
 			}
 			f.server, f.serverPeak = append(f.server, o.toSearch), append(f.serverPeak, o.peakRSS)
+			f.partial = append(f.partial, o.partial)
 			f.cli, f.cliPk, f.rg = append(f.cli, d), append(f.cliPk, peak), append(f.rg, r.rg[0])
 		}
 	}
@@ -128,7 +130,11 @@ func printReopenRounds(w io.Writer, cfg config, files int, runBytes int64, q str
 	fmt.Fprintf(w, "%-7s %5s %16s %22s %16s %22s %12s\n", "binary", "round", "server answer", "server VmHWM", "CLI answer", "CLI peak RSS", "rg")
 	for round := range cfg.reopens {
 		for _, f := range bins {
-			fmt.Fprintf(w, "%-7s %5d %16s %22s %16s %22s %12s\n", f.name, round+1, ms(f.server[round]), mb(f.serverPeak[round]), ms(f.cli[round]), mb(f.cliPk[round]), ms(f.rg[round]))
+			fmt.Fprintf(w, "%-7s %5d %16s %22s %16s %22s %12s", f.name, round+1, ms(f.server[round]), mb(f.serverPeak[round]), ms(f.cli[round]), mb(f.cliPk[round]), ms(f.rg[round]))
+			if p := f.partial[round]; p != "" {
+				fmt.Fprintf(w, "  (the server's answer partial: %s)", p)
+			}
+			fmt.Fprintln(w)
 		}
 	}
 	for _, f := range bins {

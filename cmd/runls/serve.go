@@ -56,6 +56,7 @@ func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	if stop := startCPUProfile(logger); stop != nil {
 		defer stop()
 	}
+	defer writeHeapProfile(logger)
 
 	if f, ok := stdin.(*os.File); ok {
 		stdin = pollable(f)
@@ -103,6 +104,29 @@ func startCPUProfile(logger *zap.Logger) func() {
 		if err := f.Close(); err != nil {
 			logger.Warn("writing the CPU profile", zap.String(cpuProfileEnv, path), zap.Error(err))
 		}
+	}
+}
+
+// heapProfileEnv names a file to write a heap profile to (pprof's format)
+// when serve ends: what is live then and, as alloc_space, every allocation
+// of the process's life, for bench/serve.sh (see cpuProfileEnv).
+const heapProfileEnv = "RUNLS_HEAPPROFILE"
+
+// writeHeapProfile writes the heap profile heapProfileEnv asks for, if any.
+func writeHeapProfile(logger *zap.Logger) {
+	path := os.Getenv(heapProfileEnv)
+	if path == "" {
+		return
+	}
+	f, err := os.Create(path)
+	if err == nil {
+		err = pprof.Lookup("allocs").WriteTo(f, 0)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		logger.Warn("no heap profile", zap.String(heapProfileEnv, path), zap.Error(err))
 	}
 }
 

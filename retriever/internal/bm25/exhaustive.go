@@ -199,17 +199,40 @@ func (sr *Searcher) exhaustivePairs(s segRef, cs []termCursor, avgdl float64, q 
 		dls[j] = s.Len(d)
 	}
 	q.candDLs = dls
+	// Each list's tfs of the candidates, a list at a time: walked beside
+	// the candidates when the list is not much longer (templated lines: the
+	// same documents in every list; a fifth of the storm's query), else
+	// searched ahead (tfOf), which a walk of a list four times longer lost
+	// to.
+	nc := len(cands)
+	ctf := slices.Grow(q.candTFs[:0], nc*len(lists))[:nc*len(lists)]
+	q.candTFs = ctf
+	for i := range lists {
+		col := ctf[i*nc : (i+1)*nc]
+		if docs := lists[i].docs; len(docs) <= nc+nc/4+1 {
+			tfs, p := lists[i].tfs, 0
+			for j, d := range cands {
+				for docs[p] < d { // ends in a sentinel past every document
+					p++
+				}
+				col[j] = tfs[p] & -uint32(b2i(docs[p] == d))
+			}
+		} else {
+			for j, d := range cands {
+				col[j] = lists[i].tfOf(d)
+			}
+		}
+	}
 	scores := slices.Grow(q.candScores[:0], len(cands))[:len(cands)]
 	// A document of the last one's length and tfs gets its score without a
 	// division: templated lines are thousands of such documents.
 	var tfs, lastTFs [2 * maxPairTerms]uint32
 	lastDL, lastScore := -1, 0.0
-	for j, d := range cands {
+	for j := range cands {
 		same := int(dls[j]) == lastDL
 		for i := range lists {
-			// The candidates are few and ascending: search ahead, do not
-			// walk. Lists are in query term order, a term's found in one.
-			tfs[i] = lists[i].tfOf(d)
+			// Lists are in query term order, a term's found in one.
+			tfs[i] = ctf[i*nc+j]
 			same = same && tfs[i] == lastTFs[i] // not the arrays' ==: a call of memequal
 		}
 		if same {

@@ -35,6 +35,7 @@ type scratch struct {
 	merged              [2][]uint32 // exhaustivePairs' candidates, merged
 	candDLs             []uint16    // the lengths of cands
 	candScores          []float64   // the scores of cands
+	candTFs             []uint32    // exhaustivePairs' tfs of cands, a list's after another's
 	seen                []uint64    // exhaustivePairs' bit per document, clear between uses
 	cursors             []termCursor
 	work                []segmentWork
