@@ -10,6 +10,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 
 	"runls/masking"
 	"runls/recordformat"
@@ -38,13 +39,48 @@ type readBack struct {
 	handles *runfs.Handles
 	masker  masking.Masker // nil: masking is off
 	convs   *corpus.Convs  // the names of conversation ids
+
+	// scratch holds *lineScratch for the read-backs that keep nothing of
+	// what they read (readTrace): a server publishes every record file's
+	// diagnostics after an index is ready, and reading each stack trace
+	// into a buffer of its own was 108 MB of garbage on a reopen of
+	// 100,000 files (issue 33).
+	scratch sync.Pool
 }
+
+// lineScratch is a read-back's buffer and its lines, reused.
+type lineScratch struct {
+	buf   []byte
+	lines [][]byte
+}
+
+// maxScratch bounds the buffer a lineScratch keeps for the next read-back.
+const maxScratch = 1 << 20
 
 // readLines reads lines [from, to) of a file, without their line ends, in
 // one read: from the line index's entry at or before from to the entry
 // after to-1 (or the end of what was read of the file). A file that ends
 // before line to-1 has changed since it was read.
 func (rb *readBack) readLines(ctx context.Context, fs *corpus.File, from, to uint32) ([][]byte, error) {
+	return rb.readLinesInto(ctx, fs, from, to, &lineScratch{})
+}
+
+// withScratch calls read with a reused lineScratch, whose lines are valid
+// only until read returns.
+func (rb *readBack) withScratch(read func(*lineScratch)) {
+	sc, _ := rb.scratch.Get().(*lineScratch)
+	if sc == nil {
+		sc = &lineScratch{}
+	}
+	read(sc)
+	if cap(sc.buf) <= maxScratch {
+		clear(sc.lines[:cap(sc.lines)]) // no line keeps a freed buffer's bytes
+		rb.scratch.Put(sc)
+	}
+}
+
+// readLinesInto is readLines into sc's buffer and lines, grown as needed.
+func (rb *readBack) readLinesInto(ctx context.Context, fs *corpus.File, from, to uint32, sc *lineScratch) ([][]byte, error) {
 	k := int(from / lineIndexEvery)
 	index := fs.Lines()
 	if k >= len(index) || to <= from {
@@ -65,7 +101,10 @@ func (rb *readBack) readLines(ctx context.Context, fs *corpus.File, from, to uin
 		return nil, err
 	}
 	defer rb.handles.Release(h)
-	buf := make([]byte, end-start)
+	if int64(cap(sc.buf)) < end-start {
+		sc.buf = make([]byte, end-start)
+	}
+	buf := sc.buf[:end-start]
 	if n, err := h.F.ReadAt(buf, start); n < len(buf) {
 		if err != nil && !errors.Is(err, io.EOF) {
 			return nil, fmt.Errorf("read %s: %w", fs.Rel, err)
@@ -74,7 +113,10 @@ func (rb *readBack) readLines(ctx context.Context, fs *corpus.File, from, to uin
 	}
 	skip := int(from % lineIndexEvery)
 	want := int(to - from)
-	lines := make([][]byte, 0, want)
+	if cap(sc.lines) < want {
+		sc.lines = make([][]byte, 0, want)
+	}
+	lines := sc.lines[:0]
 	for p := 0; len(lines) < want && p < len(buf); {
 		nl := bytes.IndexByte(buf[p:], '\n')
 		line := buf[p:]
@@ -93,6 +135,7 @@ func (rb *readBack) readLines(ctx context.Context, fs *corpus.File, from, to uin
 		}
 		lines = append(lines, line)
 	}
+	sc.lines = lines
 	if len(lines) < want {
 		return nil, ErrChanged
 	}

@@ -91,24 +91,31 @@ func (rb *readBack) stackTraces(fs *corpus.File, spans []records.Span) []traceFa
 }
 
 // readTrace reads one span's lines and says what they are.
-func (rb *readBack) readTrace(fs *corpus.File, sp records.Span) (traceFacts, bool) {
-	lines, err := rb.readLines(context.Background(), fs, sp.First, sp.Last+1)
-	if err != nil {
-		return traceFacts{}, false
-	}
+func (rb *readBack) readTrace(fs *corpus.File, sp records.Span) (f traceFacts, ok bool) {
+	rb.withScratch(func(sc *lineScratch) {
+		lines, err := rb.readLinesInto(context.Background(), fs, sp.First, sp.Last+1, sc)
+		if err == nil {
+			f, ok = traceOf(rb, lines), true
+		}
+	})
+	return f, ok
+}
+
+// traceOf is what a span's lines say; it keeps none of them.
+func traceOf(rb *readBack, lines [][]byte) traceFacts {
 	f := traceFacts{all: true}
 	for _, l := range lines {
 		if len(l) == 0 || bytes.HasPrefix(l, []byte("  ")) {
 			continue // an empty or indented line of the record is no unindented one
 		}
 		if !recordformat.IsStackTraceLine(l) {
-			return traceFacts{}, true
+			return traceFacts{}
 		}
 		if _, ok := recordformat.ThrownName(l); ok && f.exception == "" {
 			f.exception = rb.maskText(exceptionText(l))
 		}
 	}
-	return f, true
+	return f
 }
 
 // exceptionText is an exception line as a message begins with it: trimmed,
