@@ -139,17 +139,7 @@ func (w *Writer) restoreIndex(snap *store.Snapshot) (map[*corpus.Segment]store.B
 // snap, and makes the file states of st, the decoded state blob.
 func (w *Writer) restoreFrom(snap *store.Snapshot, st *StateBlob) (segs []*corpus.Segment, refs map[*corpus.Segment]store.BlobRef, files []*corpus.File, dict *bm25.Dict, stats *bm25.Stats, err error) {
 	blobs := snap.Blobs()
-	err = errors.Join(
-		// Mapped, checked whole before they are read (a few MB): an
-		// entry opened checking its structure only (store.VerifyFrame)
-		// checks each blob before its first use (check.go).
-		checkThen(blobs[BlobDict], func(b []byte) (err error) { dict, err = bm25.DecodeDict(b); return err }),
-		checkThen(blobs[BlobStats], func(b []byte) (err error) { stats, err = bm25.DecodeStats(b); return err }),
-	)
-	if err != nil {
-		return
-	}
-	if len(st.Convs) < 2 || st.Convs[0] != "" || st.Convs[1] != "-" || stats.Parts() > len(st.Agents) {
+	if len(st.Convs) < 2 || st.Convs[0] != "" || st.Convs[1] != "-" {
 		err = fmt.Errorf("state blob: conversations or agents")
 		return
 	}
@@ -159,21 +149,32 @@ func (w *Writer) restoreFrom(snap *store.Snapshot, st *StateBlob) (segs []*corpu
 		err = fmt.Errorf("state blob: dead bits of %d segments for %d", len(st.Dead), len(segs))
 		return
 	}
+	// The dictionary and statistics are mapped and checked whole before
+	// they are read (an entry opened checking its structure only,
+	// store.VerifyFrame, checks each blob before its first use: check.go),
+	// while the segments are decoded: from a cold page cache both wait for
+	// the disk (at 10 GB the dictionary is 137 MB), and their waits overlap.
+	var tables error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		tables = errors.Join(
+			checkThen(blobs[BlobDict], func(b []byte) (err error) { dict, err = bm25.DecodeDict(b); return err }),
+			checkThen(blobs[BlobStats], func(b []byte) (err error) { stats, err = bm25.DecodeStats(b); return err }),
+		)
+	}()
+	errs := w.decodeSegments(snap, st, segs)
+	<-done
+	if err = tables; err != nil {
+		return
+	}
+	if stats.Parts() > len(st.Agents) {
+		err = fmt.Errorf("state blob: conversations or agents")
+		return
+	}
 	for i, blob := range blobs[BlobSegments:] {
-		// Read lazily: the headers and small columns now, each term's and
-		// piece's values at their first use, checked then (check.go).
-		err = blob.Access(func(b []byte) error {
-			return decodeChecked(func() error {
-				s, err := DecodeSegmentLazy(b, uint32(len(st.Convs)), st.NextID, newBlobBacking(snap, blob, b))
-				if err == nil {
-					err = s.SetDeadBits(st.Dead[i])
-				}
-				segs[i] = s
-				return err
-			})
-		})
-		if err != nil {
-			err = fmt.Errorf("segment %d: %w", i, err)
+		if errs[i] != nil {
+			err = fmt.Errorf("segment %d: %w", i, errs[i])
 			return
 		}
 		refs[segs[i]] = blob.Ref()
@@ -181,6 +182,49 @@ func (w *Writer) restoreFrom(snap *store.Snapshot, st *StateBlob) (segs []*corpu
 	files, err = st.FileStates(segs, dict.Len(), w.host.Rules)
 	return
 }
+
+// decodeSegments decodes the segment blobs of snap into segs, each
+// lazily: the headers and small columns now, each term's and piece's
+// values at their first use, checked then (check.go). Several at once:
+// from a cold page cache each segment's checks wait for the disk (a few
+// hundred KB a segment, in requests of 64 KB chunks), and at 10 GB (250
+// segments) one after the other they were most of a CLI reopen's second.
+// It gives each segment's error.
+func (w *Writer) decodeSegments(snap *store.Snapshot, st *StateBlob, segs []*corpus.Segment) []error {
+	blobs := snap.Blobs()[BlobSegments:]
+	errs := make([]error, len(segs))
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range min(segmentDecoders, len(segs)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				blob := blobs[i]
+				errs[i] = blob.Access(func(b []byte) error {
+					return decodeChecked(func() error {
+						s, err := DecodeSegmentLazy(b, uint32(len(st.Convs)), st.NextID, newBlobBacking(snap, blob, b))
+						if err == nil {
+							err = s.SetDeadBits(st.Dead[i])
+						}
+						segs[i] = s
+						return err
+					})
+				})
+			}
+		}()
+	}
+	for i := range segs {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	return errs
+}
+
+// segmentDecoders is how many segments a restore decodes at once: their
+// waits for the disk overlap (the decoding itself is light).
+const segmentDecoders = 8
 
 // checkThen runs fn on blob's content once the whole blob is checked.
 func checkThen(blob *store.Blob, fn func(b []byte) error) error {
