@@ -3,7 +3,9 @@ package lsp_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -185,5 +187,54 @@ func TestPublishAllLetsRequestsGoFirst(t *testing.T) {
 	c.publishedFor(retriever.FileURI(path), count(1))
 	if err := c.shutdownExit(); err != nil {
 		t.Errorf("Serve = %v", err)
+	}
+}
+
+// TestDiagnosticsStopAtShutdown: the diagnostics of every record file,
+// published once the index is ready, stop when the server shuts down (at
+// most the file under way is finished), and the exit does not wait for
+// the rest.
+func TestDiagnosticsStopAtShutdown(t *testing.T) {
+	const files = 400
+	fake := newFake()
+	for i := range files {
+		fake.diags[fmt.Sprintf("/fake/run/episode-1/a%d/chat.history", i)] = []retriever.Diagnostic{{
+			Severity: retriever.SeverityWarning, Code: retriever.CodeUnfieldedLine, Message: "m"}}
+	}
+	var mu sync.Mutex
+	calls, afterShutdown, shut := 0, 0, false
+	started := make(chan struct{})
+	fake.onDiags = func(string) {
+		mu.Lock()
+		calls++
+		if shut {
+			afterShutdown++
+		}
+		if calls == 3 {
+			close(started)
+		}
+		mu.Unlock()
+		time.Sleep(2 * time.Millisecond) // a file's diagnostics take time
+	}
+	c := start(t, startOpts{open: fake.opener(nil, nil)})
+	c.initialize("/fake/run", false, nil)
+	select {
+	case <-started:
+	case <-time.After(waitTimeout):
+		t.Fatal("no diagnostics were published")
+	}
+	c.mustCall(protocol.MethodShutdown, nil, nil)
+	mu.Lock()
+	shut = true
+	mu.Unlock()
+	c.notify(protocol.MethodExit, nil)
+	if err := c.serveResult(); err != nil {
+		t.Errorf("Serve = %v", err)
+	}
+	time.Sleep(50 * time.Millisecond) // a publishing left running would call on
+	mu.Lock()
+	defer mu.Unlock()
+	if afterShutdown > 1 || calls == files {
+		t.Errorf("%d of %d files' diagnostics made after shutdown was answered (%d in all), want at most 1", afterShutdown, files, calls)
 	}
 }

@@ -285,6 +285,7 @@ type fakeEngine struct {
 	recordsAsked int
 	search       func(ctx context.Context, req retriever.Request) (retriever.Result, error)
 	diags        map[string][]retriever.Diagnostic
+	onDiags      func(path string) // called by Diagnostics, without the lock, when set
 	onChange     func(retriever.Changes)
 	watching     chan struct{}
 	closed       bool
@@ -365,6 +366,12 @@ func (e *fakeEngine) RecordFiles() []string {
 	return out
 }
 func (e *fakeEngine) Diagnostics(path string, max int, leaveOut ...string) []retriever.Diagnostic {
+	e.mu.Lock()
+	hook := e.onDiags
+	e.mu.Unlock()
+	if hook != nil {
+		hook(path)
+	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return e.diags[path]
