@@ -3,6 +3,7 @@ package retriever
 import (
 	"bytes"
 	"context"
+	"os"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -158,5 +159,40 @@ func TestCacheNoEntryOutsideARun(t *testing.T) {
 	must(t, ix.Close())
 	if infos, err := root.List(); err != nil || len(infos) != 0 {
 		t.Errorf("entries %+v, %v", infos, err)
+	}
+}
+
+// A reopen that finds nothing changed reads no file and writes nothing,
+// also when its entry alone is over --cache-max: the run's own entry is
+// kept (removing it would make every open a first index) and read, not
+// rewritten (docs/cache.md, Size).
+func TestCacheReopenOverTheBoundKeepsTheEntry(t *testing.T) {
+	run := writeRun(t, map[string]string{
+		"episode-1/alice/notes.txt":     "a note\n",
+		"episode-1/alice/alice.history": rec("c1", "deploy"),
+	})
+	// Written long ago: a file within the racy window of its read is
+	// checked again at the reopen, and its new check time written.
+	old := time.Now().Add(-time.Hour)
+	for _, rel := range []string{"episode-1/alice/notes.txt", "episode-1/alice/alice.history"} {
+		must(t, os.Chtimes(filepath.Join(run, rel), old, old))
+	}
+	root := cacheRoot(t)
+	opts := Options{Root: run, Cache: CacheOptions{Root: root, MaxBytes: 1}}
+	ix := openTest(t, opts)
+	search(t, ix, allEvidence("note"))
+	must(t, ix.Close())
+	first := entries(t, root)
+	if len(first) != 1 {
+		t.Fatalf("%d entries after the first open, want 1", len(first))
+	}
+	ix = openTest(t, opts)
+	search(t, ix, allEvidence("note"))
+	if content, _ := ix.BytesRead(); content != 0 {
+		t.Errorf("the reopen read %d bytes of the run, want 0", content)
+	}
+	must(t, ix.Close())
+	if got := entries(t, root); len(got) != 1 || got[0].Generation != first[0].Generation {
+		t.Errorf("entries after the reopen %+v, want the first open's (generation %d) kept as it was", got, first[0].Generation)
 	}
 }
