@@ -42,7 +42,6 @@ package persist
 // flushed segments are merged only when mostly dead.
 
 import (
-	"os"
 	"path/filepath"
 	"slices"
 
@@ -205,17 +204,10 @@ func (w *Writer) dropBlobs(segs []*corpus.Segment) {
 // watchBlob adds a flushed blob's file to those watched for a cut, and its
 // mapping to those whose faults are the entry's corruption.
 func (g *mappingGuard) watchBlob(dir string, blob *store.Blob) {
-	f, err := os.Open(filepath.Join(dir, blob.Ref().Name))
-	if err != nil {
-		return
-	}
-	info, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return
-	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	g.files, g.sizes = append(g.files, f), append(g.sizes, info.Size())
+	if !g.watchFile(filepath.Join(dir, blob.Ref().Name)) {
+		return
+	}
 	g.mapped = append(g.mapped, blob) // a fault on its pages is the entry's (fault.go)
 }
