@@ -24,24 +24,7 @@ import (
 // of 8 MB read 8 MB).
 func TestMappedBlobReadsNoReadaheadWindow(t *testing.T) {
 	const size, maxResident = 32 << 20, 1 << 20
-	run, root := testRun(t)
-	e := openEntry(t, root, run, Options{Verify: VerifyFrame})
-	ref := writeBlob(t, e, genContent(3, 0, size))
-	s, err := e.Commit([]BlobRef{ref}, nil)
-	must(t, err)
-	must(t, s.Close())
-	must(t, e.Close())
-	path := filepath.Join(e.Dir(), ref.Name)
-	evict(t, path)
-	if n := residentBytes(t, path); n > maxResident {
-		t.Skipf("the blob's pages stay in the page cache after POSIX_FADV_DONTNEED (%d bytes; tmpfs?)", n)
-	}
-
-	e = openEntry(t, root, run, Options{Verify: VerifyFrame})
-	s, err = e.Snapshot()
-	must(t, err)
-	defer s.Close()
-	b := s.Blobs()[0]
+	b, path := reopenedBlob(t, 3, size, maxResident)
 	if flags := vmFlags(t, uintptrOf(b.file)); !strings.Contains(" "+flags+" ", " rr ") {
 		t.Errorf("the blob's mapping has VmFlags %q, want rr (MADV_RANDOM)", flags)
 	}
@@ -131,27 +114,11 @@ func smapsField(t *testing.T, addr uintptr, key string) string {
 // reopen's 137 MB dictionary took some 38,000).
 func TestMappedBlobCheckedWholeReadsAhead(t *testing.T) {
 	const size = 32 << 20
-	run, root := testRun(t)
-	e := openEntry(t, root, run, Options{Verify: VerifyFrame})
-	ref := writeBlob(t, e, genContent(4, 0, size))
-	s, err := e.Commit([]BlobRef{ref}, nil)
-	must(t, err)
-	must(t, s.Close())
-	must(t, e.Close())
-	path := filepath.Join(e.Dir(), ref.Name)
-	evict(t, path)
-	if n := residentBytes(t, path); n > size/4 {
-		t.Skipf("the blob's pages stay in the page cache after POSIX_FADV_DONTNEED (%d bytes; tmpfs?)", n)
-	}
-
-	e = openEntry(t, root, run, Options{Verify: VerifyFrame})
-	s, err = e.Snapshot()
-	must(t, err)
-	defer s.Close()
+	b, _ := reopenedBlob(t, 4, size, size/4)
 	runtime.LockOSThread() // the faults are counted for this thread
 	defer runtime.UnlockOSThread()
 	before := majorFaults(t)
-	must(t, s.Blobs()[0].Check())
+	must(t, b.Check())
 	if n, most := majorFaults(t)-before, int64(size/pageSize/8); n > most {
 		t.Errorf("checking a cold %d-byte blob whole took %d major faults, want at most %d", size, n, most)
 	}
@@ -173,19 +140,7 @@ func majorFaults(t *testing.T) int64 {
 // of its mapping is resident in the process.
 func TestMappedBlobCheckedWholeLeavesItsMapping(t *testing.T) {
 	const size, most = 32 << 20, 1 << 20
-	run, root := testRun(t)
-	e := openEntry(t, root, run, Options{Verify: VerifyFrame})
-	ref := writeBlob(t, e, genContent(5, 0, size))
-	s, err := e.Commit([]BlobRef{ref}, nil)
-	must(t, err)
-	must(t, s.Close())
-	must(t, e.Close())
-
-	e = openEntry(t, root, run, Options{Verify: VerifyFrame})
-	s, err = e.Snapshot()
-	must(t, err)
-	defer s.Close()
-	b := s.Blobs()[0]
+	b, _ := reopenedBlob(t, 5, size, -1)
 	must(t, b.Check())
 	var kb int
 	if _, err := fmt.Sscanf(smapsField(t, uintptrOf(b.file), "Rss:"), "%d kB", &kb); err != nil {
@@ -194,4 +149,32 @@ func TestMappedBlobCheckedWholeLeavesItsMapping(t *testing.T) {
 	if kb<<10 > most {
 		t.Errorf("checking a %d-byte blob whole made %d kB of its mapping resident, want at most %d", size, kb, most>>10)
 	}
+}
+
+// reopenedBlob commits one blob of size bytes (genContent's seed), and
+// gives it, with its file's path, from a snapshot of the entry opened again
+// (VerifyFrame), closed when the test ends. With cold >= 0 the blob is
+// evicted from the page cache first, and the test skipped when more than
+// cold bytes of it stay there.
+func reopenedBlob(t *testing.T, seed uint64, size, cold int) (*Blob, string) {
+	t.Helper()
+	run, root := testRun(t)
+	e := openEntry(t, root, run, Options{Verify: VerifyFrame})
+	ref := writeBlob(t, e, genContent(seed, 0, size))
+	s, err := e.Commit([]BlobRef{ref}, nil)
+	must(t, err)
+	must(t, s.Close())
+	must(t, e.Close())
+	path := filepath.Join(e.Dir(), ref.Name)
+	if cold >= 0 {
+		evict(t, path)
+		if n := residentBytes(t, path); n > cold {
+			t.Skipf("the blob's pages stay in the page cache after POSIX_FADV_DONTNEED (%d bytes; tmpfs?)", n)
+		}
+	}
+	e = openEntry(t, root, run, Options{Verify: VerifyFrame})
+	s, err = e.Snapshot()
+	must(t, err)
+	t.Cleanup(func() { s.Close() })
+	return s.Blobs()[0], path
 }
