@@ -47,7 +47,9 @@
 //     unknown tool, and a message that is not JSON-RPC, are JSON-RPC errors.
 //     The session goes on after either.
 //   - records and read wait for the first indexing of the run; search and
-//     run_info wait at most retriever.PartialGrace (0.5 s), then answer:
+//     run_info wait at most the engine's grace (retriever.PartialGrace, 0.5
+//     s; for an index restored from its cache entry 50 ms, none from 20,000
+//     files: retriever.Index.AnswerGrace), then answer:
 //     search from what is indexed so far (retriever.Index.SearchPartial),
 //     with the indexing notice and a text whose first line says the answer
 //     is partial, run_info with indexing.done false (docs/partial.md). A

@@ -34,8 +34,9 @@ var _ Engine = (*retriever.Index)(nil)
 
 // PartialSearcher is an Engine that can answer a search while its first
 // index is built, from what is indexed so far, with the indexing notice
-// (retriever.Index.SearchPartial): the search tool then answers after
-// retriever.PartialGrace instead of waiting for the whole index.
+// (retriever.Index.SearchPartial): the search tool then answers after the
+// engine's grace (retriever.Index.AnswerGrace, else retriever.PartialGrace)
+// instead of waiting for the whole index.
 type PartialSearcher interface {
 	SearchPartial(ctx context.Context, req retriever.Request) (retriever.Result, error)
 }
@@ -175,15 +176,26 @@ func (f *firstIndexing) progress() (retriever.Progress, <-chan struct{}) {
 	return f.last, f.changed
 }
 
-// waitIndexedOrGrace waits for the first indexing at most
-// retriever.PartialGrace (as waitIndexed does, progress and all).
+// waitIndexedOrGrace waits for the first indexing at most the engine's
+// grace (as waitIndexed does, progress and all).
 func (s *Server) waitIndexedOrGrace(ctx context.Context, req *mcp.CallToolRequest) error {
-	gctx, cancel := context.WithTimeout(ctx, retriever.PartialGrace)
+	gctx, cancel := context.WithTimeout(ctx, s.answerGrace())
 	defer cancel()
 	if err := s.waitIndexed(gctx, req); err != nil && ctx.Err() != nil {
 		return ctx.Err()
 	}
 	return nil
+}
+
+// answerGrace is how long the first indexing is waited for before a
+// partial answer: the engine's own (retriever.Index.AnswerGrace: 50 ms for
+// an index restored from its cache entry, none from 20,000 files), else
+// retriever.PartialGrace.
+func (s *Server) answerGrace() time.Duration {
+	if g, ok := s.eng.(interface{ AnswerGrace() time.Duration }); ok {
+		return g.AnswerGrace()
+	}
+	return retriever.PartialGrace
 }
 
 // indexed reports whether the first indexing has ended.

@@ -256,3 +256,55 @@ func TestProgressAndCancel(t *testing.T) {
 		t.Errorf("after the cancellations: %s", text(res))
 	}
 }
+
+// graceEngine is a slowEngine with its own grace (retriever.Index.AnswerGrace)
+// and a partial answer of its own, marked as retriever.Index marks one.
+type graceEngine struct {
+	*slowEngine
+	grace time.Duration
+}
+
+func (e *graceEngine) AnswerGrace() time.Duration { return e.grace }
+func (e *graceEngine) SearchPartial(context.Context, retriever.Request) (retriever.Result, error) {
+	return retriever.Result{Items: []retriever.Item{}, Notices: []retriever.Notice{{Field: retriever.IndexingField, Value: "10%"}}}, nil
+}
+
+// TestSearchWaitsTheEngineGrace: search while the first indexing runs waits
+// the engine's own grace (a reopen's is 50 ms, or none from 20,000 files),
+// not retriever.PartialGrace: with an hour's grace it has not answered after
+// four times PartialGrace, and answers whole once indexed; with none it
+// answers partially, before the indexing ends.
+func TestSearchWaitsTheEngineGrace(t *testing.T) {
+	eng := &graceEngine{slowEngine: newSlowEngine(), grace: time.Hour}
+	cs := start(t, "", startOpts{engine: eng})
+	done := make(chan *mcp.CallToolResult, 1)
+	go func() {
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "search", Arguments: map[string]any{"query": "fast"}})
+		if err != nil {
+			t.Error(err)
+		}
+		done <- res
+	}()
+	select {
+	case res := <-done:
+		t.Fatalf("answered within four times PartialGrace with an hour's grace: %s", text(res))
+	case <-time.After(4 * retriever.PartialGrace):
+	}
+	close(eng.release)
+	select {
+	case res := <-done:
+		if res == nil || res.IsError || strings.Contains(text(res), "partial") {
+			t.Fatalf("once indexed: %+v, want a whole answer", res)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("no answer once indexed")
+	}
+
+	eng = &graceEngine{slowEngine: newSlowEngine(), grace: 0}
+	defer close(eng.release)
+	cs = start(t, "", startOpts{engine: eng})
+	res := call(t, cs, "search", map[string]any{"query": "fast"})
+	if res.IsError || !strings.Contains(text(res), "partial") {
+		t.Errorf("with no grace, while indexing: %s, want a partial answer", text(res))
+	}
+}

@@ -118,8 +118,9 @@ func runSearch(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	return exitFound
 }
 
-// searchPartial answers req (--partial) once the run is indexed or
-// retriever.PartialGrace has passed, whichever comes first: from what is
+// searchPartial answers req (--partial) once the run is indexed or its
+// grace has passed (ix.AnswerGrace: retriever.PartialGrace, shorter for an
+// index restored from its cache entry), whichever comes first: from what is
 // indexed so far, with the indexing notice, while the first index is
 // still being built. The indexing is then stopped, before ix is closed; the
 // cache entry keeps only what a finished index would write (none of a
@@ -137,7 +138,7 @@ func searchPartial(ctx context.Context, ix *retriever.Index, req retriever.Reque
 		stop()
 		<-indexed // before Close
 	}()
-	t := time.NewTimer(retriever.PartialGrace)
+	t := time.NewTimer(ix.AnswerGrace())
 	defer t.Stop()
 	select {
 	case <-indexed:
