@@ -248,6 +248,14 @@ before(async () => {
       'runls.interpreter': JSON.parse(fs.readFileSync(INTERPRETER, 'utf8')),
     }),
   );
+  // runls.server.path is machine-scoped: a code-server window is a remote one, whose User
+  // settings lose it once the extension's settings are registered (a race: before that,
+  // the User value is read; after, it is not — the generated run's windows read it empty
+  // in 2 of 4 runs in the twelfth session, and the miss's log line showed `user (none)`
+  // beside the other User settings). Its place is the Remote settings, code-server's
+  // Machine/settings.json, as a user of a remote window is told (openServerPathSetting).
+  fs.mkdirSync(path.join(ud, 'Machine'), { recursive: true });
+  fs.writeFileSync(path.join(ud, 'Machine', 'settings.json'), JSON.stringify({ 'runls.server.path': RUNLS_BIN }));
   const common = ['--config', cfg, '--user-data-dir', ud, '--extensions-dir', ext];
   // A server built with -tags runls_holdindex (RUNLS_HOLD_BIN) holds its first index
   // after one batch until this file exists; the one under test ignores it.
