@@ -585,12 +585,11 @@ func (ix *Index) planFound(sc *runfs.Scan, known map[string]*corpus.File) (tasks
 func goneFiles(fw *runfs.Discovery, sc *runfs.Scan, known map[string]*corpus.File, knownFound int) []*corpus.File {
 	var removed []*corpus.File
 	if sc.Full {
-		for rel, old := range known {
-			if knownFound == len(known) {
-				break // every known file found: none is gone
-			}
-			if _, ok := sc.Found[rel]; !ok {
-				removed = append(removed, old)
+		if knownFound < len(known) { // else every known file was found: none is gone
+			for rel, old := range known {
+				if _, ok := sc.Found[rel]; !ok {
+					removed = append(removed, old)
+				}
 			}
 		}
 		for rel := range fw.PollFiles {

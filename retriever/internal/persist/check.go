@@ -8,9 +8,9 @@ package persist
 // (store.Blob.CheckRange, 64 KiB chunks against the manifest's sums) the
 // first time a search, an update or a write reads them: blobBacking is the
 // bm25.Backing of a restored segment, and of the state blob (its sections
-// read at open, its files' columns at their first use: inplace.go). A reopen so reads the pages its
-// first answer needs, not the whole entry, and a corrupt byte is still
-// never an answer.
+// read at open, its files' columns at their first use: inplace.go). A
+// reopen so reads the pages its first answer needs, not the whole entry,
+// and a corrupt byte is still never an answer.
 //
 // A range found bad panics with a checkFailure, on whatever goroutine reads
 // it: every read of a mapped segment runs under the writer's Guard (it must

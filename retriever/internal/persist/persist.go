@@ -23,8 +23,9 @@ package persist
 // (store.VerifyFrame), the dictionary and statistics are checked whole as
 // they are read, the state's sections by range as they are read (its
 // files' line indexes and record tables at a file's first use,
-// inplace.go), and each segment's bytes by range at their first use, so that a flipped byte inside a segment's postings (which the
-// decoders do not check value by value) is never an answer, and a reopen
+// inplace.go), and each segment's bytes by range at their first use, so
+// that a flipped byte inside a segment's postings (which the decoders do
+// not check value by value) is never an answer, and a reopen
 // reads the pages its first answer needs, not the whole entry. A range
 // found bad at a search is the entry's corruption, taken as a fault on its
 // mapping is (fault.go): dropped, said once, and the answer made again from
@@ -240,12 +241,12 @@ func checkThen(blob *store.Blob, fn func(b []byte) error) error {
 // first asks whether any watched file changed since the last look (one
 // read of an inotify instance, cutwatch_linux.go, from the guard's
 // watchAfterChecks-th check on; a truncate queues its event before it
-// returns), and only then compares the blobs' sizes (an
-// fstat each on a descriptor kept open: 27% of a rare word's engine time
-// on a 1 GB run's 38 files when done every request) with those they were
-// mapped at; a cut one drops the entry (dropMapping, fault.go) before the
-// request reads it. A cut between that check and a read is caught as the fault it
-// raises (fault.go); both go the same way, said once.
+// returns), and only then compares the blobs' sizes (an fstat each on a
+// descriptor kept open: 27% of a rare word's engine time on a 1 GB run's
+// 38 files when done every request) with those they were mapped at; a cut
+// one drops the entry (dropMapping, fault.go) before the request reads it.
+// A cut between that check and a read is caught as the fault it raises
+// (fault.go); both go the same way, said once.
 type mappingGuard struct {
 	mu      sync.Mutex
 	files   []*os.File
@@ -326,9 +327,9 @@ func (g *mappingGuard) close() {
 // watchFile opens the blob file at path and takes its size, the one its
 // mapping was made at; g.mu is held. Its change watch, once the guard
 // watches (check), is added before the size is taken, so a cut after it is
-// a pending change. A file removed
-// since (a commit of another writer) is skipped: the mapping holds its
-// pages. It reports whether the file is watched.
+// a pending change. A file removed since (a commit of another writer) is
+// skipped: the mapping holds its pages. It reports whether the file is
+// watched.
 func (g *mappingGuard) watchFile(path string) bool {
 	f, err := os.Open(path)
 	if err != nil {
