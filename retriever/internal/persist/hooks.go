@@ -46,6 +46,11 @@ func (w *Writer) BlobsOf(fn func(blobOf func(*corpus.Segment) (store.BlobRef, bo
 	fn(func(s *corpus.Segment) (store.BlobRef, bool) { ref, ok := w.segBlobs[s]; return ref, ok }, len(w.segBlobs))
 }
 
+// DecodeState reads a state blob's sections whole, nothing left for a
+// first use (its slices point into b): the eager decode the reopen made
+// before issue 33, which the tests hold the in-place one against.
+func DecodeState(b []byte) (*StateBlob, error) { return decodeState(b, nil, nil) }
+
 // DecodeStateInPlace decodes a state blob as the reopen decodes it from its
 // mapping, its files' line indexes and record tables left in b and checked
 // at their first use (inplace.go), by their values only (b has no chunk

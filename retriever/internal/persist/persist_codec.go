@@ -232,11 +232,9 @@ type StateBlob struct {
 	cols *mappedColumns
 }
 
-// DecodeState reads a state blob's sections; its slices point into b.
-func DecodeState(b []byte) (*StateBlob, error) { return decodeState(b, nil, nil) }
-
-// decodeState is DecodeState; with back, b is the state blob's mapping (of
-// snap), checked by range as it is read: the headers and the sections read
+// decodeState reads a state blob's sections; its slices point into b.
+// With back, b is the state blob's mapping (of snap), checked by range as
+// it is read: the headers and the sections read
 // now, not the files' line indexes and record tables, which stay in b
 // (inplace.go). A range found bad panics with a checkFailure
 // (decodeChecked).
