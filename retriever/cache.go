@@ -53,7 +53,7 @@ func (ix *Index) openCache(opts Options) *persist.Writer {
 	// Its structure checked at open, each blob's bytes before their first
 	// use (internal/persist/check.go): a reopen reads what its first
 	// answer needs, not the whole entry (issue 33).
-	entry, err := root.Open(ix.root, cacheConfig(opts), store.Options{MaxBytes: opts.Cache.MaxBytes, Verify: store.VerifyFrame})
+	entry, err := root.Open(ix.root, cacheConfig(opts), store.Options{MaxBytes: opts.Cache.MaxBytes, Verify: store.VerifyFrame, CallerOnDisk: true})
 	if err != nil {
 		ix.log.Warn("the cache is not used", zap.Error(err))
 		return nil

@@ -94,8 +94,8 @@ func fileDiagnostics(rb *readBack, fs *corpus.File, max int, leaveOut []string) 
 		// out of the cache entry's mapping (internal/persist/inplace.go).
 		return nil
 	}
-	t := fs.Records()
-	traces := rb.stackTraces(fs, records.ConsideredSpans(t, leave))
+	lines, t := fs.ColumnsOnce() // a restored file's not kept: the server publishes every file's once
+	traces := rb.stackTraces(fs, lines, records.ConsideredSpans(t, leave))
 	ws := records.Warnings(t, max, leave, func(k int) bool { return traces[k].all })
 	if len(ws) == 0 {
 		return nil

@@ -62,7 +62,7 @@ const maxScratch = 1 << 20
 // after to-1 (or the end of what was read of the file). A file that ends
 // before line to-1 has changed since it was read.
 func (rb *readBack) readLines(ctx context.Context, fs *corpus.File, from, to uint32) ([][]byte, error) {
-	return rb.readLinesInto(ctx, fs, from, to, &lineScratch{})
+	return rb.readLinesInto(ctx, fs, fs.Lines(), from, to, &lineScratch{})
 }
 
 // withScratch calls read with a reused lineScratch, whose lines are valid
@@ -79,10 +79,10 @@ func (rb *readBack) withScratch(read func(*lineScratch)) {
 	}
 }
 
-// readLinesInto is readLines into sc's buffer and lines, grown as needed.
-func (rb *readBack) readLinesInto(ctx context.Context, fs *corpus.File, from, to uint32, sc *lineScratch) ([][]byte, error) {
+// readLinesInto is readLines into sc's buffer and lines, grown as needed,
+// with index as fs's line index (fs.Lines(), or one borrowed).
+func (rb *readBack) readLinesInto(ctx context.Context, fs *corpus.File, index []int64, from, to uint32, sc *lineScratch) ([][]byte, error) {
 	k := int(from / lineIndexEvery)
-	index := fs.Lines()
 	if k >= len(index) || to <= from {
 		return nil, ErrChanged
 	}

@@ -64,9 +64,10 @@ type traceMemo struct {
 const maxExceptionBytes = 200
 
 // stackTraces returns the facts of each span of fs (spans: its spans, in
-// order, the last maybe still growing). A span that cannot be read (the file
+// order, the last maybe still growing; index: its line index, fs.Lines()
+// or the one a view borrowed, corpus.File.ColumnsOnce). A span that cannot be read (the file
 // changed since it was indexed) is no stack trace until it is read again.
-func (rb *readBack) stackTraces(fs *corpus.File, spans []records.Span) []traceFacts {
+func (rb *readBack) stackTraces(fs *corpus.File, index []int64, spans []records.Span) []traceFacts {
 	out := make([]traceFacts, len(spans))
 	final := len(spans) - 1 // the last may still grow
 	var m *traceMemo
@@ -76,7 +77,7 @@ func (rb *readBack) stackTraces(fs *corpus.File, spans []records.Span) []traceFa
 		defer m.mu.Unlock()
 		n := copy(out, m.facts)
 		for i := n; i < len(spans); i++ {
-			f, ok := rb.readTrace(fs, spans[i])
+			f, ok := rb.readTrace(fs, index, spans[i])
 			out[i] = f
 			if ok && i < final && i == len(m.facts) {
 				m.facts = append(m.facts, f)
@@ -85,15 +86,15 @@ func (rb *readBack) stackTraces(fs *corpus.File, spans []records.Span) []traceFa
 		return out
 	}
 	for i, sp := range spans {
-		out[i], _ = rb.readTrace(fs, sp)
+		out[i], _ = rb.readTrace(fs, index, sp)
 	}
 	return out
 }
 
 // readTrace reads one span's lines and says what they are.
-func (rb *readBack) readTrace(fs *corpus.File, sp records.Span) (f traceFacts, ok bool) {
+func (rb *readBack) readTrace(fs *corpus.File, index []int64, sp records.Span) (f traceFacts, ok bool) {
 	rb.withScratch(func(sc *lineScratch) {
-		lines, err := rb.readLinesInto(context.Background(), fs, sp.First, sp.Last+1, sc)
+		lines, err := rb.readLinesInto(context.Background(), fs, index, sp.First, sp.Last+1, sc)
 		if err == nil {
 			f, ok = traceOf(rb, lines), true
 		}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"testing"
 )
@@ -322,4 +323,53 @@ func must(t testing.TB, err error) {
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestCallerOnDisk: with Options.CallerOnDisk an entry holds no copy of its
+// caller section, neither of the commit it opened nor of one it wrote (a
+// server's 100,000-file table is 8 MB, issue 33), and Snapshot.Caller
+// reads it from the manifest; an old snapshot's, once replaced, is an
+// error, never the later commit's.
+func TestCallerOnDisk(t *testing.T) {
+	run, root := testRun(t)
+	const size = 8 << 20
+	big := bytes.Repeat([]byte("file table "), size/11)
+	e := openEntry(t, root, run, Options{CallerOnDisk: true})
+	s1, err := e.Commit(nil, big)
+	must(t, err)
+	heldBy := func(what string, hold any) {
+		t.Helper()
+		var ms runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&ms)
+		if ms.HeapAlloc > size/2 {
+			t.Errorf("%s: %d bytes of the heap live, its caller section is %d", what, ms.HeapAlloc, size)
+		}
+		runtime.KeepAlive(hold)
+	}
+	big = nil
+	heldBy("a commit written", []any{e, s1})
+	if got, err := s1.Caller(); err != nil || len(got) != size/11*11 || !bytes.HasPrefix(got, []byte("file table file")) {
+		t.Fatalf("caller read back: %d bytes, %v", len(got), err)
+	}
+	s1.Close()
+	e.Close()
+
+	e = openEntry(t, root, run, Options{CallerOnDisk: true})
+	s, err := e.Snapshot()
+	must(t, err)
+	heldBy("a commit opened", []any{e, s})
+	if got, err := s.Caller(); err != nil || len(got) != size/11*11 {
+		t.Fatalf("caller read back: %d bytes, %v", len(got), err)
+	}
+	s2, err := e.Commit(nil, []byte("later"))
+	must(t, err)
+	if got, err := s.Caller(); err == nil {
+		t.Errorf("a replaced commit's caller: %q, no error", got[:min(len(got), 20)])
+	}
+	if got, err := s2.Caller(); err != nil || string(got) != "later" {
+		t.Errorf("the later commit's caller: %q, %v", got, err)
+	}
+	s.Close()
+	s2.Close()
 }

@@ -92,7 +92,10 @@ func checkGen(t testing.TB, s *Snapshot) uint64 {
 }
 
 func genOf(s *Snapshot) (uint64, error) {
-	c := s.Caller()
+	c, err := s.Caller()
+	if err != nil {
+		return 0, err
+	}
 	gen, n := binary.Uvarint(c)
 	if n <= 0 {
 		return 0, fmt.Errorf("caller section %q", c)

@@ -20,7 +20,7 @@ type Manifest struct {
 	Config     []byte   // the configuration as the caller gave it (shown by `runls cache list`)
 	RunPath    string   // the run folder's real path
 	Blobs      []BlobRef
-	Caller     []byte // opaque to the store: the retriever's file table and more
+	Caller     []byte // opaque to the store: the retriever's file table and more; nil in an open entry's (Snapshot.Caller)
 }
 
 // Manifest format: header, body, footer.

@@ -21,9 +21,11 @@ import (
 // Close, even after a later commit drops them (see the package comment:
 // unlinking a mapped file is safe). Safe for concurrent use.
 type Snapshot struct {
-	m     *Manifest
-	blobs []*Blob
-	byNm  map[string]*Blob
+	m      *Manifest // without its caller section with callerOnDisk
+	dir    string    // the entry's folder
+	onDisk bool      // Options.CallerOnDisk
+	blobs  []*Blob
+	byNm   map[string]*Blob
 
 	mu        sync.Mutex
 	corrupt   error
@@ -68,8 +70,26 @@ func (b *Blob) setChecked(err error) {
 // Manifest is the commit's manifest; the caller must not change it.
 func (s *Snapshot) Manifest() *Manifest { return s.m }
 
-// Caller is the caller's section of the manifest.
-func (s *Snapshot) Caller() []byte { return s.m.Caller }
+// Caller is the caller's section of the snapshot's manifest; with
+// Options.CallerOnDisk it is read from the manifest file, and a manifest
+// replaced since by a later commit is an error.
+func (s *Snapshot) Caller() ([]byte, error) {
+	if !s.onDisk {
+		return s.m.Caller, nil
+	}
+	data, err := os.ReadFile(filepath.Join(s.dir, manifestName))
+	if err != nil {
+		return nil, err
+	}
+	m, err := DecodeManifest(data)
+	if err != nil {
+		return nil, err
+	}
+	if m.Generation != s.m.Generation || m.RunPath != s.m.RunPath {
+		return nil, fmt.Errorf("store: the manifest of generation %d was replaced by generation %d", s.m.Generation, m.Generation)
+	}
+	return m.Caller, nil
+}
 
 // Blobs are the commit's blobs in the manifest's order.
 func (s *Snapshot) Blobs() []*Blob { return s.blobs }
@@ -514,8 +534,9 @@ func (s *Snapshot) markCorrupt(err error) error {
 // m (O(1) a blob); with full, its content's checksum too, unless verified
 // holds it already (a name is never reused, so a blob checked once in this
 // process needs only its frame checked again).
-func openSnapshot(dir string, m *Manifest, read ReadMode, full bool, verified map[string]bool) (*Snapshot, error) {
-	s := &Snapshot{m: m, byNm: make(map[string]*Blob, len(m.Blobs))}
+func openSnapshot(dir string, m *Manifest, opts Options, verified map[string]bool) (*Snapshot, error) {
+	read, full := opts.Read, opts.Verify == VerifyFull
+	s := &Snapshot{m: m, dir: dir, onDisk: opts.CallerOnDisk, byNm: make(map[string]*Blob, len(m.Blobs))}
 	var buf []byte // the reads of fileChecksum
 	for _, ref := range m.Blobs {
 		b, err := openBlob(dir, ref, read, full && !verified[ref.Name], &buf)

@@ -202,6 +202,10 @@ type Mapped interface {
 	// corruption, which the guard of the request that read them finds
 	// (persist.Guard): such an answer is never given.
 	Own() ([]int64, *records.Table)
+	// Borrow returns them as Own does but, when they are not the heap's
+	// yet, in memory for the caller alone, not kept: for a view that reads
+	// a file once.
+	Borrow() ([]int64, *records.Table)
 	// InPlace returns them as they are mapped, for their lengths only
 	// (their bytes are not checked).
 	InPlace() ([]int64, *records.Table)
@@ -280,6 +284,21 @@ func (fs *File) Records() *records.Table {
 		return &noRecords
 	}
 	return fs.Recs
+}
+
+// ColumnsOnce returns the file's line index and record table, as Lines and
+// Records do, for a view that reads them once and keeps nothing of them: a
+// restored file's still in the mapping are checked and copied for this
+// call alone, not made the file's own. A server publishes every record
+// file's diagnostics after a reopen; the columns of the files warned
+// about, kept, were 9.5 MB of the heap at 100,000 files (issue 33).
+func (fs *File) ColumnsOnce() ([]int64, *records.Table) {
+	if fs.mapped != nil {
+		if l, t := fs.mapped.Borrow(); t != nil {
+			return l, t
+		}
+	}
+	return fs.Lines(), fs.Records()
 }
 
 // noRecords is the record table of every note: never written (a record

@@ -97,3 +97,11 @@ func CommitTo(entry *store.Entry, host Host) error {
 	w := &Writer{host: host, entry: entry, segBlobs: map[*corpus.Segment]store.BlobRef{}}
 	return w.commit()
 }
+
+// ColumnsKept reports whether a restored file's columns still in the state
+// blob's mapping were made the heap's (inplace.go): false for a file whose
+// columns were never in the mapping.
+func ColumnsKept(fs *corpus.File) bool {
+	m, ok := fs.MappedColumns().(*mappedFile)
+	return ok && m.own.Load() != nil
+}

@@ -79,6 +79,15 @@ func (m *mappedFile) Own() ([]int64, *records.Table) {
 	return m.cols.own(m)
 }
 
+// Borrow returns the file's columns in memory of their own, without
+// keeping them when they are not the heap's yet (corpus.Mapped).
+func (m *mappedFile) Borrow() ([]int64, *records.Table) {
+	if o := m.own.Load(); o != nil {
+		return o.lines, o.recs
+	}
+	return m.cols.borrow(m)
+}
+
 // InPlace returns the columns as mapped, for their lengths (corpus.Mapped).
 func (m *mappedFile) InPlace() ([]int64, *records.Table) { return m.lines, m.recs }
 
@@ -88,24 +97,48 @@ func (c *mappedColumns) own(m *mappedFile) ([]int64, *records.Table) {
 	defer c.mu.Unlock()
 	o := m.own.Load()
 	if o == nil {
-		o = &ownedColumns{}
-		err, checked := errors.New("read after the cache entry was closed"), false
-		if !c.closed {
-			err, checked = c.checked(func() {
-				c.check(m, true)
-				o.lines = keep(m.lines)
-				if m.recs != nil {
-					o.recs = m.recs.Own()
-				}
-			})
-		}
-		if err != nil {
-			c.fail(err, checked)
-			o = &ownedColumns{}
+		o, _ = c.copyOut(m)
+		m.own.Store(o)
+	}
+	return o.lines, o.recs
+}
+
+// copyOut checks m's columns and copies them out of the mapping; the caller
+// holds c.mu. Columns found bad (or a fault reading them) are recorded
+// (fail) and given empty, with the error.
+func (c *mappedColumns) copyOut(m *mappedFile) (*ownedColumns, error) {
+	o := &ownedColumns{}
+	err, checked := errors.New("read after the cache entry was closed"), false
+	if !c.closed {
+		err, checked = c.checked(func() {
+			c.check(m, true)
+			o.lines = keep(m.lines)
 			if m.recs != nil {
-				o.recs = &records.Table{}
+				o.recs = m.recs.Own()
 			}
+		})
+	}
+	if err != nil {
+		c.fail(err, checked)
+		o = &ownedColumns{}
+		if m.recs != nil {
+			o.recs = &records.Table{}
 		}
+	}
+	return o, err
+}
+
+// borrow copies m's columns out of the mapping, checked, for one caller:
+// the checks and the failure are own's, and columns found bad are the
+// file's (empty) from then on, as own leaves them.
+func (c *mappedColumns) borrow(m *mappedFile) ([]int64, *records.Table) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if o := m.own.Load(); o != nil {
+		return o.lines, o.recs
+	}
+	o, err := c.copyOut(m)
+	if err != nil {
 		m.own.Store(o)
 	}
 	return o.lines, o.recs
