@@ -29,7 +29,7 @@ type fileMemo struct {
 // memoOf returns the memo kept with fs (nil: none): the committed file
 // state holds it without knowing what it holds.
 func memoOf(fs *corpus.File) *fileMemo {
-	m, _ := fs.Memo.(*fileMemo)
+	m, _ := fs.Memo().(*fileMemo)
 	return m
 }
 
