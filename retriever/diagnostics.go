@@ -112,7 +112,7 @@ func fileDiagnostics(rb *readBack, fs *corpus.File, max int, leaveOut []string) 
 		case records.WarnUnindented:
 			d.Code, d.Message = CodeUnindentedContinuation, unindentedMessage(w.N)
 		case records.WarnHint:
-			d.Severity, d.Code, d.Message = SeverityHint, CodeUnindentedContinuation, stackTraceMessage(traces[w.Span].exception, w.N)
+			d.Severity, d.Code, d.Message = SeverityHint, CodeUnindentedContinuation, stackTraceMessage(rb.exceptionOf(fs, lines, traces[w.Span]), w.N)
 		case records.WarnMore:
 			d.Code, d.Message = CodeMore, moreMessage(w.N)
 		}
