@@ -46,6 +46,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -95,8 +96,10 @@ type config struct {
 	skipNone bool
 	noCache  bool
 	storm    int
-	before   string // reopen mode: the binary of the "before" figures, its reopens A B A B with runls's
-	reopens  int    // reopen mode: rounds of reopens (server and CLI) after the three opens
+	before   string         // reopen mode: the binary of the "before" figures, its reopens A B A B with runls's
+	reopens  int            // reopen mode: rounds of reopens (server and CLI) after the three opens
+	copyDir  string         // searchab mode: the run's working copy, made there once and kept
+	match    *regexp.Regexp // searchab mode: only the queries it matches (nil: all)
 }
 
 func parseFlags() (config, error) {
@@ -116,18 +119,27 @@ func parseFlags() (config, error) {
 	fs.BoolVar(&c.keep, "keep", false, "keep the working copy of the run")
 	fs.BoolVar(&c.noCache, "no-cache", false, "failures mode: the server keeps no cache entry")
 	fs.BoolVar(&c.skipNone, "skip-no-cache", false, "reopen mode: leave out the open without a cache (a 10 GB run's takes many minutes and 1.1x the run in memory)")
-	fs.StringVar(&c.before, "before", "", "reopen mode: another runls binary (main before a change), its reopens timed A B A B with -runls's in the same run")
+	fs.StringVar(&c.before, "before", "", "reopen and searchab modes: another runls binary (main before a change), its reopens or searches timed A B A B with -runls's in the same run")
+	fs.StringVar(&c.copyDir, "copy", "", "searchab mode: where the run's working copy is made once and kept (with the binaries' cache entries beside it)")
 	fs.IntVar(&c.reopens, "reopens", 4, "reopen mode: rounds of reopens through the server and the CLI, each beside one rg scan")
 	fs.IntVar(&c.storm, "storm", -1, "templated warnings added to the run's copy, and stormQuery among the queries (-1: 60,000 on the big run, none on the small; 0: none)")
 	fs.StringVar(&c.mode, "mode", "search", "search: searches and following (issue 13); reopen: opens with and without the cache (issue 18); failures: run/failures against run/search (issue 27)")
+	match := fs.String("match", "", "searchab mode: time only the queries this regular expression matches (a profile of some of them)")
 	if err := fs.Parse(os.Args[1:]); err != nil {
 		return c, err
+	}
+	if *match != "" {
+		re, err := regexp.Compile(*match)
+		if err != nil {
+			return c, fmt.Errorf("-match: %w", err)
+		}
+		c.match = re
 	}
 	if c.runls == "" {
 		return c, errors.New("-runls is required")
 	}
-	if c.mode != "search" && c.mode != "reopen" && c.mode != "failures" {
-		return c, fmt.Errorf("-mode %q: want search, reopen or failures", c.mode)
+	if c.mode != "search" && c.mode != "reopen" && c.mode != "failures" && c.mode != "searchab" {
+		return c, fmt.Errorf("-mode %q: want search, reopen, failures or searchab", c.mode)
 	}
 	switch *shape {
 	case "big":
@@ -173,6 +185,8 @@ func run() (int, error) {
 		return runReopen(cfg)
 	case "failures":
 		return runFailuresBench(cfg)
+	case "searchab":
+		return runSearchAB(cfg)
 	}
 	ctx := context.Background()
 	if _, err := exec.LookPath("rg"); err != nil {

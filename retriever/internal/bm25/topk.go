@@ -4,7 +4,6 @@ package bm25
 // the threshold shared by the halves of a query searched side by side.
 
 import (
-	"container/heap"
 	"math"
 	"slices"
 	"sync/atomic"
@@ -46,10 +45,9 @@ func better(a, b *Hit, tie TieOrder) bool {
 // topK keeps the best k hits with distinct keys: of the documents of one
 // key, the best only.
 type topK struct {
-	k     int
-	tie   TieOrder // orders hits of equal score
-	h     hitHeap
-	where map[uint64]int // key -> position in h
+	k   int
+	tie TieOrder // orders hits of equal score
+	h   hitHeap
 	// shared, when set, is the threshold of all the halves of a query
 	// searched side by side (see run)
 	shared *sharedBound
@@ -86,8 +84,11 @@ func (b *sharedBound) raise(v float64) {
 }
 
 func newTopK(k int, tie TieOrder, groups GroupOrder) *topK {
-	t := &topK{k: k, tie: tie, groups: groups, where: map[uint64]int{}}
-	t.h.where, t.h.tie = t.where, tie
+	t := &topK{k: k, tie: tie, groups: groups}
+	t.h.tie = tie
+	if k > linearKeysMax {
+		t.h.where = map[uint64]int{}
+	}
 	return t
 }
 
@@ -102,24 +103,21 @@ func (t *topK) offer(c Hit) {
 	}
 	c.seg.checkKey(c.Doc)
 	hash := c.seg.key[c.Doc]
-	if i, ok := t.where[hash]; ok {
+	if i, ok := t.h.find(hash); ok {
 		if better(&c, &t.h.hits[i], t.tie) {
 			t.h.hits[i] = c
-			heap.Fix(&t.h, i)
+			t.h.fix(i)
 			t.publish()
 		}
 		return
 	}
 	if len(t.h.hits) < t.k {
-		heap.Push(&t.h, c)
+		t.h.push(c, hash)
 		t.publish()
 		return
 	}
 	// better than the worst, which it replaces
-	delete(t.where, t.h.hits[0].seg.key[t.h.hits[0].Doc])
-	t.h.hits[0] = c
-	t.where[hash] = 0
-	heap.Fix(&t.h, 0)
+	t.h.replaceWorst(c, hash)
 	t.publish()
 }
 
@@ -191,28 +189,102 @@ func (t *topK) sorted() []Hit {
 	return out
 }
 
-// hitHeap is a min-heap by rank (the worst hit on top), keeping where up to date.
+// linearKeysMax is the largest k whose heap finds a key by a scan of its
+// keys rather than a map: at the default top 5 and 10 a scan of a few words
+// costs less than hashing, and the map's allocation and upkeep at every
+// swap go (issue 33: a query's per-request cost).
+const linearKeysMax = 32
+
+// hitHeap is a min-heap by rank (the worst hit on top), each hit's key
+// beside it (keys), and where, for a large k, the position of each key.
+// Its sift is container/heap's, called directly.
 type hitHeap struct {
 	hits  []Hit
-	where map[uint64]int
+	keys  []uint64       // keys[i] is hits[i]'s
+	where map[uint64]int // key -> position; nil: keys is scanned
 	tie   TieOrder
 }
 
-func (h *hitHeap) Len() int           { return len(h.hits) }
-func (h *hitHeap) Less(i, j int) bool { return better(&h.hits[j], &h.hits[i], h.tie) }
-func (h *hitHeap) Swap(i, j int) {
+// find returns the position of the hit of key, if one is kept.
+func (h *hitHeap) find(key uint64) (int, bool) {
+	if h.where != nil {
+		i, ok := h.where[key]
+		return i, ok
+	}
+	for i, k := range h.keys {
+		if k == key {
+			return i, true
+		}
+	}
+	return 0, false
+}
+
+func (h *hitHeap) less(i, j int) bool { return better(&h.hits[j], &h.hits[i], h.tie) }
+
+func (h *hitHeap) swap(i, j int) {
 	h.hits[i], h.hits[j] = h.hits[j], h.hits[i]
-	h.where[h.hits[i].seg.key[h.hits[i].Doc]] = i
-	h.where[h.hits[j].seg.key[h.hits[j].Doc]] = j
+	h.keys[i], h.keys[j] = h.keys[j], h.keys[i]
+	if h.where != nil {
+		h.where[h.keys[i]] = i
+		h.where[h.keys[j]] = j
+	}
 }
-func (h *hitHeap) Push(x any) {
-	c := x.(Hit)
-	h.where[c.seg.key[c.Doc]] = len(h.hits)
+
+// push adds c, of key, and restores the heap.
+func (h *hitHeap) push(c Hit, key uint64) {
 	h.hits = append(h.hits, c)
+	h.keys = append(h.keys, key)
+	if h.where != nil {
+		h.where[key] = len(h.hits) - 1
+	}
+	h.up(len(h.hits) - 1)
 }
-func (h *hitHeap) Pop() any {
-	c := h.hits[len(h.hits)-1]
-	h.hits = h.hits[:len(h.hits)-1]
-	delete(h.where, c.seg.key[c.Doc])
-	return c
+
+// replaceWorst puts c, of key, in place of the worst hit, and restores the
+// heap.
+func (h *hitHeap) replaceWorst(c Hit, key uint64) {
+	if h.where != nil {
+		delete(h.where, h.keys[0])
+		h.where[key] = 0
+	}
+	h.hits[0], h.keys[0] = c, key
+	h.fix(0)
+}
+
+// fix restores the heap after hits[i] changed (container/heap.Fix).
+func (h *hitHeap) fix(i int) {
+	if !h.down(i, len(h.hits)) {
+		h.up(i)
+	}
+}
+
+func (h *hitHeap) up(j int) {
+	for {
+		i := (j - 1) / 2 // parent
+		if i == j || !h.less(j, i) {
+			break
+		}
+		h.swap(i, j)
+		j = i
+	}
+}
+
+func (h *hitHeap) down(i0, n int) bool {
+	i := i0
+	for {
+		j1 := 2*i + 1
+		if j1 >= n || j1 < 0 { // j1 < 0 after int overflow
+			break
+		}
+		j := j1 // left child
+		if j2 := j1 + 1; j2 < n && h.less(j2, j1) {
+			j = j2 // = 2*i + 2  // right child
+		}
+		if !h.less(j, i) {
+			break
+		}
+		h.swap(i, j)
+		i = j
+	}
+	return i > i0
 }

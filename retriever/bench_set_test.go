@@ -1,0 +1,102 @@
+package retriever
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"regexp"
+	"slices"
+	"testing"
+	"time"
+
+	"runls/internal/rungen"
+	"runls/internal/store"
+)
+
+// BenchmarkQuerySet asks the generator's query set (bench/serve's: 50
+// queries) of a watched index, as `runls serve` does with the editor's
+// context (episode-2, conv-1) and without, at top 5 and top 10, and
+// reports the set's median in µs (issue 33's row: the set's median over the
+// protocol's round trip) and the CPU time a search. RUNLS_SET_RUN names a
+// run (bench/serve's working copy of the 1 GB run) and RUNLS_SET_CACHE the
+// cache folder its entry is in, so that it is reopened, not indexed; without
+// them it indexes the shared bench run (rungen.BenchRun). RUNLS_SET_MATCH
+// keeps the queries it matches, RUNLS_SET_NOCONTEXT adds each without the
+// context, RUNLS_SET_VERBOSE prints each request's median.
+func BenchmarkQuerySet(b *testing.B) {
+	ctx := context.Background()
+	dir, opts := os.Getenv("RUNLS_SET_RUN"), rungen.Options{Bytes: 1 << 30, Seed: 1}.FewFiles()
+	if dir == "" {
+		dir, opts = benchRun(b)
+	}
+	o := Options{Root: dir}
+	if c := os.Getenv("RUNLS_SET_CACHE"); c != "" {
+		root, err := store.Locate(c, false, os.Getenv)
+		if err != nil {
+			b.Fatal(err)
+		}
+		o.Cache = CacheOptions{Root: root}
+	}
+	ix, err := Open(ctx, o)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ix.Close()
+	if _, err := ix.Refresh(ctx, nil); err != nil {
+		b.Fatal(err)
+	}
+	defer watchBench(b, ix)()
+	for ix.fw.CurrentBarrier() == nil {
+		time.Sleep(time.Millisecond)
+	}
+	var reqs []Request
+	var match *regexp.Regexp
+	if m := os.Getenv("RUNLS_SET_MATCH"); m != "" {
+		match = regexp.MustCompile(m)
+	}
+	for _, q := range rungen.Queries(opts, 50) {
+		if match != nil && !match.MatchString(q) {
+			continue
+		}
+		for _, k := range []int{5, 10} {
+			reqs = append(reqs, Request{Query: q, Episode: "episode-2", Conversation: "conv-1", TopK: k})
+			if os.Getenv("RUNLS_SET_NOCONTEXT") != "" {
+				reqs = append(reqs, Request{Query: q, TopK: k})
+			}
+		}
+	}
+	// RUNLS_SET_ANSWER: the answer alone (ranking and items, no barrier
+	// nor update), whose instructions callgrind counts alike run after run.
+	answerOnly := os.Getenv("RUNLS_SET_ANSWER") != ""
+	var lat []time.Duration
+	byReq := make([][]time.Duration, len(reqs))
+	i := 0
+	cpu := cpuTime()
+	b.ResetTimer()
+	for b.Loop() {
+		start := time.Now()
+		if answerOnly {
+			if _, err := ix.searchIndexed(ctx, reqs[i%len(reqs)]); err != nil {
+				b.Fatal(err)
+			}
+		} else if _, err := ix.Search(ctx, reqs[i%len(reqs)]); err != nil {
+			b.Fatal(err)
+		}
+		d := time.Since(start)
+		lat = append(lat, d)
+		byReq[i%len(reqs)] = append(byReq[i%len(reqs)], d)
+		i++
+	}
+	b.StopTimer()
+	b.ReportMetric(float64((cpuTime()-cpu).Microseconds())/float64(i), "µs-cpu/search")
+	if os.Getenv("RUNLS_SET_VERBOSE") != "" {
+		for j, r := range reqs {
+			if ds := byReq[j]; len(ds) > 0 {
+				slices.Sort(ds)
+				fmt.Fprintf(os.Stderr, "%-40s top %2d context %-5v %6.0f µs\n", r.Query, r.TopK, r.Episode != "", float64(ds[len(ds)/2].Nanoseconds())/1e3)
+			}
+		}
+	}
+	slices.Sort(lat)
+	b.ReportMetric(float64(lat[len(lat)/2].Nanoseconds())/1e3, "µs-median")
+}
