@@ -21,31 +21,40 @@ func NewBuilder(layerMin int) *Builder {
 // A worker reads about batchBytes into one batch (a segment), the run's
 // share of it: the builders' buffers are the heap's largest part of a first
 // indexing once the segments are flushed as they are made (flush.go), some
-// 1.8 bytes a byte of input (the postings log at 8 bytes a posting and 0.18
-// postings a byte, its sort's buffer, the pieces' columns), for each
-// worker. A run's 1/MaxBatchShare keeps them near a tenth of the run over
-// two workers (0.1x at 1 GB: 2 x 28 MB x 1.8); never more than
-// MaxBatchBytes, past which a segment is no cheaper to search or merge, nor
-// less than MinBatchBytes: on the generated 100,000 files of 200 MB, 5.6 MB
-// batches (a 36th) took 2.0x the CPU of 32 MB ones under a tight memory
-// limit (more segments laid out, flushed and merged, and more
-// collections), and 16 MB ones 1.08x under memory.go's, for a peak RssAnon
-// of 2.38x the run against 2.82x (bench/reopen.sh, one run each, load 8-9).
+// 1.8 bytes a byte of input (the postings log at 8 bytes a posting and
+// some 0.1 postings a byte, its sort's buffer, the pieces' columns, the
+// term table), for each worker. A run's 1/MaxBatchShare keeps them near a
+// tenth of the run over two workers (0.1x at 1 GB: 2 x 28 MB x 1.8); never
+// more than MaxBatchBytes, past which a segment is no cheaper to search or
+// merge, nor less than MinBatchBytes. On the generated 100,000 files of 200
+// MB, 5.6 MB batches (a 36th) took 2.0x the CPU of 32 MB ones under a
+// tight memory limit (more segments laid out, flushed and merged, and more
+// collections), 16 MB ones 1.08x (issue 18). Since a worker's next batch
+// takes over its term table and columns (bm25.Builder.Next), 8 MB ones
+// index that run in the CPU 16 MB ones did (5.1-5.3 s against 5.5-5.6 s
+// through runls serve, A B A B at load 11, without a limit), and with
+// memory.go's limit at 1x the run, in 5.9-6.1 s where 16 MB ones took
+// 7.6-9.0 s (the collector ran without end under it: the batches and the
+// files' states are more than the limit leaves room for): issue 33's
+// bound on that run's peak RssAnon.
 const (
 	MaxBatchBytes = 32 << 20
-	MinBatchBytes = 16 << 20
+	MinBatchBytes = 8 << 20
 	MaxBatchShare = 36
 )
 
 // OnePass reports whether batches of batchBytes are sorted in one pass
 // (bm25.Builder.SetOnePass): the smallest batches, those of runs under
-// some 600 MB. There a sort buffer the size of the log (some 20 MB a
-// worker at most) cut the CPU of indexing the 100,000-file run through
-// runls serve by 4.5% (eight runs each, with the impact table of tf 1),
-// for some 45 MB more peak memory. A larger run's batches keep the
-// quarter-log buffer: there the builders' buffers are most of the heap
-// (issue 18).
-func OnePass(batchBytes int64) bool { return batchBytes <= MinBatchBytes }
+// some 600 MB. There a sort buffer half the size of the log (some 7 MB a
+// worker at most: a posting sorted in 4 bytes) cut the CPU of indexing the
+// 100,000-file run through runls serve by 4.5% (eight runs each, with the
+// impact table of tf 1, when it was the log's size). A larger run's
+// batches keep the quarter-log buffer: there the builders' buffers are
+// most of the heap (issue 18).
+func OnePass(batchBytes int64) bool { return batchBytes <= onePassMaxBytes }
+
+// onePassMaxBytes is the largest batch OnePass sorts in one pass.
+const onePassMaxBytes = 16 << 20
 
 // BatchBytesFor is the bytes a worker reads into one batch of an update
 // that reads total bytes.

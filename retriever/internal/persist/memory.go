@@ -55,18 +55,23 @@ const (
 	// segment laid out and its blob's encoding before its heap copy is
 	// dropped); flushedLimitPerRunByte for the files' states (line index,
 	// record table), dictionary and statistics (0.13x at 1 GB) with room;
-	// flushedLimitPerFile for what a file keeps whatever its size (1.5 KB),
-	// with more than twice as much again for the collector's room, which the
-	// small base no longer gives: at 2 KiB the limit sat some 80 MB above the
-	// live heap of 100,000 files and their indexing took 1.7x the CPU, at 3
-	// KiB the collector still took 1 s more than without a cache (of 14 s:
-	// BenchmarkFirstIndexMemory's CPU profile); at 5 KiB the limit is the
-	// heap-only one's there. At 1 GB in 800 files: 64 MiB + 2 x 28 MiB x 3 +
-	// 0.2 GiB + 4 MB = 0.43x the run, where the live peak is 0.31-0.33x.
+	// flushedLimitPerFile for what a file keeps whatever its size (its
+	// state, its task until it is read, its listing: some 0.5 KB), the
+	// collector's room being in the base. At 1 GB in 800 files: 64 MiB + 2 x
+	// 28 MiB x 3 + 0.2 GiB = 0.43x the run, where the live peak is
+	// 0.31-0.33x. At 100,000 files of 206 MB: 64 MiB + 2 x 8 MiB x 3 + 39 MiB
+	// + 49 MiB + 9 MiB (one-pass sorts) = 209 MiB, where the live peak is
+	// some 170 MB (issue 33's bound: peak RssAnon at most 1x the run; 1.00x
+	// through runls serve, at 5.9-6.1 s of CPU against 5.1-5.3 s without a
+	// limit). This per-file part was 5 KiB while the batches, the files'
+	// states and the statistics of that run took some 260 MB at their peak:
+	// a limit at 2 KiB sat some 80 MB above it and the indexing took 1.7x
+	// the CPU; at 5 KiB (700 MB) the collector's GOGC room set the peak, 2.2-
+	// 2.7x the run.
 	flushedLimitBase         = 64 << 20
 	flushedLimitPerBatchByte = 3
 	flushedLimitPerRunByte   = 0.2
-	flushedLimitPerFile      = 5 << 10
+	flushedLimitPerFile      = 512
 )
 
 // MemoryUse is what a first indexing holds: the run's bytes and files to

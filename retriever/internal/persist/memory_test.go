@@ -68,3 +68,22 @@ func TestMemoryLimitFlushed(t *testing.T) {
 		t.Errorf("flushed limit %d not below the heap-only one %d", u.Limit(), heap.Limit())
 	}
 }
+
+// With the segments flushed, the limit of the generated 100,000 files of
+// 206 MB (issue 33's run) sits at about the run's size, RssAnon's bound
+// there (the process's RssAnon stays a little under the limit), and above
+// the live peak its first index measured (some 170 MB with 8 MiB batches
+// sorted in one pass: BenchmarkFirstIndexMemory's peak-live, the server's
+// heap profiles), with room for the collector. At 5 KiB a file it was 700
+// MB, and the peak RssAnon 2.2-2.7x the run.
+func TestMemoryLimitFlushedManyFiles(t *testing.T) {
+	const runBytes, files, workers = 206_000_000, 100_000, 2
+	batch := corpus.BatchBytesFor(runBytes, 0)
+	u := MemoryUse{RunBytes: runBytes, Files: files, Flushed: true, Batches: workers * batch, SortExtra: SortExtra(workers, batch)}
+	if got := float64(u.Limit()) / runBytes; got > 1.07 || got < 0.95 {
+		t.Errorf("flushed limit at 100,000 files of 206 MB: %.2fx the run, want 0.95-1.07x", got)
+	}
+	if livePeak := int64(170_000_000); u.Limit()-livePeak < 24<<20 {
+		t.Errorf("flushed limit %d MB leaves %d MB above the live peak", u.Limit()>>20, (u.Limit()-livePeak)>>20)
+	}
+}
