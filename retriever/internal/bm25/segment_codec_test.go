@@ -210,3 +210,31 @@ func TestSegmentSetDeadBits(t *testing.T) {
 		}
 	}
 }
+
+// SectionSize is what PutSection writes, whatever the values' size and
+// count; Grow then makes room once.
+func TestSectionSizeIsWhatIsWritten(t *testing.T) {
+	e := NewSectionEncoder(nil)
+	check := func(n, want int) {
+		t.Helper()
+		if n != want {
+			t.Fatalf("SectionSize %d, PutSection wrote %d", want, n)
+		}
+	}
+	for _, k := range []int{0, 1, 3, 7, 8, 9, 1000} {
+		at := len(e.Bytes())
+		PutSection(e, make([]byte, k))
+		check(len(e.Bytes())-at, SectionSize(make([]byte, k)))
+		at = len(e.Bytes())
+		PutSection(e, make([]uint16, k))
+		check(len(e.Bytes())-at, SectionSize(make([]uint16, k)))
+		at = len(e.Bytes())
+		PutSection(e, make([]statsHead, k))
+		check(len(e.Bytes())-at, SectionSize(make([]statsHead, k)))
+	}
+	before := cap(e.Bytes())
+	e.Grow(1 << 20)
+	if cap(e.Bytes())-len(e.Bytes()) < 1<<20 || cap(e.Bytes()) == before {
+		t.Fatal("Grow made no room")
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"unsafe"
 )
 
 // Stats are the BM25 statistics of an index by partition: a query over
@@ -371,8 +372,11 @@ type statsHead struct {
 // smaller, as sections of raw little-endian values 8-byte aligned from
 // dst's length, as a segment's (segment_codec.go).
 func (st *Stats) AppendEncoded(dst []byte) []byte {
-	e := newEncoder(dst, statsMagic, statsVersion)
 	heads := make([]statsHead, len(st.parts))
+	// The encoding's size, made room for once: grown by doubling it was
+	// twice its 23 MB on the generated 100,000 files, in each write of the
+	// cache entry (issue 33).
+	size := 16 + 16 + len(heads)*int(unsafe.Sizeof(statsHead{}))
 	for i := range st.parts {
 		c := &st.parts[i].df
 		nonzero := 0
@@ -384,10 +388,13 @@ func (st *Stats) AppendEncoded(dst []byte) []byte {
 			}
 		})
 		heads[i] = statsHead{docs: st.parts[i].docs, terms: st.parts[i].terms, ids: uint32(c.n)}
+		size += 16 + 4*c.n
 		if nonzero*2 < c.n {
 			heads[i].sparse = 1
+			size += 16 + 8*nonzero - 4*c.n
 		}
 	}
+	e := newEncoder(slices.Grow(dst, size), statsMagic, statsVersion)
 	putSection(&e, heads)
 	var ids, vals []uint32
 	for i := range st.parts {

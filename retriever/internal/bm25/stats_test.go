@@ -409,3 +409,26 @@ func TestStatsHeapPageIsAByteAnID(t *testing.T) {
 		t.Errorf("64 pages of df take %d heap bytes, want at most %d", n, bound)
 	}
 }
+
+// The statistics' encoding is made at its size once, not grown by doubling
+// (twice its size, in each write of the cache entry).
+func TestStatsEncodingMadeOnce(t *testing.T) {
+	var st Stats
+	st.Grow(2)
+	for p := range st.parts {
+		c := &st.parts[p].df
+		c.grow(40 * dfPage)
+		for id := uint32(0); id < 40*dfPage; id += uint32(1 + 5*p) { // dense, sparse, sparse
+			c.add(id, 1+id%300)
+		}
+	}
+	enc := st.AppendEncoded(nil)
+	if slack := cap(enc) - len(enc); slack > len(enc)/16 {
+		t.Errorf("%d bytes encoded in a buffer of %d", len(enc), cap(enc))
+	}
+	if got, err := DecodeStats(enc); err != nil {
+		t.Fatal(err)
+	} else {
+		sameStats(t, &st, got)
+	}
+}

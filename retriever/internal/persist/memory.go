@@ -56,22 +56,24 @@ const (
 	// dropped); flushedLimitPerRunByte for the files' states (line index,
 	// record table), dictionary and statistics (0.13x at 1 GB) with room;
 	// flushedLimitPerFile for what a file keeps whatever its size (its
-	// state, its task until it is read, its listing: some 0.5 KB), the
+	// state, its task until it is read, its listing: some 0.45 KB), the
 	// collector's room being in the base. At 1 GB in 800 files: 64 MiB + 2 x
 	// 28 MiB x 3 + 0.2 GiB = 0.43x the run, where the live peak is
 	// 0.31-0.33x. At 100,000 files of 206 MB: 64 MiB + 2 x 8 MiB x 3 + 39 MiB
-	// + 49 MiB + 9 MiB (one-pass sorts) = 209 MiB, where the live peak is
-	// some 170 MB (issue 33's bound: peak RssAnon at most 1x the run; 1.00x
-	// through runls serve, at 5.9-6.1 s of CPU against 5.1-5.3 s without a
-	// limit). This per-file part was 5 KiB while the batches, the files'
+	// + 43 MiB + 9 MiB (one-pass sorts) = 203 MiB, where the live peak is
+	// some 170 MB: issue 33's bound, the peak RssAnon at most 1x the run,
+	// holds with some room (through runls serve, A B A B at load 6-9: 0.96-
+	// 0.97x at 203 MiB, 1.00-1.01x at 209 MiB, 0.94x at 197 MiB; the
+	// indexing's CPU 6.2-6.4 s against 5.8 s without a limit, 6.4-7.0 s at
+	// 197 MiB). This per-file part was 5 KiB while the batches, the files'
 	// states and the statistics of that run took some 260 MB at their peak:
 	// a limit at 2 KiB sat some 80 MB above it and the indexing took 1.7x
-	// the CPU; at 5 KiB (700 MB) the collector's GOGC room set the peak, 2.2-
-	// 2.7x the run.
+	// the CPU; at 5 KiB (700 MB) the collector's GOGC room set the peak,
+	// 2.2-2.7x the run.
 	flushedLimitBase         = 64 << 20
 	flushedLimitPerBatchByte = 3
 	flushedLimitPerRunByte   = 0.2
-	flushedLimitPerFile      = 512
+	flushedLimitPerFile      = 448
 )
 
 // MemoryUse is what a first indexing holds: the run's bytes and files to
@@ -116,6 +118,37 @@ func BoundMemory(u MemoryUse) {
 		return
 	}
 	debug.SetMemoryLimit(limit)
+}
+
+// writeRoomPerFile and writeRoomBase are what a write of the entry holds
+// beside the index while it encodes (writer.go's commit): the state blob
+// and its columns (some 1.1 KB a file on the generated 100,000 files,
+// whose live heap went from some 100 MB to 213 MB during a write), the
+// dictionary's and statistics' encodings.
+const (
+	writeRoomPerFile = 1 << 10
+	writeRoomBase    = 64 << 20
+)
+
+// liftMemory raises the limit BoundMemory set by what a write of the entry
+// of an index of files files holds, and returns what puts it back. Under
+// the first indexing's limit at 100,000 files (1x the run) the write that
+// follows the indexing held more than the limit leaves the heap: the
+// collector ran without end, 3-9 s of CPU for the write and the one at
+// shutdown. A limit the user set (GOMEMLIMIT), or none, is left alone, and
+// so is one changed while the write went on.
+func liftMemory(files int) (restore func()) {
+	cur := debug.SetMemoryLimit(-1)
+	if os.Getenv("GOMEMLIMIT") != "" || cur == math.MaxInt64 {
+		return func() {}
+	}
+	lifted := cur + writeRoomBase + int64(files)*writeRoomPerFile
+	debug.SetMemoryLimit(lifted)
+	return func() {
+		if debug.SetMemoryLimit(-1) == lifted {
+			debug.SetMemoryLimit(cur)
+		}
+	}
 }
 
 // ReleaseMemory gives the heap's free pages back to the kernel, after the

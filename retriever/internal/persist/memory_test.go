@@ -87,3 +87,43 @@ func TestMemoryLimitFlushedManyFiles(t *testing.T) {
 		t.Errorf("flushed limit %d MB leaves %d MB above the live peak", u.Limit()>>20, (u.Limit()-livePeak)>>20)
 	}
 }
+
+// A write lifts the first indexing's limit by its room and puts it back;
+// it leaves alone the user's GOMEMLIMIT, no limit, and a limit changed
+// while it wrote.
+func TestLiftMemory(t *testing.T) {
+	before := debug.SetMemoryLimit(-1)
+	t.Cleanup(func() { debug.SetMemoryLimit(before) })
+	t.Setenv("GOMEMLIMIT", "")
+
+	const bound = 200 << 20
+	debug.SetMemoryLimit(bound)
+	restore := liftMemory(100_000)
+	if got, want := debug.SetMemoryLimit(-1), int64(bound+writeRoomBase+100_000*writeRoomPerFile); got != want {
+		t.Errorf("while writing: limit %d, want %d", got, want)
+	}
+	restore()
+	if got := debug.SetMemoryLimit(-1); got != bound {
+		t.Errorf("after the write: limit %d, want %d", got, bound)
+	}
+
+	restore = liftMemory(10)
+	debug.SetMemoryLimit(300 << 20) // changed meanwhile
+	restore()
+	if got := debug.SetMemoryLimit(-1); got != 300<<20 {
+		t.Errorf("a limit changed during the write: %d after it, want it kept", got)
+	}
+
+	debug.SetMemoryLimit(math.MaxInt64)
+	liftMemory(100_000)()
+	if got := debug.SetMemoryLimit(-1); got != math.MaxInt64 {
+		t.Errorf("no limit: %d after a write", got)
+	}
+	debug.SetMemoryLimit(bound)
+	t.Setenv("GOMEMLIMIT", "8GiB")
+	restore = liftMemory(100_000)
+	if got := debug.SetMemoryLimit(-1); got != bound {
+		t.Errorf("with GOMEMLIMIT set: %d while writing, want %d", got, bound)
+	}
+	restore()
+}

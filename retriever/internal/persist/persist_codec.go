@@ -195,6 +195,10 @@ func EncodeState(dst []byte, st *Saved, seg map[*corpus.Segment]uint32) []byte {
 	}
 	// tailTerms of a file is the running total: its own count is the
 	// difference, so that a file without tail documents costs nothing.
+	e.Grow(bm25.SectionSize(fixed) + bm25.SectionSize(bytes) + bm25.SectionSize(ranges) + bm25.SectionSize(tailDocs) +
+		bm25.SectionSize(tailTerms) + bm25.SectionSize(lineIndex) + bm25.SectionSize(convs) + bm25.SectionSize(r.Line) +
+		bm25.SectionSize(r.Sec) + bm25.SectionSize(r.Ms) + bm25.SectionSize(r.Conv) + bm25.SectionSize(r.Meta) +
+		bm25.SectionSize(r.Over) + bm25.SectionSize(r.Spans) + bm25.SectionSize(r.Runs) + bm25.SectionSize(r.Descents))
 	bm25.PutSection(e, fixed)
 	bm25.PutSection(e, bytes)
 	bm25.PutSection(e, ranges)

@@ -199,6 +199,7 @@ func (w *Writer) write() {
 // commit waits for the copy), then the segments not yet written, from the
 // immutable segments outside the lock, and the commit naming them all.
 func (w *Writer) commit() error {
+	defer liftMemory(w.files())()
 	st, state, dict, stats, segs := w.encodeCommitted()
 	records := make([]store.FileRecord, len(st.Files))
 	for i, fs := range st.Files {
@@ -238,6 +239,13 @@ func (w *Writer) commit() error {
 	// and its blob must stay known.
 	maps.Copy(w.segBlobs, written)
 	return snap.Close()
+}
+
+// files returns how many files the index holds.
+func (w *Writer) files() int {
+	w.host.Mu.RLock()
+	defer w.host.Mu.RUnlock()
+	return len(w.host.State.Files)
 }
 
 // writeBlob writes b as a new blob of the entry; synced false leaves its
