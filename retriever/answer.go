@@ -136,7 +136,7 @@ func hiddenOf(c *corpus.State, lifted, result []hit, f *filter) Hidden {
 // pieceReason is why rules 1-4 of spec §5 keep a hit's piece out of f's
 // result, or "" when they let it in.
 func pieceReason(c *corpus.State, f *filter, h hit) string {
-	current := f.episode != "" && h.fs.EpNum == f.episode
+	current := f.episode != "" && h.fs.EpNum() == f.episode
 	return ruleReason(f, current, h.fs.Conversational(), h.seg.FlagsOf(h.doc)&corpus.FlagUnfielded != 0, h.seg.ConvOf(h.doc))
 }
 

@@ -51,7 +51,7 @@ func BenchmarkFailures(b *testing.B) {
 	entries := 0
 	files, _ := ix.failureFiles(failuresQuery{minLevel: memoFloor})
 	for _, fs := range files {
-		if fs.Memo != nil {
+		if fs.Memo() != nil {
 			entries += len(memoOf(fs).failures.entries) + len(memoOf(fs).failures.lastFound)
 		}
 	}

@@ -106,13 +106,13 @@ func fileDiagnostics(rb *readBack, fs *corpus.File, max int, leaveOut []string) 
 			Severity: SeverityWarning}
 		switch w.Kind {
 		case records.WarnUnfielded:
-			d.Code, d.Message = CodeUnfieldedLine, unfieldedMessage(w.N, fs.Episode)
+			d.Code, d.Message = CodeUnfieldedLine, unfieldedMessage(w.N, fs.Episode())
 		case records.WarnPredates:
-			d.Severity, d.Code, d.Message = SeverityInformation, CodeUnfieldedLine, predatesMessage(w.N, fs.Episode)
+			d.Severity, d.Code, d.Message = SeverityInformation, CodeUnfieldedLine, predatesMessage(w.N, fs.Episode())
 		case records.WarnUnindented:
 			d.Code, d.Message = CodeUnindentedContinuation, unindentedMessage(w.N)
 		case records.WarnHint:
-			d.Severity, d.Code, d.Message = SeverityHint, CodeUnindentedContinuation, stackTraceMessage(traces[w.Span].exception, w.N)
+			d.Severity, d.Code, d.Message = SeverityHint, CodeUnindentedContinuation, stackTraceMessage(rb.exceptionOf(fs, lines, traces[w.Span]), w.N)
 		case records.WarnMore:
 			d.Code, d.Message = CodeMore, moreMessage(w.N)
 		}

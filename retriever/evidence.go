@@ -66,7 +66,7 @@ func fileVerdict(c *corpus.State, fs *corpus.File, agent int, f *filter) bm25.Ve
 	if f.all {
 		return bm25.AcceptAll
 	}
-	current := f.episode != "" && fs.EpNum == f.episode
+	current := f.episode != "" && fs.EpNum() == f.episode
 	switch {
 	case f.scopeEpisode && !current:
 		return bm25.RejectAll
@@ -93,7 +93,7 @@ func (e *evidenceFilter) evidence(s *corpus.Segment, d uint32, fs *corpus.File) 
 	if f.all {
 		return true
 	}
-	current := f.episode != "" && fs.EpNum == f.episode
+	current := f.episode != "" && fs.EpNum() == f.episode
 	if f.scopeEpisode && !current {
 		return false
 	}
@@ -108,7 +108,7 @@ func (e *evidenceFilter) evidence(s *corpus.Segment, d uint32, fs *corpus.File) 
 	}
 	if current {
 		if s.FlagsOf(d)&corpus.FlagUnfielded != 0 {
-			if fs.Warned.Unfielded.CompareAndSwap(false, true) {
+			if fs.Warned().Unfielded.CompareAndSwap(false, true) {
 				e.ix.log.Warn("lines without the conversation field in the current episode are not evidence", zap.String("file", fs.Rel))
 			}
 			return false
@@ -137,10 +137,10 @@ func (ix *Index) warnUnfielded(f *filter, agent string) {
 	}
 	ix.state.Known(corpus.Fact{Kind: corpus.FactUnfielded, Name: agent, Episode: f.episode}, func() bool {
 		for _, fs := range ix.state.Files {
-			if fs.EpNum != f.episode || !fs.Form.IsRecord() || (agent != "" && fs.Agent != id) {
+			if fs.EpNum() != f.episode || !fs.Form.IsRecord() || (agent != "" && fs.Agent != id) {
 				continue
 			}
-			if len(fs.Records().Runs()) > 0 && fs.Warned.Unfielded.CompareAndSwap(false, true) {
+			if len(fs.Records().Runs()) > 0 && fs.Warned().Unfielded.CompareAndSwap(false, true) {
 				ix.log.Warn("lines without the conversation field in the current episode are not evidence", zap.String("file", fs.Rel))
 			}
 		}

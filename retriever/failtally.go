@@ -162,7 +162,7 @@ func freshFailures(root string, files []fileFailures, floor recordformat.Level, 
 func (t *failTally) addSlot(root string, f fileFailures, memo *failMemo) int32 {
 	path := runfs.Abs(root, f.fs.Rel)
 	s := int32(len(t.slots))
-	t.slots = append(t.slots, failSlot{memo: memo, rel: f.fs.Rel, episode: f.fs.Episode, agent: f.agent, path: path, uri: FileURI(path)})
+	t.slots = append(t.slots, failSlot{memo: memo, rel: f.fs.Rel, episode: f.fs.Episode(), agent: f.agent, path: path, uri: FileURI(path)})
 	if memo != nil {
 		t.byMemo[memo] = s
 	}

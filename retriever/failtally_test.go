@@ -45,7 +45,7 @@ func bruteFailures(root string, files []fileFailures, floor recordformat.Level) 
 			}
 			g.recs = append(g.recs, rec{e.key, f.fs.Rel, runfs.Abs(root, f.fs.Rel), e})
 			g.agents[f.agent] = true
-			g.episodes[f.fs.Episode] = true
+			g.episodes[f.fs.Episode()] = true
 		}
 	}
 	recCmp := func(x, y rec) int {

@@ -319,7 +319,7 @@ func (ix *Index) failureFiles(q failuresQuery) ([]*corpus.File, []string) {
 	defer ix.mu.RUnlock()
 	var files []*corpus.File
 	for _, fs := range ix.state.Files {
-		if fs.Form.IsRecord() && !fs.Binary && (q.epNum == "" || fs.EpNum == q.epNum) && (q.agent == "" || ix.state.Agents[fs.Agent] == q.agent) {
+		if fs.Form.IsRecord() && !fs.Binary && (q.epNum == "" || fs.EpNum() == q.epNum) && (q.agent == "" || ix.state.Agents[fs.Agent] == q.agent) {
 			files = append(files, fs)
 		}
 	}

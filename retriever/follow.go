@@ -67,10 +67,10 @@ func (ix *Index) plan(old *corpus.File, c runfs.Candidate) *task {
 		ix.mu.Unlock()
 		form := recordformat.FormOf(c.Rel)
 		next := &corpus.File{
-			ID: id, Rel: c.Rel, Episode: c.Episode, EpNum: c.EpNum,
-			Agent: agent, Form: form, Warned: corpus.NewWarnings(form), Recs: corpus.NewRecords(form),
-			Memo: newFileMemo(form),
+			ID: id, Agent: agent, Form: form, Recs: corpus.NewRecords(form),
 		}
+		next.SetShared(corpus.NewWarnings(form), newFileMemo(form))
+		next.SetPath(c.Rel, c.Episode, c.EpNum) // discovery cut both of c.Rel
 		return &task{next: next, c: c, fresh: true, size: size}
 	}
 	switch {

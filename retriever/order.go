@@ -31,7 +31,7 @@ func locationBefore(c *corpus.State, a, b bm25.Hit) bool {
 // in a row, not locationBefore for each.
 func fileOrder(c *corpus.State, a, b uint32) int {
 	fa, fb := c.ByID[a], c.ByID[b]
-	if d := compareEpisodeNumbers(fa.EpNum, fb.EpNum); d != 0 {
+	if d := compareEpisodeNumbers(fa.EpNum(), fb.EpNum()); d != 0 {
 		return d
 	}
 	return strings.Compare(fa.Rel, fb.Rel)

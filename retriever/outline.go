@@ -196,7 +196,7 @@ func (ix *Index) recordAt(ctx context.Context, path string, n int, req Request) 
 	ix.mu.RLock()
 	agent := ix.state.Agents[fs.Agent]
 	ix.mu.RUnlock()
-	facts := &RecordFacts{Range: r.rng, Agent: agent, Episode: fs.Episode, Reading: ReadingNote,
+	facts := &RecordFacts{Range: r.rng, Agent: agent, Episode: fs.Episode(), Reading: ReadingNote,
 		BeforeFirst: r.head.Kind == recordformat.BeforeFirst}
 	head := r.lines[0]
 	if r.head.Kind == recordformat.Foreign {
@@ -255,7 +255,7 @@ func verdict(req Request, f *filter, fs *corpus.File, t *records.Table, i int, a
 	if req.Agent != "" && req.Agent != agent {
 		return ReasonOtherAgent
 	}
-	current := f.episode != "" && fs.EpNum == f.episode
+	current := f.episode != "" && fs.EpNum() == f.episode
 	return ruleReason(f, current, fs.Conversational(), t.Unfielded(i), t.Conv(i))
 }
 

@@ -87,12 +87,12 @@ func TestPersistCodecRoundTrip(t *testing.T) {
 	}
 	for i, f := range files {
 		o := st.Files[i]
-		if f.Rel != o.Rel || f.Episode != o.Episode || f.EpNum != o.EpNum || f.Form != o.Form ||
+		if f.Rel != o.Rel || f.Episode() != o.Episode() || f.EpNum() != o.EpNum() || f.Form != o.Form ||
 			f.Head != o.Head || f.Window != o.Window || (f.Tail() == nil) != (o.Tail() == nil) {
 			t.Errorf("file %s read back as %+v, was %+v", o.Rel, f, o)
 		}
-		if rec := f.Form.IsRecord(); (f.Memo != nil) != rec || (f.Warned != nil) != rec || (o.Memo != nil) != rec || (o.Warned != nil) != rec {
-			t.Errorf("file %s: memo %v, warnings %v, read back memo %v, warnings %v", o.Rel, o.Memo != nil, o.Warned != nil, f.Memo != nil, f.Warned != nil)
+		if rec := f.Form.IsRecord(); (f.Memo() != nil) != rec || (f.Warned() != nil) != rec || (o.Memo() != nil) != rec || (o.Warned() != nil) != rec {
+			t.Errorf("file %s: memo %v, warnings %v, read back memo %v, warnings %v", o.Rel, o.Memo() != nil, o.Warned() != nil, f.Memo() != nil, f.Warned() != nil)
 		}
 	}
 }

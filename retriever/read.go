@@ -111,7 +111,7 @@ func (ix *Index) readLines(ctx context.Context, req ReadRequest) (Lines, error) 
 	if err != nil {
 		return Lines{}, err
 	}
-	out.File, out.Agent, out.Episode = rel, agent, st.Episode
+	out.File, out.Agent, out.Episode = rel, agent, st.Episode()
 	return out, nil
 }
 

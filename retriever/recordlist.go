@@ -295,7 +295,7 @@ func (ix *Index) episodeRecordFiles(q *records.Query) episodeFiles {
 	ix.mu.RLock()
 	var states []*corpus.File
 	for _, fs := range ix.state.Files {
-		if fs.Form.IsRecord() && !fs.Binary && fs.EpNum == q.EpNum && (q.Agent == "" || ix.state.Agents[fs.Agent] == q.Agent) {
+		if fs.Form.IsRecord() && !fs.Binary && fs.EpNum() == q.EpNum && (q.Agent == "" || ix.state.Agents[fs.Agent] == q.Agent) {
 			states = append(states, fs)
 		}
 	}

@@ -16,7 +16,7 @@ func (ix *Index) RecordsNotices(req RecordsRequest) []Notice {
 	}
 	id := ix.state.AgentIDs[req.Agent]
 	for _, fs := range ix.state.Files {
-		if fs.Agent == id && fs.EpNum == num {
+		if fs.Agent == id && fs.EpNum() == num {
 			return out
 		}
 	}

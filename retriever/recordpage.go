@@ -42,7 +42,7 @@ func (rb *readBack) makeRecord(q *records.Query, fs *corpus.File, path, uri, age
 	rec := Record{
 		Location: Location{URI: uri, Range: r.rng},
 		Agent:    agent,
-		Episode:  fs.Episode,
+		Episode:  fs.Episode(),
 		Path:     path,
 		File:     fs.Rel,
 		key:      p.Key,

@@ -45,7 +45,7 @@ func (ix *Index) items(hits []hit, agents []string) Result {
 			Score:     h.score,
 			Text:      text,
 			Agent:     agents[i],
-			Episode:   fs.Episode,
+			Episode:   fs.Episode(),
 			Reading:   readingOfFlag[s.FlagsOf(d)&corpus.FlagReadingMask],
 			Path:      path,
 			File:      fs.Rel,
@@ -80,10 +80,10 @@ func (ix *Index) Info(ctx context.Context) (Info, error) {
 	}
 	agents := map[string]bool{}
 	for _, fs := range ix.state.Files {
-		e := eps[fs.Episode]
+		e := eps[fs.Episode()]
 		if e == nil {
 			e = &epAcc{agents: map[string]bool{}, convs: map[uint32]bool{}}
-			eps[fs.Episode] = e
+			eps[fs.Episode()] = e
 		}
 		name := ix.state.Agents[fs.Agent]
 		e.agents[name] = true
@@ -139,7 +139,7 @@ func (ix *Index) RecordFiles() []string {
 	}
 	ix.mu.RUnlock()
 	slices.SortFunc(files, func(a, b *corpus.File) int {
-		if c := compareEpisodeNumbers(a.EpNum, b.EpNum); c != 0 {
+		if c := compareEpisodeNumbers(a.EpNum(), b.EpNum()); c != 0 {
 			return c
 		}
 		return strings.Compare(a.Rel, b.Rel)

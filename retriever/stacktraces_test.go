@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -132,5 +134,47 @@ func TestHintFollows(t *testing.T) {
 		if a, b := dump(ds), dump(fresh.Diagnostics(path, 0)); a != b {
 			t.Errorf("step %d: followed\n%sfresh\n%s", i, a, b)
 		}
+	}
+}
+
+// TestHintMemoKeepsNoText: what a file's memo keeps of its stack traces is
+// where their exception lines are, not their text, which each Hint reads
+// again (issue 33: some 45,000 spans' lines were 5 MB of the heap after a
+// 100,000-file reopen); the Hints are the same when worded again from it.
+func TestHintMemoKeepsNoText(t *testing.T) {
+	const traces = 20000
+	var sb strings.Builder
+	for i := range traces {
+		fmt.Fprintf(&sb, "2026-10-21 18:%02d:%02d.000 ERROR [running] [conv-1] A failed %d\njava.lang.IllegalStateException: %s %d\n\tat a.B.c(B.java:1)\n",
+			i/60%60, i%60, i, strings.Repeat("a long reason ", 13), i)
+	}
+	log := "episode-1/a/a.log"
+	root := writeRun(t, map[string]string{log: sb.String()})
+	ix := openTest(t, Options{Root: root})
+	_, err := ix.Refresh(context.Background(), nil)
+	must(t, err)
+	path := filepath.Join(root, log)
+	heap := func() uint64 {
+		var ms runtime.MemStats
+		runtime.GC()
+		runtime.GC() // the read-back's pooled buffer, no memo's
+		runtime.ReadMemStats(&ms)
+		return ms.HeapAlloc
+	}
+	before := heap()
+	n, last := func() (int, string) { // its answer not kept
+		ds := ix.Diagnostics(path, Uncapped)
+		return len(ds), ds[len(ds)-1].Message
+	}()
+	kept := int64(heap()) - int64(before)
+	if n != traces || !strings.HasPrefix(last, "java.lang.IllegalStateException: a long reason") {
+		t.Fatalf("%d diagnostics, the last %q", n, last)
+	}
+	if per := kept / traces; per > 64 {
+		t.Errorf("the memo keeps %d bytes a stack trace (%d in all), want at most 64: its exception line's text?", per, kept)
+	}
+	first := ix.Diagnostics(path, Uncapped)
+	if again := ix.Diagnostics(path, Uncapped); !reflect.DeepEqual(again, first) {
+		t.Errorf("the Hints worded again from the memo differ:\n%s", dump(again))
 	}
 }

@@ -20,11 +20,17 @@ import (
 // have (a pending tail) is behind a pointer: at 100,000 files each byte of
 // it is 100 KB of the heap.
 type File struct {
-	ID      uint32
-	Agent   uint32
-	Rel     string // slash-separated path relative to the run folder
-	Episode string // the episode folder's name
-	EpNum   string // its number without leading zeros
+	ID    uint32
+	Agent uint32
+	// FirstUnits is the UTF-16 length of a foreign log's first line, the
+	// range of its one diagnostic.
+	FirstUnits uint32
+	CommitLine uint32 // the line CommitPos starts
+	// Rel is the slash-separated path relative to the run folder: its first
+	// part is the episode folder's name (Episode), whose last digits are
+	// its number (EpNum). As strings of their own they were 32 bytes a
+	// file, 3.2 MB at 100,000 files (issue 33).
+	Rel string
 
 	// identity and content checks at the last read
 	Dev, Ino uint64
@@ -52,12 +58,9 @@ type File struct {
 	// file read again from its start (Fresh) decides it again.
 	Layout    recordformat.Layout
 	LayoutSet bool
-	Binary    bool // left out whole (spec §1): its check is its head
-	InRecord  bool // a record started before CommitPos
-	// FirstUnits is the UTF-16 length of a foreign log's first line, the
-	// range of its one diagnostic.
-	FirstUnits uint32
-	CommitLine uint32
+	Binary    bool  // left out whole (spec §1): its check is its head
+	InRecord  bool  // a record started before CommitPos
+	epEnd     uint8 // Rel[:epEnd] is the episode folder's name (SetPath)
 
 	pending *pending // nil: no pending tail kept, and no tail documents
 
@@ -76,16 +79,79 @@ type File struct {
 	mapped Mapped
 	Convs  []uint32 // conversation ids written in the file, sorted
 
-	// Warned is shared by all versions of a record file; nil for a note,
-	// which is never warned about (NewWarnings): at 100,000 files most are
-	// notes, and a pointer a file each was 0.8 MB of the heap.
-	Warned *Warnings
-	// Memo holds what was found by reading the file's records back
-	// (the retriever's failures.go, stacktraces.go: its fileMemo, which this
-	// package does not know), shared by the versions of one reading
-	// of the file: a new one when it is read again from its start; nil:
-	// nothing kept (a note, which has no records: 208 bytes a file saved).
-	Memo any
+	// shared is what a record file's versions share (SetShared); nil for a
+	// note, which has none of it: at 100,000 files most files are notes,
+	// and its two fields in each were 2.4 MB of the heap (issue 33).
+	shared *shared
+}
+
+// shared is what versions of a record file share: its warnings, the same
+// for all its versions, and its memo, for those of one reading of it.
+type shared struct {
+	warned *Warnings
+	memo   any
+}
+
+// SetShared sets the file's warnings, shared by all versions of a record
+// file (NewWarnings), and its memo: what was found by reading the file's
+// records back (the retriever's failures.go, stacktraces.go: its fileMemo,
+// which this package does not know), shared by the versions of one reading
+// of the file, a new one when it is read again from its start. Both nil:
+// none (a note, which is never warned about and has no records).
+func (fs *File) SetShared(w *Warnings, memo any) {
+	if w == nil && memo == nil {
+		fs.shared = nil
+		return
+	}
+	fs.shared = &shared{warned: w, memo: memo}
+}
+
+// Warned is the file's warnings (SetShared), nil for a note.
+func (fs *File) Warned() *Warnings {
+	if fs.shared == nil {
+		return nil
+	}
+	return fs.shared.warned
+}
+
+// Memo is the file's memo (SetShared), nil for a note.
+func (fs *File) Memo() any {
+	if fs.shared == nil {
+		return nil
+	}
+	return fs.shared.memo
+}
+
+// SetPath sets the file's path, rel, of the episode folder ep (rel's first
+// part) whose number without leading zeros is num (ep's last digits:
+// runfs.EpisodeNumber). A path whose parts are not so is refused: the
+// caller's rules made them of rel.
+func (fs *File) SetPath(rel, ep, num string) bool {
+	if len(ep) > 0xff || len(rel) <= len(ep) || rel[:len(ep)] != ep || rel[len(ep)] != '/' || episodeNumber(ep) != num {
+		return false
+	}
+	fs.Rel, fs.epEnd = rel, uint8(len(ep))
+	return true
+}
+
+// Episode is the episode folder's name.
+func (fs *File) Episode() string { return fs.Rel[:fs.epEnd] }
+
+// EpNum is the episode's number without leading zeros.
+func (fs *File) EpNum() string { return episodeNumber(fs.Episode()) }
+
+// episodeNumber is an episode folder's number without leading zeros: its
+// last digits ("0" for zeros only), of a name the run folder's naming rule
+// (runfs.EpisodeNumber) took for an episode's.
+func episodeNumber(ep string) string {
+	i := len(ep)
+	for i > 0 && ep[i-1] >= '0' && ep[i-1] <= '9' {
+		i--
+	}
+	for i < len(ep)-1 && ep[i] == '0' {
+		i++
+	}
+	return ep[i:]
 }
 
 // pending is a file's pending tail: its bytes when they are few, and the
@@ -259,11 +325,12 @@ func (fs *File) Clone() *File {
 
 // Fresh starts a version of a file read from its start.
 func (fs *File) Fresh(memo any) *File {
-	return &File{
-		ID: fs.ID, Rel: fs.Rel, Episode: fs.Episode, EpNum: fs.EpNum,
-		Agent: fs.Agent, Form: fs.Form, Warned: fs.Warned, Recs: NewRecords(fs.Form),
-		Memo: memo,
+	n := &File{
+		ID: fs.ID, Rel: fs.Rel, epEnd: fs.epEnd,
+		Agent: fs.Agent, Form: fs.Form, Recs: NewRecords(fs.Form),
 	}
+	n.SetShared(fs.Warned(), memo)
+	return n
 }
 
 // Conversational reports whether the file's records carry the
