@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"runtime"
 	"runtime/metrics"
@@ -27,6 +28,9 @@ import (
 // one a second while the peak grows). RUNLS_BENCH_FLUSH=1 indexes with a
 // cache entry (in a temporary folder), whose segments are flushed as they
 // are made (flush.go): the live heap is then what stays beside them.
+// RUNLS_HEAPPROFILE_END=path writes one once indexed (after a collection);
+// RUNLS_BENCH_TRACE=1 prints each sample (the live heap, the heap in use,
+// RssAnon, in MiB) to stderr, which shows when the peak comes.
 func BenchmarkFirstIndexMemory(b *testing.B) {
 	dir, _ := benchRun(b)
 	profile := os.Getenv("RUNLS_HEAPPROFILE")
@@ -48,6 +52,7 @@ func BenchmarkFirstIndexMemory(b *testing.B) {
 			defer wg.Done()
 			var written uint64
 			last := time.Time{}
+			t0 := time.Now()
 			live := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
 			tick := time.NewTicker(100 * time.Millisecond)
 			defer tick.Stop()
@@ -66,6 +71,9 @@ func BenchmarkFirstIndexMemory(b *testing.B) {
 				peakLive = max(peakLive, l)
 				fp := ix.Footprint()
 				peakBeside = max(peakBeside, l-min(l, uint64(fp.Postings+fp.Terms+fp.Columns)))
+				if os.Getenv("RUNLS_BENCH_TRACE") != "" {
+					fmt.Fprintf(os.Stderr, "trace %s live %d inuse %d anon %d\n", time.Since(t0).Round(time.Millisecond), l>>20, m.HeapInuse>>20, rssAnon()>>20)
+				}
 				if profile != "" && l > written*21/20 && time.Since(last) > time.Second {
 					if f, err := os.Create(profile); err == nil {
 						pprof.WriteHeapProfile(f)
@@ -79,6 +87,13 @@ func BenchmarkFirstIndexMemory(b *testing.B) {
 		close(done)
 		wg.Wait()
 		must(b, err)
+		if p := os.Getenv("RUNLS_HEAPPROFILE_END"); p != "" {
+			runtime.GC()
+			if f, err := os.Create(p); err == nil {
+				pprof.WriteHeapProfile(f)
+				f.Close()
+			}
+		}
 		content, _ := ix.BytesRead()
 		fp := ix.Footprint()
 		run := float64(content)

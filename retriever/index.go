@@ -453,10 +453,18 @@ func (r *refreshRun) work() {
 	})()
 	b := r.newBuilder()
 	b.SetOnePass(corpus.OnePass(r.batchBytes))
-	// Room for the worker's share of the update, up to a batch: the
-	// batch's columns and postings log are made once, not grown by
-	// doubling file after file.
-	b.ReserveInput(min(r.total/int64(ix.workers)+1, r.batchBytes))
+	limit := r.batchBytes
+	if r.first {
+		limit = min(firstBatchBytes, limit)
+	}
+	// Room for the worker's share of what is left, up to its batch: the
+	// batch's columns and postings log are made once, not grown file
+	// after file; a first update's small first batches do not make the
+	// room of the largest (touched when made, and kept by the next batches).
+	reserve := func() {
+		b.ReserveInput(min(max(r.total/int64(ix.workers)-r.done.Load()/int64(ix.workers), 0)+1, limit))
+	}
+	reserve()
 	var pend []*corpus.Update
 	flush := func() {
 		if len(pend) == 0 {
@@ -482,12 +490,7 @@ func (r *refreshRun) work() {
 		}
 		r.mu.Unlock()
 		b = b.NextBatch()
-		b.ReserveInput(min(max(r.total/int64(ix.workers)-r.done.Load()/int64(ix.workers), 0)+1, r.batchBytes))
 		pend = nil
-	}
-	limit := r.batchBytes
-	if r.first {
-		limit = min(firstBatchBytes, limit)
 	}
 	var buf readBuffer
 	for j := range r.ch {
@@ -539,6 +542,7 @@ func (r *refreshRun) work() {
 		if b.InputBytes > limit || b.Docs() > 1<<20 || b.Full() {
 			flush()
 			limit = min(2*limit, r.batchBytes)
+			reserve()
 		}
 		r.report()
 	}

@@ -14,17 +14,21 @@ import (
 // term by a counting sort when the batch is finished: no per-term slices grow
 // while indexing, and nothing in the builder holds pointers for the GC to scan.
 type Builder struct {
-	key     []uint64 // by document, as Add was given
-	group   []uint32
-	dl      []uint16
-	terms   *TermTable
-	log     []uint64 // term<<(logDocBits+logTFBits) | doc<<logTFBits | tf
-	sorted  []uint64 // room for the log sorted by term, in finish
-	tf      []uint32 // count of each term in the current document
-	count   []uint32 // postings per term
-	touched []int32
-	scan    Scanner
-	tokens  int // terms of the current document
+	key    []uint64 // by document, as Add was given
+	group  []uint32
+	dl     []uint16
+	terms  *TermTable
+	log    []uint64 // term<<(logDocBits+logTFBits) | doc<<logTFBits | tf
+	sorted []uint64 // room for the log sorted by term, in finish
+	// sorted32 is sorted's, and wide a term's entries widened from it, in a
+	// batch of at most narrowDocs documents (Finish)
+	sorted32 []uint32
+	wide     []uint64
+	tf       []uint32 // count of each term in the current document
+	count    []uint32 // postings per term
+	touched  []int32
+	scan     Scanner
+	tokens   int // terms of the current document
 
 	// by partition: documents and total length; by document, its
 	// partition; the df of each term in each partition it is in, counted
@@ -40,7 +44,11 @@ type Builder struct {
 	maxDocs   int  // the most documents Add takes: maxBuilderDocs but in tests
 	refused   int  // documents Add refused since the batch was full
 	passLimit int  // the postings of a pass of Finish's sort, in tests (0: see finishPasses)
+	wideSort  bool // Finish sorts 64-bit words whatever the batch's documents, in tests
 	onePass   bool // see SetOnePass
+	// perByte is the postings a byte of input Reserve expects: the last
+	// batch's (Next), postingsPerByte before one was finished.
+	perByte float64
 }
 
 // A batch holds at most 2^26 documents with 2^27 distinct terms (some 6 GB
@@ -70,23 +78,42 @@ func (b *Builder) SetOnePass(on bool) { b.onePass = on }
 
 // SortBufferExtra is about how many bytes more a one-pass sort takes than
 // finishPasses for a batch of inputBytes (its log estimated at
-// postingsPerByte, above what runs show): for the owner's memory bound.
+// postingsPerByte, above what runs show; a posting sorted in 4 bytes, as
+// a batch of at most narrowDocs documents does): for the owner's memory
+// bound.
 func SortBufferExtra(inputBytes int64) int64 {
-	logBytes := int64(float64(inputBytes)*postingsPerByte) * 8
-	return logBytes - logBytes/finishPasses
+	sortBytes := int64(float64(inputBytes)*postingsPerByte) * 4
+	return sortBytes - sortBytes/finishPasses
 }
 
 // Next returns a builder for the worker's next batch, which takes over this
-// one's log and sort buffers (the batch's largest, some 50 MB each): made
-// anew for each batch, their clearing and first touch cost a tenth of the
-// indexing time. This builder must be finished.
-func (b *Builder) Next() *Builder {
-	n := NewBuilder(b.layerMin)
-	n.maxDocs, n.onePass = b.maxDocs, b.onePass
-	n.log, n.sorted = b.log[:0], b.sorted[:0]
-	b.log, b.sorted = nil, nil
+// one's buffers: its log and sort buffer (the batch's largest, some 13 MB
+// each at 16 MB of input), made anew for each batch their clearing and
+// first touch cost a tenth of the indexing time; its term table, emptied,
+// and its other columns, which made anew were some 0.4 GB of garbage of
+// the first index of 100,000 files (2 GB of the 1 GB run's), each
+// collection's work under a memory limit (issue 33). inputBytes is the
+// bytes read into this batch: the next one's Reserve expects as many
+// postings a byte as this one had (where postingsPerByte is made for the
+// runs that have most: a log made at it was twice the 100,000 files'). This
+// builder must be finished, and is used no more.
+func (b *Builder) Next(inputBytes int64) *Builder {
+	n := &Builder{terms: b.terms, layerMin: b.layerMin, maxDocs: b.maxDocs, onePass: b.onePass, perByte: b.perByte}
+	if inputBytes > 0 && len(b.log) > 0 {
+		n.perByte = float64(len(b.log)) / float64(inputBytes) * reserveRoom
+	}
+	n.terms.reset()
+	n.log, n.sorted, n.sorted32, n.wide = b.log[:0], b.sorted[:0], b.sorted32[:0], b.wide[:0]
+	n.tf, n.count, n.touched = b.tf[:0], b.count[:0], b.touched[:0]
+	n.key, n.group, n.dl, n.part = b.key[:0], b.group[:0], b.dl[:0], b.part[:0]
+	n.partDF = b.partDF[:0]
+	*b = Builder{}
 	return n
 }
+
+// reserveRoom is the room Reserve makes beyond the postings a byte the last
+// batch had.
+const reserveRoom = 1.1
 
 // NewBuilder returns an empty builder; terms with layerMin postings or more
 // in the batch are split into high and low lists (Tuning.LayerMin).
@@ -170,16 +197,22 @@ const (
 // Reserve makes room for what n more input bytes will likely add, so that
 // the builder's slices do not grow by doubling (and copying) many times. It
 // returns how many more documents it made room for, for the owner's
-// columns.
+// columns. The log, the batch's largest slice, grows by a quarter when it
+// must: doubled, the last growth of a batch left most of it unused, and
+// every byte of it is touched (cleared) when it is made.
 func (b *Builder) Reserve(n int64) int {
 	if n <= 0 {
 		return 0
 	}
 	n = min(n, 64<<20) // past that, doubling costs little against the reading
-	if need := len(b.log) + int(float64(n)*postingsPerByte); need > cap(b.log) {
-		// At least doubled: made just large enough for each Reserve, the log
-		// (the batch's largest slice) is copied again for each owner's input.
-		b.log = slices.Grow(b.log, max(need, 2*cap(b.log))-len(b.log))
+	perByte := b.perByte
+	if perByte == 0 {
+		perByte = postingsPerByte
+	}
+	if need := len(b.log) + int(float64(n)*perByte); need > cap(b.log) {
+		// Made just large enough for each Reserve, the log would be copied
+		// again for each owner's input.
+		b.log = slices.Grow(b.log, max(need, cap(b.log)+cap(b.log)/4)-len(b.log))
 	}
 	p := int(float64(n) * docsPerByte)
 	b.key, b.group, b.dl = slices.Grow(b.key, p), slices.Grow(b.group, p), slices.Grow(b.dl, p)
@@ -249,24 +282,48 @@ func (b *Builder) Finish(globalIDs []uint32) *Segment {
 	inPart := make([]uint32, len(b.partDocs))
 	var parts []uint32
 	lastGlobal := uint32(0)
-	sorted, lo := b.sorted[:0], 0
+	// A batch of fewer than narrowDocs documents sorts its postings as
+	// their document and tf bits alone (the term is the run they are in),
+	// half the buffer; a term's are widened again for the segment's writer.
+	narrow := len(b.key) <= narrowDocs && !b.wideSort
+	sorted, sorted32, lo := b.sorted[:0], b.sorted32[:0], 0
 	for p, hi := range ends {
 		size := 0
 		for _, id := range order[lo:hi] {
 			size += int(b.count[id])
 		}
 		// Every place of sorted is written once: no need to clear it.
-		sorted = slices.Grow(sorted[:0], size)[:size]
-		for _, e := range b.log {
-			if id := e >> logTermShift; pass[id] == int32(p) {
-				sorted[at[id]] = e
-				at[id]++
+		if narrow {
+			sorted32 = room(sorted32, size)
+			for _, e := range b.log {
+				if id := e >> logTermShift; pass[id] == int32(p) {
+					sorted32[at[id]] = uint32(e)
+					at[id]++
+				}
+			}
+		} else {
+			sorted = room(sorted, size)
+			for _, e := range b.log {
+				if id := e >> logTermShift; pass[id] == int32(p) {
+					sorted[at[id]] = e
+					at[id]++
+				}
 			}
 		}
 		k := 0
 		for _, id := range order[lo:hi] {
-			entries := sorted[k : k+int(b.count[id])]
-			k += len(entries)
+			c := int(b.count[id])
+			var entries []uint64
+			if narrow {
+				b.wide = room(b.wide, c)
+				for j, e := range sorted32[k : k+c] {
+					b.wide[j] = uint64(e)
+				}
+				entries = b.wide
+			} else {
+				entries = sorted[k : k+c]
+			}
+			k += c
 			w.addTerm(globalIDs[id], entries)
 			// The term's df in each partition: its documents there.
 			for _, e := range entries {
@@ -287,8 +344,23 @@ func (b *Builder) Finish(globalIDs []uint32) *Segment {
 		}
 		lo = hi
 	}
-	b.sorted = sorted
+	b.sorted, b.sorted32 = sorted, sorted32
 	return w.finish()
+}
+
+// narrowDocs is the most documents of a batch whose postings Finish sorts
+// as 32-bit words: a document's bits and a tf's.
+const narrowDocs = 1 << (32 - logTFBits)
+
+// room returns s with length n, made anew (with an eighth more, for the
+// next batches' slightly larger) only when its capacity is short: the
+// sort's buffers, exactly as large as a batch needs where growing them by
+// append's rule left a third of them unused (issue 33).
+func room[E uint32 | uint64](s []E, n int) []E {
+	if cap(s) >= n {
+		return s[:n]
+	}
+	return make([]E, n, n+n/8)
 }
 
 // A segmentWriter lays a segment out term by term, in ascending global

@@ -59,7 +59,7 @@ func BenchmarkBuilderFinish(b *testing.B) {
 		st.Add(bl, global)
 		add += time.Since(start)
 		b.StartTimer()
-		next = bl.Next()
+		next = bl.Next(0)
 	}
 	b.ReportMetric(float64(add.Microseconds())/float64(b.N), "µs-stats-add")
 	for k, name := range []string{"passes", "one-pass"} {

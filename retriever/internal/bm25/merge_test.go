@@ -2,7 +2,9 @@ package bm25
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -142,10 +144,71 @@ func TestOnePassEqualsPasses(t *testing.T) {
 		t.Fatal("one pass and four lay out different segments")
 	}
 	sameStats(t, oneStats, st)
-	if !b.Next().onePass {
+	if !b.Next(0).onePass {
 		t.Fatal("Next dropped the one-pass setting")
 	}
 	if got := SortBufferExtra(16 << 20); got <= 0 || got >= 16<<20*2 {
 		t.Errorf("SortBufferExtra(16 MiB) = %d", got)
+	}
+}
+
+// Batches built one after the other by the builders Next hands on (its
+// log, sort buffer, term table and columns taken over, emptied) lay out
+// the segments and statistics fresh builders do, batch after batch, with
+// batches of more and fewer terms and documents than the last; and Next
+// expects the postings a byte the batch it follows had.
+func TestNextBatchEqualsFresh(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	chained := newTestIndex()
+	fresh := newTestIndex()
+	fresh.seed = chained.seed
+	b := NewBuilder(64)
+	for batch, n := range []int{3000, 200, 5000, 40, 1200} {
+		docs := make([]testDoc, n)
+		for i := range docs {
+			docs[i] = testDoc{text: fmt.Sprintf("common b%d w%d x%d y%d", batch, r.IntN(50), r.IntN(n*3), i), group: uint32(i / 7), part: uint32(r.IntN(4))}
+		}
+		fb := NewBuilder(64)
+		for _, bl := range []*Builder{b, fb} {
+			bl.Reserve(int64(n) * 20)
+			for i, d := range docs {
+				bl.Count([]byte(d.text))
+				bl.Add(uint64(i+1), d.group, d.part)
+			}
+		}
+		gb, gf := chained.dict.Assign(b.Terms()), fresh.dict.Assign(fb.Terms())
+		if !slices.Equal(gb, gf) {
+			t.Fatalf("batch %d: the term tables assign other ids", batch)
+		}
+		sb, sf := b.Finish(gb), fb.Finish(gf)
+		if !reflect.DeepEqual(sb, sf) {
+			t.Fatalf("batch %d: the segment of the builder Next made differs from a fresh one's", batch)
+		}
+		chained.stats.Add(b, gb)
+		fresh.stats.Add(fb, gf)
+		sameStats(t, &fresh.stats, &chained.stats)
+		postings := len(b.log)
+		b = b.Next(int64(n) * 20)
+		if want := float64(postings) / float64(n*20) * reserveRoom; b.perByte != want {
+			t.Fatalf("batch %d: the next expects %v postings a byte, want %v", batch, b.perByte, want)
+		}
+	}
+}
+
+// A batch's postings sorted as 32-bit words (its documents fewer than
+// narrowDocs) lay out the segment and statistics 64-bit words do, in one
+// pass and in several.
+func TestFinishNarrowEqualsWide(t *testing.T) {
+	docs := passDocs(30000)
+	for _, onePass := range []bool{true, false} {
+		narrow, narrowStats, _ := finishDocs(docs, func(b *Builder) { b.SetOnePass(onePass) })
+		wide, wideStats, b := finishDocs(docs, func(b *Builder) { b.SetOnePass(onePass); b.wideSort = true })
+		if !reflect.DeepEqual(narrow, wide) {
+			t.Fatalf("one pass %v: the segment sorted narrow differs from the wide sort's", onePass)
+		}
+		sameStats(t, wideStats, narrowStats)
+		if len(b.sorted) == 0 || len(b.sorted32) != 0 {
+			t.Fatal("the wide sort did not sort wide")
+		}
 	}
 }

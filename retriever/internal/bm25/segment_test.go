@@ -117,7 +117,7 @@ func TestBuilderFull(t *testing.T) {
 		t.Fatalf("segment of %d docs, %d postings of apple, stats %d docs; want 2, 2, 2", s.Docs(), n, st.Docs(-1))
 	}
 	// The next batch starts empty, with the same limit.
-	nb := b.Next()
+	nb := b.Next(0)
 	for i := range 3 {
 		nb.Count([]byte("kiwi"))
 		if _, ok := nb.Add(uint64(i), 0, 0); ok != (i < 2) {

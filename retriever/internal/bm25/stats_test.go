@@ -298,3 +298,114 @@ func TestStatsSparseColumn(t *testing.T) {
 	}
 	sameStats(t, plain, again)
 }
+
+// A column's df that pass dfWide (a byte's room) and come back under it,
+// in pages built on the heap and in pages copied from an encoding (dense
+// and sparse), read as a plain table of them does, encode alike, and the
+// wide ones leave the wide map when they come back: a differential test
+// of the byte pages against a uint32 by id.
+func TestStatsWideDFAgainstPlain(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	const ids = 3*dfPage + 17
+	want := make([]uint32, ids)
+	var st Stats
+	st.Grow(0)
+	c := &st.parts[0].df
+	c.grow(ids)
+	step := func() {
+		id := uint32(r.IntN(ids))
+		if r.IntN(4) == 0 {
+			id = uint32(r.IntN(8)) // a few ids go far past dfWide and back
+		}
+		switch {
+		case want[id] > 0 && r.IntN(3) == 0:
+			c.sub(id)
+			want[id]--
+		default:
+			n := uint32(1 + r.IntN(3))
+			if r.IntN(50) == 0 {
+				n = dfWide + uint32(r.IntN(300)) // one step across
+			}
+			c.add(id, n)
+			want[id] += n
+		}
+	}
+	check := func(what string, st *Stats) {
+		t.Helper()
+		for id, w := range want {
+			if got := st.df(0, uint32(id)); got != int64(w) {
+				t.Fatalf("%s: df of %d is %d, want %d", what, id, got, w)
+			}
+		}
+		_, _, df := st.Part(0)
+		if !slices.Equal(df, want) {
+			t.Fatalf("%s: its pages differ from the plain table", what)
+		}
+	}
+	for range 20000 {
+		step()
+	}
+	check("built", &st)
+	wide := 0
+	for _, w := range want {
+		if w >= dfWide {
+			wide++
+		}
+	}
+	if wide == 0 || len(c.wide) != wide {
+		t.Fatalf("%d df kept wide, %d at or past dfWide", len(c.wide), wide)
+	}
+	// Down under dfWide again: out of the wide map.
+	for id := range uint32(8) {
+		for want[id] >= dfWide {
+			c.sub(id)
+			want[id]--
+		}
+	}
+	check("brought down", &st)
+	for id := range uint32(8) {
+		if _, ok := c.wide[id]; ok {
+			t.Fatalf("id %d (df %d) still in the wide map", id, want[id])
+		}
+	}
+	for round := range 4 {
+		got, err := DecodeStats(st.AppendEncoded(nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sparse := got.parts[0].df.baseIDs != nil; sparse != (round == 2) {
+			t.Fatalf("round %d: encoded sparse %v", round, sparse)
+		}
+		check("decoded", got)
+		st = *got
+		c = &st.parts[0].df
+		for range 3000 {
+			step()
+		}
+		check("written after its decode", &st)
+		if round == 1 { // most df gone: the next encoding is sparse
+			for id, w := range want {
+				if id%16 != 0 {
+					for range w {
+						c.sub(uint32(id))
+					}
+					want[id] = 0
+				}
+			}
+		}
+	}
+}
+
+// A column built on the heap holds about a byte an id it has a page of
+// (it held four: issue 33's first index of 100,000 files).
+func TestStatsHeapPageIsAByteAnID(t *testing.T) {
+	var st Stats
+	st.Grow(0)
+	st.parts[0].df.grow(64 * dfPage)
+	for id := uint32(0); id < 64*dfPage; id += 3 {
+		st.parts[0].df.add(id, 1+id%200)
+	}
+	if n, bound := st.Footprint(), int64(64*dfPage*11/10); n > bound {
+		t.Errorf("64 pages of df take %d heap bytes, want at most %d", n, bound)
+	}
+}

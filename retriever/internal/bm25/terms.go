@@ -278,6 +278,12 @@ func NewTermTable() *TermTable {
 	return &TermTable{heap: make([]heapSlot, 1<<12), starts: []uint64{0}}
 }
 
+// reset empties a heap table, keeping its room (Builder.Next).
+func (t *TermTable) reset() {
+	clear(t.heap)
+	t.hashes, t.starts, t.arena = t.hashes[:0], t.starts[:1], t.arena[:0]
+}
+
 // Len is the number of terms interned.
 func (t *TermTable) Len() int { return len(t.starts) - 1 }
 

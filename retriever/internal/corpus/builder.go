@@ -57,9 +57,10 @@ func BatchBytesFor(total, batchInput int64) int64 {
 }
 
 // NextBatch returns a builder for the worker's next batch, which takes over this
-// one's buffers (see bm25.Builder.Next). This builder must be finished.
+// one's buffers (see bm25.Builder.Next). This builder must be finished and
+// committed: its term table and columns are the next one's.
 func (b *Builder) NextBatch() *Builder {
-	return &Builder{Builder: b.Builder.Next()}
+	return &Builder{Builder: b.Builder.Next(b.InputBytes)}
 }
 
 // AddPiece adds a piece whose terms Count counted; it returns its doc id, or
