@@ -295,3 +295,40 @@ func TestDecodeStateRefusesRepeatedFiles(t *testing.T) {
 		}
 	}
 }
+
+// TestFileStatesAllocations: a state blob's notes are made into file states
+// in a number of allocations that does not grow with the notes (issue 33:
+// one allocation a file was a size class's rounding and a header each, at
+// 100,000 files some 2 MB): the states, their paths, ranges and short line
+// indexes are each one allocation for all files.
+func TestFileStatesAllocations(t *testing.T) {
+	const notes = 400
+	files := map[string]string{}
+	for i := range notes {
+		files[fmt.Sprintf("episode-1/alice/note-%03d.md", i)] = fmt.Sprintf("a note about deploy %d\nand its second line\n", i)
+	}
+	ix := openTest(t, Options{Root: writeRun(t, files)})
+	if _, err := ix.Refresh(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	ix.mu.RLock()
+	st, place := persist.Save(&ix.state)
+	enc := persist.EncodeState(nil, st, place)
+	segs, terms := ix.state.Segments, ix.state.Dict.Len()
+	ix.mu.RUnlock()
+	if len(st.Files) != notes {
+		t.Fatalf("%d files", len(st.Files))
+	}
+	allocs := testing.AllocsPerRun(3, func() {
+		blob, err := persist.DecodeState(enc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := blob.FileStates(segs, terms, fileRules()); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs > notes/4 {
+		t.Errorf("%.0f allocations for %d notes' states, want at most %d", allocs, notes, notes/4)
+	}
+}

@@ -124,13 +124,15 @@ func (fs *File) Memo() any {
 
 // SetPath sets the file's path, rel, of the episode folder ep (rel's first
 // part) whose number without leading zeros is num (ep's last digits:
-// runfs.EpisodeNumber). A path whose parts are not so is refused: the
-// caller's rules made them of rel.
+// runfs.EpisodeNumber). When the parts are not so (the caller's rules made
+// them of rel), or ep is longer than a folder's name can be (255 bytes),
+// rel is kept with no episode (Episode and EpNum ""), and false returned.
 func (fs *File) SetPath(rel, ep, num string) bool {
+	fs.Rel, fs.epEnd = rel, 0
 	if len(ep) > 0xff || len(rel) <= len(ep) || rel[:len(ep)] != ep || rel[len(ep)] != '/' || episodeNumber(ep) != num {
 		return false
 	}
-	fs.Rel, fs.epEnd = rel, uint8(len(ep))
+	fs.epEnd = uint8(len(ep))
 	return true
 }
 

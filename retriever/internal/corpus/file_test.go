@@ -63,7 +63,8 @@ func TestFileSize(t *testing.T) {
 }
 
 // SetPath keeps a path whose episode is its first part and whose number
-// ends the episode, and refuses any other.
+// ends the episode, and refuses any other (keeping the path, with no
+// episode).
 func TestSetPath(t *testing.T) {
 	for _, tc := range []struct {
 		rel, ep, num string
@@ -83,7 +84,11 @@ func TestSetPath(t *testing.T) {
 			t.Errorf("SetPath(%q, %q, %q) = %v", tc.rel, tc.ep, tc.num, ok)
 			continue
 		}
-		if tc.ok && (fs.Rel != tc.rel || fs.Episode() != tc.ep || fs.EpNum() != tc.num) {
+		ep, num := tc.ep, tc.num
+		if !tc.ok {
+			ep, num = "", ""
+		}
+		if fs.Rel != tc.rel || fs.Episode() != ep || fs.EpNum() != num {
 			t.Errorf("SetPath(%q, %q, %q): %q %q %q", tc.rel, tc.ep, tc.num, fs.Rel, fs.Episode(), fs.EpNum())
 		}
 	}
