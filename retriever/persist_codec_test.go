@@ -174,7 +174,7 @@ func FuzzDecodeState(f *testing.F) {
 			for i := range fs.Records().Len() {
 				_ = blob.Convs[fs.Records().Conv(i)]
 			}
-			for _, c := range fs.Convs {
+			for _, c := range fs.Convs() {
 				_ = blob.Convs[c]
 			}
 		}
