@@ -2,6 +2,7 @@ package retriever
 
 import (
 	"context"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -266,5 +267,27 @@ func TestSplitFolders(t *testing.T) {
 				t.Errorf("%v: folder %d out of order", tc.sizes, i)
 			}
 		}
+	}
+}
+
+// TestWalkManyEpisodes: a full walk holds at most runfs' limit of episode
+// folders open for their agents' walk and opens the others' agents by
+// path: every file of a run of more episodes than that is found, once.
+func TestWalkManyEpisodes(t *testing.T) {
+	const episodes = 300 // over the walk's 256 held
+	files := map[string]string{}
+	var want []string
+	for i := 1; i <= episodes; i++ {
+		rel := fmt.Sprintf("episode-%d/a%d/notes.txt", i, i%7)
+		files[rel] = fmt.Sprintf("apple %d\n", i)
+		want = append(want, fmt.Sprintf("%s:0:0 note apple %d", rel, i))
+	}
+	ix := openTest(t, Options{Root: writeRun(t, files)})
+	if _, err := ix.Refresh(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(want)
+	if got := livePieces(t, ix); !slices.Equal(got, want) {
+		t.Fatalf("%d pieces, want %d:\n got %q", len(got), len(want), got)
 	}
 }

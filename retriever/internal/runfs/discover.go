@@ -288,11 +288,17 @@ func (sc *Scan) walkQueued() {
 }
 
 // queuedDir is an agent folder a full scan walks after the episodes: name
-// in its episode's folder, held open (Scan.held) until the walk ends.
+// in its episode's folder, held open (Scan.held) until the walk ends, or
+// (parent nil) opened by its path from the run folder.
 type queuedDir struct {
 	parent    *walkDir
 	name, rel string
 }
+
+// maxHeld is the most episode folders a full scan holds open for their
+// agents' walk: a run of thousands of episodes opens the others' agent
+// folders by path, rather than hold a descriptor an episode.
+const maxHeld = 256
 
 // closeHeld closes the episode folders held open for the walk.
 func (sc *Scan) closeHeld() {
@@ -384,7 +390,7 @@ func (sc *Scan) visit(parent *walkDir, name, rel string, m visitMode) error {
 		sc.unlisted(rel, err)
 		return nil
 	}
-	if sc.queued != nil && m.recurse && levelOf(rel) == levelEpisode {
+	if sc.queued != nil && m.recurse && levelOf(rel) == levelEpisode && len(sc.held) < maxHeld {
 		// Its agent folders are walked after the episodes, opened from it.
 		sc.held = append(sc.held, r)
 	} else {
@@ -498,7 +504,11 @@ func (sc *Scan) subfolders(r *walkDir, rel string, d, old *dirState, listed bool
 		}
 		if m.recurse {
 			if sc.queued != nil && levelOf(rel) == levelEpisode {
-				*sc.queued = append(*sc.queued, queuedDir{r, sub, srel})
+				q := queuedDir{name: srel, rel: srel} // opened by path from the run folder
+				if len(sc.held) > 0 && sc.held[len(sc.held)-1] == r {
+					q.parent, q.name = r, sub
+				}
+				*sc.queued = append(*sc.queued, q)
 				continue
 			}
 			if err := sc.visit(r, sub, srel, m); err != nil {
