@@ -39,6 +39,10 @@ die() { echo "compare.sh: $*" >&2; exit 2; }
 
 cd "$(dirname "$0")/.."
 mkdir -p "$CACHE/bin"
+# This invocation's binaries in a folder of its own: two benchmarks run at
+# once (A B against another tree) must not build over each other's binary.
+BIN=$(mktemp -d "$CACHE/bin/build.XXXXXX")
+trap 'rm -rf "$BIN"' EXIT
 
 if ! command -v rg >/dev/null; then
 	[ "$(id -u)" = 0 ] || die "rg (ripgrep) is missing: apt-get install ripgrep"
@@ -46,7 +50,7 @@ if ! command -v rg >/dev/null; then
 	apt-get update -qq && apt-get install -y -qq ripgrep >/dev/null || die "could not install ripgrep"
 fi
 
-go build -o "$CACHE/bin/rungen" ./internal/rungen/cmd/rungen || die "could not build rungen"
+go build -o "$BIN/rungen" ./internal/rungen/cmd/rungen || die "could not build rungen"
 
 # The cache key names what made the run: size, seed and the generator's sources.
 gen_hash=$(cat internal/rungen/*.go | sha256sum | cut -c1-12)
@@ -54,7 +58,7 @@ run="$CACHE/run-$SIZE-seed$SEED-$gen_hash"
 if [ ! -f "$run.done" ]; then
 	rm -rf "$run"
 	echo "generating $SIZE (seed $SEED) into $run ..." >&2
-	"$CACHE/bin/rungen" -size "$SIZE" -seed "$SEED" -out "$run"
+	"$BIN/rungen" -size "$SIZE" -seed "$SEED" -out "$run"
 	touch "$run.done"
 else
 	echo "reusing $run" >&2
@@ -65,11 +69,11 @@ if [ -n "${RUNLS:-}" ]; then
 	runls=$RUNLS
 	echo "using RUNLS=$runls" >&2
 else
-	runls="$CACHE/bin/runls"
+	runls="$BIN/runls"
 	go build -o "$runls" ./cmd/runls || die "could not build ./cmd/runls (set RUNLS to a binary to use instead)"
 fi
 
-mapfile -t queries < <("$CACHE/bin/rungen" -seed "$SEED" -queries "$QUERIES")
+mapfile -t queries < <("$BIN/rungen" -seed "$SEED" -queries "$QUERIES")
 [ "${#queries[@]}" -gt 0 ] || die "no queries"
 
 # time_ms CMD...: runs CMD with output discarded, prints milliseconds; rg's and runls'

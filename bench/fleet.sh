@@ -44,11 +44,15 @@ die() { echo "fleet.sh: $*" >&2; exit 2; }
 
 cd "$(dirname "$0")/.."
 mkdir -p "$CACHE/bin"
+# This invocation's binaries in a folder of its own: two benchmarks run at
+# once (A B against another tree) must not build over each other's binary.
+BIN=$(mktemp -d "$CACHE/bin/build.XXXXXX")
+trap 'rm -rf "$BIN"' EXIT
 command -v rg >/dev/null || die "rg (ripgrep) is missing: apt-get install ripgrep"
 
-go build -o "$CACHE/bin/rungen" ./internal/rungen/cmd/rungen || die "could not build rungen"
-go build -o "$CACHE/bin/runls" ./cmd/runls || die "could not build runls"
-runls=$CACHE/bin/runls
+go build -o "$BIN/rungen" ./internal/rungen/cmd/rungen || die "could not build rungen"
+go build -o "$BIN/runls" ./cmd/runls || die "could not build runls"
+runls=$BIN/runls
 
 # The runs, cached by what made them.
 gen_hash=$( (cat internal/rungen/*.go; echo "$RUNS $SIZE $SEED $EPISODES $AGENTS") | sha256sum | cut -c1-12)
@@ -58,7 +62,7 @@ if [ ! -f "$runs.done" ]; then
 	mkdir -p "$runs"
 	echo "generating $RUNS runs of $SIZE into $runs ..." >&2
 	for i in $(seq 1 "$RUNS"); do
-		"$CACHE/bin/rungen" -size "$SIZE" -seed $((SEED + i)) -episodes "$EPISODES" -agents "$AGENTS" \
+		"$BIN/rungen" -size "$SIZE" -seed $((SEED + i)) -episodes "$EPISODES" -agents "$AGENTS" \
 			-workers 1 -out "$runs/run-$i" >/dev/null 2>&1 || die "rungen failed for run $i"
 	done
 	touch "$runs.done"
@@ -69,7 +73,7 @@ cluster=$CACHE/cluster
 bash fleet/scripts/victorialogs.sh stop "$cluster" 2>/dev/null || true
 rm -rf "$cluster"
 front=$(bash fleet/scripts/victorialogs.sh start "$cluster") || die "the cluster did not start"
-[ -n "${KEEP:-}" ] || trap 'bash fleet/scripts/victorialogs.sh stop "$cluster"' EXIT
+[ -n "${KEEP:-}" ] || trap 'bash fleet/scripts/victorialogs.sh stop "$cluster"; rm -rf "$BIN"' EXIT
 
 load_before=$(uptime)
 echo "runs: $RUNS x $SIZE ($total_bytes bytes) in $runs; cluster front $front" >&2
@@ -107,7 +111,7 @@ awk -v b="$total_bytes" -v u="$ship_user" -v s="$ship_sys" -v a="$vl0" -v c="$vl
 	printf "ship CPU: runls %.1f s, VictoriaLogs (3 processes) %.1f s: %.0f + %.0f CPU-s a GB; two idle cores: at most %.1f MB/s\n",
 		r, v, r / gb, v / gb, b / 1e6 / ((r + v) / 2) }'
 
-mapfile -t queries < <("$CACHE/bin/rungen" -seed "$SEED" -queries "$QUERIES")
+mapfile -t queries < <("$BIN/rungen" -seed "$SEED" -queries "$QUERIES")
 [ "${#queries[@]}" -gt 0 ] || die "no queries"
 
 time_ms() {

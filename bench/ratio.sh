@@ -32,14 +32,18 @@ die() { echo "ratio.sh: $*" >&2; exit 2; }
 cd "$(dirname "$0")/.."
 command -v rg >/dev/null || die "rg (ripgrep) is missing: apt-get install ripgrep"
 mkdir -p "$CACHE/bin"
-go test -c -o "$CACHE/bin/retriever.test" ./retriever || die "could not build the retriever's tests"
+# This invocation's binaries in a folder of its own: two benchmarks run at
+# once (A B against another tree) must not build over each other's binary.
+BIN=$(mktemp -d "$CACHE/bin/build.XXXXXX")
+trap 'rm -rf "$BIN"' EXIT
+go test -c -o "$BIN/retriever.test" ./retriever || die "could not build the retriever's tests"
 
 rgfile="$CACHE/ratio-rg.tsv"
 : >"$rgfile"
 for ((r = 1; r <= ROUNDS; r++)); do
 	tsv="$CACHE/ratio-go-$r.tsv"
 	(cd retriever && RUNLS_BENCH_SIZE=$SIZE RUNLS_BENCH_CACHE=$CACHE RUNLS_BENCH_TSV=$tsv \
-		"$CACHE/bin/retriever.test" -test.run XXX -test.bench '^BenchmarkQuery$' -test.benchtime 2000x >/dev/null) ||
+		"$BIN/retriever.test" -test.run XXX -test.bench '^BenchmarkQuery$' -test.benchtime 2000x >/dev/null) ||
 		die "the Go benchmark failed"
 	run=$(awk -F'\t' '$1 == "run" { print $2 }' "$tsv")
 	[ -d "$run" ] || die "no run in $tsv"

@@ -28,17 +28,21 @@ die() { echo "serve.sh: $*" >&2; exit 2; }
 cd "$(dirname "$0")/.."
 [ "$MODE" != search ] || command -v rg >/dev/null || die "rg (ripgrep) is missing: apt-get install ripgrep"
 mkdir -p "$CACHE/bin"
+# This invocation's binaries in a folder of its own: two benchmarks run at
+# once (A B against another tree) must not build over each other's binary.
+BIN=$(mktemp -d "$CACHE/bin/build.XXXXXX")
+trap 'rm -rf "$BIN"' EXIT
 if [ -z "${RUNLS:-}" ]; then
-	RUNLS=$CACHE/bin/runls-serve-bench
+	RUNLS=$BIN/runls-serve-bench
 	go build -o "$RUNLS" ./cmd/runls || die "could not build runls"
 fi
-go build -o "$CACHE/bin/serve-bench" ./bench/serve || die "could not build bench/serve"
+go build -o "$BIN/serve-bench" ./bench/serve || die "could not build bench/serve"
 
 status=0
 for shape in $SHAPES; do
 	echo "== $shape"
 	# shellcheck disable=SC2086
-	"$CACHE/bin/serve-bench" -mode "$MODE" -runls "$RUNLS" -shape "$shape" -cache "$CACHE" ${ARGS:-} || status=$?
+	"$BIN/serve-bench" -mode "$MODE" -runls "$RUNLS" -shape "$shape" -cache "$CACHE" ${ARGS:-} || status=$?
 	[ "$status" -le 1 ] || die "bench/serve failed on the $shape run"
 done
 exit "$status"

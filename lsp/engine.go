@@ -88,6 +88,9 @@ func (g *generation) waitReady(ctx context.Context) error {
 // readyWithin waits at most d for the first indexing to end, or ctx, and
 // reports whether it ended.
 func (g *generation) readyWithin(ctx context.Context, d time.Duration) (bool, error) {
+	if g.isReady() {
+		return true, nil // the common case, without a timer
+	}
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {

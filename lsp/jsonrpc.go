@@ -88,7 +88,7 @@ func (s *server) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc
 
 // route returns the handler of a method, nil when it is not served.
 func (s *server) route(method string) jsonrpc2.Handler {
-	if h, ok := s.customHandlers()[method]; ok {
+	if h, ok := s.custom[method]; ok {
 		return h
 	}
 	if servedMethods[method] {
@@ -221,7 +221,10 @@ type replyOnce struct {
 
 // preEncoded is a result that holds its own JSON, made by the engine and
 // checked by its tests: it is written as it is. jsonrpc2 would check and
-// copy it once more (run/failures' 370 KB at 1 GB: 1–2 ms a request).
+// copy it once more (run/failures' 370 KB at 1 GB: 1–2 ms a request), or
+// make it by reflection (run/search's answer). EncodedJSON returns nil for
+// a value it cannot encode, which then goes through jsonrpc2 (and gets its
+// error).
 type preEncoded interface {
 	EncodedJSON() []byte
 }
@@ -236,12 +239,14 @@ func (r *replyOnce) send(ctx context.Context, result any, err error) error {
 		result = nil
 	}
 	if p, ok := result.(preEncoded); ok && werr == nil && r.id != nil && r.s.stream != nil {
-		// What jsonrpc2's replier does (the stream frames it, under its own
-		// lock), with the result's JSON as it is.
-		if _, e := r.s.stream.writeResultJSON(*r.id, p.EncodedJSON()); e != nil {
-			r.s.logger.Warn("sending a reply", zap.String("method", r.method), zap.Error(e))
+		if data := p.EncodedJSON(); data != nil {
+			// What jsonrpc2's replier does (the stream frames it, under its
+			// own lock), with the result's JSON as it is.
+			if _, e := r.s.stream.writeResultJSON(*r.id, data); e != nil {
+				r.s.logger.Warn("sending a reply", zap.String("method", r.method), zap.Error(e))
+			}
+			return nil
 		}
-		return nil
 	}
 	// A cancelled request's context would stop the write: reply without it.
 	if e := r.reply(context.WithoutCancel(ctx), result, werr); e != nil {

@@ -100,6 +100,7 @@ type server struct {
 	conn   jsonrpc2.Conn
 	stream *stream
 	client protocol.Client
+	custom map[string]jsonrpc2.Handler // customHandlers, made once
 
 	// ctx ends when the connection ends; background work runs under it.
 	ctx    context.Context
@@ -157,6 +158,7 @@ func newServer(ctx context.Context, rwc io.ReadWriteCloser, opts Options) *serve
 		settings:  defaultSettings(),
 		exitCh:    make(chan struct{}),
 	}
+	s.custom = s.customHandlers()
 	s.ctx, s.cancel = context.WithCancel(ctx)
 	s.stream = newStream(rwc, s.logger.Named("stream"))
 	s.conn = jsonrpc2.NewConn(s.stream)

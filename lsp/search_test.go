@@ -1,6 +1,8 @@
 package lsp_test
 
 import (
+	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -91,6 +93,39 @@ func TestRunSearchInvalidParams(t *testing.T) {
 	fake.mu.Unlock()
 	if n != 0 {
 		t.Errorf("the engine was asked %d times", n)
+	}
+	if err := c.shutdownExit(); err != nil {
+		t.Errorf("Serve = %v", err)
+	}
+}
+
+// TestRunSearchBytesAreEncodingJSON: the server writes run/search's answer
+// as the engine's appended JSON (retriever.Result.EncodedJSON), byte for
+// byte what encoding/json makes of it: texts with what JSON escapes, every
+// optional field, hidden counts and notices.
+func TestRunSearchBytesAreEncodingJSON(t *testing.T) {
+	conv, tm, level, sugg := "conv-1", "2026-12-07 10:00:00", "WARN", "coder"
+	want := retriever.Result{
+		Items: []retriever.Item{{
+			Location: retriever.Location{URI: "file:///fake/run/episode-1/a/a.log", Range: retriever.Range{Start: retriever.Position{Line: 2, Character: 4}, End: retriever.Position{Line: 2, Character: 30}}},
+			Score:    3.0000000000000004, Text: "a <tag> & \"quote\" \u2028 \x7f \xff", Agent: "a", Episode: "episode-1", Conversation: &conv,
+			Reading: retriever.ReadingSaid, Time: &tm, Level: &level, Matches: [][2]int{{0, 1}},
+		}, {Score: 1e-7, Text: "second", Reading: retriever.ReadingNote}},
+		Hidden:  retriever.Hidden{NoContext: 2, OtherConversation: 1},
+		Notices: []retriever.Notice{{Field: "agent", Value: "Coder", Message: "no agent", Suggestion: &sugg}},
+	}
+	fake := newFake()
+	fake.search = func(context.Context, retriever.Request) (retriever.Result, error) { return want, nil }
+	c := start(t, startOpts{open: fake.opener(nil, nil)})
+	c.initialize("/fake/run", false, nil)
+	var raw json.RawMessage
+	c.mustCall(lsp.MethodRunSearch, map[string]any{"query": "q"}, &raw)
+	enc, err := json.Marshal(want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(raw) != string(enc) {
+		t.Errorf("the server's bytes\n%s\nencoding/json's\n%s", raw, enc)
 	}
 	if err := c.shutdownExit(); err != nil {
 		t.Errorf("Serve = %v", err)

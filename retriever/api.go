@@ -33,9 +33,19 @@ type Options struct {
 	// run's size for its first indexing and give the heap's free pages back
 	// after it (internal/persist/memory.go): for a program that holds one index.
 	BoundMemory bool
+	// OneShot is for a command that opens the run, answers and exits (runls
+	// search, records, failures, check): Open starts the walk of the run
+	// beside the cache entry's restore, which the first update takes as its
+	// discovery (index.go: a reopen's 100,000 files answered some 0.1 s
+	// sooner), and the first update gives no free pages back to the kernel
+	// (BoundMemory), which only delayed the process's end. A change made
+	// between Open and the first Refresh may then be seen by the next
+	// update only: for a command, both are the one request.
+	OneShot bool
 
 	cacheDelay time.Duration // tests: the cache writer's debounce; 0: cacheWriteDelay
 	flushDocs  int           // tests: the fewest pieces of a segment flushed as it is made; 0: flushMinDocs
+	listed     func(string)  // tests: runfs.Discovery.Listed, set before Open walks (OneShot)
 }
 
 // CacheOptions say where the persisted index lives (spec §15).

@@ -22,7 +22,9 @@ import (
 // cache folder its entry is in, so that it is reopened, not indexed; without
 // them it indexes the shared bench run (rungen.BenchRun). RUNLS_SET_MATCH
 // keeps the queries it matches, RUNLS_SET_NOCONTEXT adds each without the
-// context, RUNLS_SET_VERBOSE prints each request's median.
+// context, RUNLS_SET_VERBOSE prints each request's median, RUNLS_SET_TWICE
+// asks each request twice in a row (the second, whose data the first left in
+// the caches, is at the odd places of the verbose list).
 func BenchmarkQuerySet(b *testing.B) {
 	ctx := context.Background()
 	dir, opts := os.Getenv("RUNLS_SET_RUN"), rungen.Options{Bytes: 1 << 30, Seed: 1}.FewFiles()
@@ -68,6 +70,15 @@ func BenchmarkQuerySet(b *testing.B) {
 	// RUNLS_SET_ANSWER: the answer alone (ranking and items, no barrier
 	// nor update), whose instructions callgrind counts alike run after run.
 	answerOnly := os.Getenv("RUNLS_SET_ANSWER") != ""
+	if os.Getenv("RUNLS_SET_TWICE") != "" {
+		// each request twice in a row: the second finds what the first
+		// read in the caches (the share of a search that is cache misses)
+		var twice []Request
+		for _, r := range reqs {
+			twice = append(twice, r, r)
+		}
+		reqs = twice
+	}
 	var lat []time.Duration
 	byReq := make([][]time.Duration, len(reqs))
 	i := 0

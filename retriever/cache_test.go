@@ -162,8 +162,9 @@ func TestCacheNoEntryOutsideARun(t *testing.T) {
 	}
 }
 
-// A reopen that finds nothing changed reads no file and writes nothing,
-// also when its entry alone is over --cache-max: the run's own entry is
+// A reopen that finds nothing changed reads no file and writes nothing (a
+// server's, and a command's: OneShot), also when its entry alone is over
+// --cache-max: the run's own entry is
 // kept (removing it would make every open a first index) and read, not
 // rewritten (docs/cache.md, Size).
 func TestCacheReopenOverTheBoundKeepsTheEntry(t *testing.T) {
@@ -186,13 +187,16 @@ func TestCacheReopenOverTheBoundKeepsTheEntry(t *testing.T) {
 	if len(first) != 1 {
 		t.Fatalf("%d entries after the first open, want 1", len(first))
 	}
-	ix = openTest(t, opts)
-	search(t, ix, allEvidence("note"))
-	if content, _ := ix.BytesRead(); content != 0 {
-		t.Errorf("the reopen read %d bytes of the run, want 0", content)
-	}
-	must(t, ix.Close())
-	if got := entries(t, root); len(got) != 1 || got[0].Generation != first[0].Generation {
-		t.Errorf("entries after the reopen %+v, want the first open's (generation %d) kept as it was", got, first[0].Generation)
+	for _, oneShot := range []bool{false, true} { // a server's reopen, a command's
+		opts.OneShot = oneShot
+		ix = openTest(t, opts)
+		search(t, ix, allEvidence("note"))
+		if content, _ := ix.BytesRead(); content != 0 {
+			t.Errorf("one-shot %v: the reopen read %d bytes of the run, want 0", oneShot, content)
+		}
+		must(t, ix.Close())
+		if got := entries(t, root); len(got) != 1 || got[0].Generation != first[0].Generation {
+			t.Errorf("one-shot %v: entries after the reopen %+v, want the first open's (generation %d) kept as it was", oneShot, got, first[0].Generation)
+		}
 	}
 }

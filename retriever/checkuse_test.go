@@ -112,7 +112,7 @@ func TestFileStatesKeepNoBlobBytes(t *testing.T) {
 	if want := decode(slices.Clone(state)); !reflect.DeepEqual(got, want) {
 		t.Error("a file state changed with the bytes it was decoded from")
 	}
-	if len(got) == 0 || got[0].Recs == nil && len(got[0].LineIndex) == 0 && len(got[len(got)-1].LineIndex) == 0 {
+	if len(got) == 0 || got[0].Table() == nil && len(got[0].LineIndex) == 0 && len(got[len(got)-1].LineIndex) == 0 {
 		t.Fatal("the run's files hold nothing to compare")
 	}
 }

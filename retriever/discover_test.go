@@ -2,6 +2,7 @@ package retriever
 
 import (
 	"context"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -12,6 +13,8 @@ import (
 
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest/observer"
+
+	"runls/retriever/internal/runfs"
 )
 
 func TestDiscoveryRules(t *testing.T) {
@@ -211,5 +214,80 @@ func TestWalkWithoutEvents(t *testing.T) {
 		}
 		backdate()
 		search(t, ix, allEvidence("apple")) // lists the backdated folders once more
+	}
+}
+
+// splitFolders gives planFound's goroutines runs of folders: every folder
+// once and in order, at most n runs and no more than files/least, none
+// empty, of about equal numbers of files.
+func TestSplitFolders(t *testing.T) {
+	folder := func(n int) []runfs.Candidate { return make([]runfs.Candidate, n) }
+	for _, tc := range []struct {
+		sizes     []int
+		n, least  int
+		wantParts int
+	}{
+		{nil, 2, 1, 1},
+		{[]int{3}, 2, 1, 1},
+		{[]int{1, 1}, 2, 1, 2},
+		{[]int{1, 1}, 2, 4096, 1},
+		{[]int{5, 5, 5, 5}, 2, 1, 2},
+		{[]int{5, 5, 5, 5}, 8, 1, 4},
+		{[]int{100, 1, 1, 1, 1}, 2, 1, 2},
+		{[]int{40, 35, 35, 40, 100, 1, 0, 7}, 3, 10, 3},
+		{[]int{0, 0, 9, 0}, 2, 1, 1},
+		{[]int{6, 0, 0}, 2, 1, 1},
+	} {
+		var folders [][]runfs.Candidate
+		files := 0
+		for _, n := range tc.sizes {
+			folders = append(folders, folder(n))
+			files += n
+		}
+		parts := splitFolders(folders, tc.n, tc.least)
+		if len(parts) != tc.wantParts {
+			t.Errorf("%v in %d of %d: %d parts, want %d", tc.sizes, tc.n, tc.least, len(parts), tc.wantParts)
+		}
+		var again [][]runfs.Candidate
+		for _, p := range parts {
+			got := 0
+			for _, f := range p {
+				got += len(f)
+			}
+			if len(parts) > 1 && (got == 0 || got > 2*files/len(parts)) {
+				t.Errorf("%v in %d of %d: a part of %d files", tc.sizes, tc.n, tc.least, got)
+			}
+			again = append(again, p...)
+		}
+		if len(again) != len(folders) {
+			t.Fatalf("%v: %d folders in the parts, want %d", tc.sizes, len(again), len(folders))
+		}
+		for i := range folders {
+			if len(folders[i]) > 0 && &again[i][0] != &folders[i][0] {
+				t.Errorf("%v: folder %d out of order", tc.sizes, i)
+			}
+		}
+	}
+}
+
+// TestWalkManyEpisodes: a full walk holds at most runfs' limit of episode
+// folders open for their agents' walk and opens the others' agents by
+// path: every file of a run of more episodes than that is found, once.
+func TestWalkManyEpisodes(t *testing.T) {
+	const episodes = 300 // over the walk's 256 held
+	files := map[string]string{}
+	var want []string
+	for i := 1; i <= episodes; i++ {
+		rel := fmt.Sprintf("episode-%d/a%d/notes.txt", i, i%7)
+		files[rel] = fmt.Sprintf("apple %d\n", i)
+		want = append(want, fmt.Sprintf("%s:0:0 note apple %d", rel, i))
+	}
+	ix := openTest(t, Options{Root: writeRun(t, files)})
+	if _, err := ix.Refresh(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(want)
+	if got := livePieces(t, ix); !slices.Equal(got, want) {
+		t.Fatalf("%d pieces, want %d:\n got %q", len(got), len(want), got)
 	}
 }

@@ -67,8 +67,9 @@ func (ix *Index) plan(old *corpus.File, c runfs.Candidate) *task {
 		ix.mu.Unlock()
 		form := recordformat.FormOf(c.Rel)
 		next := &corpus.File{
-			ID: id, Agent: agent, Form: form, Recs: corpus.NewRecords(form),
+			ID: id, Agent: agent, Form: form,
 		}
+		next.SetTable(corpus.NewRecords(form))
 		next.SetShared(corpus.NewWarnings(form), newFileMemo(form))
 		next.SetPath(c.Rel, c.Episode, c.EpNum) // discovery cut both of c.Rel
 		return &task{next: next, c: c, fresh: true, size: size}

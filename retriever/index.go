@@ -38,6 +38,7 @@ type Index struct {
 	searcher    bm25.Searcher // the scoring paths' tuning and buffers
 	batchDocs   int           // tests: the most pieces of a batch (0: the engine's limit)
 	batchInput  int64         // tests: the bytes a worker reads into one batch (0: batchBytesFor)
+	planPart    int           // tests: the fewest files a goroutine of planFound plans (0: planPartFiles)
 
 	refreshMu sync.Mutex // one update at a time
 
@@ -59,6 +60,13 @@ type Index struct {
 	cache      *persist.Writer // the run's cache entry (cache.go, internal/persist); nil: none
 
 	boundMemory bool // Options.BoundMemory (internal/persist/memory.go)
+	oneShot     bool // Options.OneShot
+	// opened is the walk Open began beside the restore (Options.OneShot),
+	// taken by the first update; its goroutine holds refreshMu until done.
+	opened *openedScan
+	// collectBack turns the collector back on (collectNone): set at a
+	// command's Open, called by its first update (collectOn).
+	collectBack func()
 
 	subs subscribers
 
@@ -101,6 +109,7 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 		log:         opts.Logger,
 		maxDiags:    opts.MaxDiagnosticsPerFile,
 		boundMemory: opts.BoundMemory,
+		oneShot:     opts.OneShot,
 		workers:     min(runtime.GOMAXPROCS(0), 8),
 		state: corpus.State{Files: map[string]*corpus.File{}, AgentIDs: map[string]uint32{}, Episodes: map[string]bool{}, Dict: bm25.NewDict(),
 			Seed: rand.Uint64() | 1},
@@ -119,9 +128,20 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 	}
 	ix.rb = readBack{root: ix.root, fsys: ix.fsys, handles: &ix.handles, masker: ix.masker, convs: &ix.state.Convs}
 	ix.state.Convs.ID("-")
+	ix.fw.Listed = opts.listed
+	oneShot := opts.OneShot && opts.Cache.Root != nil
+	if oneShot {
+		ix.scanAtOpen()
+	}
+	if oneShot && opts.BoundMemory {
+		ix.collectBack = collectNone()
+	}
 	ix.cache = ix.openCache(opts)
 	ix.restoredFiles = len(ix.state.Files)
 	ix.restored.Store(ix.restoredFiles > 0)
+	if !ix.restored.Load() {
+		ix.collectOn(true) // a first indexing collects as ever
+	}
 	if holdInject != nil {
 		holdInject(ix)
 	}
@@ -134,6 +154,11 @@ func (ix *Index) Root() string { return ix.root }
 // Close writes the cache entry if the index changed since its last write,
 // and releases the entry and the index's open folder.
 func (ix *Index) Close() error {
+	// The walk begun at Open (never taken when no update ran) is done
+	// before the folder it reads is closed.
+	ix.refreshMu.Lock()
+	ix.opened = nil
+	ix.refreshMu.Unlock()
 	cerr := ix.cache.Close()
 	ix.handles.CloseAll()
 	return errors.Join(cerr, ix.fsys.Close())
@@ -203,7 +228,7 @@ func (ix *Index) updateChecked(ctx context.Context, progress func(Progress)) (Ch
 func (ix *Index) refresh(ctx context.Context, progress func(Progress)) (Changes, error) {
 	ix.refreshMu.Lock()
 	defer ix.refreshMu.Unlock()
-	sc, err := ix.fw.Scan(ix.fsys, ix.root, ix.workers, scanLog{&ix.once})
+	sc, err := ix.scan()
 	if err != nil {
 		return Changes{}, err
 	}
@@ -222,14 +247,12 @@ func (ix *Index) refresh(ctx context.Context, progress func(Progress)) (Changes,
 	if first && ix.boundMemory {
 		// The whole run, not what this update reads: a reopen's first update
 		// reads little, but the states it restored are on the heap.
-		persist.BoundMemory(persist.MemoryUse{RunBytes: runBytes, Files: int64(len(sc.Found)), Flushed: ix.cache.Flushes(),
+		persist.BoundMemory(persist.MemoryUse{RunBytes: runBytes, Files: int64(sc.Len()), Flushed: ix.cache.Flushes(),
 			Batches: int64(ix.workers) * batchBytes, SortExtra: persist.SortExtra(ix.workers, batchBytes)})
 	}
 	removed := goneFiles(&fw.Discovery, sc, known, knownFound)
-	// What the scan found is planned: its candidates (a tenth of a first
-	// indexing's live heap at 100,000 files) are not kept for the
-	// collector to mark while the files are read.
-	sc.Found = nil
+	sc.Release() // planned
+	ix.collectOn(len(tasks) > 0 || len(removed) > 0)
 	episodes := sc.ChangedEpisodes(func(eps map[string]bool) bool {
 		ix.mu.RLock()
 		defer ix.mu.RUnlock()
@@ -322,10 +345,12 @@ func (ix *Index) refresh(ctx context.Context, progress func(Progress)) (Changes,
 // first indexing, or a reopen's first update, which restored every file's
 // state from the cache entry and read the entry's state blob whole) the
 // heap's free pages go back to the kernel: a reopen of 100,000 files that
-// found nothing changed kept some 150 MB it no longer used.
+// found nothing changed kept some 150 MB it no longer used. Not in a
+// command (OneShot), which exits: there the release's collection ran
+// beside the answer and held the exit up.
 func (ix *Index) indexedAll(first bool) {
 	ix.indexed.Store(true)
-	if first && ix.boundMemory {
+	if first && ix.boundMemory && !ix.oneShot {
 		go persist.ReleaseMemory() // off the first answer's path
 	}
 }
@@ -549,36 +574,95 @@ func (r *refreshRun) work() {
 	flush()
 }
 
-// plan plans the reads of the files the scan found against known, the
-// committed files: the tasks, the bytes they read, the run's bytes, and
+// planFound plans the reads of the files the scan found against known,
+// the committed files: the tasks, the bytes they read, the run's bytes, and
 // how many of known it found. A file with several links is polled (its
-// writes' events go to other folders, or none).
+// writes' events go to other folders, or none). The folders are planned
+// side by side by the update's workers: a reopen of 100,000 files looks
+// each up in known, a cache miss or three a file (some 50 ms on one core).
 func (ix *Index) planFound(sc *runfs.Scan, known map[string]*corpus.File) (tasks []*task, total, runBytes int64, knownFound int) {
 	fw := &ix.fw
 	if fw.PollFiles == nil {
 		fw.PollFiles = map[string]bool{}
 	}
-	for rel, c := range sc.Found {
-		runBytes += c.Info.Size
-		// A hard link is written through paths whose events go to other
-		// folders (or none, outside the run): it is polled.
-		if c.Info.Nlink > 1 {
+	folders := sc.Folders()
+	parts := splitFolders(folders, ix.workers, cmp.Or(ix.planPart, planPartFiles))
+	type share struct {
+		tasks           []*task
+		total, runBytes int64
+		knownFound      int
+		linked          []string
+	}
+	shares := make([]share, len(parts))
+	planPart := func(part [][]runfs.Candidate, sh *share) {
+		for _, cands := range part {
+			for _, c := range cands {
+				sh.runBytes += c.Info.Size
+				// A hard link is written through paths whose events go to
+				// other folders (or none, outside the run): it is polled.
+				if c.Info.Nlink > 1 {
+					sh.linked = append(sh.linked, c.Rel)
+				}
+				old := known[c.Rel]
+				if old != nil {
+					sh.knownFound++
+				}
+				if t := ix.plan(old, c); t != nil {
+					sh.tasks = append(sh.tasks, t)
+					sh.total += t.size - t.from
+				}
+			}
+		}
+	}
+	var wg sync.WaitGroup
+	for i := range parts {
+		wg.Go(func() { planPart(parts[i], &shares[i]) })
+	}
+	wg.Wait()
+	if len(fw.PollFiles) > 0 {
+		// A file polled for its links, or for its failed read, is planned
+		// now: it stays polled only if it still has several links (a read
+		// that fails again polls it again).
+		for _, cands := range folders {
+			for _, c := range cands {
+				delete(fw.PollFiles, c.Rel)
+			}
+		}
+	}
+	for _, sh := range shares {
+		tasks = append(tasks, sh.tasks...)
+		total += sh.total
+		runBytes += sh.runBytes
+		knownFound += sh.knownFound
+		for _, rel := range sh.linked {
 			fw.PollFiles[rel] = true
-		} else {
-			delete(fw.PollFiles, rel)
 		}
-		old := known[rel]
-		if old != nil {
-			knownFound++
-		}
-		t := ix.plan(old, c)
-		if t == nil {
-			continue
-		}
-		tasks = append(tasks, t)
-		total += t.size - t.from
 	}
 	return tasks, total, runBytes, knownFound
+}
+
+// planPartFiles is the fewest files a goroutine of planFound plans: fewer
+// are planned on the caller's goroutine alone.
+const planPartFiles = 4096
+
+// splitFolders splits folders into at most n runs of about equal numbers
+// of files, none empty, and no more runs than there are least files.
+func splitFolders(folders [][]runfs.Candidate, n, least int) [][][]runfs.Candidate {
+	files := 0
+	for _, cands := range folders {
+		files += len(cands)
+	}
+	n = max(1, min(n, files/least))
+	parts := make([][][]runfs.Candidate, 0, n)
+	start, done := 0, 0
+	for i, cands := range folders {
+		done += len(cands)
+		if len(parts) < n-1 && done < files && done*n >= (len(parts)+1)*files {
+			parts = append(parts, folders[start:i+1])
+			start = i + 1
+		}
+	}
+	return append(parts, folders[start:])
 }
 
 // gone returns the known files the scan no longer found (of the folders it
@@ -591,20 +675,20 @@ func goneFiles(fw *runfs.Discovery, sc *runfs.Scan, known map[string]*corpus.Fil
 	if sc.Full {
 		if knownFound < len(known) { // else every known file was found: none is gone
 			for rel, old := range known {
-				if _, ok := sc.Found[rel]; !ok {
+				if _, ok := sc.Lookup(rel); !ok {
 					removed = append(removed, old)
 				}
 			}
 		}
 		for rel := range fw.PollFiles {
-			if _, ok := sc.Found[rel]; !ok {
+			if _, ok := sc.Lookup(rel); !ok {
 				delete(fw.PollFiles, rel)
 			}
 		}
 		return removed
 	}
 	for rel := range sc.Removed {
-		if _, ok := sc.Found[rel]; ok {
+		if _, ok := sc.Lookup(rel); ok {
 			continue // found again: another file, or the same
 		}
 		delete(fw.PollFiles, rel)

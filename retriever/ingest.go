@@ -110,7 +110,7 @@ func (g *ingester) feedRecords(buf []byte, final bool) int {
 			g.commit(len(buf), line, g.parser.InRecord())
 		}
 		if g.whole {
-			g.fs.Recs.Trim()
+			g.fs.Table().Trim()
 		}
 		return len(buf)
 	}
@@ -230,7 +230,7 @@ func (g *ingester) emitRecord(buf []byte, rec []recordformat.Line, firstLine uin
 	if outcome == records.OutcomeIndexed && g.b.Docs() == before {
 		outcome = records.OutcomeNoTerms
 	}
-	g.fs.Recs.Add(buf, rec, firstLine, conv, outcome, pending)
+	g.fs.Table().Add(buf, rec, firstLine, conv, outcome, pending)
 }
 
 // emitPieces adds a record's pieces and tells what became of it: left out,

@@ -174,7 +174,7 @@ func FuzzDecodeState(f *testing.F) {
 			for i := range fs.Records().Len() {
 				_ = blob.Convs[fs.Records().Conv(i)]
 			}
-			for _, c := range fs.Convs {
+			for _, c := range fs.Convs() {
 				_ = blob.Convs[c]
 			}
 		}
@@ -293,5 +293,42 @@ func TestDecodeStateRefusesRepeatedFiles(t *testing.T) {
 		case c.want != "" && (err == nil || !strings.Contains(err.Error(), "file 1: "+c.want)):
 			t.Errorf("%s: %v, want file 1's %s refused", c.name, err, c.want)
 		}
+	}
+}
+
+// TestFileStatesAllocations: a state blob's notes are made into file states
+// in a number of allocations that does not grow with the notes (issue 33:
+// one allocation a file was a size class's rounding and a header each, at
+// 100,000 files some 2 MB): the states, their paths, ranges and short line
+// indexes are each one allocation for all files.
+func TestFileStatesAllocations(t *testing.T) {
+	const notes = 400
+	files := map[string]string{}
+	for i := range notes {
+		files[fmt.Sprintf("episode-1/alice/note-%03d.md", i)] = fmt.Sprintf("a note about deploy %d\nand its second line\n", i)
+	}
+	ix := openTest(t, Options{Root: writeRun(t, files)})
+	if _, err := ix.Refresh(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	ix.mu.RLock()
+	st, place := persist.Save(&ix.state)
+	enc := persist.EncodeState(nil, st, place)
+	segs, terms := ix.state.Segments, ix.state.Dict.Len()
+	ix.mu.RUnlock()
+	if len(st.Files) != notes {
+		t.Fatalf("%d files", len(st.Files))
+	}
+	allocs := testing.AllocsPerRun(3, func() {
+		blob, err := persist.DecodeState(enc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := blob.FileStates(segs, terms, fileRules()); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs > notes/4 {
+		t.Errorf("%.0f allocations for %d notes' states, want at most %d", allocs, notes, notes/4)
 	}
 }

@@ -303,7 +303,7 @@ func (ix *Index) episodeRecordFiles(q *records.Query) episodeFiles {
 	files := make([]records.File, len(states))
 	agents := make([]string, len(states))
 	for i, fs := range states {
-		files[i] = records.File{Table: fs.Records(), Rel: fs.Rel, Convs: fs.Convs}
+		files[i] = records.File{Table: fs.Records(), Rel: fs.Rel, Convs: fs.Convs()}
 		agents[i] = ix.state.Agents[fs.Agent]
 	}
 	ix.mu.RUnlock()

@@ -109,14 +109,14 @@ func (ix *Index) planReopen(ctx context.Context, records []store.FileRecord) (Re
 	if err != nil {
 		return ReopenPlan{}, err
 	}
-	p := ReopenPlan{Files: len(sc.Found)}
+	p := ReopenPlan{Files: sc.Len()}
 	inTable := make(map[string]bool, len(records))
 	for _, rec := range records {
 		if err := ctx.Err(); err != nil {
 			return ReopenPlan{}, err
 		}
 		inTable[rec.Path] = true
-		cand, ok := sc.Found[rec.Path]
+		cand, ok := sc.Lookup(rec.Path)
 		if !ok {
 			p.Gone++
 			continue
@@ -140,10 +140,12 @@ func (ix *Index) planReopen(ctx context.Context, records []store.FileRecord) (Re
 			p.ReadBytes += size
 		}
 	}
-	for rel, cand := range sc.Found {
-		if !inTable[rel] {
-			p.New++
-			p.ReadBytes += cand.Info.Size
+	for _, cands := range sc.Folders() {
+		for _, cand := range cands {
+			if !inTable[cand.Rel] {
+				p.New++
+				p.ReadBytes += cand.Info.Size
+			}
 		}
 	}
 	return p, nil

@@ -97,8 +97,11 @@ func TestReopenClassification(t *testing.T) {
 				t.Fatal(err)
 			}
 			table := fileTableOf(ix)
-			cache := cacheRoot(t)
-			saveIndex(t, ix, Options{Root: root}, cache)
+			caches := map[bool]*store.Root{} // a server's reopen, a command's (OneShot): each writes its entry at Close
+			for _, oneShot := range []bool{false, true} {
+				caches[oneShot] = cacheRoot(t)
+				saveIndex(t, ix, Options{Root: root}, caches[oneShot])
+			}
 			tc.change(t, root)
 
 			got := classifyAll(t, ix, table)
@@ -117,19 +120,26 @@ func TestReopenClassification(t *testing.T) {
 				}
 			}
 			// The reopen from the same state reads what was classified
-			// read, and only that.
-			back := openTest(t, Options{Root: root, Cache: CacheOptions{Root: cache}, cacheDelay: time.Hour})
-			read := map[string]bool{}
-			back.fw.beforeRead = func(rel string) { read[rel] = true }
-			if _, err := back.Refresh(context.Background(), nil); err != nil {
-				t.Fatal(err)
-			}
-			for rel, c := range got {
-				if c != reopenGone && read[rel] != (c != reopenUnchanged) {
-					t.Errorf("%s: classified %v, the reopen read it: %v", rel, c, read[rel])
+			// read, and only that: a server's, and a command's (its walk
+			// begun at Open beside the restore, its folders planned side
+			// by side, one file a part).
+			for _, oneShot := range []bool{false, true} {
+				back := openTest(t, Options{Root: root, Cache: CacheOptions{Root: caches[oneShot]}, cacheDelay: time.Hour, OneShot: oneShot})
+				if oneShot {
+					back.planPart = 1
 				}
+				read := map[string]bool{}
+				back.fw.beforeRead = func(rel string) { read[rel] = true }
+				if _, err := back.Refresh(context.Background(), nil); err != nil {
+					t.Fatal(err)
+				}
+				for rel, c := range got {
+					if c != reopenGone && read[rel] != (c != reopenUnchanged) {
+						t.Errorf("one-shot %v: %s: classified %v, the reopen read it: %v", oneShot, rel, c, read[rel])
+					}
+				}
+				assertSameAnswers(t, back, Options{Root: root})
 			}
-			assertSameAnswers(t, back, Options{Root: root})
 			enc, err := store.EncodeFileTable(table)
 			must(t, err)
 			plan, err := PlanReopen(context.Background(), root, enc)
@@ -150,7 +160,7 @@ func classifyAll(t *testing.T, ix *Index, table []store.FileRecord) map[string]r
 	must(t, err)
 	out := map[string]reopenClass{}
 	for _, rec := range table {
-		cand, ok := sc.Found[rec.Path]
+		cand, ok := sc.Lookup(rec.Path)
 		if !ok {
 			out[rec.Path] = reopenGone
 			continue
@@ -159,9 +169,11 @@ func classifyAll(t *testing.T, ix *Index, table []store.FileRecord) map[string]r
 		must(t, err)
 		out[rec.Path] = c
 	}
-	for rel := range sc.Found {
-		if _, ok := out[rel]; !ok {
-			out[rel] = reopenNew
+	for _, cands := range sc.Folders() {
+		for _, c := range cands {
+			if _, ok := out[c.Rel]; !ok {
+				out[c.Rel] = reopenNew
+			}
 		}
 	}
 	return out

@@ -88,7 +88,7 @@ func (ix *Index) Info(ctx context.Context) (Info, error) {
 		name := ix.state.Agents[fs.Agent]
 		e.agents[name] = true
 		agents[name] = true
-		for _, c := range fs.Convs {
+		for _, c := range fs.Convs() {
 			e.convs[c] = true
 		}
 		if fs.Indexed() {

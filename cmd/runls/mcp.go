@@ -37,7 +37,7 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	if len(pos) != 1 {
 		return usageError(stderr, "mcp needs one run folder")
 	}
-	ix, err := openIndex(ctx, pos[0], *mask, *rules, cache, stderr)
+	ix, err := openIndexFor(ctx, pos[0], *mask, *rules, cache, stderr, false)
 	if err != nil {
 		return fail(stderr, err)
 	}

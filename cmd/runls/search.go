@@ -69,9 +69,13 @@ func runSearch(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		return use.errorf(stderr, "%v", err)
 	}
 	req.Query = strings.Join(pos[1:], " ")
+	if stop := startCPUProfile(cliLogger(stderr)); stop != nil {
+		defer stop()
+	}
+	defer writeHeapProfile(cliLogger(stderr))
 	var ix *retriever.Index
 	if ff.partial {
-		ix, err = openRunFolder(ctx, pos[0], *mask, *rules, cache, stderr)
+		ix, err = openRunFolder(ctx, pos[0], *mask, *rules, cache, stderr, true)
 	} else {
 		ix, err = openIndex(ctx, pos[0], *mask, *rules, cache, stderr)
 	}
@@ -162,7 +166,13 @@ argument is a query word. Exit status: 0 found, 1 nothing found, 2 error.`
 // openIndex opens a run folder with the command line's options and indexes
 // it (with progress on a terminal); WARNs go to stderr, one line each.
 func openIndex(ctx context.Context, root string, mask bool, rulesFile string, cache *cacheFlags, stderr io.Writer) (*retriever.Index, error) {
-	ix, err := openRunFolder(ctx, root, mask, rulesFile, cache, stderr)
+	return openIndexFor(ctx, root, mask, rulesFile, cache, stderr, true)
+}
+
+// openIndexFor is openIndex; oneShot says the command answers and exits
+// (retriever.Options.OneShot), which a server (runls mcp) does not.
+func openIndexFor(ctx context.Context, root string, mask bool, rulesFile string, cache *cacheFlags, stderr io.Writer, oneShot bool) (*retriever.Index, error) {
+	ix, err := openRunFolder(ctx, root, mask, rulesFile, cache, stderr, oneShot)
 	if err != nil {
 		return nil, err
 	}
@@ -175,8 +185,8 @@ func openIndex(ctx context.Context, root string, mask bool, rulesFile string, ca
 
 // openRunFolder opens a run folder with the command line's options, reading no
 // file yet.
-func openRunFolder(ctx context.Context, root string, mask bool, rulesFile string, cache *cacheFlags, stderr io.Writer) (*retriever.Index, error) {
-	opts := retriever.Options{Root: root, Logger: cliLogger(stderr), BoundMemory: true}
+func openRunFolder(ctx context.Context, root string, mask bool, rulesFile string, cache *cacheFlags, stderr io.Writer, oneShot bool) (*retriever.Index, error) {
+	opts := retriever.Options{Root: root, Logger: cliLogger(stderr), BoundMemory: true, OneShot: oneShot}
 	var err error
 	if opts.Cache, err = cache.options(func(err error) { opts.Logger.Warn(err.Error()) }); err != nil {
 		return nil, err

@@ -108,7 +108,7 @@ func (c *State) ConversationIn(name, num string) bool {
 	return c.facts.of(c.Commits.Load(), Fact{Kind: FactConversation, Name: name, Episode: num}, func() bool {
 		for _, fs := range c.Files {
 			if fs.EpNum() == num {
-				if _, found := slices.BinarySearch(fs.Convs, id); found {
+				if _, found := slices.BinarySearch(fs.Convs(), id); found {
 					return true
 				}
 			}

@@ -69,15 +69,11 @@ type File struct {
 	// through Lines.
 	LineIndex []int64
 
-	// Recs is a record file's records (internal/records); nil for a note, which
-	// has none (most files are notes: an empty table is nine slices), and
-	// read through Records.
-	Recs *records.Table
-	// mapped, when set, holds the line index and the record table instead
-	// of LineIndex and Recs (nil then): a restored file's, still in the
-	// cache entry's mapping (Mapped).
-	mapped Mapped
-	Convs  []uint32 // conversation ids written in the file, sorted
+	// cols is this version's record table, columns in the mapping and
+	// conversation ids; nil when it has none of them (a note: at 100,000
+	// files most are notes, and the three in each were 4 MB of the heap,
+	// issue 33).
+	cols *fileCols
 
 	// shared is what a record file's versions share (SetShared); nil for a
 	// note, which has none of it: at 100,000 files most files are notes,
@@ -124,13 +120,15 @@ func (fs *File) Memo() any {
 
 // SetPath sets the file's path, rel, of the episode folder ep (rel's first
 // part) whose number without leading zeros is num (ep's last digits:
-// runfs.EpisodeNumber). A path whose parts are not so is refused: the
-// caller's rules made them of rel.
+// runfs.EpisodeNumber). When the parts are not so (the caller's rules made
+// them of rel), or ep is longer than a folder's name can be (255 bytes),
+// rel is kept with no episode (Episode and EpNum ""), and false returned.
 func (fs *File) SetPath(rel, ep, num string) bool {
+	fs.Rel, fs.epEnd = rel, 0
 	if len(ep) > 0xff || len(rel) <= len(ep) || rel[:len(ep)] != ep || rel[len(ep)] != '/' || episodeNumber(ep) != num {
 		return false
 	}
-	fs.Rel, fs.epEnd = rel, uint8(len(ep))
+	fs.epEnd = uint8(len(ep))
 	return true
 }
 
@@ -152,6 +150,71 @@ func episodeNumber(ep string) string {
 		i++
 	}
 	return ep[i:]
+}
+
+// fileCols is what a version of a file has of records and of the cache
+// entry's mapping, which most notes have none of.
+type fileCols struct {
+	// recs is a record file's records (internal/records); nil for a note,
+	// which has none (an empty table is nine slices), and read through
+	// Records.
+	recs *records.Table
+	// mapped, when set, holds the line index and the record table instead
+	// of LineIndex and recs (nil then): a restored file's, still in the
+	// cache entry's mapping (Mapped).
+	mapped Mapped
+	convs  []uint32 // conversation ids written in the file, sorted
+}
+
+// colsToSet is fs's fileCols, made when it has none.
+func (fs *File) colsToSet() *fileCols {
+	if fs.cols == nil {
+		fs.cols = &fileCols{}
+	}
+	return fs.cols
+}
+
+// mappedCols is what SetMapped gave, or nil.
+func (fs *File) mappedCols() Mapped {
+	if fs.cols == nil {
+		return nil
+	}
+	return fs.cols.mapped
+}
+
+// Table is the file's own record table as an update writes it: nil for a
+// note and for a restored file whose columns are still in the mapping
+// (read those through Records).
+func (fs *File) Table() *records.Table {
+	if fs.cols == nil {
+		return nil
+	}
+	return fs.cols.recs
+}
+
+// SetTable gives the file its record table (nil: none, a note's).
+func (fs *File) SetTable(t *records.Table) {
+	if t == nil && fs.cols == nil {
+		return
+	}
+	fs.colsToSet().recs = t
+}
+
+// Convs are the conversation ids written in the file, sorted; the caller
+// does not write them.
+func (fs *File) Convs() []uint32 {
+	if fs.cols == nil {
+		return nil
+	}
+	return fs.cols.convs
+}
+
+// SetConvs sets the conversation ids written in the file, sorted.
+func (fs *File) SetConvs(ids []uint32) {
+	if len(ids) == 0 && fs.cols == nil {
+		return
+	}
+	fs.colsToSet().convs = ids
 }
 
 // pending is a file's pending tail: its bytes when they are few, and the
@@ -278,17 +341,20 @@ type Mapped interface {
 }
 
 // SetMapped gives a restored file its line index and record table in the
-// mapping; LineIndex and Recs are then nil.
-func (fs *File) SetMapped(m Mapped) { fs.mapped, fs.LineIndex, fs.Recs = m, nil, nil }
+// mapping; LineIndex and Table are then nil.
+func (fs *File) SetMapped(m Mapped) {
+	c := fs.colsToSet()
+	c.mapped, c.recs, fs.LineIndex = m, nil, nil
+}
 
 // MappedColumns returns what SetMapped gave, or nil.
-func (fs *File) MappedColumns() Mapped { return fs.mapped }
+func (fs *File) MappedColumns() Mapped { return fs.mappedCols() }
 
 // Lines returns the line index: the start offset of every
 // lineIndexEvery-th line.
 func (fs *File) Lines() []int64 {
-	if fs.mapped != nil {
-		l, _ := fs.mapped.Own()
+	if m := fs.mappedCols(); m != nil {
+		l, _ := m.Own()
 		return l
 	}
 	return fs.LineIndex
@@ -297,10 +363,10 @@ func (fs *File) Lines() []int64 {
 // ColumnSizes are the line index's length and the record table's, without
 // reading either (a mapped file's columns stay unread).
 func (fs *File) ColumnSizes() (lines []int64, recs *records.Table) {
-	if fs.mapped != nil {
-		lines, recs = fs.mapped.InPlace()
+	if m := fs.mappedCols(); m != nil {
+		lines, recs = m.InPlace()
 	} else {
-		lines, recs = fs.LineIndex, fs.Recs
+		lines, recs = fs.LineIndex, fs.Table()
 	}
 	if recs == nil {
 		recs = &noRecords
@@ -311,13 +377,17 @@ func (fs *File) ColumnSizes() (lines []int64, recs *records.Table) {
 // Clone starts the next version of a file for an update that appends.
 func (fs *File) Clone() *File {
 	n := *fs
-	if fs.mapped != nil {
-		n.LineIndex, n.Recs = fs.mapped.Own()
-		n.mapped = nil
-	}
-	if n.Recs != nil {
-		t := n.Recs.AfterCommit()
-		n.Recs = &t
+	if fs.cols != nil {
+		c := *fs.cols // the next version's own
+		if c.mapped != nil {
+			n.LineIndex, c.recs = c.mapped.Own()
+			c.mapped = nil
+		}
+		if c.recs != nil {
+			t := c.recs.AfterCommit()
+			c.recs = &t
+		}
+		n.cols = &c
 	}
 	n.pending = nil
 	return &n
@@ -327,8 +397,9 @@ func (fs *File) Clone() *File {
 func (fs *File) Fresh(memo any) *File {
 	n := &File{
 		ID: fs.ID, Rel: fs.Rel, epEnd: fs.epEnd,
-		Agent: fs.Agent, Form: fs.Form, Recs: NewRecords(fs.Form),
+		Agent: fs.Agent, Form: fs.Form,
 	}
+	n.SetTable(NewRecords(fs.Form))
 	n.SetShared(fs.Warned(), memo)
 	return n
 }
@@ -341,16 +412,16 @@ func (fs *File) Conversational() bool { return fs.Form.IsRecord() && !fs.Layout.
 
 // Records returns the file's record table: an empty one for a note.
 func (fs *File) Records() *records.Table {
-	if fs.mapped != nil {
-		_, t := fs.mapped.Own()
+	if m := fs.mappedCols(); m != nil {
+		_, t := m.Own()
 		if t != nil {
 			return t
 		}
 	}
-	if fs.Recs == nil {
-		return &noRecords
+	if t := fs.Table(); t != nil {
+		return t
 	}
-	return fs.Recs
+	return &noRecords
 }
 
 // ColumnsOnce returns the file's line index and record table, as Lines and
@@ -360,8 +431,8 @@ func (fs *File) Records() *records.Table {
 // file's diagnostics after a reopen; the columns of the files warned
 // about, kept, were 9.5 MB of the heap at 100,000 files (issue 33).
 func (fs *File) ColumnsOnce() ([]int64, *records.Table) {
-	if fs.mapped != nil {
-		if l, t := fs.mapped.Borrow(); t != nil {
+	if m := fs.mappedCols(); m != nil {
+		if l, t := m.Borrow(); t != nil {
 			return l, t
 		}
 	}
@@ -381,9 +452,11 @@ func NewRecords(f recordformat.Form) *records.Table {
 	return &records.Table{}
 }
 
+// AddConv adds a conversation id written in the file.
 func (fs *File) AddConv(id uint32) {
-	if i, found := slices.BinarySearch(fs.Convs, id); !found {
-		fs.Convs = slices.Insert(slices.Clip(fs.Convs), i, id)
+	convs := fs.Convs()
+	if i, found := slices.BinarySearch(convs, id); !found {
+		fs.SetConvs(slices.Insert(slices.Clip(convs), i, id))
 	}
 }
 

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"unsafe"
+
+	"runls/retriever/internal/records"
 )
 
 func TestCheckOf(t *testing.T) {
@@ -52,18 +54,46 @@ func TestPendingTail(t *testing.T) {
 	}
 }
 
-// A file's state is at most 288 bytes (issue 33: at 100,000 files each byte
+// A file's state is at most 248 bytes (issue 33: at 100,000 files each byte
 // is 100 KB of a reopened server's heap; it was 336, in a size class of
 // 352): the episode and its number are cut of Rel, what only record files
-// have is behind one pointer.
+// have is behind one pointer, and so are the record table, the columns in
+// the mapping and the conversation ids, which most notes have none of.
 func TestFileSize(t *testing.T) {
-	if n := unsafe.Sizeof(File{}); n > 288 {
-		t.Errorf("a File is %d bytes, want at most 288", n)
+	if n := unsafe.Sizeof(File{}); n > 248 {
+		t.Errorf("a File is %d bytes, want at most 248", n)
+	}
+}
+
+// A clone's record table and conversation ids are its own: appending to
+// them leaves the original's as they were.
+func TestCloneOwnsItsColumns(t *testing.T) {
+	var fs File
+	fs.SetTable(&records.Table{})
+	fs.AddConv(3)
+	n := fs.Clone()
+	n.AddConv(1)
+	n.AddConv(5)
+	if got := fs.Convs(); len(got) != 1 || got[0] != 3 {
+		t.Errorf("the original's conversations: %v", got)
+	}
+	if got := n.Convs(); len(got) != 3 || got[0] != 1 || got[2] != 5 {
+		t.Errorf("the clone's conversations: %v", got)
+	}
+	if n.Table() == fs.Table() || n.Table() == nil {
+		t.Error("the clone shares its original's record table")
+	}
+	var note File
+	note.SetTable(nil)
+	note.SetConvs(nil)
+	if note.cols != nil || note.Clone().cols != nil {
+		t.Error("a note without records, conversations or mapped columns has them")
 	}
 }
 
 // SetPath keeps a path whose episode is its first part and whose number
-// ends the episode, and refuses any other.
+// ends the episode, and refuses any other (keeping the path, with no
+// episode).
 func TestSetPath(t *testing.T) {
 	for _, tc := range []struct {
 		rel, ep, num string
@@ -83,7 +113,11 @@ func TestSetPath(t *testing.T) {
 			t.Errorf("SetPath(%q, %q, %q) = %v", tc.rel, tc.ep, tc.num, ok)
 			continue
 		}
-		if tc.ok && (fs.Rel != tc.rel || fs.Episode() != tc.ep || fs.EpNum() != tc.num) {
+		ep, num := tc.ep, tc.num
+		if !tc.ok {
+			ep, num = "", ""
+		}
+		if fs.Rel != tc.rel || fs.Episode() != ep || fs.EpNum() != num {
 			t.Errorf("SetPath(%q, %q, %q): %q %q %q", tc.rel, tc.ep, tc.num, fs.Rel, fs.Episode(), fs.EpNum())
 		}
 	}

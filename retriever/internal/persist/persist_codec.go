@@ -150,7 +150,7 @@ func EncodeState(dst []byte, st *Saved, seg map[*corpus.Segment]uint32) []byte {
 	)
 	for i, fs := range st.Files {
 		m, _ := fs.MappedColumns().(*mappedFile)
-		lines, t := writeColumns(fs.LineIndex, fs.Recs, m)
+		lines, t := writeColumns(fs.LineIndex, fs.Table(), m)
 		if t == nil {
 			t = &noTable
 		}
@@ -161,7 +161,7 @@ func EncodeState(dst []byte, st *Saved, seg map[*corpus.Segment]uint32) []byte {
 			readPos: fs.ReadPos, readAt: fs.ReadAt, commitPos: fs.CommitPos, commitLine: fs.CommitLine,
 			head: uint32(fs.Head.Len()), window: uint32(fs.Window.Len()), tail: uint32(len(fs.Tail())), path: uint32(len(fs.Rel)),
 			ranges: uint32(len(fs.Ranges)), tailDocs: uint32(len(fs.TailDocs())), lineIndex: uint32(len(lines)),
-			recs: n.Recs, over: n.Over, spans: n.Spans, runs: n.Runs, descents: n.Descents, convs: uint32(len(fs.Convs)),
+			recs: n.Recs, over: n.Over, spans: n.Spans, runs: n.Runs, descents: n.Descents, convs: uint32(len(fs.Convs())),
 			firstUnits: fs.FirstUnits,
 			open:       ts.Open, end: ts.End, lastUnits: ts.LastUnits, lastKey: ts.LastKey,
 			pendLine: ts.PendLine, pendConv: ts.PendConv, pendTime: ts.PendTime, pendSpan: ts.PendSpan, pendMeta: ts.PendMeta,
@@ -191,7 +191,7 @@ func EncodeState(dst []byte, st *Saved, seg map[*corpus.Segment]uint32) []byte {
 		}
 		f.tailTerms = uint32(len(tailTerms))
 		lineIndex = append(lineIndex, lines...)
-		convs = append(convs, fs.Convs...)
+		convs = append(convs, fs.Convs()...)
 	}
 	// tailTerms of a file is the running total: its own count is the
 	// difference, so that a file without tail documents costs nothing.
@@ -434,8 +434,8 @@ func (st *StateBlob) FileStates(segs []*corpus.Segment, terms int, h FileRules) 
 		if lo, hi, ok = take(&c.convs, f.convs, len(st.fileConvs)); !ok {
 			return bad(i, "conversations")
 		}
-		file.Convs = clip(st.fileConvs[lo:hi])
-		if id, over := firstOver(file.Convs, len(st.Convs)); over {
+		file.SetConvs(clip(st.fileConvs[lo:hi]))
+		if id, over := firstOver(file.Convs(), len(st.Convs)); over {
 			return bad(i, "conversation %d", id)
 		}
 		if err := st.recordTable(f, file, &cr); err != nil {
@@ -444,7 +444,7 @@ func (st *StateBlob) FileStates(segs []*corpus.Segment, terms int, h FileRules) 
 		switch {
 		case st.cols == nil:
 			file.LineIndex = lines
-		case file.Recs == nil && len(lines) <= heapLines:
+		case file.Table() == nil && len(lines) <= heapLines:
 			if len(lines) > 0 { // checked now, kept on the heap
 				bm25.CheckValues(st.cols.back, lines)
 				first := len(kept.lines)
@@ -452,7 +452,7 @@ func (st *StateBlob) FileStates(segs []*corpus.Segment, terms int, h FileRules) 
 				file.LineIndex = clip(kept.lines[first:])
 			}
 		default:
-			file.SetMapped(&mappedFile{cols: st.cols, lines: lines, recs: file.Recs})
+			file.SetMapped(&mappedFile{cols: st.cols, lines: lines, recs: file.Table()})
 		}
 		out[i] = file
 	}
@@ -537,8 +537,9 @@ func (st *StateBlob) recordTable(f *savedFile, fs *corpus.File, at *records.Coun
 		}
 		return nil
 	}
-	fs.Recs = new(records.Table)
-	*fs.Recs = t
+	kept := new(records.Table)
+	*kept = t
+	fs.SetTable(kept)
 	return nil
 }
 

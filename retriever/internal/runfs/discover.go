@@ -67,9 +67,14 @@ func levelOf(rel string) int {
 // outside is reported once.
 type Scan struct {
 	Full     bool
-	Found    map[string]Candidate // files to plan (full: every agent file); see indexFound
-	Removed  map[string]bool      // files gone (incremental: a full scan compares Found with the index)
-	Episodes bool                 // the root or an episode folder changed
+	Removed  map[string]bool // files gone (incremental: a full scan compares what it found with the index)
+	Episodes bool            // the root or an episode folder changed
+
+	// The files to plan (a full scan: every agent file), see Folders and
+	// Lookup: a full scan keeps them as its visits found them, a folder's a
+	// slice (listed), and makes the map by path only when a file is looked
+	// up; an incremental scan makes the map at once (found).
+	found map[string]Candidate
 
 	d       *Discovery
 	log     ScanLog
@@ -79,7 +84,7 @@ type Scan struct {
 	cs      ChangeSet
 	old     map[string]*dirState // the folder cache before the scan
 	dirs    map[string]*dirState // after it (the same map when incremental)
-	listed  [][]Candidate        // files the visits found, a folder's a slice, until indexFound
+	listed  [][]Candidate        // files the visits found, a folder's a slice (incremental: until indexFound)
 	visited map[string]bool      // folders brought up to date
 	fresh   map[string]bool      // folders walked with everything below them
 	tree    bool                 // folders appeared or went
@@ -87,7 +92,8 @@ type Scan struct {
 	// A full scan lists the root and the episodes, then walks the agent
 	// folders side by side: their visits take mu to record what they found.
 	mu     sync.Mutex
-	queued *[]string // agent folders to walk after the episodes (full scans)
+	queued *[]queuedDir // agent folders to walk after the episodes (full scans)
+	held   []*walkDir   // their episode folders, open until they are walked
 }
 
 // visitMode says how a folder is brought up to date.
@@ -131,11 +137,11 @@ func (d *Discovery) Scan(fsys *os.Root, root string, workers int, log ScanLog) (
 		sc.Full, sc.Episodes = true, true
 		sc.dirs = make(map[string]*dirState, len(sc.old))
 		d.unreadable = map[string]bool{}
-		sc.queued = new([]string)
+		sc.queued = new([]queuedDir)
 		if err = sc.visit(nil, ".", ".", fullWalk); err == nil {
 			sc.walkQueued()
 		}
-		sc.indexFound()
+		sc.closeHeld()
 	} else {
 		sc.dirs = sc.old
 		err = sc.changes()
@@ -207,13 +213,59 @@ func (sc *Scan) indexFound() {
 	for _, cands := range sc.listed {
 		n += len(cands)
 	}
-	sc.Found = make(map[string]Candidate, n)
+	sc.found = make(map[string]Candidate, n)
 	for _, cands := range sc.listed {
 		for _, c := range cands {
-			sc.Found[c.Rel] = c
+			sc.found[c.Rel] = c
 		}
 	}
 	sc.listed = nil
+}
+
+// Len is the number of files the scan found.
+func (sc *Scan) Len() int {
+	if sc.found != nil {
+		return len(sc.found)
+	}
+	n := 0
+	for _, cands := range sc.listed {
+		n += len(cands)
+	}
+	return n
+}
+
+// Folders returns the files the scan found, in slices (a full scan's: a
+// folder's files each), which the caller may go through side by side and
+// does not change. A full scan's planning takes them so, without the map
+// by path: at 100,000 files its making was a tenth of a reopen's
+// instructions after the walk.
+func (sc *Scan) Folders() [][]Candidate {
+	if sc.found == nil {
+		return sc.listed
+	}
+	all := make([]Candidate, 0, len(sc.found))
+	for _, c := range sc.found {
+		all = append(all, c)
+	}
+	return [][]Candidate{all}
+}
+
+// Lookup returns the file the scan found at rel. A full scan's first
+// lookup makes the map by path (the caller does not look up from two
+// goroutines at once).
+func (sc *Scan) Lookup(rel string) (Candidate, bool) {
+	if sc.found == nil && sc.listed != nil {
+		sc.indexFound()
+	}
+	c, ok := sc.found[rel]
+	return c, ok
+}
+
+// Release drops what the scan found, once planned: its candidates (a tenth
+// of a first indexing's live heap at 100,000 files) are not kept for the
+// collector to mark while the files are read.
+func (sc *Scan) Release() {
+	sc.found, sc.listed = nil, nil
 }
 
 // walkQueued walks the agent folders of a full scan, side by side.
@@ -227,11 +279,33 @@ func (sc *Scan) walkQueued() {
 		go func() {
 			defer wg.Done()
 			for i := next.Add(1) - 1; i < int64(len(agents)); i = next.Add(1) - 1 {
-				_ = sc.visit(nil, "", agents[i], fullWalk) // only the root's visit fails
+				a := agents[i]
+				_ = sc.visit(a.parent, a.name, a.rel, fullWalk) // only the root's visit fails
 			}
 		}()
 	}
 	wg.Wait()
+}
+
+// queuedDir is an agent folder a full scan walks after the episodes: name
+// in its episode's folder, held open (Scan.held) until the walk ends, or
+// (parent nil) opened by its path from the run folder.
+type queuedDir struct {
+	parent    *walkDir
+	name, rel string
+}
+
+// maxHeld is the most episode folders a full scan holds open for their
+// agents' walk: a run of thousands of episodes opens the others' agent
+// folders by path, rather than hold a descriptor an episode.
+const maxHeld = 256
+
+// closeHeld closes the episode folders held open for the walk.
+func (sc *Scan) closeHeld() {
+	for _, d := range sc.held {
+		d.close()
+	}
+	sc.held = nil
 }
 
 // levelDepth orders folders shallow first.
@@ -262,7 +336,7 @@ func (sc *Scan) statNamed() {
 	fw := sc.d
 	byDir := map[string][]string{}
 	add := func(rel string) {
-		if _, ok := sc.Found[rel]; ok {
+		if _, ok := sc.found[rel]; ok {
 			return
 		}
 		dir := Parent(rel)
@@ -291,7 +365,7 @@ func (sc *Scan) statNamed() {
 			info, err := r.Lstat(rel[len(dir)+1:])
 			fw.Stats.Add(1)
 			if err == nil && info.Mode().IsRegular() {
-				sc.Found[rel] = sc.candidate(rel, StatOf(info), sc.cs.Names[rel])
+				sc.found[rel] = sc.candidate(rel, StatOf(info), sc.cs.Names[rel])
 			}
 		}
 		r.Close()
@@ -299,21 +373,28 @@ func (sc *Scan) statNamed() {
 }
 
 // visit brings folder rel up to date as m says. parent is the opened folder
-// that holds it, under name; nil: rel is opened from the run folder.
-func (sc *Scan) visit(parent *os.Root, name, rel string, m visitMode) error {
-	r := sc.fsys
-	if rel != "." {
-		var err error
-		if parent != nil {
-			r, err = parent.OpenRoot(name)
-		} else {
-			r, err = sc.fsys.OpenRoot(rel)
+// that holds it, under name; nil: rel is opened from the run folder (by
+// path, confined to it).
+func (sc *Scan) visit(parent *walkDir, name, rel string, m visitMode) error {
+	var r *walkDir
+	var err error
+	if parent != nil {
+		r, err = parent.openChild(name)
+	} else {
+		r, err = openWalk(sc.fsys, rel)
+	}
+	if err != nil {
+		if rel == "." {
+			return fmt.Errorf("read run folder %s: %w", sc.root, err)
 		}
-		if err != nil {
-			sc.unlisted(rel, err)
-			return nil
-		}
-		defer r.Close()
+		sc.unlisted(rel, err)
+		return nil
+	}
+	if sc.queued != nil && m.recurse && levelOf(rel) == levelEpisode && len(sc.held) < maxHeld {
+		// Its agent folders are walked after the episodes, opened from it.
+		sc.held = append(sc.held, r)
+	} else {
+		defer r.close()
 	}
 	old := sc.old[rel]
 	for attempt := 0; attempt < 2; attempt++ {
@@ -358,12 +439,39 @@ func (sc *Scan) visit(parent *os.Root, name, rel string, m visitMode) error {
 // m.poll; otherwise those new in a listing made now, and those events named.
 // stale reports a file of a cached listing that is gone or no longer a
 // regular file.
-func (sc *Scan) files(r *os.Root, rel string, d, old *dirState, infos []Stat, m visitMode) (cands []Candidate, stale bool) {
-	if levelOf(rel) != levelAgent {
+func (sc *Scan) files(r *walkDir, rel string, d, old *dirState, infos []Stat, m visitMode) (cands []Candidate, stale bool) {
+	if levelOf(rel) != levelAgent || len(d.files) == 0 {
 		return nil, false
 	}
+	// What the folder's files share: their episode and agent, and one
+	// string holding every path of a walked folder (an allocation a
+	// folder, not one a file: a reopen's walk makes 100,000 of them).
+	in := sc.folderOf(rel)
+	var paths string
+	if m.poll {
+		n := 0
+		for _, f := range d.files {
+			n += len(rel) + 1 + len(f)
+		}
+		var b strings.Builder
+		b.Grow(n)
+		for _, f := range d.files {
+			b.WriteString(rel)
+			b.WriteByte('/')
+			b.WriteString(f)
+		}
+		paths = b.String()
+		cands = make([]Candidate, 0, len(d.files))
+	}
+	at := 0
 	for i, f := range d.files {
-		frel := rel + "/" + f
+		var frel string
+		if m.poll {
+			frel = paths[at : at+len(rel)+1+len(f)]
+			at += len(frel)
+		} else {
+			frel = rel + "/" + f
+		}
 		evented := sc.cs.Names[frel]
 		isNew := infos != nil && (old == nil || !contains(old.files, f))
 		if !m.poll && !evented && !isNew {
@@ -373,14 +481,14 @@ func (sc *Scan) files(r *os.Root, rel string, d, old *dirState, infos []Stat, m 
 		if infos != nil {
 			info = infos[i]
 		} else { // the cached listing: stat the file
-			li, err := r.Lstat(f)
+			li, err := r.lstat(f)
 			sc.d.Stats.Add(1)
-			if err != nil || !li.Mode().IsRegular() {
+			if err != nil || !li.Mode.IsRegular() {
 				return nil, true
 			}
-			info = StatOf(li)
+			info = li
 		}
-		cands = append(cands, sc.candidate(frel, info, evented))
+		cands = append(cands, in.candidate(frel, info, evented))
 	}
 	return cands, false
 }
@@ -388,7 +496,7 @@ func (sc *Scan) files(r *os.Root, rel string, d, old *dirState, infos []Stat, m 
 // subfolders visits the subfolders of a visited folder: each of them when
 // m.recurse; otherwise those new in a listing made now, those another folder
 // replaced, and those events named, each walked afresh.
-func (sc *Scan) subfolders(r *os.Root, rel string, d, old *dirState, listed bool, m visitMode) error {
+func (sc *Scan) subfolders(r *walkDir, rel string, d, old *dirState, listed bool, m visitMode) error {
 	for i, sub := range d.dirs {
 		srel := sub
 		if rel != "." {
@@ -396,7 +504,11 @@ func (sc *Scan) subfolders(r *os.Root, rel string, d, old *dirState, listed bool
 		}
 		if m.recurse {
 			if sc.queued != nil && levelOf(rel) == levelEpisode {
-				*sc.queued = append(*sc.queued, srel)
+				q := queuedDir{name: srel, rel: srel} // opened by path from the run folder
+				if len(sc.held) > 0 && sc.held[len(sc.held)-1] == r {
+					q.parent, q.name = r, sub
+				}
+				*sc.queued = append(*sc.queued, q)
 				continue
 			}
 			if err := sc.visit(r, sub, srel, m); err != nil {
@@ -510,8 +622,22 @@ func (sc *Scan) episodeSet() map[string]bool {
 }
 
 func (sc *Scan) candidate(rel string, info Stat, evented bool) Candidate {
+	return sc.folderOf(Parent(rel)).candidate(rel, info, evented)
+}
+
+// folderNames is what the files of an agent folder (or one below it)
+// share in their candidates.
+type folderNames struct{ episode, epNum, agent string }
+
+// folderOf returns the episode and agent of agent folder rel (or one below
+// it).
+func (sc *Scan) folderOf(rel string) folderNames {
 	ep, rest, _ := strings.Cut(rel, "/")
 	agent, _, _ := strings.Cut(rest, "/")
 	num, _ := EpisodeNumber(ep)
-	return Candidate{Rel: rel, Episode: ep, EpNum: num, Agent: agent, Info: info, Evented: evented}
+	return folderNames{ep, num, agent}
+}
+
+func (in folderNames) candidate(rel string, info Stat, evented bool) Candidate {
+	return Candidate{Rel: rel, Episode: in.episode, EpNum: in.epNum, Agent: in.agent, Info: info, Evented: evented}
 }

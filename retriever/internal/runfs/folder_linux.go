@@ -6,8 +6,6 @@ import (
 	"os"
 	"syscall"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
 
 // FileCtime is a file's inode change time (unix ns): a rewrite that set
@@ -17,25 +15,6 @@ func FileCtime(info fs.FileInfo) int64 {
 		return st.Ctim.Nano()
 	}
 	return 0
-}
-
-// LstatIn stats name in the opened folder dir (r is the same folder),
-// following no link: the listing's stat of an entry it keeps, as a value.
-func LstatIn(_ *os.Root, dir *os.File, name string) (Stat, error) {
-	var st unix.Stat_t
-	for {
-		err := unix.Fstatat(int(dir.Fd()), name, &st, unix.AT_SYMLINK_NOFOLLOW)
-		if err == unix.EINTR {
-			continue
-		}
-		if err != nil {
-			return Stat{}, &os.PathError{Op: "lstat", Path: name, Err: err}
-		}
-		return Stat{
-			Size: st.Size, Mtime: st.Mtim.Nano(), Ctime: st.Ctim.Nano(),
-			Dev: st.Dev, Ino: st.Ino, Nlink: uint64(st.Nlink), Mode: modeOf(st.Mode),
-		}, nil
-	}
 }
 
 // NoFollowOpen: openat opens a file relative to a folder, following no link

@@ -1,9 +1,7 @@
 package runfs
 
 import (
-	"errors"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -50,34 +48,4 @@ func TestRawFile(t *testing.T) {
 		t.Fatalf("a FIFO's mode: %v", st.Mode())
 	}
 	fifo.Close()
-}
-
-// TestLstatInEqualsLstat: the listing's stat of an entry (LstatIn, a
-// value) says what os.Lstat says of it, for a file, a folder, a link (not
-// followed) and a FIFO, and a name gone is fs.ErrNotExist.
-func TestLstatInEqualsLstat(t *testing.T) {
-	dir := t.TempDir()
-	must(t, os.WriteFile(filepath.Join(dir, "f.txt"), []byte("apple one\n"), 0o640))
-	must(t, os.Mkdir(filepath.Join(dir, "sub"), 0o750))
-	must(t, os.Symlink("f.txt", filepath.Join(dir, "link")))
-	must(t, syscall.Mkfifo(filepath.Join(dir, "fifo"), 0o600))
-	must(t, os.Link(filepath.Join(dir, "f.txt"), filepath.Join(dir, "hard")))
-	r, err := os.OpenRoot(dir)
-	must(t, err)
-	defer r.Close()
-	d, err := r.Open(".")
-	must(t, err)
-	defer d.Close()
-	for _, name := range []string{"f.txt", "sub", "link", "fifo", "hard"} {
-		got, err := LstatIn(r, d, name)
-		must(t, err)
-		info, err := os.Lstat(filepath.Join(dir, name))
-		must(t, err)
-		if want := StatOf(info); got != want {
-			t.Errorf("%s: LstatIn %+v, os.Lstat %+v", name, got, want)
-		}
-	}
-	if _, err := LstatIn(r, d, "gone"); !errors.Is(err, fs.ErrNotExist) {
-		t.Errorf("a name gone: %v, want fs.ErrNotExist", err)
-	}
 }

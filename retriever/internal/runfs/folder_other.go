@@ -19,16 +19,6 @@ type RawFile struct{}
 // is checked (see folder).
 const NoFollowOpen = false
 
-// LstatIn stats name in the opened folder r, following no link: the
-// listing's stat of an entry it keeps, as a value.
-func LstatIn(r *os.Root, _ *os.File, name string) (Stat, error) {
-	info, err := r.Lstat(name)
-	if err != nil {
-		return Stat{}, err
-	}
-	return StatOf(info), nil
-}
-
 func OpenNoFollow(*os.File, string, *RawFile) (FileReader, error) {
 	return nil, errors.New("not supported")
 }

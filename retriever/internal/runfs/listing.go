@@ -7,9 +7,7 @@ package runfs
 import (
 	"errors"
 	"io/fs"
-	"os"
 	"slices"
-	"strings"
 	"time"
 
 	"go.uber.org/zap"
@@ -21,14 +19,13 @@ import (
 // when it was not. With a watcher running, the folder is
 // watched first; when its watch begins now, m.poll is set: what changed in
 // it before raised no event.
-func (sc *Scan) list(r *os.Root, rel string, force bool, m *visitMode) (*dirState, []Stat, error) {
-	info, err := r.Lstat(".")
+func (sc *Scan) list(r *walkDir, rel string, force bool, m *visitMode) (*dirState, []Stat, error) {
+	info, err := r.stat()
 	sc.d.Stats.Add(1)
 	if err != nil {
 		return nil, nil, err
 	}
-	dev, ino := FileID(info)
-	mtime := info.ModTime().UnixNano()
+	dev, ino, mtime := info.Dev, info.Ino, info.Mtime
 	if sc.d.Watch(rel, ino) {
 		m.poll = true
 	}
@@ -41,30 +38,31 @@ func (sc *Scan) list(r *os.Root, rel string, force bool, m *visitMode) (*dirStat
 	if sc.d.Listed != nil {
 		sc.d.Listed(rel)
 	}
-	f, err := r.Open(".")
-	if err != nil {
-		return nil, nil, err
-	}
-	defer f.Close()
 	// The names alone, then a stat of each entry kept, as a value: an
 	// os.Root's folder reads a FileInfo object for every entry with its
 	// listing (issue 13: at 100,000 files those objects lived on the heap
 	// for the whole first indexing).
-	names, err := f.Readdirnames(-1)
+	names, err := r.names()
 	if err != nil {
 		return nil, nil, err
 	}
 	level := levelOf(rel)
-	type sub struct {
-		name string
-		ino  uint64
+	if level == levelRoot {
+		names = slices.DeleteFunc(names, func(name string) bool {
+			_, ok := EpisodeNumber(name)
+			return !ok
+		})
 	}
-	var subs []sub
-	type file struct {
-		name string
-		st   Stat
+	// Sorted before the stats, so that the files and folders come out in
+	// order: sorting the files with their stats moved 72 bytes a swap (a
+	// twentieth of a reopen's instructions at 100,000 files). The files'
+	// names are kept in the names' own array.
+	slices.Sort(names)
+	var infos []Stat
+	files := names[:0]
+	if level == levelAgent {
+		infos = make([]Stat, 0, len(names))
 	}
-	var files []file
 	child := func(name string) string {
 		if rel == "." {
 			return name
@@ -72,12 +70,7 @@ func (sc *Scan) list(r *os.Root, rel string, force bool, m *visitMode) (*dirStat
 		return rel + "/" + name
 	}
 	for _, name := range names {
-		if level == levelRoot {
-			if _, ok := EpisodeNumber(name); !ok {
-				continue
-			}
-		}
-		st, err := LstatIn(r, f, name)
+		st, err := r.lstat(name)
 		sc.d.Stats.Add(1)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue // gone since the folder was read
@@ -89,30 +82,25 @@ func (sc *Scan) list(r *os.Root, rel string, force bool, m *visitMode) (*dirStat
 		case t&fs.ModeSymlink != 0:
 			sc.log.WarnLink(sc.root, child(name))
 		case t.IsDir():
-			subs = append(subs, sub{name, st.Ino})
+			d.dirs = append(d.dirs, name)
+			d.dirIDs = append(d.dirIDs, st.Ino)
 		case t.IsRegular() && old != nil && contains(old.dirs, name):
 			sc.log.Note("replaced:"+child(name), "a folder was replaced by a file; the evidence of its files is dropped",
 				zap.String("file", child(name)))
 			if level == levelAgent {
-				files = append(files, file{name, st})
+				files = append(files, name)
+				infos = append(infos, st)
 			}
 		case t.IsRegular() && level == levelAgent:
-			files = append(files, file{name, st})
+			files = append(files, name)
+			infos = append(infos, st)
 		}
 	}
-	slices.SortFunc(files, func(a, b file) int { return strings.Compare(a.name, b.name) })
-	infos := make([]Stat, len(files)) // not nil: listed now
 	if len(files) > 0 {
-		d.files = make([]string, 0, len(files))
+		d.files = slices.Clip(files)
 	}
-	for i, f := range files {
-		d.files = append(d.files, f.name)
-		infos[i] = f.st
-	}
-	slices.SortFunc(subs, func(a, b sub) int { return strings.Compare(a.name, b.name) })
-	for _, s := range subs {
-		d.dirs = append(d.dirs, s.name)
-		d.dirIDs = append(d.dirIDs, s.ino)
+	if infos == nil {
+		infos = []Stat{} // not nil: listed now
 	}
 	return d, infos, nil
 }
