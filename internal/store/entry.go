@@ -406,19 +406,21 @@ func (e *Entry) readManifest() (*Manifest, os.FileInfo, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	data := make([]byte, fi.Size())
-	if _, err := f.ReadAt(data, 0); err != nil {
-		return nil, fi, fmt.Errorf("%w: %v", errTruncated, err)
+	var m *Manifest
+	if e.opts.CallerOnDisk {
+		m, err = readManifestHead(f, fi.Size(), manifestReadStep)
+	} else {
+		data := make([]byte, fi.Size())
+		if _, err := f.ReadAt(data, 0); err != nil {
+			return nil, fi, fmt.Errorf("%w: %v", errTruncated, err)
+		}
+		m, err = decodeManifest(data, false) // data is this decode's alone
 	}
-	m, err := DecodeManifest(data)
 	if err != nil {
 		return nil, fi, err
 	}
 	if m.RunPath != e.run || m.ConfigHash != ConfigHash(e.config) {
 		return nil, fi, fmt.Errorf("%w: manifest of another run or configuration (%s)", ErrCorrupt, m.RunPath)
-	}
-	if e.opts.CallerOnDisk {
-		m.Caller = nil
 	}
 	return m, fi, nil
 }

@@ -46,7 +46,7 @@ func (r *Root) List() ([]EntryInfo, error) {
 			info.Err = err
 			continue
 		}
-		m, err := DecodeManifest(data)
+		m, err := decodeManifest(data, false) // data is this entry's alone
 		if err != nil {
 			info.Err = err
 			continue

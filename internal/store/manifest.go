@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"io"
 )
 
 // Manifest is one commit of an entry.
@@ -74,32 +75,159 @@ func EncodeManifest(m *Manifest) []byte {
 // DecodeManifest parses and checks a manifest: framing, checksum, every
 // length against what is left, blob names of the store's own shape, no
 // duplicate blob, nothing after the body. It never panics on any input.
-func DecodeManifest(b []byte) (*Manifest, error) {
-	if len(b) < manifestHeaderSize+manifestFooterSize {
-		return nil, fmt.Errorf("%w: manifest of %d bytes", errTruncated, len(b))
+func DecodeManifest(b []byte) (*Manifest, error) { return decodeManifest(b, true) }
+
+// decodeManifest is DecodeManifest; without clone the caller section
+// aliases b (a buffer the caller read for this decode alone).
+func decodeManifest(b []byte, clone bool) (*Manifest, error) {
+	version, err := checkManifestHeader(b, int64(len(b)))
+	if err != nil {
+		return nil, err
+	}
+	if err := checkManifestFooter(b, b[len(b)-manifestFooterSize:], crc32.Checksum(b[:len(b)-manifestFooterSize], castagnoli)); err != nil {
+		return nil, err
+	}
+	d := decoder{b: b[manifestHeaderSize : len(b)-manifestFooterSize]}
+	m, err := decodeManifestHead(&d, version, len(d.b))
+	if err != nil {
+		return nil, err
+	}
+	m.Caller = d.bytes()
+	if clone {
+		m.Caller = bytes.Clone(m.Caller)
+	}
+	if d.err != nil {
+		return nil, fmt.Errorf("%w: manifest body: %v", ErrCorrupt, d.err)
+	}
+	if len(d.b) != 0 {
+		return nil, fmt.Errorf("%w: %d bytes after the manifest body", ErrCorrupt, len(d.b))
+	}
+	return m, nil
+}
+
+// manifestReadStep is how much of a manifest readManifestHead reads at a
+// time: the body before the caller section fits in one (a few hundred
+// bytes and 4 bytes a blob chunk of 64 KiB: some 1,600 bytes at 1 GB).
+const manifestReadStep = 64 << 10
+
+// readManifestHead reads and checks the manifest file f of size bytes as
+// DecodeManifest checks it, the caller section included, and gives it
+// without its caller section, which it never holds whole: the section's
+// bytes are read through one buffer of step bytes (manifestReadStep) for
+// the checksum.
+// An open entry whose caller section stays on disk (Options.CallerOnDisk:
+// a server's file table, 8.4 MB at 100,000 files) read it onto the heap,
+// cloned it and dropped both: 16 MB of garbage at each reopen (issue 33).
+func readManifestHead(f io.ReaderAt, size, step int64) (*Manifest, error) {
+	if size < manifestHeaderSize+manifestFooterSize {
+		return nil, fmt.Errorf("%w: manifest of %d bytes", errTruncated, size)
+	}
+	bodyEnd := size - manifestFooterSize
+	bodyLen := int(bodyEnd - manifestHeaderSize)
+	var (
+		head    []byte
+		m       *Manifest
+		headErr error // the header's or the head's, said after the checksum's
+		d       decoder
+	)
+	for n := min(size, max(step, manifestHeaderSize)); ; n = min(size, 2*n) {
+		head = make([]byte, n)
+		if _, err := f.ReadAt(head, 0); err != nil {
+			return nil, fmt.Errorf("%w: %v", errTruncated, err)
+		}
+		if n == size { // a small manifest, or a head that never ended: decoded whole
+			m, err := decodeManifest(head, false)
+			if m != nil {
+				m.Caller = nil
+			}
+			return m, err
+		}
+		var version uint32
+		if version, headErr = checkManifestHeader(head, size); headErr != nil {
+			return nil, headErr
+		}
+		d = decoder{b: head[manifestHeaderSize:min(n, bodyEnd)]}
+		if m, headErr = decodeManifestHead(&d, version, bodyLen); !errors.Is(headErr, errShort) {
+			break // decoded, or refused once the checksum holds
+		}
+	}
+	crc := crc32.Checksum(head[:min(int64(len(head)), bodyEnd)], castagnoli)
+	buf := make([]byte, step)
+	for off := int64(len(head)); off < bodyEnd; {
+		p := buf[:min(int64(len(buf)), bodyEnd-off)]
+		if _, err := f.ReadAt(p, off); err != nil {
+			return nil, fmt.Errorf("%w: %v", errTruncated, err)
+		}
+		crc = crc32.Update(crc, castagnoli, p)
+		off += int64(len(p))
+	}
+	foot := make([]byte, manifestFooterSize)
+	if _, err := f.ReadAt(foot, bodyEnd); err != nil {
+		return nil, fmt.Errorf("%w: %v", errTruncated, err)
+	}
+	if err := checkManifestFooter(head, foot, crc); err != nil {
+		return nil, err
+	}
+	if headErr != nil {
+		return nil, headErr
+	}
+	// What is left of the body after the caller section's length is the
+	// section, and nothing after it.
+	n := d.uvarint()
+	if d.err != nil {
+		return nil, fmt.Errorf("%w: manifest body: %v", ErrCorrupt, d.err)
+	}
+	left := uint64(len(d.b)) + uint64(bodyEnd-min(int64(len(head)), bodyEnd)) // in d, and not read into head
+	if n > left {
+		return nil, fmt.Errorf("%w: manifest body: %v", ErrCorrupt, errShort)
+	}
+	if n < left {
+		return nil, fmt.Errorf("%w: %d bytes after the manifest body", ErrCorrupt, left-n)
+	}
+	return m, nil
+}
+
+// checkManifestHeader checks the header of a manifest file of size bytes
+// whose first bytes are b, and gives its format version.
+func checkManifestHeader(b []byte, size int64) (uint32, error) {
+	if size < manifestHeaderSize+manifestFooterSize || len(b) < manifestHeaderSize {
+		return 0, fmt.Errorf("%w: manifest of %d bytes", errTruncated, size)
 	}
 	if string(b[:8]) != manifestMagic {
-		return nil, fmt.Errorf("%w: not a manifest (bad magic)", ErrCorrupt)
+		return 0, fmt.Errorf("%w: not a manifest (bad magic)", ErrCorrupt)
 	}
 	version := binary.LittleEndian.Uint32(b[8:])
 	if version != manifestVersion && version != 1 {
-		return nil, fmt.Errorf("%w: manifest format %d, want %d", ErrFormat, version, manifestVersion)
+		return 0, fmt.Errorf("%w: manifest format %d, want %d", ErrFormat, version, manifestVersion)
 	}
 	n := binary.LittleEndian.Uint64(b[16:])
-	if n != uint64(len(b)-manifestHeaderSize-manifestFooterSize) {
-		return nil, fmt.Errorf("%w: manifest body of %d bytes, file holds %d", errTruncated, n, len(b)-manifestHeaderSize-manifestFooterSize)
+	if n != uint64(size-manifestHeaderSize-manifestFooterSize) {
+		return 0, fmt.Errorf("%w: manifest body of %d bytes, file holds %d", errTruncated, n, size-manifestHeaderSize-manifestFooterSize)
 	}
-	foot := b[len(b)-manifestFooterSize:]
+	return version, nil
+}
+
+// checkManifestFooter checks foot, the footer of a manifest whose header
+// is head's and whose bytes before the footer sum to crc; then the flags
+// the checksum covers.
+func checkManifestFooter(head, foot []byte, crc uint32) error {
 	if string(foot[4:]) != manifestFooterMagic {
-		return nil, fmt.Errorf("%w: manifest footer", ErrCorrupt)
+		return fmt.Errorf("%w: manifest footer", ErrCorrupt)
 	}
-	if sum := crc32.Checksum(b[:len(b)-manifestFooterSize], castagnoli); sum != binary.LittleEndian.Uint32(foot) {
-		return nil, fmt.Errorf("%w: manifest checksum", ErrCorrupt)
+	if crc != binary.LittleEndian.Uint32(foot) {
+		return fmt.Errorf("%w: manifest checksum", ErrCorrupt)
 	}
-	if binary.LittleEndian.Uint32(b[12:]) != 0 {
-		return nil, fmt.Errorf("%w: manifest flags", ErrFormat)
+	if binary.LittleEndian.Uint32(head[12:]) != 0 {
+		return fmt.Errorf("%w: manifest flags", ErrFormat)
 	}
-	d := decoder{b: b[manifestHeaderSize : len(b)-manifestFooterSize]}
+	return nil
+}
+
+// decodeManifestHead decodes the body before the caller section from d,
+// which holds the body's first bytes (of bodyLen in all). A d that ends
+// inside them is errShort, which only a partial body may give.
+func decodeManifestHead(d *decoder, version uint32, bodyLen int) (*Manifest, error) {
+	start := len(d.b)
 	m := &Manifest{Generation: d.uvarint()}
 	copy(m.ConfigHash[:], d.take(32))
 	m.Config = bytes.Clone(d.bytes())
@@ -107,10 +235,11 @@ func DecodeManifest(b []byte) (*Manifest, error) {
 	count := d.uvarint()
 	// Each blob takes at least 1+1+4 bytes: a count past that is corrupt,
 	// and checking it first keeps a hostile count from allocating.
-	if d.err != nil || count > uint64(len(d.b))/6 {
-		return nil, fmt.Errorf("%w: manifest names %d blobs in %d bytes", ErrCorrupt, count, len(d.b))
+	left := bodyLen - (start - len(d.b)) // of the whole body
+	if d.err == nil && count > uint64(left)/6 {
+		return nil, fmt.Errorf("%w: manifest names %d blobs in %d bytes", ErrCorrupt, count, left)
 	}
-	seen := make(map[string]bool, count)
+	seen := make(map[string]bool, min(count, uint64(len(d.b))/6)) // d may hold part of the body
 	for i := uint64(0); i < count && d.err == nil; i++ {
 		ref := BlobRef{Name: string(d.bytes())}
 		length := d.uvarint()
@@ -134,12 +263,8 @@ func DecodeManifest(b []byte) (*Manifest, error) {
 		seen[ref.Name] = true
 		m.Blobs = append(m.Blobs, ref)
 	}
-	m.Caller = bytes.Clone(d.bytes())
 	if d.err != nil {
-		return nil, fmt.Errorf("%w: manifest body: %v", ErrCorrupt, d.err)
-	}
-	if len(d.b) != 0 {
-		return nil, fmt.Errorf("%w: %d bytes after the manifest body", ErrCorrupt, len(d.b))
+		return nil, fmt.Errorf("%w: manifest body: %w", ErrCorrupt, d.err)
 	}
 	return m, nil
 }

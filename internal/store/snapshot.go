@@ -81,7 +81,7 @@ func (s *Snapshot) Caller() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	m, err := DecodeManifest(data)
+	m, err := decodeManifest(data, false) // data is this call's alone
 	if err != nil {
 		return nil, err
 	}

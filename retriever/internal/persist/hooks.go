@@ -18,6 +18,13 @@ func (w *Writer) Entry() *store.Entry { return w.entry }
 // Restored is the commit the index was restored from (nil: none).
 func (w *Writer) Restored() *store.Snapshot { return w.restored }
 
+// PathsValidated is how many paths the restore checked as if from outside
+// (StateBlob.pathWritten): none of a blob the entry's checksums cover.
+func (w *Writer) PathsValidated() int { return w.validated }
+
+// PathsValidated is how many paths FileStates checked as if from outside.
+func (st *StateBlob) PathsValidated() int { return st.validated }
+
 // WriteNow writes the entry now, as the debounced writes do.
 func (w *Writer) WriteNow() { w.write() }
 

@@ -100,7 +100,7 @@ func (w *Writer) restoreIndex(snap *store.Snapshot) (map[*corpus.Segment]store.B
 	if err != nil {
 		return nil, err
 	}
-	w.cols = st.cols
+	w.cols, w.validated = st.cols, st.validated
 
 	w.host.Mu.Lock()
 	defer w.host.Mu.Unlock()

@@ -234,6 +234,14 @@ type StateBlob struct {
 	// backing): the files' line indexes and record tables are left there,
 	// unchecked, until their first use (inplace.go).
 	cols *mappedColumns
+	// summed: the blob's sections read at open, its paths' bytes among
+	// them, were checked against the entry's checksums before they were
+	// read (decodeState with a blobBacking), so FileStates takes each path
+	// as the writer wrote it (see pathWritten). validated counts the paths
+	// it checked as if from outside (fs.ValidPath): those of a blob no
+	// checksum covers.
+	summed    bool
+	validated int
 }
 
 // decodeState reads a state blob's sections; its slices point into b.
@@ -249,6 +257,7 @@ func decodeState(b []byte, back bm25.Backing, snap *store.Snapshot) (*StateBlob,
 	if back != nil {
 		d.SetBacking(back)
 		st.cols = &mappedColumns{snap: snap, back: back}
+		_, st.summed = back.(*blobBacking)
 	}
 	head := getChecked[uint64](d, cb)
 	if d.Err() == nil && (len(head) != 4 || head[0] != stateBlobMagic || head[1] >= 1<<32 || head[2] > uint64(len(b)) || head[3] == 0) {
@@ -385,7 +394,7 @@ func (st *StateBlob) FileStates(segs []*corpus.Segment, terms int, h FileRules) 
 		ep, rest, _ := strings.Cut(rel, "/")
 		agent, _, _ := strings.Cut(rest, "/")
 		num, isEp := h.EpisodeNumber(ep)
-		if !fs.ValidPath(rel) || !isEp || agent != st.Agents[f.agent] || !strings.Contains(rest, "/") || i > 0 && rel <= out[i-1].Rel ||
+		if !st.pathWritten(rel) || !isEp || agent != st.Agents[f.agent] || !strings.Contains(rest, "/") || i > 0 && rel <= out[i-1].Rel ||
 			!file.SetPath(rel, ep, num) {
 			return bad(i, "path %q", rel)
 		}
@@ -462,6 +471,25 @@ func (st *StateBlob) FileStates(segs []*corpus.Segment, terms int, h FileRules) 
 		return nil, fmt.Errorf("state blob: columns longer than their files")
 	}
 	return out, nil
+}
+
+// pathWritten reports whether rel is a path as the writer writes one. The
+// writer's are the walk's, each checked as the entry's file table is
+// written in the same commit (store.EncodeFileTable: fs.ValidPath); a blob
+// whose path bytes were checked against the entry's checksums before they
+// were read (summed) holds them as written, and checking each again as if
+// from outside (its UTF-8 and its parts, 48M instructions at 100,000
+// files, 8% of a command's reopen: issue 33) found nothing a checksum had
+// not. A blob no checksum covers (DecodeState, DecodeStateInPlace) has
+// each checked. Either way FileStates then checks what the file state
+// needs of the path: strictly after the one before, of an episode folder
+// and of the file's agent, in a folder of the agent's.
+func (st *StateBlob) pathWritten(rel string) bool {
+	if st.summed {
+		return true
+	}
+	st.validated++
+	return fs.ValidPath(rel)
 }
 
 // pathBytes is the length of the files' paths together, at most the

@@ -55,11 +55,12 @@ type Writer struct {
 	written  uint64     // the state's Commits at the last write
 	readOnly bool       // said once: another process writes the entry
 
-	segBlobs map[*corpus.Segment]store.BlobRef // segments written, flushed or restored, by the write's lock
-	restored *store.Snapshot                   // the commit the index was restored from: its segments map it
-	cols     *mappedColumns                    // its files' columns, read in place (inplace.go)
-	flushed  []*store.Blob                     // blobs of segments flushed as they were made (flush.go): they map them
-	guard    mappingGuard                      // their files, watched for a cut (persist.go)
+	segBlobs  map[*corpus.Segment]store.BlobRef // segments written, flushed or restored, by the write's lock
+	restored  *store.Snapshot                   // the commit the index was restored from: its segments map it
+	validated int                               // paths the restore checked as if from outside (StateBlob.pathWritten)
+	cols      *mappedColumns                    // its files' columns, read in place (inplace.go)
+	flushed   []*store.Blob                     // blobs of segments flushed as they were made (flush.go): they map them
+	guard     mappingGuard                      // their files, watched for a cut (persist.go)
 }
 
 // Host is the index a Writer keeps the entry of: its lock and committed
