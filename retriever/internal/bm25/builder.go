@@ -100,7 +100,10 @@ func SortBufferExtra(inputBytes int64) int64 {
 func (b *Builder) Next(inputBytes int64) *Builder {
 	n := &Builder{terms: b.terms, layerMin: b.layerMin, maxDocs: b.maxDocs, onePass: b.onePass, perByte: b.perByte}
 	if inputBytes > 0 && len(b.log) > 0 {
-		n.perByte = float64(len(b.log)) / float64(inputBytes) * reserveRoom
+		// Not below an eighth of postingsPerByte: a batch of files that
+		// made few postings (binary ones, left out) would have the next
+		// one's log grow a quarter at a time from almost nothing.
+		n.perByte = max(float64(len(b.log))/float64(inputBytes)*reserveRoom, postingsPerByte/8)
 	}
 	n.terms.reset()
 	n.log, n.sorted, n.sorted32, n.wide = b.log[:0], b.sorted[:0], b.sorted32[:0], b.wide[:0]

@@ -212,3 +212,16 @@ func TestFinishNarrowEqualsWide(t *testing.T) {
 		}
 	}
 }
+
+// A batch that read many bytes for few postings (files left out) does not
+// have the next one expect almost none: its log would grow a quarter at a
+// time from nothing.
+func TestNextBatchExpectsAFloor(t *testing.T) {
+	b := NewBuilder(64)
+	b.Count([]byte("one two"))
+	b.Add(1, 0, 0)
+	b.Finish(NewDict().Assign(b.Terms()))
+	if n := b.Next(1 << 30); n.perByte != postingsPerByte/8 {
+		t.Fatalf("after 2 postings in 1 GiB the next batch expects %v postings a byte, want %v", n.perByte, postingsPerByte/8)
+	}
+}
