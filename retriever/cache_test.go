@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -199,4 +200,48 @@ func TestCacheReopenOverTheBoundKeepsTheEntry(t *testing.T) {
 			t.Errorf("one-shot %v: entries after the reopen %+v, want the first open's (generation %d) kept as it was", oneShot, got, first[0].Generation)
 		}
 	}
+}
+
+// A file whose name is not UTF-8 (a Linux name is bytes) is a file like any
+// other: the run's entry is written, and the reopen restores it, reads none
+// of the run and answers as a fresh index, that file's piece among them.
+// Before store.ValidFilePath the file table refused the name and every open
+// of the run indexed it afresh.
+func TestCacheEntryOfANameNotUTF8(t *testing.T) {
+	odd := "episode-1/alice/bad-\xff\xfe.md"
+	run := writeRunOrSkip(t, map[string]string{
+		"episode-1/alice/notes.txt":     "a note\n",
+		"episode-1/alice/alice.history": rec("c1", "deploy"),
+		odd:                             "zanzibarite in an odd name\n",
+	})
+	root := cacheRoot(t)
+	first, _ := reopened(t, Options{Root: run}, root)
+	if items := search(t, first, allEvidence("zanzibarite")); len(items) != 1 {
+		t.Fatalf("first open: %d items for the odd name's word, want 1", len(items))
+	}
+	must(t, first.Close())
+	if got := entries(t, root); len(got) != 1 {
+		t.Fatalf("%d entries after the first open, want 1", len(got))
+	}
+	ix := reopenedSame(t, Options{Root: run}, root)
+	if content, _ := ix.BytesRead(); content != 0 {
+		t.Errorf("the reopen read %d bytes of the run, want 0", content)
+	}
+	items := search(t, ix, allEvidence("zanzibarite"))
+	if len(items) != 1 || !strings.HasSuffix(items[0].Location.URI, "/bad-%FF%FE.md") {
+		t.Errorf("reopened: %+v, want the odd name's piece", items)
+	}
+}
+
+// writeRunOrSkip is writeRun, skipping where the file system refuses a
+// name (one not UTF-8 on macOS's).
+func writeRunOrSkip(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	probe := filepath.Join(dir, "probe-\xff")
+	if err := os.WriteFile(probe, nil, 0o644); err != nil {
+		t.Skipf("this file system refuses a name not UTF-8: %v", err)
+	}
+	must(t, os.Remove(probe))
+	return writeRun(t, files)
 }

@@ -10,7 +10,6 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
-	"io/fs"
 	"slices"
 	"strings"
 )
@@ -20,7 +19,7 @@ import (
 // the same Head and Tail, read from IndexedTo with Carry; anything else,
 // read again.
 type FileRecord struct {
-	Path      string // relative to the run folder, slash-separated (fs.ValidPath)
+	Path      string // relative to the run folder, slash-separated (ValidFilePath)
 	Dev, Ino  uint64 // the file's identity
 	Size      int64  // bytes when indexed
 	ModTime   int64  // modification time, Unix nanoseconds
@@ -28,6 +27,24 @@ type FileRecord struct {
 	Head      Fingerprint
 	Tail      Fingerprint // of the Tail.Len bytes ending at IndexedTo
 	Carry     []byte      // the parser's carry-over state at IndexedTo, opaque here
+}
+
+// ValidFilePath reports whether p is a path as a file table keeps one:
+// relative to the run folder, slash-separated, each element neither empty
+// nor "." nor "..", and no NUL. Its elements are otherwise the file names'
+// own bytes: unlike fs.ValidPath it does not ask for UTF-8, because a Linux
+// file name is bytes, and one name that is not UTF-8 left its whole run
+// without a cache entry (every command indexed it afresh, with a warning).
+func ValidFilePath(p string) bool {
+	if p == "" || strings.IndexByte(p, 0) >= 0 {
+		return false
+	}
+	for elem := range strings.SplitSeq(p, "/") {
+		if elem == "" || elem == "." || elem == ".." {
+			return false
+		}
+	}
+	return true
 }
 
 // Fingerprint is a hash of Len bytes of a file. Its zero value is the
@@ -143,7 +160,7 @@ func DecodeFileTable(b []byte) ([]FileRecord, error) {
 // check is FileRecord's rules.
 func (r *FileRecord) check() error {
 	switch {
-	case !fs.ValidPath(r.Path) || r.Path == "." || strings.ContainsRune(r.Path, 0):
+	case !ValidFilePath(r.Path):
 		return fmt.Errorf("store: file table: bad path %q", r.Path)
 	case r.Size < 0 || r.IndexedTo < 0 || r.IndexedTo > r.Size:
 		return fmt.Errorf("store: file table: %q: indexed to %d of %d bytes", r.Path, r.IndexedTo, r.Size)

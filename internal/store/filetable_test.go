@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io/fs"
 	"math/rand/v2"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func randomTable(r *rand.Rand, n int) []FileRecord {
@@ -112,6 +114,39 @@ func TestFileTableRules(t *testing.T) {
 	if _, err := DecodeFileTable(append(bytes.Clone(enc), 0)); !errors.Is(err, ErrCorrupt) {
 		t.Errorf("trailing byte: %v", err)
 	}
+	// A name that is not UTF-8 is a Linux file name like any other: its
+	// table round-trips (fs.ValidPath refused it, and with it the run's
+	// whole cache entry).
+	odd := ok
+	odd.Path = "episode-1/a/bad-\xff\xfe.md"
+	enc, err := EncodeFileTable([]FileRecord{odd})
+	if err != nil {
+		t.Fatalf("a name not UTF-8: %v", err)
+	}
+	if got, err := DecodeFileTable(enc); err != nil || len(got) != 1 || got[0].Path != odd.Path {
+		t.Errorf("a name not UTF-8 decoded as %+v, %v", got, err)
+	}
+}
+
+// ValidFilePath is fs.ValidPath without its UTF-8 rule and "." (the run
+// folder is no file): the same answer on every UTF-8 path, and an invalid
+// one's answer that of the same path with its bad bytes made a letter.
+func FuzzValidFilePath(f *testing.F) {
+	for _, p := range []string{"a", "a/b", "/a", "a/", "a//b", ".", "..", "a/./b", "a/../b", "a\x00b", "\xff", "a/\xff\xfe.md", "..a/b.", "a\\b", "é/ü"} {
+		f.Add(p)
+	}
+	f.Fuzz(func(t *testing.T, p string) {
+		got := ValidFilePath(p)
+		if utf8.ValidString(p) {
+			if want := fs.ValidPath(p) && p != "." && !strings.ContainsRune(p, 0); got != want {
+				t.Fatalf("ValidFilePath(%q) = %v, fs.ValidPath's rules say %v", p, got, want)
+			}
+			return
+		}
+		if want := ValidFilePath(strings.ToValidUTF8(p, "x")); got != want {
+			t.Fatalf("ValidFilePath(%q) = %v, with its bad bytes made a letter %v", p, got, want)
+		}
+	})
 }
 
 func TestFingerprintOf(t *testing.T) {

@@ -24,7 +24,6 @@ package persist
 import (
 	"cmp"
 	"fmt"
-	"io/fs"
 	"maps"
 	"slices"
 	"strings"
@@ -238,7 +237,7 @@ type StateBlob struct {
 	// them, were checked against the entry's checksums before they were
 	// read (decodeState with a blobBacking), so FileStates takes each path
 	// as the writer wrote it (see pathWritten). validated counts the paths
-	// it checked as if from outside (fs.ValidPath): those of a blob no
+	// it checked as if from outside (store.ValidFilePath): those of a blob no
 	// checksum covers.
 	summed    bool
 	validated int
@@ -475,7 +474,7 @@ func (st *StateBlob) FileStates(segs []*corpus.Segment, terms int, h FileRules) 
 
 // pathWritten reports whether rel is a path as the writer writes one. The
 // writer's are the walk's, each checked as the entry's file table is
-// written in the same commit (store.EncodeFileTable: fs.ValidPath); a blob
+// written in the same commit (store.EncodeFileTable: store.ValidFilePath); a blob
 // whose path bytes were checked against the entry's checksums before they
 // were read (summed) holds them as written, and checking each again as if
 // from outside (its UTF-8 and its parts, 48M instructions at 100,000
@@ -489,7 +488,7 @@ func (st *StateBlob) pathWritten(rel string) bool {
 		return true
 	}
 	st.validated++
-	return fs.ValidPath(rel)
+	return store.ValidFilePath(rel)
 }
 
 // pathBytes is the length of the files' paths together, at most the
