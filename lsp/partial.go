@@ -63,10 +63,7 @@ func answerGrace(eng Engine) time.Duration {
 	if c, ok := eng.(*clientRoot); ok {
 		eng = c.Engine
 	}
-	if g, ok := eng.(interface{ AnswerGrace() time.Duration }); ok {
-		return g.AnswerGrace()
-	}
-	return retriever.PartialGrace
+	return retriever.GraceOf(eng)
 }
 
 // partialEngine is eng's PartialSearcher, with the URIs mapped to the

@@ -191,12 +191,7 @@ func (s *Server) waitIndexedOrGrace(ctx context.Context, req *mcp.CallToolReques
 // partial answer: the engine's own (retriever.Index.AnswerGrace: 50 ms for
 // an index restored from its cache entry, none from 20,000 files), else
 // retriever.PartialGrace.
-func (s *Server) answerGrace() time.Duration {
-	if g, ok := s.eng.(interface{ AnswerGrace() time.Duration }); ok {
-		return g.AnswerGrace()
-	}
-	return retriever.PartialGrace
-}
+func (s *Server) answerGrace() time.Duration { return retriever.GraceOf(s.eng) }
 
 // indexed reports whether the first indexing has ended.
 func (f *firstIndexing) indexed() bool {

@@ -49,6 +49,17 @@ const ReopenGrace = 50 * time.Millisecond
 // a run of as many never ends it within ReopenGrace.
 const noGraceFiles = 20_000
 
+// GraceOf is how long a caller of eng (an engine of lsp's or mcpserver's,
+// a fake in their tests) waits for its first index before a partial
+// answer: eng's own AnswerGrace when it has one (an Index), else
+// PartialGrace.
+func GraceOf(eng any) time.Duration {
+	if g, ok := eng.(interface{ AnswerGrace() time.Duration }); ok {
+		return g.AnswerGrace()
+	}
+	return PartialGrace
+}
+
 // AnswerGrace is how long a search made while the first index is built
 // waits for it before it answers partially: ReopenGrace when the index was
 // restored from its cache entry (none when the entry holds noGraceFiles

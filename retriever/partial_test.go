@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"runls/retriever/internal/runfs"
 )
@@ -211,5 +212,28 @@ func TestReadJobsNewestFirst(t *testing.T) {
 	}
 	if got, want := dirs(readJobs(tasks, false)), []string{"episode-9/a", "episode-10/b", "episode-2/a", "episode-10/a"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("later update: %v, want %v", got, want)
+	}
+}
+
+// graceEngine has a grace of its own, as an Index has.
+type graceEngine struct{ d time.Duration }
+
+func (g graceEngine) AnswerGrace() time.Duration { return g.d }
+
+// GraceOf: an engine's own grace when it has one, else PartialGrace (lsp's
+// and mcpserver's engines and fakes, asked the same way).
+func TestGraceOf(t *testing.T) {
+	for _, c := range []struct {
+		eng  any
+		want time.Duration
+	}{
+		{graceEngine{0}, 0},
+		{graceEngine{ReopenGrace}, ReopenGrace},
+		{struct{}{}, PartialGrace},
+		{nil, PartialGrace},
+	} {
+		if got := GraceOf(c.eng); got != c.want {
+			t.Errorf("GraceOf(%#v) = %v, want %v", c.eng, got, c.want)
+		}
 	}
 }
