@@ -619,10 +619,15 @@ func (ix *Index) planFound(sc *runfs.Scan, known map[string]*corpus.File) (tasks
 		wg.Go(func() { planPart(parts[i], &shares[i]) })
 	}
 	wg.Wait()
-	if len(fw.PollFiles) > 0 {
-		// A file polled for its links, or for its failed read, is planned
-		// now: it stays polled only if it still has several links (a read
-		// that fails again polls it again).
+	// A file polled for its links, or for its failed read, is planned now:
+	// it stays polled only if it still has several links (a read that fails
+	// again polls it again). A full scan found every file there is, so one
+	// polled and not found is gone too (goneFiles need not look it up: its
+	// first lookup would build the scan's map of every path).
+	switch {
+	case sc.Full:
+		clear(fw.PollFiles)
+	case len(fw.PollFiles) > 0:
 		for _, cands := range folders {
 			for _, c := range cands {
 				delete(fw.PollFiles, c.Rel)
@@ -666,7 +671,8 @@ func splitFolders(folders [][]runfs.Candidate, n, least int) [][][]runfs.Candida
 }
 
 // gone returns the known files the scan no longer found (of the folders it
-// listed, when it was not a full walk), and stops polling them. knownFound
+// listed, when it was not a full walk), and stops polling them (a full
+// scan's were stopped by planFound). knownFound
 // is how many of known the scan found: a full scan that found them all
 // (a reopen of a run whose files are all there) looks none up again, which
 // was a twentieth of a reopen's CPU at 100,000 files.
@@ -680,12 +686,7 @@ func goneFiles(fw *runfs.Discovery, sc *runfs.Scan, known map[string]*corpus.Fil
 				}
 			}
 		}
-		for rel := range fw.PollFiles {
-			if _, ok := sc.Lookup(rel); !ok {
-				delete(fw.PollFiles, rel)
-			}
-		}
-		return removed
+		return removed // planFound left polled only the linked files it found
 	}
 	for rel := range sc.Removed {
 		if _, ok := sc.Lookup(rel); ok {
