@@ -370,9 +370,13 @@ func (e *SectionEncoder) Bytes() []byte { return e.b }
 func (e *SectionEncoder) Grow(n int) { e.b = slices.Grow(e.b, n) }
 
 // SectionSize is the bytes PutSection writes for v.
-func SectionSize[T any](v []T) int {
-	n := 8 + len(v)*int(unsafe.Sizeof(*new(T)))
-	return n + (sectionAlign-n%sectionAlign)%sectionAlign
+func SectionSize[T any](v []T) int { return sectionBytes(len(v), int(unsafe.Sizeof(*new(T)))) }
+
+// sectionBytes is what a section of n values of size bytes each takes: its
+// length, the values, padded to sectionAlign.
+func sectionBytes(n, size int) int {
+	b := 8 + n*size
+	return b + (sectionAlign-b%sectionAlign)%sectionAlign
 }
 
 // PutSection writes v as e's next section.

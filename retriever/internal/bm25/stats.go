@@ -376,7 +376,7 @@ func (st *Stats) AppendEncoded(dst []byte) []byte {
 	// The encoding's size, made room for once: grown by doubling it was
 	// twice its 23 MB on the generated 100,000 files, in each write of the
 	// cache entry (issue 33).
-	size := 16 + 16 + len(heads)*int(unsafe.Sizeof(statsHead{}))
+	size := len(statsMagic) + 4 + sectionBytes(len(heads), int(unsafe.Sizeof(statsHead{})))
 	for i := range st.parts {
 		c := &st.parts[i].df
 		nonzero := 0
@@ -388,10 +388,11 @@ func (st *Stats) AppendEncoded(dst []byte) []byte {
 			}
 		})
 		heads[i] = statsHead{docs: st.parts[i].docs, terms: st.parts[i].terms, ids: uint32(c.n)}
-		size += 16 + 4*c.n
 		if nonzero*2 < c.n {
 			heads[i].sparse = 1
-			size += 16 + 8*nonzero - 4*c.n
+			size += 2 * sectionBytes(nonzero, 4)
+		} else {
+			size += sectionBytes(c.n, 4)
 		}
 	}
 	e := newEncoder(slices.Grow(dst, size), statsMagic, statsVersion)

@@ -431,4 +431,25 @@ func TestStatsEncodingMadeOnce(t *testing.T) {
 	} else {
 		sameStats(t, &st, got)
 	}
+	// Many sparse partitions of an odd count each: their sections' padding
+	// is in the size made room for (an estimate without it fell short and
+	// grew the buffer to twice the encoding).
+	var odd Stats
+	odd.Grow(5000)
+	for p := range odd.parts {
+		c := &odd.parts[p].df
+		c.grow(dfPage)
+		for id := uint32(0); id < 3; id++ {
+			c.add(id*7, 1)
+		}
+	}
+	enc = odd.AppendEncoded(nil)
+	if slack := cap(enc) - len(enc); slack > len(enc)/16 {
+		t.Errorf("odd sparse partitions: %d bytes encoded in a buffer of %d", len(enc), cap(enc))
+	}
+	if got, err := DecodeStats(enc); err != nil {
+		t.Fatal(err)
+	} else {
+		sameStats(t, &odd, got)
+	}
 }
