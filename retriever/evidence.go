@@ -140,7 +140,9 @@ func (ix *Index) warnUnfielded(f *filter, agent string) {
 			if fs.EpNum() != f.episode || !fs.Form.IsRecord() || (agent != "" && fs.Agent != id) {
 				continue
 			}
-			if len(fs.Records().Runs()) > 0 && fs.Warned().Unfielded.CompareAndSwap(false, true) {
+			// ColumnsOnce: a restored file's table read for this alone, not
+			// kept on the heap (every record file of the episode is asked).
+			if _, t := fs.ColumnsOnce(); len(t.Runs()) > 0 && fs.Warned().Unfielded.CompareAndSwap(false, true) {
 				ix.log.Warn("lines without the conversation field in the current episode are not evidence", zap.String("file", fs.Rel))
 			}
 		}

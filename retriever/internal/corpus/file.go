@@ -174,14 +174,6 @@ func (fs *File) colsToSet() *fileCols {
 	return fs.cols
 }
 
-// mappedCols is what SetMapped gave, or nil.
-func (fs *File) mappedCols() Mapped {
-	if fs.cols == nil {
-		return nil
-	}
-	return fs.cols.mapped
-}
-
 // Table is the file's own record table as an update writes it: nil for a
 // note and for a restored file whose columns are still in the mapping
 // (read those through Records).
@@ -348,12 +340,17 @@ func (fs *File) SetMapped(m Mapped) {
 }
 
 // MappedColumns returns what SetMapped gave, or nil.
-func (fs *File) MappedColumns() Mapped { return fs.mappedCols() }
+func (fs *File) MappedColumns() Mapped {
+	if fs.cols == nil {
+		return nil
+	}
+	return fs.cols.mapped
+}
 
 // Lines returns the line index: the start offset of every
 // lineIndexEvery-th line.
 func (fs *File) Lines() []int64 {
-	if m := fs.mappedCols(); m != nil {
+	if m := fs.MappedColumns(); m != nil {
 		l, _ := m.Own()
 		return l
 	}
@@ -363,7 +360,7 @@ func (fs *File) Lines() []int64 {
 // ColumnSizes are the line index's length and the record table's, without
 // reading either (a mapped file's columns stay unread).
 func (fs *File) ColumnSizes() (lines []int64, recs *records.Table) {
-	if m := fs.mappedCols(); m != nil {
+	if m := fs.MappedColumns(); m != nil {
 		lines, recs = m.InPlace()
 	} else {
 		lines, recs = fs.LineIndex, fs.Table()
@@ -412,7 +409,7 @@ func (fs *File) Conversational() bool { return fs.Form.IsRecord() && !fs.Layout.
 
 // Records returns the file's record table: an empty one for a note.
 func (fs *File) Records() *records.Table {
-	if m := fs.mappedCols(); m != nil {
+	if m := fs.MappedColumns(); m != nil {
 		_, t := m.Own()
 		if t != nil {
 			return t
@@ -431,7 +428,7 @@ func (fs *File) Records() *records.Table {
 // file's diagnostics after a reopen; the columns of the files warned
 // about, kept, were 9.5 MB of the heap at 100,000 files (issue 33).
 func (fs *File) ColumnsOnce() ([]int64, *records.Table) {
-	if m := fs.mappedCols(); m != nil {
+	if m := fs.MappedColumns(); m != nil {
 		if l, t := m.Borrow(); t != nil {
 			return l, t
 		}
