@@ -124,14 +124,7 @@ func writeHeapProfile(logger *zap.Logger) {
 	if path == "" {
 		return
 	}
-	f, err := os.Create(path)
-	if err == nil {
-		err = pprof.Lookup("allocs").WriteTo(f, 0)
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-	}
-	if err != nil {
+	if err := writeProfileFile(path, pprof.Lookup("allocs")); err != nil {
 		logger.Warn("no heap profile", zap.String(heapProfileEnv, path), zap.Error(err))
 	}
 }
