@@ -36,18 +36,7 @@ func appendFailures(b []byte, groups []FailureGroup) []byte {
 		b = append(b, `,"last":`...)
 		b = appendJSONOptString(b, g.Last)
 		b = append(b, `,"records":`...)
-		if g.Records == nil {
-			b = append(b, "null"...)
-		} else {
-			b = append(b, '[')
-			for j := range g.Records {
-				if j > 0 {
-					b = append(b, ',')
-				}
-				b = appendLocation(b, &g.Records[j])
-			}
-			b = append(b, ']')
-		}
+		b = appendJSONList(b, g.Records, appendLocation)
 		b = append(b, '}')
 	}
 	return append(b, "]}"...)
@@ -68,15 +57,21 @@ func appendLocation(b []byte, l *Location) []byte {
 }
 
 func appendJSONStrings(b []byte, list []string) []byte {
+	return appendJSONList(b, list, func(b []byte, s *string) []byte { return appendJSONString(b, *s) })
+}
+
+// appendJSONList appends list as encoding/json writes a slice: null when
+// nil, else its elements, each appended by elem, in brackets.
+func appendJSONList[T any](b []byte, list []T, elem func([]byte, *T) []byte) []byte {
 	if list == nil {
 		return append(b, "null"...)
 	}
 	b = append(b, '[')
-	for i, s := range list {
+	for i := range list {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendJSONString(b, s)
+		b = elem(b, &list[i])
 	}
 	return append(b, ']')
 }

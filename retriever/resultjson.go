@@ -25,18 +25,7 @@ func (r *Result) EncodedJSON() []byte {
 // appendResult appends r's JSON as {"items":[…],"hidden":{…},"notices":[…]}.
 func appendResult(b []byte, r *Result) []byte {
 	b = append(b, `{"items":`...)
-	if r.Items == nil {
-		b = append(b, "null"...)
-	} else {
-		b = append(b, '[')
-		for i := range r.Items {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendItem(b, &r.Items[i])
-		}
-		b = append(b, ']')
-	}
+	b = appendJSONList(b, r.Items, appendItem)
 	b = append(b, `,"hidden":{`...)
 	h := r.Hidden
 	first := true
@@ -57,27 +46,20 @@ func appendResult(b []byte, r *Result) []byte {
 		b = strconv.AppendInt(b, int64(f.n), 10)
 	}
 	b = append(b, `},"notices":`...)
-	if r.Notices == nil {
-		b = append(b, "null"...)
-	} else {
-		b = append(b, '[')
-		for i := range r.Notices {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			n := &r.Notices[i]
-			b = append(b, `{"field":`...)
-			b = appendJSONString(b, n.Field)
-			b = append(b, `,"value":`...)
-			b = appendJSONString(b, n.Value)
-			b = append(b, `,"message":`...)
-			b = appendJSONString(b, n.Message)
-			b = append(b, `,"suggestion":`...)
-			b = appendJSONOptString(b, n.Suggestion)
-			b = append(b, '}')
-		}
-		b = append(b, ']')
-	}
+	b = appendJSONList(b, r.Notices, appendNotice)
+	return append(b, '}')
+}
+
+// appendNotice appends a notice's JSON, its fields in Notice's order.
+func appendNotice(b []byte, n *Notice) []byte {
+	b = append(b, `{"field":`...)
+	b = appendJSONString(b, n.Field)
+	b = append(b, `,"value":`...)
+	b = appendJSONString(b, n.Value)
+	b = append(b, `,"message":`...)
+	b = appendJSONString(b, n.Message)
+	b = append(b, `,"suggestion":`...)
+	b = appendJSONOptString(b, n.Suggestion)
 	return append(b, '}')
 }
 
@@ -102,22 +84,13 @@ func appendItem(b []byte, it *Item) []byte {
 	b = append(b, `,"level":`...)
 	b = appendJSONOptString(b, it.Level)
 	b = append(b, `,"matches":`...)
-	if it.Matches == nil {
-		b = append(b, "null"...)
-	} else {
+	b = appendJSONList(b, it.Matches, func(b []byte, m *[2]int) []byte {
 		b = append(b, '[')
-		for i, m := range it.Matches {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = append(b, '[')
-			b = strconv.AppendInt(b, int64(m[0]), 10)
-			b = append(b, ',')
-			b = strconv.AppendInt(b, int64(m[1]), 10)
-			b = append(b, ']')
-		}
-		b = append(b, ']')
-	}
+		b = strconv.AppendInt(b, int64(m[0]), 10)
+		b = append(b, ',')
+		b = strconv.AppendInt(b, int64(m[1]), 10)
+		return append(b, ']')
+	})
 	return append(b, '}')
 }
 
