@@ -422,15 +422,7 @@ func TestStatsEncodingMadeOnce(t *testing.T) {
 			c.add(id, 1+id%300)
 		}
 	}
-	enc := st.AppendEncoded(nil)
-	if slack := cap(enc) - len(enc); slack > len(enc)/16 {
-		t.Errorf("%d bytes encoded in a buffer of %d", len(enc), cap(enc))
-	}
-	if got, err := DecodeStats(enc); err != nil {
-		t.Fatal(err)
-	} else {
-		sameStats(t, &st, got)
-	}
+	encodedOnce(t, "dense and sparse", &st)
 	// Many sparse partitions of an odd count each: their sections' padding
 	// is in the size made room for (an estimate without it fell short and
 	// grew the buffer to twice the encoding).
@@ -443,13 +435,20 @@ func TestStatsEncodingMadeOnce(t *testing.T) {
 			c.add(id*7, 1)
 		}
 	}
-	enc = odd.AppendEncoded(nil)
+	encodedOnce(t, "odd sparse partitions", &odd)
+}
+
+// encodedOnce checks that st's encoding fills the buffer made for it (one
+// grown again would be twice it) and decodes to st.
+func encodedOnce(t *testing.T, name string, st *Stats) {
+	t.Helper()
+	enc := st.AppendEncoded(nil)
 	if slack := cap(enc) - len(enc); slack > len(enc)/16 {
-		t.Errorf("odd sparse partitions: %d bytes encoded in a buffer of %d", len(enc), cap(enc))
+		t.Errorf("%s: %d bytes encoded in a buffer of %d", name, len(enc), cap(enc))
 	}
 	if got, err := DecodeStats(enc); err != nil {
-		t.Fatal(err)
+		t.Fatalf("%s: %v", name, err)
 	} else {
-		sameStats(t, &odd, got)
+		sameStats(t, st, got)
 	}
 }
