@@ -19,7 +19,6 @@ type query struct {
 	part   int // -1: every partition
 	k      int
 	groups GroupOrder
-	memo   *Memo
 	inner  Filter    // a nested search's inner filter (SearchNested), or nil
 	best   []float64 // scratch for reach, by query term (cleared before each use)
 	*scratch
@@ -120,10 +119,6 @@ type Query struct {
 	// it must agree with: it spares asking the TieOrder, and orders nothing
 	// differently.
 	Groups GroupOrder
-	// Memo, when set, keeps what this search scores for a second search of
-	// the same query (Memo); a Memo given to the first search is read by
-	// the second.
-	Memo *Memo
 }
 
 // Search scores a query over segs, whose statistics are st: the best K
@@ -144,7 +139,7 @@ func (sr *Searcher) Search(ctx context.Context, segs []*Segment, st *Stats, qy Q
 // lists, reads the lengths and asks the outer filter once, where two
 // searches did each twice (issue 33). A nil inner: Search with outer.
 func (sr *Searcher) SearchNested(ctx context.Context, segs []*Segment, st *Stats, qy Query, outer, inner Filter, tie TieOrder) (outerHits, innerHits []Hit, err error) {
-	q := &query{part: qy.Part, k: qy.K, groups: qy.Groups, memo: qy.Memo, inner: inner}
+	q := &query{part: qy.Part, k: qy.K, groups: qy.Groups, inner: inner}
 	docs, terms := st.totals(qy.Part)
 	for _, id := range qy.Terms {
 		df := st.df(qy.Part, id)
@@ -157,9 +152,6 @@ func (sr *Searcher) SearchNested(ctx context.Context, segs []*Segment, st *Stats
 		return nil, nil, nil
 	}
 	avgdl := float64(terms) / float64(docs)
-	if q.memo != nil {
-		q.memo.begin(q.terms, avgdl)
-	}
 	top, err := sr.run(ctx, q, outer, segs, avgdl, tie)
 	if err != nil {
 		return nil, nil, err
@@ -351,7 +343,7 @@ type segmentWork struct {
 // fork returns a copy of the query for another goroutine: the same terms
 // and tables (read only), scratch buffers of its own (sc).
 func (q *query) fork(sc *scratch) *query {
-	c := &query{norms: q.norms, terms: q.terms, part: q.part, k: q.k, groups: q.groups, memo: q.memo, inner: q.inner, scratch: sc}
+	c := &query{norms: q.norms, terms: q.terms, part: q.part, k: q.k, groups: q.groups, inner: q.inner, scratch: sc}
 	c.best = slices.Grow(sc.bestBuf[:0], len(q.terms))[:len(q.terms)]
 	sc.bestBuf = c.best
 	return c
