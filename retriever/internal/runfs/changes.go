@@ -35,6 +35,9 @@ type Events struct {
 	// taken: a change set was taken (Take) by an update not yet ended
 	// (Discovery.Settle): what it holds may not be committed yet.
 	taken bool
+	// drops counts the events that dropped watches (Event, gone): a watch
+	// added meanwhile may be one of those dropped (Watch).
+	drops uint64
 }
 
 // ChangeSet is what an incremental update looks at, taken from the watcher's
@@ -93,6 +96,12 @@ func (f *Events) SetAdder(add func(rel string, ino uint64) error) {
 // Watch makes sure a running watcher watches folder rel at inode ino, and
 // reports whether it began to now: then what changed in the folder before
 // is polled by the caller. A folder that cannot be watched stays polled.
+//
+// An event that drops watches while the watch is added (the loop takes
+// the removal of the folder that was at rel before, after the update
+// listed the one there now) may drop the new watch with the old one, the
+// watcher's by its path and the probe's by rel: then the folder is not
+// counted as watched, and stays polled until an update watches it again.
 func (f *Events) Watch(rel string, ino uint64) bool {
 	f.mu.Lock()
 	add := f.adder
@@ -100,14 +109,15 @@ func (f *Events) Watch(rel string, ino uint64) bool {
 		f.mu.Unlock()
 		return false
 	}
+	drops := f.drops
 	f.mu.Unlock()
 	if add(rel, ino) != nil {
 		return false
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.watched == nil {
-		return false // the watcher stopped meanwhile
+	if f.watched == nil || f.drops != drops {
+		return false // the watcher stopped meanwhile, or the watch was perhaps dropped
 	}
 	f.watched[rel] = ino
 	delete(f.polled, rel)
@@ -283,6 +293,7 @@ func (f *Events) Event(rel string, listing, gone bool, unwatch func(rel string))
 	if !gone {
 		return true
 	}
+	f.drops++
 	for w := range f.watched {
 		if w == rel || rel == "." || strings.HasPrefix(w, rel+"/") {
 			delete(f.watched, w)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -268,5 +269,34 @@ func TestEventsQuiet(t *testing.T) {
 				t.Fatalf("Quiet = %v, want %v", got, want)
 			}
 		})
+	}
+}
+
+// TestWatchDroppedWhileAdded: an event that drops watches, taken while a
+// folder's watch is added (the removal of the folder that was at its path
+// before), may have dropped the new watch: the folder is not counted as
+// watched, and stays polled.
+func TestWatchDroppedWhileAdded(t *testing.T) {
+	d := &Discovery{}
+	d.Start()
+	var unwatched []string
+	d.SetAdder(func(rel string, ino uint64) error {
+		if rel == "a" && ino == 2 {
+			d.Event("a", true, true, func(rel string) { unwatched = append(unwatched, rel) })
+		}
+		return nil
+	})
+	d.SetFolders(map[string]uint64{".": 1, "a": 2})
+	if !d.Watch(".", 1) {
+		t.Fatal("the root was not watched")
+	}
+	if !d.Watch("a", 3) { // an older a
+		t.Fatal("a folder was not watched")
+	}
+	if d.Watch("a", 2) || d.IsWatched("a") || !slices.Equal(unwatched, []string{"a"}) {
+		t.Fatal("a folder whose watch an event may have dropped while it was added counts as watched")
+	}
+	if _, _, polled, _ := d.Counts(); polled != 1 {
+		t.Fatalf("%d folders polled, want 1", polled)
 	}
 }
