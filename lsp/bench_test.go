@@ -181,7 +181,7 @@ func (e pipeEnd) Close() error {
 	return e.r.Close()
 }
 
-func osPipes(b *testing.B) (pipeEnd, pipeEnd) {
+func osPipes(b testing.TB) (pipeEnd, pipeEnd) {
 	r1, w1, err := os.Pipe()
 	if err != nil {
 		b.Fatal(err)

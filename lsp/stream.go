@@ -121,6 +121,9 @@ func (s *stream) Read(ctx context.Context) (jsonrpc2.Message, int64, error) {
 			}
 		}
 		if json.Valid(body) {
+			if msg, ok := decodeFast(body); ok {
+				return msg, total, nil
+			}
 			var msg jsonrpc2.Message
 			if msg, err = jsonrpc2.DecodeMessage(body); err == nil {
 				return msg, total, nil
@@ -159,7 +162,7 @@ func (s *stream) Write(ctx context.Context, msg jsonrpc2.Message) (int64, error)
 // made JSON, once more: the folding ranges of a 100 MB log (3 MB) spent some
 // 10 ms there, checked and compacted again.
 func (s *stream) writeResult(resp *jsonrpc2.Response) (int64, error) {
-	return s.writeFramed(resp.ID(), resp.Result())
+	return s.writeFramed(resp.ID(), len(resp.Result()), appendRaw(resp.Result()))
 }
 
 // writeResultJSON writes a successful response whose result is JSON
@@ -168,31 +171,72 @@ func (s *stream) writeResult(resp *jsonrpc2.Response) (int64, error) {
 func (s *stream) writeResultJSON(rid jsonrpc2.ID, result json.RawMessage) (int64, error) {
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
-	return s.writeFramed(rid, result)
+	return s.writeFramed(rid, len(result), appendRaw(result))
 }
 
-// writeFramed frames a response of id and result; the caller holds writeMu.
-func (s *stream) writeFramed(rid jsonrpc2.ID, result json.RawMessage) (int64, error) {
-	id, err := json.Marshal(&rid) // ID marshals through its pointer
+// writeResultAppended writes a successful response whose result appends
+// its own JSON (run/search's answer) into the frame, about size bytes:
+// one buffer an answer, where its JSON and the frame were two. False when
+// the result has no JSON (AppendJSON's false): nothing is written.
+func (s *stream) writeResultAppended(rid jsonrpc2.ID, size int, result appendsJSON) (int64, bool, error) {
+	s.writeMu.Lock()
+	defer s.writeMu.Unlock()
+	ok := true
+	n, err := s.writeFramed(rid, size, func(b []byte) []byte {
+		var out []byte
+		if out, ok = result.AppendJSON(b); !ok {
+			return b
+		}
+		return out
+	})
+	if !ok {
+		return 0, false, nil
+	}
+	return n, true, err
+}
+
+// appendsJSON is a result that appends its own JSON, or says it has none.
+type appendsJSON interface {
+	AppendJSON(b []byte) ([]byte, bool)
+}
+
+// appendRaw appends a result's JSON as it is, null when it is empty.
+func appendRaw(result json.RawMessage) func([]byte) []byte {
+	return func(b []byte) []byte {
+		if len(result) == 0 {
+			return append(b, "null"...)
+		}
+		return append(b, result...)
+	}
+}
+
+// frameHeadRoom is room enough for a frame's header ("Content-Length: ",
+// up to 20 digits, "\r\n\r\n"): the body is written after it, and the
+// header, once the body's length is known, at its end.
+const frameHeadRoom = 40
+
+// writeFramed frames a response of id and the result appendResult appends
+// (about size bytes) in one buffer, which the queue takes as it is; the
+// caller holds writeMu.
+func (s *stream) writeFramed(rid jsonrpc2.ID, size int, appendResult func([]byte) []byte) (int64, error) {
+	id, err := rid.MarshalJSON() // what json.Marshal(&rid) writes, without its copy
 	if err != nil {
 		return 0, fmt.Errorf("marshaling a response id: %w", err)
 	}
-	if len(result) == 0 {
-		result = json.RawMessage("null")
-	}
 	const head, mid = `{"jsonrpc":"2.0","id":`, `,"result":`
-	n := len(head) + len(id) + len(mid) + len(result) + 1
-	// Header and body in one write to the queue (see Write).
-	frame := make([]byte, 0, n+32)
-	frame = append(frame, "Content-Length: "...)
-	frame = strconv.AppendInt(frame, int64(n), 10)
-	frame = append(frame, "\r\n\r\n"...)
+	frame := make([]byte, frameHeadRoom, frameHeadRoom+len(head)+len(id)+len(mid)+size+1)
 	frame = append(frame, head...)
 	frame = append(frame, id...)
 	frame = append(frame, mid...)
-	frame = append(frame, result...)
+	frame = appendResult(frame)
 	frame = append(frame, '}')
-	m, err := s.queue.Write(frame)
+	var hb [frameHeadRoom]byte
+	header := append(hb[:0], "Content-Length: "...)
+	header = strconv.AppendInt(header, int64(len(frame)-frameHeadRoom), 10)
+	header = append(header, "\r\n\r\n"...)
+	start := frameHeadRoom - len(header)
+	copy(frame[start:], header)
+	m, err := s.queue.writeOwned(frame[start:])
 	return int64(m), err
 }
 
@@ -445,6 +489,12 @@ func (q *sendQueue) waitRoom(ctx context.Context) error {
 }
 
 func (q *sendQueue) Write(p []byte) (int, error) {
+	return q.writeOwned(append([]byte(nil), p...))
+}
+
+// writeOwned queues p itself, which the caller no longer uses (a frame
+// made for the queue: a copy of an answer was as large as the answer).
+func (q *sendQueue) writeOwned(p []byte) (int, error) {
 	q.mu.Lock()
 	switch {
 	case q.err != nil:
@@ -454,7 +504,7 @@ func (q *sendQueue) Write(p []byte) (int, error) {
 		q.mu.Unlock()
 		return 0, errQueueClosed
 	}
-	q.pending = append(q.pending, append([]byte(nil), p...))
+	q.pending = append(q.pending, p)
 	q.queued += len(p)
 	q.mu.Unlock()
 	select {

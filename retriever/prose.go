@@ -12,17 +12,18 @@ import (
 // line read whole. Such a piece's location is the whole line.
 
 // pieceSource reads back the line of piece d of s in fs, the byte range
-// [start, end) of the line its location covers, and the piece's raw text.
-func (rb *readBack) pieceSource(fs *corpus.File, s *corpus.Segment, d uint32) (line []byte, start, end int, raw []byte, err error) {
+// [start, end) of the line its location covers, and the piece's raw text,
+// reading into *buf (readLine): line and raw are valid until its next use.
+func (rb *readBack) pieceSource(fs *corpus.File, s *corpus.Segment, d uint32, buf *[]byte) (line []byte, start, end int, raw []byte, err error) {
 	off, n := int(s.StartOf(d)), int(s.BlenOf(d))
 	if s.FlagsOf(d)&corpus.FlagProse == 0 {
-		line, err = rb.readLine(fs, s.LineOf(d), off+n)
+		line, err = rb.readLine(fs, s.LineOf(d), off+n, buf)
 		if err != nil || len(line) < off+n {
 			return nil, 0, 0, nil, errChangedOr(err)
 		}
 		return line, off, off + n, line[off : off+n], nil
 	}
-	if line, err = rb.readWholeLine(fs, s.LineOf(d)); err != nil {
+	if line, err = rb.readWholeLine(fs, s.LineOf(d), buf); err != nil {
 		return nil, 0, 0, nil, err
 	}
 	prose := recordformat.Prose(nil, line)
@@ -32,10 +33,11 @@ func (rb *readBack) pieceSource(fs *corpus.File, s *corpus.Segment, d uint32) (l
 	return line, 0, len(line), prose[off : off+n], nil
 }
 
-// readWholeLine reads line n of fs to its end (without its line end).
-func (rb *readBack) readWholeLine(fs *corpus.File, n uint32) ([]byte, error) {
+// readWholeLine reads line n of fs to its end (without its line end), into
+// *buf (readLine).
+func (rb *readBack) readWholeLine(fs *corpus.File, n uint32, buf *[]byte) ([]byte, error) {
 	for want := 64 << 10; ; want *= 4 {
-		b, err := rb.readLine(fs, n, want)
+		b, err := rb.readLine(fs, n, want, buf)
 		if err != nil {
 			return nil, err
 		}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -143,8 +144,11 @@ func (rb *readBack) readLinesInto(ctx context.Context, fs *corpus.File, index []
 }
 
 // readLine reads line n of a file up to at least want bytes of it, using the
-// file's sparse line index.
-func (rb *readBack) readLine(fs *corpus.File, n uint32, want int) ([]byte, error) {
+// file's sparse line index, into *buf (grown as needed and kept there for
+// the next read: a search's items read one line each into one buffer, where
+// two fresh ones a line were most of a cheap search's garbage, issue 33).
+// The line returned is in *buf.
+func (rb *readBack) readLine(fs *corpus.File, n uint32, want int, buf *[]byte) ([]byte, error) {
 	k := int(n / lineIndexEvery)
 	index := fs.Lines()
 	if k >= len(index) {
@@ -158,37 +162,38 @@ func (rb *readBack) readLine(fs *corpus.File, n uint32, want int) ([]byte, error
 	f := h.F
 	off := index[k]
 	skip := int(n % lineIndexEvery)
-	var buf []byte
-	size := int64(4 << 10)
+	b := (*buf)[:0]
+	defer func() { *buf = b[:0] }()
+	size := 4 << 10
 	if k+1 < len(index) {
 		// Line n ends before the next kept offset: one read takes it, where
 		// 4 KiB at a time took two or three for a line deep in its block.
-		size = min(max(index[k+1]-off, 1), 1<<20)
+		size = int(min(max(index[k+1]-off, 1), 1<<20))
 	}
-	chunk := make([]byte, size)
-	start := 0 // where line n starts in buf, once found
+	start := 0 // where line n starts in b, once found
 	for {
-		m, err := f.ReadAt(chunk, off+int64(len(buf)))
-		buf = append(buf, chunk[:m]...)
+		b = slices.Grow(b, size)
+		m, err := f.ReadAt(b[len(b):len(b)+size], off+int64(len(b)))
+		b = b[:len(b)+m]
 		for skip > 0 {
-			i := bytes.IndexByte(buf[start:], '\n')
+			i := bytes.IndexByte(b[start:], '\n')
 			if i < 0 {
 				break
 			}
 			start += i + 1
 			skip--
 		}
-		if skip == 0 && len(buf)-start >= want {
-			return buf[start : start+want], nil
+		if skip == 0 && len(b)-start >= want {
+			return b[start : start+want], nil
 		}
 		if err != nil || m == 0 {
 			if skip == 0 {
-				return buf[start:], nil
+				return b[start:], nil
 			}
 			return nil, io.ErrUnexpectedEOF
 		}
-		if len(chunk) < 1<<20 {
-			chunk = make([]byte, len(chunk)*2)
+		if size < 1<<20 {
+			size *= 2
 		}
 	}
 }

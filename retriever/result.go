@@ -17,52 +17,63 @@ import (
 // items reads the text of the hits from their files (the index keeps no copy
 // of it) and makes the result items. A piece whose text no longer matches
 // what was indexed (the file changed after the update) is left out and logged:
-// a search never returns stale evidence.
+// a search never returns stale evidence. The lines are read one after the
+// other into one reused buffer (readLine).
 func (ix *Index) items(hits []hit, agents []string) Result {
 	out := Result{Items: make([]Item, 0, len(hits)), Notices: []Notice{}}
-	for i, h := range hits {
-		s, d, fs := h.seg, h.doc, h.fs
-		lineText, start, end, raw, err := ix.rb.pieceSource(fs, s, d)
-		if err != nil {
-			ix.log.Debug("left out a piece whose file changed", zap.String("file", fs.Rel), zap.Error(err))
-			continue
-		}
-		text, masked := s.Masked.Get(d)
-		if !masked {
-			text = recordformat.ValidText(raw)
-			if corpus.PieceKeyString(ix.state.Seed, text) != s.Key(d) {
-				ix.log.Debug("left out a piece whose file changed", zap.String("file", fs.Rel))
-				continue
+	ix.rb.withScratch(func(sc *lineScratch) {
+		for i, h := range hits {
+			if item, ok := ix.item(h, agents[i], &sc.buf); ok {
+				out.Items = append(out.Items, item)
 			}
 		}
-		path := runfs.Abs(ix.root, fs.Rel)
-		startChar := recordformat.UTF16Len(lineText[:start])
-		item := Item{
-			Location: Location{URI: FileURI(path), Range: Range{
-				Start: Position{Line: int(s.LineOf(d)), Character: startChar},
-				End:   Position{Line: int(s.LineOf(d)), Character: startChar + recordformat.UTF16Len(lineText[start:end])},
-			}},
-			Score:     h.score,
-			Text:      text,
-			Agent:     agents[i],
-			Episode:   fs.Episode(),
-			Reading:   readingOfFlag[s.FlagsOf(d)&corpus.FlagReadingMask],
-			Path:      path,
-			File:      fs.Rel,
-			ByteStart: start,
-			ByteEnd:   end,
-		}
-		if c := s.ConvOf(d); c != 0 {
-			name := ix.state.Convs.Name(c)
-			item.Conversation = &name
-		}
-		item.Time, item.Level = fs.Records().TimeAndLevel(s.LineOf(d))
-		if s.FlagsOf(d)&corpus.FlagProse != 0 && !fs.Form.IsRecord() {
-			item.Time, item.Level = jsonTimeAndLevel(lineText)
-		}
-		out.Items = append(out.Items, item)
-	}
+	})
 	return out
+}
+
+// item makes the result item of a hit, reading its line into *buf; false
+// when the piece's text is not what was indexed.
+func (ix *Index) item(h hit, agent string, buf *[]byte) (Item, bool) {
+	s, d, fs := h.seg, h.doc, h.fs
+	lineText, start, end, raw, err := ix.rb.pieceSource(fs, s, d, buf)
+	if err != nil {
+		ix.log.Debug("left out a piece whose file changed", zap.String("file", fs.Rel), zap.Error(err))
+		return Item{}, false
+	}
+	text, masked := s.Masked.Get(d)
+	if !masked {
+		text = recordformat.ValidText(raw)
+		if corpus.PieceKeyString(ix.state.Seed, text) != s.Key(d) {
+			ix.log.Debug("left out a piece whose file changed", zap.String("file", fs.Rel))
+			return Item{}, false
+		}
+	}
+	path := runfs.Abs(ix.root, fs.Rel)
+	startChar := recordformat.UTF16Len(lineText[:start])
+	item := Item{
+		Location: Location{URI: FileURI(path), Range: Range{
+			Start: Position{Line: int(s.LineOf(d)), Character: startChar},
+			End:   Position{Line: int(s.LineOf(d)), Character: startChar + recordformat.UTF16Len(lineText[start:end])},
+		}},
+		Score:     h.score,
+		Text:      text,
+		Agent:     agent,
+		Episode:   fs.Episode(),
+		Reading:   readingOfFlag[s.FlagsOf(d)&corpus.FlagReadingMask],
+		Path:      path,
+		File:      fs.Rel,
+		ByteStart: start,
+		ByteEnd:   end,
+	}
+	if c := s.ConvOf(d); c != 0 {
+		name := ix.state.Convs.Name(c)
+		item.Conversation = &name
+	}
+	item.Time, item.Level = fs.Records().TimeAndLevel(s.LineOf(d))
+	if s.FlagsOf(d)&corpus.FlagProse != 0 && !fs.Form.IsRecord() {
+		item.Time, item.Level = jsonTimeAndLevel(lineText)
+	}
+	return item, true
 }
 
 // Info tells what the run holds (spec §9 run/info).
@@ -161,17 +172,20 @@ func FileURI(path string) string {
 		p = "/" + p // a Windows drive path
 	}
 	const hex = "0123456789ABCDEF"
-	out := make([]byte, 0, len("file://")+len(p)+16)
-	out = append(out, "file://"...)
+	var out strings.Builder // its String is the bytes written, not a copy of them
+	out.Grow(len("file://") + len(p) + 16)
+	out.WriteString("file://")
 	for i := 0; i < len(p); i++ {
 		c := p[i]
 		if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("-._~/!'()*", c) >= 0 {
-			out = append(out, c)
+			out.WriteByte(c)
 		} else {
-			out = append(out, '%', hex[c>>4], hex[c&15])
+			out.WriteByte('%')
+			out.WriteByte(hex[c>>4])
+			out.WriteByte(hex[c&15])
 		}
 	}
-	return string(out)
+	return out.String()
 }
 
 // PathOfURI returns the file path of a file URI, or "" when it is not one.

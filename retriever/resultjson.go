@@ -14,12 +14,20 @@ import (
 // a score is not a finite number (which encoding/json refuses: the caller
 // then encodes it as it would any value, and gets its error).
 func (r *Result) EncodedJSON() []byte {
+	b, _ := r.AppendJSON(make([]byte, 0, 1024*(1+len(r.Items))))
+	return b
+}
+
+// AppendJSON appends the result's JSON, as EncodedJSON gives it, to b
+// (the server writes it after its frame's head, in one buffer); false
+// with b unchanged when a score is not a finite number.
+func (r *Result) AppendJSON(b []byte) ([]byte, bool) {
 	for i := range r.Items {
 		if s := r.Items[i].Score; math.IsNaN(s) || math.IsInf(s, 0) {
-			return nil
+			return nil, false
 		}
 	}
-	return appendResult(make([]byte, 0, 1024*(1+len(r.Items))), r)
+	return appendResult(b, r), true
 }
 
 // appendResult appends r's JSON as {"items":[…],"hidden":{…},"notices":[…]}.

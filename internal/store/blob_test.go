@@ -11,7 +11,7 @@ import (
 )
 
 func TestBlobRoundTrip(t *testing.T) {
-	for _, mode := range []ReadMode{ReadMap, ReadHeap} {
+	for _, mode := range []ReadMode{ReadMap, ReadHeap, ReadMapAligned} {
 		for _, size := range []int{0, 1, 63, 4095, 4096, 4097, 1<<20 + 3, hugeSize, 3*hugeSize + 5} {
 			t.Run(fmt.Sprintf("mode%d/%d", mode, size), func(t *testing.T) {
 				run, root := testRun(t)
@@ -27,7 +27,7 @@ func TestBlobRoundTrip(t *testing.T) {
 				}
 				defer s.Close()
 				b := s.Blob(ref.Name)
-				if !bytes.Equal(b.Bytes(), data) || b.Mapped() != (mode == ReadMap) {
+				if !bytes.Equal(b.Bytes(), data) || b.Mapped() != (mode != ReadHeap) {
 					t.Fatalf("content differs or mapped=%v", b.Mapped())
 				}
 				if size > 0 && uintptrOf(b.Bytes())%64 != 0 && b.Mapped() {

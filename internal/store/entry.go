@@ -57,8 +57,13 @@ const (
 type ReadMode int
 
 const (
-	ReadMap  ReadMode = iota // memory-mapped read-only (heap only where there is no mmap)
+	ReadMap  ReadMode = iota // memory-mapped read-only (heap only where there is no mmap), one page off the 2 MB folios (mapping_unix.go)
 	ReadHeap                 // read whole onto the heap
+	// ReadMapAligned is ReadMap at 2 MB boundaries, so that the page
+	// cache's 2 MB folios are mapped whole: for a process that answers
+	// for long (a server), whose random reads across the entry then miss
+	// the TLB less, at the cost of resident page cache around what it read.
+	ReadMapAligned
 )
 
 // Entry is an open cache entry.

@@ -12,7 +12,7 @@ import (
 
 const canMap = false
 
-func mapFile(f *os.File, size int64) ([]byte, error) {
+func mapFile(f *os.File, size int64, aligned bool) ([]byte, error) {
 	return nil, errors.New("store: no mmap on this system")
 }
 

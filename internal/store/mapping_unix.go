@@ -15,15 +15,20 @@ import (
 
 const canMap = true
 
-// mapFile maps the whole of f read-only and shared.
-func mapFile(f *os.File, size int64) ([]byte, error) {
+// mapFile maps the whole of f read-only and shared: one page past a
+// hugeSize boundary (mapShifted), or, aligned, at one.
+func mapFile(f *os.File, size int64, aligned bool) ([]byte, error) {
 	if size == 0 {
 		return nil, nil
 	}
 	if size != int64(int(size)) {
 		return nil, fmt.Errorf("store: map %s: %d bytes", f.Name(), size)
 	}
-	addr, err := mapShifted(int(f.Fd()), uintptr(size))
+	shift := uintptr(pageSize)
+	if aligned {
+		shift = 0
+	}
+	addr, err := mapShifted(int(f.Fd()), uintptr(size), shift)
 	if err != nil {
 		return nil, &os.PathError{Op: "mmap", Path: f.Name(), Err: err}
 	}
@@ -34,7 +39,7 @@ func mapFile(f *os.File, size int64) ([]byte, error) {
 // mapping's addresses line up with them (a PMD on x86-64 and arm64).
 const hugeSize = 2 << 20
 
-// mapShifted maps fd's first n bytes at an address one page past a
+// mapShifted maps fd's first n bytes at an address shift bytes past a
 // hugeSize boundary, when n is that large. Linux (6.x, ext4) keeps a
 // recently written file's page cache in folios of up to 2 MB, and a read of
 // one byte of a mapping whose addresses line up with the file's offsets
@@ -42,20 +47,24 @@ const hugeSize = 2 << 20
 // reopen that reads a few bytes of each of the entry's blobs had some 400
 // MB of them in its resident memory at 1 GB. Shifted by a page, no folio
 // can be mapped whole, and a read maps the pages around it only (the
-// kernel's fault-around, 64 KiB).
-func mapShifted(fd int, n uintptr) (unsafe.Pointer, error) {
+// kernel's fault-around, 64 KiB): what a command that reopens, answers and
+// exits wants (ReadMap). A server that answers for hours wants the folios
+// mapped whole (ReadMapAligned, shift 0): one page-table entry for 2 MB, so
+// that its searches, which read a few bytes at random across the entry,
+// miss the TLB less (docs/cache.md).
+func mapShifted(fd int, n, shift uintptr) (unsafe.Pointer, error) {
 	plain := func() (unsafe.Pointer, error) {
 		return unix.MmapPtr(fd, 0, nil, n, unix.PROT_READ, unix.MAP_SHARED)
 	}
 	if n < hugeSize {
 		return plain()
 	}
-	span := n + hugeSize + uintptr(pageSize)
+	span := n + hugeSize + shift
 	res, err := unix.MmapPtr(-1, 0, nil, span, unix.PROT_NONE, unix.MAP_PRIVATE|unix.MAP_ANON)
 	if err != nil {
 		return plain()
 	}
-	off := (hugeSize-uintptr(res)%hugeSize)%hugeSize + uintptr(pageSize)
+	off := (hugeSize-uintptr(res)%hugeSize)%hugeSize + shift
 	addr, err := unix.MmapPtr(fd, 0, unsafe.Add(res, off), n, unix.PROT_READ, unix.MAP_SHARED|unix.MAP_FIXED)
 	if err != nil {
 		_ = unix.MunmapPtr(res, span)
@@ -63,7 +72,9 @@ func mapShifted(fd int, n uintptr) (unsafe.Pointer, error) {
 	}
 	// Let go of the reserved space around the mapping.
 	end := off + uintptr(roundPage(int(n)))
-	_ = unix.MunmapPtr(res, off)
+	if off > 0 {
+		_ = unix.MunmapPtr(res, off)
+	}
 	if end < span {
 		_ = unix.MunmapPtr(unsafe.Add(res, end), span-end)
 	}

@@ -592,7 +592,7 @@ func openBlob(dir string, ref BlobRef, read ReadMode, sum bool, buf *[]byte) (*B
 	// A mapped blob's checksum is computed from the file, not the mapping:
 	// a pass over the mapping would make every page of the entry the
 	// process's own (its RSS) until it exits, where an answer reads a few.
-	mapIt := read == ReadMap && canMap
+	mapIt := read != ReadHeap && canMap
 	if sum && mapIt {
 		if err := fileChecksum(f, ref, buf); err != nil {
 			return nil, err
@@ -603,7 +603,7 @@ func openBlob(dir string, ref BlobRef, read ReadMode, sum bool, buf *[]byte) (*B
 		b.chunkOK = make([]atomic.Uint64, (chunkCount(ref.Length)+63)/64)
 	}
 	if mapIt {
-		b.file, err = mapFile(f, size)
+		b.file, err = mapFile(f, size, read == ReadMapAligned)
 		b.mapped = true
 		adviseRandom(b.file) // advise_linux.go: a fault reads its page, not a readahead window
 	} else {

@@ -427,7 +427,7 @@ func (w *segmentWriter) finish() *Segment {
 	s, post := w.s, w.post
 	s.meta = append(s.meta, termMeta{off: uint32(len(post)), skipOff: uint32(len(s.skips))})
 	s.terms, s.meta = slices.Clip(s.terms), slices.Clip(s.meta)
-	s.termSample = sampleTerms(s.terms)
+	s.sampleTerms()
 	s.post = slices.Clip(post)
 	if len(post) < cap(post)*3/4 {
 		s.post = slices.Clone(post)

@@ -48,6 +48,21 @@ func (c *termCursor) block(si int) (from, end int, prev uint32, ub float64) {
 	return from, end, prev, ub
 }
 
+// firstDoc returns the first document the list's si-th block can hold,
+// from the block's start in the list and the document before it (block's
+// from and prev): of the first block, its first posting's, read off the
+// bytes about to be decoded, so that a filter asked about the block's
+// documents is not asked about the segment's first run when none of them
+// is in it (each query met that run's file cold in every segment, issue
+// 33); of a later block, the document after prev.
+func (c *termCursor) firstDoc(si, from int, prev uint32) uint32 {
+	if si > 0 || from >= len(c.it.p) {
+		return prev + 1
+	}
+	v, _ := uvarintAt(c.it.p, from)
+	return prev + uint32(v>>1)
+}
+
 // lastDoc returns the last document of the list's si-th block, or the
 // largest document there can be when the list has no skips.
 func (c *termCursor) lastDoc(si int) uint32 {

@@ -357,7 +357,7 @@ func decodeKept(c *termCursor, f Filter, s segRef, docs, tfs []uint32) ([]uint32
 	runs := newDocCursor(f, s)
 	for si := range c.blocks() {
 		from, end, prev, _ := c.block(si)
-		if !runs.rejectsThrough(prev+1, c.lastDoc(si)) {
+		if !runs.rejectsThrough(c.firstDoc(si, from, prev), c.lastDoc(si)) {
 			docs, tfs = decodeFrom(c.it.p[from:end], prev, docs, tfs)
 		}
 	}

@@ -50,17 +50,18 @@ type segRef struct {
 type docCursor struct {
 	f       Filter
 	s       segRef
-	next    uint32 // the next run's first document
+	next    uint32 // the next run's first document (0 before the first)
 	i       int    // the current run's place in the segment's runs
 	group   uint32 // the current run's
 	verdict Verdict
 }
 
-// newDocCursor returns a cursor over s's documents, at its first run.
+// newDocCursor returns a cursor over s's documents, before its first run:
+// the first document asked enters its run. A segment's first run is not
+// asked about unless a document of it is (its file's state, met cold by
+// each query, was read for every segment, issue 33).
 func newDocCursor(f Filter, s segRef) docCursor {
-	c := docCursor{f: f, s: s}
-	c.enter(0)
-	return c
+	return docCursor{f: f, s: s}
 }
 
 func (c *docCursor) enter(i int) {

@@ -134,7 +134,7 @@ func (sr *Searcher) single(s segRef, c *termCursor, avgdl float64, q *query, f F
 	var dls [skipEvery]uint16
 	for si := range c.blocks() {
 		from, end, prev, ub := c.block(si)
-		if ub < theta || ahead.rejectsThrough(prev+1, c.lastDoc(si)) {
+		if ub < theta || ahead.rejectsThrough(c.firstDoc(si, from, prev), c.lastDoc(si)) {
 			continue
 		}
 		// The block whole, then its documents' lengths in a loop of

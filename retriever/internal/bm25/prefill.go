@@ -119,7 +119,7 @@ func (sr *Searcher) prefill(s segRef, cs []termCursor, r int, done []bool, avgdl
 	}
 	for si := range cs[r].blocks() {
 		from, end, prev, rareUB := cs[r].block(si)
-		if rareUB+rest < theta || ahead.rejectsThrough(prev+1, cs[r].lastDoc(si)) {
+		if rareUB+rest < theta || ahead.rejectsThrough(cs[r].firstDoc(si, from, prev), cs[r].lastDoc(si)) {
 			continue
 		}
 		q.blockDocs, q.blockTFs = decodeFrom(cs[r].it.p[from:end], prev, q.blockDocs[:0], q.blockTFs[:0])

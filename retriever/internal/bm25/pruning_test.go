@@ -11,6 +11,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 )
 
@@ -191,4 +192,53 @@ func brief(hs []Hit) string {
 		fmt.Fprintf(&b, "(%d/%d %.6g) ", h.Seg, h.Doc, h.Score)
 	}
 	return b.String()
+}
+
+// askedFilter accepts every document and counts what it is asked, by group
+// (safe for the halves of a search).
+type askedFilter struct{ groups *[3]atomic.Int64 }
+
+func (f askedFilter) Group(_ int, g uint32) Verdict {
+	f.groups[g].Add(1)
+	return CheckEach
+}
+func (askedFilter) Check(int, uint32, uint32) bool  { return true }
+func (askedFilter) Accept(int, uint32, uint32) bool { return true }
+
+// TestFilterAskedOfMatchedRunsOnly: on every path, the filter is asked
+// about the groups of documents a query's terms are in, never about a
+// segment's first run when no document of it is (a query meets each
+// segment's first file cold, issue 33).
+func TestFilterAskedOfMatchedRunsOnly(t *testing.T) {
+	for _, p := range pruningPaths {
+		t.Run(p.name, func(t *testing.T) {
+			ti := newTestIndex()
+			for range 3 {
+				var docs []testDoc
+				for i := range 600 {
+					text := fmt.Sprintf("filler w%d", i%50)
+					if i >= 400 && i%7 == 0 {
+						text += " needle"
+					}
+					if i >= 200 && i%5 == 0 {
+						text += " thread"
+					}
+					docs = append(docs, testDoc{text: text, group: uint32(i / 200)})
+				}
+				ti.add(p.tune.LayerMin, docs...)
+			}
+			for _, q := range []string{"needle", "needle thread", "thread"} {
+				for _, k := range []int{1, 5, 10, 60} {
+					f := askedFilter{groups: new([3]atomic.Int64)}
+					ti.search(t, p.tune, q, -1, k, f)
+					if n := f.groups[0].Load(); n > 0 {
+						t.Fatalf("%q top %d: group 0, which holds none of its terms, asked %d times", q, k, n)
+					}
+					if f.groups[2].Load() == 0 {
+						t.Fatalf("%q top %d: group 2 never asked", q, k)
+					}
+				}
+			}
+		})
+	}
 }

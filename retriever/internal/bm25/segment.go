@@ -36,6 +36,13 @@ type Segment struct {
 	// it (small, and often in cache), then one short run of terms, where a
 	// search of the whole column misses the cache at nearly every step.
 	termSample []uint32
+	// termTop holds every termTopEvery-th of termSample, on the heap: a
+	// lookup searches it, then one stretch of termSample, then one run of
+	// terms. The samples of a segment span a page or two, which each query
+	// met cold (a dozen misses a segment, a tenth of a rare word's
+	// query); the tops of all segments are a few kilobytes that every
+	// query reads, so they stay in cache (issue 33).
+	termTop []uint32
 	// meta[i] is terms[i]'s; meta[len(terms)] holds where the last ends.
 	meta     []termMeta
 	post     []byte
@@ -60,14 +67,27 @@ const (
 // termSampleEvery is how many terms apart termSample's are.
 const termSampleEvery = 64
 
-// sampleTerms returns every termSampleEvery-th of terms, from the first.
-func sampleTerms(terms []uint32) []uint32 {
-	sample := make([]uint32, 0, (len(terms)+termSampleEvery-1)/termSampleEvery)
-	for i := 0; i < len(terms); i += termSampleEvery {
-		sample = append(sample, terms[i])
+// termTopEvery is how many sampled terms apart termTop's are: a stretch
+// of termSample between two is a cache line.
+const termTopEvery = 16
+
+// sampled returns every every-th of v, from the first.
+func sampled(v []uint32, every int) []uint32 {
+	sample := make([]uint32, 0, (len(v)+every-1)/every)
+	for i := 0; i < len(v); i += every {
+		sample = append(sample, v[i])
 	}
 	return sample
 }
+
+// sampleTerms sets termSample and termTop from terms.
+func (s *Segment) sampleTerms() {
+	s.termSample = sampled(s.terms, termSampleEvery)
+	s.sampleTop()
+}
+
+// sampleTop sets termTop from termSample.
+func (s *Segment) sampleTop() { s.termTop = sampled(s.termSample, termTopEvery) }
 
 // lengthAt returns the length of document d, the list's k-th: from the list's
 // own lengths when it has them, else from the segment's column.
@@ -177,21 +197,35 @@ func (s *Segment) Kill(d uint32) bool {
 
 // termIndex returns the index of a global term in the segment, or -1.
 func (s *Segment) termIndex(term uint32) int {
-	// The last sampled term at or before term starts the run to search.
-	j, ok := slices.BinarySearch(s.termSample, term)
-	if ok {
-		return j * termSampleEvery
-	}
-	if j == 0 {
+	// The last top sampled term at or before term starts the stretch of
+	// samples to search, whose last at or before term starts the run of
+	// terms to search.
+	t := lastAtOrBefore(s.termTop, term)
+	if t < 0 {
 		return -1 // before the first term (which is sampled)
 	}
-	lo := (j - 1) * termSampleEvery
+	from := t * termTopEvery
+	j := from + lastAtOrBefore(s.termSample[from:min(from+termTopEvery, len(s.termSample))], term)
+	if s.termSample[j] == term {
+		return j * termSampleEvery
+	}
+	lo := j * termSampleEvery
 	s.checkTermRun(lo)
 	i, ok := slices.BinarySearch(s.terms[lo:min(lo+termSampleEvery, len(s.terms))], term)
 	if !ok {
 		return -1
 	}
 	return lo + i
+}
+
+// lastAtOrBefore returns the place of the last of v (ascending) at or
+// before x, or -1.
+func lastAtOrBefore(v []uint32, x uint32) int {
+	i, found := slices.BinarySearch(v, x)
+	if found {
+		return i
+	}
+	return i - 1
 }
 
 // termMeta is what a segment keeps of a term besides its postings, side by
@@ -241,7 +275,7 @@ type Footprint struct {
 func (s *Segment) Footprint() Footprint {
 	f := Footprint{Docs: int64(s.Docs()), Postings: int64(cap(s.post))}
 	f.Columns = int64(cap(s.key))*8 + int64(cap(s.groups))*8 + int64(cap(s.dl)) + int64(cap(s.dead))*8 + int64(s.longDL.Len())*8
-	f.Terms = int64(cap(s.terms)+cap(s.termSample))*4 + int64(cap(s.meta))*int64(unsafe.Sizeof(termMeta{})) + int64(cap(s.skips))*16
+	f.Terms = int64(cap(s.terms)+cap(s.termSample)+cap(s.termTop))*4 + int64(cap(s.meta))*int64(unsafe.Sizeof(termMeta{})) + int64(cap(s.skips))*16
 	s.layers.Each(func(_ uint32, l layers) { f.Terms += int64(cap(l.dl)) })
 	s.dense.Each(func(_ uint32, d denseTerm) {
 		f.Terms += int64(cap(d.bits))*8 + int64(cap(d.tfAt))*4 + int64(cap(d.tfLow))*2 + int64(cap(d.tfs)) + int64(d.bigTF.Len())*8 + int64(cap(d.winMax))

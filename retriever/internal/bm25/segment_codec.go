@@ -101,6 +101,7 @@ func ReadSegment(d *SectionDecoder) *Segment {
 		d.fail("%v", err)
 		return nil
 	}
+	s.sampleTop()
 	return s
 }
 
@@ -126,6 +127,7 @@ func ReadSegmentLazy(d *SectionDecoder, back Backing) *Segment {
 		d.fail("%v", err)
 		return nil
 	}
+	s.sampleTop()
 	return s
 }
 

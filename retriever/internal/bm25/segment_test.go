@@ -2,6 +2,8 @@ package bm25
 
 import (
 	"math"
+	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -71,14 +73,15 @@ func TestDenseTermTF(t *testing.T) {
 }
 
 // TestTermIndex: a term is found through the sample whatever its place
-// (sampled, between samples, past the last one), and an absent one is not.
+// (sampled, between samples, past the last one, about the top samples),
+// and an absent one is not.
 func TestTermIndex(t *testing.T) {
-	for _, n := range []int{0, 1, 63, 64, 65, 200} {
+	for _, n := range []int{0, 1, 63, 64, 65, 200, 64 * termTopEvery, 64*termTopEvery + 1, 5000} {
 		s := &Segment{}
 		for i := range n {
 			s.terms = append(s.terms, uint32(2*i+1)) // odd ids only
 		}
-		s.termSample = sampleTerms(s.terms)
+		s.sampleTerms()
 		for id := uint32(0); id <= uint32(2*n+2); id++ {
 			want := -1
 			if id%2 == 1 && int(id/2) < n {
@@ -86,6 +89,35 @@ func TestTermIndex(t *testing.T) {
 			}
 			if got := s.termIndex(id); got != want {
 				t.Fatalf("%d terms: termIndex(%d) = %d, want %d", n, id, got, want)
+			}
+		}
+	}
+}
+
+// TestTermIndexRandom: termIndex, through the top samples and a stretch of
+// the samples, finds what a binary search of the whole term column finds,
+// for term columns of random gaps and sizes (several top samples and a
+// stretch cut short at the end among them).
+func TestTermIndexRandom(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for _, n := range []int{2, 17, 1023, 1024, 1025, 3000, 20000} {
+		s := &Segment{}
+		id := uint32(r.IntN(3))
+		for range n {
+			s.terms = append(s.terms, id)
+			id += 1 + uint32(r.IntN(1+r.IntN(40)))
+		}
+		s.sampleTerms()
+		if want := (len(s.termSample) + termTopEvery - 1) / termTopEvery; len(s.termTop) != want {
+			t.Fatalf("%d terms: %d top samples, want %d", n, len(s.termTop), want)
+		}
+		for x := uint32(0); x <= id+2; x++ {
+			want, found := slices.BinarySearch(s.terms, x)
+			if !found {
+				want = -1
+			}
+			if got := s.termIndex(x); got != want {
+				t.Fatalf("%d terms: termIndex(%d) = %d, want %d", n, x, got, want)
 			}
 		}
 	}

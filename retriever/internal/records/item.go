@@ -36,28 +36,39 @@ func (t *Table) TimeAndLevel(n uint32) (*string, *string) {
 	if MetaKind(meta) == KindBeforeFirst {
 		return nil, nil
 	}
+	// Both strings in one allocation (a search's items make one each).
+	var both *[2]string
 	var level *string
 	if lv := MetaLevel(meta); lv != recordformat.None {
-		name := levelNames[lv]
-		level = &name
+		both = &[2]string{1: levelNames[lv]}
+		level = &both[1]
 	}
 	key := t.Time(i)
 	if key == recordformat.NoTime {
 		return nil, level
 	}
-	s := FormatTimeKey(key, meta&MetaDotMillis != 0)
-	return &s, level
+	if both == nil {
+		both = new([2]string)
+	}
+	both[0] = FormatTimeKey(key, meta&MetaDotMillis != 0)
+	return &both[0], level
 }
 
 // FormatTimeKey writes a time key (recordformat.TimeKey) back as the text it
 // was read from: its fourteen digits, laid out as `yyyy-MM-dd HH:mm:ss`, and
-// the milliseconds after a "." (dot) or a ",", when it has them.
+// the milliseconds after a "." (dot) or a ",", when it has them. It is made
+// on the stack and copied once, into the string.
 func FormatTimeKey(key int64, dot bool) string {
-	digits := strconv.FormatInt(key/1024, 10)
-	for len(digits) < 14 {
-		digits = "0" + digits
+	var num [20]byte
+	n := strconv.AppendInt(num[:0], key/1024, 10)
+	var padded [34]byte
+	digits := padded[:0]
+	for range 14 - min(len(n), 14) {
+		digits = append(digits, '0')
 	}
-	b := make([]byte, 0, StampWithMillis)
+	digits = append(digits, n...)
+	var out [StampWithMillis]byte
+	b := out[:0]
 	for i, layout := 0, "dddd-dd-dd dd:dd:dd"; i < len(layout); i++ {
 		if layout[i] == 'd' {
 			b = append(b, digits[0])
