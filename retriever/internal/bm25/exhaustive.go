@@ -52,6 +52,10 @@ func (sr *Searcher) exhaustive(s segRef, cs []termCursor, avgdl float64, q *quer
 	q.decoded = terms
 	norms := q.norms
 	runs := newDocCursor(f, s)
+	// A document below the outer heap's threshold only the inner heap may
+	// take (a nested search).
+	inner, nested := top.innerCursor(s)
+	outerTheta := top.floor(true)
 	// The merge's state in arrays of its own, which the compiler keeps on
 	// the stack, not behind the terms' slices. Each array ends in a sentinel
 	// past every document, so the merge needs no bounds but the sentinel's.
@@ -85,7 +89,7 @@ func (sr *Searcher) exhaustive(s segRef, cs []termCursor, avgdl float64, q *quer
 				has |= 1 << i
 			}
 		}
-		if bound >= theta && !runs.rejects(d) {
+		if bound >= theta && !runs.rejects(d) && (!nested || bound >= outerTheta || !inner.rejects(d)) {
 			norm := norms.Of(s.Len(d), avgdl)
 			score := 0.0
 			for i := range m {
@@ -96,7 +100,7 @@ func (sr *Searcher) exhaustive(s segRef, cs []termCursor, avgdl float64, q *quer
 			if score >= theta {
 				if ok, tag := runs.at(d); ok {
 					top.offer(Hit{Score: score, Seg: s.n, Doc: d, Group: tag, seg: s.Segment})
-					theta = top.threshold() * (1 - PruneSlack)
+					theta, outerTheta = top.floor(false), top.floor(true)
 				}
 			}
 		}
@@ -259,7 +263,8 @@ func (sr *Searcher) exhaustivePairs(s segRef, cs []termCursor, avgdl float64, q 
 // scores can enter.
 func offerScored(s segRef, docs []uint32, scores []float64, f Filter, top *topK) {
 	runs := newDocCursor(f, s)
-	theta := top.threshold() * (1 - PruneSlack)
+	inner, nested := top.innerCursor(s)
+	theta, outerTheta := top.floor(false), top.floor(true)
 	for j, d := range docs {
 		// A document of a group the filter rejects whole is left before its
 		// tie is asked about (the second search of a memo: most of the
@@ -267,9 +272,12 @@ func offerScored(s segRef, docs []uint32, scores []float64, f Filter, top *topK)
 		if scores[j] < theta || runs.rejects(d) || top.losesTie(scores[j], runs.group) {
 			continue
 		}
+		if nested && scores[j] < outerTheta && inner.rejects(d) {
+			continue // only the inner heap may take it, whose filter rejects its group
+		}
 		if ok, tag := runs.at(d); ok {
 			top.offer(Hit{Score: scores[j], Seg: s.n, Doc: d, Group: tag, seg: s.Segment})
-			theta = top.threshold() * (1 - PruneSlack)
+			theta, outerTheta = top.floor(false), top.floor(true)
 		}
 	}
 }
