@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/fsnotify/fsnotify"
@@ -90,7 +91,15 @@ func (ix *Index) Watch(ctx context.Context, onChange func(Changes)) error {
 	}()
 	defer updater.Wait()
 
-	wt := &watcher{ix: ix, w: w}
+	// The change probe (runfs.Probe) watches each folder before the watcher
+	// does: without one, every search takes the barrier's path.
+	probe, err := runfs.NewProbe()
+	if err != nil {
+		ix.log.Info("no change probe: every search waits for the watcher's barrier", zap.Error(err))
+	} else {
+		defer probe.Close()
+	}
+	wt := &watcher{ix: ix, w: w, probe: probe}
 	// From now on an update watches each folder it visits before it lists
 	// it, so that what changes after the listing raises an event; the
 	// folders of earlier updates are polled (their changes since were not
@@ -108,6 +117,9 @@ func (ix *Index) Watch(ctx context.Context, onChange func(Changes)) error {
 	} else {
 		defer bar.Close()
 		ix.fw.SetBarrier(bar)
+		if probe != nil {
+			ix.fw.SetProbe(probe)
+		}
 	}
 	kick()
 
@@ -327,4 +339,8 @@ type followState struct {
 	beforeBlock func(rel string, pos int64) error // an error fails the block's read
 	newWatcher  func() (*fsnotify.Watcher, error)
 	addWatch    func(w *fsnotify.Watcher, path string) error
+
+	// quietAnswers counts the searches answered with no barrier and no
+	// update (freshOnce: nothing changed), for tests.
+	quietAnswers atomic.Int64
 }
