@@ -333,3 +333,39 @@ func hookedRun(t *testing.T, fail func(path string) error) (*Index, string) {
 	startWatch(t, ix)
 	return ix, root
 }
+
+// TestProbeQuietRecordRequests: documentSymbol and hover (Outline,
+// RecordAt) skip the barrier when nothing changed, and see an append made
+// right before them.
+func TestProbeQuietRecordRequests(t *testing.T) {
+	ix, root := probeRun(t, Options{})
+	ctx := context.Background()
+	path := filepath.Join(ix.Root(), filepath.FromSlash(hist))
+	outline := func(want int) bool {
+		t.Helper()
+		before := ix.fw.quietAnswers.Load()
+		o, err := ix.Outline(ctx, path, 0)
+		must(t, err)
+		n := 0
+		for _, run := range o.Runs {
+			n += len(run.Records)
+		}
+		if n != want {
+			t.Fatalf("the outline holds %d records, want %d", n, want)
+		}
+		return ix.fw.quietAnswers.Load() > before
+	}
+	waitFor(t, "an outline made without the barrier", func() bool { return outline(1) })
+	for i := range 5 {
+		appendFile(t, root, hist, rec("c1", fmt.Sprintf("Alice record %d", i)))
+		if outline(2 + i) {
+			t.Fatal("the outline right after an append skipped the barrier")
+		}
+		facts, err := ix.RecordAt(ctx, path, 1+i, Request{Query: "x"})
+		must(t, err)
+		if facts == nil {
+			t.Fatalf("no record at line %d", 1+i)
+		}
+		waitFor(t, "an outline made without the barrier", func() bool { return outline(2 + i) })
+	}
+}

@@ -282,12 +282,21 @@ func (a askedEvents) await(ctx context.Context) error {
 // cheap: the barrier, then an update of what its events named, no walk. So
 // documentSymbol and hover sent right after an append see it. Without a
 // watcher the table is read as the last update left it (the watcher's or the
-// next search's): a walk per request is what issue 13 took away.
+// next search's): a walk per request is what issue 13 took away. When
+// nothing changed since the last update (runfs.Events.Quiet, as a search
+// asks it), there is nothing to bring: no barrier, no update.
 func (ix *Index) freshIfWatched(ctx context.Context) error {
-	if ix.fw.CurrentBarrier() == nil {
+	b := ix.fw.CurrentBarrier()
+	if b == nil {
 		return nil
 	}
+	if ix.indexed.Load() && ix.fw.Quiet(b) {
+		ix.fw.quietAnswers.Add(1)
+		return nil
+	}
+	pass := ix.fw.BeginPass() // what it drains, this update covers
 	_, err := ix.Refresh(ctx, nil)
+	ix.fw.EndPass(pass, err == nil)
 	return err
 }
 
@@ -340,7 +349,7 @@ type followState struct {
 	newWatcher  func() (*fsnotify.Watcher, error)
 	addWatch    func(w *fsnotify.Watcher, path string) error
 
-	// quietAnswers counts the searches answered with no barrier and no
-	// update (freshOnce: nothing changed), for tests.
+	// quietAnswers counts the requests answered with no barrier and no
+	// update (freshOnce, freshIfWatched: nothing changed), for tests.
 	quietAnswers atomic.Int64
 }
