@@ -17,11 +17,11 @@ import (
 // run does not hold (§12). Both rankings read one committed state under one
 // read lock.
 //
-// The lifted ranking U (the request with rules 1-4 lifted) is made first:
-// when every piece of U passes the rules, U is the result itself (a piece
-// that passes ranks in the result no lower than in U, and every piece above
-// it in the result is above it in U), so one ranking answers both; else the
-// request is ranked again with its rules.
+// The lifted ranking U (the request with rules 1-4 lifted) and the
+// request's own are made in one walk of the lists (runNested): the engine
+// keeps both heaps, pruning by the lower threshold, and asks the request's
+// rules only of pieces that U's filter accepted and that would enter the
+// request's heap (rules 1-4 only narrow U's filter).
 func (ix *Index) searchIndexed(ctx context.Context, req Request) (Result, error) {
 	return ix.searchFiltered(ctx, req, newFilter(&ix.state, ix.interpreter, req))
 }
@@ -52,21 +52,16 @@ func (ix *Index) rankAnswer(ctx context.Context, req Request, text string, f *fi
 	hits, agents, err = ix.rankLocked(text, req.Agent, req.topK(), func(q bm25.Query) ([]hit, error) {
 		ix.warnUnfielded(f, req.Agent)
 		return ix.confirmedHits(f, func() ([]hit, error) {
-			if !f.scopeEpisode || f.episode != "" {
-				q.Memo = &bm25.Memo{} // what the lifted ranking scores, the request's own may reuse
+			var lifted, hits []hit
+			var err error
+			if f.scopeEpisode && f.episode == "" {
+				// rule 1: nothing without a current episode
+				lifted, err = ix.run(ctx, q, liftedFilter(f))
+			} else {
+				lifted, hits, err = ix.runNested(ctx, q, liftedFilter(f), f)
 			}
-			lifted, err := ix.run(ctx, q, liftedFilter(f))
-			hits := lifted
-			switch {
-			case err != nil:
+			if err != nil {
 				return nil, err
-			case f.scopeEpisode && f.episode == "":
-				hits = nil // rule 1: nothing without a current episode
-			case everyHitEvidence(&ix.state, lifted, f):
-			default:
-				if hits, err = ix.run(ctx, q, f); err != nil {
-					return nil, err
-				}
 			}
 			hidden, notices = hiddenOf(&ix.state, lifted, hits, f), noticesOf(&ix.state, req)
 			return hits, nil
@@ -92,16 +87,6 @@ func hitAgents(c *corpus.State, hits []hit) []string {
 // which stay out (§12).
 func liftedFilter(f *filter) *filter {
 	return &filter{records: true, turnHash: f.turnHash, hasTurn: f.hasTurn, window: f.window, exclude: f.exclude}
-}
-
-// everyHitEvidence reports whether every hit passes f's rules.
-func everyHitEvidence(c *corpus.State, hits []hit, f *filter) bool {
-	for _, h := range hits {
-		if pieceReason(c, f, h) != "" {
-			return false
-		}
-	}
-	return true
 }
 
 // hiddenOf counts the hits of the lifted ranking that f's rules kept out and

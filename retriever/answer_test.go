@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -632,4 +633,101 @@ func checkHidden(t *testing.T, ix *Index, req Request) Hidden {
 		t.Fatalf("%+v: items %q, brute force %q", req, texts(res.Items), texts(want))
 	}
 	return res.Hidden
+}
+
+// TestNestedRankingEqualsTwoRankings: a request's two rankings made in one
+// walk of the lists (rankAnswer: the lifted one and the request's own)
+// give exactly what two plain rankings give — the lifted one, then the
+// request's own with its rules — hit by hit (segment, piece, score to the
+// last bit, order) and hidden count by hidden count, on a generated run,
+// every way of searching, random requests at k 1, 5, 10 and 60, with and
+// without a context, a scope, an agent.
+func TestNestedRankingEqualsTwoRankings(t *testing.T) {
+	opts := rungen.Options{Bytes: 1 << 20, Seed: 9, Episodes: 3, Agents: 2}
+	dir := t.TempDir()
+	if _, err := rungen.Generate(context.Background(), dir, opts); err != nil {
+		t.Fatal(err)
+	}
+	queries := append(rungen.Queries(opts, 16), "error", "the")
+	ctx := context.Background()
+	for _, tc := range pathTunings {
+		t.Run(tc.name, func(t *testing.T) {
+			ix := openTest(t, Options{Root: dir})
+			ix.searcher.Tuning = tc.tune
+			if _, err := ix.Refresh(ctx, nil); err != nil {
+				t.Fatal(err)
+			}
+			info, err := ix.Info(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := rand.New(rand.NewPCG(9, 9))
+			differ := 0
+			for _, q := range queries {
+				for i, k := range []int{1, 5, 10, 60} {
+					ep := info.Episodes[r.IntN(len(info.Episodes))]
+					req := randomRequest(r, q, info.Agents, append(ep.Conversations, "nope"), len(info.Episodes)+1, 1)
+					req.TopK = k
+					if i%2 == 0 { // without a context: the rules reject every record file whole
+						req.Episode, req.Conversation, req.Scope = "", "", ""
+					}
+					f := newFilter(&ix.state, ix.interpreter, req)
+					text := req.rankingText()
+					got, _, gotHidden, _, err := ix.rankAnswer(ctx, req, text, f)
+					if err != nil {
+						t.Fatal(err)
+					}
+					want, lifted, wantHidden := rankTwice(t, ix, req, text, f)
+					if !slices.EqualFunc(got, want, sameHit) || gotHidden != wantHidden {
+						t.Fatalf("%+v:\n one walk  %v hidden %+v\n two plain %v hidden %+v", req, briefHits(got), gotHidden, briefHits(want), wantHidden)
+					}
+					if !slices.EqualFunc(lifted, want, sameHit) {
+						differ++
+					}
+				}
+			}
+			if differ < len(queries) {
+				t.Errorf("the rules changed the ranking of only %d of %d requests", differ, 4*len(queries))
+			}
+		})
+	}
+}
+
+// rankTwice is a request's ranking made plainly, as two searches: the
+// lifted one, and the one with the request's rules (none under rule 1
+// without a current episode); its hits, the lifted ones and hidden.
+func rankTwice(t *testing.T, ix *Index, req Request, text string, f *filter) (hits, lifted []hit, hidden Hidden) {
+	t.Helper()
+	ctx := context.Background()
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	q, err := newQuery(&ix.state, text, req.Agent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q.K = req.topK()
+	if lifted, err = ix.run(ctx, q, liftedFilter(f)); err != nil {
+		t.Fatal(err)
+	}
+	if !f.scopeEpisode || f.episode != "" {
+		if hits, err = ix.run(ctx, q, f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return hits, lifted, hiddenOf(&ix.state, lifted, hits, f)
+}
+
+// sameHit reports whether two hits are one piece with one score, to the
+// last bit.
+func sameHit(a, b hit) bool {
+	return a.seg == b.seg && a.doc == b.doc && a.tag == b.tag && math.Float64bits(a.score) == math.Float64bits(b.score)
+}
+
+// briefHits is hits as (file piece score).
+func briefHits(hs []hit) string {
+	var b strings.Builder
+	for _, h := range hs {
+		fmt.Fprintf(&b, "(%d/%d %.6g) ", h.tag, h.doc, h.score)
+	}
+	return b.String()
 }

@@ -228,6 +228,7 @@ func (ix *Index) updateChecked(ctx context.Context, progress func(Progress)) (Ch
 func (ix *Index) refresh(ctx context.Context, progress func(Progress)) (Changes, error) {
 	ix.refreshMu.Lock()
 	defer ix.refreshMu.Unlock()
+	defer ix.fw.Settle() // what it left polled or undone, for a search's quiet check (runfs.Probe)
 	sc, err := ix.scan()
 	if err != nil {
 		return Changes{}, err
@@ -258,9 +259,6 @@ func (ix *Index) refresh(ctx context.Context, progress func(Progress)) (Changes,
 		defer ix.mu.RUnlock()
 		return maps.Equal(eps, ix.state.Episodes)
 	})
-	defer func() {
-		fw.SetPolledFiles(len(fw.PollFiles))
-	}()
 	if len(tasks) == 0 && len(removed) == 0 {
 		if episodes != nil {
 			ix.commit(nil, nil, nil, episodes)

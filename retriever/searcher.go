@@ -36,16 +36,37 @@ func newQuery(c *corpus.State, text, agent string) (bm25.Query, error) {
 // the best k pieces with distinct texts, equal scores in location order, and
 // gives each its file. The caller holds the read lock.
 func (ix *Index) run(ctx context.Context, q bm25.Query, f *filter) ([]hit, error) {
+	outer, _, err := ix.runNested(ctx, q, f, nil)
+	return outer, err
+}
+
+// runNested is run under two filters in one walk of the lists
+// (bm25.Searcher.SearchNested): outer's hits and inner's (nil: none), where
+// inner lets in no piece that outer keeps out. The caller holds the read
+// lock.
+func (ix *Index) runNested(ctx context.Context, q bm25.Query, outer, inner *filter) (outerHits, innerHits []hit, err error) {
 	q.Groups = func(a, b uint32) int { return fileOrder(&ix.state, a, b) }
-	found, err := ix.searcher.Search(ctx, ix.state.Postings, &ix.state.Stats, q, &evidenceFilter{ix: ix, f: f, agent: q.Part}, func(a, b bm25.Hit) bool { return locationBefore(&ix.state, a, b) })
+	var innerF bm25.Filter
+	if inner != nil {
+		innerF = &evidenceFilter{ix: ix, f: inner, agent: q.Part}
+	}
+	o, in, err := ix.searcher.SearchNested(ctx, ix.state.Postings, &ix.state.Stats, q, &evidenceFilter{ix: ix, f: outer, agent: q.Part}, innerF, func(a, b bm25.Hit) bool { return locationBefore(&ix.state, a, b) })
+	if err != nil {
+		return nil, nil, err
+	}
+	return ix.hitsOf(o), ix.hitsOf(in), nil
+}
+
+// hitsOf gives the engine's hits their segments and files.
+func (ix *Index) hitsOf(found []bm25.Hit) []hit {
 	if len(found) == 0 {
-		return nil, err
+		return nil
 	}
 	hits := make([]hit, len(found))
 	for i, h := range found {
 		hits[i] = hit{score: h.Score, seg: ix.state.Segments[h.Seg], doc: h.Doc, tag: h.Group, fs: ix.state.File(h.Group)}
 	}
-	return hits, err
+	return hits
 }
 
 // hit is a scored piece, with its segment and file.

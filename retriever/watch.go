@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/fsnotify/fsnotify"
@@ -90,7 +91,15 @@ func (ix *Index) Watch(ctx context.Context, onChange func(Changes)) error {
 	}()
 	defer updater.Wait()
 
-	wt := &watcher{ix: ix, w: w}
+	// The change probe (runfs.Probe) watches each folder before the watcher
+	// does: without one, every search takes the barrier's path.
+	probe, err := runfs.NewProbe()
+	if err != nil {
+		ix.log.Info("no change probe: every search waits for the watcher's barrier", zap.Error(err))
+	} else {
+		defer probe.Close()
+	}
+	wt := &watcher{ix: ix, w: w, probe: probe}
 	// From now on an update watches each folder it visits before it lists
 	// it, so that what changes after the listing raises an event; the
 	// folders of earlier updates are polled (their changes since were not
@@ -108,6 +117,9 @@ func (ix *Index) Watch(ctx context.Context, onChange func(Changes)) error {
 	} else {
 		defer bar.Close()
 		ix.fw.SetBarrier(bar)
+		if probe != nil {
+			ix.fw.SetProbe(probe)
+		}
 	}
 	kick()
 
@@ -270,12 +282,21 @@ func (a askedEvents) await(ctx context.Context) error {
 // cheap: the barrier, then an update of what its events named, no walk. So
 // documentSymbol and hover sent right after an append see it. Without a
 // watcher the table is read as the last update left it (the watcher's or the
-// next search's): a walk per request is what issue 13 took away.
+// next search's): a walk per request is what issue 13 took away. When
+// nothing changed since the last update (runfs.Events.Quiet, as a search
+// asks it), there is nothing to bring: no barrier, no update.
 func (ix *Index) freshIfWatched(ctx context.Context) error {
-	if ix.fw.CurrentBarrier() == nil {
+	b := ix.fw.CurrentBarrier()
+	if b == nil {
 		return nil
 	}
+	if ix.indexed.Load() && ix.fw.Quiet(b) {
+		ix.fw.quietAnswers.Add(1)
+		return nil
+	}
+	pass := ix.fw.BeginPass() // what it drains, this update covers
 	_, err := ix.Refresh(ctx, nil)
+	ix.fw.EndPass(pass, err == nil)
 	return err
 }
 
@@ -327,4 +348,8 @@ type followState struct {
 	beforeBlock func(rel string, pos int64) error // an error fails the block's read
 	newWatcher  func() (*fsnotify.Watcher, error)
 	addWatch    func(w *fsnotify.Watcher, path string) error
+
+	// quietAnswers counts the requests answered with no barrier and no
+	// update (freshOnce, freshIfWatched: nothing changed), for tests.
+	quietAnswers atomic.Int64
 }

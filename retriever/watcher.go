@@ -19,8 +19,9 @@ import (
 
 // watcher is a running Watch's fsnotify watcher.
 type watcher struct {
-	ix *Index
-	w  *fsnotify.Watcher
+	ix    *Index
+	w     *fsnotify.Watcher
+	probe *runfs.Probe // nil: none (off Linux, or none could be made)
 }
 
 // event records what an event may have changed, and reports whether the
@@ -31,9 +32,15 @@ func (wt *watcher) event(ev fsnotify.Event) bool {
 		return false
 	}
 	gone := ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename)
-	return wt.ix.fw.Event(rel, ev.Op&^fsnotify.Write != 0, gone, func(w string) {
-		_ = wt.w.Remove(runfs.Abs(wt.ix.root, w)) // the kernel may have dropped it already
-	})
+	return wt.ix.fw.Event(rel, ev.Op&^fsnotify.Write != 0, gone, wt.unwatch)
+}
+
+// unwatch drops folder rel's watch, the watcher's and then the probe's
+// (runfs.Probe: the probe watches at least what the watcher does). The
+// kernel may have dropped them already.
+func (wt *watcher) unwatch(rel string) {
+	_ = wt.w.Remove(runfs.Abs(wt.ix.root, rel))
+	wt.probe.Remove(rel)
 }
 
 // add watches the folder rel, listed at inode ino. A folder that cannot be
@@ -43,13 +50,23 @@ func (wt *watcher) add(rel string, ino uint64) error {
 	path := runfs.Abs(wt.ix.root, rel)
 	err := runfs.Unwatchable(path)
 	if err == nil {
-		if add := wt.ix.fw.addWatch; add != nil {
-			err = add(wt.w, path)
-		} else {
-			err = wt.w.Add(path)
+		// The probe's watch first, so that whatever the watcher's raises,
+		// the probe's raised too (runfs.Probe). A probe that cannot watch
+		// the folder is off for good; the watcher goes on.
+		if perr := wt.probe.Add(rel, path); perr != nil {
+			wt.ix.once.note("watch:probe", "the change probe cannot watch every folder: every search waits for the watcher's barrier",
+				zap.String("folder", rel), zap.Error(perr))
+		}
+		err = wt.addWatcher(path)
+		if errors.Is(err, syscall.ENOSPC) && wt.probe.Watches() > 0 {
+			// The probe's watches count against the same per-user limit:
+			// the watcher's come first.
+			wt.probe.Refuse()
+			err = wt.addWatcher(path)
 		}
 	}
 	if err != nil {
+		wt.probe.Remove(rel)
 		fields := []zap.Field{zap.String("folder", rel), zap.Duration("every", pollInterval), zap.Error(err)}
 		if errors.Is(err, syscall.ENOSPC) {
 			fields = append(fields, zap.String("hint", "the inotify watch limit is reached: raise fs.inotify.max_user_watches"))
@@ -60,19 +77,26 @@ func (wt *watcher) add(rel string, ino uint64) error {
 	// The watch is of what is at the path now: another folder than the
 	// one listed is left to the next update (its parent's event names it).
 	if info, err := os.Lstat(path); err != nil || !info.IsDir() || sameID(info, ino) != nil {
-		_ = wt.w.Remove(path)
+		wt.unwatch(rel)
 		return errors.New("replaced while a watch was added")
 	}
 	return nil
+}
+
+// addWatcher adds the watcher's watch of the folder at path (a test's
+// hook may stand for it).
+func (wt *watcher) addWatcher(path string) error {
+	if add := wt.ix.fw.addWatch; add != nil {
+		return add(wt.w, path)
+	}
+	return wt.w.Add(path)
 }
 
 // sync stops watching the folders that left the run folder (or were
 // replaced): a folder moved keeps its watch, an inode's, under its old path,
 // which a watch of its new path would reuse, reporting its events there.
 func (wt *watcher) sync() {
-	wt.ix.fw.Sync(func(rel string) {
-		_ = wt.w.Remove(runfs.Abs(wt.ix.root, rel)) // usually gone with its folder
-	})
+	wt.ix.fw.Sync(wt.unwatch) // usually gone with its folder
 }
 
 // sameID returns nil when info is the folder of inode ino.

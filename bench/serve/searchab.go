@@ -29,6 +29,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"runls/internal/rungen"
@@ -58,6 +60,7 @@ func runSearchAB(cfg config) (int, error) {
 	names := [2]string{"runls", "before"}
 	var reps [2]*report
 	var cpu [2]time.Duration
+	var switches [2]int64
 	var asked [2]int
 	fmt.Printf("load at the start: %s\n", loadAverage())
 	code := 0
@@ -90,8 +93,10 @@ func runSearchAB(cfg config) (int, error) {
 			code = 1
 		}
 		var before [2]time.Duration
+		var switchesBefore [2]int64
 		for i, s := range srvs {
 			before[i] = settledCPU(s.cmd.Process.Pid)
+			switchesBefore[i] = contextSwitches(s.cmd.Process.Pid)
 		}
 		for round := range cfg.rounds {
 			for _, q := range queries {
@@ -106,6 +111,7 @@ func runSearchAB(cfg config) (int, error) {
 		}
 		for i, s := range srvs {
 			cpu[i] += cpuTime(s.cmd.Process.Pid) - before[i]
+			switches[i] += contextSwitches(s.cmd.Process.Pid) - switchesBefore[i]
 			if err := s.shutdown(); err != nil {
 				return 0, err
 			}
@@ -119,6 +125,7 @@ func runSearchAB(cfg config) (int, error) {
 		slowest := r.printQueries(&b)
 		fails := r.printSetMedians(&b)
 		fmt.Fprintf(&b, "CPU a request (searches and unknown methods, %d): %.1f µs\n", asked[i], float64(cpu[i].Microseconds())/float64(max(asked[i], 1)))
+		fmt.Fprintf(&b, "context switches a request: %.2f\n", float64(switches[i])/float64(max(asked[i], 1)))
 		for w, q := range slowest {
 			if d := median(r.perQuery[w][q]); ways[w].topK == 10 && d > maxTop10 {
 				fails = append(fails, fmt.Sprintf("%s, %s: median %s > %s", q, ways[w].name, ms(d), ms(maxTop10)))
@@ -133,6 +140,28 @@ func runSearchAB(cfg config) (int, error) {
 		}
 	}
 	return code, nil
+}
+
+// contextSwitches is how many times a process's threads were switched out
+// so far, voluntarily or not (/proc/PID/task/*/status): a request that
+// wakes another goroutine (the watcher's barrier, before issue 33's change
+// probe) costs some.
+func contextSwitches(pid int) int64 {
+	tasks, _ := filepath.Glob("/proc/" + strconv.Itoa(pid) + "/task/*/status")
+	var n int64
+	for _, t := range tasks {
+		data, err := os.ReadFile(t)
+		if err != nil {
+			continue // the thread ended
+		}
+		for _, line := range strings.Split(string(data), "\n") {
+			if k, v, ok := strings.Cut(line, ":"); ok && strings.HasSuffix(k, "ctxt_switches") {
+				c, _ := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+				n += c
+			}
+		}
+	}
+	return n
 }
 
 // settledCPU waits until a server's CPU time stops growing (a first

@@ -58,10 +58,9 @@
 // Documents that tie by the thousand (templated log lines) are out of reach
 // of no bound, as a bound is an upper one: each is scored. What makes them
 // cheap: a Query's GroupOrder (the tie order's first keys, by group) decides a
-// tie with the worst kept hit once for a run of a group's documents; and a
-// Memo given to two searches of one query (an owner's ranking without its
-// rules, then with them) keeps the pairs path's scored candidates of each
-// segment, so that the second search only offers them.
+// tie with the worst kept hit once for a run of a group's documents; and an
+// owner's ranking without its rules and with them is one search
+// (SearchNested), so such documents are scored once, not once a ranking.
 //
 // # Persisted
 //

@@ -52,6 +52,10 @@ func (sr *Searcher) exhaustive(s segRef, cs []termCursor, avgdl float64, q *quer
 	q.decoded = terms
 	norms := q.norms
 	runs := newDocCursor(f, s)
+	// A document below the outer heap's threshold only the inner heap may
+	// take (a nested search).
+	inner, nested := top.innerCursor(s)
+	outerTheta := top.floor(true)
 	// The merge's state in arrays of its own, which the compiler keeps on
 	// the stack, not behind the terms' slices. Each array ends in a sentinel
 	// past every document, so the merge needs no bounds but the sentinel's.
@@ -85,7 +89,7 @@ func (sr *Searcher) exhaustive(s segRef, cs []termCursor, avgdl float64, q *quer
 				has |= 1 << i
 			}
 		}
-		if bound >= theta && !runs.rejects(d) {
+		if bound >= theta && !runs.rejects(d) && (!nested || bound >= outerTheta || !inner.rejects(d)) {
 			norm := norms.Of(s.Len(d), avgdl)
 			score := 0.0
 			for i := range m {
@@ -96,7 +100,7 @@ func (sr *Searcher) exhaustive(s segRef, cs []termCursor, avgdl float64, q *quer
 			if score >= theta {
 				if ok, tag := runs.at(d); ok {
 					top.offer(Hit{Score: score, Seg: s.n, Doc: d, Group: tag, seg: s.Segment})
-					theta = top.threshold() * (1 - PruneSlack)
+					theta, outerTheta = top.floor(false), top.floor(true)
 				}
 			}
 		}
@@ -135,12 +139,6 @@ const maxPairTerms = 4
 // is in one list of its own term at most, so a second sighting is another
 // term's.
 func (sr *Searcher) exhaustivePairs(s segRef, cs []termCursor, avgdl float64, q *query, f Filter, top *topK) {
-	if q.memo != nil {
-		if sd, ok := q.memo.get(s.Segment); ok {
-			offerScored(s, sd.docs, sd.scores, f, top)
-			return
-		}
-	}
 	lists := q.decoded[:0]
 	for i := range cs {
 		var t decodedTerm
@@ -153,11 +151,7 @@ func (sr *Searcher) exhaustivePairs(s segRef, cs []termCursor, avgdl float64, q 
 	q.decoded = lists
 	total := 0
 	for i := range lists {
-		if q.memo != nil { // every candidate, for a second search under other rules
-			lists[i].docs, lists[i].tfs = decodeList(cs[i].it.p, lists[i].docs, lists[i].tfs)
-		} else {
-			lists[i].docs, lists[i].tfs = decodeKept(&cs[i], f, s, lists[i].docs, lists[i].tfs)
-		}
+		lists[i].docs, lists[i].tfs = decodeKept(&cs[i], f, s, lists[i].docs, lists[i].tfs)
 		lists[i].docs, lists[i].tfs = append(lists[i].docs, ^uint32(0)), append(lists[i].tfs, 0)
 		total += len(lists[i].docs) - 1
 	}
@@ -185,14 +179,10 @@ func (sr *Searcher) exhaustivePairs(s segRef, cs []termCursor, avgdl float64, q 
 	clear(seen)
 	q.cands = cands
 	cands = mergeRuns(cands[:n], runEnds[:len(lists)], &q.merged)
-	// Without a memo, the candidates of groups the filter rejects whole are
-	// left now (a query whose best documents are in files outside the
-	// request's rules); a memo keeps every candidate, for a second search
-	// under other rules.
-	if q.memo == nil {
-		runs := newDocCursor(f, s)
-		cands = slices.DeleteFunc(cands, runs.rejects)
-	}
+	// The candidates of groups the filter rejects whole are left now (a
+	// query whose best documents are in files outside the request's rules).
+	runs := newDocCursor(f, s)
+	cands = slices.DeleteFunc(cands, runs.rejects)
 	// The candidates' lengths first, in a loop of independent loads.
 	dls := slices.Grow(q.candDLs[:0], len(cands))[:len(cands)]
 	for j, d := range cands {
@@ -249,9 +239,6 @@ func (sr *Searcher) exhaustivePairs(s segRef, cs []termCursor, avgdl float64, q 
 		scores[j], lastDL, lastTFs, lastScore = score, int(dls[j]), tfs, score
 	}
 	q.candScores = scores
-	if q.memo != nil {
-		q.memo.put(s.Segment, cands, scores)
-	}
 	offerScored(s, cands, scores, f, top)
 }
 
@@ -259,17 +246,20 @@ func (sr *Searcher) exhaustivePairs(s segRef, cs []termCursor, avgdl float64, q 
 // scores can enter.
 func offerScored(s segRef, docs []uint32, scores []float64, f Filter, top *topK) {
 	runs := newDocCursor(f, s)
-	theta := top.threshold() * (1 - PruneSlack)
+	inner, nested := top.innerCursor(s)
+	theta, outerTheta := top.floor(false), top.floor(true)
 	for j, d := range docs {
 		// A document of a group the filter rejects whole is left before its
-		// tie is asked about (the second search of a memo: most of the
-		// candidates are outside the request's rules).
+		// tie is asked about.
 		if scores[j] < theta || runs.rejects(d) || top.losesTie(scores[j], runs.group) {
 			continue
 		}
+		if nested && scores[j] < outerTheta && inner.rejects(d) {
+			continue // only the inner heap may take it, whose filter rejects its group
+		}
 		if ok, tag := runs.at(d); ok {
 			top.offer(Hit{Score: scores[j], Seg: s.n, Doc: d, Group: tag, seg: s.Segment})
-			theta = top.threshold() * (1 - PruneSlack)
+			theta, outerTheta = top.floor(false), top.floor(true)
 		}
 	}
 }

@@ -27,7 +27,6 @@ type testIndex struct {
 	seed   maphash.Seed
 	tie    TieOrder   // hits of equal score; nil: placeOrder
 	groups GroupOrder // the tie order's first keys, or nil
-	memo   *Memo      // given to every search, or nil
 }
 
 func newTestIndex() *testIndex {
@@ -64,7 +63,7 @@ func (ti *testIndex) search(t testing.TB, tune Tuning, text string, part, k int,
 		f = acceptAll{}
 	}
 	sr := &Searcher{Tuning: tune}
-	hits, err := sr.Search(context.Background(), ti.segs, &ti.stats, Query{Terms: ti.dict.Lookup(Terms(text)), Part: part, K: k, Groups: ti.groups, Memo: ti.memo}, f, ti.tieOrder())
+	hits, err := sr.Search(context.Background(), ti.segs, &ti.stats, Query{Terms: ti.dict.Lookup(Terms(text)), Part: part, K: k, Groups: ti.groups}, f, ti.tieOrder())
 	if err != nil {
 		t.Fatal(err)
 	}

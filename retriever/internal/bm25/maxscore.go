@@ -130,12 +130,19 @@ func (sr *Searcher) single(s segRef, c *termCursor, avgdl float64, q *query, f F
 	norms := q.norms
 	runs := newDocCursor(f, s)
 	ahead := newDocCursor(f, s) // a block ahead of runs (see prefill)
-	theta := top.threshold() * (1 - PruneSlack)
+	// The inner filter's cursors (a nested search): a document below the
+	// outer heap's threshold only the inner heap may take.
+	innerAhead, nested := top.innerCursor(s)
+	innerRuns, _ := top.innerCursor(s)
+	theta, outerTheta := top.floor(false), top.floor(true)
 	var dls [skipEvery]uint16
 	for si := range c.blocks() {
 		from, end, prev, ub := c.block(si)
 		if ub < theta || ahead.rejectsThrough(c.firstDoc(si, from, prev), c.lastDoc(si)) {
 			continue
+		}
+		if nested && ub < outerTheta && innerAhead.rejectsThrough(prev+1, c.lastDoc(si)) {
+			continue // below the outer heap's threshold, of groups the inner filter rejects whole
 		}
 		// The block whole, then its documents' lengths in a loop of
 		// independent loads (their cache misses overlap), then the scores.
@@ -145,9 +152,12 @@ func (sr *Searcher) single(s segRef, c *termCursor, avgdl float64, q *query, f F
 		}
 		for j, d := range q.blockDocs {
 			if score := ScoreNorm(c.idf, q.blockTFs[j], norms.Of(dls[j], avgdl)); score >= theta {
+				if nested && score < outerTheta && innerRuns.rejects(d) {
+					continue
+				}
 				if ok, tag := runs.at(d); ok {
 					top.offer(Hit{Score: score, Seg: s.n, Doc: d, Group: tag, seg: s.Segment})
-					theta = top.threshold() * (1 - PruneSlack)
+					theta, outerTheta = top.floor(false), top.floor(true)
 				}
 			}
 		}

@@ -117,10 +117,18 @@ func (sr *Searcher) prefill(s segRef, cs []termCursor, r int, done []bool, avgdl
 		d, tf, k uint32 // k: the document's place in rare's list
 		dl       uint16
 	}
+	// The inner filter's cursors (a nested search): a document below the
+	// outer heap's threshold only the inner heap may take.
+	innerAhead, nested := top.innerCursor(s)
+	innerRuns, _ := top.innerCursor(s)
+	outerTheta := top.floor(true)
 	for si := range cs[r].blocks() {
 		from, end, prev, rareUB := cs[r].block(si)
 		if rareUB+rest < theta || ahead.rejectsThrough(cs[r].firstDoc(si, from, prev), cs[r].lastDoc(si)) {
 			continue
+		}
+		if nested && rareUB+rest < outerTheta && innerAhead.rejectsThrough(prev+1, cs[r].lastDoc(si)) {
+			continue // below the outer heap's threshold, of groups the inner filter rejects whole
 		}
 		q.blockDocs, q.blockTFs = decodeFrom(cs[r].it.p[from:end], prev, q.blockDocs[:0], q.blockTFs[:0])
 		n := 0
@@ -193,12 +201,12 @@ func (sr *Searcher) prefill(s segRef, cs []termCursor, r int, done []bool, avgdl
 			// Whether the filter accepts the document last: most documents are, and most
 			// fall short of the threshold before.
 			score := SumInOrder(contrib)
-			if pruned || score < theta {
+			if pruned || score < theta || nested && score < outerTheta && innerRuns.rejects(d) {
 				continue
 			}
 			if ok, tag := runs.at(d); ok {
 				top.offer(Hit{Score: score, Seg: s.n, Doc: d, Group: tag, seg: s.Segment})
-				theta = top.threshold() * (1 - PruneSlack)
+				theta, outerTheta = top.floor(false), top.floor(true)
 			}
 		}
 	}

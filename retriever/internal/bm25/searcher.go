@@ -19,7 +19,7 @@ type query struct {
 	part   int // -1: every partition
 	k      int
 	groups GroupOrder
-	memo   *Memo
+	inner  Filter    // a nested search's inner filter (SearchNested), or nil
 	best   []float64 // scratch for reach, by query term (cleared before each use)
 	*scratch
 }
@@ -119,17 +119,27 @@ type Query struct {
 	// it must agree with: it spares asking the TieOrder, and orders nothing
 	// differently.
 	Groups GroupOrder
-	// Memo, when set, keeps what this search scores for a second search of
-	// the same query (Memo); a Memo given to the first search is read by
-	// the second.
-	Memo *Memo
 }
 
 // Search scores a query over segs, whose statistics are st: the best K
 // documents that f accepts, of distinct keys, equal scores in tie's order.
 // The caller keeps segs and st unchanged until it returns.
 func (sr *Searcher) Search(ctx context.Context, segs []*Segment, st *Stats, qy Query, f Filter, tie TieOrder) ([]Hit, error) {
-	q := &query{part: qy.Part, k: qy.K, groups: qy.Groups, memo: qy.Memo}
+	hits, _, err := sr.SearchNested(ctx, segs, st, qy, f, nil, tie)
+	return hits, err
+}
+
+// SearchNested is Search under two filters at once, in one walk of the
+// lists: the best K documents that outer accepts (Search's answer with
+// outer) and the best K that inner accepts (Search's with inner), where
+// inner accepts no document that outer rejects. Every path prunes by the
+// lower of the two heaps' thresholds and asks inner only about documents
+// that outer accepted and that would enter inner's heap: an owner that
+// ranks a query without its rules and with them (retriever) walks the
+// lists, reads the lengths and asks the outer filter once, where two
+// searches did each twice (issue 33). A nil inner: Search with outer.
+func (sr *Searcher) SearchNested(ctx context.Context, segs []*Segment, st *Stats, qy Query, outer, inner Filter, tie TieOrder) (outerHits, innerHits []Hit, err error) {
+	q := &query{part: qy.Part, k: qy.K, groups: qy.Groups, inner: inner}
 	docs, terms := st.totals(qy.Part)
 	for _, id := range qy.Terms {
 		df := st.df(qy.Part, id)
@@ -139,13 +149,18 @@ func (sr *Searcher) Search(ctx context.Context, segs []*Segment, st *Stats, qy Q
 		q.terms = append(q.terms, queryTerm{id: id, idf: IDF(docs, df)})
 	}
 	if len(q.terms) == 0 || docs == 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
 	avgdl := float64(terms) / float64(docs)
-	if q.memo != nil {
-		q.memo.begin(q.terms, avgdl)
+	top, err := sr.run(ctx, q, outer, segs, avgdl, tie)
+	if err != nil {
+		return nil, nil, err
 	}
-	return sr.run(ctx, q, f, segs, avgdl, tie)
+	outerHits = top.sorted()
+	if top.inner != nil {
+		innerHits = top.inner.top.sorted()
+	}
+	return outerHits, innerHits, nil
 }
 
 // A Searcher runs queries over segments: it holds the thresholds that
@@ -160,8 +175,8 @@ type Searcher struct {
 
 // run scores the query over segs, whose average document length is avgdl: the
 // best k documents that f accepts, with distinct texts, equal scores in tie's
-// order.
-func (sr *Searcher) run(ctx context.Context, q *query, f Filter, segs []*Segment, avgdl float64, tie TieOrder) ([]Hit, error) {
+// order, in the heap it returns (with q.inner's in its inner heap).
+func (sr *Searcher) run(ctx context.Context, q *query, f Filter, segs []*Segment, avgdl float64, tie TieOrder) (*topK, error) {
 	q.norms = sr.normsFor(avgdl)
 	q.scratch = sr.getScratch()
 	q.best = slices.Grow(q.scratch.bestBuf[:0], len(q.terms))[:len(q.terms)]
@@ -208,11 +223,11 @@ func (sr *Searcher) run(ctx context.Context, q *query, f Filter, segs []*Segment
 	}
 	q.work, q.cursors = work, all
 	if size < sr.Tuning.ParallelMin || len(work) < 2 || len(q.terms) < 2 {
-		top := newTopK(q.k, tie, q.groups)
+		top := q.newTop(tie)
 		if err := sr.search(ctx, q, f, work, avgdl, top); err != nil {
 			return nil, err
 		}
-		return top.sorted(), nil
+		return top, nil
 	}
 	// A query of several terms with many postings (one term alone is
 	// walked fast enough, its blocks skipped): two halves of the segments,
@@ -230,9 +245,13 @@ func (sr *Searcher) run(ctx context.Context, q *query, f Filter, segs []*Segment
 		}
 		halves[h], sizes[h] = append(halves[h], w), sizes[h]+w.size
 	}
-	shared := newSharedBound()
-	tops := [2]*topK{newTopK(q.k, tie, q.groups), newTopK(q.k, tie, q.groups)}
-	tops[0].shared, tops[1].shared = shared, shared
+	tops := [2]*topK{q.newTop(tie), q.newTop(tie)}
+	tops[0].shared = newSharedBound()
+	tops[1].shared = tops[0].shared
+	if q.inner != nil {
+		tops[0].inner.top.shared = newSharedBound()
+		tops[1].inner.top.shared = tops[0].inner.top.shared
+	}
 	other := q.fork(sr.getScratch())
 	defer sr.putScratch(other.scratch)
 	var otherErr error
@@ -262,9 +281,24 @@ func (sr *Searcher) run(ctx context.Context, q *query, f Filter, segs []*Segment
 		return nil, err
 	}
 	for _, h := range tops[1].h.hits {
-		tops[0].offer(h)
+		tops[0].keep(h)
 	}
-	return tops[0].sorted(), nil
+	if q.inner != nil {
+		for _, h := range tops[1].inner.top.h.hits {
+			tops[0].inner.top.keep(h)
+		}
+	}
+	return tops[0], nil
+}
+
+// newTop returns the query's heap: with an inner heap for q.inner, when
+// set.
+func (q *query) newTop(tie TieOrder) *topK {
+	t := newTopK(q.k, tie, q.groups)
+	if q.inner != nil {
+		t.inner = &innerTopK{top: newTopK(q.k, tie, q.groups), f: q.inner}
+	}
+	return t
 }
 
 // byReach returns work ordered by reach, highest first, equal reaches in
@@ -309,7 +343,7 @@ type segmentWork struct {
 // fork returns a copy of the query for another goroutine: the same terms
 // and tables (read only), scratch buffers of its own (sc).
 func (q *query) fork(sc *scratch) *query {
-	c := &query{norms: q.norms, terms: q.terms, part: q.part, k: q.k, groups: q.groups, memo: q.memo, scratch: sc}
+	c := &query{norms: q.norms, terms: q.terms, part: q.part, k: q.k, groups: q.groups, inner: q.inner, scratch: sc}
 	c.best = slices.Grow(sc.bestBuf[:0], len(q.terms))[:len(q.terms)]
 	sc.bestBuf = c.best
 	return c

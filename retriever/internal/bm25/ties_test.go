@@ -101,48 +101,6 @@ func TestTiesEqualExhaustive(t *testing.T) {
 	}
 }
 
-// TestMemoEqualExhaustive: a query searched twice with one Memo, first
-// with every document, then under a filter (as an owner ranks without its
-// rules, then with them), and then another query with the same Memo, gives
-// each time the hits of scoring every posting, on every path.
-func TestMemoEqualExhaustive(t *testing.T) {
-	queries := []string{"rate limited retrying", "rate limited", "limited attempt w3", "rate w0 w1", "call again"}
-	for _, p := range pruningPaths {
-		t.Run(p.name, func(t *testing.T) {
-			r := rand.New(rand.NewPCG(7, 8))
-			ti := newTestIndex()
-			ti.tie, ti.groups = groupFirst, func(a, b uint32) int { return cmp.Compare(groupHash(a), groupHash(b)) }
-			for i, n := range []int{2000, 600, 40, 1500, 3000} {
-				s := ti.add(p.tune.LayerMin, templatedDocs(r, n, []int{3, 50}[i%2])...)
-				for d := uint32(0); d < uint32(s.Docs()); d += 17 {
-					ti.stats.Drop(s.Group(d)%2, s, d, d+1)
-				}
-			}
-			filtered := groupFilter{
-				whole: map[uint32]bool{2: true, 5: true},
-				each:  func(seg int, doc uint32) bool { return (doc+uint32(seg))%5 != 0 },
-			}
-			ti.memo = &Memo{}
-			for qi, query := range queries {
-				for _, k := range []int{1, 10, 60} {
-					// the same Memo across queries: another query's is dropped
-					for fi, f := range []Filter{nil, filtered, partFilter{filtered, uint32(qi % 2)}, spanFilter{lo: 3, hi: 55, f: filtered}} {
-						part := -1
-						if fi == 2 {
-							part = qi % 2
-						}
-						got := ti.search(t, p.tune, query, part, k, f)
-						want := ti.bruteForce(query, part, k, f)
-						if !slices.Equal(got, want) {
-							t.Fatalf("%q k %d filter %d:\n got  %v\n want %v", query, k, fi, brief(got), brief(want))
-						}
-					}
-				}
-			}
-		})
-	}
-}
-
 // BenchmarkTies: a query of the templated words at top 5 and 10 over
 // eight segments of 100,000 documents, one in 50 templated: some 16,000
 // documents tie for the best score, in a few thousand postings a segment,

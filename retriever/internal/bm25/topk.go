@@ -53,6 +53,44 @@ type topK struct {
 	shared *sharedBound
 	groups GroupOrder // nil: the tie order alone
 	memo   groupMemo  // groups' last answer
+	// inner, when set, is a nested search's second heap (SearchNested):
+	// every hit offered is offered to it too, and the threshold is the
+	// lower of the two.
+	inner *innerTopK
+}
+
+// innerTopK is the heap of a nested search's inner filter: of the hits
+// offered (which the outer filter accepted), the best k that it accepts too.
+// The filter is asked only of a hit that would enter the heap, its group's
+// verdict once a run of offers from one group.
+type innerTopK struct {
+	top *topK
+	f   Filter
+	// the last group asked about and its verdict
+	seg     int
+	group   uint32
+	verdict Verdict
+	known   bool
+}
+
+// offer offers c to the heap when the inner filter accepts it (c is alive).
+func (in *innerTopK) offer(c Hit) {
+	t := in.top
+	if len(t.h.hits) == t.k && !t.beatsWorst(&c) {
+		return
+	}
+	if !in.known || in.seg != c.Seg || in.group != c.Group {
+		in.seg, in.group, in.verdict, in.known = c.Seg, c.Group, in.f.Group(c.Seg, c.Group), true
+	}
+	switch in.verdict {
+	case RejectAll:
+		return
+	case CheckEach:
+		if !in.f.Accept(c.Seg, c.Doc, c.Group) {
+			return
+		}
+	}
+	t.keep(c)
 }
 
 // groupMemo is a GroupOrder's answer for two groups.
@@ -92,7 +130,17 @@ func newTopK(k int, tie TieOrder, groups GroupOrder) *topK {
 	return t
 }
 
+// offer offers a hit that the filter accepted: to the heap, and to the
+// inner heap when there is one.
 func (t *topK) offer(c Hit) {
+	if t.inner != nil {
+		t.inner.offer(c)
+	}
+	t.keep(c)
+}
+
+// keep offers c to this heap alone.
+func (t *topK) keep(c Hit) {
 	// Full, a hit that is not better than the worst kept is better than no
 	// kept one, its own key's included: every kept hit is better than the
 	// worst. Asked before the key is looked up, as the hits of a query whose
@@ -141,6 +189,9 @@ func (t *topK) beatsWorst(c *Hit) bool {
 // enter: the heap is full, the score is the worst kept hit's, and the groups'
 // order puts group after the worst's. False says nothing.
 func (t *topK) losesTie(score float64, group uint32) bool {
+	if t.inner != nil && !t.inner.top.losesTie(score, group) {
+		return false
+	}
 	if len(t.h.hits) < t.k || t.groups == nil {
 		return false
 	}
@@ -164,8 +215,37 @@ func (t *topK) publish() {
 }
 
 // threshold is the score a document must reach to enter: the worst kept when
-// there are k, else -1; or the shared threshold, when higher.
+// there are k, else -1; or the shared threshold, when higher. With an
+// inner heap, the lower of its threshold and this heap's.
 func (t *topK) threshold() float64 {
+	if t.inner != nil {
+		return min(t.ownThreshold(), t.inner.top.ownThreshold())
+	}
+	return t.ownThreshold()
+}
+
+// floor is the score a document must reach to enter a heap, the threshold
+// less PruneSlack: either heap's, or the outer heap's alone when onlyOuter
+// (the inner filter rejects the document).
+func (t *topK) floor(onlyOuter bool) float64 {
+	if onlyOuter {
+		return t.ownThreshold() * (1 - PruneSlack)
+	}
+	return t.threshold() * (1 - PruneSlack)
+}
+
+// innerCursor returns a cursor of the inner filter over s's documents, for
+// a path to learn which group runs only the outer heap may take from; ok
+// is false without an inner heap.
+func (t *topK) innerCursor(s segRef) (c docCursor, ok bool) {
+	if t.inner == nil {
+		return docCursor{}, false
+	}
+	return newDocCursor(t.inner.f, s), true
+}
+
+// ownThreshold is threshold without the inner heap.
+func (t *topK) ownThreshold() float64 {
 	own := -1.0
 	if len(t.h.hits) == t.k {
 		own = t.h.hits[0].Score

@@ -235,6 +235,13 @@ func (b *Barrier) giveUp() {
 	b.signal()
 }
 
+// healthy reports whether the barrier's writes work.
+func (b *Barrier) healthy() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.err == nil
+}
+
 func (b *Barrier) signal() {
 	close(b.changed)
 	b.changed = make(chan struct{})

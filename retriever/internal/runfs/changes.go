@@ -18,6 +18,7 @@ type Events struct {
 	mu         sync.Mutex
 	watching   bool
 	bar        *Barrier          // set while events are healthy
+	probe      *Probe            // set while the watcher has one (probe.go)
 	watched    map[string]uint64 // folders under watch, with the inode watched
 	folders    map[string]uint64 // the folders of the last update, with their inodes
 	polled     map[string]bool   // folders of the last update that are not watched
@@ -28,6 +29,15 @@ type Events struct {
 	kick       chan struct{}                      // tells the watcher that the folders changed
 	// polledFiles is how many files the last update polled.
 	polledFiles int
+	// unsettled: the last update left folders that could not be read, or
+	// files a cancellation left undone (Discovery.Settle).
+	unsettled bool
+	// taken: a change set was taken (Take) by an update not yet ended
+	// (Discovery.Settle): what it holds may not be committed yet.
+	taken bool
+	// drops counts the events that dropped watches (Event, gone): a watch
+	// added meanwhile may be one of those dropped (Watch).
+	drops uint64
 }
 
 // ChangeSet is what an incremental update looks at, taken from the watcher's
@@ -63,6 +73,7 @@ func (f *Events) Stop() {
 	defer f.mu.Unlock()
 	f.watching = false
 	f.bar = nil
+	f.probe = nil
 	f.adder = nil
 	f.watched = nil
 	f.polled = nil
@@ -85,6 +96,12 @@ func (f *Events) SetAdder(add func(rel string, ino uint64) error) {
 // Watch makes sure a running watcher watches folder rel at inode ino, and
 // reports whether it began to now: then what changed in the folder before
 // is polled by the caller. A folder that cannot be watched stays polled.
+//
+// An event that drops watches while the watch is added (the loop takes
+// the removal of the folder that was at rel before, after the update
+// listed the one there now) may drop the new watch with the old one, the
+// watcher's by its path and the probe's by rel: then the folder is not
+// counted as watched, and stays polled until an update watches it again.
 func (f *Events) Watch(rel string, ino uint64) bool {
 	f.mu.Lock()
 	add := f.adder
@@ -92,14 +109,15 @@ func (f *Events) Watch(rel string, ino uint64) bool {
 		f.mu.Unlock()
 		return false
 	}
+	drops := f.drops
 	f.mu.Unlock()
 	if add(rel, ino) != nil {
 		return false
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.watched == nil {
-		return false // the watcher stopped meanwhile
+	if f.watched == nil || f.drops != drops {
+		return false // the watcher stopped meanwhile, or the watch was perhaps dropped
 	}
 	f.watched[rel] = ino
 	delete(f.polled, rel)
@@ -110,6 +128,54 @@ func (f *Events) SetBarrier(b *Barrier) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.bar = b
+}
+
+// SetProbe gives the watcher's change probe (nil: none) to Quiet.
+func (f *Events) SetProbe(p *Probe) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.probe = p
+}
+
+// Quiet reports whether the committed state already holds every change
+// made before the call, so that a search may answer from it without the
+// barrier b and an update (see Probe for why): b is the current barrier,
+// no change set is pending or taken by an update under way, nothing is
+// polled or left to retry, and the probe got no event since its last
+// drain, with no slow pass in flight. The caller checks that the first
+// index is complete.
+func (f *Events) Quiet(b *Barrier) bool {
+	f.mu.Lock()
+	p := f.probe
+	pending := b == nil || f.bar != b || p == nil || f.folders == nil || f.taken || f.allDirty ||
+		len(f.dirtyDirs) > 0 || len(f.dirtyNames) > 0 || len(f.polled) > 0 || f.polledFiles > 0 || f.unsettled
+	f.mu.Unlock()
+	// The barrier's lock is taken apart: its giveUp marks the change set
+	// under it (b.mu, then f.mu).
+	return !pending && b.healthy() && p.Quiet()
+}
+
+// BeginPass starts a search's slow pass (the barrier, then an update): the
+// probe's queue is drained, its events now the pass's to cover. EndPass is
+// given the ticket returned, and whether the pass's update returned.
+func (f *Events) BeginPass() uint64 {
+	f.mu.Lock()
+	p := f.probe
+	f.mu.Unlock()
+	return p.Begin()
+}
+
+// EndPass ends the slow pass of ticket t (BeginPass).
+func (f *Events) EndPass(t uint64, ok bool) {
+	if t == 0 {
+		return
+	}
+	f.mu.Lock()
+	p := f.probe
+	f.mu.Unlock()
+	if p != nil {
+		p.End(t, ok)
+	}
 }
 
 func (f *Events) CurrentBarrier() *Barrier {
@@ -144,6 +210,7 @@ func (f *Events) Take() ChangeSet {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	cs := ChangeSet{Events: f.bar != nil, All: f.allDirty, Dirs: f.dirtyDirs, Names: f.dirtyNames}
+	f.taken = true
 	if len(f.polled) > 0 {
 		cs.Polled = maps.Clone(f.polled)
 	}
@@ -226,6 +293,7 @@ func (f *Events) Event(rel string, listing, gone bool, unwatch func(rel string))
 	if !gone {
 		return true
 	}
+	f.drops++
 	for w := range f.watched {
 		if w == rel || rel == "." || strings.HasPrefix(w, rel+"/") {
 			delete(f.watched, w)
@@ -260,11 +328,13 @@ func (f *Events) Kick() <-chan struct{} {
 	return f.kick
 }
 
-// SetPolledFiles records how many files the last update polled.
-func (f *Events) SetPolledFiles(n int) {
+// settle records, at an update's end, how many files it left polled and
+// whether folders could not be read or work was left undone; the change
+// set it took is spent.
+func (f *Events) settle(polledFiles int, unsettled bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.polledFiles = n
+	f.polledFiles, f.unsettled, f.taken = polledFiles, unsettled, false
 }
 
 // Counts are the folders of the last update, those watched and those

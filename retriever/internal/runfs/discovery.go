@@ -52,6 +52,13 @@ func (d *Discovery) Leave(files, removed []string, episodes bool) {
 	d.left.episodes = d.left.episodes || episodes
 }
 
+// Settle ends an update (the caller's, under its update lock, whatever
+// way it returns): what it left to poll or retry is told to Events.Quiet.
+func (d *Discovery) Settle() {
+	left := len(d.left.names) > 0 || len(d.left.removed) > 0 || d.left.episodes
+	d.settle(len(d.PollFiles), left || len(d.unreadable) > 0)
+}
+
 // leftover is what a cancelled update found and did not do: files to plan,
 // files to drop, and whether the episodes changed.
 type leftover struct {
