@@ -136,6 +136,7 @@ func (sr *Searcher) single(s segRef, c *termCursor, avgdl float64, q *query, f F
 	innerRuns, _ := top.innerCursor(s)
 	theta, outerTheta := top.floor(false), top.floor(true)
 	var dls [skipEvery]uint16
+	var innerOut [skipEvery]bool // of an inner heap's block, the documents its filter rejects
 	for si := range c.blocks() {
 		from, end, prev, ub := c.block(si)
 		if ub < theta || ahead.rejectsThrough(c.firstDoc(si, from, prev), c.lastDoc(si)) {
@@ -147,12 +148,20 @@ func (sr *Searcher) single(s segRef, c *termCursor, avgdl float64, q *query, f F
 		// The block whole, then its documents' lengths in a loop of
 		// independent loads (their cache misses overlap), then the scores.
 		q.blockDocs, q.blockTFs = decodeFrom(c.it.p[from:end], prev, q.blockDocs[:0], q.blockTFs[:0])
+		// A block below the outer heap's threshold: its documents of groups
+		// the inner filter rejects are left before their lengths are read.
+		innerOnly := nested && ub < outerTheta
 		for j, d := range q.blockDocs {
-			dls[j] = s.lengthAt(c.dls, si*skipEvery+j, d)
+			if innerOut[j] = innerOnly && innerRuns.rejects(d); !innerOut[j] {
+				dls[j] = s.lengthAt(c.dls, si*skipEvery+j, d)
+			}
 		}
 		for j, d := range q.blockDocs {
+			if innerOut[j] {
+				continue
+			}
 			if score := ScoreNorm(c.idf, q.blockTFs[j], norms.Of(dls[j], avgdl)); score >= theta {
-				if nested && score < outerTheta && innerRuns.rejects(d) {
+				if nested && !innerOnly && score < outerTheta && innerRuns.rejects(d) {
 					continue
 				}
 				if ok, tag := runs.at(d); ok {

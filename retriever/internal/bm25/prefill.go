@@ -120,7 +120,8 @@ func (sr *Searcher) prefill(s segRef, cs []termCursor, r int, done []bool, avgdl
 	// The inner filter's cursors (a nested search): a document below the
 	// outer heap's threshold only the inner heap may take.
 	innerAhead, nested := top.innerCursor(s)
-	innerRuns, _ := top.innerCursor(s)
+	innerRuns, _ := top.innerCursor(s) // asked of a block's documents as its batch is made
+	innerLate, _ := top.innerCursor(s) // asked of the batch's documents once scored
 	outerTheta := top.floor(true)
 	for si := range cs[r].blocks() {
 		from, end, prev, rareUB := cs[r].block(si)
@@ -142,7 +143,9 @@ func (sr *Searcher) prefill(s segRef, cs []termCursor, r int, done []bool, avgdl
 				quick -= gub[g] * float64(missing)
 			}
 			batch[n].d, batch[n].tf, batch[n].k = d, q.blockTFs[j], uint32(si*skipEvery+j)
-			n += b2i(quick >= theta)
+			// Below the outer heap's threshold, a document of a group the
+			// inner filter rejects is left before its length is read.
+			n += b2i(quick >= theta && (!nested || quick >= outerTheta || !innerRuns.rejects(d)))
 		}
 		for j := range batch[:n] {
 			batch[j].dl = s.lengthAt(cs[r].dls, int(batch[j].k), batch[j].d)
@@ -201,7 +204,7 @@ func (sr *Searcher) prefill(s segRef, cs []termCursor, r int, done []bool, avgdl
 			// Whether the filter accepts the document last: most documents are, and most
 			// fall short of the threshold before.
 			score := SumInOrder(contrib)
-			if pruned || score < theta || nested && score < outerTheta && innerRuns.rejects(d) {
+			if pruned || score < theta || nested && score < outerTheta && innerLate.rejects(d) {
 				continue
 			}
 			if ok, tag := runs.at(d); ok {
