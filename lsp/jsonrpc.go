@@ -147,7 +147,7 @@ func (s *server) serveAsync(call *jsonrpc2.Call, reply jsonrpc2.Replier, h jsonr
 		cancel()
 		return // the connection is ending: the client gets no answer now
 	}
-	go func() {
+	s.workers.do(func() {
 		defer s.wg.Done()
 		defer func() {
 			s.cancelMu.Lock()
@@ -158,7 +158,7 @@ func (s *server) serveAsync(call *jsonrpc2.Call, reply jsonrpc2.Replier, h jsonr
 			cancel()
 		}()
 		s.invoke(ctx, r, call, h, true)
-	}()
+	})
 }
 
 // invoke runs a handler, answering a panic or a missing reply with an

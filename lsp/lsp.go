@@ -106,6 +106,8 @@ type server struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	wg     sync.WaitGroup // background goroutines and requests being answered
+	// workers answer the requests served concurrently (serveAsync).
+	workers *workers
 
 	mu      sync.Mutex
 	state   state
@@ -160,6 +162,7 @@ func newServer(ctx context.Context, rwc io.ReadWriteCloser, opts Options) *serve
 	}
 	s.custom = s.customHandlers()
 	s.ctx, s.cancel = context.WithCancel(ctx)
+	s.workers = newWorkers(s.ctx)
 	s.stream = newStream(rwc, s.logger.Named("stream"))
 	s.conn = jsonrpc2.NewConn(s.stream)
 	// The client is kept here, not in a context: protocol.WithClient and
@@ -197,6 +200,7 @@ func (s *server) run() error {
 	s.closing = true
 	s.mu.Unlock()
 	s.wg.Wait() // requests, indexing, and the closing of every engine
+	s.workers.wait()
 	if err := s.conn.Err(); err != nil && !s.exitedCleanly() {
 		s.logger.Debug("connection ended", zap.Error(err))
 	}

@@ -155,28 +155,25 @@ func (f *Events) Quiet(b *Barrier) bool {
 	return !pending && b.healthy() && p.Quiet()
 }
 
-// BeginPass starts a search's slow pass (the barrier, then an update): the
-// probe's queue is drained, its events now the pass's to cover. EndPass is
-// given the ticket returned, and whether the pass's update returned.
-func (f *Events) BeginPass() uint64 {
-	f.mu.Lock()
-	p := f.probe
-	f.mu.Unlock()
-	return p.Begin()
+// A Pass is a search's slow pass (the barrier, then an update) as the
+// probe counts it: what its drain took, its update covers once it returns.
+type Pass struct {
+	p *Probe
+	t uint64
 }
 
-// EndPass ends the slow pass of ticket t (BeginPass).
-func (f *Events) EndPass(t uint64, ok bool) {
-	if t == 0 {
-		return
-	}
+// BeginPass starts a slow pass: the probe's queue is drained, its events
+// now the pass's to cover. End tells whether the pass's update returned.
+func (f *Events) BeginPass() Pass {
 	f.mu.Lock()
 	p := f.probe
 	f.mu.Unlock()
-	if p != nil {
-		p.End(t, ok)
-	}
+	return Pass{p, p.Begin()}
 }
+
+// End ends the pass (with the probe it began on, were another watcher's
+// probe set since); ok says that its update returned.
+func (ps Pass) End(ok bool) { ps.p.End(ps.t, ok) }
 
 func (f *Events) CurrentBarrier() *Barrier {
 	f.mu.Lock()

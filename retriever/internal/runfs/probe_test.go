@@ -300,3 +300,26 @@ func TestWatchDroppedWhileAdded(t *testing.T) {
 		t.Fatalf("%d folders polled, want 1", polled)
 	}
 }
+
+// TestPassEndsOnItsProbe: a pass ends on the probe it began on, though
+// another watcher's probe was set meanwhile: the new one's count of
+// passes in flight is not taken down by it.
+func TestPassEndsOnItsProbe(t *testing.T) {
+	d := &Discovery{}
+	first, second := newTestProbe(t), newTestProbe(t)
+	d.SetProbe(first)
+	pass := d.BeginPass()
+	d.SetProbe(second)
+	inFlight := d.BeginPass()
+	pass.End(true)
+	if !first.Quiet() {
+		t.Fatal("the first probe's pass did not end on it")
+	}
+	if second.Quiet() {
+		t.Fatal("the second probe is quiet with a pass in flight")
+	}
+	inFlight.End(true)
+	if !second.Quiet() {
+		t.Fatal("the second probe is not quiet once its pass ended")
+	}
+}
