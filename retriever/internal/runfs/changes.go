@@ -290,17 +290,36 @@ func (f *Events) Event(rel string, listing, gone bool, unwatch func(rel string))
 	if !gone {
 		return true
 	}
-	f.drops++
 	for w := range f.watched {
 		if w == rel || rel == "." || strings.HasPrefix(w, rel+"/") {
-			delete(f.watched, w)
-			unwatch(w)
-			if _, ok := f.folders[w]; ok {
-				f.polled[w] = true
-			}
+			f.unwatchLocked(w, unwatch)
 		}
 	}
 	return true
+}
+
+// unwatchLocked drops folder w's watch, and the watch of every other
+// folder watched at the same inode: the system keeps one watch an inode,
+// which the watch of a moved folder's new path reuses (fsnotify then
+// reports it under the old path) and the old path's removal drops with it.
+// A folder of the last update whose watch went is polled until an update
+// watches it again. Under mu.
+func (f *Events) unwatchLocked(w string, unwatch func(rel string)) {
+	ino, ok := f.watched[w]
+	if !ok {
+		return
+	}
+	f.drops++
+	for o, i := range f.watched {
+		if o != w && i != ino {
+			continue
+		}
+		delete(f.watched, o)
+		unwatch(o)
+		if _, ok := f.folders[o]; ok && f.polled != nil {
+			f.polled[o] = true
+		}
+	}
 }
 
 // Sync stops watching the folders that left the run folder or were
@@ -312,8 +331,7 @@ func (f *Events) Sync(unwatch func(rel string)) {
 	defer f.mu.Unlock()
 	for rel, ino := range f.watched {
 		if f.folders[rel] != ino {
-			delete(f.watched, rel)
-			unwatch(rel)
+			f.unwatchLocked(rel, unwatch)
 		}
 	}
 }
