@@ -41,6 +41,9 @@ type task struct {
 	fresh bool  // read from the start, dropping old evidence
 	from  int64 // where reading starts
 	size  int64
+	// confirmed: old was racy when read, and is now checked the same out
+	// of the racy window (State.Confirm).
+	confirmed bool
 }
 
 // knownOf is what following's recheck compares an opened file with.
@@ -143,6 +146,7 @@ func (ix *Index) read(t *task, b *corpus.Builder, dir *runfs.Folder, buf *readBu
 		case runfs.RecheckNothing:
 			// checkedAt is read only by updates, which refreshMu orders.
 			t.old.CheckedAt = checked
+			t.confirmed = runfs.Racy(t.old.Mtime, t.old.ReadAt) && !runfs.Racy(t.old.Mtime, checked)
 			return nil, false
 		}
 	}

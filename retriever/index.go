@@ -308,7 +308,20 @@ func (ix *Index) refresh(ctx context.Context, progress func(Progress)) (Changes,
 		slices.Sort(changed)
 		return Changes{Files: slices.Compact(changed)}, err
 	}
-	ix.commit(nil, nil, removed, episodes) // the workers are done
+	// The workers are done. An update that read nothing new (its files
+	// checked the same) commits nothing, so that the cache entry is not
+	// written again; but a file confirmed out of the racy window is
+	// committed so (State.Confirm): its entry's record kept racy, every
+	// reopen checked it again and wrote the entry whole (some 117 MB at
+	// 1 GB), and found it racy again.
+	if len(removed) > 0 || episodes != nil || len(r.confirmed) > 0 {
+		ix.mu.Lock()
+		for _, fs := range r.confirmed {
+			ix.state.Confirm(fs, fs.CheckedAt)
+		}
+		ix.state.Commit(nil, nil, removed, episodes)
+		ix.mu.Unlock()
+	}
 	if nTasks > 0 || len(removed) > 0 {
 		// The merge reads the segments, mapped ones too. One that faults
 		// never reaches setSegments: no half-merged segment is seen, and
@@ -449,6 +462,9 @@ type refreshRun struct {
 	skipped []string // files not read: the update was cancelled
 	faults  []error  // the workers' faults on a mapping
 	removed []*corpus.File
+	// confirmed are committed files checked the same out of their racy
+	// window (task.confirmed).
+	confirmed []*corpus.File
 }
 
 // report tells the progress, when asked for.
@@ -535,6 +551,11 @@ func (r *refreshRun) work() {
 			r.filesDone.Add(1)
 			if u != nil {
 				pend = append(pend, u)
+			}
+			if t.confirmed {
+				r.mu.Lock()
+				r.confirmed = append(r.confirmed, t.old)
+				r.mu.Unlock()
 			}
 			if drop {
 				// Gone or unreadable since it was found: left out until

@@ -108,6 +108,22 @@ func (c *State) Commit(l *LaidOut, updates []*Update, removed []*File, episodes 
 	}
 }
 
+// Confirm commits fs, a committed file checked the same at time at (unix
+// ns), as read then: a version of it whose ReadAt is at, its pieces fs's.
+// The cache entry keeps ReadAt as the time its record was last checked
+// (the reopen restores it as CheckedAt): a file read within the racy window
+// of its time and confirmed since is then not checked again at each
+// reopen. The caller holds the write lock; fs no longer committed is left.
+func (c *State) Confirm(fs *File, at int64) {
+	if c.Files[fs.Rel] != fs {
+		return
+	}
+	n := *fs // fs, committed, is never written: a reader may hold it
+	n.ReadAt, n.CheckedAt = at, at
+	c.Files[n.Rel] = &n
+	c.ByID[n.ID] = &n
+}
+
 // Retract drops a file's tail docs, whose terms it kept for the purpose.
 func (c *State) Retract(fs *File) {
 	for _, td := range fs.TailDocs() {

@@ -41,9 +41,10 @@ type File struct {
 	// CheckedAt is when the file was last stat'd and read or checked (unix
 	// ns); read and written only by updates, which the retriever's refreshMu orders.
 	CheckedAt int64
-	// ReadAt is when the content was last read (unix ns): unlike CheckedAt
-	// it is set before the commit and never after, so the cache's writer
-	// reads it beside updates (the retriever's reopen.go).
+	// ReadAt is when the content was last read, or checked the same out of
+	// its racy window (State.Confirm, a version of its own), in unix ns:
+	// unlike CheckedAt it is set before the commit and never after, so the
+	// cache's writer reads it beside updates (the retriever's reopen.go).
 	ReadAt int64
 	// CommitPos starts the pending tail: bytes [CommitPos, ReadPos) are
 	// ingested again when more arrives (Tail, TailDocs).
