@@ -26,6 +26,9 @@ import (
 // jsonrpc2.DecodeMessage then decodes (or refuses) as before; what it
 // decodes is what that gives (FuzzDecodeFast).
 func decodeFast(body []byte) (jsonrpc2.Message, bool) {
+	if len(body) > maxFastBody {
+		return nil, false
+	}
 	var version, method, params, id []byte
 	i := skipSpace(body, 0)
 	if i >= len(body) || body[i] != '{' {
@@ -100,6 +103,12 @@ func decodeFast(body []byte) (jsonrpc2.Message, bool) {
 	c, err := jsonrpc2.NewCall(rid, name, raw)
 	return c, err == nil && bytes.Equal(c.Params(), params)
 }
+
+// maxFastBody bounds the bodies decodeFast reads: a request's params are
+// small, and a large body (a didOpen's whole file) costs the decoder's
+// buffer nothing beside its own size, where the checks here would read it
+// twice more (a 10 MB didOpen: 140 ms against jsonrpc2's 26 ms).
+const maxFastBody = 16 << 10
 
 // skipSpace returns the first index from i of b that is not JSON space.
 func skipSpace(b []byte, i int) int {
@@ -187,7 +196,7 @@ func isInteger(v []byte) bool {
 // characters): not null, no space between tokens, none of '<', '>', '&',
 // U+2028 and U+2029.
 func compactParams(v []byte) bool {
-	if string(v) == "null" || bytes.ContainsAny(v, "<>&\u2028\u2029") {
+	if string(v) == "null" || bytes.IndexAny(v, "<>&") >= 0 || bytes.Contains(v, []byte("\u2028")) || bytes.Contains(v, []byte("\u2029")) {
 		return false
 	}
 	for i := 0; i < len(v); i++ {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 
 	"go.lsp.dev/jsonrpc2"
@@ -39,6 +40,9 @@ var decodeBodies = []struct {
 	{`{"jsonrpc":"2.0","ID":1,"method":"m","params":{}}`, false},
 	{`[{"jsonrpc":"2.0","id":1,"method":"m","params":{}}]`, false},
 	{`"text"`, false},
+	{`{"jsonrpc":"2.0","id":1,"method":"m","params":{"q":"a` + "\u2028" + `b"}}`, false},
+	{`{"jsonrpc":"2.0","id":1,"method":"m","params":{"q":"` + strings.Repeat("a", maxFastBody-60) + `"}}`, true},
+	{`{"jsonrpc":"2.0","method":"textDocument/didOpen","params":{"text":"` + strings.Repeat("a", maxFastBody) + `"}}`, false}, // large: jsonrpc2's
 }
 
 // TestDecodeFast: the messages editors send take the fast path, the others

@@ -149,9 +149,9 @@ func TestProbeQuietSearchesSkipTheBarrier(t *testing.T) {
 // change made before its search. Run with -race.
 func TestProbeStress(t *testing.T) {
 	ix, root := probeRun(t, Options{})
-	rounds := 60
+	rounds := 150
 	if testing.Short() {
-		rounds = 15
+		rounds = 30
 	}
 	before := ix.fw.quietAnswers.Load()
 	stop := make(chan struct{})

@@ -108,7 +108,7 @@ func (ix *Index) freshOnce(ctx context.Context, answer func() (Result, error)) (
 // committed once it ends well).
 func (ix *Index) freshBarrier(ctx context.Context, b *runfs.Barrier, answer func() (Result, error)) (Result, error) {
 	pass, passed := ix.fw.BeginPass(), false
-	defer func() { ix.fw.EndPass(pass, passed) }()
+	defer func() { pass.End(passed) }()
 	before := ix.state.Commits.Load()
 	asked := ix.fw.askEvents(b, ix.log)
 	res, aerr := answer()

@@ -296,7 +296,7 @@ func (ix *Index) freshIfWatched(ctx context.Context) error {
 	}
 	pass := ix.fw.BeginPass() // what it drains, this update covers
 	_, err := ix.Refresh(ctx, nil)
-	ix.fw.EndPass(pass, err == nil)
+	pass.End(err == nil)
 	return err
 }
 

@@ -52,8 +52,9 @@ func (wt *watcher) add(rel string, ino uint64) error {
 	if err == nil {
 		// The probe's watch first, so that whatever the watcher's raises,
 		// the probe's raised too (runfs.Probe). A probe that cannot watch
-		// the folder is off for good; the watcher goes on.
-		if perr := wt.probe.Add(rel, path); perr != nil {
+		// the folder is off for good (but for a folder gone since its
+		// listing, which its parent's event tells); the watcher goes on.
+		if perr := wt.probe.Add(rel, path); perr != nil && wt.probe.Off() {
 			wt.ix.once.note("watch:probe", "the change probe cannot watch every folder: every search waits for the watcher's barrier",
 				zap.String("folder", rel), zap.Error(perr))
 		}

@@ -97,7 +97,7 @@ func (sr *Searcher) exhaustive(s segRef, cs []termCursor, avgdl float64, q *quer
 					score += ScoreNorm(idf[i], tfs[i][at[i]], norm)
 				}
 			}
-			if score >= theta {
+			if score >= theta && !top.cannotTake(score, runs.group, &inner, d) {
 				if ok, tag := runs.at(d); ok {
 					top.offer(Hit{Score: score, Seg: s.n, Doc: d, Group: tag, seg: s.Segment})
 					theta, outerTheta = top.floor(false), top.floor(true)
@@ -246,20 +246,17 @@ func (sr *Searcher) exhaustivePairs(s segRef, cs []termCursor, avgdl float64, q 
 // scores can enter.
 func offerScored(s segRef, docs []uint32, scores []float64, f Filter, top *topK) {
 	runs := newDocCursor(f, s)
-	inner, nested := top.innerCursor(s)
-	theta, outerTheta := top.floor(false), top.floor(true)
+	inner, _ := top.innerCursor(s)
+	theta := top.floor(false)
 	for j, d := range docs {
 		// A document of a group the filter rejects whole is left before its
 		// tie is asked about.
-		if scores[j] < theta || runs.rejects(d) || top.losesTie(scores[j], runs.group) {
+		if scores[j] < theta || runs.rejects(d) || top.cannotTake(scores[j], runs.group, &inner, d) {
 			continue
-		}
-		if nested && scores[j] < outerTheta && inner.rejects(d) {
-			continue // only the inner heap may take it, whose filter rejects its group
 		}
 		if ok, tag := runs.at(d); ok {
 			top.offer(Hit{Score: scores[j], Seg: s.n, Doc: d, Group: tag, seg: s.Segment})
-			theta, outerTheta = top.floor(false), top.floor(true)
+			theta = top.floor(false)
 		}
 	}
 }

@@ -21,6 +21,7 @@ func (sr *Searcher) maxScore(s segRef, cs []termCursor, avgdl float64, q *query,
 	}
 	slices.SortFunc(cs, func(a, b termCursor) int { return cmp.Compare(a.ub, b.ub) })
 	runs := newDocCursor(f, s)
+	innerRuns, nested := top.innerCursor(s)
 	cum := slices.Grow(q.cum[:0], len(cs))[:len(cs)]
 	q.cum = cum
 	// A score is summed in query term order, whatever order the cursors are
@@ -70,10 +71,21 @@ func (sr *Searcher) maxScore(s segRef, cs []termCursor, avgdl float64, q *query,
 		if runs.rejects(d) {
 			// The filter rejects d's whole group run: the essential lists
 			// jump past it, over whole blocks (a request whose rules leave
-			// most files out, the second ranking without a context).
+			// most files out).
 			for i := e; i < len(cs); i++ {
 				if cs[i].it.valid {
 					cs[i].it.advance(runs.next)
+				}
+			}
+			continue
+		}
+		if nested && cum[len(cs)-1] < top.floor(true) && innerRuns.rejects(d) {
+			// No document here can enter the outer heap, and the inner
+			// filter rejects d's whole group run: the same jump (a nested
+			// search without a context, its record files).
+			for i := e; i < len(cs); i++ {
+				if cs[i].it.valid {
+					cs[i].it.advance(innerRuns.next)
 				}
 			}
 			continue

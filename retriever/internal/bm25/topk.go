@@ -187,16 +187,28 @@ func (t *topK) beatsWorst(c *Hit) bool {
 
 // losesTie reports, cheaply, that a document of score and group cannot
 // enter: the heap is full, the score is the worst kept hit's, and the groups'
-// order puts group after the worst's. False says nothing.
+// order puts group after the worst's. False says nothing. Of this heap
+// alone: an inner heap answers for itself (t.inner.top.losesTie).
 func (t *topK) losesTie(score float64, group uint32) bool {
-	if t.inner != nil && !t.inner.top.losesTie(score, group) {
-		return false
-	}
 	if len(t.h.hits) < t.k || t.groups == nil {
 		return false
 	}
 	w := &t.h.hits[0]
 	return score == w.Score && group != w.Group && t.groupCmp(group, w.Group) > 0
+}
+
+// cannotTake reports, cheaply, that neither heap can take document d of
+// group, of score at least the lower floor: the outer heap's floor is above
+// it or its tie loses, and the inner filter rejects the group (asked of
+// inner, the path's cursor of it, in document order) or its tie loses
+// there too. A templated line's thousands of ties, in record files
+// without a context, are left so before they are offered. False says
+// nothing.
+func (t *topK) cannotTake(score float64, group uint32, inner *docCursor, d uint32) bool {
+	if score >= t.floor(true) && !t.losesTie(score, group) {
+		return false
+	}
+	return t.inner == nil || t.inner.top.losesTie(score, group) || inner.rejects(d)
 }
 
 // groupCmp is t.groups(a, b), remembered for the next call.

@@ -155,28 +155,25 @@ func (f *Events) Quiet(b *Barrier) bool {
 	return !pending && b.healthy() && p.Quiet()
 }
 
-// BeginPass starts a search's slow pass (the barrier, then an update): the
-// probe's queue is drained, its events now the pass's to cover. EndPass is
-// given the ticket returned, and whether the pass's update returned.
-func (f *Events) BeginPass() uint64 {
-	f.mu.Lock()
-	p := f.probe
-	f.mu.Unlock()
-	return p.Begin()
+// A Pass is a search's slow pass (the barrier, then an update) as the
+// probe counts it: what its drain took, its update covers once it returns.
+type Pass struct {
+	p *Probe
+	t uint64
 }
 
-// EndPass ends the slow pass of ticket t (BeginPass).
-func (f *Events) EndPass(t uint64, ok bool) {
-	if t == 0 {
-		return
-	}
+// BeginPass starts a slow pass: the probe's queue is drained, its events
+// now the pass's to cover. End tells whether the pass's update returned.
+func (f *Events) BeginPass() Pass {
 	f.mu.Lock()
 	p := f.probe
 	f.mu.Unlock()
-	if p != nil {
-		p.End(t, ok)
-	}
+	return Pass{p, p.Begin()}
 }
+
+// End ends the pass (with the probe it began on, were another watcher's
+// probe set since); ok says that its update returned.
+func (ps Pass) End(ok bool) { ps.p.End(ps.t, ok) }
 
 func (f *Events) CurrentBarrier() *Barrier {
 	f.mu.Lock()
@@ -293,17 +290,36 @@ func (f *Events) Event(rel string, listing, gone bool, unwatch func(rel string))
 	if !gone {
 		return true
 	}
-	f.drops++
 	for w := range f.watched {
 		if w == rel || rel == "." || strings.HasPrefix(w, rel+"/") {
-			delete(f.watched, w)
-			unwatch(w)
-			if _, ok := f.folders[w]; ok {
-				f.polled[w] = true
-			}
+			f.unwatchLocked(w, unwatch)
 		}
 	}
 	return true
+}
+
+// unwatchLocked drops folder w's watch, and the watch of every other
+// folder watched at the same inode: the system keeps one watch an inode,
+// which the watch of a moved folder's new path reuses (fsnotify then
+// reports it under the old path) and the old path's removal drops with it.
+// A folder of the last update whose watch went is polled until an update
+// watches it again. Under mu.
+func (f *Events) unwatchLocked(w string, unwatch func(rel string)) {
+	ino, ok := f.watched[w]
+	if !ok {
+		return
+	}
+	f.drops++
+	for o, i := range f.watched {
+		if o != w && i != ino {
+			continue
+		}
+		delete(f.watched, o)
+		unwatch(o)
+		if _, ok := f.folders[o]; ok && f.polled != nil {
+			f.polled[o] = true
+		}
+	}
 }
 
 // Sync stops watching the folders that left the run folder or were
@@ -315,8 +331,7 @@ func (f *Events) Sync(unwatch func(rel string)) {
 	defer f.mu.Unlock()
 	for rel, ino := range f.watched {
 		if f.folders[rel] != ino {
-			delete(f.watched, rel)
-			unwatch(rel)
+			f.unwatchLocked(rel, unwatch)
 		}
 	}
 }

@@ -288,6 +288,16 @@ func (p *Probe) forgetLocked(wd int32) {
 	}
 }
 
+// Off reports whether the probe is off for good (never quiet again).
+func (p *Probe) Off() bool {
+	if p == nil {
+		return true
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return !p.live
+}
+
 // Quiets is how many times Quiet said yes (tests: the fast path runs).
 func (p *Probe) Quiets() int64 {
 	if p == nil {

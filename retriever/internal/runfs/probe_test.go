@@ -213,7 +213,10 @@ func TestProbeOff(t *testing.T) {
 	if q.Add("file", file+"/x") == nil || !q.Quiet() {
 		t.Fatal("a probe that could not watch a folder made a file is off, or added a watch")
 	}
-	if q.Add("long", "/"+strings.Repeat("x", 5000)) == nil || q.Quiet() {
+	if q.Off() {
+		t.Fatal("a probe is off after folders gone")
+	}
+	if q.Add("long", "/"+strings.Repeat("x", 5000)) == nil || q.Quiet() || !q.Off() {
 		t.Fatal("a probe that could not watch a folder is quiet")
 	}
 }
@@ -298,5 +301,63 @@ func TestWatchDroppedWhileAdded(t *testing.T) {
 	}
 	if _, _, polled, _ := d.Counts(); polled != 1 {
 		t.Fatalf("%d folders polled, want 1", polled)
+	}
+}
+
+// TestPassEndsOnItsProbe: a pass ends on the probe it began on, though
+// another watcher's probe was set meanwhile: the new one's count of
+// passes in flight is not taken down by it.
+func TestPassEndsOnItsProbe(t *testing.T) {
+	d := &Discovery{}
+	first, second := newTestProbe(t), newTestProbe(t)
+	d.SetProbe(first)
+	pass := d.BeginPass()
+	d.SetProbe(second)
+	inFlight := d.BeginPass()
+	pass.End(true)
+	if !first.Quiet() {
+		t.Fatal("the first probe's pass did not end on it")
+	}
+	if second.Quiet() {
+		t.Fatal("the second probe is quiet with a pass in flight")
+	}
+	inFlight.End(true)
+	if !second.Quiet() {
+		t.Fatal("the second probe is not quiet once its pass ended")
+	}
+}
+
+// TestUnwatchSharedInode: a folder moved within the run and watched under
+// its new path before the old path's watch went shares the system's one
+// watch of its inode; dropping the old path's drops both, so the new path
+// is counted as watched no more, and is polled.
+func TestUnwatchSharedInode(t *testing.T) {
+	for _, how := range []string{"event", "sync"} {
+		t.Run(how, func(t *testing.T) {
+			d := &Discovery{}
+			d.Start()
+			d.SetAdder(func(string, uint64) error { return nil })
+			d.SetFolders(map[string]uint64{".": 1, "old": 2})
+			d.Watch(".", 1)
+			d.Watch("old", 2)
+			d.SetFolders(map[string]uint64{".": 1, "new": 2})
+			if !d.Watch("new", 2) {
+				t.Fatal("the moved folder's new path was not watched")
+			}
+			var unwatched []string
+			unwatch := func(rel string) { unwatched = append(unwatched, rel) }
+			if how == "event" {
+				d.Event("old", true, true, unwatch)
+			} else {
+				d.Sync(unwatch)
+			}
+			slices.Sort(unwatched)
+			if d.IsWatched("new") || !slices.Equal(unwatched, []string{"new", "old"}) {
+				t.Fatalf("unwatched %q; the new path still counts as watched: %v", unwatched, d.IsWatched("new"))
+			}
+			if _, _, polled, _ := d.Counts(); polled != 1 {
+				t.Fatalf("%d folders polled, want 1 (the new path)", polled)
+			}
+		})
 	}
 }
