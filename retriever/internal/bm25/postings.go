@@ -165,18 +165,13 @@ func newPostingIter(p []byte) postingIter {
 	return postingIter{p: p, last: ^uint32(0)}
 }
 
-// decodeList appends the docs and tfs of a posting list, in a tight loop.
-// Its decoding is advance's, written out again: the compiler does not
-// inline a function that decodes a posting, and the call costs a quarter
-// more a posting in both loops. Its branches stay: predicted, they let the
-// next posting's bytes be read before this one's are decoded, where
-// arithmetic in their place makes each posting wait on the last.
-func decodeList(p []byte, docs, tfs []uint32) ([]uint32, []uint32) {
-	return decodeFrom(p, ^uint32(0), docs, tfs)
-}
-
-// decodeFrom is decodeList of a list's bytes from a block on, last being
-// the doc before the block.
+// decodeFrom appends the docs and tfs of a list's bytes from a block on,
+// last being the doc before the block (^0 from the list's start), in a
+// tight loop. Its decoding is advance's, written out again: the compiler
+// does not inline a function that decodes a posting, and the call costs a
+// quarter more a posting in both loops. Its branches stay: predicted, they
+// let the next posting's bytes be read before this one's are decoded,
+// where arithmetic in their place makes each posting wait on the last.
 func decodeFrom(p []byte, last uint32, docs, tfs []uint32) ([]uint32, []uint32) {
 	// Room for the most postings p can hold (a byte each), written by index.
 	k := len(docs)

@@ -2,8 +2,8 @@ package bm25
 
 import "testing"
 
-// FuzzDecodeList: a posting list's fast decoding (decodeList, which reads
-// several bytes at once) gives the postings it was written from, as the
+// FuzzDecodeList: a posting list's fast decoding (decodeFrom from the
+// list's start, which reads several bytes at once) gives the postings it was written from, as the
 // iterator does, whatever the sizes of deltas and tfs and however the list
 // ends. The input is taken as (delta, tf) pairs of varying widths.
 func FuzzDecodeList(f *testing.F) {
@@ -27,7 +27,7 @@ func FuzzDecodeList(f *testing.F) {
 			last = doc
 			wantDocs, wantTFs = append(wantDocs, doc), append(wantTFs, tf)
 		}
-		docs, tfs := decodeList(post, []uint32{7}, []uint32{7})
+		docs, tfs := decodeFrom(post, ^uint32(0), []uint32{7}, []uint32{7})
 		if len(docs) != len(wantDocs)+1 || len(tfs) != len(docs) || docs[0] != 7 || tfs[0] != 7 {
 			t.Fatalf("decoded %d postings after the first, want %d", len(docs)-1, len(wantDocs))
 		}
