@@ -180,19 +180,29 @@ func (s *stream) writeResultJSON(rid jsonrpc2.ID, result json.RawMessage) (int64
 // the result has no JSON (AppendJSON's false): nothing is written.
 func (s *stream) writeResultAppended(rid jsonrpc2.ID, size int, result appendsJSON) (int64, bool, error) {
 	s.writeMu.Lock()
-	defer s.writeMu.Unlock()
 	ok := true
-	n, err := s.writeFramed(rid, size, func(b []byte) []byte {
+	frame, err := s.framed(rid, size, func(b []byte) []byte {
 		var out []byte
 		if out, ok = result.AppendJSON(b); !ok {
 			return b
 		}
 		return out
 	})
-	if !ok {
-		return 0, false, nil
+	if !ok || err != nil {
+		s.writeMu.Unlock()
+		return 0, ok, err
 	}
-	return n, true, err
+	// Its place among the connection's writes is taken under writeMu; the
+	// write itself is made here, after it, when nothing is queued before it.
+	direct, err := s.queue.offer(frame)
+	s.writeMu.Unlock()
+	if direct {
+		err = s.queue.writeOffered(frame)
+	}
+	if err != nil {
+		return 0, true, err
+	}
+	return int64(len(frame)), true, nil
 }
 
 // appendsJSON is a result that appends its own JSON, or says it has none.
@@ -219,9 +229,20 @@ const frameHeadRoom = 40
 // (about size bytes) in one buffer, which the queue takes as it is; the
 // caller holds writeMu.
 func (s *stream) writeFramed(rid jsonrpc2.ID, size int, appendResult func([]byte) []byte) (int64, error) {
+	frame, err := s.framed(rid, size, appendResult)
+	if err != nil {
+		return 0, err
+	}
+	m, err := s.queue.writeOwned(frame)
+	return int64(m), err
+}
+
+// framed is the framed response of id and the result appendResult appends
+// (about size bytes), in one buffer.
+func (s *stream) framed(rid jsonrpc2.ID, size int, appendResult func([]byte) []byte) ([]byte, error) {
 	id, err := rid.MarshalJSON() // what json.Marshal(&rid) writes, without its copy
 	if err != nil {
-		return 0, fmt.Errorf("marshaling a response id: %w", err)
+		return nil, fmt.Errorf("marshaling a response id: %w", err)
 	}
 	const head, mid = `{"jsonrpc":"2.0","id":`, `,"result":`
 	frame := make([]byte, frameHeadRoom, frameHeadRoom+len(head)+len(id)+len(mid)+size+1)
@@ -236,8 +257,7 @@ func (s *stream) writeFramed(rid jsonrpc2.ID, size int, appendResult func([]byte
 	header = append(header, "\r\n\r\n"...)
 	start := frameHeadRoom - len(header)
 	copy(frame[start:], header)
-	m, err := s.queue.writeOwned(frame[start:])
-	return int64(m), err
+	return frame[start:], nil
 }
 
 // Close sends what is queued (waiting at most closeFlushTimeout for the
@@ -444,6 +464,7 @@ type sendQueue struct {
 	dropped int // notifications dropped since the queue was last below limit
 	closed  bool
 	err     error
+	writing bool // a batch or an offered frame is being written to w
 }
 
 func newSendQueue(w io.Writer, limit int, logger *zap.Logger) *sendQueue {
@@ -514,13 +535,86 @@ func (q *sendQueue) writeOwned(p []byte) (int, error) {
 	return len(p), nil
 }
 
+// offer takes p (a frame made for the queue) in its place after what is
+// queued. True when nothing was queued or being written: the caller then
+// writes p itself (writeOffered) and the queue writes what follows it
+// after that. A reply written by the goroutine that made it does not wake
+// the queue's (issue 33: a wake-up of another thread costs more in this
+// VM than the write); only a goroutine that may wait on the client (a
+// request's worker, never the reader) may be offered the write.
+func (q *sendQueue) offer(p []byte) (bool, error) {
+	q.mu.Lock()
+	switch {
+	case q.err != nil:
+		q.mu.Unlock()
+		return false, q.err
+	case q.closed:
+		q.mu.Unlock()
+		return false, errQueueClosed
+	}
+	q.queued += len(p)
+	if !q.writing && len(q.pending) == 0 {
+		q.writing = true
+		q.mu.Unlock()
+		return true, nil
+	}
+	q.pending = append(q.pending, p)
+	q.mu.Unlock()
+	q.signal()
+	return false, nil
+}
+
+// writeOffered writes p, which offer gave the caller to write, and hands
+// what was queued meanwhile to the queue's goroutine.
+func (q *sendQueue) writeOffered(p []byte) error {
+	_, err := q.w.Write(p)
+	q.mu.Lock()
+	q.writing = false
+	if err != nil {
+		q.fail(err)
+	}
+	more := len(q.pending) > 0 || q.closed
+	q.mu.Unlock()
+	if err == nil {
+		q.sent(len(p))
+	}
+	if more {
+		q.signal()
+	}
+	if err != nil {
+		return fmt.Errorf("write to the client: %w", err)
+	}
+	return nil
+}
+
+func (q *sendQueue) signal() {
+	select {
+	case q.wake <- struct{}{}:
+	default:
+	}
+}
+
+// fail ends the queue after a failed write; q.mu is held.
+func (q *sendQueue) fail(err error) {
+	q.err = fmt.Errorf("write to the client: %w", err)
+	q.pending = nil
+	q.queued = 0
+	q.closed = true
+}
+
 func (q *sendQueue) run() {
 	defer close(q.done)
 	for {
 		q.mu.Lock()
+		if q.writing { // an offered frame is being written: wait for it
+			q.mu.Unlock()
+			<-q.wake
+			continue
+		}
 		batch := q.pending
 		q.pending = nil
 		closed := q.closed
+		q.writing = len(batch) > 0
 		q.mu.Unlock()
 		if len(batch) == 0 {
 			if closed {
@@ -532,16 +626,17 @@ func (q *sendQueue) run() {
 		for i, b := range batch {
 			if _, err := q.w.Write(b); err != nil {
 				q.mu.Lock()
-				q.err = fmt.Errorf("write to the client: %w", err)
-				q.pending = nil
-				q.queued = 0
-				q.closed = true
+				q.writing = false
+				q.fail(err)
 				q.mu.Unlock()
 				return
 			}
 			batch[i] = nil // what is sent is not held until the batch ends
 			q.sent(len(b))
 		}
+		q.mu.Lock()
+		q.writing = false
+		q.mu.Unlock()
 	}
 }
 

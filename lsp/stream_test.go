@@ -11,6 +11,8 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/iotest"
 	"time"
@@ -265,4 +267,202 @@ func readFrame(r *bufio.Reader) ([]byte, error) {
 	body := make([]byte, length)
 	_, err := io.ReadFull(r, body)
 	return body, err
+}
+
+// gatedWriter records what is written to it, holds a write while its gate
+// is closed, and counts writes made at once (never more than one: the
+// queue's goroutine and a writer of an offered frame take turns).
+type gatedWriter struct {
+	mu      sync.Mutex
+	out     bytes.Buffer
+	gate    chan struct{} // a write waits for a value or a close
+	writing atomic.Int32
+	overlap atomic.Bool
+	entered chan struct{} // told each time a write begins
+}
+
+func (w *gatedWriter) Write(p []byte) (int, error) {
+	if w.writing.Add(1) > 1 {
+		w.overlap.Store(true)
+	}
+	defer w.writing.Add(-1)
+	select {
+	case w.entered <- struct{}{}:
+	default:
+	}
+	<-w.gate
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.out.Write(p)
+}
+
+func (w *gatedWriter) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.out.String()
+}
+
+// TestOfferedWrite: a frame offered to an idle queue is written by the
+// caller, before writeOffered returns; one offered while the queue's
+// goroutine writes, or while another offered frame is written, waits its
+// turn behind it; nothing is written twice at once, and the client gets
+// every frame in the order the frames took their places.
+func TestOfferedWrite(t *testing.T) {
+	w := &gatedWriter{gate: make(chan struct{}), entered: make(chan struct{}, 1)}
+	q := newSendQueue(w, maxQueuedBytes, zap.NewNop())
+	defer q.close(time.Second)
+
+	// Idle: the caller writes.
+	direct, err := q.offer([]byte("a"))
+	if err != nil || !direct {
+		t.Fatalf("offer to an idle queue = %v, %v; want the caller to write", direct, err)
+	}
+	go func() { w.gate <- struct{}{} }()
+	if err := q.writeOffered([]byte("a")); err != nil {
+		t.Fatal(err)
+	}
+	if got := w.String(); got != "a" {
+		t.Fatalf("after writeOffered the client has %q, want %q", got, "a")
+	}
+
+	// The queue's goroutine writes "b" (held at the gate): "c" offered now
+	// is queued behind it, and "d" queued after "c".
+	if _, err := q.writeOwned([]byte("b")); err != nil {
+		t.Fatal(err)
+	}
+	<-w.entered
+	if direct, err := q.offer([]byte("c")); err != nil || direct {
+		t.Fatalf("offer while the queue writes = %v, %v; want it queued", direct, err)
+	}
+	if _, err := q.writeOwned([]byte("d")); err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		w.gate <- struct{}{}
+	}
+	waitFor(t, func() bool { return w.String() == "abcd" }, w.String)
+
+	// An offered "e" held at the gate: "f" offered and "g" queued meanwhile
+	// wait for it, then go out in order.
+	if direct, err := q.offer([]byte("e")); err != nil || !direct {
+		t.Fatalf("offer to an idle queue = %v, %v; want the caller to write", direct, err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- q.writeOffered([]byte("e")) }()
+	<-w.entered
+	if direct, err := q.offer([]byte("f")); err != nil || direct {
+		t.Fatalf("offer while an offered frame is written = %v, %v; want it queued", direct, err)
+	}
+	if _, err := q.writeOwned([]byte("g")); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(20 * time.Millisecond) // the queue's goroutine, were it to write now, would overlap
+	for range 3 {
+		w.gate <- struct{}{}
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool { return w.String() == "abcdefg" }, w.String)
+	if w.overlap.Load() {
+		t.Error("two writes were made at once")
+	}
+	q.mu.Lock()
+	queued := q.queued
+	q.mu.Unlock()
+	if queued != 0 {
+		t.Errorf("queue counts %d bytes after all were written, want 0", queued)
+	}
+}
+
+// waitFor waits (a guard of a minute against a hang, not a timing) until
+// ok, or fails with what got says.
+func waitFor(t *testing.T, ok func() bool, got func() string) {
+	t.Helper()
+	for end := time.Now().Add(time.Minute); !ok(); {
+		if time.Now().After(end) {
+			t.Fatalf("waited a minute; the client has %q", got())
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// appendedResult is a result that appends its own JSON (as run/search's).
+type appendedResult string
+
+func (r appendedResult) AppendJSON(b []byte) ([]byte, bool) {
+	return strconv.AppendQuote(b, string(r)), true
+}
+
+// TestAppendedReplyLeavesReaderFree: a reply the worker writes itself
+// (writeResultAppended) to a client that does not read holds that worker
+// only: the stream still reads the next message and queues other replies
+// without waiting, and once the client reads it gets the replies in the
+// order they were made.
+func TestAppendedReplyLeavesReaderFree(t *testing.T) {
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe() // unbuffered: a write waits for the client's read
+	s := newStream(pipeConn{inR, outW}, zap.NewNop())
+	defer func() {
+		inW.Close()
+		outR.Close()
+		s.Close()
+	}()
+	written := make(chan error, 1)
+	go func() {
+		_, _, err := s.writeResultAppended(jsonrpc2.NewNumberID(1), 16, appendedResult("first"))
+		written <- err
+	}()
+	go func() { _, _ = io.WriteString(inW, framed(`{"jsonrpc":"2.0","id":2,"method":"run/info","params":{}}`)) }()
+	read := make(chan jsonrpc2.Message, 1)
+	go func() {
+		msg, _, err := s.Read(context.Background())
+		if err != nil {
+			t.Errorf("Read: %v", err)
+		}
+		read <- msg
+	}()
+	select {
+	case msg := <-read:
+		if call, ok := msg.(*jsonrpc2.Call); !ok || call.Method() != "run/info" {
+			t.Fatalf("Read = %#v, want the run/info call", msg)
+		}
+	case <-time.After(time.Minute): // a guard against a hang, not a timing
+		t.Fatal("the stream read nothing while a worker's reply waited for the client")
+	}
+	queued := make(chan error, 1)
+	go func() {
+		reply, _ := jsonrpc2.NewResponse(jsonrpc2.NewNumberID(2), "second", nil)
+		_, err := s.Write(context.Background(), reply)
+		queued <- err
+	}()
+	select {
+	case err := <-queued:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("a reply made by the reader waited for the client")
+	}
+	dec := bufio.NewReader(outR)
+	var got []string
+	for range 2 {
+		body, err := readFrame(dec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m struct {
+			Result string `json:"result"`
+		}
+		if err := json.Unmarshal(body, &m); err != nil {
+			t.Fatalf("%q: %v", body, err)
+		}
+		got = append(got, m.Result)
+	}
+	if err := <-written; err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(got, ",") != "first,second" {
+		t.Errorf("replies %v, want first then second", got)
+	}
 }
