@@ -65,6 +65,9 @@ func TestDecodeFast(t *testing.T) {
 // FuzzDecodeFast: what the fast path decodes is what jsonrpc2 decodes.
 func FuzzDecodeFast(f *testing.F) {
 	for _, c := range decodeBodies {
+		if len(c.body) > 2<<10 {
+			continue // the fuzzer stalls minimizing a 16 KiB seed; TestDecodeFast asks them
+		}
 		f.Add([]byte(c.body))
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {

@@ -50,7 +50,9 @@ const headerContentLength = "content-length:"
 // Writes are queued and sent by a goroutine of their own, so that the reader
 // never waits on the client: a client that answers a server request
 // (window/workDoneProgress/create) while the server answers one of its own
-// would otherwise block both sides on a pipe without a buffer. Writes go
+// would otherwise block both sides on a pipe without a buffer (a worker's
+// run/search reply, when nothing is queued before it, is written by the
+// worker itself: writeResultAppended; never by the reader). Writes go
 // through the package's own framing (jsonrpc2.NewStream); only the
 // error answers to messages jsonrpc2 cannot represent (their id is null) are
 // framed here.
@@ -178,8 +180,12 @@ func (s *stream) writeResultJSON(rid jsonrpc2.ID, result json.RawMessage) (int64
 // its own JSON (run/search's answer) into the frame, about size bytes:
 // one buffer an answer, where its JSON and the frame were two. False when
 // the result has no JSON (AppendJSON's false): nothing is written.
+//
+// The frame is made before writeMu is taken: its bytes do not depend on
+// its place among the writes, a large answer's encoding does not hold up
+// the reader's own replies, and a panic in it (recovered by invoke) leaves
+// the lock free for every later write.
 func (s *stream) writeResultAppended(rid jsonrpc2.ID, size int, result appendsJSON) (int64, bool, error) {
-	s.writeMu.Lock()
 	ok := true
 	frame, err := s.framed(rid, size, func(b []byte) []byte {
 		var out []byte
@@ -189,11 +195,11 @@ func (s *stream) writeResultAppended(rid jsonrpc2.ID, size int, result appendsJS
 		return out
 	})
 	if !ok || err != nil {
-		s.writeMu.Unlock()
 		return 0, ok, err
 	}
 	// Its place among the connection's writes is taken under writeMu; the
 	// write itself is made here, after it, when nothing is queued before it.
+	s.writeMu.Lock()
 	direct, err := s.queue.offer(frame)
 	s.writeMu.Unlock()
 	if direct {
@@ -447,7 +453,8 @@ var (
 )
 
 // sendQueue is an io.Writer that never blocks: a goroutine writes what it is
-// given to w, in order. It counts the bytes it holds against limit; only its
+// given to w, in order (or the caller writes its own frame, after offer,
+// when nothing is queued before it). It counts the bytes it holds against limit; only its
 // users act on that (dropWhenFull, waitRoom), so that a write never fails
 // half-way through a message.
 type sendQueue struct {

@@ -466,3 +466,52 @@ func TestAppendedReplyLeavesReaderFree(t *testing.T) {
 		t.Errorf("replies %v, want first then second", got)
 	}
 }
+
+// panickingResult is a result whose encoding panics.
+type panickingResult struct{}
+
+func (panickingResult) AppendJSON([]byte) ([]byte, bool) { panic("encoding failed") }
+
+// TestAppendedReplyPanicLeavesWritesFree: a panic while a worker encodes
+// its reply (recovered by invoke) leaves the stream's writes free: the
+// next reply is written. Fails when the encoding runs under writeMu
+// without an unlock on the way out.
+func TestAppendedReplyPanicLeavesWritesFree(t *testing.T) {
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	s := newStream(pipeConn{inR, outW}, zap.NewNop())
+	defer func() {
+		inW.Close()
+		outR.Close()
+		s.Close()
+	}()
+	func() {
+		defer func() {
+			if recover() == nil {
+				t.Fatal("the encoding's panic did not reach the caller")
+			}
+		}()
+		_, _, _ = s.writeResultAppended(jsonrpc2.NewNumberID(1), 16, panickingResult{})
+	}()
+	written := make(chan error, 1)
+	go func() {
+		reply, _ := jsonrpc2.NewResponse(jsonrpc2.NewNumberID(2), "next", nil)
+		_, err := s.Write(context.Background(), reply)
+		written <- err
+	}()
+	body, err := readFrame(bufio.NewReader(outR))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(body), `"next"`) {
+		t.Fatalf("the client got %q, want the next reply", body)
+	}
+	select {
+	case err := <-written:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(time.Minute): // a guard against a hang, not a timing
+		t.Fatal("the next reply's write did not return")
+	}
+}

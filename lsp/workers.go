@@ -59,6 +59,7 @@ func (w *workers) loop(f func()) {
 			w.idle.Add(-1)
 			return
 		}
+		f = nil // an idle worker keeps nothing of the request it answered
 		if quiet == nil {
 			quiet = time.NewTimer(workerIdleFor)
 		} else {

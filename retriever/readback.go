@@ -42,7 +42,7 @@ type readBack struct {
 	convs   *corpus.Convs  // the names of conversation ids
 
 	// scratch holds *lineScratch for the read-backs that keep nothing of
-	// what they read (readTrace): a server publishes every record file's
+	// what they read (readTrace, a search's items' lines): a server publishes every record file's
 	// diagnostics after an index is ready, and reading each stack trace
 	// into a buffer of its own was 108 MB of garbage on a reopen of
 	// 100,000 files (issue 33).

@@ -19,8 +19,8 @@ func (r *Result) EncodedJSON() []byte {
 }
 
 // AppendJSON appends the result's JSON, as EncodedJSON gives it, to b
-// (the server writes it after its frame's head, in one buffer); false
-// with b unchanged when a score is not a finite number.
+// (the server writes it after its frame's head, in one buffer); nil and
+// false when a score is not a finite number (EncodedJSON's nil).
 func (r *Result) AppendJSON(b []byte) ([]byte, bool) {
 	for i := range r.Items {
 		if s := r.Items[i].Score; math.IsNaN(s) || math.IsInf(s, 0) {
