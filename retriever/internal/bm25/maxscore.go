@@ -154,7 +154,7 @@ func (sr *Searcher) single(s segRef, c *termCursor, avgdl float64, q *query, f F
 		if ub < theta || ahead.rejectsThrough(c.firstDoc(si, from, prev), c.lastDoc(si)) {
 			continue
 		}
-		if nested && ub < outerTheta && innerAhead.rejectsThrough(prev+1, c.lastDoc(si)) {
+		if nested && ub < outerTheta && innerAhead.rejectsThrough(c.firstDoc(si, from, prev), c.lastDoc(si)) {
 			continue // below the outer heap's threshold, of groups the inner filter rejects whole
 		}
 		// The block whole, then its documents' lengths in a loop of

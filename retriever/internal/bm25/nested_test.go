@@ -44,6 +44,20 @@ func (rejectFilter) Group(int, uint32) Verdict       { return RejectAll }
 func (rejectFilter) Check(int, uint32, uint32) bool  { return false }
 func (rejectFilter) Accept(int, uint32, uint32) bool { return false }
 
+// oddSegFilter rejects, in the even segments only, the groups under 20:
+// a verdict that depends on the segment, which a nested search's cached
+// verdict must be keyed by.
+type oddSegFilter struct{}
+
+func (oddSegFilter) Group(seg int, g uint32) Verdict {
+	if seg%2 == 0 && g < 20 {
+		return RejectAll
+	}
+	return AcceptAll
+}
+func (oddSegFilter) Check(seg int, _, g uint32) bool  { return seg%2 != 0 || g >= 20 }
+func (oddSegFilter) Accept(seg int, _, g uint32) bool { return seg%2 != 0 || g >= 20 }
+
 // nestedPairs are outer and inner filters, inner accepting no document
 // outer rejects: the outer one accepts all, some groups whole and others a
 // document at a time, or rejects long runs of groups; the inner one
@@ -74,6 +88,7 @@ func nestedPairs() []struct {
 		{"span/conv", out, bothFilter{out, conv}},
 		{"all/none", acceptAll{}, rejectFilter{}},
 		{"some/same", some, some},
+		{"all/by-segment", acceptAll{}, oddSegFilter{}},
 	}
 }
 
@@ -121,6 +136,9 @@ func TestNestedEqualsTwoSearches(t *testing.T) {
 							if !slices.Equal(gotOuter, wantOuter) || !slices.Equal(gotInner, wantInner) {
 								t.Fatalf("%q part %d k %d %s:\n outer got  %v\n outer want %v\n inner got  %v\n inner want %v",
 									query, part, k, pair.name, brief(gotOuter), brief(wantOuter), brief(gotInner), brief(wantInner))
+							}
+							if brute := ti.bruteForce(query, part, k, outer); !slices.Equal(gotOuter, brute) {
+								t.Fatalf("%q part %d k %d %s: outer\n got  %v\n want %v", query, part, k, pair.name, brief(gotOuter), brief(brute))
 							}
 							if brute := ti.bruteForce(query, part, k, inner); !slices.Equal(gotInner, brute) {
 								t.Fatalf("%q part %d k %d %s: inner\n got  %v\n want %v", query, part, k, pair.name, brief(gotInner), brief(brute))

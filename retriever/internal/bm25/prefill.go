@@ -128,7 +128,7 @@ func (sr *Searcher) prefill(s segRef, cs []termCursor, r int, done []bool, avgdl
 		if rareUB+rest < theta || ahead.rejectsThrough(cs[r].firstDoc(si, from, prev), cs[r].lastDoc(si)) {
 			continue
 		}
-		if nested && rareUB+rest < outerTheta && innerAhead.rejectsThrough(prev+1, cs[r].lastDoc(si)) {
+		if nested && rareUB+rest < outerTheta && innerAhead.rejectsThrough(cs[r].firstDoc(si, from, prev), cs[r].lastDoc(si)) {
 			continue // below the outer heap's threshold, of groups the inner filter rejects whole
 		}
 		q.blockDocs, q.blockTFs = decodeFrom(cs[r].it.p[from:end], prev, q.blockDocs[:0], q.blockTFs[:0])

@@ -237,6 +237,59 @@ func TestFilterAskedOfMatchedRunsOnly(t *testing.T) {
 					if f.groups[2].Load() == 0 {
 						t.Fatalf("%q top %d: group 2 never asked", q, k)
 					}
+
+				}
+			}
+		})
+	}
+}
+
+// laterAskedFilter rejects the first segment whole and counts, of the
+// others, how often each group is asked about.
+type laterAskedFilter struct{ groups *[3]atomic.Int64 }
+
+func (f laterAskedFilter) Group(seg int, g uint32) Verdict {
+	if seg == 0 {
+		return RejectAll
+	}
+	f.groups[g].Add(1)
+	return CheckEach
+}
+func (laterAskedFilter) Check(seg int, _, _ uint32) bool  { return seg != 0 }
+func (laterAskedFilter) Accept(seg int, _, _ uint32) bool { return seg != 0 }
+
+// TestNestedInnerAskedOfMatchedRunsOnly: a nested search's inner filter,
+// whose look-ahead cursors skip the blocks only it could take once they
+// cannot reach the outer heap, is not asked about a segment's first run
+// when no document of it holds the query's terms either. The first
+// segment's documents hold them thrice and fill the outer heap, which the
+// inner filter rejects, so that every later block is below the outer
+// heap's floor and above the inner one's.
+func TestNestedInnerAskedOfMatchedRunsOnly(t *testing.T) {
+	for _, p := range pruningPaths {
+		t.Run(p.name, func(t *testing.T) {
+			ti := newTestIndex()
+			for seg := range 3 {
+				var docs []testDoc
+				for i := range 600 {
+					text := fmt.Sprintf("filler w%d", i%50)
+					switch {
+					case i >= 400 && i%7 == 0 && seg == 0:
+						text += " needle needle needle thread thread"
+					case i >= 400 && i%7 == 0:
+						text += " needle thread and some more words to make it long"
+					}
+					docs = append(docs, testDoc{text: text, group: uint32(i / 200)})
+				}
+				ti.add(p.tune.LayerMin, docs...)
+			}
+			for _, q := range []string{"needle", "needle thread"} {
+				for _, k := range []int{1, 5, 10} {
+					inner := laterAskedFilter{groups: new([3]atomic.Int64)}
+					ti.searchNested(t, p.tune, q, -1, k, acceptAll{}, inner)
+					if n := inner.groups[0].Load(); n > 0 {
+						t.Fatalf("%q top %d: group 0, which holds none of its terms, asked of the inner filter %d times", q, k, n)
+					}
 				}
 			}
 		})

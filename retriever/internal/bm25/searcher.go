@@ -133,8 +133,9 @@ func (sr *Searcher) Search(ctx context.Context, segs []*Segment, st *Stats, qy Q
 // lists: the best K documents that outer accepts (Search's answer with
 // outer) and the best K that inner accepts (Search's with inner), where
 // inner accepts no document that outer rejects. Every path prunes by the
-// lower of the two heaps' thresholds and asks inner only about documents
-// that outer accepted and that would enter inner's heap: an owner that
+// lower of the two heaps' thresholds and asks inner's Check and Accept only
+// of documents that outer accepted and that would enter inner's heap
+// (inner's group verdicts also skip runs that no heap can take): an owner that
 // ranks a query without its rules and with them (retriever) walks the
 // lists, reads the lengths and asks the outer filter once, where two
 // searches did each twice (issue 33). A nil inner: Search with outer.
