@@ -5,7 +5,8 @@ import "testing"
 // FuzzDecodeFrom: a posting list's fast decoding (decodeFrom from the
 // list's start, which reads several bytes at once) gives the postings it
 // was written from, as the iterator does, whatever the sizes of deltas and
-// tfs and however the list ends. The input is taken as (delta, tf) pairs of varying widths.
+// tfs and however the list ends. The input is taken as (delta, tf) pairs
+// of varying widths.
 func FuzzDecodeFrom(f *testing.F) {
 	f.Add([]byte{1, 1, 2, 1, 3, 2})
 	f.Add([]byte{0xff, 0xff, 0x7f, 0x01, 0x80, 0x02, 0x05, 0x90, 0x01})
