@@ -104,7 +104,7 @@ func (ix *Index) Watch(ctx context.Context, onChange func(Changes)) error {
 	// it, so that what changes after the listing raises an event; the
 	// folders of earlier updates are polled (their changes since were not
 	// watched) until an update visits them and watches them.
-	ix.fw.SetAdder(wt.add)
+	ix.fw.SetAdder(wt.add, wt.unwatch)
 	if ix.fw.Empty() {
 		// Nothing was indexed yet: the folders to watch are found first.
 		if _, err := ix.update(ctx, nil); err != nil && ctx.Err() == nil {

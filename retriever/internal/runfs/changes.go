@@ -26,6 +26,7 @@ type Events struct {
 	dirtyDirs  map[string]bool
 	dirtyNames map[string]bool
 	adder      func(rel string, ino uint64) error // watches a folder; nil: no watcher
+	unwatch    func(rel string)                   // drops a folder's watch (the adder's)
 	kick       chan struct{}                      // tells the watcher that the folders changed
 	// polledFiles is how many files the last update polled.
 	polledFiles int
@@ -35,9 +36,12 @@ type Events struct {
 	// taken: a change set was taken (Take) by an update not yet ended
 	// (Discovery.Settle): what it holds may not be committed yet.
 	taken bool
-	// drops counts the events that dropped watches (Event, gone): a watch
-	// added meanwhile may be one of those dropped (Watch).
-	drops uint64
+	// drops counts the events that dropped watches (Event, gone), or that
+	// named a folder whose watch is being added or one above it (adding):
+	// a watch added meanwhile may be one of those dropped, or of a folder
+	// moved or removed since its add began (Watch).
+	drops  uint64
+	adding map[string]int // folders whose watch Watch is adding
 }
 
 // ChangeSet is what an incremental update looks at, taken from the watcher's
@@ -74,7 +78,7 @@ func (f *Events) Stop() {
 	f.watching = false
 	f.bar = nil
 	f.probe = nil
-	f.adder = nil
+	f.adder, f.unwatch = nil, nil
 	f.watched = nil
 	f.polled = nil
 	f.dirtyDirs, f.dirtyNames = nil, nil
@@ -87,37 +91,65 @@ func (f *Events) Empty() bool {
 	return f.folders == nil
 }
 
-func (f *Events) SetAdder(add func(rel string, ino uint64) error) {
+// SetAdder gives Watch the watcher's add of a folder's watch, and the
+// unwatch that drops one (both its own and the probe's).
+func (f *Events) SetAdder(add func(rel string, ino uint64) error, unwatch func(rel string)) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.adder = add
+	f.adder, f.unwatch = add, unwatch
 }
 
 // Watch makes sure a running watcher watches folder rel at inode ino, and
 // reports whether it began to now: then what changed in the folder before
 // is polled by the caller. A folder that cannot be watched stays polled.
 //
-// An event that drops watches while the watch is added (the loop takes
-// the removal of the folder that was at rel before, after the update
-// listed the one there now) may drop the new watch with the old one, the
-// watcher's by its path and the probe's by rel: then the folder is not
-// counted as watched, and stays polled until an update watches it again.
+// A folder watched at rel before, at another inode (moved away, and
+// another made at its path), loses its watch first, with every folder
+// sharing it (unwatchLocked): fsnotify keeps one watch a path and one a
+// descriptor, so a folder moved to a path listed before its old one
+// (B, when A was moved to B and a new A made) got A's watch back at its
+// own add and no path of its own, and the new A's add then took that
+// watch's path away: B's events were dropped for good while B was still
+// counted as watched. Dropped first, B is polled until an update watches
+// it afresh.
+//
+// An event taken while the watch is added may have dropped it, or made it
+// a watch of another folder than the one listed: a removal that dropped
+// watches (the folder that was at rel before, after the update listed the
+// one there now: the watcher's watch by its path, the probe's by rel, go
+// with it), or a removal or move of rel or of a folder above it (the
+// folder listed is not at rel any more; the probe's add may have failed
+// on it and its event been taken before this watch was counted). Then the
+// folder is not counted as watched, and stays polled until an update
+// watches it again.
 func (f *Events) Watch(rel string, ino uint64) bool {
 	f.mu.Lock()
 	add := f.adder
-	if add == nil || !f.watching || f.watched[rel] == ino {
+	old, ok := f.watched[rel]
+	if add == nil || !f.watching || ok && old == ino {
 		f.mu.Unlock()
 		return false
 	}
-	drops := f.drops
-	f.mu.Unlock()
-	if add(rel, ino) != nil {
-		return false
+	if ok {
+		f.unwatchLocked(rel, f.unwatch)
 	}
+	drops := f.drops
+	if f.adding == nil {
+		f.adding = map[string]int{}
+	}
+	f.adding[rel]++
+	f.mu.Unlock()
+	err := add(rel, ino)
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.watched == nil || f.drops != drops {
-		return false // the watcher stopped meanwhile, or the watch was perhaps dropped
+	if f.adding[rel]--; f.adding[rel] == 0 {
+		delete(f.adding, rel)
+	}
+	if err != nil || f.watched == nil {
+		return false // not watched, or the watcher stopped meanwhile (and closed its watches)
+	}
+	if f.drops != drops {
+		return false
 	}
 	f.watched[rel] = ino
 	delete(f.polled, rel)
@@ -289,6 +321,12 @@ func (f *Events) Event(rel string, listing, gone bool, unwatch func(rel string))
 	f.mark(rel, listing)
 	if !gone {
 		return true
+	}
+	for a := range f.adding {
+		if a == rel || rel == "." || strings.HasPrefix(a, rel+"/") {
+			f.drops++ // see Watch
+			break
+		}
 	}
 	for w := range f.watched {
 		if w == rel || rel == "." || strings.HasPrefix(w, rel+"/") {

@@ -255,7 +255,7 @@ func TestEventsQuiet(t *testing.T) {
 			d := &Discovery{}
 			p := newTestProbe(t)
 			d.Start()
-			d.SetAdder(func(string, uint64) error { return nil })
+			d.SetAdder(func(string, uint64) error { return nil }, func(string) {})
 			d.SetFolders(map[string]uint64{".": 1, "a": 2})
 			d.Watch(".", 1)
 			d.Watch("a", 2)
@@ -275,32 +275,98 @@ func TestEventsQuiet(t *testing.T) {
 	}
 }
 
-// TestWatchDroppedWhileAdded: an event that drops watches, taken while a
-// folder's watch is added (the removal of the folder that was at its path
-// before), may have dropped the new watch: the folder is not counted as
-// watched, and stays polled.
+// TestWatchDroppedWhileAdded: an event taken while a folder's watch is
+// added, that may have dropped the new watch (the removal of the folder
+// that was at its path before) or that removed or moved the folder or one
+// above it (the folder listed is not at its path any more: a new folder,
+// not counted as watched yet, so no watch of it was dropped), makes the
+// folder not counted as watched: it stays polled. An event about another
+// folder leaves the watch be.
 func TestWatchDroppedWhileAdded(t *testing.T) {
+	for _, c := range []struct {
+		name      string
+		rel       string
+		older     bool   // rel was watched at an older inode
+		gone      string // the event taken while rel's watch is added
+		dropped   bool
+		unwatched []string
+		polled    int
+	}{
+		{"the older folder's removal", "a", true, "a", true, []string{"a"}, 1},
+		{"a new folder removed", "n", false, "n", true, nil, 1},
+		{"a new folder's parent moved", "p/n", false, "p", true, nil, 1},
+		{"the run folder", "n", false, ".", true, []string{"."}, 2},
+		{"another folder removed", "n", false, "m", false, nil, 0},
+		{"a sibling with a common prefix", "n", false, "n2", false, nil, 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			d := &Discovery{}
+			d.Start()
+			var unwatched []string
+			unwatch := func(rel string) { unwatched = append(unwatched, rel) }
+			d.SetAdder(func(rel string, ino uint64) error {
+				if rel == c.rel && ino == 2 {
+					d.Event(c.gone, true, true, unwatch)
+				}
+				return nil
+			}, unwatch)
+			d.SetFolders(map[string]uint64{".": 1, c.rel: 2})
+			if !d.Watch(".", 1) {
+				t.Fatal("the root was not watched")
+			}
+			if c.older && !d.Watch(c.rel, 3) {
+				t.Fatal("a folder was not watched")
+			}
+			unwatched = nil
+			if got := d.Watch(c.rel, 2); got == c.dropped || d.IsWatched(c.rel) == c.dropped {
+				t.Fatalf("Watch = %v, watched %v; want %v", got, d.IsWatched(c.rel), !c.dropped)
+			}
+			if !slices.Equal(unwatched, c.unwatched) {
+				t.Fatalf("unwatched %q, want %q", unwatched, c.unwatched)
+			}
+			if _, _, polled, _ := d.Counts(); polled != c.polled {
+				t.Fatalf("%d folders polled, want %d", polled, c.polled)
+			}
+		})
+	}
+}
+
+// TestWatchMovedAndReplaced: folder a moved to b and a new a made, both
+// listed by one update before the loop takes a's move, b first (sorted
+// before a). fsnotify keeps one watch a path and one a descriptor: b's add
+// hands back a's watch and maps no path of b's, and the new a's add then
+// takes that watch's path away, so the moved folder's events are dropped.
+// So a's older watch goes (and b's with it, the same inode) before the new
+// a is watched: b is not counted as watched, and is polled until an
+// update watches it afresh.
+func TestWatchMovedAndReplaced(t *testing.T) {
 	d := &Discovery{}
 	d.Start()
 	var unwatched []string
-	d.SetAdder(func(rel string, ino uint64) error {
-		if rel == "a" && ino == 2 {
-			d.Event("a", true, true, func(rel string) { unwatched = append(unwatched, rel) })
-		}
-		return nil
-	})
+	unwatch := func(rel string) { unwatched = append(unwatched, rel) }
+	d.SetAdder(func(string, uint64) error { return nil }, unwatch)
 	d.SetFolders(map[string]uint64{".": 1, "a": 2})
-	if !d.Watch(".", 1) {
-		t.Fatal("the root was not watched")
+	d.Watch(".", 1)
+	d.Watch("a", 2)
+	if !d.Watch("b", 2) {
+		t.Fatal("the moved folder was not watched")
 	}
-	if !d.Watch("a", 3) { // an older a
-		t.Fatal("a folder was not watched")
+	if !d.Watch("a", 3) {
+		t.Fatal("the new folder was not watched")
 	}
-	if d.Watch("a", 2) || d.IsWatched("a") || !slices.Equal(unwatched, []string{"a"}) {
-		t.Fatal("a folder whose watch an event may have dropped while it was added counts as watched")
+	slices.Sort(unwatched)
+	if d.IsWatched("b") || !slices.Equal(unwatched, []string{"a", "b"}) {
+		t.Fatalf("unwatched %q; the moved folder still counts as watched: %v", unwatched, d.IsWatched("b"))
 	}
+	d.SetFolders(map[string]uint64{".": 1, "a": 3, "b": 2})
 	if _, _, polled, _ := d.Counts(); polled != 1 {
-		t.Fatalf("%d folders polled, want 1", polled)
+		t.Fatalf("%d folders polled, want 1 (the moved one)", polled)
+	}
+	if !d.Watch("b", 2) || !d.IsWatched("b") {
+		t.Fatal("the next update did not watch the moved folder afresh")
+	}
+	if _, _, polled, _ := d.Counts(); polled != 0 {
+		t.Fatalf("%d folders polled, want 0", polled)
 	}
 }
 
@@ -336,7 +402,7 @@ func TestUnwatchSharedInode(t *testing.T) {
 		t.Run(how, func(t *testing.T) {
 			d := &Discovery{}
 			d.Start()
-			d.SetAdder(func(string, uint64) error { return nil })
+			d.SetAdder(func(string, uint64) error { return nil }, func(string) {})
 			d.SetFolders(map[string]uint64{".": 1, "old": 2})
 			d.Watch(".", 1)
 			d.Watch("old", 2)
