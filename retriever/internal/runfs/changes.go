@@ -120,18 +120,20 @@ func (f *Events) SetAdder(add func(rel string, ino uint64) error, unwatch func(r
 // with it), or a removal or move of rel or of a folder above it (the
 // folder listed is not at rel any more; the probe's add may have failed
 // on it and its event been taken before this watch was counted). Then the
-// folder is not counted as watched, and stays polled until an update
-// watches it again.
+// watch just added is dropped again (counted nowhere, nothing else would
+// drop it: the folder leaving the run would leave the watcher marking
+// paths gone and the probe never quiet), the folder is not counted as
+// watched, and it stays polled until an update watches it again.
 func (f *Events) Watch(rel string, ino uint64) bool {
 	f.mu.Lock()
-	add := f.adder
+	add, unwatch := f.adder, f.unwatch
 	old, ok := f.watched[rel]
 	if add == nil || !f.watching || ok && old == ino {
 		f.mu.Unlock()
 		return false
 	}
 	if ok {
-		f.unwatchLocked(rel, f.unwatch)
+		f.unwatchLocked(rel, unwatch)
 	}
 	drops := f.drops
 	if f.adding == nil {
@@ -149,6 +151,7 @@ func (f *Events) Watch(rel string, ino uint64) bool {
 		return false // not watched, or the watcher stopped meanwhile (and closed its watches)
 	}
 	if f.drops != drops {
+		unwatch(rel) // counted nowhere, it would never be dropped
 		return false
 	}
 	f.watched[rel] = ino
