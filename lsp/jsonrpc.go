@@ -122,7 +122,7 @@ type inflight struct {
 	cancelled *atomic.Bool // by the client, through $/cancelRequest
 }
 
-// asyncCall is a request answered in its own goroutine: its entry among
+// asyncCall is a request answered on a worker (workers.go): its entry among
 // the requests in flight and its reply, in one allocation (four were a
 // share of what run/search allocated besides the engine, issue 33).
 type asyncCall struct {
@@ -132,7 +132,8 @@ type asyncCall struct {
 	cancelled atomic.Bool
 }
 
-// serveAsync answers a request in its own goroutine, cancellable by its id.
+// serveAsync answers a request on a worker (workers.go), apart from the
+// reader, cancellable by its id.
 func (s *server) serveAsync(call *jsonrpc2.Call, reply jsonrpc2.Replier, h jsonrpc2.Handler) {
 	ctx, cancel := context.WithCancel(s.ctx)
 	a := &asyncCall{id: call.ID()}

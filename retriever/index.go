@@ -545,6 +545,7 @@ func (r *refreshRun) work() {
 		// walks the path from the run folder again).
 		dir := runfs.OpenFolder(ix.root, ix.fsys, j.dir)
 		first := len(pend)
+		var confirmed []*corpus.File
 		for _, t := range j.tasks {
 			u, drop := ix.read(t, b, dir, &buf)
 			r.done.Add(t.size - t.from)
@@ -553,9 +554,7 @@ func (r *refreshRun) work() {
 				pend = append(pend, u)
 			}
 			if t.confirmed {
-				r.mu.Lock()
-				r.confirmed = append(r.confirmed, t.old)
-				r.mu.Unlock()
+				confirmed = append(confirmed, t.old)
 			}
 			if drop {
 				// Gone or unreadable since it was found: left out until
@@ -577,6 +576,12 @@ func (r *refreshRun) work() {
 				u.Discard = true
 				r.failed = append(r.failed, u.Next.Rel)
 			}
+			r.mu.Unlock()
+			confirmed = nil // its checks read the folder that moved
+		}
+		if len(confirmed) > 0 {
+			r.mu.Lock()
+			r.confirmed = append(r.confirmed, confirmed...)
 			r.mu.Unlock()
 		}
 		dir.Close()

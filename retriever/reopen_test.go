@@ -305,3 +305,60 @@ func reopenedWatching(t *testing.T, opts Options, root *store.Root, beforeRead f
 	}
 	return ix, ix.cache != nil && ix.cache.Restored() != nil
 }
+
+// A reopen that confirms racy files while another file grew commits both:
+// the grown file's new lines are found, the answers are a fresh index's,
+// and the next reopen finds nothing to write.
+func TestReopenConfirmsRacyFilesBesideAGrownOne(t *testing.T) {
+	files := map[string]string{
+		"episode-1/bob/bob.log":   "2026-10-21 18:00:00.000 INFO [running] [c1] bob started\n",
+		"episode-1/bob/notes.txt": "a note of quokka\n",
+	}
+	root := writeRun(t, files)
+	hourAgo := time.Now().Add(-time.Hour)
+	for rel := range files {
+		must(t, os.Chtimes(filepath.Join(root, filepath.FromSlash(rel)), hourAgo, hourAgo))
+	}
+	ix := openTest(t, Options{Root: root})
+	if _, err := ix.Refresh(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	ix.mu.Lock()
+	for _, fs := range ix.state.Files {
+		fs.ReadAt = fs.Mtime + int64(time.Second) // read within the racy window
+	}
+	ix.mu.Unlock()
+	cacheDir := filepath.Join(t.TempDir(), "cache")
+	cache, err := store.OpenRoot(cacheDir)
+	must(t, err)
+	saveIndex(t, ix, Options{Root: root}, cache)
+
+	log := filepath.Join(root, "episode-1", "bob", "bob.log")
+	f, err := os.OpenFile(log, os.O_APPEND|os.O_WRONLY, 0)
+	must(t, err)
+	_, err = f.WriteString("2026-10-21 18:00:02.000 WARN [running] [c1] bob saw quagga\n")
+	must(t, err)
+	must(t, f.Close())
+	halfHourAgo := time.Now().Add(-30 * time.Minute)
+	must(t, os.Chtimes(log, halfHourAgo, halfHourAgo))
+
+	first, restored := reopened(t, Options{Root: root}, cache)
+	if !restored {
+		t.Fatal("the entry was not restored")
+	}
+	res, err := first.Search(context.Background(), Request{Query: "quagga"})
+	must(t, err)
+	if len(res.Items) != 1 || res.Items[0].File != "episode-1/bob/bob.log" {
+		t.Fatalf("quagga after the reopen: %+v, want the grown file's new line", res.Items)
+	}
+	assertSameAnswers(t, first, Options{Root: root})
+	must(t, first.Close())
+
+	read := map[string]bool{}
+	second, _ := reopenedWatching(t, Options{Root: root}, cache, func(rel string) { read[rel] = true })
+	if len(read) != 0 {
+		t.Errorf("the second reopen checked %v, want nothing (every file confirmed or read afresh)", read)
+	}
+	assertSameAnswers(t, second, Options{Root: root})
+	must(t, second.Close())
+}

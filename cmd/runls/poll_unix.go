@@ -13,7 +13,7 @@ import (
 //
 // A descriptor in blocking mode is read by a blocking system call, which
 // holds its thread, and the scheduler's P with it, while it waits: a
-// request's handler, started in its own goroutine just before the reader
+// request's handler, handed to a worker goroutine just before the reader
 // reads again, then waits for another thread to be woken to run it (tens of
 // µs, more on a loaded machine), which a request to an unknown method,
 // answered by the reader itself, does not. Through the poller the reader
