@@ -369,3 +369,63 @@ func TestProbeQuietRecordRequests(t *testing.T) {
 		waitFor(t, "an outline made without the barrier", func() bool { return outline(2 + i) })
 	}
 }
+
+// TestProbeQuietAnswerAfterForget: a cache entry dropped between Quiet's
+// yes and the answer (its Forget empties the state: the run is read
+// afresh) moves the commit count, which sends the request the barrier's
+// way: the answer is the full one, made after the update that read the run
+// again, and is not counted as quiet.
+func TestProbeQuietAnswerAfterForget(t *testing.T) {
+	ix, _ := probeRun(t, Options{})
+	awaitQuiet(t, ix, "apple", hist, true)
+	forget := ix.cacheHost().Forget
+	ix.fw.beforeQuiet = func() {
+		ix.fw.beforeQuiet = nil
+		forget()
+	}
+	if quietAnswer(t, ix, "apple", hist, true) {
+		t.Fatal("an answer made after the state was forgotten counted as quiet")
+	}
+	if ix.fw.beforeQuiet != nil {
+		t.Fatal("the search was not about to be answered quietly")
+	}
+}
+
+// TestProbeCancelledPass: a request cancelled at the barrier after a change
+// drained the probe's event, but its update never ran; while the watcher's
+// loop has not taken that event either (held), the next request must not
+// be answered quietly, and sees the change. Both slow passes: a search's
+// (freshBarrier) and a record request's (Outline: freshIfWatched).
+func TestProbeCancelledPass(t *testing.T) {
+	for i, how := range []string{"search", "outline"} {
+		t.Run(how, func(t *testing.T) {
+			ix, root := probeRun(t, Options{})
+			awaitQuiet(t, ix, "apple", hist, true)
+			hold := make(chan struct{})
+			ix.fw.holdEvents.Store(&hold)
+			var release sync.Once
+			free := func() { release.Do(func() { ix.fw.holdEvents.Store(nil); close(hold) }) }
+			defer free()
+			word, rel := fmt.Sprintf("cancelled%dword", i), "episode-1/agent0/n0.txt"
+			appendFile(t, root, rel, "noted "+word+"\n")
+			ctx, cancel := context.WithCancel(context.Background())
+			cancel()
+			var err error
+			if how == "search" {
+				_, err = ix.Search(ctx, allEvidence(word))
+			} else {
+				_, err = ix.Outline(ctx, filepath.Join(ix.Root(), filepath.FromSlash(hist)), 0)
+			}
+			if !errors.Is(err, context.Canceled) {
+				t.Fatalf("the cancelled request returned %v", err)
+			}
+			if ix.fw.Quiet(ix.fw.CurrentBarrier()) {
+				t.Fatal("quiet after a pass that was cancelled: what it drained is not committed")
+			}
+			free()
+			if quietAnswer(t, ix, word, rel, true) {
+				t.Fatal("the search after the cancelled pass was answered quietly")
+			}
+		})
+	}
+}

@@ -89,6 +89,9 @@ func (ix *Index) freshOnce(ctx context.Context, answer func() (Result, error)) (
 	ix.cache.CheckMapping("")
 	before := ix.state.Commits.Load()
 	if ix.indexed.Load() && ix.fw.Quiet(b) {
+		if h := ix.fw.beforeQuiet; h != nil {
+			h()
+		}
 		res, err := answer()
 		if persist.IsFault(err) {
 			return Result{}, err // fresh drops the entry and asks again

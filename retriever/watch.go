@@ -169,6 +169,9 @@ func (wt *watcher) loop(ctx context.Context, bar *runfs.Barrier, kick func()) er
 				events = nil
 				break
 			}
+			if hold := ix.fw.holdEvents.Load(); hold != nil {
+				<-*hold
+			}
 			if bar != nil && ev.Name == bar.Path() {
 				bar.Arrived()
 				break
@@ -348,6 +351,10 @@ type followState struct {
 	beforeBlock func(rel string, pos int64) error // an error fails the block's read
 	newWatcher  func() (*fsnotify.Watcher, error)
 	addWatch    func(w *fsnotify.Watcher, path string) error
+	beforeQuiet func() // a request's quiet answer is about to be made
+	// holdEvents, while set, holds the watcher's loop before it takes an
+	// event until the channel is closed (a test's watcher late).
+	holdEvents atomic.Pointer[chan struct{}]
 
 	// quietAnswers counts the requests answered with no barrier and no
 	// update (freshOnce, freshIfWatched: nothing changed), for tests.
