@@ -66,8 +66,12 @@ func viewed[T any](ctx context.Context, ix *Index, where string, view func() (T,
 	return res, err
 }
 
-// The mappings are checked once a request, before its first read of them:
-// by Refresh's update without a barrier, here with one.
+// A search's mappings are checked once a request, before its first read of
+// them: by Refresh's update without a barrier, here with one (on the quiet
+// path too). A record request's quiet path (freshIfWatched: documentSymbol,
+// hover) checks none: safe, since its view is made under viewed's guard,
+// which turns a fault on a mapping into a dropped entry and the view made
+// again from the run indexed afresh.
 //
 // When nothing changed since the last update (runfs.Events.Quiet: the
 // watcher's change probe got no event since a search last drained it,

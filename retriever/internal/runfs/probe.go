@@ -28,21 +28,41 @@ import (
 //     every instance that watches the inode before the system call that made
 //     it returns (fsnotify's hooks run in the writer's call). The probe's
 //     watch of a folder is added before the watcher's (the retriever's
-//     watcher.add) and so before the folder is listed; it is dropped only
-//     after the watcher's is (the unwatch callbacks of Events.Event and
-//     Events.Sync), and only when no other path holds the same watch (two
-//     paths of one inode share one watch descriptor in an instance, which
-//     the watcher drops as soon as either path is dropped, the probe only
-//     when both are). A probe that cannot watch a folder the watcher may
-//     watch (the watch limit) is off for good.
+//     watcher.add) and so before the folder is listed; it is dropped after
+//     the watcher's is (the unwatch callbacks of Events.Event, Events.Sync
+//     and Events.Watch), and only when no other path holds the same watch
+//     (two paths of one inode share one watch descriptor in an instance,
+//     which the watcher drops as soon as either path is dropped, the probe
+//     only when both are). One exception: Probe.Add finding another inode
+//     at a path whose older watch it still holds drops that one first.
+//     Harmless: Events.Watch has dropped a path's watch at an older inode
+//     before adding another (below), so the older one is counted nowhere;
+//     the watcher's fsnotify dropped it too. A probe that cannot watch a
+//     folder the watcher may watch (the watch limit) is off for good.
+//
+//   - The watcher's events are fsnotify's, which keeps one watch a path and
+//     one a descriptor: a folder whose inode is already watched under
+//     another path gets that watch back and no path of its own (its events
+//     are reported under the other path, until that path's event or Sync
+//     drops both), and a path added again at another inode takes the path
+//     away from the older watch, whose events fsnotify then drops while
+//     the kernel still queues them (a folder moved, then a new one made at
+//     its old path, both listed by one update, the moved one first). So
+//     Events.Watch drops a path's watch at an older inode, with every path
+//     sharing it, before adding the new one: a folder whose watch went is
+//     polled until an update watches it afresh.
 //
 //   - A folder's path may name another inode at the watcher's add than at
 //     the probe's (or none at the probe's: that add fails, and the probe
 //     stays on): then the folder was removed or moved in between, which
 //     queued an event on its parent's watch, the probe's too (a parent is
 //     watched before its listing finds the folder). The search that drains
-//     that event waits at the barrier for the watcher's loop to take it,
-//     which drops the folder's watch and polls it until an update watches
+//     that event waits at the barrier for the watcher's loop to take it.
+//     Taken after the watch was counted, it drops the folder's watch
+//     (Events.Event); taken while the watch is added (not counted yet,
+//     nothing to drop), it makes Events.Watch not count it and drop the
+//     watch just added (Events.adding: an event naming the folder or one
+//     above it). Either way the folder is polled until an update watches
 //     it again, the probe's watch first. Only the run folder itself has no
 //     parent watched: it is not expected to be replaced under the server.
 //
