@@ -35,9 +35,10 @@ import (
 //     which the watcher drops as soon as either path is dropped, the probe
 //     only when both are). One exception: Probe.Add finding another inode
 //     at a path whose older watch it still holds drops that one first.
-//     Harmless: Events.Watch has dropped a path's watch at an older inode
-//     before adding another (below), so the older one is counted nowhere;
-//     the watcher's fsnotify dropped it too. A probe that cannot watch a
+//     Harmless: the watcher's add of the path at the new inode comes next,
+//     and fsnotify forgets the older watch then too (one watch a path);
+//     Events.Watch has by then dropped any watch counted at the path at an
+//     older inode (below). A probe that cannot watch a
 //     folder the watcher may watch (the watch limit) is off for good.
 //
 //   - The watcher's events are fsnotify's, which keeps one watch a path and
