@@ -429,3 +429,42 @@ func TestProbeCancelledPass(t *testing.T) {
 		})
 	}
 }
+
+// TestProbeMovedAndReplacedFolder: agent2 moved to agent0-old and a new
+// agent2 made, both watched by an update (the moved one first, as its
+// name sorts) before the watcher's loop takes the move (held). With the
+// real fsnotify and probe: a word appended in the moved folder afterwards
+// is found by the search made right after it (fsnotify's one watch a path
+// once dropped that folder's events while it counted as watched, and no
+// update looked at it again).
+func TestProbeMovedAndReplacedFolder(t *testing.T) {
+	ix, root := probeRun(t, Options{})
+	awaitQuiet(t, ix, "apple", hist, true)
+	hold := make(chan struct{})
+	ix.fw.holdEvents.Store(&hold)
+	var release sync.Once
+	free := func() { release.Do(func() { ix.fw.holdEvents.Store(nil); close(hold) }) }
+	defer free()
+	abs := func(rel string) string { return filepath.Join(root, filepath.FromSlash(rel)) }
+	ino := func(rel string) uint64 {
+		info, err := os.Lstat(abs(rel))
+		must(t, err)
+		_, i := runfs.FileID(info)
+		return i
+	}
+	const moved, replaced = "episode-1/agent0-old", "episode-1/agent2"
+	must(t, os.Rename(abs(replaced), abs(moved)))
+	must(t, os.Mkdir(abs(replaced), 0o755))
+	ix.refreshMu.Lock() // as an update does (no other runs meanwhile)
+	ix.fw.Watch(moved, ino(moved))
+	ix.fw.Watch(replaced, ino(replaced))
+	ix.refreshMu.Unlock()
+	free()
+	for i := range 3 {
+		word := fmt.Sprintf("movedaway%dword", i)
+		appendFile(t, root, moved+"/n0.txt", "noted "+word+"\n")
+		if !hasWord(t, ix, word, moved+"/n0.txt") {
+			t.Fatalf("append %d in the moved folder: not found by the search right after it", i)
+		}
+	}
+}
