@@ -254,10 +254,15 @@ func (r *replyOnce) send(ctx context.Context, result any, err error) error {
 	if res, ok := result.(*SearchResult); ok && werr == nil && r.id != nil && r.s.stream != nil {
 		// Its JSON written into the frame (about 1 KB an item).
 		_, written, e := r.s.stream.writeResultAppended(*r.id, 1024*(1+len(res.Items)), res)
-		if e != nil {
+		switch {
+		case errors.Is(e, errEncodingPanicked):
+			// Nothing was written: the request is answered with an error.
+			r.s.logger.Error("encoding a reply", zap.String("method", r.method), zap.Error(e))
+			result, werr = nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "runls: internal error in %s", r.method)
+		case e != nil:
 			r.s.logger.Warn("sending a reply", zap.String("method", r.method), zap.Error(e))
-		}
-		if written || e != nil {
+			return nil
+		case written:
 			return nil
 		}
 	}

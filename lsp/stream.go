@@ -183,19 +183,26 @@ func (s *stream) writeResultJSON(rid jsonrpc2.ID, result json.RawMessage) (int64
 //
 // The frame is made before writeMu is taken: its bytes do not depend on
 // its place among the writes, a large answer's encoding does not hold up
-// the reader's own replies, and a panic in it (recovered by invoke) leaves
-// the lock free for every later write.
-func (s *stream) writeResultAppended(rid jsonrpc2.ID, size int, result appendsJSON) (int64, bool, error) {
+// the reader's own replies, and a panic in it (errEncodingPanicked, nothing
+// written) leaves the lock free for every later write.
+func (s *stream) writeResultAppended(rid jsonrpc2.ID, size int, result appendsJSON) (n int64, written bool, err error) {
 	ok := true
-	frame, err := s.framed(rid, size, func(b []byte) []byte {
-		var out []byte
-		if out, ok = result.AppendJSON(b); !ok {
-			return b
-		}
-		return out
-	})
+	frame, err := func() (frame []byte, err error) {
+		defer func() {
+			if p := recover(); p != nil {
+				err = fmt.Errorf("%w: %v", errEncodingPanicked, p)
+			}
+		}()
+		return s.framed(rid, size, func(b []byte) []byte {
+			var out []byte
+			if out, ok = result.AppendJSON(b); !ok {
+				return b
+			}
+			return out
+		})
+	}()
 	if !ok || err != nil {
-		return 0, ok, err
+		return 0, ok && !errors.Is(err, errEncodingPanicked), err
 	}
 	// Its place among the connection's writes is taken under writeMu; the
 	// write itself is made here, after it, when nothing is queued before it.
@@ -210,6 +217,10 @@ func (s *stream) writeResultAppended(rid jsonrpc2.ID, size int, result appendsJS
 	}
 	return int64(len(frame)), true, nil
 }
+
+// errEncodingPanicked: a result's AppendJSON panicked; nothing was written,
+// and the request is answered with an internal error instead.
+var errEncodingPanicked = errors.New("encoding the answer panicked")
 
 // appendsJSON is a result that appends its own JSON, or says it has none.
 type appendsJSON interface {

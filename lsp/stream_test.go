@@ -473,9 +473,10 @@ type panickingResult struct{}
 func (panickingResult) AppendJSON([]byte) ([]byte, bool) { panic("encoding failed") }
 
 // TestAppendedReplyPanicLeavesWritesFree: a panic while a worker encodes
-// its reply (recovered by invoke) leaves the stream's writes free: the
-// next reply is written. Fails when the encoding runs under writeMu
-// without an unlock on the way out.
+// its reply is told as errEncodingPanicked with nothing written (the
+// request is then answered with an internal error), and leaves the
+// stream's writes free: the next reply is written. Fails when the encoding
+// runs under writeMu without an unlock on the way out.
 func TestAppendedReplyPanicLeavesWritesFree(t *testing.T) {
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
@@ -485,14 +486,9 @@ func TestAppendedReplyPanicLeavesWritesFree(t *testing.T) {
 		outR.Close()
 		s.Close()
 	}()
-	func() {
-		defer func() {
-			if recover() == nil {
-				t.Fatal("the encoding's panic did not reach the caller")
-			}
-		}()
-		_, _, _ = s.writeResultAppended(jsonrpc2.NewNumberID(1), 16, panickingResult{})
-	}()
+	if n, written, err := s.writeResultAppended(jsonrpc2.NewNumberID(1), 16, panickingResult{}); !errors.Is(err, errEncodingPanicked) || written || n != 0 {
+		t.Fatalf("a panicking encoding: %d bytes, written %v, error %v; want nothing written and errEncodingPanicked", n, written, err)
+	}
 	written := make(chan error, 1)
 	go func() {
 		reply, _ := jsonrpc2.NewResponse(jsonrpc2.NewNumberID(2), "next", nil)
