@@ -182,14 +182,7 @@ func TestSendQueueBound(t *testing.T) {
 
 	// A request sent now is not read while the queue is full.
 	go func() { _, _ = io.WriteString(inW, framed(`{"jsonrpc":"2.0","id":7,"method":"run/info","params":{}}`)) }()
-	read := make(chan jsonrpc2.Message, 1)
-	go func() {
-		msg, _, err := s.Read(context.Background())
-		if err != nil {
-			t.Errorf("Read: %v", err)
-		}
-		read <- msg
-	}()
+	read := readAsync(t, s)
 	select {
 	case msg := <-read:
 		t.Fatalf("a request was read while the queue was full: %v", msg)
@@ -414,14 +407,7 @@ func TestAppendedReplyLeavesReaderFree(t *testing.T) {
 		written <- err
 	}()
 	go func() { _, _ = io.WriteString(inW, framed(`{"jsonrpc":"2.0","id":2,"method":"run/info","params":{}}`)) }()
-	read := make(chan jsonrpc2.Message, 1)
-	go func() {
-		msg, _, err := s.Read(context.Background())
-		if err != nil {
-			t.Errorf("Read: %v", err)
-		}
-		read <- msg
-	}()
+	read := readAsync(t, s)
 	select {
 	case msg := <-read:
 		if call, ok := msg.(*jsonrpc2.Call); !ok || call.Method() != "run/info" {
@@ -510,4 +496,19 @@ func TestAppendedReplyPanicLeavesWritesFree(t *testing.T) {
 	case <-time.After(time.Minute): // a guard against a hang, not a timing
 		t.Fatal("the next reply's write did not return")
 	}
+}
+
+// readAsync reads the stream's next message in a goroutine of its own; the
+// channel gets it (nil after a failed read, which fails the test).
+func readAsync(t *testing.T, s *stream) <-chan jsonrpc2.Message {
+	t.Helper()
+	read := make(chan jsonrpc2.Message, 1)
+	go func() {
+		msg, _, err := s.Read(context.Background())
+		if err != nil {
+			t.Errorf("Read: %v", err)
+		}
+		read <- msg
+	}()
+	return read
 }

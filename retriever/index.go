@@ -315,12 +315,7 @@ func (ix *Index) refresh(ctx context.Context, progress func(Progress)) (Changes,
 	// reopen checked it again and wrote the entry whole (some 117 MB at
 	// 1 GB), and found it racy again.
 	if len(removed) > 0 || episodes != nil || len(r.confirmed) > 0 {
-		ix.mu.Lock()
-		for _, fs := range r.confirmed {
-			ix.state.Confirm(fs, fs.CheckedAt)
-		}
-		ix.state.Commit(nil, nil, removed, episodes)
-		ix.mu.Unlock()
+		ix.commit(nil, nil, removed, episodes, r.confirmed...)
 	}
 	if nTasks > 0 || len(removed) > 0 {
 		// The merge reads the segments, mapped ones too. One that faults
@@ -366,10 +361,15 @@ func (ix *Index) indexedAll(first bool) {
 	}
 }
 
-// commit makes a batch visible under the write lock (corpus.State.Commit).
-func (ix *Index) commit(l *corpus.LaidOut, updates []*corpus.Update, removed []*corpus.File, episodes map[string]bool) {
+// commit makes a batch visible under the write lock (corpus.State.Commit),
+// with the files checked the same out of their racy window committed as
+// confirmed (corpus.State.Confirm) under the same lock.
+func (ix *Index) commit(l *corpus.LaidOut, updates []*corpus.Update, removed []*corpus.File, episodes map[string]bool, confirmed ...*corpus.File) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
+	for _, fs := range confirmed {
+		ix.state.Confirm(fs, fs.CheckedAt)
+	}
 	ix.state.Commit(l, updates, removed, episodes)
 }
 

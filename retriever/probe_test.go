@@ -401,10 +401,7 @@ func TestProbeCancelledPass(t *testing.T) {
 		t.Run(how, func(t *testing.T) {
 			ix, root := probeRun(t, Options{})
 			awaitQuiet(t, ix, "apple", hist, true)
-			hold := make(chan struct{})
-			ix.fw.holdEvents.Store(&hold)
-			var release sync.Once
-			free := func() { release.Do(func() { ix.fw.holdEvents.Store(nil); close(hold) }) }
+			free := holdWatcher(ix)
 			defer free()
 			word, rel := fmt.Sprintf("cancelled%dword", i), "episode-1/agent0/n0.txt"
 			appendFile(t, root, rel, "noted "+word+"\n")
@@ -440,10 +437,7 @@ func TestProbeCancelledPass(t *testing.T) {
 func TestProbeMovedAndReplacedFolder(t *testing.T) {
 	ix, root := probeRun(t, Options{})
 	awaitQuiet(t, ix, "apple", hist, true)
-	hold := make(chan struct{})
-	ix.fw.holdEvents.Store(&hold)
-	var release sync.Once
-	free := func() { release.Do(func() { ix.fw.holdEvents.Store(nil); close(hold) }) }
+	free := holdWatcher(ix)
 	defer free()
 	abs := func(rel string) string { return filepath.Join(root, filepath.FromSlash(rel)) }
 	ino := func(rel string) uint64 {
@@ -467,4 +461,13 @@ func TestProbeMovedAndReplacedFolder(t *testing.T) {
 			t.Fatalf("append %d in the moved folder: not found by the search right after it", i)
 		}
 	}
+}
+
+// holdWatcher makes the watcher's loop wait before it takes each event;
+// the function returned (safe to call twice) lets it go on.
+func holdWatcher(ix *Index) (free func()) {
+	hold := make(chan struct{})
+	ix.fw.holdEvents.Store(&hold)
+	var release sync.Once
+	return func() { release.Do(func() { ix.fw.holdEvents.Store(nil); close(hold) }) }
 }
