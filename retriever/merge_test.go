@@ -58,7 +58,7 @@ func deadCountSlow(s *corpus.Segment) int {
 }
 
 // mergeSmallAt is how many small segments the engine merges at once.
-const mergeSmallAt = bm25.MergeSmallAt
+const mergeSmallAt = bm25.MergeFactor
 
 func removeFile(root, rel string) error {
 	return os.Remove(filepath.Join(root, filepath.FromSlash(rel)))

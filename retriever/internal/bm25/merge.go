@@ -8,47 +8,157 @@ import (
 )
 
 // Every batch adds a segment, and an owner that adds documents again (a
-// changed tail of its input) leaves dead ones behind. So that an index keeps
-// a handful of segments, small segments are merged, and a segment that is
-// mostly dead is written again without its dead documents.
+// changed tail of its input) leaves dead ones behind. A query pays some
+// fixed costs in every segment (its terms looked up, its lists' first
+// blocks, a filter's cursors), so that an index of many segments answers a
+// cheap query slower than one of few. The merge policy (MergePolicy)
+// keeps them few: after LogByteSizeMergePolicy of Lucene, it merges runs
+// of consecutive segments of about one size (one level: sizes within a
+// factor of MergeFactor) once there are MergeFactor of them, or once they
+// fill a merged segment of MaxMergeBytes; and it writes again, alone, a
+// segment that is mostly dead.
+//
+// Why bytes and not documents: what a merge costs (the output it builds on
+// the heap before its owner writes it out, its time, the bytes each merge
+// writes again) is its bytes; the engine's thresholds that depend on a
+// segment's size are relative to its documents (Tuning.ScaleDocs), so that
+// either measure would do for the answers' paths.
+//
+// Why consecutive: the segments stay in the order their documents came
+// (a merge's output takes its inputs' place), as Lucene's log policies
+// keep them; a merge of neighbours of one level writes each document again
+// about log_MergeFactor(MaxMergeBytes/MergeFloorBytes) times over its life.
 const (
-	// SmallSegmentDocs is the size below which a segment counts as small.
-	SmallSegmentDocs = 1 << 16
-	// MergeSmallAt is how many small segments are merged at once.
-	MergeSmallAt = 8
+	// MergeFactor is how many segments of one level are merged at once,
+	// and the ratio of one level's sizes to the next's.
+	MergeFactor = 8
+	// MergeFloorBytes is the size below which segments are of one level
+	// (the smallest): the batches of a few appended lines, which following
+	// makes every second, are merged MergeFactor at a time.
+	MergeFloorBytes = 64 << 10
+	// MaxMergeBytes is the most bytes (SegmentBytes, of live documents) a
+	// merge's output may have, which it holds on the heap until its owner
+	// writes it out. A generated 1 GB run's 43 batches are 2-11 MB each
+	// (~300,000 documents the most): merged so, they are 8 segments (4 of
+	// 77-81 MB), each batch written again once; up to 64 MiB, 11.
+	MaxMergeBytes = 96 << 20
 )
 
-// MergeCandidates returns the segments to merge now (none: not yet): the
-// small ones and those mostly dead, once there are MergeSmallAt of them. A
-// small segment that would be most of the merge (four times the others
-// together) is left out while it is not mostly dead: rewritten to take in a
-// few appended documents every few updates, it would cost each of those
-// updates tens of milliseconds; left out, it is merged once the others have
-// grown to a fair share of it.
-func MergeCandidates(segments []*Segment) []*Segment {
-	var small []*Segment
-	total := 0
-	for _, s := range segments {
-		if s.Docs() < SmallSegmentDocs || s.DeadCount()*2 > s.Docs() {
-			small = append(small, s)
-			total += s.Docs()
+// SmallSegmentDocs is the fewest documents of a segment that its owner
+// writes out as it is made (smaller ones are merged soon).
+const SmallSegmentDocs = 1 << 16
+
+// MergePolicy picks the segments to merge.
+type MergePolicy struct {
+	Factor   int   // segments of one level merged at once; a level's sizes span this factor
+	Floor    int64 // sizes below are of the lowest level
+	MaxBytes int64 // the most live bytes a merge's output may have
+}
+
+// DefaultMergePolicy is the policy an index merges by.
+var DefaultMergePolicy = MergePolicy{Factor: MergeFactor, Floor: MergeFloorBytes, MaxBytes: MaxMergeBytes}
+
+// SegmentSize is what the policy knows of a segment.
+type SegmentSize struct {
+	Bytes      int64 // SegmentBytes
+	Docs, Dead int
+}
+
+// Live is the bytes of the segment's live documents (its bytes in
+// proportion to its live documents).
+func (z SegmentSize) Live() int64 {
+	if z.Docs == 0 {
+		return 0
+	}
+	return z.Bytes * int64(z.Docs-z.Dead) / int64(z.Docs)
+}
+
+// mostlyDead reports whether more than half the segment's documents are dead.
+func (z SegmentSize) mostlyDead() bool { return z.Dead*2 > z.Docs }
+
+// Pick returns the run of consecutive segments [lo, hi) to merge now, or
+// lo == hi for none. It never picks a segment of more than MaxBytes, nor a
+// run whose live bytes are more. A run starts at a segment of some level
+// and takes the segments after it of that level or lower (a smaller one
+// between two of the level goes with them, as in Lucene's log policies;
+// smaller ones after the last of the level are left to their own run).
+// It picks:
+//   - a segment above the lowest level that is mostly dead, alone;
+//   - else the first run of Factor segments;
+//   - else the first run of two or more that the next segment of its level
+//     or lower would take over MaxBytes (the run is as large as a merge may
+//     be).
+//
+// Each merge makes the segments fewer, so an owner that merges until Pick
+// picks none stops.
+func (p MergePolicy) Pick(sizes []SegmentSize) (lo, hi int) {
+	level := make([]int, len(sizes))
+	for i, z := range sizes {
+		level[i] = p.level(z.Live())
+		if z.Bytes <= p.MaxBytes && z.mostlyDead() && level[i] > 0 {
+			return i, i + 1
 		}
 	}
-	for len(small) >= MergeSmallAt {
-		big := 0
-		for i, s := range small {
-			if s.Docs() > small[big].Docs() {
-				big = i
+	fits := func(i, top int) bool { return level[i] <= top && sizes[i].Bytes <= p.MaxBytes }
+	for lo = 0; lo < len(sizes); lo++ {
+		if !fits(lo, level[lo]) || sizes[lo].Live() > p.MaxBytes/2 {
+			continue // too large to merge with one of its size
+		}
+		top, total, last := level[lo], int64(0), lo
+		for hi = lo; hi < len(sizes) && fits(hi, top) && total+sizes[hi].Live() <= p.MaxBytes; hi++ {
+			total += sizes[hi].Live()
+			if level[hi] == top {
+				last = hi
+			}
+			if hi+1-lo >= p.Factor && last == hi {
+				return lo, hi + 1
 			}
 		}
-		s := small[big]
-		if s.DeadCount()*2 > s.Docs() || s.Docs() <= 4*(total-s.Docs()) {
-			return small
+		full := hi < len(sizes) && fits(hi, top)
+		if last-lo+1 >= p.Factor || (full && last > lo) {
+			return lo, last + 1
 		}
-		small = slices.Delete(small, big, big+1)
-		total -= s.Docs()
 	}
-	return nil
+	return 0, 0
+}
+
+// level is the level of live bytes: 0 below Floor, then one more for each
+// Factor times.
+func (p MergePolicy) level(live int64) int {
+	if live < p.Floor {
+		return 0
+	}
+	l := 1
+	for n := p.Floor; n <= live/int64(p.Factor); n *= int64(p.Factor) {
+		l++ // n*Factor <= live: no overflow
+	}
+	return l
+}
+
+// SegmentBytes is a segment's size for the merge policy: its postings,
+// its columns and its term table, estimated from their lengths (cheap:
+// nothing of a mapped segment is read).
+func SegmentBytes(s *Segment) int64 {
+	return int64(len(s.post)) + int64(s.Docs())*segmentDocBytes + int64(len(s.terms))*segmentTermBytes
+}
+
+// What a segment holds a document and a term besides the postings: the
+// key, group, length and dead bit columns; a term's id, metadata and skips
+// (a generated run's batches hold some 9 and 30 bytes).
+const (
+	segmentDocBytes  = 10
+	segmentTermBytes = 32
+)
+
+// MergeCandidates returns the segments to merge now (none: not yet), as
+// DefaultMergePolicy picks them.
+func MergeCandidates(segments []*Segment) []*Segment {
+	sizes := make([]SegmentSize, len(segments))
+	for i, s := range segments {
+		sizes[i] = SegmentSize{Bytes: SegmentBytes(s), Docs: s.Docs(), Dead: s.DeadCount()}
+	}
+	lo, hi := DefaultMergePolicy.Pick(sizes)
+	return segments[lo:hi]
 }
 
 // Merge writes the live documents of src, in order, into one segment. For

@@ -2,6 +2,7 @@ package bm25
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"reflect"
 	"slices"
@@ -9,35 +10,104 @@ import (
 	"testing"
 )
 
-// TestMergeCandidates: small segments are merged once there are enough, but
-// one that would be most of the merge waits, unless it is mostly dead.
-func TestMergeCandidates(t *testing.T) {
-	seg := func(docs, dead int) *Segment {
-		return &Segment{key: make([]uint64, docs), ndead: dead}
-	}
-	tiny := func(n int) []*Segment {
-		var ss []*Segment
-		for range n {
-			ss = append(ss, seg(10, 0))
+// TestMergePolicyPicks: which run of segments the policy merges, for
+// segments of given sizes (a policy of factor 4, floor 1 KB and at most
+// 100 KB a merge).
+func TestMergePolicyPicks(t *testing.T) {
+	p := MergePolicy{Factor: 4, Floor: 1000, MaxBytes: 100_000}
+	sz := func(bytes ...int64) []SegmentSize {
+		var zs []SegmentSize
+		for _, b := range bytes {
+			zs = append(zs, SegmentSize{Bytes: b, Docs: 100})
 		}
-		return ss
+		return zs
 	}
-	big := seg(60000, 0)
+	dead := func(zs []SegmentSize, i, n int) []SegmentSize {
+		zs[i].Dead = n
+		return zs
+	}
 	for _, tc := range []struct {
-		name string
-		segs []*Segment
-		want int // segments merged
+		name   string
+		sizes  []SegmentSize
+		lo, hi int // [lo, hi): picked; lo == hi: none
 	}{
-		{"too few", tiny(MergeSmallAt - 1), 0},
-		{"enough", tiny(MergeSmallAt), MergeSmallAt},
-		{"large ones are not small", append(tiny(MergeSmallAt-1), seg(SmallSegmentDocs, 0)), 0},
-		{"one small but big waits", append(tiny(MergeSmallAt), big), MergeSmallAt},
-		{"and holds back too few others", append(tiny(MergeSmallAt-1), big), 0},
-		{"a mostly dead one goes in", append(tiny(MergeSmallAt-1), seg(60000, 40000)), MergeSmallAt},
-		{"a fair share of it", append(tiny(MergeSmallAt-1), seg(60000, 0), seg(15000, 0)), MergeSmallAt + 1},
+		{"none", nil, 0, 0},
+		{"one", sz(10), 0, 0},
+		{"too few tiny", sz(10, 20, 30), 0, 0},
+		{"factor tiny", sz(10, 20, 30, 40), 0, 4},
+		{"factor tiny after a large one", sz(90_000, 10, 20, 30, 40, 50), 1, 5},
+		{"levels do not mix", sz(10, 20, 5000, 30, 40), 0, 0},
+		{"a run of one level in between", sz(10, 2000, 3000, 2500, 3500, 20), 1, 5},
+		{"smaller ones between go with them", sz(2000, 10, 3000, 20, 2500, 3500), 0, 5},
+		{"smaller ones after the last of the level are left", sz(2000, 10, 20, 30), 0, 0},
+		{"and merged with their own level", sz(2000, 10, 20, 30, 40), 1, 5},
+		{"as many as the bound takes", sz(30_000, 30_000, 30_000, 30_000), 0, 3},
+		{"the bound's run, then the rest", sz(60_000, 30_000, 30_000, 30_000, 30_000), 1, 4},
+		{"two of one level that a third would overfill", sz(45_000, 45_000, 45_000), 0, 2},
+		{"two that a next of another level would not", sz(45_000, 45_000, 5000), 0, 0},
+		{"over half the bound: never", sz(51_000, 49_000, 49_000, 49_000), 1, 3},
+		{"the last run may grow", sz(51_000, 49_000, 49_000), 0, 0},
+		{"over the bound: never", sz(200_000, 200_000, 200_000, 200_000), 0, 0},
+		{"over the bound in a run", sz(20_000, 20_000, 200_000, 20_000, 20_000), 0, 0},
+		{"mostly dead goes alone", dead(sz(20_000, 30_000, 5000), 1, 60), 1, 2},
+		{"half dead stays", dead(sz(20_000, 30_000, 5000), 1, 50), 0, 0},
+		{"mostly dead over the bound stays", dead(sz(300_000, 20), 0, 90), 0, 0},
+		{"mostly dead tiny waits for its level", dead(sz(20_000, 900, 5000), 1, 90), 0, 0},
+		{"dead bytes do not count", dead(sz(80_000, 60_000, 30_000, 30_000, 30_000), 1, 40), 1, 4},
 	} {
-		if got := len(MergeCandidates(tc.segs)); got != tc.want {
-			t.Errorf("%s: %d segments merged, want %d", tc.name, got, tc.want)
+		lo, hi := p.Pick(tc.sizes)
+		if lo == hi {
+			lo, hi = 0, 0
+		}
+		if lo != tc.lo || hi != tc.hi {
+			t.Errorf("%s: picked [%d, %d), want [%d, %d)", tc.name, lo, hi, tc.lo, tc.hi)
+		}
+	}
+}
+
+// Merged as the policy picks until it picks none, random sizes end in
+// few segments: the merging stops, every merge's output is within the
+// bound, no segment over the bound is picked, and one picked alone is
+// mostly dead.
+func TestMergePolicyTerminates(t *testing.T) {
+	p := MergePolicy{Factor: 4, Floor: 1000, MaxBytes: 100_000}
+	r := rand.New(rand.NewPCG(5, 6))
+	for round := range 300 {
+		var sizes []SegmentSize
+		for range 1 + r.IntN(80) {
+			z := SegmentSize{Bytes: int64(1 + r.IntN([]int{2000, 20_000, 150_000}[r.IntN(3)])), Docs: 1000}
+			if r.IntN(5) == 0 {
+				z.Dead = r.IntN(1000)
+			}
+			sizes = append(sizes, z)
+		}
+		n := len(sizes)
+		for merges := 0; ; merges++ {
+			if merges > n {
+				t.Fatalf("round %d: %d merges of %d segments", round, merges, n)
+			}
+			lo, hi := p.Pick(sizes)
+			if lo >= hi {
+				break
+			}
+			var out SegmentSize
+			for _, z := range sizes[lo:hi] {
+				if z.Bytes > p.MaxBytes {
+					t.Fatalf("round %d: picked a segment of %d bytes", round, z.Bytes)
+				}
+				out.Bytes += z.Live()
+				out.Docs += z.Docs - z.Dead
+			}
+			if out.Bytes > p.MaxBytes {
+				t.Fatalf("round %d: a merge of %d live bytes", round, out.Bytes)
+			}
+			if hi-lo < 2 && !sizes[lo].mostlyDead() {
+				t.Fatalf("round %d: one segment picked, not mostly dead", round)
+			}
+			sizes = slices.Replace(sizes, lo, hi, out)
+			if out.Docs == 0 {
+				sizes = slices.Delete(sizes, lo, lo+1)
+			}
 		}
 	}
 }
@@ -224,4 +294,171 @@ func TestNextBatchExpectsAFloor(t *testing.T) {
 	if n := b.Next(1 << 30); n.perByte != postingsPerByte/8 {
 		t.Fatalf("after 2 postings in 1 GiB the next batch expects %v postings a byte, want %v", n.perByte, postingsPerByte/8)
 	}
+}
+
+// A segment merged from others chooses the ways they chose (Tuning's
+// limits relative to its documents, ScaleDocs): where each of them scored
+// a query's terms every posting (and its terms were within its limit by a
+// few bytes, which a merge may add to a list at each source's first
+// document), the merged one does; where each had them over its limit, the
+// merged one has; and alike for each term's prefill. With the limits a
+// segment's whatever its size, the merged one goes another way for some
+// queries (checked too, so that the case is met).
+func TestMergedSegmentChoosesAlike(t *testing.T) {
+	const docsEach = 3000
+	ti := newTestIndex()
+	r := rand.New(rand.NewPCG(7, 8))
+	for range 6 {
+		docs := make([]testDoc, docsEach)
+		for i := range docs {
+			var words []string
+			for range 4 + r.IntN(8) {
+				// rank ~ 1/u: a few frequent words, many rare ones
+				words = append(words, fmt.Sprintf("w%d", int(1/(r.Float64()+0.002))))
+			}
+			docs[i] = testDoc{text: strings.Join(words, " ")}
+		}
+		ti.add(math.MaxInt, docs...) // no split lists: a term's bytes add up
+	}
+	merged, _ := Merge(ti.segs, math.MaxInt)
+	scaled := Tuning{ExhaustiveMax: 400, ExhaustiveSpread: 8, PrefillMax: 200, ScaleDocs: docsEach}
+	flat := scaled
+	flat.ScaleDocs = 0
+	const slack = 8 // bytes a merge may add to a list
+	termBytes := func(s *Segment, term uint32) float64 {
+		i := s.termIndex(term)
+		if i < 0 {
+			return 0
+		}
+		return float64(s.meta[i+1].off - s.meta[i].off)
+	}
+	var words []uint32
+	for w := range 400 {
+		if id := ti.dict.Lookup([]string{fmt.Sprintf("w%d", w)}); len(id) == 1 {
+			words = append(words, id[0])
+		}
+	}
+	checked, differs := 0, 0
+	for i, a := range words {
+		for _, b := range words[i+1:] {
+			allIn, allOver := true, true
+			for _, s := range ti.segs {
+				limit, _ := scaled.Limits(s.Docs())
+				bytes := []float64{termBytes(s, a), termBytes(s, b)}
+				in := scaled.scoresEvery(s.Docs(), bytes)
+				if !in || bytes[0]+bytes[1]+slack > float64(limit) {
+					allIn = false
+				}
+				if bytes[0]+bytes[1] <= float64(limit) {
+					allOver = false
+				}
+			}
+			bytes := []float64{termBytes(merged, a), termBytes(merged, b)}
+			limit, _ := scaled.Limits(merged.Docs())
+			switch {
+			case allIn:
+				checked++
+				if !scaled.scoresEvery(merged.Docs(), bytes) {
+					t.Fatalf("terms %d %d: every source scored every posting, the merged segment does not (%v bytes, limit %d)", a, b, bytes, limit)
+				}
+				if !flat.scoresEvery(merged.Docs(), bytes) {
+					differs++
+				}
+			case allOver:
+				checked++
+				if bytes[0]+bytes[1] <= float64(limit) {
+					t.Fatalf("terms %d %d: every source was over its limit, the merged segment is not (%v bytes, limit %d)", a, b, bytes, limit)
+				}
+			}
+		}
+		allIn, allOver := true, true
+		for _, s := range ti.segs {
+			_, most := scaled.Limits(s.Docs())
+			n := termBytes(s, a)
+			allIn = allIn && n+slack <= float64(most)
+			allOver = allOver && n > float64(most)
+		}
+		_, most := scaled.Limits(merged.Docs())
+		if n := termBytes(merged, a); (allIn && n > float64(most)) || (allOver && n <= float64(most)) {
+			t.Fatalf("term %d: prefilled in every source: %v, the merged segment's %v bytes against %d", a, allIn, n, most)
+		}
+	}
+	if checked < 100 || differs == 0 {
+		t.Fatalf("%d pairs checked, %d of them scored otherwise with unscaled limits: the data do not test the scaling", checked, differs)
+	}
+	t.Logf("%d pairs checked, %d would go another way unscaled", checked, differs)
+}
+
+// The same documents as many small segments (some dead) and merged as the
+// policy picks until it picks none: every query gives the same hits (keys,
+// scores, groups, in the same order: the ties too), on every scoring path
+// and under every tie order, the merged segments at their sources' place
+// (so that the place order of the documents is kept).
+func TestMergedAnswersEqual(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	for _, p := range pruningPaths {
+		for _, o := range tieOrders {
+			t.Run(p.name+"/"+o.name, func(t *testing.T) {
+				ti := newTestIndex()
+				ti.tie, ti.groups = o.tie, o.groups
+				for i := range 24 {
+					n := []int{40, 300, 900, 150}[i%4] + r.IntN(100)
+					docs := randomDocs(r, n)
+					if i%3 == 0 {
+						docs = templatedDocs(r, n, []int{3, 50}[i%2])
+					}
+					s := ti.add(p.tune.LayerMin, docs...)
+					for d := uint32(i % 7); d < uint32(s.Docs()); d += 7 + uint32(i%5)*10 {
+						ti.stats.Drop(s.Group(d)%2, s, d, d+1)
+					}
+				}
+				merged := &testIndex{dict: ti.dict, stats: ti.stats, seed: ti.seed, tie: ti.tie, groups: ti.groups, segs: slices.Clone(ti.segs)}
+				policy := MergePolicy{Factor: 3, Floor: 4 << 10, MaxBytes: 200 << 10}
+				for {
+					sizes := make([]SegmentSize, len(merged.segs))
+					for i, s := range merged.segs {
+						sizes[i] = SegmentSize{Bytes: SegmentBytes(s), Docs: s.Docs(), Dead: s.DeadCount()}
+					}
+					lo, hi := policy.Pick(sizes)
+					if lo >= hi {
+						break
+					}
+					m, _ := Merge(merged.segs[lo:hi], p.tune.LayerMin)
+					merged.segs = slices.Replace(merged.segs, lo, hi, m)
+				}
+				if len(merged.segs) > len(ti.segs)/3 {
+					t.Fatalf("%d segments merged into %d", len(ti.segs), len(merged.segs))
+				}
+				queries := []string{"rate limited retrying", "retrying", "w0", "w1 w2", "w3 w300", "rate w0 w1", "call again"}
+				for range 30 {
+					var words []string
+					for range 1 + r.IntN(3) {
+						words = append(words, fmt.Sprintf("w%d", int(math.Pow(r.Float64(), 2)*400)))
+					}
+					queries = append(queries, strings.Join(words, " "))
+				}
+				for qi, query := range queries {
+					k := []int{1, 5, 10, 50}[qi%4]
+					part := []int{-1, -1, 0, 1}[qi%4]
+					for fi, f := range []Filter{nil, spanFilter{lo: 1, hi: 12}} {
+						if part >= 0 {
+							f = partFilter{f, uint32(part)}
+						}
+						got, want := merged.search(t, p.tune, query, part, k, f), ti.search(t, p.tune, query, part, k, f)
+						if !sameAnswers(got, want) {
+							t.Fatalf("%q part %d k %d filter %d:\n merged %v\n  small %v", query, part, k, fi, brief(got), brief(want))
+						}
+					}
+				}
+			})
+		}
+	}
+}
+
+// sameAnswers reports whether two searches found the same documents (by
+// key and group) with the same scores in the same order.
+func sameAnswers(a, b []Hit) bool {
+	return slices.EqualFunc(a, b, func(x, y Hit) bool {
+		return x.Score == y.Score && x.Group == y.Group && x.seg.Key(x.Doc) == y.seg.Key(y.Doc)
+	})
 }

@@ -24,6 +24,7 @@ type pendingSegment struct {
 	all    []termCursor // every query term in the segment, rarest first
 	done   []bool       // terms whose documents were all offered
 	budget int          // postings bytes prefill may still walk
+	most   int          // Tuning.PrefillMax for the segment
 	rest   []termCursor // the terms left for MaxScore
 }
 
@@ -43,13 +44,7 @@ func (sr *Searcher) startSegment(s segRef, cs []termCursor, avgdl float64, q *qu
 	for i := range cs {
 		q.best[cs[i].qi] += float64(len(cs[i].it.p))
 	}
-	total, least, most, terms := 0, math.MaxInt, 0, 0
-	for _, v := range q.best {
-		if n := int(v); n > 0 {
-			total, least, most, terms = total+n, min(least, n), max(most, n), terms+1
-		}
-	}
-	if terms > 1 && total <= sr.Tuning.ExhaustiveMax && most <= sr.Tuning.ExhaustiveSpread*least {
+	if sr.Tuning.scoresEvery(s.Docs(), q.best) {
 		sr.exhaustive(s, cs, avgdl, q, f, top)
 		return pendingSegment{}, false
 	}
@@ -57,7 +52,8 @@ func (sr *Searcher) startSegment(s segRef, cs []termCursor, avgdl float64, q *qu
 	slices.SortFunc(cs, func(a, b termCursor) int {
 		return cmp.Or(cmp.Compare(b.idf, a.idf), cmp.Compare(len(a.it.p), len(b.it.p)))
 	})
-	return pendingSegment{s: s, all: cs, budget: 2 * sr.Tuning.PrefillMax}, true
+	_, prefillMax := sr.Tuning.Limits(s.Docs())
+	return pendingSegment{s: s, all: cs, budget: 2 * min(prefillMax, math.MaxInt/2), most: prefillMax}, true
 }
 
 // prefillRound scores whole the documents of the segment's round-th rarest term,
@@ -73,7 +69,7 @@ func (sr *Searcher) prefillRound(p *pendingSegment, round int, avgdl float64, q 
 		return
 	}
 	n := len(cs[round].it.p)
-	if n > sr.Tuning.PrefillMax || n > p.budget {
+	if n > p.most || n > p.budget {
 		return
 	}
 	// the most a document without a done term can score
