@@ -73,6 +73,7 @@ func TestFaultOnTheMappingIsCorruption(t *testing.T) {
 			if _, err := ix.Refresh(context.Background(), nil); err != nil {
 				t.Fatal(err)
 			}
+			ix.awaitMerges() // the merge runs after the update (merge.go)
 		}},
 		{"write", "writing the cache entry", func(t *testing.T, ix *Index, run string, opts Options) {
 			ix.cache.SetDelay(time.Millisecond)

@@ -41,6 +41,12 @@ type Index struct {
 	planPart    int           // tests: the fewest files a goroutine of planFound plans (0: planPartFiles)
 
 	refreshMu sync.Mutex // one update at a time
+	// mergeMu is held by the merge goroutine (merge.go) while it runs;
+	// closing stops it between two merges.
+	mergeMu   sync.Mutex
+	closing   atomic.Bool
+	mergeHeld func()      // tests: called in each merge before its swap
+	mergesOff atomic.Bool // tests: no merge after an update
 
 	mu    sync.RWMutex // over state
 	state corpus.State
@@ -154,8 +160,11 @@ func (ix *Index) Root() string { return ix.root }
 // Close writes the cache entry if the index changed since its last write,
 // and releases the entry and the index's open folder.
 func (ix *Index) Close() error {
-	// The walk begun at Open (never taken when no update ran) is done
-	// before the folder it reads is closed.
+	// The merges stop after the one under way; the walk begun at Open
+	// (never taken when no update ran) is done before the folder it reads
+	// is closed.
+	ix.closing.Store(true)
+	ix.awaitMerges()
 	ix.refreshMu.Lock()
 	ix.opened = nil
 	ix.refreshMu.Unlock()
@@ -222,6 +231,9 @@ func (ix *Index) updateChecked(ctx context.Context, progress func(Progress)) (Ch
 	c, err := persist.Guarded(ix.cache.Guard(), "updating the index", func() (Changes, error) { return ix.refresh(ctx, progress) })
 	ix.subs.notify(c) // a cancelled update tells what it committed
 	ix.cache.Changed()
+	if err == nil {
+		ix.mergeLater()
+	}
 	return c, err
 }
 
@@ -317,22 +329,9 @@ func (ix *Index) refresh(ctx context.Context, progress func(Progress)) (Changes,
 	if len(removed) > 0 || episodes != nil || len(r.confirmed) > 0 {
 		ix.commit(nil, nil, removed, episodes, r.confirmed...)
 	}
-	if nTasks > 0 || len(removed) > 0 {
-		// The merge reads the segments, mapped ones too. One that faults
-		// never reaches setSegments: no half-merged segment is seen, and
-		// the lock is released by the defer. Its output is flushed after
-		// the lock (internal/persist/flush.go), guarded too: the flush reads it back mapped.
-		ix.cache.Inject("merge")
-		err := ix.cache.Guard().Run("merging segments", func() error {
-			merged, replaced := func() (*corpus.Segment, []*corpus.Segment) {
-				ix.mu.Lock()
-				defer ix.mu.Unlock()
-				return ix.state.Compact(ix.searcher.Tuning.LayerMin)
-			}()
-			ix.cache.FlushMerged(merged, replaced)
-			return nil
-		})
-		if err != nil {
+	if ix.oneShot && (nTasks > 0 || len(removed) > 0) {
+		// A command merges here (merge.go: a server merges after the update).
+		if err := ix.mergeAll(func() {}, func() {}); err != nil {
 			return Changes{}, err
 		}
 	}

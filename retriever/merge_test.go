@@ -1,10 +1,16 @@
 package retriever
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
+	"sync"
 	"testing"
+	"time"
+
+	"runls/masking"
 
 	"runls/retriever/internal/bm25"
 	"runls/retriever/internal/corpus"
@@ -33,6 +39,7 @@ func TestMergeKeepsTheIndex(t *testing.T) {
 		}
 		assertFollowed(t, ix, opts, nil)
 	}
+	ix.awaitMerges()
 	if n := len(ix.state.Segments); n >= mergeSmallAt+1 {
 		t.Fatalf("%d segments after %d updates: small ones are not merged", n, 3*mergeSmallAt)
 	}
@@ -62,4 +69,92 @@ const mergeSmallAt = bm25.MergeFactor
 
 func removeFile(root, rel string) error {
 	return os.Remove(filepath.Join(root, filepath.FromSlash(rel)))
+}
+
+// A merge held half-way (built and flushed, not yet swapped in) while a
+// server's searches go on: each search answers at once (the merge holds
+// the update lock, not the index's), from the segments the merge replaces,
+// as before the merge; after it, the same with fewer segments; and a
+// reopen restores the merged segments from the entry, answering as a fresh
+// index.
+func TestSearchDuringMerge(t *testing.T) {
+	files := map[string]string{}
+	for i := range 24 {
+		files[fmt.Sprintf("episode-%d/agent%d/agent%d.history", 1+i%3, i, i)] = rec("c1", fmt.Sprintf("deploy apple note %d", i)) + rec("c3", "started earlier") + "  continued line\n"
+	}
+	run := writeRun(t, files)
+	root := cacheRoot(t)
+	opts := Options{Root: run, Masker: masking.HidingOutside(run), Cache: CacheOptions{Root: root}, cacheDelay: time.Hour, flushDocs: 1}
+	ix := openTest(t, opts)
+	ix.batchDocs = 3 // many small segments
+	ix.mergesOff.Store(true)
+	if _, err := ix.Refresh(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	startWatch(t, ix)
+	n, _, _, _ := ix.fw.Counts()
+	waitWatched(t, ix, n)
+	reqs := []Request{allEvidence("deploy"), allEvidence("apple note"), {Query: "started earlier", TopK: 5}, {Query: "deploy apple", TopK: 3}}
+	want := make([]Result, len(reqs))
+	for i, req := range reqs {
+		want[i] = searchResult(t, ix, req) // and the change probe drained: quiet from here
+	}
+	segments := len(ix.state.Segments)
+	if segments < 2*mergeSmallAt {
+		t.Fatalf("%d segments: too few to merge twice", segments)
+	}
+
+	held, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	ix.mergeHeld = func() { once.Do(func() { close(held); <-release }) }
+	ix.mergesOff.Store(false)
+	ix.mergeLater()
+	select {
+	case <-held:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no merge began")
+	}
+	quiet := ix.fw.quietAnswers.Load()
+	for i, req := range reqs {
+		got := make(chan Result, 1)
+		go func() { got <- searchResult(t, ix, req) }()
+		select {
+		case res := <-got:
+			if !reflect.DeepEqual(res, want[i]) {
+				t.Fatalf("search %+v during the merge:\n got  %+v\n want %+v", req, res, want[i])
+			}
+		case <-time.After(10 * time.Second):
+			close(release)
+			t.Fatalf("search %+v waited for the merge", req)
+		}
+	}
+	if q := ix.fw.quietAnswers.Load() - quiet; q != int64(len(reqs)) {
+		t.Errorf("%d of %d searches during the merge answered on the quiet path", q, len(reqs))
+	}
+	if n := len(ix.state.Segments); n != segments {
+		t.Fatalf("%d segments during the merge, want the %d before it", n, segments)
+	}
+	close(release)
+	ix.awaitMerges()
+	merged := len(ix.state.Segments)
+	if merged >= segments/2 {
+		t.Fatalf("%d segments merged into %d", segments, merged)
+	}
+	for i, req := range reqs {
+		if res := searchResult(t, ix, req); !reflect.DeepEqual(res, want[i]) {
+			t.Fatalf("search %+v after the merge:\n got  %+v\n want %+v", req, res, want[i])
+		}
+	}
+	assertSameAnswers(t, ix, opts)
+	must(t, ix.Close())
+
+	again, restored := reopened(t, opts, root)
+	if !restored {
+		t.Fatal("not restored")
+	}
+	again.awaitMerges()
+	if n := len(again.state.Segments); n != merged {
+		t.Fatalf("the reopen restored %d segments, want the %d merged", n, merged)
+	}
+	assertSameAnswers(t, again, opts)
 }

@@ -1,42 +1,37 @@
 package corpus
 
 // This file holds compaction: the segments the engine's merge policy picks
-// merged into one, and the files' references moved to it.
+// (MergeCandidates) merged into one (MergeSegments, which needs no lock:
+// it reads segments only an update changes), and the merge made the
+// index's (Replace, under the write lock), the files' references moved to
+// it.
 
 import "runls/retriever/internal/bm25"
 
-// Compact merges segments as bm25.MergeCandidates says. It runs at the end of an
-// update, under the write lock, when no read of a file is under way: the
-// file states it rewrites are the current ones, and no update holds an older.
-// It gives the segments it replaced and their merge (nil when every piece
-// was dead), for flushMerged.
-func (c *State) Compact(layerMin int) (merged *Segment, replaced []*Segment) {
-	small := c.MergeCandidates()
-	if len(small) == 0 {
-		return nil, nil
-	}
-	merged, moved := MergeSegments(small, layerMin)
-	gone := make(map[*Segment][]uint32, len(small))
-	for i, s := range small {
+// Replace makes merged (MergeSegments of src, nil when every piece was
+// dead) the index's in place of src, a run of consecutive segments of the
+// index (MergeCandidates), at their place, and points the files' references
+// at it. The caller holds the write lock, and the update lock since the
+// merge read src: no update killed a piece of src meanwhile, so the moves
+// the merge gave are the current ones.
+func (c *State) Replace(src []*Segment, merged *Segment, moved [][]uint32) {
+	gone := make(map[*Segment][]uint32, len(src))
+	for i, s := range src {
 		gone[s] = moved[i]
 	}
-	var keep []*Segment
+	keep := make([]*Segment, 0, len(c.Segments)-len(src)+1)
 	for _, s := range c.Segments {
-		if gone[s] == nil {
+		switch {
+		case gone[s] == nil:
 			keep = append(keep, s)
+		case s == src[0] && merged != nil:
+			keep = append(keep, merged)
 		}
-	}
-	if merged.Docs() > 0 {
-		keep = append(keep, merged)
 	}
 	c.SetSegments(keep)
 	for _, fs := range c.Files {
 		c.moveRefs(fs, gone, merged)
 	}
-	if merged.Docs() == 0 {
-		merged = nil
-	}
-	return merged, small
 }
 
 // moveRefs points a file's ranges and tail docs at the merged segment.

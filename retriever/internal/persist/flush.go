@@ -8,6 +8,10 @@ package persist
 // statistics: not the run's postings, which are most of the index (0.42x of
 // a generated 1 GB run; the heap's peak was 0.64x, RssAnon's 1.1x).
 //
+// A merge's output is flushed so too (FlushBuilt, before the index has it):
+// the merge reads its sources outside the index's lock, and only the swap
+// takes it.
+//
 // The blob is the one the debounced writer (writer.go) would have written
 // (encodeSegment), so that writer then writes only the state, the
 // dictionary, the statistics and the segments still on the heap, and a
@@ -37,9 +41,9 @@ package persist
 // hits, masked texts and record pages may point into a segment after the
 // update that merged it away. Its file is removed when the merge's output
 // is flushed (or at the next commit), so a merged-away segment holds its
-// disk blocks until the index closes: during a first indexing the merges
-// are few (the batches are above the engine's small size), after it the
-// flushed segments are merged only when mostly dead.
+// disk blocks until the index closes: after a first indexing the merges
+// (bm25.MergePolicy) write each batch again about once, so the entry's
+// folder holds up to twice its bytes until then.
 
 import (
 	"path/filepath"
@@ -157,34 +161,15 @@ func (w *Writer) idBounds() (convs, files uint32) {
 	return convs, files
 }
 
-// FlushMerged flushes a merge's output after compact committed it, and
-// drops the blobs of the segments it replaced. The caller holds refreshMu
-// (so no update changes a segment's dead bits meanwhile) and not the
-// index's lock: the write happens while searches go on, and the mapped
-// copy takes the heap copy's place inside the same *segment under the
-// write lock, so the files' references need not move.
-func (w *Writer) FlushMerged(merged *corpus.Segment, inputs []*corpus.Segment) {
-	if w == nil {
-		return
+// DropReplaced forgets the blobs of the segments a merge replaced, once
+// the index has the merge's output (flushed by FlushBuilt before it was
+// the index's, as a batch's), and removes those no commit names. A search
+// that still reads a replaced segment reads its mapping, which lives until
+// the index closes.
+func (w *Writer) DropReplaced(inputs []*corpus.Segment) {
+	if w != nil {
+		w.dropBlobs(inputs)
 	}
-	w.dropBlobs(inputs)
-	if merged == nil {
-		return
-	}
-	convs, files := w.idBounds()
-	mapped, ref := w.flush(merged, convs, files)
-	if mapped == nil {
-		return
-	}
-	// Under the writer's lock: a commit under way encodes the segments it
-	// copied that have no blob, merged among them, from their heap copy.
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.host.Mu.Lock()
-	*merged = *mapped
-	w.host.State.SetSegments(w.host.State.Segments) // the engine's part is another value
-	w.host.Mu.Unlock()
-	w.segBlobs[merged] = ref
 }
 
 // dropBlobs forgets the blobs of segments a merge replaced, and removes
