@@ -73,7 +73,10 @@ func NewBarrier(root string, w *fsnotify.Watcher, lost func()) (*Barrier, error)
 	path := filepath.Join(dir, "barrier")
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
 	if err == nil {
-		err = w.Add(dir)
+		err = lockBarrier(f)
+		if err == nil {
+			err = w.Add(dir)
+		}
 		if err != nil {
 			f.Close()
 		}
@@ -85,8 +88,19 @@ func NewBarrier(root string, w *fsnotify.Watcher, lost func()) (*Barrier, error)
 	return &Barrier{dir: dir, path: path, f: f, lostFn: lost, changed: make(chan struct{})}, nil
 }
 
+// barrierPrefix names the barriers' folders. Each holds its barrier file
+// locked for the life of its process, so a folder whose file can be locked
+// is one its process left behind (killed: an editor's kill after a shutdown
+// that timed out, kill -9), which newBarrier removes.
+const barrierPrefix = "runls-barrier-"
+
+// staleAge spares a folder so young that its process may not have locked
+// its file yet.
+const staleAge = time.Minute
+
 // privateDir makes a folder of the process's own, in the temp folder or the
-// user's cache folder, whichever is not inside the run folder.
+// user's cache folder, whichever is not inside the run folder; it first
+// removes the folders there that dead processes left.
 func privateDir(root string) (string, error) {
 	var errs []error
 	for _, base := range []func() (string, error){
@@ -105,13 +119,32 @@ func privateDir(root string) (string, error) {
 			errs = append(errs, fmt.Errorf("%s is inside the run folder", b))
 			continue
 		}
-		dir, err := os.MkdirTemp(b, "runls-watch-")
+		removeStale(b, time.Now())
+		dir, err := os.MkdirTemp(b, barrierPrefix)
 		if err == nil {
 			return dir, nil
 		}
 		errs = append(errs, err)
 	}
 	return "", errors.Join(errs...)
+}
+
+// removeStale removes base's barrier folders older than staleAge whose
+// barrier file no process holds locked. Nothing else would remove them, and
+// a temp folder that a test suite or an editor's restarts fill with them is
+// a nuisance; a folder it cannot read or lock is left alone.
+func removeStale(base string, now time.Time) {
+	dirs, err := filepath.Glob(filepath.Join(base, barrierPrefix+"*"))
+	if err != nil {
+		return
+	}
+	for _, dir := range dirs {
+		info, err := os.Lstat(dir)
+		if err != nil || !info.IsDir() || now.Sub(info.ModTime()) < staleAge {
+			continue
+		}
+		withUnheldLock(filepath.Join(dir, "barrier"), func() { os.RemoveAll(dir) })
+	}
 }
 
 // Path is the barrier's file: the watcher's loop hands its events to
