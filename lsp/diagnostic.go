@@ -54,7 +54,16 @@ func (h handlers) DidClose(ctx context.Context, params *protocol.DidCloseTextDoc
 // indexed generation, and clears those published before that it no longer has.
 //
 // Requests go first: before each file it waits while one is being answered
-// (at most publishYield in all). At 1 GB the diagnostics of every file are
+// or one was answered less than requestQuiet ago (at most publishYield in
+// all), and while more than a file's worth of diagnostics wait for the
+// client (stream.waitBackground), whose replies overtake the diagnostics
+// queued. A file's diagnostics are one message, which a reply cannot
+// overtake once it is being written: at 1 GB, where stack traces give
+// thousands of Hints a file (all published, spec §9), a message is some
+// 360 KB, and a search asked while one was on its way waited 10–25 ms for
+// the client to read it (issue 13's p99, measured right after a first
+// index). So while a person searches, the diagnostics wait, as gopls's
+// wait for a pause in the edits. At 1 GB the diagnostics of every file are
 // some second of CPU (most of it reading stack traces back), made as the
 // first requests of a reopened index come, and they took the CPU the first
 // answer needed (issue 33).
@@ -72,6 +81,9 @@ func (s *server) publishAll(g *generation) {
 		}
 		seen[f] = true
 		s.awaitRequests(g.ctx, yieldUntil)
+		if s.stream != nil && s.stream.waitBackground(g.ctx) != nil {
+			return
+		}
 		s.diagMu.Lock()
 		s.publishLocked(g, f, false, shown)
 		s.diagMu.Unlock()
@@ -90,14 +102,21 @@ func (s *server) publishAll(g *generation) {
 	}
 }
 
-// publishYield bounds how long publishAll lets requests go first.
-const publishYield = time.Second
+// publishYield bounds how long publishAll lets requests go first: the
+// diagnostics come at the latest that long after the index, however busy
+// the client keeps the server.
+const publishYield = 5 * time.Second
 
-// awaitRequests waits while a request is being answered, until until.
+// requestQuiet is the pause after a request that publishAll takes for the
+// end of a person's searching: a search a keystroke comes well within it.
+const requestQuiet = 50 * time.Millisecond
+
+// awaitRequests waits, until until, while a request is being answered or
+// was answered less than requestQuiet ago.
 func (s *server) awaitRequests(ctx context.Context, until time.Time) {
 	for ctx.Err() == nil && time.Now().Before(until) {
 		s.cancelMu.Lock()
-		busy := len(s.inflight) > 0
+		busy := len(s.inflight) > 0 || time.Since(s.lastAnswered) < requestQuiet
 		s.cancelMu.Unlock()
 		if !busy {
 			return
