@@ -54,8 +54,8 @@ func (h handlers) DidClose(ctx context.Context, params *protocol.DidCloseTextDoc
 // indexed generation, and clears those published before that it no longer has.
 //
 // Requests go first: before each file it waits while one is being answered
-// or one was answered less than requestQuiet ago (at most publishYield in
-// all), and while more than a file's worth of diagnostics wait for the
+// or one was answered less than requestQuiet ago (at most publishYield a
+// file), and while more than a file's worth of diagnostics wait for the
 // client (stream.waitBackground), whose replies overtake the diagnostics
 // queued. A file's diagnostics are one message, which a reply cannot
 // overtake once it is being written: at 1 GB, where stack traces give
@@ -71,7 +71,6 @@ func (s *server) publishAll(g *generation) {
 	files := g.engine.RecordFiles()
 	shown := s.diagnosticsShown()
 	seen := make(map[string]bool, len(files))
-	yieldUntil := time.Now().Add(publishYield)
 	for _, f := range files {
 		// Retired (shutdown, new settings, another run): the rest is not
 		// published. At 10 GB every file's diagnostics took some 8 s of
@@ -80,7 +79,7 @@ func (s *server) publishAll(g *generation) {
 			return
 		}
 		seen[f] = true
-		s.awaitRequests(g.ctx, yieldUntil)
+		s.awaitRequests(g.ctx, time.Now().Add(publishYield))
 		if s.stream != nil && s.stream.waitBackground(g.ctx) != nil {
 			return
 		}
@@ -102,10 +101,12 @@ func (s *server) publishAll(g *generation) {
 	}
 }
 
-// publishYield bounds how long publishAll lets requests go first: the
-// diagnostics come at the latest that long after the index, however busy
-// the client keeps the server.
-const publishYield = 5 * time.Second
+// publishYield bounds how long publishAll lets requests go first before
+// each file: however busy the client keeps the server, five files a second
+// are published, and a reply waits behind one of them at most (a bound in
+// all, then every file at once, had the client read seconds of them while
+// the searches waited).
+const publishYield = 200 * time.Millisecond
 
 // requestQuiet is the pause after a request that publishAll takes for the
 // end of a person's searching: a search a keystroke comes well within it.
