@@ -102,11 +102,11 @@ func (s *server) publishAll(g *generation) {
 }
 
 // publishYield bounds how long publishAll lets requests go first before
-// each file: however busy the client keeps the server, five files a second
-// are published, and a reply waits behind one of them at most (a bound in
-// all, then every file at once, had the client read seconds of them while
-// the searches waited).
-const publishYield = 200 * time.Millisecond
+// each file: however busy the client keeps the server, a file a second is
+// published, and a reply waits behind one of them at most (a bound in all,
+// then every file at once, had the client read seconds of them while the
+// searches waited).
+const publishYield = time.Second
 
 // requestQuiet is the pause after a request that publishAll takes for the
 // end of a person's searching: a search a keystroke comes well within it.

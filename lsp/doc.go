@@ -92,7 +92,7 @@
 //   - Diagnostics: after indexing, every record file that has some is
 //     published, while the run is already watched; requests go first (the
 //     publishing waits while one is answered and for 50 ms after, at most
-//     200 ms a file, and goes at the client's pace; a reply overtakes the diagnostics
+//     a second a file, and goes at the client's pace; a reply overtakes the diagnostics
 //     queued, not the one being written: at 1 GB a file's Hints make some
 //     360 KB), so a person's first searches are not queued behind some 80 MB
 //     of them; a change the engine reports re-publishes that file (an empty
