@@ -54,7 +54,16 @@ func (h handlers) DidClose(ctx context.Context, params *protocol.DidCloseTextDoc
 // indexed generation, and clears those published before that it no longer has.
 //
 // Requests go first: before each file it waits while one is being answered
-// (at most publishYield in all). At 1 GB the diagnostics of every file are
+// or one was answered less than requestQuiet ago (at most publishYield a
+// file), and while more than a file's worth of diagnostics wait for the
+// client (stream.waitBackground), whose replies overtake the diagnostics
+// queued. A file's diagnostics are one message, which a reply cannot
+// overtake once it is being written: at 1 GB, where stack traces give
+// thousands of Hints a file (all published, spec §9), a message is some
+// 360 KB, and a search asked while one was on its way waited 10–25 ms for
+// the client to read it (issue 13's p99, measured right after a first
+// index). So while a person searches, the diagnostics wait, as gopls's
+// wait for a pause in the edits. At 1 GB the diagnostics of every file are
 // some second of CPU (most of it reading stack traces back), made as the
 // first requests of a reopened index come, and they took the CPU the first
 // answer needed (issue 33).
@@ -62,7 +71,6 @@ func (s *server) publishAll(g *generation) {
 	files := g.engine.RecordFiles()
 	shown := s.diagnosticsShown()
 	seen := make(map[string]bool, len(files))
-	yieldUntil := time.Now().Add(publishYield)
 	for _, f := range files {
 		// Retired (shutdown, new settings, another run): the rest is not
 		// published. At 10 GB every file's diagnostics took some 8 s of
@@ -71,7 +79,10 @@ func (s *server) publishAll(g *generation) {
 			return
 		}
 		seen[f] = true
-		s.awaitRequests(g.ctx, yieldUntil)
+		s.awaitRequests(g.ctx, time.Now().Add(publishYield))
+		if s.stream != nil && s.stream.waitBackground(g.ctx) != nil {
+			return
+		}
 		s.diagMu.Lock()
 		s.publishLocked(g, f, false, shown)
 		s.diagMu.Unlock()
@@ -90,14 +101,23 @@ func (s *server) publishAll(g *generation) {
 	}
 }
 
-// publishYield bounds how long publishAll lets requests go first.
+// publishYield bounds how long publishAll lets requests go first before
+// each file: however busy the client keeps the server, a file a second is
+// published, and a reply waits behind one of them at most (a bound in all,
+// then every file at once, had the client read seconds of them while the
+// searches waited).
 const publishYield = time.Second
 
-// awaitRequests waits while a request is being answered, until until.
+// requestQuiet is the pause after a request that publishAll takes for the
+// end of a person's searching: a search a keystroke comes well within it.
+const requestQuiet = 50 * time.Millisecond
+
+// awaitRequests waits, until until, while a request is being answered or
+// was answered less than requestQuiet ago.
 func (s *server) awaitRequests(ctx context.Context, until time.Time) {
 	for ctx.Err() == nil && time.Now().Before(until) {
 		s.cancelMu.Lock()
-		busy := len(s.inflight) > 0
+		busy := len(s.inflight) > 0 || time.Since(s.lastAnswered) < requestQuiet
 		s.cancelMu.Unlock()
 		if !busy {
 			return

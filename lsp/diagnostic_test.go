@@ -238,3 +238,88 @@ func TestDiagnosticsStopAtShutdown(t *testing.T) {
 		t.Errorf("%d of %d files' diagnostics made after shutdown was answered (%d in all), want at most 1", afterShutdown, files, calls)
 	}
 }
+
+// TestDiagnosticsWaitForSearches: diagnostics published for every file (here
+// after a settings change, as after an index) wait while a request is being
+// answered and for requestQuiet after its answer, so that a person's
+// searches are not queued behind them; then they come.
+func TestDiagnosticsWaitForSearches(t *testing.T) {
+	const file = "/fake/run/episode-1/alice/chat.history"
+	fake := newFake()
+	fake.diags[file] = []retriever.Diagnostic{{Range: retriever.Range{End: retriever.Position{Line: 1}},
+		Severity: retriever.SeverityWarning, Code: retriever.CodeUnfieldedLine, Message: "m"}}
+	var (
+		mu       sync.Mutex
+		asked    []time.Time // Diagnostics calls
+		answered time.Time   // the held search's end
+	)
+	fake.onDiags = func(string) {
+		mu.Lock()
+		asked = append(asked, time.Now())
+		mu.Unlock()
+	}
+	entered, hold := make(chan struct{}), make(chan struct{})
+	fake.search = func(ctx context.Context, req retriever.Request) (retriever.Result, error) {
+		close(entered)
+		<-hold
+		mu.Lock()
+		answered = time.Now()
+		mu.Unlock()
+		return retriever.Result{}, nil
+	}
+	c := start(t, startOpts{open: fake.opener(nil, nil)})
+	c.initialize("/fake/run", false, nil)
+	c.publishedFor(retriever.FileURI(file), count(1))
+
+	searched := make(chan error, 1)
+	go func() { searched <- c.call("run/search", map[string]any{"query": "x"}, nil) }()
+	<-entered
+	mu.Lock()
+	before := len(asked)
+	mu.Unlock()
+	mark := c.mark()
+	c.notify(protocol.MethodWorkspaceDidChangeConfiguration, map[string]any{"settings": map[string]any{"runls": map[string]any{"maxDiagnosticsPerFile": 3}}})
+	time.Sleep(100 * time.Millisecond)
+	mu.Lock()
+	during := len(asked) - before
+	mu.Unlock()
+	if during != 0 {
+		t.Fatalf("the diagnostics were made %d times while a search was being answered", during)
+	}
+	close(hold)
+	if err := <-searched; err != nil {
+		t.Fatal(err)
+	}
+	c.publishedAfter(mark, retriever.FileURI(file), count(1))
+	mu.Lock()
+	defer mu.Unlock()
+	if len(asked) == before {
+		t.Fatal("published without making the diagnostics")
+	}
+	// A pause of requestQuiet (50 ms) is the person's searching ending.
+	if first := asked[before]; first.Sub(answered) < 50*time.Millisecond {
+		t.Errorf("the diagnostics were made %v after the search's answer, want at least 50ms", first.Sub(answered))
+	}
+}
+
+// TestWatchingBesideThePublishing: the run is watched while the
+// diagnostics of a fresh index are still being published (they take seconds
+// at 1 GB): until it is, every search walks the whole run.
+func TestWatchingBesideThePublishing(t *testing.T) {
+	const file = "/fake/run/episode-1/alice/chat.history"
+	fake := newFake()
+	fake.diags[file] = []retriever.Diagnostic{{Range: retriever.Range{End: retriever.Position{Line: 1}},
+		Severity: retriever.SeverityWarning, Code: retriever.CodeUnfieldedLine, Message: "m"}}
+	hold := make(chan struct{})
+	var once sync.Once
+	fake.onDiags = func(string) { once.Do(func() { <-hold }) }
+	c := start(t, startOpts{open: fake.opener(nil, nil)})
+	c.initialize("/fake/run", false, nil)
+	select {
+	case <-fake.watching:
+	case <-time.After(waitTimeout):
+		t.Fatal("the run was not watched while the diagnostics were being made")
+	}
+	close(hold)
+	c.publishedFor(retriever.FileURI(file), count(1))
+}

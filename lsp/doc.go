@@ -90,7 +90,12 @@
 //     refused with -32602 naming query, as by run/search, not cut to the
 //     first 1024: that would rank another query than the one given, silently.
 //   - Diagnostics: after indexing, every record file that has some is
-//     published; a change the engine reports re-publishes that file (an empty
+//     published, while the run is already watched; requests go first (the
+//     publishing waits while one is answered and for 50 ms after, at most
+//     a second a file, and goes at the client's pace; a reply overtakes the diagnostics
+//     queued, not the one being written: at 1 GB a file's Hints make some
+//     360 KB), so a person's first searches are not queued behind some 80 MB
+//     of them; a change the engine reports re-publishes that file (an empty
 //     list clears it, for a fixed or deleted file); didOpen publishes the
 //     opened file's list, empty or not. URIs are retriever.FileURI of the
 //     engine's paths, under the run folder as the client names it. They carry no codeDescription: the server does

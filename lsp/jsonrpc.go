@@ -6,6 +6,7 @@ import (
 	"errors"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
@@ -155,6 +156,7 @@ func (s *server) serveAsync(call *jsonrpc2.Call, reply jsonrpc2.Replier, h jsonr
 			if s.inflight[id] == entry {
 				delete(s.inflight, id)
 			}
+			s.lastAnswered = time.Now()
 			s.cancelMu.Unlock()
 			cancel()
 		}()

@@ -127,8 +127,9 @@ type server struct {
 
 	progressSeq atomic.Int64 // numbers the progress tokens the server creates
 
-	cancelMu sync.Mutex
-	inflight map[jsonrpc2.ID]*inflight
+	cancelMu     sync.Mutex
+	inflight     map[jsonrpc2.ID]*inflight
+	lastAnswered time.Time // when the last request answered on a worker ended
 
 	diagMu    sync.Mutex
 	published map[string]bool // record files with diagnostics showing in the client

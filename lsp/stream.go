@@ -15,7 +15,10 @@ import (
 	"time"
 
 	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
 	"go.uber.org/zap"
+
+	"runls/internal/jsonappend"
 )
 
 // maxContentLength bounds one message's body; a larger Content-Length is
@@ -142,8 +145,11 @@ func (s *stream) Read(ctx context.Context) (jsonrpc2.Message, int64, error) {
 func (s *stream) Write(ctx context.Context, msg jsonrpc2.Message) (int64, error) {
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
-	if _, ok := msg.(*jsonrpc2.Notification); ok && s.queue.dropWhenFull() {
-		return 0, errNotificationDropped
+	if n, ok := msg.(*jsonrpc2.Notification); ok {
+		if s.queue.dropWhenFull() {
+			return 0, errNotificationDropped
+		}
+		return s.writeNotification(n)
 	}
 	if resp, ok := msg.(*jsonrpc2.Response); ok && resp.Err() == nil {
 		return s.writeResult(resp)
@@ -158,6 +164,39 @@ func (s *stream) Write(ctx context.Context, msg jsonrpc2.Message) (int64, error)
 	n, err := s.queue.Write(s.frame.Bytes())
 	return int64(n), err
 }
+
+// writeNotification frames a notification as jsonrpc2's framing does, its
+// params as they are: Notification.MarshalJSON would check, compact and
+// escape them once more, which for the diagnostics a first index publishes
+// (some 80 MB of JSON at 1 GB) was most of their CPU after the index, taken
+// from the first searches. Diagnostics go as background frames, which
+// replies overtake (sendQueue).
+func (s *stream) writeNotification(n *jsonrpc2.Notification) (int64, error) {
+	const head, mid = `{"jsonrpc":"2.0","method":`, `,"params":`
+	params := n.Params()
+	b := make([]byte, frameHeadRoom, frameHeadRoom+len(head)+len(n.Method())+2+len(mid)+len(params)+1)
+	b = append(b, head...)
+	b = jsonappend.String(b, n.Method(), false)
+	b = append(b, mid...)
+	b = appendRaw(params)(b)
+	b = append(b, '}')
+	frame := headFrame(b)
+	m, err := s.queue.writeFrame(frame, n.Method() == protocol.MethodTextDocumentPublishDiagnostics)
+	return int64(m), err
+}
+
+// waitBackground waits while more than backgroundQueued bytes of background
+// frames wait for the client (or until ctx ends): a producer of them (the
+// diagnostics of every file) goes at the client's pace, so that what it
+// sends never fills the queue and a reply never waits for more than the
+// frame being written.
+func (s *stream) waitBackground(ctx context.Context) error {
+	return s.queue.waitBackground(ctx, backgroundQueued)
+}
+
+// backgroundQueued is how much of background frames may wait, beyond the
+// one being written: enough that the client always has the next file's.
+const backgroundQueued = 1 << 20
 
 // writeResult frames a successful response as jsonrpc2's framing does.
 // Response.MarshalJSON would marshal its result, which jsonrpc2 has already
@@ -250,7 +289,7 @@ func (s *stream) writeFramed(rid jsonrpc2.ID, size int, appendResult func([]byte
 	if err != nil {
 		return 0, err
 	}
-	m, err := s.queue.writeOwned(frame)
+	m, err := s.queue.writeFrame(frame, false)
 	return int64(m), err
 }
 
@@ -268,13 +307,19 @@ func (s *stream) framed(rid jsonrpc2.ID, size int, appendResult func([]byte) []b
 	frame = append(frame, mid...)
 	frame = appendResult(frame)
 	frame = append(frame, '}')
+	return headFrame(frame), nil
+}
+
+// headFrame writes the header of the body that follows frameHeadRoom bytes
+// of b into their end, and returns the frame.
+func headFrame(b []byte) []byte {
 	var hb [frameHeadRoom]byte
 	header := append(hb[:0], "Content-Length: "...)
-	header = strconv.AppendInt(header, int64(len(frame)-frameHeadRoom), 10)
+	header = strconv.AppendInt(header, int64(len(b)-frameHeadRoom), 10)
 	header = append(header, "\r\n\r\n"...)
 	start := frameHeadRoom - len(header)
-	copy(frame[start:], header)
-	return frame[start:], nil
+	copy(b[start:], header)
+	return b[start:]
 }
 
 // Close sends what is queued (waiting at most closeFlushTimeout for the
@@ -468,6 +513,15 @@ var (
 // when nothing is queued before it). It counts the bytes it holds against limit; only its
 // users act on that (dropWhenFull, waitRoom), so that a write never fails
 // half-way through a message.
+//
+// Background frames (the diagnostics) are the one exception to the order:
+// every other frame goes ahead of those not yet begun, and they are written
+// one at a time. Right after a first index the server publishes every
+// record file's diagnostics (80 MB of them at 1 GB, where stack traces give
+// thousands of Hints a file, all published: spec §9), and a search's reply
+// queued behind them waited for the client to read them all: 10–25 ms for
+// the first seconds (issue 13's p99). Nothing orders a diagnostic against
+// a reply; diagnostics keep their order among themselves.
 type sendQueue struct {
 	w      io.Writer
 	limit  int
@@ -476,18 +530,21 @@ type sendQueue struct {
 	room   chan struct{} // signalled when queued falls below limit
 	done   chan struct{}
 
-	mu      sync.Mutex
-	pending [][]byte
-	queued  int // bytes written to the queue and not yet to w
-	dropped int // notifications dropped since the queue was last below limit
-	closed  bool
-	err     error
-	writing bool // a batch or an offered frame is being written to w
+	mu         sync.Mutex
+	pending    []queuedFrame
+	queued     int           // bytes written to the queue and not yet to w
+	background int           // of queued, the background frames' bytes
+	bgSent     chan struct{} // signalled when a background frame is sent
+	dropped    int           // notifications dropped since the queue was last below limit
+	closed     bool
+	err        error
+	writing    bool // a batch or an offered frame is being written to w
 }
 
 func newSendQueue(w io.Writer, limit int, logger *zap.Logger) *sendQueue {
 	q := &sendQueue{w: w, limit: limit, logger: logger,
-		wake: make(chan struct{}, 1), room: make(chan struct{}, 1), done: make(chan struct{})}
+		wake: make(chan struct{}, 1), room: make(chan struct{}, 1), done: make(chan struct{}),
+		bgSent: make(chan struct{}, 1)}
 	go q.run()
 	return q
 }
@@ -527,13 +584,21 @@ func (q *sendQueue) waitRoom(ctx context.Context) error {
 	}
 }
 
-func (q *sendQueue) Write(p []byte) (int, error) {
-	return q.writeOwned(append([]byte(nil), p...))
+// queuedFrame is a frame waiting for its write.
+type queuedFrame struct {
+	b          []byte
+	background bool
 }
 
-// writeOwned queues p itself, which the caller no longer uses (a frame
-// made for the queue: a copy of an answer was as large as the answer).
-func (q *sendQueue) writeOwned(p []byte) (int, error) {
+func (q *sendQueue) Write(p []byte) (int, error) {
+	return q.writeFrame(append([]byte(nil), p...), false)
+}
+
+// writeFrame queues p itself, which the caller no longer uses (a frame
+// made for the queue: a copy of an answer was as large as the answer); a
+// background frame goes last, any other ahead of the background frames
+// queued.
+func (q *sendQueue) writeFrame(p []byte, background bool) (int, error) {
 	q.mu.Lock()
 	switch {
 	case q.err != nil:
@@ -543,8 +608,7 @@ func (q *sendQueue) writeOwned(p []byte) (int, error) {
 		q.mu.Unlock()
 		return 0, errQueueClosed
 	}
-	q.pending = append(q.pending, p)
-	q.queued += len(p)
+	q.enqueue(queuedFrame{p, background})
 	q.mu.Unlock()
 	select {
 	case q.wake <- struct{}{}:
@@ -570,16 +634,51 @@ func (q *sendQueue) offer(p []byte) (bool, error) {
 		q.mu.Unlock()
 		return false, errQueueClosed
 	}
-	q.queued += len(p)
 	if !q.writing && len(q.pending) == 0 {
+		q.queued += len(p)
 		q.writing = true
 		q.mu.Unlock()
 		return true, nil
 	}
-	q.pending = append(q.pending, p)
+	q.enqueue(queuedFrame{b: p})
 	q.mu.Unlock()
 	q.signal()
 	return false, nil
+}
+
+// enqueue adds f: a background frame last, another before the first
+// background frame; q.mu is held.
+func (q *sendQueue) enqueue(f queuedFrame) {
+	q.queued += len(f.b)
+	at := len(q.pending)
+	if f.background {
+		q.background += len(f.b)
+	} else {
+		for at > 0 && q.pending[at-1].background {
+			at--
+		}
+	}
+	q.pending = slices.Insert(q.pending, at, f)
+}
+
+// waitBackground waits while more than max bytes of background frames are
+// queued, or until the queue is done or ctx ends.
+func (q *sendQueue) waitBackground(ctx context.Context, max int) error {
+	for {
+		q.mu.Lock()
+		ok := q.background <= max || q.closed || q.err != nil
+		q.mu.Unlock()
+		if ok {
+			return nil
+		}
+		select {
+		case <-q.bgSent:
+		case <-q.done:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
 }
 
 // writeOffered writes p, which offer gave the caller to write, and hands
@@ -594,7 +693,7 @@ func (q *sendQueue) writeOffered(p []byte) error {
 	more := len(q.pending) > 0 || q.closed
 	q.mu.Unlock()
 	if err == nil {
-		q.sent(len(p))
+		q.sent(queuedFrame{b: p})
 	}
 	if more {
 		q.signal()
@@ -617,6 +716,7 @@ func (q *sendQueue) fail(err error) {
 	q.err = fmt.Errorf("write to the client: %w", err)
 	q.pending = nil
 	q.queued = 0
+	q.background = 0
 	q.closed = true
 }
 
@@ -629,8 +729,7 @@ func (q *sendQueue) run() {
 			<-q.wake
 			continue
 		}
-		batch := q.pending
-		q.pending = nil
+		batch := q.takeBatch()
 		closed := q.closed
 		q.writing = len(batch) > 0
 		q.mu.Unlock()
@@ -641,16 +740,16 @@ func (q *sendQueue) run() {
 			<-q.wake
 			continue
 		}
-		for i, b := range batch {
-			if _, err := q.w.Write(b); err != nil {
+		for i, f := range batch {
+			if _, err := q.w.Write(f.b); err != nil {
 				q.mu.Lock()
 				q.writing = false
 				q.fail(err)
 				q.mu.Unlock()
 				return
 			}
-			batch[i] = nil // what is sent is not held until the batch ends
-			q.sent(len(b))
+			batch[i] = queuedFrame{} // what is sent is not held until the batch ends
+			q.sent(f)
 		}
 		q.mu.Lock()
 		q.writing = false
@@ -658,18 +757,47 @@ func (q *sendQueue) run() {
 	}
 }
 
-// sent counts n bytes out of the queue, and tells a waiting reader when
-// that makes room.
-func (q *sendQueue) sent(n int) {
+// takeBatch takes what run writes next: the frames before the first
+// background frame, or that one alone, so that a frame queued meanwhile
+// waits for one background frame at most; q.mu is held.
+func (q *sendQueue) takeBatch() []queuedFrame {
+	n := 0
+	for n < len(q.pending) && !q.pending[n].background {
+		n++
+	}
+	if n == 0 && len(q.pending) > 0 {
+		n = 1
+	}
+	batch := slices.Clone(q.pending[:n])
+	q.pending = slices.Delete(q.pending, 0, n)
+	if len(q.pending) == 0 {
+		q.pending = nil
+	}
+	return batch
+}
+
+// sent counts f out of the queue, and tells a waiting reader when that
+// makes room (and a producer of background frames when it was one).
+func (q *sendQueue) sent(f queuedFrame) {
+	n := len(f.b)
 	q.mu.Lock()
 	wasFull := q.queued >= q.limit
 	q.queued -= n
+	if f.background {
+		q.background -= n
+	}
 	room := wasFull && q.queued < q.limit
 	dropped := 0
 	if room {
 		dropped, q.dropped = q.dropped, 0
 	}
 	q.mu.Unlock()
+	if f.background {
+		select {
+		case q.bgSent <- struct{}{}:
+		default:
+		}
+	}
 	if !room {
 		return
 	}

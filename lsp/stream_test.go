@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"runtime"
 	"strconv"
 	"strings"
@@ -18,6 +19,7 @@ import (
 	"time"
 
 	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
 	"go.uber.org/zap"
 )
 
@@ -320,14 +322,14 @@ func TestOfferedWrite(t *testing.T) {
 
 	// The queue's goroutine writes "b" (held at the gate): "c" offered now
 	// is queued behind it, and "d" queued after "c".
-	if _, err := q.writeOwned([]byte("b")); err != nil {
+	if _, err := q.writeFrame([]byte("b"), false); err != nil {
 		t.Fatal(err)
 	}
 	<-w.entered
 	if direct, err := q.offer([]byte("c")); err != nil || direct {
 		t.Fatalf("offer while the queue writes = %v, %v; want it queued", direct, err)
 	}
-	if _, err := q.writeOwned([]byte("d")); err != nil {
+	if _, err := q.writeFrame([]byte("d"), false); err != nil {
 		t.Fatal(err)
 	}
 	for range 3 {
@@ -346,7 +348,7 @@ func TestOfferedWrite(t *testing.T) {
 	if direct, err := q.offer([]byte("f")); err != nil || direct {
 		t.Fatalf("offer while an offered frame is written = %v, %v; want it queued", direct, err)
 	}
-	if _, err := q.writeOwned([]byte("g")); err != nil {
+	if _, err := q.writeFrame([]byte("g"), false); err != nil {
 		t.Fatal(err)
 	}
 	time.Sleep(20 * time.Millisecond) // the queue's goroutine, were it to write now, would overlap
@@ -511,4 +513,129 @@ func readAsync(t *testing.T, s *stream) <-chan jsonrpc2.Message {
 		read <- msg
 	}()
 	return read
+}
+
+// TestRepliesOvertakeDiagnostics: while a background frame (a file's
+// diagnostics) is written, a reply and other messages queued go out before
+// the background frames queued after it, in their own order; the
+// background frames keep theirs and go out one at a time; waitBackground
+// holds a producer while more than its bound of them is queued.
+func TestRepliesOvertakeDiagnostics(t *testing.T) {
+	w := &gatedWriter{gate: make(chan struct{}), entered: make(chan struct{}, 1)}
+	q := newSendQueue(w, maxQueuedBytes, zap.NewNop())
+	defer q.close(time.Second)
+
+	if _, err := q.writeFrame([]byte("D"), true); err != nil {
+		t.Fatal(err)
+	}
+	<-w.entered // "D" is being written
+	for _, f := range []struct {
+		b          string
+		background bool
+	}{{"E", true}, {"F", true}, {"n", false}} {
+		if _, err := q.writeFrame([]byte(f.b), f.background); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if direct, err := q.offer([]byte("r")); err != nil || direct {
+		t.Fatalf("offer while the queue writes = %v, %v; want it queued", direct, err)
+	}
+
+	waited := make(chan error, 1)
+	go func() { waited <- q.waitBackground(context.Background(), 1) }()
+	select {
+	case err := <-waited:
+		t.Fatalf("waitBackground returned (%v) with three bytes of background frames queued over a bound of one", err)
+	case <-time.After(20 * time.Millisecond):
+	}
+	for range 5 {
+		w.gate <- struct{}{}
+	}
+	waitFor(t, func() bool { return w.String() == "DnrEF" }, w.String)
+	select {
+	case err := <-waited:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("waitBackground still waits after every background frame was written")
+	}
+	q.mu.Lock()
+	queued, background := q.queued, q.background
+	q.mu.Unlock()
+	if queued != 0 || background != 0 {
+		t.Errorf("queue counts %d bytes, %d of background, after all were written; want 0", queued, background)
+	}
+}
+
+// bufConn is a connection that reads from a reader and writes into a buffer.
+type bufConn struct {
+	io.Reader
+	out *bytes.Buffer
+}
+
+func (c bufConn) Write(p []byte) (int, error) { return c.out.Write(p) }
+func (c bufConn) Close() error                { return nil }
+
+// TestNotificationFraming: a notification is framed with its params as
+// they are, as jsonrpc2's framing would send it (the same JSON), and a
+// publishDiagnostics goes as a background frame.
+func TestNotificationFraming(t *testing.T) {
+	for _, method := range []string{protocol.MethodTextDocumentPublishDiagnostics, protocol.MethodProgress, `odd "method" <&>`} {
+		params := map[string]any{"uri": "file:///r/a <b>.log", "diagnostics": []any{map[string]any{"message": "x & y"}}}
+		n, err := jsonrpc2.NewNotification(method, params)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out bytes.Buffer
+		s := newStream(bufConn{Reader: strings.NewReader(""), out: &out}, zap.NewNop())
+		if _, err := s.Write(context.Background(), n); err != nil {
+			t.Fatal(err)
+		}
+		s.Close()
+		body, err := readFrame(bufio.NewReader(&out))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := json.Marshal(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got, wantV any
+		if err := json.Unmarshal(body, &got); err != nil {
+			t.Fatalf("%s: the frame's body is not JSON: %v: %s", method, err, body)
+		}
+		if err := json.Unmarshal(want, &wantV); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, wantV) {
+			t.Errorf("%s: framed %s, want the JSON of %s", method, body, want)
+		}
+	}
+	// The flag: a diagnostics frame waits behind a reply, a progress one not.
+	w := &gatedWriter{gate: make(chan struct{}), entered: make(chan struct{}, 1)}
+	s := &stream{queue: newSendQueue(w, maxQueuedBytes, zap.NewNop())}
+	s.out = jsonrpc2.NewStream(writeOnly{&s.frame})
+	defer s.queue.close(time.Second)
+	send := func(method string) {
+		n, err := jsonrpc2.NewNotification(method, map[string]string{"m": method})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Write(context.Background(), n); err != nil {
+			t.Fatal(err)
+		}
+	}
+	send(protocol.MethodWindowLogMessage)
+	<-w.entered
+	send(protocol.MethodTextDocumentPublishDiagnostics)
+	send(protocol.MethodProgress)
+	for range 3 {
+		w.gate <- struct{}{}
+	}
+	waitFor(t, func() bool { return strings.Count(w.String(), "Content-Length") == 3 }, w.String)
+	logAt, progressAt, diagAt := strings.Index(w.String(), protocol.MethodWindowLogMessage), strings.Index(w.String(), protocol.MethodProgress), strings.Index(w.String(), protocol.MethodTextDocumentPublishDiagnostics)
+	if !(logAt < progressAt && progressAt < diagAt) {
+		t.Errorf("sent %q: want the log message, then the progress, then the diagnostics", w.String())
+	}
 }
