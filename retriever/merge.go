@@ -18,7 +18,8 @@ import (
 )
 
 // mergeLater starts the merges the policy picks now on a goroutine of their
-// own, after an update of a server: they are not on the update's path (the
+// own, after an update of a server that added segments or killed pieces
+// (refresh): they are not on the update's path (the
 // first index's end, its progress, the requests that wait for an update),
 // and they hold no lock while they read and write: an update may run
 // beside one, and a search too. One at a time. A command (OneShot) merges
