@@ -90,7 +90,10 @@ func (ix *Index) mergeOnce(lock, unlock func()) (done bool, err error) {
 	}
 	ix.cache.Inject("merge")
 	err = ix.cache.Guard().Run("merging segments", func() error {
-		merged, moved := corpus.MergeSegments(picked, dead, ix.searcher.Tuning.LayerMin)
+		merged, moved := corpus.MergeSegments(picked, dead, ix.searcher.Tuning.LayerMin, ix.closing.Load)
+		if moved == nil {
+			return errMergeStopped // the index closes
+		}
 		if merged.Docs() == 0 {
 			merged = nil
 		} else {
@@ -111,11 +114,15 @@ func (ix *Index) mergeOnce(lock, unlock func()) (done bool, err error) {
 		ix.cache.DropReplaced(picked)
 		return nil
 	})
-	if errors.Is(err, errMergeForgotten) {
+	if errors.Is(err, errMergeForgotten) || errors.Is(err, errMergeStopped) {
 		return true, nil // what forgot the state indexes the run afresh
 	}
 	return false, err
 }
 
-// errMergeForgotten is a merge whose sources the index no longer has.
-var errMergeForgotten = errors.New("the merged segments were forgotten")
+var (
+	// errMergeForgotten is a merge whose sources the index no longer has.
+	errMergeForgotten = errors.New("the merged segments were forgotten")
+	// errMergeStopped is a merge left half-way: the index closes.
+	errMergeStopped = errors.New("the merge was stopped")
+)

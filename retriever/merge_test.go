@@ -180,3 +180,41 @@ func TestSearchDuringMerge(t *testing.T) {
 	}
 	assertSameAnswers(t, again, opts)
 }
+
+// An index closed while a merge is under way waits for no more than that
+// merge, and leaves an entry that reopens as a fresh index.
+func TestCloseDuringMerge(t *testing.T) {
+	files := map[string]string{}
+	for i := range 24 {
+		files[fmt.Sprintf("episode-%d/agent%d/agent%d.history", 1+i%3, i, i)] = rec("c1", fmt.Sprintf("deploy apple note %d", i)) + "  continued line\n"
+	}
+	run := writeRun(t, files)
+	root := cacheRoot(t)
+	opts := Options{Root: run, Cache: CacheOptions{Root: root}, cacheDelay: time.Hour, flushDocs: 1}
+	ix := openTest(t, opts)
+	ix.batchDocs = 2
+	held, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	ix.mergeHeld = func() { once.Do(func() { close(held); <-release }) }
+	if _, err := ix.Refresh(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	<-held
+	closed := make(chan error, 1)
+	go func() { closed <- ix.Close() }()
+	for !ix.closing.Load() {
+		time.Sleep(time.Millisecond)
+	}
+	close(release)
+	select {
+	case err := <-closed:
+		must(t, err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("Close waited for every merge")
+	}
+	again, restored := reopened(t, opts, root)
+	if !restored {
+		t.Fatal("not restored")
+	}
+	assertSameAnswers(t, again, opts)
+}

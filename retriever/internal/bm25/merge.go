@@ -142,6 +142,10 @@ func SegmentBytes(s *Segment) int64 {
 	return int64(len(s.post)) + int64(s.Docs())*segmentDocBytes + int64(len(s.terms))*segmentTermBytes
 }
 
+// stopEvery is how many terms Merge writes between two asks of its stop:
+// some milliseconds of a merge of 2 million documents.
+const stopEvery = 1 << 12
+
 // What a segment holds a document and a term besides the postings: the
 // key, group, length and dead bit columns; a term's id, metadata and skips
 // (a generated run's batches hold some 9 and 30 bytes).
@@ -170,8 +174,10 @@ func MergeCandidates(segments []*Segment) []*Segment {
 // columns and references, and kills in the merged segment those that died
 // since. It gathers one term's postings at a time (segmentWriter), so that
 // what it holds besides the sources is the new segment and the largest
-// term's postings.
-func Merge(src []*Segment, dead [][]uint64, layerMin int) (*Segment, [][]uint32) {
+// term's postings. When stop (nil: never) reports true, asked every
+// stopEvery terms, it gives up and returns nil: an owner closing does not
+// wait for a merge of seconds.
+func Merge(src []*Segment, dead [][]uint64, layerMin int, stop func() bool) (*Segment, [][]uint32) {
 	for _, s := range src {
 		s.checkWhole()
 	}
@@ -211,7 +217,10 @@ func Merge(src []*Segment, dead [][]uint64, layerMin int) (*Segment, [][]uint32)
 	terms = slices.Compact(terms)
 	w := newSegmentWriter(key, group, dl, layerMin, len(terms), postBytes)
 	var entries []uint64
-	for _, t := range terms {
+	for k, t := range terms {
+		if k%stopEvery == 0 && stop != nil && stop() {
+			return nil, nil
+		}
 		entries = entries[:0]
 		for i, s := range src {
 			ti := s.termIndex(t)

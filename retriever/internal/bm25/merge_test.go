@@ -143,7 +143,7 @@ func TestMergeEqualsBuiltAgain(t *testing.T) {
 			}
 		}
 	}
-	merged, moved := Merge(ti.segs, nil, layerMin)
+	merged, moved := Merge(ti.segs, nil, layerMin, nil)
 	again := newTestIndex()
 	again.dict, again.seed = ti.dict, ti.seed
 	want := again.add(layerMin, live...)
@@ -320,7 +320,7 @@ func TestMergedSegmentChoosesAlike(t *testing.T) {
 		}
 		ti.add(math.MaxInt, docs...) // no split lists: a term's bytes add up
 	}
-	merged, _ := Merge(ti.segs, nil, math.MaxInt)
+	merged, _ := Merge(ti.segs, nil, math.MaxInt, nil)
 	scaled := Tuning{ExhaustiveMax: 400, ExhaustiveSpread: 8, PrefillMax: 200, ScaleDocs: docsEach}
 	flat := scaled
 	flat.ScaleDocs = 0
@@ -423,7 +423,7 @@ func TestMergedAnswersEqual(t *testing.T) {
 					if lo >= hi {
 						break
 					}
-					m, _ := Merge(merged.segs[lo:hi], nil, p.tune.LayerMin)
+					m, _ := Merge(merged.segs[lo:hi], nil, p.tune.LayerMin, nil)
 					merged.segs = slices.Replace(merged.segs, lo, hi, m)
 				}
 				if len(merged.segs) > len(ti.segs)/3 {
@@ -475,7 +475,7 @@ func TestMergeOfDeadBitsCopied(t *testing.T) {
 			s.Kill(d)
 		}
 	}
-	want, wantMoved := Merge(ti.segs, nil, 64)
+	want, wantMoved := Merge(ti.segs, nil, 64, nil)
 	dead := make([][]uint64, len(ti.segs))
 	for i, s := range ti.segs {
 		dead[i] = slices.Clone(s.DeadBits())
@@ -485,8 +485,27 @@ func TestMergeOfDeadBitsCopied(t *testing.T) {
 			s.Kill(d)
 		}
 	}
-	got, moved := Merge(ti.segs, dead, 64)
+	got, moved := Merge(ti.segs, dead, 64, nil)
 	if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(moved, wantMoved) {
 		t.Fatal("the merge of copied dead bits differs from the merge when they were copied")
+	}
+}
+
+// A merge told to stop gives up (nil), at once or part-way through its
+// terms.
+func TestMergeStops(t *testing.T) {
+	ti := newTestIndex()
+	r := rand.New(rand.NewPCG(15, 16))
+	ti.add(64, randomDocs(r, 3000)...)
+	ti.add(64, passDocs(20000)...) // some 20,000 terms: several asks
+	for _, after := range []int{0, 1, 3} {
+		asked := 0
+		m, moved := Merge(ti.segs, nil, 64, func() bool { asked++; return asked > after })
+		if m != nil || moved != nil || asked != after+1 {
+			t.Fatalf("stop after %d asks: merged %v, asked %d times", after, m != nil, asked)
+		}
+	}
+	if m, _ := Merge(ti.segs, nil, 64, func() bool { return false }); m == nil {
+		t.Fatal("a merge never told to stop gave up")
 	}
 }

@@ -124,13 +124,16 @@ func (c *State) moveRefs(fs *File, gone map[*Segment][]uint32, merged *Segment) 
 
 // MergeSegments writes the pieces of segments live in dead (DeadBits), in
 // order, into one. For each source it returns the new id + 1 of each of its
-// pieces (0: dead).
-func MergeSegments(src []*Segment, dead [][]uint64, layerMin int) (*Segment, [][]uint32) {
+// pieces (0: dead). It returns nil when stop said to stop (bm25.Merge).
+func MergeSegments(src []*Segment, dead [][]uint64, layerMin int, stop func() bool) (*Segment, [][]uint32) {
 	engine := make([]*bm25.Segment, len(src))
 	for i, s := range src {
 		engine[i] = s.Segment
 	}
-	merged, moved := bm25.Merge(engine, dead, layerMin)
+	merged, moved := bm25.Merge(engine, dead, layerMin, stop)
+	if merged == nil {
+		return nil, nil
+	}
 	var cols RawColumns
 	for i, s := range src {
 		for d, n := range moved[i] {
