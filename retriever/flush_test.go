@@ -54,6 +54,7 @@ func refresh(t *testing.T, ix *Index) {
 	if _, err := ix.Refresh(context.Background(), nil); err != nil {
 		t.Fatal(err)
 	}
+	ix.awaitMerges() // the merges after the update (merge.go)
 }
 
 // blobFiles are the blob files of ix's entry folder, sorted.

@@ -47,6 +47,7 @@ type Index struct {
 	closing   atomic.Bool
 	mergeHeld func()      // tests: called in each merge before its swap
 	mergesOff atomic.Bool // tests: no merge after an update
+	mergeDue  atomic.Bool // an update added segments or killed pieces
 
 	mu    sync.RWMutex // over state
 	state corpus.State
@@ -231,7 +232,7 @@ func (ix *Index) updateChecked(ctx context.Context, progress func(Progress)) (Ch
 	c, err := persist.Guarded(ix.cache.Guard(), "updating the index", func() (Changes, error) { return ix.refresh(ctx, progress) })
 	ix.subs.notify(c) // a cancelled update tells what it committed
 	ix.cache.Changed()
-	if err == nil {
+	if err == nil && ix.mergeDue.Swap(false) {
 		ix.mergeLater()
 	}
 	return c, err
@@ -329,9 +330,14 @@ func (ix *Index) refresh(ctx context.Context, progress func(Progress)) (Changes,
 	if len(removed) > 0 || episodes != nil || len(r.confirmed) > 0 {
 		ix.commit(nil, nil, removed, episodes, r.confirmed...)
 	}
-	if ix.oneShot && (nTasks > 0 || len(removed) > 0) {
-		// A command merges here (merge.go: a server merges after the update).
-		if err := ix.mergeAll(func() {}, func() {}); err != nil {
+	if nTasks > 0 || len(removed) > 0 {
+		// Segments were added or pieces died: a command merges here, a
+		// server after the update (merge.go). An update that read nothing
+		// (a reopen that found the run as its entry left it) merges
+		// nothing: a reopen stays as cheap as its entry makes it.
+		if !ix.oneShot {
+			ix.mergeDue.Store(true)
+		} else if err := ix.mergeAll(func() {}, func() {}); err != nil {
 			return Changes{}, err
 		}
 	}

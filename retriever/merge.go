@@ -8,18 +8,22 @@ package retriever
 
 import (
 	"context"
+	"errors"
+	"time"
+
+	"go.uber.org/zap"
 
 	"runls/retriever/internal/corpus"
 	"runls/retriever/internal/persist"
 )
 
 // mergeLater starts the merges the policy picks now on a goroutine of their
-// own, after an update of a server: they are not on the update's path
-// (the first index's end, its progress, the requests that wait for an
-// update). One at a time; an update waits for the merge under way, which
-// holds the update lock (no piece of a segment it reads dies meanwhile),
-// each merge at a time. A command (OneShot) merges in its update instead
-// (refresh), as it exits after its answer.
+// own, after an update of a server that added segments or killed pieces
+// (refresh): they are not on the update's path (the
+// first index's end, its progress, the requests that wait for an update),
+// and they hold no lock while they read and write: an update may run
+// beside one, and a search too. One at a time. A command (OneShot) merges
+// in its update instead (refresh), as it exits after its answer.
 func (ix *Index) mergeLater() {
 	if ix.oneShot || ix.mergesOff.Load() || !ix.mergeMu.TryLock() {
 		return // merged in refresh, or a merge goroutine is under way
@@ -33,9 +37,12 @@ func (ix *Index) mergeLater() {
 	}
 	go func() {
 		defer ix.mergeMu.Unlock()
-		err := ix.mergeAll(func() {
-			ix.refreshMu.Lock()
-		}, ix.refreshMu.Unlock)
+		start := time.Now()
+		err := ix.mergeAll(ix.refreshMu.Lock, ix.refreshMu.Unlock)
+		ix.mu.RLock()
+		segments := len(ix.state.Segments)
+		ix.mu.RUnlock()
+		ix.log.Debug("merged segments", zap.Int("segments", segments), zap.Duration("took", time.Since(start)), zap.Error(err))
 		if persist.IsFault(err) && !ix.closing.Load() {
 			// A merge reads mapped segments: a fault drops the entry, and
 			// the run is indexed afresh now, as the writer does (no
@@ -54,13 +61,11 @@ func (ix *Index) awaitMerges() {
 }
 
 // mergeAll merges until the policy picks none (or the index closes), each
-// merge between lock and unlock of the update lock (none: the caller holds
-// it).
+// merge's swap between lock and unlock of the update lock (a command's
+// update holds it, and gives none).
 func (ix *Index) mergeAll(lock, unlock func()) error {
 	for !ix.closing.Load() {
-		lock()
-		done, err := ix.mergeOnce()
-		unlock()
+		done, err := ix.mergeOnce(lock, unlock)
 		if done || err != nil {
 			return err
 		}
@@ -68,22 +73,24 @@ func (ix *Index) mergeAll(lock, unlock func()) error {
 	return nil
 }
 
-// mergeOnce makes one merge the policy picks, or reports none to make. The
-// caller holds the update lock, not the index's lock. The merge reads the
-// segments, mapped ones too: one that faults never reaches Replace, so no
-// half-merged segment is seen. Its output is flushed to the entry before
-// the swap (as a batch's is), which takes the write lock for no more than
-// the files' references' move.
-func (ix *Index) mergeOnce() (done bool, err error) {
+// mergeOnce makes one merge the policy picks, or reports none to make. It
+// reads the segments outside the index's locks, with a copy of their dead
+// bits taken under the read lock, and flushes its output to the entry (as
+// a batch's is); then, with no update under way (the update lock) and under
+// the write lock, Replace swaps it in and kills in it what died since the
+// copy. A merge that faults on a mapped segment never reaches Replace: no
+// half-merged segment is seen.
+func (ix *Index) mergeOnce(lock, unlock func()) (done bool, err error) {
 	ix.mu.RLock()
 	picked := ix.state.MergeCandidates()
+	dead := corpus.DeadBits(picked)
 	ix.mu.RUnlock()
 	if len(picked) == 0 {
 		return true, nil
 	}
 	ix.cache.Inject("merge")
 	err = ix.cache.Guard().Run("merging segments", func() error {
-		merged, moved := corpus.MergeSegments(picked, ix.searcher.Tuning.LayerMin)
+		merged, moved := corpus.MergeSegments(picked, dead, ix.searcher.Tuning.LayerMin)
 		if merged.Docs() == 0 {
 			merged = nil
 		} else {
@@ -92,11 +99,23 @@ func (ix *Index) mergeOnce() (done bool, err error) {
 		if h := ix.mergeHeld; h != nil {
 			h()
 		}
+		lock()
 		ix.mu.Lock()
-		ix.state.Replace(picked, merged, moved)
+		swapped := ix.state.Replace(picked, merged, moved)
 		ix.mu.Unlock()
+		unlock()
+		if !swapped {
+			ix.cache.DropReplaced([]*corpus.Segment{merged}) // nil is no blob
+			return errMergeForgotten
+		}
 		ix.cache.DropReplaced(picked)
 		return nil
 	})
+	if errors.Is(err, errMergeForgotten) {
+		return true, nil // what forgot the state indexes the run afresh
+	}
 	return false, err
 }
+
+// errMergeForgotten is a merge whose sources the index no longer has.
+var errMergeForgotten = errors.New("the merged segments were forgotten")

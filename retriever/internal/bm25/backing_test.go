@@ -118,8 +118,8 @@ func TestLazySegmentAnswersAsEncoded(t *testing.T) {
 	for i, s := range lazy.segs {
 		sameSegment(t, ti.segs[i], s)
 	}
-	merged, _ := Merge(lazy.segs, 64)
-	want, _ := Merge(ti.segs, 64)
+	merged, _ := Merge(lazy.segs, nil, 64)
+	want, _ := Merge(ti.segs, nil, 64)
 	sameSegment(t, want, merged)
 	for i, k := range backs {
 		if k.all == 0 {
@@ -222,7 +222,7 @@ func TestLazySegmentChecksBeforeUse(t *testing.T) {
 		})
 	}
 	for name, whole := range map[string]func(s *Segment){
-		"Merge":  func(s *Segment) { Merge([]*Segment{s}, 64) },
+		"Merge":  func(s *Segment) { Merge([]*Segment{s}, nil, 64) },
 		"Encode": func(s *Segment) { s.AppendEncoded(nil) },
 		"Drop":   func(s *Segment) { st := ti.stats; st.Drop(0, s, 0, 1) },
 	} {

@@ -161,12 +161,17 @@ func MergeCandidates(segments []*Segment) []*Segment {
 	return segments[lo:hi]
 }
 
-// Merge writes the live documents of src, in order, into one segment. For
-// each source it returns the new id + 1 of each of its documents (0: dead),
-// with which the owner moves its own columns and references. It gathers
-// one term's postings at a time (segmentWriter), so that what it holds
-// besides the sources is the new segment and the largest term's postings.
-func Merge(src []*Segment, layerMin int) (*Segment, [][]uint32) {
+// Merge writes the live documents of src, in order, into one segment: those
+// not dead in dead[i], a copy of src[i]'s dead bits (DeadBits) that its
+// owner took while no document died, so that a merge can run while its
+// owner kills documents in its sources (nil: src[i]'s own bits, which no
+// one may change meanwhile). For each source it returns the new id + 1 of
+// each of its documents (0: dead), with which the owner moves its own
+// columns and references, and kills in the merged segment those that died
+// since. It gathers one term's postings at a time (segmentWriter), so that
+// what it holds besides the sources is the new segment and the largest
+// term's postings.
+func Merge(src []*Segment, dead [][]uint64, layerMin int) (*Segment, [][]uint32) {
 	for _, s := range src {
 		s.checkWhole()
 	}
@@ -176,9 +181,15 @@ func Merge(src []*Segment, layerMin int) (*Segment, [][]uint32) {
 	moved := make([][]uint32, len(src))
 	postBytes := 0
 	for i, s := range src {
+		bits := s.dead
+		if dead != nil && dead[i] != nil {
+			bits = dead[i]
+		}
 		moved[i] = make([]uint32, s.Docs())
+		ndead := 0
 		for d := uint32(0); d < uint32(s.Docs()); d++ {
-			if s.Dead(d) {
+			if bits[d>>6]&(1<<(d&63)) != 0 {
+				ndead++
 				continue
 			}
 			moved[i][d] = uint32(len(key)) + 1
@@ -188,7 +199,7 @@ func Merge(src []*Segment, layerMin int) (*Segment, [][]uint32) {
 		}
 		// Live postings take at most their bytes in the source, but for a
 		// source's first gaps, which grow by the documents before it.
-		postBytes += len(s.post)*(s.Docs()-s.DeadCount())/max(s.Docs(), 1) + 64
+		postBytes += len(s.post)*(s.Docs()-ndead)/max(s.Docs(), 1) + 64
 	}
 	// The terms of all sources, ascending; each term's postings in source
 	// order are in new doc order.

@@ -143,7 +143,7 @@ func TestMergeEqualsBuiltAgain(t *testing.T) {
 			}
 		}
 	}
-	merged, moved := Merge(ti.segs, layerMin)
+	merged, moved := Merge(ti.segs, nil, layerMin)
 	again := newTestIndex()
 	again.dict, again.seed = ti.dict, ti.seed
 	want := again.add(layerMin, live...)
@@ -320,7 +320,7 @@ func TestMergedSegmentChoosesAlike(t *testing.T) {
 		}
 		ti.add(math.MaxInt, docs...) // no split lists: a term's bytes add up
 	}
-	merged, _ := Merge(ti.segs, math.MaxInt)
+	merged, _ := Merge(ti.segs, nil, math.MaxInt)
 	scaled := Tuning{ExhaustiveMax: 400, ExhaustiveSpread: 8, PrefillMax: 200, ScaleDocs: docsEach}
 	flat := scaled
 	flat.ScaleDocs = 0
@@ -426,7 +426,7 @@ func TestMergedAnswersEqual(t *testing.T) {
 					if lo >= hi {
 						break
 					}
-					m, _ := Merge(merged.segs[lo:hi], p.tune.LayerMin)
+					m, _ := Merge(merged.segs[lo:hi], nil, p.tune.LayerMin)
 					merged.segs = slices.Replace(merged.segs, lo, hi, m)
 				}
 				if len(merged.segs) > len(ti.segs)/3 {
@@ -464,4 +464,32 @@ func sameAnswers(a, b []Hit) bool {
 	return slices.EqualFunc(a, b, func(x, y Hit) bool {
 		return x.Score == y.Score && x.Group == y.Group && x.seg.Key(x.Doc) == y.seg.Key(y.Doc)
 	})
+}
+
+// A merge given copies of its sources' dead bits merges as they were when
+// copied, whatever dies in the sources meanwhile (its owner kills those in
+// the merged segment after).
+func TestMergeOfDeadBitsCopied(t *testing.T) {
+	r := rand.New(rand.NewPCG(13, 14))
+	ti := newTestIndex()
+	for i := range 3 {
+		s := ti.add(64, randomDocs(r, 500+i*300)...)
+		for d := uint32(i); d < uint32(s.Docs()); d += 9 {
+			s.Kill(d)
+		}
+	}
+	want, wantMoved := Merge(ti.segs, nil, 64)
+	dead := make([][]uint64, len(ti.segs))
+	for i, s := range ti.segs {
+		dead[i] = slices.Clone(s.DeadBits())
+	}
+	for _, s := range ti.segs {
+		for d := uint32(4); d < uint32(s.Docs()); d += 7 {
+			s.Kill(d)
+		}
+	}
+	got, moved := Merge(ti.segs, dead, 64)
+	if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(moved, wantMoved) {
+		t.Fatal("the merge of copied dead bits differs from the merge when they were copied")
+	}
 }

@@ -1,23 +1,55 @@
 package corpus
 
 // This file holds compaction: the segments the engine's merge policy picks
-// (MergeCandidates) merged into one (MergeSegments, which needs no lock:
-// it reads segments only an update changes), and the merge made the
-// index's (Replace, under the write lock), the files' references moved to
-// it.
+// (MergeCandidates) merged into one (MergeSegments, which needs no lock: it
+// reads what no one changes, and a copy of the sources' dead bits, which
+// updates change), and the merge made the index's (Replace, under the write
+// lock), the files' references moved to it.
 
-import "runls/retriever/internal/bm25"
+import (
+	"slices"
+
+	"runls/retriever/internal/bm25"
+)
+
+// DeadBits copies the dead bits of segs, for MergeSegments. The caller holds
+// the read lock.
+func DeadBits(segs []*Segment) [][]uint64 {
+	dead := make([][]uint64, len(segs))
+	for i, s := range segs {
+		dead[i] = slices.Clone(s.DeadBits())
+	}
+	return dead
+}
 
 // Replace makes merged (MergeSegments of src, nil when every piece was
 // dead) the index's in place of src, a run of consecutive segments of the
 // index (MergeCandidates), at their place, and points the files' references
-// at it. The caller holds the write lock, and the update lock since the
-// merge read src: no update killed a piece of src meanwhile, so the moves
-// the merge gave are the current ones.
-func (c *State) Replace(src []*Segment, merged *Segment, moved [][]uint32) {
+// at it; a piece of src that died since the merge copied the dead bits dies
+// in merged. It reports false, and changes nothing, when src is no longer
+// the index's (its state was forgotten meanwhile). The caller holds the
+// write lock, and the update lock: no update is under way, whose file
+// states would name pieces of src.
+func (c *State) Replace(src []*Segment, merged *Segment, moved [][]uint32) bool {
 	gone := make(map[*Segment][]uint32, len(src))
 	for i, s := range src {
 		gone[s] = moved[i]
+	}
+	found := 0
+	for _, s := range c.Segments {
+		if gone[s] != nil {
+			found++
+		}
+	}
+	if found != len(src) {
+		return false
+	}
+	for i, s := range src {
+		for d, n := range moved[i] {
+			if n != 0 && s.Dead(uint32(d)) {
+				merged.Kill(n - 1)
+			}
+		}
 	}
 	keep := make([]*Segment, 0, len(c.Segments)-len(src)+1)
 	for _, s := range c.Segments {
@@ -32,6 +64,7 @@ func (c *State) Replace(src []*Segment, merged *Segment, moved [][]uint32) {
 	for _, fs := range c.Files {
 		c.moveRefs(fs, gone, merged)
 	}
+	return true
 }
 
 // moveRefs points a file's ranges and tail docs at the merged segment.
@@ -89,14 +122,15 @@ func (c *State) moveRefs(fs *File, gone map[*Segment][]uint32, merged *Segment) 
 	fs.SetTailDocs(tail)
 }
 
-// MergeSegments writes the live pieces of segments, in order, into one. For
-// each source it returns the new id + 1 of each of its pieces (0: dead).
-func MergeSegments(src []*Segment, layerMin int) (*Segment, [][]uint32) {
+// MergeSegments writes the pieces of segments live in dead (DeadBits), in
+// order, into one. For each source it returns the new id + 1 of each of its
+// pieces (0: dead).
+func MergeSegments(src []*Segment, dead [][]uint64, layerMin int) (*Segment, [][]uint32) {
 	engine := make([]*bm25.Segment, len(src))
 	for i, s := range src {
 		engine[i] = s.Segment
 	}
-	merged, moved := bm25.Merge(engine, layerMin)
+	merged, moved := bm25.Merge(engine, dead, layerMin)
 	var cols RawColumns
 	for i, s := range src {
 		for d, n := range moved[i] {
