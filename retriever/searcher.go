@@ -46,6 +46,9 @@ func (ix *Index) run(ctx context.Context, q bm25.Query, f *filter) ([]hit, error
 // lock.
 func (ix *Index) runNested(ctx context.Context, q bm25.Query, outer, inner *filter) (outerHits, innerHits []hit, err error) {
 	q.Groups = func(a, b uint32) int { return fileOrder(&ix.state, a, b) }
+	// A file's pieces are added in location order, and segments merged in
+	// order (TestPiecesInLocationOrder).
+	q.DocOrder = true
 	var innerF bm25.Filter
 	if inner != nil {
 		innerF = &evidenceFilter{ix: ix, f: inner, agent: q.Part}

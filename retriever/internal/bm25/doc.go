@@ -58,9 +58,13 @@
 // Documents that tie by the thousand (templated log lines) are out of reach
 // of no bound, as a bound is an upper one: each is scored. What makes them
 // cheap: a Query's GroupOrder (the tie order's first keys, by group) decides a
-// tie with the worst kept hit once for a run of a group's documents; and an
-// owner's ranking without its rules and with them is one search
-// (SearchNested), so such documents are scored once, not once a ranking.
+// tie with the worst kept hit once for a run of a group's documents, and its
+// DocOrder (the tie order follows the documents' within a group of a
+// segment) decides a tie with a document of the worst's own group by their
+// numbers, so that a tied document that cannot enter is left before it is
+// offered; and an owner's ranking without its rules and with them is one
+// search (SearchNested), so such documents are scored once, not once a
+// ranking.
 //
 // # Persisted
 //

@@ -55,7 +55,7 @@ func (sr *Searcher) exhaustive(s segRef, cs []termCursor, avgdl float64, q *quer
 	// A document below the outer heap's threshold only the inner heap may
 	// take (a nested search).
 	inner, nested := top.innerCursor(s)
-	outerTheta := top.floor(true)
+	gate := newOfferGate(top, s, &runs, &inner, nested)
 	// The merge's state in arrays of its own, which the compiler keeps on
 	// the stack, not behind the terms' slices. Each array ends in a sentinel
 	// past every document, so the merge needs no bounds but the sentinel's.
@@ -89,7 +89,9 @@ func (sr *Searcher) exhaustive(s segRef, cs []termCursor, avgdl float64, q *quer
 				has |= 1 << i
 			}
 		}
-		if bound >= theta && !runs.rejects(d) && (!nested || bound >= outerTheta || !inner.rejects(d)) {
+		// The gate's cut is +Inf for a run the filter rejects whole, and the
+		// inner heap's is left out of it for a run the inner filter rejects.
+		if bound >= theta && bound >= gate.at(d)*(1-PruneSlack) {
 			norm := norms.Of(s.Len(d), avgdl)
 			score := 0.0
 			for i := range m {
@@ -97,10 +99,11 @@ func (sr *Searcher) exhaustive(s segRef, cs []termCursor, avgdl float64, q *quer
 					score += ScoreNorm(idf[i], tfs[i][at[i]], norm)
 				}
 			}
-			if score >= theta && !top.cannotTake(score, runs.group, &inner, d) {
+			if score >= gate.at(d) {
 				if ok, tag := runs.at(d); ok {
 					top.offer(Hit{Score: score, Seg: s.n, Doc: d, Group: tag, seg: s.Segment})
-					theta, outerTheta = top.floor(false), top.floor(true)
+					theta = top.floor(false)
+					gate.offered()
 				}
 			}
 		}
@@ -246,17 +249,17 @@ func (sr *Searcher) exhaustivePairs(s segRef, cs []termCursor, avgdl float64, q 
 // scores can enter.
 func offerScored(s segRef, docs []uint32, scores []float64, f Filter, top *topK) {
 	runs := newDocCursor(f, s)
-	inner, _ := top.innerCursor(s)
-	theta := top.floor(false)
+	inner, nested := top.innerCursor(s)
+	gate := newOfferGate(top, s, &runs, &inner, nested)
 	for j, d := range docs {
-		// A document of a group the filter rejects whole is left before its
-		// tie is asked about.
-		if scores[j] < theta || runs.rejects(d) || top.cannotTake(scores[j], runs.group, &inner, d) {
+		// A document of a group the filter rejects whole, or that loses its
+		// tie in both heaps, is left before it is offered.
+		if scores[j] < gate.at(d) {
 			continue
 		}
 		if ok, tag := runs.at(d); ok {
 			top.offer(Hit{Score: scores[j], Seg: s.n, Doc: d, Group: tag, seg: s.Segment})
-			theta = top.floor(false)
+			gate.offered()
 		}
 	}
 }

@@ -27,6 +27,7 @@ type testIndex struct {
 	seed   maphash.Seed
 	tie    TieOrder   // hits of equal score; nil: placeOrder
 	groups GroupOrder // the tie order's first keys, or nil
+	docs   bool       // the tie order follows the documents' within a group of a segment (Query.DocOrder)
 }
 
 func newTestIndex() *testIndex {
@@ -63,7 +64,7 @@ func (ti *testIndex) search(t testing.TB, tune Tuning, text string, part, k int,
 		f = acceptAll{}
 	}
 	sr := &Searcher{Tuning: tune}
-	hits, err := sr.Search(context.Background(), ti.segs, &ti.stats, Query{Terms: ti.dict.Lookup(Terms(text)), Part: part, K: k, Groups: ti.groups}, f, ti.tieOrder())
+	hits, err := sr.Search(context.Background(), ti.segs, &ti.stats, Query{Terms: ti.dict.Lookup(Terms(text)), Part: part, K: k, Groups: ti.groups, DocOrder: ti.docs}, f, ti.tieOrder())
 	if err != nil {
 		t.Fatal(err)
 	}

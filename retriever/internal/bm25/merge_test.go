@@ -398,9 +398,12 @@ func TestMergedAnswersEqual(t *testing.T) {
 	r := rand.New(rand.NewPCG(9, 10))
 	for _, p := range pruningPaths {
 		for _, o := range tieOrders {
+			if o.bySegment { // the merged index orders its ties otherwise
+				continue
+			}
 			t.Run(p.name+"/"+o.name, func(t *testing.T) {
 				ti := newTestIndex()
-				ti.tie, ti.groups = o.tie, o.groups
+				ti.tie, ti.groups, ti.docs = o.tie, o.groups, o.docs
 				for i := range 24 {
 					n := []int{40, 300, 900, 150}[i%4] + r.IntN(100)
 					docs := randomDocs(r, n)
@@ -412,7 +415,7 @@ func TestMergedAnswersEqual(t *testing.T) {
 						ti.stats.Drop(s.Group(d)%2, s, d, d+1)
 					}
 				}
-				merged := &testIndex{dict: ti.dict, stats: ti.stats, seed: ti.seed, tie: ti.tie, groups: ti.groups, segs: slices.Clone(ti.segs)}
+				merged := &testIndex{dict: ti.dict, stats: ti.stats, seed: ti.seed, tie: ti.tie, groups: ti.groups, docs: ti.docs, segs: slices.Clone(ti.segs)}
 				policy := MergePolicy{Factor: 3, Floor: 4 << 10, MaxBytes: 200 << 10}
 				for {
 					sizes := make([]SegmentSize, len(merged.segs))

@@ -103,7 +103,7 @@ func TestNestedEqualsTwoSearches(t *testing.T) {
 			t.Run(p.name+"/"+o.name, func(t *testing.T) {
 				r := rand.New(rand.NewPCG(11, uint64(len(p.name)*31+len(o.name))))
 				ti := newTestIndex()
-				ti.tie, ti.groups = o.tie, o.groups
+				ti.tie, ti.groups, ti.docs = o.tie, o.groups, o.docs
 				for i, n := range []int{2500, 600, 40, 1800} {
 					docs := templatedDocs(r, n, []int{3, 50}[i%2])
 					if i == 2 {
@@ -199,7 +199,7 @@ func (a *outerCheckFilter) Accept(seg int, doc, g uint32) bool {
 func (ti *testIndex) searchNested(t testing.TB, tune Tuning, text string, part, k int, outer, inner Filter) (outerHits, innerHits []Hit) {
 	t.Helper()
 	sr := &Searcher{Tuning: tune}
-	outerHits, innerHits, err := sr.SearchNested(context.Background(), ti.segs, &ti.stats, Query{Terms: ti.dict.Lookup(Terms(text)), Part: part, K: k, Groups: ti.groups}, outer, inner, ti.tieOrder())
+	outerHits, innerHits, err := sr.SearchNested(context.Background(), ti.segs, &ti.stats, Query{Terms: ti.dict.Lookup(Terms(text)), Part: part, K: k, Groups: ti.groups, DocOrder: ti.docs}, outer, inner, ti.tieOrder())
 	if err != nil {
 		t.Fatal(err)
 	}

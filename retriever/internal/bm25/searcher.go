@@ -19,6 +19,7 @@ type query struct {
 	part   int // -1: every partition
 	k      int
 	groups GroupOrder
+	docs   bool      // Query.DocOrder
 	inner  Filter    // a nested search's inner filter (SearchNested), or nil
 	best   []float64 // scratch for reach, by query term (cleared before each use)
 	*scratch
@@ -119,6 +120,14 @@ type Query struct {
 	// it must agree with: it spares asking the TieOrder, and orders nothing
 	// differently.
 	Groups GroupOrder
+	// DocOrder, when set, says that the tie order agrees with the documents'
+	// own order within a group of a segment: of two live documents of one
+	// segment and one group, the lower-numbered comes first (an owner that
+	// adds a group's documents in its order, and merges segments in order).
+	// A tie of two such documents is then decided by their numbers, not by
+	// the TieOrder: a templated line's thousands of ties in one file lose
+	// to the worst kept hit of that file in a comparison of integers.
+	DocOrder bool
 }
 
 // Search scores a query over segs, whose statistics are st: the best K
@@ -140,7 +149,7 @@ func (sr *Searcher) Search(ctx context.Context, segs []*Segment, st *Stats, qy Q
 // lists, reads the lengths and asks the outer filter once, where two
 // searches did each twice (issue 33). A nil inner: Search with outer.
 func (sr *Searcher) SearchNested(ctx context.Context, segs []*Segment, st *Stats, qy Query, outer, inner Filter, tie TieOrder) (outerHits, innerHits []Hit, err error) {
-	q := &query{part: qy.Part, k: qy.K, groups: qy.Groups, inner: inner}
+	q := &query{part: qy.Part, k: qy.K, groups: qy.Groups, docs: qy.DocOrder, inner: inner}
 	docs, terms := st.totals(qy.Part)
 	for _, id := range qy.Terms {
 		df := st.df(qy.Part, id)
@@ -295,9 +304,9 @@ func (sr *Searcher) run(ctx context.Context, q *query, f Filter, segs []*Segment
 // newTop returns the query's heap: with an inner heap for q.inner, when
 // set.
 func (q *query) newTop(tie TieOrder) *topK {
-	t := newTopK(q.k, tie, q.groups)
+	t := newTopK(q.k, tie, q.groups, q.docs)
 	if q.inner != nil {
-		t.inner = &innerTopK{top: newTopK(q.k, tie, q.groups), f: q.inner}
+		t.inner = &innerTopK{top: newTopK(q.k, tie, q.groups, q.docs), f: q.inner}
 	}
 	return t
 }
@@ -344,7 +353,7 @@ type segmentWork struct {
 // fork returns a copy of the query for another goroutine: the same terms
 // and tables (read only), scratch buffers of its own (sc).
 func (q *query) fork(sc *scratch) *query {
-	c := &query{norms: q.norms, terms: q.terms, part: q.part, k: q.k, groups: q.groups, inner: q.inner, scratch: sc}
+	c := &query{norms: q.norms, terms: q.terms, part: q.part, k: q.k, groups: q.groups, docs: q.docs, inner: q.inner, scratch: sc}
 	c.best = slices.Grow(sc.bestBuf[:0], len(q.terms))[:len(q.terms)]
 	sc.bestBuf = c.best
 	return c

@@ -36,16 +36,52 @@ func templatedDocs(r *rand.Rand, n, every int) []testDoc {
 // whatever they are: the documents' own order, its reverse, and one by
 // group first that the documents' order does not follow, asked alone and
 // with its groups' part as a GroupOrder (which decides for most pairs of
-// groups, not all: the hash below collides).
+// groups, not all: the hash below collides); and two that follow the
+// documents' order within a group of a segment, claimed as Query.DocOrder:
+// one that does only there (later segments first), with and without its
+// GroupOrder, and one by group, then place (as an owner whose merges keep
+// the place order has it).
 var tieOrders = []struct {
 	name   string
 	tie    TieOrder
 	groups GroupOrder
+	docs   bool // Query.DocOrder
+	// bySegment: the order of two documents of one group in two segments
+	// is not the one that a merge of the segments in order gives them.
+	bySegment bool
 }{
-	{"place", placeOrder, nil},
-	{"reverse", func(a, b Hit) bool { return placeOrder(b, a) }, nil},
-	{"group", groupFirst, nil},
-	{"group-order", groupFirst, func(a, b uint32) int { return cmp.Compare(groupHash(a), groupHash(b)) }},
+	{"place", placeOrder, nil, false, false},
+	{"reverse", func(a, b Hit) bool { return placeOrder(b, a) }, nil, false, false},
+	{"group", groupFirst, nil, false, false},
+	{"group-order", groupFirst, groupHashOrder, false, false},
+	{"doc-order", groupThenDocs, nil, true, true},
+	{"group-doc-order", groupThenDocs, groupHashOrder, true, true},
+	{"group-place-doc-order", groupThenPlace, groupHashOrder, true, false},
+}
+
+// groupThenPlace orders by groupHash, then in place order.
+func groupThenPlace(a, b Hit) bool {
+	if ga, gb := groupHash(a.Group), groupHash(b.Group); ga != gb {
+		return ga < gb
+	}
+	return placeOrder(a, b)
+}
+
+// groupHashOrder is groupFirst's and groupThenDocs' GroupOrder.
+func groupHashOrder(a, b uint32) int { return cmp.Compare(groupHash(a), groupHash(b)) }
+
+// groupThenDocs orders by groupHash, then later segments first, then by
+// document: it agrees with the documents' order within a group of a
+// segment only (Query.DocOrder), and a group's documents are in several
+// segments.
+func groupThenDocs(a, b Hit) bool {
+	if ga, gb := groupHash(a.Group), groupHash(b.Group); ga != gb {
+		return ga < gb
+	}
+	if a.Seg != b.Seg {
+		return a.Seg > b.Seg
+	}
+	return a.Doc < b.Doc
 }
 
 // groupHash is groupFirst's first key.
@@ -69,7 +105,7 @@ func TestTiesEqualExhaustive(t *testing.T) {
 			t.Run(p.name+"/"+o.name, func(t *testing.T) {
 				r := rand.New(rand.NewPCG(3, 4))
 				ti := newTestIndex()
-				ti.tie, ti.groups = o.tie, o.groups
+				ti.tie, ti.groups, ti.docs = o.tie, o.groups, o.docs
 				for i, n := range []int{2000, 600, 40, 1500, 3000} {
 					s := ti.add(p.tune.LayerMin, templatedDocs(r, n, []int{3, 50}[i%2])...)
 					for d := uint32(0); d < uint32(s.Docs()); d += 13 {

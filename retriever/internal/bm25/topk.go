@@ -52,6 +52,7 @@ type topK struct {
 	// searched side by side (see run)
 	shared *sharedBound
 	groups GroupOrder // nil: the tie order alone
+	docs   bool       // Query.DocOrder
 	memo   groupMemo  // groups' last answer
 	// inner, when set, is a nested search's second heap (SearchNested):
 	// every hit offered is offered to it too, and the threshold is the
@@ -121,8 +122,8 @@ func (b *sharedBound) raise(v float64) {
 	}
 }
 
-func newTopK(k int, tie TieOrder, groups GroupOrder) *topK {
-	t := &topK{k: k, tie: tie, groups: groups}
+func newTopK(k int, tie TieOrder, groups GroupOrder, docs bool) *topK {
+	t := &topK{k: k, tie: tie, groups: groups, docs: docs}
 	t.h.tie = tie
 	if k > linearKeysMax {
 		t.h.where = map[uint64]int{}
@@ -171,45 +172,117 @@ func (t *topK) keep(c Hit) {
 
 // beatsWorst reports whether c is better than the worst kept hit (the heap
 // is full): better, with the groups' order remembered for the next tie of the
-// same two groups.
+// same two groups, and a tie within a group of a segment decided by the
+// documents' numbers under Query.DocOrder.
 func (t *topK) beatsWorst(c *Hit) bool {
 	w := &t.h.hits[0]
 	if c.Score != w.Score {
 		return c.Score > w.Score
 	}
-	if t.groups != nil && c.Group != w.Group {
-		if cmp := t.groupCmp(c.Group, w.Group); cmp != 0 {
-			return cmp < 0
+	if c.Group != w.Group {
+		if t.groups != nil {
+			if cmp := t.groupCmp(c.Group, w.Group); cmp != 0 {
+				return cmp < 0
+			}
 		}
+	} else if t.docs && c.Seg == w.Seg {
+		return c.Doc < w.Doc
 	}
 	return t.tie(*c, *w)
 }
 
-// losesTie reports, cheaply, that a document of score and group cannot
-// enter: the heap is full, the score is the worst kept hit's, and the groups'
-// order puts group after the worst's. False says nothing. Of this heap
-// alone: an inner heap answers for itself (t.inner.top.losesTie).
-func (t *topK) losesTie(score float64, group uint32) bool {
-	if len(t.h.hits) < t.k || t.groups == nil {
+// losesTie reports, cheaply, that document d of segment seg and group,
+// of score, cannot enter: the heap is full, the score is the worst kept
+// hit's, and the groups' order puts group after the worst's, or (under
+// Query.DocOrder) the document is of the worst's segment and group and
+// numbered after it. False says nothing. Of this heap alone: an inner heap
+// answers for itself (t.inner.top.losesTie).
+func (t *topK) losesTie(score float64, seg int, group, d uint32) bool {
+	if len(t.h.hits) < t.k {
 		return false
 	}
 	w := &t.h.hits[0]
-	return score == w.Score && group != w.Group && t.groupCmp(group, w.Group) > 0
-}
-
-// cannotTake reports, cheaply, that neither heap can take document d of
-// group, of score at least the lower floor: the outer heap's floor is above
-// it or its tie loses, and the inner filter rejects the group (asked of
-// inner, the path's cursor of it, in document order) or its tie loses
-// there too. A templated line's thousands of ties, in record files
-// without a context, are left so before they are offered. False says
-// nothing.
-func (t *topK) cannotTake(score float64, group uint32, inner *docCursor, d uint32) bool {
-	if score >= t.floor(true) && !t.losesTie(score, group) {
+	if score != w.Score {
 		return false
 	}
-	return t.inner == nil || t.inner.top.losesTie(score, group) || inner.rejects(d)
+	if group == w.Group {
+		return t.docs && seg == w.Seg && d > w.Doc
+	}
+	return t.groups != nil && t.groupCmp(group, w.Group) > 0
 }
+
+// cut is the score below which document d of segment seg and group, and
+// every later document of its group run in a path's walk of the segment,
+// cannot enter this heap (of this heap alone: an inner heap has its own):
+// the worst kept hit's score, or just above it when such a document loses
+// its tie with it (losesTie); the other half's threshold when higher (a
+// document that ties it may still win its tie); -Inf while the heap has
+// room. A hit's score is exact (every path sums it in query term order), so
+// the cut needs no slack.
+func (t *topK) cut(seg int, group, d uint32) float64 {
+	c := math.Inf(-1)
+	if len(t.h.hits) == t.k {
+		c = t.h.hits[0].Score
+		if t.losesTie(c, seg, group, d) {
+			c = math.Nextafter(c, math.Inf(1))
+		}
+	}
+	if t.shared != nil {
+		c = max(c, t.shared.load())
+	}
+	return c
+}
+
+// An offerGate answers a scoring path that walks a segment's documents in
+// increasing order: the score below which a document can enter neither
+// heap. It asks once a group run (the filters' verdicts on the run, each
+// heap's cut), and again after each offer, so that a templated line's
+// thousands of tied documents, which lose their ties by group or by number,
+// or are of groups the filter rejects, cost a comparison each.
+type offerGate struct {
+	top   *topK
+	seg   int
+	runs  *docCursor // the path's cursor of the filter, whose at decides
+	inner *docCursor // the path's cursor of the inner filter, nil when not nested
+	end   uint32     // the run's end: cut holds for the documents before it
+	cut   float64
+}
+
+// newOfferGate returns the gate of segment s, asking the path's cursors.
+func newOfferGate(top *topK, s segRef, runs, inner *docCursor, nested bool) offerGate {
+	g := offerGate{top: top, seg: s.n, runs: runs}
+	if nested {
+		g.inner = inner
+	}
+	return g
+}
+
+// at returns the score below which document d (at or after the last one
+// asked) can enter neither heap: +Inf when the filter rejects its run
+// whole.
+func (g *offerGate) at(d uint32) float64 {
+	if d >= g.end {
+		g.ask(d)
+	}
+	return g.cut
+}
+
+// ask finds the cut of document d's run from d on.
+func (g *offerGate) ask(d uint32) {
+	group := g.runs.groupAt(d)
+	g.end = g.runs.next
+	if g.runs.verdict == RejectAll {
+		g.cut = math.Inf(1)
+		return
+	}
+	g.cut = g.top.cut(g.seg, group, d)
+	if g.inner != nil && !g.inner.rejects(d) {
+		g.cut = min(g.cut, g.top.inner.top.cut(g.seg, group, d))
+	}
+}
+
+// offered tells the gate that a hit was offered: the heaps changed.
+func (g *offerGate) offered() { g.end = 0 }
 
 // groupCmp is t.groups(a, b), remembered for the next call.
 func (t *topK) groupCmp(a, b uint32) int {
