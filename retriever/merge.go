@@ -29,7 +29,7 @@ func (ix *Index) mergeLater() {
 		return // merged in refresh, or a merge goroutine is under way
 	}
 	ix.mu.RLock()
-	picked := len(ix.state.MergeCandidates())
+	picked := len(ix.state.MergeCandidates(ix.mergesHeapOnly()))
 	ix.mu.RUnlock()
 	if picked == 0 || ix.closing.Load() {
 		ix.mergeMu.Unlock()
@@ -82,7 +82,7 @@ func (ix *Index) mergeAll(lock, unlock func()) error {
 // half-merged segment is seen.
 func (ix *Index) mergeOnce(lock, unlock func()) (done bool, err error) {
 	ix.mu.RLock()
-	picked := ix.state.MergeCandidates()
+	picked := ix.state.MergeCandidates(ix.mergesHeapOnly())
 	dead := corpus.DeadBits(picked)
 	ix.mu.RUnlock()
 	if len(picked) == 0 {
@@ -118,6 +118,14 @@ func (ix *Index) mergeOnce(lock, unlock func()) (done bool, err error) {
 		return true, nil // what forgot the state indexes the run afresh
 	}
 	return false, err
+}
+
+// mergesHeapOnly reports whether the merges leave alone the segments read
+// back from the cache entry: its output would stay on the heap, as the
+// entry is another process's to write (or cannot be written), and copy
+// there what the mapping held.
+func (ix *Index) mergesHeapOnly() bool {
+	return ix.cache != nil && !ix.cache.Flushes()
 }
 
 var (

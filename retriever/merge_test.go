@@ -218,3 +218,52 @@ func TestCloseDuringMerge(t *testing.T) {
 	}
 	assertSameAnswers(t, again, opts)
 }
+
+// An index reading an entry another writes merges none of the segments it
+// read back from the entry (its merge could not be written out, and would
+// copy to the heap what the mapping holds), only those it built itself.
+func TestReaderMergesNoMappedSegment(t *testing.T) {
+	run, opts := flushRun(t)
+	root := cacheRoot(t)
+	first := openFlushing(t, opts, root)
+	first.mergesOff.Store(true) // a batch a folder, each flushed: 9 segments
+	refresh(t, first)
+	must(t, first.Close())
+
+	writer := openFlushing(t, opts, root)
+	refresh(t, writer)
+	reader := openFlushing(t, opts, root)
+	refresh(t, reader)
+	if reader.cache.Entry().Writable() || !writer.cache.Entry().Writable() {
+		t.Fatal("not one writer and one reader")
+	}
+	mapped := func(ix *Index) (n int) {
+		ix.mu.RLock()
+		defer ix.mu.RUnlock()
+		for _, s := range ix.state.Segments {
+			if s.Mapped {
+				n++
+			}
+		}
+		return n
+	}
+	before := mapped(reader)
+	if before < mergeSmallAt {
+		t.Fatalf("%d mapped segments: too few to merge", before)
+	}
+	for i := range 2 * mergeSmallAt {
+		appendFile(t, run, "episode-1/alice/notes.txt", fmt.Sprintf("apple fresh %d\n", i))
+		refresh(t, reader)
+	}
+	if n := mapped(reader); n != before {
+		t.Fatalf("the reader merged mapped segments: %d of %d left", n, before)
+	}
+	if n := len(reader.state.Segments); n >= before+2*mergeSmallAt {
+		t.Fatalf("%d segments: the reader's own were not merged", n)
+	}
+	assertSameAnswers(t, reader, opts)
+	refresh(t, writer) // the writer merges its mapped ones
+	if n := mapped(writer); n >= before {
+		t.Fatalf("the writer left its %d mapped segments unmerged", n)
+	}
+}

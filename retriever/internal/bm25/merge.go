@@ -155,11 +155,15 @@ const (
 )
 
 // MergeCandidates returns the segments to merge now (none: not yet), as
-// DefaultMergePolicy picks them.
-func MergeCandidates(segments []*Segment) []*Segment {
+// DefaultMergePolicy picks them; a segment for which fixed (nil: none)
+// reports true is never picked, as one over the bound.
+func MergeCandidates(segments []*Segment, fixed func(i int) bool) []*Segment {
 	sizes := make([]SegmentSize, len(segments))
 	for i, s := range segments {
 		sizes[i] = SegmentSize{Bytes: SegmentBytes(s), Docs: s.Docs(), Dead: s.DeadCount()}
+		if fixed != nil && fixed(i) {
+			sizes[i].Bytes = DefaultMergePolicy.MaxBytes + 1
+		}
 	}
 	lo, hi := DefaultMergePolicy.Pick(sizes)
 	return segments[lo:hi]

@@ -512,3 +512,22 @@ func TestMergeStops(t *testing.T) {
 		t.Fatal("a merge never told to stop gave up")
 	}
 }
+
+// A segment MergeCandidates is told is fixed is never picked, and no run
+// goes over it.
+func TestMergeCandidatesLeaveFixed(t *testing.T) {
+	var segs []*Segment
+	for range MergeFactor + 1 {
+		segs = append(segs, &Segment{key: make([]uint64, 10), dead: make([]uint64, 1)})
+	}
+	if got := MergeCandidates(segs[:MergeFactor], nil); len(got) != MergeFactor {
+		t.Fatalf("%d of %d tiny segments picked", len(got), MergeFactor)
+	}
+	if got := MergeCandidates(segs[:MergeFactor], func(i int) bool { return i == 3 }); len(got) != 0 {
+		t.Fatalf("%d segments picked over a fixed one", len(got))
+	}
+	got := MergeCandidates(segs, func(i int) bool { return i == 0 })
+	if len(got) != MergeFactor || got[0] != segs[1] {
+		t.Fatalf("picked %d segments beside the fixed first", len(got))
+	}
+}

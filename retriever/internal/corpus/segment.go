@@ -14,6 +14,9 @@ import "runls/retriever/internal/bm25"
 type Segment struct {
 	*bm25.Segment
 	Columns
+	// Mapped: read back from the cache entry's mapping (persist), not
+	// built on the heap.
+	Mapped bool
 }
 
 // FileOf returns the file id of piece d: the engine keeps it as the

@@ -79,9 +79,9 @@ func decodeSegment(b []byte, convs, files uint32, back bm25.Backing) (*corpus.Se
 	}
 	d.UseIndex()
 	if back != nil {
-		s = &corpus.Segment{Segment: bm25.ReadSegmentLazy(d, back)}
+		s = &corpus.Segment{Segment: bm25.ReadSegmentLazy(d, back), Mapped: true}
 	} else {
-		s = &corpus.Segment{Segment: bm25.ReadSegment(d)}
+		s = &corpus.Segment{Segment: bm25.ReadSegment(d), Mapped: true}
 	}
 	c := &s.Columns
 	magic := bm25.GetSection[uint64](d)
