@@ -3,6 +3,7 @@ package lsp
 import (
 	"context"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -98,6 +99,13 @@ func (s *server) publishAll(g *generation) {
 		if !seen[f] {
 			s.publishLocked(g, f, true, shown)
 		}
+	}
+	if s.opts.BoundMemory {
+		// The heap's free pages back to the kernel, as the engine gives
+		// them after its first walk of a watched run: the publishing runs
+		// beside that walk, and what it read stayed counted (a reopen of
+		// 100,000 files: RssAnon 53 -> 98 MB).
+		debug.FreeOSMemory()
 	}
 }
 
