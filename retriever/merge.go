@@ -13,6 +13,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"runls/retriever/internal/bm25"
 	"runls/retriever/internal/corpus"
 	"runls/retriever/internal/persist"
 )
@@ -29,7 +30,7 @@ func (ix *Index) mergeLater() {
 		return // merged in refresh, or a merge goroutine is under way
 	}
 	ix.mu.RLock()
-	picked := len(ix.state.MergeCandidates(ix.mergesHeapOnly()))
+	picked := len(ix.state.MergeCandidates(ix.mergePolicy(), ix.mergesHeapOnly()))
 	ix.mu.RUnlock()
 	if picked == 0 || ix.closing.Load() {
 		ix.mergeMu.Unlock()
@@ -82,7 +83,7 @@ func (ix *Index) mergeAll(lock, unlock func()) error {
 // half-merged segment is seen.
 func (ix *Index) mergeOnce(lock, unlock func()) (done bool, err error) {
 	ix.mu.RLock()
-	picked := ix.state.MergeCandidates(ix.mergesHeapOnly())
+	picked := ix.state.MergeCandidates(ix.mergePolicy(), ix.mergesHeapOnly())
 	dead := corpus.DeadBits(picked)
 	ix.mu.RUnlock()
 	if len(picked) == 0 {
@@ -118,6 +119,14 @@ func (ix *Index) mergeOnce(lock, unlock func()) (done bool, err error) {
 		return true, nil // what forgot the state indexes the run afresh
 	}
 	return false, err
+}
+
+// mergePolicy is the engine's, or a command's (bm25.CommandMergePolicy).
+func (ix *Index) mergePolicy() bm25.MergePolicy {
+	if ix.oneShot {
+		return bm25.CommandMergePolicy
+	}
+	return bm25.DefaultMergePolicy
 }
 
 // mergesHeapOnly reports whether the merges leave alone the segments read

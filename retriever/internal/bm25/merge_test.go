@@ -520,14 +520,27 @@ func TestMergeCandidatesLeaveFixed(t *testing.T) {
 	for range MergeFactor + 1 {
 		segs = append(segs, &Segment{key: make([]uint64, 10), dead: make([]uint64, 1)})
 	}
-	if got := MergeCandidates(segs[:MergeFactor], nil); len(got) != MergeFactor {
+	if got := MergeCandidates(segs[:MergeFactor], DefaultMergePolicy, nil); len(got) != MergeFactor {
 		t.Fatalf("%d of %d tiny segments picked", len(got), MergeFactor)
 	}
-	if got := MergeCandidates(segs[:MergeFactor], func(i int) bool { return i == 3 }); len(got) != 0 {
+	if got := MergeCandidates(segs[:MergeFactor], DefaultMergePolicy, func(i int) bool { return i == 3 }); len(got) != 0 {
 		t.Fatalf("%d segments picked over a fixed one", len(got))
 	}
-	got := MergeCandidates(segs, func(i int) bool { return i == 0 })
+	got := MergeCandidates(segs, DefaultMergePolicy, func(i int) bool { return i == 0 })
 	if len(got) != MergeFactor || got[0] != segs[1] {
 		t.Fatalf("picked %d segments beside the fixed first", len(got))
+	}
+}
+
+// A command merges the small segments of appends, not a first index's
+// batches.
+func TestCommandPolicyLeavesBatches(t *testing.T) {
+	batches := slices.Repeat([]SegmentSize{{Bytes: 10 << 20, Docs: 300_000}}, 43)
+	if lo, hi := CommandMergePolicy.Pick(batches); lo < hi {
+		t.Fatalf("a command merges batches [%d, %d)", lo, hi)
+	}
+	appends := slices.Repeat([]SegmentSize{{Bytes: 2000, Docs: 20}}, MergeFactor)
+	if lo, hi := CommandMergePolicy.Pick(append(batches, appends...)); hi-lo != MergeFactor {
+		t.Fatalf("a command merges [%d, %d) of the appends' segments", lo, hi)
 	}
 }

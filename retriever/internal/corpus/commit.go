@@ -149,12 +149,12 @@ func (c *State) SetSegments(segs []*Segment) {
 	}
 }
 
-// MergeCandidates returns the segments the engine's policy merges now, in
+// MergeCandidates returns the segments the engine's policy p merges now, in
 // the index's order (none: not yet); with heapOnly, none read back from the
 // cache entry's mapping (Segment.Mapped), which a merge whose output
 // cannot be written out would copy to the heap.
-func (c *State) MergeCandidates(heapOnly bool) []*Segment {
-	picked := bm25.MergeCandidates(c.Postings, func(i int) bool { return heapOnly && c.Segments[i].Mapped })
+func (c *State) MergeCandidates(p bm25.MergePolicy, heapOnly bool) []*Segment {
+	picked := bm25.MergeCandidates(c.Postings, p, func(i int) bool { return heapOnly && c.Segments[i].Mapped })
 	if len(picked) == 0 {
 		return nil
 	}
