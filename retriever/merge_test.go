@@ -267,3 +267,35 @@ func TestReaderMergesNoMappedSegment(t *testing.T) {
 		t.Fatalf("the writer left its %d mapped segments unmerged", n)
 	}
 }
+
+// A merge after the entry was written is written too (it counts as a
+// commit): a reopen restores the merged segments, not the commit before.
+func TestMergeIsWritten(t *testing.T) {
+	run, opts := flushRun(t)
+	root := cacheRoot(t)
+	ix := openFlushing(t, opts, root)
+	held, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	ix.mergeHeld = func() { once.Do(func() { close(held); <-release }) }
+	if _, err := ix.Refresh(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	<-held
+	ix.cache.WriteNow() // the index's commit, before the merges
+	unmerged := len(ix.state.Segments)
+	close(release)
+	ix.awaitMerges()
+	merged := len(ix.state.Segments)
+	if merged >= unmerged {
+		t.Fatalf("%d segments merged into %d", unmerged, merged)
+	}
+	must(t, ix.Close())
+	again, restored := reopened(t, opts, root)
+	if !restored {
+		t.Fatal("not restored")
+	}
+	if n := len(again.state.Segments); n != merged {
+		t.Fatalf("the reopen restored %d segments, want the %d merged (%d before)", n, merged, unmerged)
+	}
+	assertSameAnswers(t, again, Options{Root: run, Masker: opts.Masker})
+}

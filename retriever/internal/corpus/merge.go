@@ -64,6 +64,10 @@ func (c *State) Replace(src []*Segment, merged *Segment, moved [][]uint32) bool 
 	for _, fs := range c.Files {
 		c.moveRefs(fs, gone, merged)
 	}
+	// A commit of the index: its cache entry's writer writes it (a reopen
+	// reads the merged segments), and an answer made across it is made
+	// again (it named segments by place).
+	c.Commits.Add(1)
 	return true
 }
 
