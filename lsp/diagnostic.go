@@ -70,7 +70,6 @@ func (h handlers) DidClose(ctx context.Context, params *protocol.DidCloseTextDoc
 // answer needed (issue 33).
 func (s *server) publishAll(g *generation) {
 	files := g.engine.RecordFiles()
-	shown := s.diagnosticsShown()
 	seen := make(map[string]bool, len(files))
 	for _, f := range files {
 		// Retired (shutdown, new settings, another run): the rest is not
@@ -82,31 +81,46 @@ func (s *server) publishAll(g *generation) {
 		seen[f] = true
 		s.awaitRequests(g.ctx, time.Now().Add(publishYield))
 		if s.stream != nil && s.stream.waitBackground(g.ctx) != nil {
-			return
+			return // retired, or nothing more can be sent
 		}
+		// The settings are read a file at a time: a publishing that let
+		// requests go first for seconds may run beside republish's, and
+		// the file published last must show what the settings say now.
+		s.publishFile(g, f, false)
+	}
+	func() {
+		shown := s.diagnosticsShown()
 		s.diagMu.Lock()
-		s.publishLocked(g, f, false, shown)
-		s.diagMu.Unlock()
-	}
-	s.diagMu.Lock()
-	defer s.diagMu.Unlock()
-	for f := range s.published {
-		if !seen[f] {
-			s.publishLocked(g, f, true, shown)
+		defer s.diagMu.Unlock()
+		for f := range s.published {
+			if !seen[f] {
+				s.publishLocked(g, f, true, shown)
+			}
 		}
-	}
-	for f := range s.opened {
-		if !seen[f] {
-			s.publishLocked(g, f, true, shown)
+		for f := range s.opened {
+			if !seen[f] {
+				s.publishLocked(g, f, true, shown)
+			}
 		}
-	}
+	}()
 	if s.opts.BoundMemory {
 		// The heap's free pages back to the kernel, as the engine gives
 		// them after its first walk of a watched run: the publishing runs
 		// beside that walk, and what it read stayed counted (a reopen of
-		// 100,000 files: RssAnon 53 -> 98 MB).
+		// 100,000 files: RssAnon 53 -> 98 MB). Not under diagMu: a forced
+		// collection would hold up didOpen and the watcher's publishing.
 		debug.FreeOSMemory()
 	}
+}
+
+// publishFile publishes one file's diagnostics under diagMu, which a
+// panic in the making leaves unlocked (the generation's goroutine recovers
+// it and watches on: didOpen and the watcher's publishing take diagMu).
+func (s *server) publishFile(g *generation, f string, always bool) {
+	shown := s.diagnosticsShown()
+	s.diagMu.Lock()
+	defer s.diagMu.Unlock()
+	s.publishLocked(g, f, always, shown)
 }
 
 // publishYield bounds how long publishAll lets requests go first before

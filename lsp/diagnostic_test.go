@@ -323,3 +323,30 @@ func TestWatchingBesideThePublishing(t *testing.T) {
 	close(hold)
 	c.publishedFor(retriever.FileURI(file), count(1))
 }
+
+// TestDiagnosticsAfterAPanic: a panic while a file's diagnostics are made
+// is logged, and the rest goes on: a change reported afterwards is
+// published (the lock the publishing holds is not left held).
+func TestDiagnosticsAfterAPanic(t *testing.T) {
+	const bad, other = "/fake/run/episode-1/alice/chat.history", "/fake/run/episode-1/bob/chat.history"
+	fake := newFake()
+	warn := []retriever.Diagnostic{{Range: retriever.Range{End: retriever.Position{Line: 1}},
+		Severity: retriever.SeverityWarning, Code: retriever.CodeUnfieldedLine, Message: "m"}}
+	fake.diags[bad] = warn
+	var once sync.Once
+	panicking := make(chan struct{})
+	fake.onDiags = func(path string) {
+		if path == bad {
+			once.Do(func() {
+				close(panicking)
+				panic("diagnostics failed")
+			})
+		}
+	}
+	c := start(t, startOpts{open: fake.opener(nil, nil)})
+	c.initialize("/fake/run", false, nil)
+	<-panicking
+	time.Sleep(20 * time.Millisecond) // the panic unwinds the publishing
+	fake.change(other, warn)
+	c.publishedFor(retriever.FileURI(other), count(1))
+}

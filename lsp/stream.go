@@ -531,10 +531,11 @@ type sendQueue struct {
 	done   chan struct{}
 
 	mu         sync.Mutex
-	pending    []queuedFrame
+	pending    [][]byte      // frames to write, in order, before any of bg
+	bg         [][]byte      // background frames to write, in order, one at a time
 	queued     int           // bytes written to the queue and not yet to w
 	background int           // of queued, the background frames' bytes
-	bgSent     chan struct{} // signalled when a background frame is sent
+	bgSent     chan struct{} // closed and replaced when a background frame is sent
 	dropped    int           // notifications dropped since the queue was last below limit
 	closed     bool
 	err        error
@@ -544,7 +545,7 @@ type sendQueue struct {
 func newSendQueue(w io.Writer, limit int, logger *zap.Logger) *sendQueue {
 	q := &sendQueue{w: w, limit: limit, logger: logger,
 		wake: make(chan struct{}, 1), room: make(chan struct{}, 1), done: make(chan struct{}),
-		bgSent: make(chan struct{}, 1)}
+		bgSent: make(chan struct{})}
 	go q.run()
 	return q
 }
@@ -584,12 +585,6 @@ func (q *sendQueue) waitRoom(ctx context.Context) error {
 	}
 }
 
-// queuedFrame is a frame waiting for its write.
-type queuedFrame struct {
-	b          []byte
-	background bool
-}
-
 func (q *sendQueue) Write(p []byte) (int, error) {
 	return q.writeFrame(append([]byte(nil), p...), false)
 }
@@ -608,7 +603,13 @@ func (q *sendQueue) writeFrame(p []byte, background bool) (int, error) {
 		q.mu.Unlock()
 		return 0, errQueueClosed
 	}
-	q.enqueue(queuedFrame{p, background})
+	q.queued += len(p)
+	if background {
+		q.background += len(p)
+		q.bg = append(q.bg, p)
+	} else {
+		q.pending = append(q.pending, p)
+	}
 	q.mu.Unlock()
 	select {
 	case q.wake <- struct{}{}:
@@ -634,47 +635,39 @@ func (q *sendQueue) offer(p []byte) (bool, error) {
 		q.mu.Unlock()
 		return false, errQueueClosed
 	}
-	if !q.writing && len(q.pending) == 0 {
-		q.queued += len(p)
+	q.queued += len(p)
+	if !q.writing && len(q.pending) == 0 && len(q.bg) == 0 {
 		q.writing = true
 		q.mu.Unlock()
 		return true, nil
 	}
-	q.enqueue(queuedFrame{b: p})
+	q.pending = append(q.pending, p)
 	q.mu.Unlock()
 	q.signal()
 	return false, nil
 }
 
-// enqueue adds f: a background frame last, another before the first
-// background frame; q.mu is held.
-func (q *sendQueue) enqueue(f queuedFrame) {
-	q.queued += len(f.b)
-	at := len(q.pending)
-	if f.background {
-		q.background += len(f.b)
-	} else {
-		for at > 0 && q.pending[at-1].background {
-			at--
-		}
-	}
-	q.pending = slices.Insert(q.pending, at, f)
-}
-
 // waitBackground waits while more than max bytes of background frames are
-// queued, or until the queue is done or ctx ends.
+// queued (every waiter is woken at each one sent), until ctx ends or the
+// queue is closed or failed, which it reports: nothing more can be sent.
 func (q *sendQueue) waitBackground(ctx context.Context, max int) error {
 	for {
 		q.mu.Lock()
-		ok := q.background <= max || q.closed || q.err != nil
+		err, sent := q.err, q.bgSent
+		if err == nil && q.closed {
+			err = errQueueClosed
+		}
+		ok := q.background <= max
 		q.mu.Unlock()
+		if err != nil {
+			return err
+		}
 		if ok {
 			return nil
 		}
 		select {
-		case <-q.bgSent:
+		case <-sent:
 		case <-q.done:
-			return nil
 		case <-ctx.Done():
 			return ctx.Err()
 		}
@@ -690,10 +683,10 @@ func (q *sendQueue) writeOffered(p []byte) error {
 	if err != nil {
 		q.fail(err)
 	}
-	more := len(q.pending) > 0 || q.closed
+	more := len(q.pending) > 0 || len(q.bg) > 0 || q.closed
 	q.mu.Unlock()
 	if err == nil {
-		q.sent(queuedFrame{b: p})
+		q.sent(len(p), false)
 	}
 	if more {
 		q.signal()
@@ -714,10 +707,11 @@ func (q *sendQueue) signal() {
 // fail ends the queue after a failed write; q.mu is held.
 func (q *sendQueue) fail(err error) {
 	q.err = fmt.Errorf("write to the client: %w", err)
-	q.pending = nil
+	q.pending, q.bg = nil, nil
 	q.queued = 0
 	q.background = 0
 	q.closed = true
+	q.wakeBackground()
 }
 
 func (q *sendQueue) run() {
@@ -729,7 +723,7 @@ func (q *sendQueue) run() {
 			<-q.wake
 			continue
 		}
-		batch := q.takeBatch()
+		batch, background := q.takeBatch()
 		closed := q.closed
 		q.writing = len(batch) > 0
 		q.mu.Unlock()
@@ -740,16 +734,16 @@ func (q *sendQueue) run() {
 			<-q.wake
 			continue
 		}
-		for i, f := range batch {
-			if _, err := q.w.Write(f.b); err != nil {
+		for i, b := range batch {
+			if _, err := q.w.Write(b); err != nil {
 				q.mu.Lock()
 				q.writing = false
 				q.fail(err)
 				q.mu.Unlock()
 				return
 			}
-			batch[i] = queuedFrame{} // what is sent is not held until the batch ends
-			q.sent(f)
+			batch[i] = nil // what is sent is not held until the batch ends
+			q.sent(len(b), background)
 		}
 		q.mu.Lock()
 		q.writing = false
@@ -757,34 +751,41 @@ func (q *sendQueue) run() {
 	}
 }
 
-// takeBatch takes what run writes next: the frames before the first
-// background frame, or that one alone, so that a frame queued meanwhile
-// waits for one background frame at most; q.mu is held.
-func (q *sendQueue) takeBatch() []queuedFrame {
-	n := 0
-	for n < len(q.pending) && !q.pending[n].background {
-		n++
+// takeBatch takes what run writes next: every frame but the background
+// ones, or else the first background frame alone, so that a frame queued
+// meanwhile waits for one background frame at most; q.mu is held.
+func (q *sendQueue) takeBatch() (batch [][]byte, background bool) {
+	if len(q.pending) > 0 {
+		batch, q.pending = q.pending, nil
+		return batch, false
 	}
-	if n == 0 && len(q.pending) > 0 {
-		n = 1
+	if len(q.bg) == 0 {
+		return nil, false
 	}
-	batch := slices.Clone(q.pending[:n])
-	q.pending = slices.Delete(q.pending, 0, n)
-	if len(q.pending) == 0 {
-		q.pending = nil
+	batch = [][]byte{q.bg[0]}
+	q.bg[0] = nil // taken: not held by the queue's array
+	if q.bg = q.bg[1:]; len(q.bg) == 0 {
+		q.bg = nil
 	}
-	return batch
+	return batch, true
 }
 
-// sent counts f out of the queue, and tells a waiting reader when that
-// makes room (and a producer of background frames when it was one).
-func (q *sendQueue) sent(f queuedFrame) {
-	n := len(f.b)
+// wakeBackground wakes every waitBackground; q.mu is held.
+func (q *sendQueue) wakeBackground() {
+	close(q.bgSent)
+	q.bgSent = make(chan struct{})
+}
+
+// sent counts n bytes out of the queue (a background frame's when
+// background), and tells a waiting reader when that makes room and the
+// producers of background frames when it was one.
+func (q *sendQueue) sent(n int, background bool) {
 	q.mu.Lock()
 	wasFull := q.queued >= q.limit
 	q.queued -= n
-	if f.background {
+	if background {
 		q.background -= n
+		q.wakeBackground()
 	}
 	room := wasFull && q.queued < q.limit
 	dropped := 0
@@ -792,12 +793,6 @@ func (q *sendQueue) sent(f queuedFrame) {
 		dropped, q.dropped = q.dropped, 0
 	}
 	q.mu.Unlock()
-	if f.background {
-		select {
-		case q.bgSent <- struct{}{}:
-		default:
-		}
-	}
 	if !room {
 		return
 	}

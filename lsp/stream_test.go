@@ -639,3 +639,73 @@ func TestNotificationFraming(t *testing.T) {
 		t.Errorf("sent %q: want the log message, then the progress, then the diagnostics", w.String())
 	}
 }
+
+// TestBackgroundWaitersAllWake: every producer waiting for the background
+// frames to drain is woken (two publishings run at once after a settings
+// change), and a closed queue tells them nothing more can be sent.
+func TestBackgroundWaitersAllWake(t *testing.T) {
+	w := &gatedWriter{gate: make(chan struct{}), entered: make(chan struct{}, 1)}
+	q := newSendQueue(w, maxQueuedBytes, zap.NewNop())
+	for _, b := range []string{"D", "E"} {
+		if _, err := q.writeFrame([]byte(b), true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	<-w.entered
+	waited := make(chan error, 2)
+	for range 2 {
+		go func() { waited <- q.waitBackground(context.Background(), 1) }()
+	}
+	w.gate <- struct{}{} // D: one byte left queued, at the bound
+	for range 2 {
+		select {
+		case err := <-waited:
+			if err != nil {
+				t.Fatal(err)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatal("a producer still waits with the background frames within its bound")
+		}
+	}
+	w.gate <- struct{}{}
+	waitFor(t, func() bool { return w.String() == "DE" }, w.String)
+	q.close(time.Second)
+	if err := q.waitBackground(context.Background(), 0); !errors.Is(err, errQueueClosed) {
+		t.Errorf("waitBackground on a closed queue = %v, want errQueueClosed", err)
+	}
+}
+
+// TestManyBackgroundFrames: a bulk change's diagnostics (a frame a file, of
+// 20,000 files) queued behind a write in progress go out whole and in
+// order, with a reply queued among them first; taking them is a step each
+// (the queue once shifted its slice a frame at a time).
+func TestManyBackgroundFrames(t *testing.T) {
+	const n = 20000
+	w := &gatedWriter{gate: make(chan struct{}), entered: make(chan struct{}, 1)}
+	q := newSendQueue(w, maxQueuedBytes, zap.NewNop())
+	defer q.close(time.Second)
+	if _, err := q.writeFrame([]byte("<"), false); err != nil {
+		t.Fatal(err)
+	}
+	<-w.entered
+	var want strings.Builder
+	want.WriteString("<r")
+	for i := range n {
+		b := fmt.Sprintf("%d,", i)
+		want.WriteString(b)
+		if _, err := q.writeFrame([]byte(b), true); err != nil {
+			t.Fatal(err)
+		}
+		if i == n/2 {
+			if direct, err := q.offer([]byte("r")); err != nil || direct {
+				t.Fatalf("offer = %v, %v; want it queued", direct, err)
+			}
+		}
+	}
+	go func() {
+		for range n + 2 {
+			w.gate <- struct{}{}
+		}
+	}()
+	waitFor(t, func() bool { return w.String() == want.String() }, func() string { return fmt.Sprintf("%d bytes", len(w.String())) })
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -88,10 +89,13 @@ func NewBarrier(root string, w *fsnotify.Watcher, lost func()) (*Barrier, error)
 	return &Barrier{dir: dir, path: path, f: f, lostFn: lost, changed: make(chan struct{})}, nil
 }
 
-// barrierPrefix names the barriers' folders. Each holds its barrier file
-// locked for the life of its process, so a folder whose file can be locked
-// is one its process left behind (killed: an editor's kill after a shutdown
-// that timed out, kill -9), which newBarrier removes.
+// barrierPrefix names the barriers' folders, followed by the process's id
+// and a dash. Each holds its barrier file locked for the life of its
+// process, so a folder whose file can be locked is one its process left
+// behind (killed: an editor's kill after a shutdown that timed out, kill
+// -9), which NewBarrier removes. The id spares this process's own folders
+// where a lock would not conflict within it (flock on NFS is emulated with
+// a process's fcntl locks).
 const barrierPrefix = "runls-barrier-"
 
 // staleAge spares a folder so young that its process may not have locked
@@ -119,8 +123,8 @@ func privateDir(root string) (string, error) {
 			errs = append(errs, fmt.Errorf("%s is inside the run folder", b))
 			continue
 		}
-		removeStale(b, time.Now())
-		dir, err := os.MkdirTemp(b, barrierPrefix)
+		removeStale(b, time.Now(), os.Getpid())
+		dir, err := os.MkdirTemp(b, barrierPrefix+strconv.Itoa(os.Getpid())+"-")
 		if err == nil {
 			return dir, nil
 		}
@@ -130,20 +134,23 @@ func privateDir(root string) (string, error) {
 }
 
 // removeStale removes base's barrier folders older than staleAge whose
-// barrier file no process holds locked. Nothing else would remove them, and
-// a temp folder that a test suite or an editor's restarts fill with them is
-// a nuisance; a folder it cannot read or lock is left alone.
-func removeStale(base string, now time.Time) {
-	dirs, err := filepath.Glob(filepath.Join(base, barrierPrefix+"*"))
-	if err != nil {
-		return
-	}
+// barrier file no process holds locked, but for process self's. Nothing
+// else would remove them, and a temp folder that a test suite or an
+// editor's restarts fill with them is a nuisance. Its errors are dropped on
+// purpose: a folder it cannot list, read, lock or remove is left as it was,
+// and the barrier is made either way.
+func removeStale(base string, now time.Time, self int) {
+	dirs, _ := filepath.Glob(filepath.Join(base, barrierPrefix+"*"))
+	own := barrierPrefix + strconv.Itoa(self) + "-"
 	for _, dir := range dirs {
+		if strings.HasPrefix(filepath.Base(dir), own) {
+			continue
+		}
 		info, err := os.Lstat(dir)
 		if err != nil || !info.IsDir() || now.Sub(info.ModTime()) < staleAge {
 			continue
 		}
-		withUnheldLock(filepath.Join(dir, "barrier"), func() { os.RemoveAll(dir) })
+		whenUnlocked(filepath.Join(dir, "barrier"), func() { _ = os.RemoveAll(dir) })
 	}
 }
 

@@ -17,19 +17,17 @@ func lockBarrier(f *os.File) error {
 	return unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
 }
 
-// withUnheldLock runs remove while holding path's lock when no one else
-// holds it, and reports whether it did. A lock taken through another open
-// file conflicts even within one process, so a live barrier of this
-// process is never taken for a dead one.
-func withUnheldLock(path string, remove func()) bool {
+// whenUnlocked runs remove while holding path's lock when no one else
+// holds it. A lock taken through another open file conflicts even within
+// one process on a local file system, so a live barrier of this process is
+// not taken for a dead one (and removeStale spares its own by name).
+func whenUnlocked(path string, remove func()) {
 	f, err := os.Open(path)
 	if err != nil {
-		return false
+		return
 	}
 	defer f.Close()
-	if unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB) != nil {
-		return false
+	if unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB) == nil {
+		remove()
 	}
-	remove()
-	return true
 }

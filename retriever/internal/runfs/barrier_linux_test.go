@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -52,9 +53,12 @@ func TestRemoveStaleBarrierFolders(t *testing.T) {
 		t.Fatalf("the barrier process made %q, want a %s folder in %s", live, barrierPrefix, base)
 	}
 	must(t, os.Chtimes(live, old, old))
+	// This process's own by name, unlocked (made after the other process,
+	// whose barrier removed what was not its own).
+	mine := mkdir(barrierPrefix+strconv.Itoa(os.Getpid())+"-mine", old)
 
-	removeStale(base, time.Now())
-	for _, dir := range []string{young, foreign, heldHere, live} {
+	removeStale(base, time.Now(), os.Getpid())
+	for _, dir := range []string{young, foreign, heldHere, mine, live} {
 		if _, err := os.Stat(dir); err != nil {
 			t.Fatalf("%s was removed while in use or not a stale barrier's: %v", filepath.Base(dir), err)
 		}
@@ -62,11 +66,11 @@ func TestRemoveStaleBarrierFolders(t *testing.T) {
 
 	must(t, cmd.Process.Kill())
 	cmd.Wait()
-	removeStale(base, time.Now())
+	removeStale(base, time.Now(), os.Getpid())
 	if _, err := os.Stat(live); !os.IsNotExist(err) {
 		t.Fatalf("the killed process's barrier folder is still there (%v)", err)
 	}
-	for _, dir := range []string{young, foreign, heldHere} {
+	for _, dir := range []string{young, foreign, heldHere, mine} {
 		if _, err := os.Stat(dir); err != nil {
 			t.Fatalf("%s was removed: %v", filepath.Base(dir), err)
 		}
