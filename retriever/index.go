@@ -42,12 +42,16 @@ type Index struct {
 
 	refreshMu sync.Mutex // one update at a time
 	// mergeMu is held by the merge goroutine (merge.go) while it runs;
-	// closing stops it between two merges.
+	// closing stops the merge under way (bm25.Merge asks it) and the
+	// goroutine, and ends closed, which the goroutine's update after a
+	// fault runs under.
 	mergeMu   sync.Mutex
 	closing   atomic.Bool
+	closed    context.Context
+	endClosed context.CancelFunc
 	mergeHeld func()      // tests: called in each merge before its swap
 	mergesOff atomic.Bool // tests: no merge after an update
-	mergeDue  atomic.Bool // an update added segments or killed pieces
+	mergeDue  atomic.Bool // an update added segments or killed pieces: a merge is due
 
 	mu    sync.RWMutex // over state
 	state corpus.State
@@ -122,6 +126,7 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 			Seed: rand.Uint64() | 1},
 		handles: runfs.NewHandles(runfs.MaxOpenHandles),
 	}
+	ix.closed, ix.endClosed = context.WithCancel(context.Background())
 	ix.searcher.Tuning = bm25.DefaultTuning()
 	if ix.log == nil {
 		ix.log = zap.NewNop()
@@ -161,10 +166,11 @@ func (ix *Index) Root() string { return ix.root }
 // Close writes the cache entry if the index changed since its last write,
 // and releases the entry and the index's open folder.
 func (ix *Index) Close() error {
-	// The merges stop after the one under way; the walk begun at Open
-	// (never taken when no update ran) is done before the folder it reads
-	// is closed.
+	// The merges stop, the one under way at its next check; the walk
+	// begun at Open (never taken when no update ran) is done before the
+	// folder it reads is closed.
 	ix.closing.Store(true)
+	ix.endClosed()
 	ix.awaitMerges()
 	ix.refreshMu.Lock()
 	ix.opened = nil
@@ -232,7 +238,7 @@ func (ix *Index) updateChecked(ctx context.Context, progress func(Progress)) (Ch
 	c, err := persist.Guarded(ix.cache.Guard(), "updating the index", func() (Changes, error) { return ix.refresh(ctx, progress) })
 	ix.subs.notify(c) // a cancelled update tells what it committed
 	ix.cache.Changed()
-	if err == nil && ix.mergeDue.Swap(false) {
+	if err == nil && ix.mergeDue.Load() {
 		ix.mergeLater()
 	}
 	return c, err

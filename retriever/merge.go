@@ -7,7 +7,6 @@ package retriever
 // it.
 
 import (
-	"context"
 	"errors"
 	"time"
 
@@ -27,32 +26,51 @@ import (
 // in its update instead (refresh), as it exits after its answer.
 func (ix *Index) mergeLater() {
 	if ix.oneShot || ix.mergesOff.Load() || !ix.mergeMu.TryLock() {
-		return // merged in refresh, or a merge goroutine is under way
-	}
-	ix.mu.RLock()
-	picked := len(ix.state.MergeCandidates(ix.mergePolicy(), ix.mergesHeapOnly()))
-	ix.mu.RUnlock()
-	if picked == 0 || ix.closing.Load() {
-		ix.mergeMu.Unlock()
+		// Merged in refresh, or the merge goroutine runs: it looks at
+		// mergeDue again before it ends, so no update's merge is lost.
 		return
 	}
 	go func() {
-		defer ix.mergeMu.Unlock()
-		start := time.Now()
-		err := ix.mergeAll(ix.refreshMu.Lock, ix.refreshMu.Unlock)
-		ix.mu.RLock()
-		segments := len(ix.state.Segments)
-		ix.mu.RUnlock()
-		ix.log.Debug("merged segments", zap.Int("segments", segments), zap.Duration("took", time.Since(start)), zap.Error(err))
-		if persist.IsFault(err) && !ix.closing.Load() {
-			// A merge reads mapped segments: a fault drops the entry, and
-			// the run is indexed afresh now, as the writer does (no
-			// request may come to do it).
-			ix.cache.DropMapping(err)
-			_, _ = ix.update(context.Background(), nil)
+		for {
+			for !ix.closing.Load() && ix.mergeDue.Swap(false) {
+				ix.mergeDueNow()
+			}
+			ix.mergeMu.Unlock()
+			// An update that ended after the loop's last look, and found
+			// the lock held, left its merge due.
+			if ix.closing.Load() || !ix.mergeDue.Load() || !ix.mergeMu.TryLock() {
+				return
+			}
 		}
-		ix.cache.Changed()
 	}()
+}
+
+// mergeDueNow makes the merges the policy picks now, on the merge
+// goroutine; after a fault it indexes the run afresh, whose merges are due
+// then.
+func (ix *Index) mergeDueNow() {
+	ix.mu.RLock()
+	picked := len(ix.state.MergeCandidates(ix.mergePolicy(), ix.mergesHeapOnly()))
+	ix.mu.RUnlock()
+	if picked == 0 {
+		return
+	}
+	start := time.Now()
+	err := ix.mergeAll(ix.refreshMu.Lock, ix.refreshMu.Unlock)
+	ix.mu.RLock()
+	segments := len(ix.state.Segments)
+	ix.mu.RUnlock()
+	ix.log.Debug("merged segments", zap.Int("segments", segments), zap.Duration("took", time.Since(start)), zap.Error(err))
+	if persist.IsFault(err) && !ix.closing.Load() {
+		// A merge reads mapped segments: a fault drops the entry, and the
+		// run is indexed afresh now, as the writer does (no request may
+		// come to do it), under the index's life: Close ends it.
+		ix.cache.DropMapping(err)
+		if _, err := ix.update(ix.closed, nil); err != nil && ix.closed.Err() == nil {
+			ix.once.warn("merge:refresh", "indexing the run afresh after a fault in a merge failed; it is tried again at the next change", zap.Error(err))
+		}
+	}
+	ix.cache.Changed()
 }
 
 // awaitMerges waits for the merge goroutine (mergeLater), if one runs.
