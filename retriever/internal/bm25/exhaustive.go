@@ -251,14 +251,19 @@ func offerScored(s segRef, docs []uint32, scores []float64, f Filter, top *topK)
 	runs := newDocCursor(f, s)
 	inner, nested := top.innerCursor(s)
 	gate := newOfferGate(top, s, &runs, &inner, nested)
+	theta := top.floor(false)
 	for j, d := range docs {
-		// A document of a group the filter rejects whole, or that loses its
-		// tie in both heaps, is left before it is offered.
-		if scores[j] < gate.at(d) {
+		// A score under both heaps' threshold is left before the gate asks
+		// the filters about its run (most runs of a cheap query's pairs
+		// hold no candidate that can enter); a document of a group the
+		// filter rejects whole, or that loses its tie in both heaps, before
+		// it is offered.
+		if scores[j] < theta || scores[j] < gate.at(d) {
 			continue
 		}
 		if ok, tag := runs.at(d); ok {
 			top.offer(Hit{Score: scores[j], Seg: s.n, Doc: d, Group: tag, seg: s.Segment})
+			theta = top.floor(false)
 			gate.offered()
 		}
 	}

@@ -28,6 +28,8 @@ import (
 // (a merge's output takes its inputs' place), as Lucene's log policies
 // keep them; a merge of neighbours of one level writes each document again
 // about log_MergeFactor(MaxMergeBytes/MergeFloorBytes) times over its life.
+// Query.DocOrder depends on it: a file's pieces in one segment are in
+// location order only while merges join consecutive segments, oldest first.
 const (
 	// MergeFactor is how many segments of one level are merged at once,
 	// and the ratio of one level's sizes to the next's.
@@ -45,10 +47,13 @@ const (
 )
 
 // SmallSegmentDocs is the fewest documents of a segment that its owner
-// writes out as it is made (smaller ones are merged soon).
+// writes out as it is made (smaller ones wait for the owner's debounced
+// writer, and are merged with others of their level when there are
+// MergeFactor of them).
 const SmallSegmentDocs = 1 << 16
 
-// MergePolicy picks the segments to merge.
+// MergePolicy picks the segments to merge. Factor is 2 or more and Floor
+// more than 0 (its levels are powers of Factor over Floor).
 type MergePolicy struct {
 	Factor   int   // segments of one level merged at once; a level's sizes span this factor
 	Floor    int64 // sizes below are of the lowest level
@@ -96,8 +101,9 @@ func (z SegmentSize) mostlyDead() bool { return z.Dead*2 > z.Docs }
 //     or lower would take over MaxBytes (the run is as large as a merge may
 //     be).
 //
-// Each merge makes the segments fewer, so an owner that merges until Pick
-// picks none stops.
+// Each merge makes the segments fewer, or leaves a mostly dead segment
+// with no dead documents, so an owner that merges until Pick picks none
+// stops.
 func (p MergePolicy) Pick(sizes []SegmentSize) (lo, hi int) {
 	level := make([]int, len(sizes))
 	for i, z := range sizes {
@@ -121,8 +127,9 @@ func (p MergePolicy) Pick(sizes []SegmentSize) (lo, hi int) {
 				return lo, hi + 1
 			}
 		}
-		full := hi < len(sizes) && fits(hi, top)
-		if last-lo+1 >= p.Factor || (full && last > lo) {
+		// Factor of the level at once returned above; here the run is
+		// full when the next segment would take it over MaxBytes.
+		if full := hi < len(sizes) && fits(hi, top); full && last > lo {
 			return lo, last + 1
 		}
 	}

@@ -192,19 +192,12 @@ func (t *topK) beatsWorst(c *Hit) bool {
 }
 
 // losesTie reports, cheaply, that document d of segment seg and group,
-// of score, cannot enter: the heap is full, the score is the worst kept
-// hit's, and the groups' order puts group after the worst's, or (under
-// Query.DocOrder) the document is of the worst's segment and group and
-// numbered after it. False says nothing. Of this heap alone: an inner heap
-// answers for itself (t.inner.top.losesTie).
-func (t *topK) losesTie(score float64, seg int, group, d uint32) bool {
-	if len(t.h.hits) < t.k {
-		return false
-	}
+// scored as the worst kept hit of the full heap, cannot enter: the groups'
+// order puts group after the worst's, or (under Query.DocOrder) the
+// document is of the worst's segment and group and numbered after it.
+// False says nothing. Of this heap alone: an inner heap has its own cut.
+func (t *topK) losesTie(seg int, group, d uint32) bool {
 	w := &t.h.hits[0]
-	if score != w.Score {
-		return false
-	}
 	if group == w.Group {
 		return t.docs && seg == w.Seg && d > w.Doc
 	}
@@ -223,7 +216,7 @@ func (t *topK) cut(seg int, group, d uint32) float64 {
 	c := math.Inf(-1)
 	if len(t.h.hits) == t.k {
 		c = t.h.hits[0].Score
-		if t.losesTie(c, seg, group, d) {
+		if t.losesTie(seg, group, d) {
 			c = math.Nextafter(c, math.Inf(1))
 		}
 	}

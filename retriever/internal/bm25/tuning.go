@@ -30,9 +30,12 @@ type Tuning struct {
 	// ScaleDocs, when set, makes ExhaustiveMax and PrefillMax a segment's
 	// of ScaleDocs documents: a segment of n documents takes them times
 	// n/ScaleDocs (Limits). A term's postings grow with the documents, so
-	// that a segment merged from others chooses the way they chose: when
-	// each had the query's terms within its limit, their sum is within the
-	// merged one's. Unset (tests), they are each segment's as they are.
+	// that a segment merged from others chooses about the way they chose:
+	// when each had the query's terms within its limit, their sum is about
+	// within the merged one's (a merged list may be a few bytes a source
+	// longer, its first gaps grown, and the dead documents a merge drops
+	// shrink its limit; the answers are the same on every path, only the
+	// path may differ). Unset (tests), they are each segment's as they are.
 	ScaleDocs int
 	// ParallelMin is the fewest postings bytes a query's terms must have
 	// over all segments for the segments to be searched in two halves side

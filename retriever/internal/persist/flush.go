@@ -26,8 +26,8 @@ package persist
 // Which segments: those of at least flushMinDocs pieces, with the entry
 // writable by this process. A smaller one (the batches of a few appended
 // lines, which following makes every second) would cost a write and an
-// fsync on the update's path and be merged away soon (the engine merges
-// segments under bm25.SmallSegmentDocs); it stays on the heap, and the
+// fsync on the update's path, and be merged with others of its size once
+// there are bm25.MergeFactor of them; it stays on the heap, and the
 // debounced writer writes it, as before.
 //
 // When nothing is flushed, and the segments stay on the heap as before:
@@ -56,8 +56,8 @@ import (
 	"runls/retriever/internal/corpus"
 )
 
-// flushMinDocs is the fewest pieces of a segment flushed as it is made: the
-// engine's small segment, which it merges with others soon.
+// flushMinDocs is the fewest pieces of a segment flushed as it is made:
+// a smaller one is left to the debounced writer.
 const flushMinDocs = bm25.SmallSegmentDocs
 
 // Flushes reports whether segments are flushed as they are made: the entry
