@@ -148,6 +148,32 @@ func (s *server) awaitRequests(ctx context.Context, until time.Time) {
 	}
 }
 
+// awaitIdle waits until no request has been answered for quiet, counted
+// from its call (the first index's end), and reports whether it did before
+// ctx ended.
+func (s *server) awaitIdle(ctx context.Context, quiet time.Duration) bool {
+	since := time.Now()
+	t := time.NewTicker(quiet / 8)
+	defer t.Stop()
+	for {
+		s.cancelMu.Lock()
+		if len(s.inflight) > 0 {
+			since = time.Now()
+		} else if s.lastAnswered.After(since) {
+			since = s.lastAnswered
+		}
+		s.cancelMu.Unlock()
+		if time.Since(since) >= quiet {
+			return true
+		}
+		select {
+		case <-ctx.Done():
+			return false
+		case <-t.C:
+		}
+	}
+}
+
 // republish publishes every file's diagnostics again, after a setting
 // changed what is shown of them (the index stays).
 func (s *server) republish() {

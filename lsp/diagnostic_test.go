@@ -350,3 +350,62 @@ func TestDiagnosticsAfterAPanic(t *testing.T) {
 	fake.change(other, warn)
 	c.publishedFor(retriever.FileURI(other), count(1))
 }
+
+// The engine's idle merges (Engine.MergeIdle) wait for the server to be
+// idle after its first index: not while a search is being answered,
+// however long it takes; not while requests keep coming closer together
+// than the pause; once, after they pause.
+func TestMergeIdleWaitsForRequests(t *testing.T) {
+	const quiet = time.Second
+	fake := newFake()
+	fake.mergedIdle = make(chan time.Time, 4)
+	entered, hold := make(chan struct{}), make(chan struct{})
+	var once, released sync.Once
+	release := func() { released.Do(func() { close(hold) }) }
+	t.Cleanup(release) // a failure leaves no handler held
+	fake.search = func(ctx context.Context, req retriever.Request) (retriever.Result, error) {
+		if req.Query == "held" {
+			once.Do(func() { close(entered) })
+			<-hold
+		}
+		return retriever.Result{}, nil
+	}
+	c := start(t, startOpts{open: fake.opener(nil, nil), idleMerge: quiet})
+	c.initialize("/fake/run", false, nil)
+	searched := make(chan error, 1)
+	go func() { searched <- c.call("run/search", map[string]any{"query": "held"}, nil) }()
+	<-entered
+	noMerge := func(while string) {
+		t.Helper()
+		select {
+		case <-fake.mergedIdle:
+			t.Fatalf("the idle merges began %s", while)
+		default:
+		}
+	}
+	time.Sleep(2 * quiet)
+	noMerge("while a search was being answered")
+	release()
+	if err := <-searched; err != nil {
+		t.Fatal(err)
+	}
+	var last time.Time
+	for end := time.Now().Add(2 * quiet); time.Now().Before(end); {
+		if err := c.call("run/search", map[string]any{"query": "x"}, nil); err != nil {
+			t.Fatal(err)
+		}
+		last = time.Now()
+		noMerge("while requests kept coming")
+		time.Sleep(quiet / 20)
+	}
+	select {
+	case at := <-fake.mergedIdle:
+		if gap := at.Sub(last); gap < quiet {
+			t.Fatalf("the idle merges began %v after the last answer, want %v at least", gap, quiet)
+		}
+	case <-time.After(waitTimeout):
+		t.Fatal("no idle merges after the requests paused")
+	}
+	time.Sleep(2 * quiet)
+	noMerge("twice")
+}

@@ -272,6 +272,15 @@ func (s *server) runGeneration(g *generation) {
 		s.publishAll(g)
 	}()
 	defer func() { <-published }()
+	idled := make(chan struct{})
+	go func() {
+		defer close(idled)
+		defer s.recoverLog("merging when idle")
+		if s.awaitIdle(g.ctx, s.opts.IdleMerge) {
+			g.engine.MergeIdle()
+		}
+	}()
+	defer func() { <-idled }()
 
 	err := g.engine.Watch(g.ctx, func(c retriever.Changes) { s.publishChanges(g, c.Files) })
 	if g.ctx.Err() != nil {

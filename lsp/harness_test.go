@@ -74,6 +74,7 @@ type client struct {
 type startOpts struct {
 	open         func(context.Context, retriever.Options) (lsp.Engine, error)
 	pollInterval time.Duration
+	idleMerge    time.Duration
 	logger       *zap.Logger // nil: the test's log at debug
 }
 
@@ -88,7 +89,7 @@ func start(t *testing.T, so startOpts) *client {
 	}
 	go func() {
 		c.done <- lsp.Serve(context.Background(), a, lsp.Options{
-			Logger: logger, Version: "test", Open: so.open, PollInterval: so.pollInterval,
+			Logger: logger, Version: "test", Open: so.open, PollInterval: so.pollInterval, IdleMerge: so.idleMerge,
 		})
 	}()
 	c.conn = jsonrpc2.NewConn(jsonrpc2.NewStream(b))
@@ -289,6 +290,7 @@ type fakeEngine struct {
 	onChange     func(retriever.Changes)
 	watching     chan struct{}
 	closed       bool
+	mergedIdle   chan time.Time // MergeIdle's calls, when not nil
 }
 
 func newFake() *fakeEngine {
@@ -392,6 +394,12 @@ func (e *fakeEngine) Records(ctx context.Context, req retriever.RecordsRequest) 
 func (e *fakeEngine) Failures(ctx context.Context, req retriever.FailuresRequest) (retriever.FailuresResult, error) {
 	return retriever.FailuresResult{Groups: []retriever.FailureGroup{}}, nil
 }
+func (e *fakeEngine) MergeIdle() {
+	if e.mergedIdle != nil {
+		e.mergedIdle <- time.Now()
+	}
+}
+
 func (e *fakeEngine) Conversations(ctx context.Context, episode string) ([]retriever.ConversationSummary, error) {
 	return []retriever.ConversationSummary{}, nil
 }

@@ -34,10 +34,22 @@ type Options struct {
 	// PollInterval is how often the index is refreshed when the engine cannot
 	// watch the file system; 0: DefaultPollInterval.
 	PollInterval time.Duration
+	// IdleMerge is how long the server waits with no request being
+	// answered, after its first index, before it asks the engine for its
+	// idle merges (Engine.MergeIdle); 0: DefaultIdleMerge.
+	IdleMerge time.Duration
 }
 
 // DefaultPollInterval is the refresh period used when Watch is not available.
 const DefaultPollInterval = 2 * time.Second
+
+// DefaultIdleMerge is the pause in requests after which a server merges
+// what a reopen left part-merged: well past the gap between a person's
+// searches in one line of questioning (a keystroke, a reading of the
+// answer) and an agent's back-to-back calls, so a merge (11-17 s at 1 GB)
+// does not take a core beside them, yet short beside the minutes a run
+// is kept open, so an entry opened once is merged before it is closed.
+const DefaultIdleMerge = 2 * time.Second
 
 // Engine is what the server needs of the engine; *retriever.Index has it.
 type Engine interface {
@@ -56,6 +68,10 @@ type Engine interface {
 	Failures(ctx context.Context, req retriever.FailuresRequest) (retriever.FailuresResult, error)
 	Conversations(ctx context.Context, episode string) ([]retriever.ConversationSummary, error)
 	Watch(ctx context.Context, onChange func(retriever.Changes)) error
+	// MergeIdle starts the merges the engine's policy picks now, apart
+	// from any request; the server calls it once idle after its first
+	// index (a reopen merges nothing beside its first answer).
+	MergeIdle()
 	Close() error
 }
 
@@ -151,6 +167,9 @@ func newServer(ctx context.Context, rwc io.ReadWriteCloser, opts Options) *serve
 	}
 	if opts.PollInterval <= 0 {
 		opts.PollInterval = DefaultPollInterval
+	}
+	if opts.IdleMerge <= 0 {
+		opts.IdleMerge = DefaultIdleMerge
 	}
 	s := &server{
 		opts:      opts,

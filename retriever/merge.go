@@ -73,6 +73,23 @@ func (ix *Index) mergeDueNow() {
 	ix.cache.Changed()
 }
 
+// MergeIdle starts, on the merge goroutine, the merges the policy picks
+// now; it does nothing when it picks none or one runs already. A server
+// calls it once it has been idle for a while after its first index: a
+// reopen that found the run as its entry left it merges nothing itself
+// (refresh), as a merge beside its first answer made that answer several
+// times slower, so an entry left part-merged (a server closed soon after
+// its first index, a command's first index) would stay so for good, and
+// every search would pay its extra segments. A command (OneShot) merges
+// in its update and does nothing here.
+func (ix *Index) MergeIdle() {
+	if ix.oneShot {
+		return
+	}
+	ix.mergeDue.Store(true)
+	ix.mergeLater()
+}
+
 // awaitMerges waits for the merge goroutine (mergeLater), if one runs.
 func (ix *Index) awaitMerges() {
 	ix.mergeMu.Lock()

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -298,4 +299,69 @@ func TestMergeIsWritten(t *testing.T) {
 		t.Fatalf("the reopen restored %d segments, want the %d merged (%d before)", n, merged, unmerged)
 	}
 	assertSameAnswers(t, again, Options{Root: run, Masker: opts.Masker})
+}
+
+// An entry left part-merged (its first index closed before its merges)
+// and reopened with nothing changed: the reopen's update and its first
+// answer merge nothing (no merge reaches its swap before that answer);
+// MergeIdle, as a server calls it once idle, merges it, and a reopen
+// after that reads the merged entry, with nothing more to merge.
+func TestMergeIdleAfterReopen(t *testing.T) {
+	run, opts := flushRun(t)
+	// Out of the racy window: else the reopen reads its files again, and
+	// merges after that update.
+	old := time.Now().Add(-time.Hour)
+	must(t, filepath.Walk(run, func(p string, info os.FileInfo, err error) error {
+		if err == nil && info.Mode().IsRegular() {
+			err = os.Chtimes(p, old, old)
+		}
+		return err
+	}))
+	root := cacheRoot(t)
+	first := openFlushing(t, opts, root)
+	first.mergesOff.Store(true) // a batch a folder, each flushed: 9 segments
+	refresh(t, first)
+	unmerged := len(first.state.Segments)
+	must(t, first.Close())
+	if unmerged < mergeSmallAt {
+		t.Fatalf("%d segments: too few to merge", unmerged)
+	}
+
+	ix := openFlushing(t, opts, root)
+	var merges atomic.Int32
+	ix.mergeHeld = func() { merges.Add(1) }
+	refresh(t, ix) // the reopen's update, and any merge it started
+	if !ix.restored.Load() {
+		t.Fatal("not restored")
+	}
+	search(t, ix, allEvidence("deploy")) // the reopen's first answer
+	ix.awaitMerges()
+	if n := merges.Load(); n != 0 {
+		t.Fatalf("%d merges beside the reopen's first answer", n)
+	}
+	if n := len(ix.state.Segments); n != unmerged {
+		t.Fatalf("%d segments after the reopen, want the entry's %d", n, unmerged)
+	}
+	ix.MergeIdle()
+	ix.awaitMerges()
+	merged := len(ix.state.Segments)
+	if merged >= unmerged || merges.Load() == 0 {
+		t.Fatalf("MergeIdle: %d segments merged into %d (%d merges)", unmerged, merged, merges.Load())
+	}
+	assertSameAnswers(t, ix, opts)
+	must(t, ix.Close())
+
+	again := openFlushing(t, opts, root)
+	again.mergeHeld = func() { merges.Add(1) }
+	refresh(t, again)
+	if !again.restored.Load() {
+		t.Fatal("not restored")
+	}
+	before := merges.Load()
+	again.MergeIdle()
+	again.awaitMerges()
+	if n := len(again.state.Segments); n != merged || merges.Load() != before {
+		t.Fatalf("the reopen after the idle merges: %d segments (want %d), %d merges more", n, merged, merges.Load()-before)
+	}
+	assertSameAnswers(t, again, opts)
 }
