@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 	"unsafe"
@@ -68,12 +69,25 @@ func TestFaultOnTheMappingIsCorruption(t *testing.T) {
 		{"view", "a file's columns in the state blob", func(t *testing.T, ix *Index, run string, opts Options) {
 			sameRecords(t, ix, run, opts)
 		}},
+		// The run indexed afresh after the fault is many small segments
+		// (batches of 3 pieces: a file with more pieces than a batch holds
+		// is left out, follow.go), more than one merge takes, whose merges
+		// the merge goroutine makes before it ends (its merge due kept).
 		{"merge", "merging segments", func(t *testing.T, ix *Index, run string, opts Options) {
-			writeFile(t, run, "episode-2/agent7/agent7.history", rec("c1", "deploy the eighth"))
+			ix.batchDocs = 3
+			var merges atomic.Int32 // after the fault: the first faults before its swap
+			ix.mergeHeld = func() { merges.Add(1) }
+			writeFile(t, run, "episode-2/agent7/agent7.history", rec("c1", "deploy the eighth")+rec("c3", "started earlier")+"  continued line\n")
 			if _, err := ix.Refresh(context.Background(), nil); err != nil {
 				t.Fatal(err)
 			}
 			ix.awaitMerges() // the merge runs after the update (merge.go)
+			ix.mu.RLock()
+			left := len(ix.state.MergeCandidates(ix.mergePolicy(), ix.mergesHeapOnly()))
+			ix.mu.RUnlock()
+			if merges.Load() == 0 || left != 0 {
+				t.Errorf("the fresh index: %d merges made, %d segments left to merge; want some, none", merges.Load(), left)
+			}
 		}},
 		{"write", "writing the cache entry", func(t *testing.T, ix *Index, run string, opts Options) {
 			ix.cache.SetDelay(time.Millisecond)
