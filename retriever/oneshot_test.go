@@ -152,7 +152,12 @@ func TestOneShotCollectsNoneUntilPlanned(t *testing.T) {
 			if got := gcPercent(); got != tc.afterOpen {
 				t.Errorf("after Open: GOGC %d, want %d", got, tc.afterOpen)
 			}
+			// The workers read side by side, and gcPercent sets GOGC to
+			// -1 for an instant: another's read of it then saw -1.
+			var readMu sync.Mutex
 			ix.fw.beforeRead = func(rel string) {
+				readMu.Lock()
+				defer readMu.Unlock()
 				if got := gcPercent(); got != before {
 					t.Errorf("reading %s: GOGC %d, want %d", rel, got, before)
 				}
