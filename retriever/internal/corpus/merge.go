@@ -65,8 +65,10 @@ func (c *State) Replace(src []*Segment, merged *Segment, moved [][]uint32) bool 
 		c.moveRefs(fs, gone, merged)
 	}
 	// A commit of the index: its cache entry's writer writes it (a reopen
-	// reads the merged segments), and an answer made across it is made
-	// again (it named segments by place).
+	// reads the merged segments). It costs what any commit does: a search
+	// made across it is made again (freshOnce; hitsOf turned places into
+	// segments under the read lock, so it was right, only not known to be),
+	// and the memos of failures and facts start over.
 	c.Commits.Add(1)
 	return true
 }

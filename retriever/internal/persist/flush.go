@@ -39,9 +39,9 @@ package persist
 // A flushed segment's mapping lives until the index closes, like the
 // restored segments' (persist.go): a search holds no reference count, and
 // hits, masked texts and record pages may point into a segment after the
-// update that merged it away. Its file is removed when the merge's output
-// is flushed (or at the next commit), so a merged-away segment holds its
-// disk blocks until the index closes: after a first indexing the merges
+// update that merged it away. Its file is removed at the merge's swap
+// (DropReplaced; or at the next commit), while its mapping lives on, so a
+// merged-away segment holds its disk blocks until the index closes: after a first indexing the merges
 // (bm25.MergePolicy) write each batch again about once, so the entry's
 // folder holds up to twice its bytes until then.
 
@@ -132,8 +132,9 @@ func (w *Writer) mapSegment(ref store.BlobRef, convs, files uint32) (*corpus.Seg
 	return s, blob, nil
 }
 
-// FlushBuilt flushes a batch's segment before its commit, outside the
-// index's locks: workers write their batches side by side. Its blob is
+// FlushBuilt flushes a batch's segment, or a merge's output, before its
+// commit, outside the index's locks: workers write their batches side by
+// side. Its blob is
 // known to the writer from then on (a commit under way meanwhile does not
 // name it: the segment is not the index's yet).
 func (w *Writer) FlushBuilt(s *corpus.Segment) *corpus.Segment {
