@@ -523,7 +523,7 @@ func (r *refreshRun) work() {
 		l := ix.state.LayOut(b)
 		// Flushed to the cache entry between its layout and its
 		// commit: the committed pieces never call the cache.
-		l.Seg = ix.cache.FlushBuilt(l.Seg)
+		l.Seg, _ = ix.cache.FlushBuilt(l.Seg)
 		if ix.first.hold != nil {
 			ix.first.hold(r.ctx)
 		}

@@ -12,6 +12,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"runls/internal/store"
 	"runls/retriever/internal/bm25"
 	"runls/retriever/internal/corpus"
 	"runls/retriever/internal/persist"
@@ -130,10 +131,11 @@ func (ix *Index) mergeOnce(lock, unlock func()) (done bool, err error) {
 		if moved == nil {
 			return errMergeStopped // the index closes
 		}
+		var ref store.BlobRef // the merged blob's: a dropped entry forgets it
 		if merged.Docs() == 0 {
 			merged = nil
 		} else {
-			merged = ix.cache.FlushBuilt(merged)
+			merged, ref = ix.cache.FlushBuilt(merged)
 		}
 		if h := ix.mergeHeld; h != nil {
 			h()
@@ -144,7 +146,7 @@ func (ix *Index) mergeOnce(lock, unlock func()) (done bool, err error) {
 		ix.mu.Unlock()
 		unlock()
 		if !swapped {
-			ix.cache.DropReplaced([]*corpus.Segment{merged}) // nil is no blob
+			ix.cache.DiscardBuilt(merged, ref) // a zero ref is no blob
 			return errMergeForgotten
 		}
 		ix.cache.DropReplaced(picked)

@@ -136,20 +136,37 @@ func (w *Writer) mapSegment(ref store.BlobRef, convs, files uint32) (*corpus.Seg
 // commit, outside the index's locks: workers write their batches side by
 // side. Its blob is
 // known to the writer from then on (a commit under way meanwhile does not
-// name it: the segment is not the index's yet).
-func (w *Writer) FlushBuilt(s *corpus.Segment) *corpus.Segment {
+// name it: the segment is not the index's yet). The blob's ref is the
+// zero one when s was not flushed; DiscardBuilt takes it.
+func (w *Writer) FlushBuilt(s *corpus.Segment) (*corpus.Segment, store.BlobRef) {
 	if w == nil {
-		return s
+		return s, store.BlobRef{}
 	}
 	convs, files := w.idBounds()
 	mapped, ref := w.flush(s, convs, files)
 	if mapped == nil {
-		return s
+		return s, store.BlobRef{}
 	}
 	w.mu.Lock()
 	w.segBlobs[mapped] = ref
 	w.mu.Unlock()
-	return mapped
+	return mapped, ref
+}
+
+// DiscardBuilt removes the blob FlushBuilt wrote for s when s never became
+// the index's (a merge whose sources were forgotten before its swap), by
+// the ref FlushBuilt gave, not by the writer's blobs: a dropped entry
+// (DropMapping) has forgotten those meanwhile, and the file would stay in
+// the folder until a later writer's cleanup. A zero ref does nothing; a
+// committed blob is never removed (Entry.Discard).
+func (w *Writer) DiscardBuilt(s *corpus.Segment, ref store.BlobRef) {
+	if w == nil || ref.Name == "" {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	delete(w.segBlobs, s)
+	w.entry.Discard(ref)
 }
 
 // idBounds are how many conversation and file ids the index has given: a
