@@ -183,20 +183,26 @@ func TestSearchDuringMerge(t *testing.T) {
 }
 
 // An index closed while a merge is under way waits for no more than that
-// merge, and leaves an entry that reopens as a fresh index.
+// merge (the policy had three more to make), and leaves an entry that
+// reopens as a fresh index.
 func TestCloseDuringMerge(t *testing.T) {
 	files := map[string]string{}
-	for i := range 24 {
+	for i := range 64 {
 		files[fmt.Sprintf("episode-%d/agent%d/agent%d.history", 1+i%3, i, i)] = rec("c1", fmt.Sprintf("deploy apple note %d", i)) + "  continued line\n"
 	}
 	run := writeRun(t, files)
 	root := cacheRoot(t)
 	opts := Options{Root: run, Cache: CacheOptions{Root: root}, cacheDelay: time.Hour, flushDocs: 1}
 	ix := openTest(t, opts)
-	ix.batchDocs = 2
+	ix.batchDocs = 2 // 32 segments: four merges of eight
 	held, release := make(chan struct{}), make(chan struct{})
-	var once sync.Once
-	ix.mergeHeld = func() { once.Do(func() { close(held); <-release }) }
+	var merges atomic.Int32
+	ix.mergeHeld = func() {
+		if merges.Add(1) == 1 {
+			close(held)
+			<-release
+		}
+	}
 	if _, err := ix.Refresh(context.Background(), nil); err != nil {
 		t.Fatal(err)
 	}
@@ -212,6 +218,9 @@ func TestCloseDuringMerge(t *testing.T) {
 		must(t, err)
 	case <-time.After(10 * time.Second):
 		t.Fatal("Close waited for every merge")
+	}
+	if n := merges.Load(); n != 1 {
+		t.Fatalf("%d merges made, want the one under way at the close only", n)
 	}
 	again, restored := reopened(t, opts, root)
 	if !restored {

@@ -66,8 +66,10 @@ var DefaultMergePolicy = MergePolicy{Factor: MergeFactor, Floor: MergeFloorBytes
 // CommandMergePolicy is the policy of a command that answers once and
 // exits (runls search): it merges before it answers, so it merges the small
 // segments only (those a few appended lines make, which would pile up
-// command after command), up to 8 MiB: merging a first index's batches
-// (some 11 s of CPU at 1 GB) is left to a server.
+// command after command), up to 8 MiB in all: merging a first index's
+// batches (some 11 s of CPU at 1 GB) is left to a server, but for
+// neighbours small enough that together they stay within the 8 MiB
+// (a first index's batches are 2–11 MB: a pair of small ones at most).
 var CommandMergePolicy = MergePolicy{Factor: MergeFactor, Floor: MergeFloorBytes, MaxBytes: 8 << 20}
 
 // SegmentSize is what the policy knows of a segment.

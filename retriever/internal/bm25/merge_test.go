@@ -533,7 +533,8 @@ func TestMergeCandidatesLeaveFixed(t *testing.T) {
 }
 
 // A command merges the small segments of appends, not a first index's
-// batches.
+// batches over its bound; of batches under it (a first index's are 2–11 MB
+// at 1 GB), neighbours whose sum stays within 8 MiB, never more.
 func TestCommandPolicyLeavesBatches(t *testing.T) {
 	batches := slices.Repeat([]SegmentSize{{Bytes: 10 << 20, Docs: 300_000}}, 43)
 	if lo, hi := CommandMergePolicy.Pick(batches); lo < hi {
@@ -542,5 +543,36 @@ func TestCommandPolicyLeavesBatches(t *testing.T) {
 	appends := slices.Repeat([]SegmentSize{{Bytes: 2000, Docs: 20}}, MergeFactor)
 	if lo, hi := CommandMergePolicy.Pick(append(batches, appends...)); hi-lo != MergeFactor {
 		t.Fatalf("a command merges [%d, %d) of the appends' segments", lo, hi)
+	}
+	// Mixed batches of 2–11 MB: whatever a command merges until it picks
+	// none, no merge's output is over 8 MiB and no batch over it is merged.
+	rng := rand.New(rand.NewPCG(7, 7))
+	for round := range 200 {
+		var sizes []SegmentSize
+		for range 43 {
+			mb := 2 + rng.Int64N(10)
+			sizes = append(sizes, SegmentSize{Bytes: mb << 20, Docs: int(mb) * 30_000})
+		}
+		for step := 0; ; step++ {
+			lo, hi := CommandMergePolicy.Pick(sizes)
+			if lo == hi {
+				break
+			}
+			var out SegmentSize
+			for _, z := range sizes[lo:hi] {
+				if z.Bytes > CommandMergePolicy.MaxBytes {
+					t.Fatalf("round %d: a command merges a batch of %d bytes", round, z.Bytes)
+				}
+				out.Bytes += z.Bytes
+				out.Docs += z.Docs
+			}
+			if out.Bytes > CommandMergePolicy.MaxBytes {
+				t.Fatalf("round %d: a command's merge of %d bytes", round, out.Bytes)
+			}
+			sizes = slices.Replace(sizes, lo, hi, out)
+			if step > 43 {
+				t.Fatalf("round %d: a command never stops merging", round)
+			}
+		}
 	}
 }
