@@ -4,9 +4,12 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestPiecesInLocationOrder: the engine is told that location order follows
@@ -116,4 +119,75 @@ func placed(items []Item) []string {
 		out[i] = fmt.Sprintf("%s:%d:%d-%d %v %s", it.File, it.Location.Range.Start.Line, it.ByteStart, it.ByteEnd, it.Score, it.Text)
 	}
 	return out
+}
+
+// TestPiecesInLocationOrderLongLineReopenRename: what
+// TestPiecesInLocationOrder does not reach keeps location order too: a line
+// over MaxPieceChars (one line, several pieces, in their start order), an
+// index reopened from its cache entry and then appended to (the restored
+// segments beside the new ones), and a file renamed over a storm's file.
+func TestPiecesInLocationOrderLongLineReopenRename(t *testing.T) {
+	const storm = "episode-1/a/a.log"
+	r := rand.New(rand.NewPCG(33, 8))
+	warn := func(n int, msg string) string {
+		var sb strings.Builder
+		for range n {
+			fmt.Fprintf(&sb, "2026-10-21 23:00:%02d.%03d WARN  [running] [conv-1] Alice Tool call: rate limited (attempt %d), retrying%s\n",
+				r.IntN(60), r.IntN(1000), 1+r.IntN(400), msg)
+		}
+		return sb.String()
+	}
+	var long strings.Builder
+	for i := 0; long.Len() < 3*MaxPieceChars; i++ {
+		fmt.Fprintf(&long, " rate limited retrying part%d", i)
+	}
+	body := warn(20, "") + warn(1, long.String()) + warn(10, "")
+	run := writeRun(t, map[string]string{
+		storm:                   body,
+		"episode-1/a/a.history": rec("conv-1", "A said: rate limited, retrying later"),
+	})
+	croot := cacheRoot(t)
+	opts := Options{Root: run, Interpreter: mustRules(t), Cache: CacheOptions{Root: croot}, cacheDelay: time.Hour}
+	ix := openTest(t, opts)
+	checkLocationOrder(t, ix)
+	// The long line (line 20) is several pieces, in their start order.
+	ix.mu.RLock()
+	var starts []uint32
+	for _, s := range ix.state.Segments {
+		for d := uint32(0); d < uint32(s.Docs()); d++ {
+			if !s.Dead(d) && ix.state.File(s.FileOf(d)).Rel == storm && s.LineOf(d) == 20 {
+				starts = append(starts, s.StartOf(d))
+			}
+		}
+	}
+	ix.mu.RUnlock()
+	if len(starts) < 3 || !slices.IsSorted(starts) {
+		t.Fatalf("the line of %d characters is pieces starting at %v, want 3 or more in order", long.Len(), starts)
+	}
+	appendFile(t, run, storm, warn(1, long.String()))
+	checkLocationOrder(t, ix)
+	must(t, ix.Close())
+
+	// Reopened from the entry, then appended to.
+	again, restored := reopened(t, opts, croot)
+	if !restored {
+		t.Fatal("not restored")
+	}
+	checkLocationOrder(t, again)
+	for i := range 2 * mergeSmallAt {
+		appendFile(t, run, storm, warn(3, ""))
+		if i%3 == 0 {
+			appendFile(t, run, storm, warn(1, long.String()))
+		}
+		checkLocationOrder(t, again)
+	}
+
+	// A file renamed over the storm's: its pieces replace the storm's.
+	writeFile(t, run, "episode-1/a/next.log", warn(5, "")+warn(1, long.String())+warn(5, ""))
+	checkLocationOrder(t, again)
+	must(t, os.Rename(filepath.Join(run, "episode-1/a/next.log"), filepath.Join(run, storm)))
+	checkLocationOrder(t, again)
+	appendFile(t, run, storm, warn(4, ""))
+	checkLocationOrder(t, again)
+	assertSameAnswers(t, again, opts)
 }
