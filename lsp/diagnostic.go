@@ -138,10 +138,7 @@ const requestQuiet = 50 * time.Millisecond
 // was answered less than requestQuiet ago.
 func (s *server) awaitRequests(ctx context.Context, until time.Time) {
 	for ctx.Err() == nil && time.Now().Before(until) {
-		s.cancelMu.Lock()
-		busy := len(s.inflight) > 0 || time.Since(s.lastAnswered) < requestQuiet
-		s.cancelMu.Unlock()
-		if !busy {
+		if time.Since(s.lastBusy()) >= requestQuiet {
 			return
 		}
 		time.Sleep(2 * time.Millisecond)
@@ -152,18 +149,11 @@ func (s *server) awaitRequests(ctx context.Context, until time.Time) {
 // from its call (the first index's end), and reports whether it did before
 // ctx ended.
 func (s *server) awaitIdle(ctx context.Context, quiet time.Duration) bool {
-	since := time.Now()
+	start := time.Now()
 	t := time.NewTicker(quiet / 8)
 	defer t.Stop()
 	for {
-		s.cancelMu.Lock()
-		if len(s.inflight) > 0 {
-			since = time.Now()
-		} else if s.lastAnswered.After(since) {
-			since = s.lastAnswered
-		}
-		s.cancelMu.Unlock()
-		if time.Since(since) >= quiet {
+		if time.Since(start) >= quiet && time.Since(s.lastBusy()) >= quiet {
 			return true
 		}
 		select {
@@ -172,6 +162,17 @@ func (s *server) awaitIdle(ctx context.Context, quiet time.Duration) bool {
 		case <-t.C:
 		}
 	}
+}
+
+// lastBusy is when the server last answered a request on a worker: now
+// while one is being answered.
+func (s *server) lastBusy() time.Time {
+	s.cancelMu.Lock()
+	defer s.cancelMu.Unlock()
+	if len(s.inflight) > 0 {
+		return time.Now()
+	}
+	return s.lastAnswered
 }
 
 // republish publishes every file's diagnostics again, after a setting

@@ -265,22 +265,12 @@ func (s *server) runGeneration(g *generation) {
 	if g.ctx.Err() != nil {
 		return
 	}
-	published := make(chan struct{})
-	go func() {
-		defer close(published)
-		defer s.recoverLog("publishing the diagnostics")
-		s.publishAll(g)
-	}()
-	defer func() { <-published }()
-	idled := make(chan struct{})
-	go func() {
-		defer close(idled)
-		defer s.recoverLog("merging when idle")
+	defer s.alongside("publishing the diagnostics", func() { s.publishAll(g) })()
+	defer s.alongside("merging when idle", func() {
 		if s.awaitIdle(g.ctx, s.opts.IdleMerge) {
 			g.engine.MergeIdle()
 		}
-	}()
-	defer func() { <-idled }()
+	})()
 
 	err := g.engine.Watch(g.ctx, func(c retriever.Changes) { s.publishChanges(g, c.Files) })
 	if g.ctx.Err() != nil {
@@ -309,6 +299,19 @@ func (s *server) runGeneration(g *generation) {
 			s.publishChanges(g, c.Files)
 		}
 	}
+}
+
+// alongside runs f on a goroutine of its own, a panic in it logged as in
+// what, and returns the wait for its end: what a generation does beside
+// its watching, which it waits for before it ends.
+func (s *server) alongside(what string, f func()) (wait func()) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		defer s.recoverLog(what)
+		f()
+	}()
+	return func() { <-done }
 }
 
 // hidingOutside builds the masker of spec §8 for the run folder root.

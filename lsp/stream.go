@@ -611,10 +611,7 @@ func (q *sendQueue) writeFrame(p []byte, background bool) (int, error) {
 		q.pending = append(q.pending, p)
 	}
 	q.mu.Unlock()
-	select {
-	case q.wake <- struct{}{}:
-	default:
-	}
+	q.signal()
 	return len(p), nil
 }
 
@@ -810,10 +807,7 @@ func (q *sendQueue) close(timeout time.Duration) {
 	q.mu.Lock()
 	q.closed = true
 	q.mu.Unlock()
-	select {
-	case q.wake <- struct{}{}:
-	default:
-	}
+	q.signal()
 	select {
 	case <-q.done:
 	case <-time.After(timeout):

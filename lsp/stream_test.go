@@ -129,6 +129,22 @@ func (c pipeConn) Close() error {
 	return c.out.Close()
 }
 
+// pipedStream is a stream over pipes whose other ends the test holds: it
+// writes the server's input to in and reads its output from out (a pipe
+// with no buffer: a write waits for the test's read). All are closed when
+// the test ends.
+func pipedStream(t *testing.T) (s *stream, in *io.PipeWriter, out *io.PipeReader) {
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	s = newStream(pipeConn{inR, outW}, zap.NewNop())
+	t.Cleanup(func() {
+		inW.Close()
+		outR.Close()
+		s.Close()
+	})
+	return s, inW, outR
+}
+
 // TestSendQueueBound: a client that stops reading while the server sends
 // notifications (64 MiB of them, twice the bound) holds the queue, and the
 // process's heap, within maxQueuedBytes plus one message; notifications are
@@ -136,14 +152,7 @@ func (c pipeConn) Close() error {
 // reads again, and then everything goes on: the reply arrives, the request is
 // read, and notifications are sent again.
 func TestSendQueueBound(t *testing.T) {
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	s := newStream(pipeConn{inR, outW}, zap.NewNop())
-	defer func() {
-		inW.Close()
-		outR.Close()
-		s.Close()
-	}()
+	s, inW, outR := pipedStream(t)
 	heapBefore := heapAfterGC()
 
 	const size = 64 << 10
@@ -395,14 +404,7 @@ func (r appendedResult) AppendJSON(b []byte) ([]byte, bool) {
 // without waiting, and once the client reads it gets the replies in the
 // order they were made.
 func TestAppendedReplyLeavesReaderFree(t *testing.T) {
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe() // unbuffered: a write waits for the client's read
-	s := newStream(pipeConn{inR, outW}, zap.NewNop())
-	defer func() {
-		inW.Close()
-		outR.Close()
-		s.Close()
-	}()
+	s, inW, outR := pipedStream(t) // unbuffered: a write waits for the client's read
 	written := make(chan error, 1)
 	go func() {
 		_, _, err := s.writeResultAppended(jsonrpc2.NewNumberID(1), 16, appendedResult("first"))
@@ -466,14 +468,7 @@ func (panickingResult) AppendJSON([]byte) ([]byte, bool) { panic("encoding faile
 // stream's writes free: the next reply is written. Fails when the encoding
 // runs under writeMu without an unlock on the way out.
 func TestAppendedReplyPanicLeavesWritesFree(t *testing.T) {
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	s := newStream(pipeConn{inR, outW}, zap.NewNop())
-	defer func() {
-		inW.Close()
-		outR.Close()
-		s.Close()
-	}()
+	s, _, outR := pipedStream(t)
 	if n, written, err := s.writeResultAppended(jsonrpc2.NewNumberID(1), 16, panickingResult{}); !errors.Is(err, errEncodingPanicked) || written || n != 0 {
 		t.Fatalf("a panicking encoding: %d bytes, written %v, error %v; want nothing written and errEncodingPanicked", n, written, err)
 	}

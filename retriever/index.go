@@ -41,14 +41,13 @@ type Index struct {
 	planPart    int           // tests: the fewest files a goroutine of planFound plans (0: planPartFiles)
 
 	refreshMu sync.Mutex // one update at a time
-	// mergeMu is held by the merge goroutine (merge.go) while it runs;
-	// closing stops the merge under way (bm25.Merge asks it) and the
-	// goroutine, and ends closed, which the goroutine's update after a
-	// fault runs under.
+	// mergeMu is held by the merge goroutine (merge.go) while it runs.
+	// life ends at Close: it stops the merge under way (bm25.Merge asks
+	// closing) and the goroutine, and the goroutine's update after a fault
+	// runs under it.
 	mergeMu   sync.Mutex
-	closing   atomic.Bool
-	closed    context.Context
-	endClosed context.CancelFunc
+	life      context.Context
+	endLife   context.CancelFunc
 	mergeHeld func()      // tests: called in each merge before its swap
 	mergesOff atomic.Bool // tests: no merge after an update
 	mergeDue  atomic.Bool // an update added segments or killed pieces: a merge is due
@@ -126,7 +125,7 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 			Seed: rand.Uint64() | 1},
 		handles: runfs.NewHandles(runfs.MaxOpenHandles),
 	}
-	ix.closed, ix.endClosed = context.WithCancel(context.Background())
+	ix.life, ix.endLife = context.WithCancel(context.Background())
 	ix.searcher.Tuning = bm25.DefaultTuning()
 	if ix.log == nil {
 		ix.log = zap.NewNop()
@@ -169,8 +168,7 @@ func (ix *Index) Close() error {
 	// The merges stop, the one under way at its next check; the walk
 	// begun at Open (never taken when no update ran) is done before the
 	// folder it reads is closed.
-	ix.closing.Store(true)
-	ix.endClosed()
+	ix.endLife()
 	ix.awaitMerges()
 	ix.refreshMu.Lock()
 	ix.opened = nil
@@ -343,7 +341,7 @@ func (ix *Index) refresh(ctx context.Context, progress func(Progress)) (Changes,
 		// nothing: a reopen stays as cheap as its entry makes it.
 		if !ix.oneShot {
 			ix.mergeDue.Store(true)
-		} else if err := ix.mergeAll(func() {}, func() {}); err != nil {
+		} else if _, err := ix.mergeAll(func() {}, func() {}); err != nil {
 			return Changes{}, err
 		}
 	}

@@ -33,13 +33,13 @@ func (ix *Index) mergeLater() {
 	}
 	go func() {
 		for {
-			for !ix.closing.Load() && ix.mergeDue.Swap(false) {
+			for !ix.closing() && ix.mergeDue.Swap(false) {
 				ix.mergeDueNow()
 			}
 			ix.mergeMu.Unlock()
 			// An update that ended after the loop's last look, and found
 			// the lock held, left its merge due.
-			if ix.closing.Load() || !ix.mergeDue.Load() || !ix.mergeMu.TryLock() {
+			if ix.closing() || !ix.mergeDue.Load() || !ix.mergeMu.TryLock() {
 				return
 			}
 		}
@@ -50,24 +50,21 @@ func (ix *Index) mergeLater() {
 // goroutine; after a fault it indexes the run afresh, whose merges are due
 // then.
 func (ix *Index) mergeDueNow() {
-	ix.mu.RLock()
-	picked := len(ix.state.MergeCandidates(ix.mergePolicy(), ix.mergesHeapOnly()))
-	ix.mu.RUnlock()
-	if picked == 0 {
-		return
-	}
 	start := time.Now()
-	err := ix.mergeAll(ix.refreshMu.Lock, ix.refreshMu.Unlock)
+	merges, err := ix.mergeAll(ix.refreshMu.Lock, ix.refreshMu.Unlock)
+	if merges == 0 && err == nil {
+		return // the policy picked none
+	}
 	ix.mu.RLock()
 	segments := len(ix.state.Segments)
 	ix.mu.RUnlock()
 	ix.log.Debug("merged segments", zap.Int("segments", segments), zap.Duration("took", time.Since(start)), zap.Error(err))
-	if persist.IsFault(err) && !ix.closing.Load() {
+	if persist.IsFault(err) && !ix.closing() {
 		// A merge reads mapped segments: a fault drops the entry, and the
 		// run is indexed afresh now, as the writer does (no request may
 		// come to do it), under the index's life: Close ends it.
 		ix.cache.DropMapping(err)
-		if _, err := ix.update(ix.closed, nil); err != nil && ix.closed.Err() == nil {
+		if _, err := ix.update(ix.life, nil); err != nil && !ix.closing() {
 			ix.once.warn("merge:refresh", "indexing the run afresh after a fault in a merge failed; it is tried again at the next change", zap.Error(err))
 		}
 	}
@@ -99,16 +96,20 @@ func (ix *Index) awaitMerges() {
 
 // mergeAll merges until the policy picks none (or the index closes), each
 // merge's swap between lock and unlock of the update lock (a command's
-// update holds it, and gives none).
-func (ix *Index) mergeAll(lock, unlock func()) error {
-	for !ix.closing.Load() {
+// update holds it, and gives none); it counts the merges swapped in.
+func (ix *Index) mergeAll(lock, unlock func()) (merges int, err error) {
+	for ; !ix.closing(); merges++ {
 		done, err := ix.mergeOnce(lock, unlock)
 		if done || err != nil {
-			return err
+			return merges, err
 		}
 	}
-	return nil
+	return merges, nil
 }
+
+// closing reports whether Close began: no merge is begun any more, and the
+// one under way stops.
+func (ix *Index) closing() bool { return ix.life.Err() != nil }
 
 // mergeOnce makes one merge the policy picks, or reports none to make. It
 // reads the segments outside the index's locks, with a copy of their dead
@@ -127,7 +128,7 @@ func (ix *Index) mergeOnce(lock, unlock func()) (done bool, err error) {
 	}
 	ix.cache.Inject("merge")
 	err = ix.cache.Guard().Run("merging segments", func() error {
-		merged, moved := corpus.MergeSegments(picked, dead, ix.searcher.Tuning.LayerMin, ix.closing.Load)
+		merged, moved := corpus.MergeSegments(picked, dead, ix.searcher.Tuning.LayerMin, ix.closing)
 		if moved == nil {
 			return errMergeStopped // the index closes
 		}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"slices"
-	"sync"
 	"testing"
 	"time"
 )
@@ -18,9 +17,7 @@ func TestMergeForgottenRemovesItsBlob(t *testing.T) {
 	_, opts := flushRun(t)
 	root := cacheRoot(t)
 	ix := openFlushing(t, opts, root)
-	held, release := make(chan struct{}), make(chan struct{})
-	var once sync.Once
-	ix.mergeHeld = func() { once.Do(func() { close(held); <-release }) }
+	held, release, _ := holdFirstMerge(ix)
 	if _, err := ix.Refresh(context.Background(), nil); err != nil {
 		t.Fatal(err)
 	}

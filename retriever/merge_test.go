@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -105,9 +104,7 @@ func TestSearchDuringMerge(t *testing.T) {
 		t.Fatalf("%d segments: too few to merge twice", segments)
 	}
 
-	held, release := make(chan struct{}), make(chan struct{})
-	var once sync.Once
-	ix.mergeHeld = func() { once.Do(func() { close(held); <-release }) }
+	held, release, _ := holdFirstMerge(ix)
 	ix.mergesOff.Store(false)
 	ix.mergeLater()
 	select {
@@ -195,21 +192,14 @@ func TestCloseDuringMerge(t *testing.T) {
 	opts := Options{Root: run, Cache: CacheOptions{Root: root}, cacheDelay: time.Hour, flushDocs: 1}
 	ix := openTest(t, opts)
 	ix.batchDocs = 2 // 32 segments: four merges of eight
-	held, release := make(chan struct{}), make(chan struct{})
-	var merges atomic.Int32
-	ix.mergeHeld = func() {
-		if merges.Add(1) == 1 {
-			close(held)
-			<-release
-		}
-	}
+	held, release, merges := holdFirstMerge(ix)
 	if _, err := ix.Refresh(context.Background(), nil); err != nil {
 		t.Fatal(err)
 	}
 	<-held
 	closed := make(chan error, 1)
 	go func() { closed <- ix.Close() }()
-	for !ix.closing.Load() {
+	for !ix.closing() {
 		time.Sleep(time.Millisecond)
 	}
 	close(release)
@@ -284,9 +274,7 @@ func TestMergeIsWritten(t *testing.T) {
 	run, opts := flushRun(t)
 	root := cacheRoot(t)
 	ix := openFlushing(t, opts, root)
-	held, release := make(chan struct{}), make(chan struct{})
-	var once sync.Once
-	ix.mergeHeld = func() { once.Do(func() { close(held); <-release }) }
+	held, release, _ := holdFirstMerge(ix)
 	if _, err := ix.Refresh(context.Background(), nil); err != nil {
 		t.Fatal(err)
 	}
@@ -373,4 +361,18 @@ func TestMergeIdleAfterReopen(t *testing.T) {
 		t.Fatalf("the reopen after the idle merges: %d segments (want %d), %d merges more", n, merged, merges.Load()-before)
 	}
 	assertSameAnswers(t, again, opts)
+}
+
+// holdFirstMerge makes ix's first merge wait before its swap until release
+// is closed, held closed once it waits; merges counts the merges that
+// reached their swap.
+func holdFirstMerge(ix *Index) (held, release chan struct{}, merges *atomic.Int32) {
+	held, release, merges = make(chan struct{}), make(chan struct{}), new(atomic.Int32)
+	ix.mergeHeld = func() {
+		if merges.Add(1) == 1 {
+			close(held)
+			<-release
+		}
+	}
+	return held, release, merges
 }

@@ -41,9 +41,9 @@ package persist
 // hits, masked texts and record pages may point into a segment after the
 // update that merged it away. Its file is removed at the merge's swap
 // (DropReplaced; or at the next commit), while its mapping lives on, so a
-// merged-away segment holds its disk blocks until the index closes: after a first indexing the merges
-// (bm25.MergePolicy) write each batch again about once, so the entry's
-// folder holds up to twice its bytes until then.
+// merged-away segment holds its disk blocks until the index closes: after
+// a first indexing the merges (bm25.MergePolicy) write each batch again
+// about once, so the entry's folder holds up to twice its bytes until then.
 
 import (
 	"path/filepath"
