@@ -56,6 +56,11 @@
 //     call that carries a progress token gets notifications/progress while
 //     it waits (bytes read of the bytes to read), and a cancelled call stops
 //     waiting.
+//   - Once the first indexing has ended and no call has been answered for
+//     DefaultIdleMerge (2 s, Options.IdleMerge), the engine is asked for the
+//     merges its policy picks (retriever.Index.MergeIdle), as the language
+//     server does: a session that reopened a part-merged cache entry would
+//     otherwise search its extra segments to the end (idle.go).
 //   - With masking on, every text a tool returns (texts, error messages,
 //     names, the text content) passes the masker once more before it leaves
 //     the process.

@@ -34,6 +34,7 @@ type startOpts struct {
 	interpreter string // rules file
 	engine      mcpserver.Engine
 	client      *mcp.ClientOptions
+	idleMerge   time.Duration // mcpserver.Options.IdleMerge
 }
 
 // start opens an index of root (or uses o.engine), serves it in process and
@@ -42,7 +43,7 @@ func start(t testing.TB, root string, o startOpts) *mcp.ClientSession {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	eng := o.engine
-	opts := mcpserver.Options{Version: "test", ProgressEvery: time.Millisecond}
+	opts := mcpserver.Options{Version: "test", ProgressEvery: time.Millisecond, IdleMerge: o.idleMerge}
 	if eng == nil {
 		ropts := retriever.Options{Root: root}
 		if o.interpreter != "" {

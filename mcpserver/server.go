@@ -55,6 +55,10 @@ type Options struct {
 	// ProgressEvery is the least time between two progress notifications of
 	// one call; 0: 100 ms.
 	ProgressEvery time.Duration
+	// IdleMerge is the pause in tool calls, after the first indexing, after
+	// which an engine that merges on demand (IdleMerger) is asked to
+	// (idle.go); 0: DefaultIdleMerge, below 0: never.
+	IdleMerge time.Duration
 }
 
 // Server answers the tools of spec §14 from one engine.
@@ -67,6 +71,7 @@ type Server struct {
 	// inputs are the tools' input schemas, by name, to explain a bad argument.
 	inputs map[string]*jsonschema.Schema
 	ran    atomic.Bool
+	busy   busyCalls
 }
 
 // New makes a server over eng. It reads nothing until Run.
@@ -76,6 +81,9 @@ func New(eng Engine, opts Options) (*Server, error) {
 	}
 	if opts.ProgressEvery <= 0 {
 		opts.ProgressEvery = 100 * time.Millisecond
+	}
+	if opts.IdleMerge == 0 {
+		opts.IdleMerge = DefaultIdleMerge
 	}
 	s := &Server{eng: eng, opts: opts, log: opts.Logger, index: newFirstIndexing(), inputs: map[string]*jsonschema.Schema{}}
 	if s.log == nil {
@@ -92,6 +100,7 @@ func New(eng Engine, opts Options) (*Server, error) {
 		s.mcp.AddReceivingMiddleware(s.maskAnswers)
 	}
 	s.mcp.AddReceivingMiddleware(emptyIsAbsent)
+	s.mcp.AddReceivingMiddleware(s.busy.track)
 	return s, nil
 }
 
@@ -142,6 +151,13 @@ func (s *Server) indexAndWatch(ctx context.Context) {
 		return
 	}
 	s.log.Info("indexed", zap.String("root", s.eng.Root()), zap.Duration("took", time.Since(start)))
+	var merging sync.WaitGroup
+	merging.Add(1)
+	go func() {
+		defer merging.Done()
+		s.mergeWhenIdle(ctx)
+	}()
+	defer merging.Wait()
 	if err := s.eng.Watch(ctx, func(retriever.Changes) {}); err != nil && ctx.Err() == nil {
 		s.log.Warn("watching the run stopped; each call still reads what changed", zap.Error(err))
 	}

@@ -146,6 +146,10 @@ func (e *slowEngine) Search(ctx context.Context, req retriever.Request) (retriev
 	e.mu.Unlock()
 	return retriever.Result{}, ctx.Err()
 }
+
+// MergeIdle would otherwise be the embedded zero Index's, which has no
+// merge to start.
+func (e *slowEngine) MergeIdle() {}
 func (e *slowEngine) Info(context.Context) (retriever.Info, error) {
 	return retriever.Info{Root: "file:///run", Indexing: retriever.IndexingInfo{Done: true}}, nil
 }
