@@ -1,8 +1,10 @@
 package bm25
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"slices"
+	"sync"
 	"testing"
 )
 
@@ -86,5 +88,38 @@ func TestTermRankSize(t *testing.T) {
 	}
 	if small.rank.rank.Load() != nil || !small.rank.none.Load() {
 		t.Fatal("a sparse segment's rank built")
+	}
+}
+
+// TestTermRankConcurrent: searches that look terms up at once while one of
+// them builds the rank all find what the samples find (go test -race).
+func TestTermRankConcurrent(t *testing.T) {
+	s := &Segment{}
+	for i := range 20000 {
+		s.terms = append(s.terms, uint32(2*i))
+	}
+	s.sampleTerms()
+	var wg sync.WaitGroup
+	errs := make(chan string, 4)
+	for g := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for k := range 4 * rankAfter {
+				x := uint32(k*37 + g)
+				if got, want := s.termIndex(x), s.sampledIndex(x); got != want {
+					errs <- fmt.Sprintf("termIndex(%d) = %d, want %d", x, got, want)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+	if s.rank.rank.Load() == nil {
+		t.Fatal("no rank built")
 	}
 }
