@@ -40,6 +40,7 @@ type readBack struct {
 	handles *runfs.Handles
 	masker  masking.Masker // nil: masking is off
 	convs   *corpus.Convs  // the names of conversation ids
+	names   fileNames      // the paths and URIs of the files items were in
 
 	// scratch holds *lineScratch for the read-backs that keep nothing of
 	// what they read (readTrace, a search's items' lines): a server publishes every record file's

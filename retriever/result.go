@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"go.uber.org/zap"
 
@@ -48,10 +50,10 @@ func (ix *Index) item(h hit, agent string, buf *[]byte) (Item, bool) {
 			return Item{}, false
 		}
 	}
-	path := runfs.Abs(ix.root, fs.Rel)
+	names := ix.rb.names.of(ix.root, fs.Rel)
 	startChar := recordformat.UTF16Len(lineText[:start])
 	item := Item{
-		Location: Location{URI: FileURI(path), Range: Range{
+		Location: Location{URI: names.uri, Range: Range{
 			Start: Position{Line: int(s.LineOf(d)), Character: startChar},
 			End:   Position{Line: int(s.LineOf(d)), Character: startChar + recordformat.UTF16Len(lineText[start:end])},
 		}},
@@ -60,7 +62,7 @@ func (ix *Index) item(h hit, agent string, buf *[]byte) (Item, bool) {
 		Agent:     agent,
 		Episode:   fs.Episode(),
 		Reading:   readingOfFlag[s.FlagsOf(d)&corpus.FlagReadingMask],
-		Path:      path,
+		Path:      names.path,
 		File:      fs.Rel,
 		ByteStart: start,
 		ByteEnd:   end,
@@ -74,6 +76,37 @@ func (ix *Index) item(h hit, agent string, buf *[]byte) (Item, bool) {
 		item.Time, item.Level = jsonTimeAndLevel(lineText)
 	}
 	return item, true
+}
+
+// fileNames keeps the absolute path and the URI of the files a search's
+// items were in, made once a file, not once an item (issue 33): they
+// depend only on the run folder, which an index keeps for its life, and the
+// file's path in it. It is bounded, emptied when full.
+type fileNames struct {
+	m sync.Map // Rel -> *fileName
+	n atomic.Int32
+}
+
+// fileName is a file's absolute path and its URI (FileURI).
+type fileName struct{ path, uri string }
+
+// maxFileNames bounds the files fileNames keeps: at 100,000 files it keeps
+// a few, not every one a search ever answered from.
+const maxFileNames = 4096
+
+// of returns the path and URI of file rel of the run folder root.
+func (c *fileNames) of(root, rel string) *fileName {
+	if v, ok := c.m.Load(rel); ok {
+		return v.(*fileName)
+	}
+	path := runfs.Abs(root, rel)
+	n := &fileName{path: path, uri: FileURI(path)}
+	if c.n.Add(1) > maxFileNames {
+		c.m.Clear()
+		c.n.Store(1)
+	}
+	c.m.Store(rel, n)
+	return n
 }
 
 // Info tells what the run holds (spec §9 run/info).

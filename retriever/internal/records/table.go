@@ -324,11 +324,47 @@ func (t *Table) RecordAt(n uint32) int {
 	if t.hasPend && n >= t.pend.line {
 		return len(t.line)
 	}
-	i, found := slices.BinarySearch(t.line, n)
-	if !found {
-		i--
+	return lastAtOrBefore(t.line, n, t.lines)
+}
+
+// lastAtOrBefore returns the last i with line[i] <= n, where line ascends,
+// line[0] <= n, and end is past the last line the entries can hold. It
+// starts where n would be if the records were spread evenly over [line[0],
+// end), then gallops to it: a result's item finds its record on one or two
+// cache lines of a table that is cold by then, where a binary search
+// touched a dozen (issue 33).
+func lastAtOrBefore(line []uint32, n, end uint32) int {
+	k := len(line)
+	g := 0
+	if end > line[0] {
+		g = int(uint64(n-line[0]) * uint64(k) / uint64(end-line[0]))
 	}
-	return i
+	g = min(g, k-1)
+	lo, hi := 0, k // line[lo] <= n, and hi is k or line[hi] > n
+	if line[g] <= n {
+		lo = g
+		for step := 1; lo+step < k; step *= 2 {
+			if line[lo+step] > n {
+				hi = lo + step
+				break
+			}
+			lo += step
+		}
+	} else {
+		hi = g
+		for step := 1; hi-step > 0; step *= 2 {
+			if line[hi-step] <= n {
+				lo = hi - step
+				break
+			}
+			hi -= step
+		}
+	}
+	i, found := slices.BinarySearch(line[lo:hi], n)
+	if !found {
+		i-- // line[lo] <= n: i > 0
+	}
+	return lo + i
 }
 
 // Spans returns the unindented spans of every record, the pending one's

@@ -21,6 +21,10 @@ func FileCtime(info fs.FileInfo) int64 {
 // (O_NOFOLLOW; a link fails with ELOOP).
 const NoFollowOpen = true
 
+// noATime opens a file without updating its access time (the owner's
+// right, EPERM for another's file): the read-back's handles (handles.go).
+const noATime = syscall.O_NOATIME
+
 // OpenNoFollow opens name in dir as openFile does, without following a link,
 // into f: a worker's one RawFile, reused from file to file (closed before
 // the next open), so that a file's open allocates nothing.

@@ -19,6 +19,9 @@ type RawFile struct{}
 // is checked (see folder).
 const NoFollowOpen = false
 
+// noATime: no flag keeps a read from updating a file's access time here.
+const noATime = 0
+
 func OpenNoFollow(*os.File, string, *RawFile) (FileReader, error) {
 	return nil, errors.New("not supported")
 }

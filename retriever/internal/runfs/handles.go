@@ -1,9 +1,11 @@
 package runfs
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"sync"
+	"syscall"
 )
 
 // NewHandles returns a cache that keeps at most max files open.
@@ -47,7 +49,7 @@ func (c *Handles) Acquire(fsys *os.Root, rel string, dev, ino uint64) (*Handle, 
 	}
 	c.mu.Unlock()
 
-	f, err := OpenFile(fsys, rel)
+	f, err := openReadBack(fsys, rel)
 	if err != nil {
 		return nil, err
 	}
@@ -79,6 +81,21 @@ func (c *Handles) Acquire(fsys *os.Root, rel string, dev, ino uint64) (*Handle, 
 		c.evictOldest()
 	}
 	return h, nil
+}
+
+// openReadBack opens rel as OpenFile does, asking the system not to update
+// its access time on reads where it lets the file's owner ask (O_NOATIME;
+// another's file is opened plainly): deciding whether to write it was a
+// tenth of a result line's read through a cold handle (issue 33), and a
+// search's read-back is not an access a user wants recorded.
+func openReadBack(fsys *os.Root, rel string) (*os.File, error) {
+	if noATime != 0 {
+		f, err := fsys.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY|noATime, 0)
+		if !errors.Is(err, syscall.EPERM) {
+			return f, err
+		}
+	}
+	return OpenFile(fsys, rel)
 }
 
 // Release gives a handle back; an evicted one is closed with its last user.
