@@ -41,7 +41,9 @@ func (s *server) customHandlers() map[string]jsonrpc2.Handler {
 func typed[P, R any](f func(context.Context, *P) (R, error)) jsonrpc2.Handler {
 	return func(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) error {
 		var params P
-		if raw := req.Params(); len(raw) > 0 && !isNull(raw) {
+		if plain, ok := any(&params).(plainParams); ok && plain.decodePlain(req.Params()) {
+			// Decoded as the plain path below would.
+		} else if raw := req.Params(); len(raw) > 0 && !isNull(raw) {
 			raw = dropEmptyStrings(raw)
 			if err := json.Unmarshal(raw, &params); err != nil {
 				return reply(ctx, nil, paramsError(req.Method(), raw, err))
@@ -53,6 +55,12 @@ func typed[P, R any](f func(context.Context, *P) (R, error)) jsonrpc2.Handler {
 		}
 		return reply(ctx, result, nil)
 	}
+}
+
+// plainParams are params that decode their plain shape themselves, faster
+// than encoding/json: false for any other, which goes through it.
+type plainParams interface {
+	decodePlain(raw []byte) bool
 }
 
 // dropEmptyStrings leaves out the fields of a params object given as "":

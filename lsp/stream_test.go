@@ -704,3 +704,94 @@ func TestManyBackgroundFrames(t *testing.T) {
 	}()
 	waitFor(t, func() bool { return w.String() == want.String() }, func() string { return fmt.Sprintf("%d bytes", len(w.String())) })
 }
+
+// recordingConn is a connection whose writes are copied and kept with the
+// slice written (kept alive, so that two allocations cannot share an
+// address); it reads nothing.
+type recordingConn struct {
+	mu     sync.Mutex
+	frames [][]byte // as written
+	copies []string // their bytes when written
+}
+
+func (c *recordingConn) Read([]byte) (int, error) { select {} }
+func (c *recordingConn) Close() error             { return nil }
+func (c *recordingConn) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.frames = append(c.frames, p)
+	c.copies = append(c.copies, string(p))
+	return len(p), nil
+}
+
+// TestAppendedReplyBufferReused: answers written directly one after the
+// other are made in one buffer, and each is written whole and right.
+// Fails when each answer makes its own.
+func TestAppendedReplyBufferReused(t *testing.T) {
+	c := &recordingConn{}
+	s := newStream(c, zap.NewNop())
+	defer s.queue.close(time.Second)
+	for i, r := range []string{"aaaa", "bbbb", "cccc"} {
+		if _, written, err := s.writeResultAppended(jsonrpc2.NewNumberID(int32(i+1)), 16, appendedResult(r)); err != nil || !written {
+			t.Fatalf("answer %d: written %v, %v", i+1, written, err)
+		}
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i, r := range []string{"aaaa", "bbbb", "cccc"} {
+		if want := framed(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":%q}`, i+1, r)); c.copies[i] != want {
+			t.Errorf("frame %d: %q, want %q", i+1, c.copies[i], want)
+		}
+	}
+	for i := 1; i < len(c.frames); i++ {
+		if &c.frames[i][0] != &c.frames[0][0] {
+			t.Errorf("answer %d was made in a buffer of its own", i+1)
+		}
+	}
+}
+
+// TestQueuedReplyBufferNotReused: an answer queued behind a write in
+// progress keeps its bytes until it is sent, however many answers are
+// made meanwhile: only a buffer written directly is made again. Fails when
+// a queued answer's buffer is kept for the next one.
+func TestQueuedReplyBufferNotReused(t *testing.T) {
+	s, _, outR := pipedStream(t) // unbuffered: a write waits for the client's read
+	dec := bufio.NewReader(outR)
+	answer := func(id int32, r string) {
+		t.Helper()
+		if _, written, err := s.writeResultAppended(jsonrpc2.NewNumberID(id), 16, appendedResult(r)); err != nil || !written {
+			t.Fatalf("answer %d: written %v, %v", id, written, err)
+		}
+	}
+	expect := func(want string) {
+		t.Helper()
+		body, err := readFrame(dec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(body) != want {
+			t.Errorf("the client read %s, want %s", body, want)
+		}
+	}
+	first := make(chan struct{})
+	go func() { answer(1, "aaaa"); close(first) }() // written directly, its buffer kept
+	expect(`{"jsonrpc":"2.0","id":1,"result":"aaaa"}`)
+	<-first
+	// A notification the queue's goroutine writes, held by the client.
+	go func() {
+		n, _ := jsonrpc2.NewNotification("window/logMessage", map[string]any{"type": 3, "message": "m"})
+		_, _ = s.Write(context.Background(), n)
+	}()
+	waitFor(t, func() bool {
+		s.queue.mu.Lock()
+		defer s.queue.mu.Unlock()
+		return s.queue.writing
+	}, func() string { return "the queue never wrote the notification" })
+	answer(2, "bbbb") // queued, in the kept buffer
+	answer(3, "cccc") // queued
+	answer(4, "dddd") // queued
+	expect(`{"jsonrpc":"2.0","method":"window/logMessage","params":{"message":"m","type":3}}`)
+	expect(`{"jsonrpc":"2.0","id":2,"result":"bbbb"}`)
+	expect(`{"jsonrpc":"2.0","id":3,"result":"cccc"}`)
+	expect(`{"jsonrpc":"2.0","id":4,"result":"dddd"}`)
+}

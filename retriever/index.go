@@ -49,6 +49,7 @@ type Index struct {
 	life      context.Context
 	endLife   context.CancelFunc
 	mergeHeld func()      // tests: called in each merge before its swap
+	mergeDone func()      // tests: called in each merge after its swap, before the next commit
 	mergesOff atomic.Bool // tests: no merge after an update
 	mergeDue  atomic.Bool // an update added segments or killed pieces: a merge is due
 
@@ -155,6 +156,9 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 	}
 	if holdInject != nil {
 		holdInject(ix)
+	}
+	if killInject != nil {
+		killInject(ix)
 	}
 	return ix, nil
 }

@@ -151,6 +151,9 @@ func (ix *Index) mergeOnce(lock, unlock func()) (done bool, err error) {
 			return errMergeForgotten
 		}
 		ix.cache.DropReplaced(picked)
+		if h := ix.mergeDone; h != nil {
+			h()
+		}
 		return nil
 	})
 	if errors.Is(err, errMergeForgotten) || errors.Is(err, errMergeStopped) {

@@ -170,3 +170,30 @@ func TestImpactOfTFOneFromTable(t *testing.T) {
 		}
 	}
 }
+
+// TestDeadByCount: a segment with no dead document answers Dead from its
+// count; one killed, or given dead bits read back, answers from the bits,
+// for every document.
+func TestDeadByCount(t *testing.T) {
+	s := &Segment{key: make([]uint64, 200), dead: make([]uint64, 4)}
+	check := func(what string, dead map[uint32]bool) {
+		t.Helper()
+		for d := range uint32(200) {
+			if s.Dead(d) != dead[d] {
+				t.Fatalf("%s: Dead(%d) = %v", what, d, s.Dead(d))
+			}
+		}
+	}
+	check("none dead", nil)
+	s.dead[1] = 1 << 3 // a bit the count does not know of: not read
+	check("bits unread at a count of 0", nil)
+	s.dead[1] = 0
+	if !s.Kill(70) || s.Kill(70) {
+		t.Fatal("Kill(70) twice")
+	}
+	check("one killed", map[uint32]bool{70: true})
+	if err := s.SetDeadBits([]uint64{1, 1 << 6, 0, 1 << 7}); err != nil {
+		t.Fatal(err)
+	}
+	check("bits read back", map[uint32]bool{0: true, 70: true, 199: true})
+}

@@ -48,6 +48,11 @@ type dfColumn struct {
 	own     []*[dfPage]uint8 // by page (as far as a page was written); nil: base's (or zeros past it)
 	wide    map[uint32]uint32
 	n       int // ids the column covers
+	// rank finds an id's place in baseIDs in a cache line, once the
+	// column has been asked often enough (termrank.go): a query asks
+	// every partition's column for each of its terms. Shared by copies of
+	// the column, as baseIDs is.
+	rank *rankState
 }
 
 const dfPageShift = 10
@@ -66,7 +71,7 @@ func (c *dfColumn) get(id uint32) uint32 {
 		return c.ownValue(c.own[i], id)
 	}
 	if c.baseIDs != nil {
-		if i, ok := slices.BinarySearch(c.baseIDs, id); ok {
+		if i, ok := c.baseIndex(id); ok {
 			return c.base[i]
 		}
 		return 0
@@ -75,6 +80,16 @@ func (c *dfColumn) get(id uint32) uint32 {
 		return c.base[id]
 	}
 	return 0
+}
+
+// baseIndex returns id's place in baseIDs.
+func (c *dfColumn) baseIndex(id uint32) (int, bool) {
+	if c.rank != nil {
+		if i, ok := c.rank.index(id, func() []uint32 { return c.baseIDs }); ok {
+			return i, i >= 0
+		}
+	}
+	return slices.BinarySearch(c.baseIDs, id)
 }
 
 // ownValue is id's df in its heap page p.
@@ -186,6 +201,9 @@ func (c *dfColumn) pages(fn func(values []uint32)) {
 // counted as a map's entry, some 16 bytes).
 func (c *dfColumn) heapBytes() int64 {
 	n := int64(cap(c.own))*8 + int64(len(c.wide))*16
+	if c.rank != nil {
+		n += c.rank.bytes()
+	}
 	for _, p := range c.own {
 		if p != nil {
 			n += dfPage
@@ -440,6 +458,7 @@ func DecodeStats(b []byte) (*Stats, error) {
 		c := dfColumn{base: getSection[uint32](&d)}
 		if h.sparse == 1 {
 			c.baseIDs, c.base = c.base, getSection[uint32](&d)
+			c.rank = &rankState{}
 			if len(c.baseIDs) != len(c.base) {
 				d.fail("partition %d: %d ids, %d values", i, len(c.baseIDs), len(c.base))
 			}
