@@ -35,13 +35,7 @@ func (ix *Index) searchFiltered(ctx context.Context, req Request, f *filter) (Re
 	}
 	res := ix.items(hits, agents)
 	res.Hidden, res.Notices = hidden, notices
-	terms := map[string]bool{}
-	for _, t := range bm25.Terms(text) {
-		terms[t] = true
-	}
-	for i := range res.Items {
-		res.Items[i].Matches = matchRanges(res.Items[i].Text, terms)
-	}
+	setMatches(res.Items, text)
 	return res, nil
 }
 

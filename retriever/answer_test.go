@@ -105,7 +105,7 @@ func TestMatchesOfMaskedText(t *testing.T) {
 // FuzzMatchRanges: the ranges are exactly the terms bm25.Scanner cuts text
 // into, where they are query terms.
 func FuzzMatchRanges(f *testing.F) {
-	for _, s := range []string{"Zebra zebra", "Über café", "😀 a𝒳b", "a\xffb", "Σίσυφος ΣΊΣΥΦΟΣ", "İstanbul"} {
+	for _, s := range []string{"Zebra zebra", "Über café", "😀 a𝒳b", "a\xffb", "Σίσυφος ΣΊΣΥΦΟΣ", "İstanbul", strings.Repeat("Long", 17) + " x " + strings.Repeat("ab", 40)} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {

@@ -91,7 +91,7 @@ func TestItemsReusedBufferEqualsFresh(t *testing.T) {
 			var want []Item
 			for i, h := range hits {
 				var fresh []byte
-				if it, ok := ix.item(h, agents[i], &fresh); ok {
+				if it, ok := itemAlone(ix, h, agents[i], &fresh); ok {
 					want = append(want, it)
 				}
 			}
@@ -177,4 +177,15 @@ func livePieceHits(ix *Index) []hit {
 		}
 	}
 	return out
+}
+
+// itemAlone makes the item of one hit on its own, its head and then its
+// text, as items makes them for all hits at once.
+func itemAlone(ix *Index, h hit, agent string, buf *[]byte) (Item, bool) {
+	var it Item
+	p := ix.itemHead(h, agent, &it)
+	if !ix.itemText(h, p, &it, buf) {
+		return Item{}, false
+	}
+	return it, true
 }

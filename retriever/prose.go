@@ -11,19 +11,19 @@ import (
 // line's prose (flagProse, spec §2 "JSON lines"), from the prose of that
 // line read whole. Such a piece's location is the whole line.
 
-// pieceSource reads back the line of piece d of s in fs, the byte range
+// pieceSource reads back the line of the piece at p in fs, the byte range
 // [start, end) of the line its location covers, and the piece's raw text,
 // reading into *buf (readLine): line and raw are valid until its next use.
-func (rb *readBack) pieceSource(fs *corpus.File, s *corpus.Segment, d uint32, buf *[]byte) (line []byte, start, end int, raw []byte, err error) {
-	off, n := int(s.StartOf(d)), int(s.BlenOf(d))
-	if s.FlagsOf(d)&corpus.FlagProse == 0 {
-		line, err = rb.readLine(fs, s.LineOf(d), off+n, buf)
+func (rb *readBack) pieceSource(fs *corpus.File, p pieceSpot, buf *[]byte) (line []byte, start, end int, raw []byte, err error) {
+	off, n := int(p.off), int(p.n)
+	if p.flags&corpus.FlagProse == 0 {
+		line, err = rb.readLine(fs, p.line, off+n, buf)
 		if err != nil || len(line) < off+n {
 			return nil, 0, 0, nil, errChangedOr(err)
 		}
 		return line, off, off + n, line[off : off+n], nil
 	}
-	if line, err = rb.readWholeLine(fs, s.LineOf(d), buf); err != nil {
+	if line, err = rb.readWholeLine(fs, p.line, buf); err != nil {
 		return nil, 0, 0, nil, err
 	}
 	prose := recordformat.Prose(nil, line)

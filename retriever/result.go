@@ -21,61 +21,90 @@ import (
 // what was indexed (the file changed after the update) is left out and logged:
 // a search never returns stale evidence. The lines are read one after the
 // other into one reused buffer (readLine).
+//
+// Every hit's columns and tables are read first (itemHead), then the lines
+// (itemText): a hit's lookups are a few cache lines each, cold by the time
+// a server answers, and made one hit after the other, with no read of a file
+// between them, the processor fetches them together (issue 33).
 func (ix *Index) items(hits []hit, agents []string) Result {
-	out := Result{Items: make([]Item, 0, len(hits)), Notices: []Notice{}}
+	out := Result{Items: make([]Item, len(hits)), Notices: []Notice{}}
+	var small [16]pieceSpot
+	spots := small[:0]
+	for i, h := range hits {
+		spots = append(spots, ix.itemHead(h, agents[i], &out.Items[i]))
+	}
+	kept := 0
 	ix.rb.withScratch(func(sc *lineScratch) {
 		for i, h := range hits {
-			if item, ok := ix.item(h, agents[i], &sc.buf); ok {
-				out.Items = append(out.Items, item)
+			if ix.itemText(h, spots[i], &out.Items[i], &sc.buf) {
+				out.Items[kept] = out.Items[i]
+				kept++
 			}
 		}
 	})
+	clear(out.Items[kept:]) // no dropped item keeps its strings
+	out.Items = out.Items[:kept]
 	return out
 }
 
-// item makes the result item of a hit, reading its line into *buf; false
-// when the piece's text is not what was indexed.
-func (ix *Index) item(h hit, agent string, buf *[]byte) (Item, bool) {
+// pieceSpot is where a hit's piece is: its line, its byte offset and length
+// there (or in the line's prose, FlagProse), and its flags.
+type pieceSpot struct {
+	line, off, n uint32
+	flags        uint8
+}
+
+// itemHead fills what a hit's item holds besides its text and range, from
+// the index alone, and returns where its piece is.
+func (ix *Index) itemHead(h hit, agent string, item *Item) pieceSpot {
 	s, d, fs := h.seg, h.doc, h.fs
-	lineText, start, end, raw, err := ix.rb.pieceSource(fs, s, d, buf)
+	p := pieceSpot{line: s.LineOf(d), off: s.StartOf(d), n: s.BlenOf(d), flags: s.FlagsOf(d)}
+	names := ix.rb.names.of(ix.root, fs.Rel)
+	*item = Item{
+		Location: Location{URI: names.uri},
+		Score:    h.score,
+		Agent:    agent,
+		Episode:  fs.Episode(),
+		Reading:  readingOfFlag[p.flags&corpus.FlagReadingMask],
+		Path:     names.path,
+		File:     fs.Rel,
+	}
+	if c := s.ConvOf(d); c != 0 {
+		name := ix.state.Convs.Name(c)
+		item.Conversation = &name
+	}
+	item.Time, item.Level = fs.Records().TimeAndLevel(p.line)
+	return p
+}
+
+// itemText reads the line of hit h's piece, at p, into *buf and fills the
+// item's text and range; false when the piece's text is not what was
+// indexed.
+func (ix *Index) itemText(h hit, p pieceSpot, item *Item, buf *[]byte) bool {
+	s, d, fs := h.seg, h.doc, h.fs
+	lineText, start, end, raw, err := ix.rb.pieceSource(fs, p, buf)
 	if err != nil {
 		ix.log.Debug("left out a piece whose file changed", zap.String("file", fs.Rel), zap.Error(err))
-		return Item{}, false
+		return false
 	}
 	text, masked := s.Masked.Get(d)
 	if !masked {
 		text = recordformat.ValidText(raw)
 		if corpus.PieceKeyString(ix.state.Seed, text) != s.Key(d) {
 			ix.log.Debug("left out a piece whose file changed", zap.String("file", fs.Rel))
-			return Item{}, false
+			return false
 		}
 	}
-	names := ix.rb.names.of(ix.root, fs.Rel)
 	startChar := recordformat.UTF16Len(lineText[:start])
-	item := Item{
-		Location: Location{URI: names.uri, Range: Range{
-			Start: Position{Line: int(s.LineOf(d)), Character: startChar},
-			End:   Position{Line: int(s.LineOf(d)), Character: startChar + recordformat.UTF16Len(lineText[start:end])},
-		}},
-		Score:     h.score,
-		Text:      text,
-		Agent:     agent,
-		Episode:   fs.Episode(),
-		Reading:   readingOfFlag[s.FlagsOf(d)&corpus.FlagReadingMask],
-		Path:      names.path,
-		File:      fs.Rel,
-		ByteStart: start,
-		ByteEnd:   end,
+	item.Location.Range = Range{
+		Start: Position{Line: int(p.line), Character: startChar},
+		End:   Position{Line: int(p.line), Character: startChar + recordformat.UTF16Len(lineText[start:end])},
 	}
-	if c := s.ConvOf(d); c != 0 {
-		name := ix.state.Convs.Name(c)
-		item.Conversation = &name
-	}
-	item.Time, item.Level = fs.Records().TimeAndLevel(s.LineOf(d))
-	if s.FlagsOf(d)&corpus.FlagProse != 0 && !fs.Form.IsRecord() {
+	item.Text, item.ByteStart, item.ByteEnd = text, start, end
+	if p.flags&corpus.FlagProse != 0 && !fs.Form.IsRecord() {
 		item.Time, item.Level = jsonTimeAndLevel(lineText)
 	}
-	return item, true
+	return true
 }
 
 // fileNames keeps the absolute path and the URI of the files a search's

@@ -7,6 +7,17 @@ package jsonappend
 
 import "unicode/utf8"
 
+// plain[c] and plainHTML[c] tell an ASCII byte written as it is, without and
+// with the HTML escapes: a look-up a byte, where the comparisons were most
+// of a search's answer's encoding (issue 33).
+var plain, plainHTML = func() (p, h [utf8.RuneSelf]bool) {
+	for c := range utf8.RuneSelf {
+		p[c] = c >= 0x20 && c != '"' && c != '\\'
+		h[c] = p[c] && c != '<' && c != '>' && c != '&'
+	}
+	return p, h
+}()
+
 // String appends s as a JSON string, byte for byte as encoding/json writes
 // it: invalid UTF-8 as U+FFFD (a byte each), U+2028 and U+2029 escaped,
 // and with html '<', '>' and '&' escaped too (json.Marshal's default;
@@ -14,11 +25,15 @@ import "unicode/utf8"
 func String(b []byte, s string, html bool) []byte {
 	const hex = "0123456789abcdef"
 	b = append(b, '"')
+	written := &plain
+	if html {
+		written = &plainHTML
+	}
 	start := 0
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && (!html || c != '<' && c != '>' && c != '&') {
+			if written[c] {
 				i++
 				continue
 			}
