@@ -77,10 +77,33 @@ func (c *docCursor) enter(i int) {
 // asked), entering its run.
 func (c *docCursor) groupAt(d uint32) uint32 {
 	if d >= c.next {
-		i, _ := slices.BinarySearchFunc(c.s.groups, d+1, func(r groupRun, t uint32) int { return cmp.Compare(r.lo, t) })
-		c.enter(i - 1)
+		c.enter(c.runOf(d))
 	}
 	return c.group
+}
+
+// runOf returns the run that holds document d, at or after the next run
+// (the first, before any): galloped to from there, as documents are asked
+// in increasing order, mostly a run or a few ahead. A binary search of
+// all the runs for each new run (a query without the context asks the
+// inner filter of most documents of a block below the outer threshold)
+// was a tenth of such a query's instructions, and its first steps' lines
+// cold (issue 33).
+func (c *docCursor) runOf(d uint32) int {
+	g := c.s.groups
+	lo := 0
+	if c.next != 0 { // entered: d is at or past the next run's first
+		lo = c.i + 1
+	}
+	// g[lo].lo <= d: the last run from lo whose first is at or before d.
+	step := 1
+	for lo+step < len(g) && g[lo+step].lo <= d {
+		lo += step
+		step *= 2
+	}
+	hi := min(lo+step, len(g)) // g[hi].lo > d, or hi is past the last
+	i, _ := slices.BinarySearchFunc(g[lo:hi], d+1, func(r groupRun, t uint32) int { return cmp.Compare(r.lo, t) })
+	return lo + i - 1
 }
 
 // rejects reports whether the filter rejects the whole group run of
