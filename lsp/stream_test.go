@@ -795,3 +795,56 @@ func TestQueuedReplyBufferNotReused(t *testing.T) {
 	expect(`{"jsonrpc":"2.0","id":3,"result":"cccc"}`)
 	expect(`{"jsonrpc":"2.0","id":4,"result":"dddd"}`)
 }
+
+// TestAppendedRepliesConcurrent: answers made and written by many
+// goroutines at once, some directly and some queued, each of its own size,
+// all reach the client whole and right (the kept buffer is one answer's
+// at a time).
+func TestAppendedRepliesConcurrent(t *testing.T) {
+	s, _, outR := pipedStream(t)
+	const writers, each = 8, 150
+	want := func(id int) string { return strings.Repeat(string(rune('a'+(id-1)/each)), 1+(id*37)%3000) }
+	var wg sync.WaitGroup
+	failed := make(chan error, writers)
+	for w := range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range each {
+				id := w*each + i + 1
+				if _, written, err := s.writeResultAppended(jsonrpc2.NewNumberID(int32(id)), 16, appendedResult(want(id))); err != nil || !written {
+					failed <- fmt.Errorf("answer %d: written %v, %w", id, written, err)
+					return
+				}
+			}
+		}()
+	}
+	dec := bufio.NewReader(outR)
+	seen := map[int]bool{}
+	for range writers * each {
+		body, err := readFrame(dec)
+		var m struct {
+			ID     int    `json:"id"`
+			Result string `json:"result"`
+		}
+		if err == nil {
+			err = json.Unmarshal(body, &m)
+		}
+		if err != nil {
+			t.Errorf("%.200q: %v", body, err)
+			break
+		}
+		if w := want(m.ID); m.ID < 1 || m.ID > writers*each || seen[m.ID] || m.Result != w {
+			t.Errorf("answer %d (seen before: %v): %d bytes of %.10q, want %d of %.10q", m.ID, seen[m.ID], len(m.Result), m.Result, len(w), w)
+			break
+		}
+		seen[m.ID] = true
+	}
+	if t.Failed() {
+		outR.Close() // the writers still at work end
+	}
+	wg.Wait()
+	if !t.Failed() && len(failed) > 0 {
+		t.Error(<-failed)
+	}
+}

@@ -84,19 +84,20 @@ func (sr *Searcher) champions(later []pendingSegment, avgdl float64, q *query, f
 				}
 			}
 			k := max(bl.b, 0) * skipEvery // the block's first place in its list
+			runs := runCursor{groups: ps.s.groups}
 			for ; it.pos < end && it.next(); k++ {
 				dl := ps.s.lengthAt(cur.dls, k, it.doc)
-				sr.scoreWhole(ps.s, &cur, it.tf, dl, others, it.doc, avgdl, q, f, top, contrib)
+				sr.scoreWhole(ps.s, &cur, it.tf, dl, others, &runs, it.doc, avgdl, q, f, top, contrib)
 			}
 		}
 	}
 }
 
 // scoreWhole scores document d, of length dl, found with tf in the list of c, with every
-// other query term of its segment (looked up in others, which are asked
-// for documents in increasing order) and offers it.
-func (sr *Searcher) scoreWhole(s segRef, c *termCursor, tf uint32, dl uint16, others []termCursor, d uint32, avgdl float64, q *query, f Filter, top *topK, contrib []float64) {
-	ok, tag := accept(f, s, d)
+// other query term of its segment (looked up in others, and its group in
+// runs, which are asked for documents in increasing order) and offers it.
+func (sr *Searcher) scoreWhole(s segRef, c *termCursor, tf uint32, dl uint16, others []termCursor, runs *runCursor, d uint32, avgdl float64, q *query, f Filter, top *topK, contrib []float64) {
+	ok, tag := accept(f, s, runs, d)
 	if !ok {
 		return
 	}

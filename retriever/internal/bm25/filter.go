@@ -83,19 +83,23 @@ func (c *docCursor) groupAt(d uint32) uint32 {
 }
 
 // runOf returns the run that holds document d, at or after the next run
-// (the first, before any): galloped to from there, as documents are asked
-// in increasing order, mostly a run or a few ahead. A binary search of
-// all the runs for each new run (a query without the context asks the
-// inner filter of most documents of a block below the outer threshold)
-// was a tenth of such a query's instructions, and its first steps' lines
-// cold (issue 33).
+// (the first, before any): see runFrom.
 func (c *docCursor) runOf(d uint32) int {
-	g := c.s.groups
 	lo := 0
 	if c.next != 0 { // entered: d is at or past the next run's first
 		lo = c.i + 1
 	}
-	// g[lo].lo <= d: the last run from lo whose first is at or before d.
+	return runFrom(c.s.groups, lo, d)
+}
+
+// runFrom returns the run of g that holds document d, galloped to from
+// run lo, whose first document is at or before d: documents are asked in
+// increasing order, mostly a run or a few ahead. A binary search of all
+// the runs for each new run (a query without the context asks the inner
+// filter of most documents of a block below the outer threshold) was a
+// tenth of such a query's instructions, and its first steps' lines cold
+// (issue 33).
+func runFrom(g []groupRun, lo int, d uint32) int {
 	step := 1
 	for lo+step < len(g) && g[lo+step].lo <= d {
 		lo += step
@@ -104,6 +108,29 @@ func (c *docCursor) runOf(d uint32) int {
 	hi := min(lo+step, len(g)) // g[hi].lo > d, or hi is past the last
 	i, _ := slices.BinarySearchFunc(g[lo:hi], d+1, func(r groupRun, t uint32) int { return cmp.Compare(r.lo, t) })
 	return lo + i - 1
+}
+
+// runCursor gives the groups of a segment's documents asked in increasing
+// order (a block's), without a filter: Accept's callers (see accept).
+type runCursor struct {
+	groups []groupRun
+	i      int    // the current run
+	next   uint32 // the next run's first document (0 before the first)
+}
+
+// groupAt returns the group of document d, at or after the last one asked.
+func (c *runCursor) groupAt(d uint32) uint32 {
+	if d >= c.next {
+		lo := 0
+		if c.next != 0 {
+			lo = c.i + 1
+		}
+		c.i, c.next = runFrom(c.groups, lo, d), ^uint32(0)
+		if c.i+1 < len(c.groups) {
+			c.next = c.groups[c.i+1].lo
+		}
+	}
+	return c.groups[c.i].group
 }
 
 // rejects reports whether the filter rejects the whole group run of
@@ -143,12 +170,12 @@ func (c *docCursor) at(d uint32) (bool, uint32) {
 	return c.f.Check(c.s.n, d, c.group), c.group
 }
 
-// accept reports whether document d of s, asked in any order, is alive and
-// may be a hit, and its group.
-func accept(f Filter, s segRef, d uint32) (bool, uint32) {
+// accept reports whether document d of s, asked in increasing order of
+// runs' (a block's documents), is alive and may be a hit, and its group.
+func accept(f Filter, s segRef, runs *runCursor, d uint32) (bool, uint32) {
 	if s.Dead(d) {
 		return false, 0
 	}
-	g := s.Group(d)
+	g := runs.groupAt(d)
 	return f.Accept(s.n, d, g), g
 }

@@ -20,7 +20,8 @@ func (oddRejects) Accept(int, uint32, uint32) bool { return true }
 // TestDocCursorRunOf: a cursor asked documents in increasing order, with
 // gaps of one document to thousands and rejectsThrough's skips between,
 // finds each document's group and run as a binary search of all the runs
-// does (Segment.Group), on segments of one run to thousands.
+// does (Segment.Group), on segments of one run to thousands; so does a
+// runCursor (Accept's callers), asked the same documents.
 func TestDocCursorRunOf(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
 	for _, runs := range []int{1, 2, 3, 17, 1000, 5000} {
@@ -33,6 +34,7 @@ func TestDocCursorRunOf(t *testing.T) {
 		docs := d
 		for trial := range 20 {
 			c := newDocCursor(oddRejects{}, segRef{s, 0})
+			rc := runCursor{groups: s.groups}
 			x := uint32(r.IntN(3))
 			for x < docs {
 				if trial%2 == 1 && r.IntN(8) == 0 {
@@ -43,6 +45,9 @@ func TestDocCursorRunOf(t *testing.T) {
 				}
 				if got, want := c.groupAt(x), s.Group(x); got != want {
 					t.Fatalf("%d runs, trial %d: groupAt(%d) = %d, want %d", runs, trial, x, got, want)
+				}
+				if got, want := rc.groupAt(x), s.Group(x); got != want {
+					t.Fatalf("%d runs, trial %d: runCursor.groupAt(%d) = %d, want %d", runs, trial, x, got, want)
 				}
 				if s.groups[c.i].lo > x || (c.i+1 < len(s.groups) && s.groups[c.i+1].lo <= x) {
 					t.Fatalf("%d runs: document %d in run %d from %d", runs, x, c.i, s.groups[c.i].lo)

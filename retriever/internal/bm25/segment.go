@@ -206,7 +206,7 @@ func (s *Segment) Kill(d uint32) bool {
 
 // termIndex returns the index of a global term in the segment, or -1.
 func (s *Segment) termIndex(term uint32) int {
-	if i, ok := s.rank.index(term, s.Terms); ok { // Terms: checked first
+	if i, ok := s.rank.index(term, s.terms, func() { s.Terms() }); ok { // Terms checks them
 		return i
 	}
 	return s.sampledIndex(term)

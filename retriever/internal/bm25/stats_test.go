@@ -454,7 +454,7 @@ func encodedOnce(t *testing.T, name string, st *Stats) {
 }
 
 // TestStatsSparseColumnRank: a sparse column's df found through its rank
-// (built at its rankAfter-th lookup) are the plain table's, for every id
+// (built at its rankAt-th lookup) are the plain table's, for every id
 // and past them, before and after writes that copy pages to the heap.
 func TestStatsSparseColumnRank(t *testing.T) {
 	plain := &Stats{}

@@ -56,7 +56,7 @@ func TestTermRankRandom(t *testing.T) {
 
 // TestTermRankSize: a rank is built only where it is at most a quarter of
 // the term column, and a segment's lookups go through it from its
-// rankAfter-th on, finding what the samples find.
+// rankAt-th on, finding what the samples find.
 func TestTermRankSize(t *testing.T) {
 	sparse := []uint32{5, 1 << 20}
 	if newTermRank(sparse) != nil {
@@ -67,12 +67,16 @@ func TestTermRankSize(t *testing.T) {
 		s.terms = append(s.terms, uint32(3*i+1))
 	}
 	s.sampleTerms()
+	at := int(rankAt(s.terms))
+	if at < rankAfter || at >= 2*rankAfter {
+		t.Fatalf("built at lookup %d", at)
+	}
 	for k := range 3 * rankAfter {
 		x := uint32(k * 7)
 		if got, want := s.termIndex(x), s.sampledIndex(x); got != want {
 			t.Fatalf("lookup %d: termIndex(%d) = %d, want %d", k, x, got, want)
 		}
-		if built := s.rank.rank.Load() != nil; built != (k >= rankAfter-1) {
+		if built := s.rank.rank.Load() != nil; built != (k >= at-1) {
 			t.Fatalf("after %d lookups: rank built %v", k+1, built)
 		}
 	}
@@ -81,7 +85,7 @@ func TestTermRankSize(t *testing.T) {
 	}
 	small := &Segment{terms: sparse}
 	small.sampleTerms()
-	for range 2 * rankAfter {
+	for range 3 * rankAfter {
 		if small.termIndex(1<<20) != 1 {
 			t.Fatal("a sparse segment's lookup")
 		}
