@@ -25,7 +25,18 @@ type File struct {
 	// FirstUnits is the UTF-16 length of a foreign log's first line, the
 	// range of its one diagnostic.
 	FirstUnits uint32
-	CommitLine uint32 // the line CommitPos starts
+	// What a query's filter and tie order read of every file they meet
+	// (Agent, Form, Layout, epEnd, Rel) is in the first 64 bytes: a File
+	// is in the 256-byte size class, so they are one cache line, met cold
+	// (issue 33: the flags were two lines further, after the checks).
+	Form recordformat.Form
+	// Layout is a record file's layout (spec §2 "Other layouts"), decided
+	// from its head when LayoutSet and kept for the file's whole life: a
+	// file that changes layout mid-way keeps the one it started with. A
+	// file read again from its start (Fresh) decides it again.
+	Layout   recordformat.Layout
+	epEnd    uint8 // Rel[:epEnd] is the episode folder's name (SetPath)
+	InRecord bool  // a record started before CommitPos
 	// Rel is the slash-separated path relative to the run folder: its first
 	// part is the episode folder's name (Episode), whose last digits are
 	// its number (EpNum). As strings of their own they were 32 bytes a
@@ -52,16 +63,9 @@ type File struct {
 	Head      Check // the first bytes read, to tell a rewrite
 	Window    Check // the bytes just before readPos, likewise
 
-	Form recordformat.Form
-	// Layout is a record file's layout (spec §2 "Other layouts"), decided
-	// from its head when LayoutSet and kept for the file's whole life: a
-	// file that changes layout mid-way keeps the one it started with. A
-	// file read again from its start (Fresh) decides it again.
-	Layout    recordformat.Layout
-	LayoutSet bool
-	Binary    bool  // left out whole (spec §1): its check is its head
-	InRecord  bool  // a record started before CommitPos
-	epEnd     uint8 // Rel[:epEnd] is the episode folder's name (SetPath)
+	LayoutSet  bool
+	Binary     bool   // left out whole (spec §1): its check is its head
+	CommitLine uint32 // the line CommitPos starts
 
 	pending *pending // nil: no pending tail kept, and no tail documents
 
