@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"runls/retriever"
 )
 
 // DefaultIdleMerge is the pause in tool calls after which the server asks
@@ -26,6 +28,10 @@ const DefaultIdleMerge = 2 * time.Second
 type IdleMerger interface {
 	MergeIdle()
 }
+
+// The engine merges when idle: were MergeIdle renamed, the build would
+// fail here instead of the merges stopping unseen.
+var _ IdleMerger = (*retriever.Index)(nil)
 
 // busyCalls tells when the server last answered a call.
 type busyCalls struct {
@@ -71,7 +77,7 @@ func (s *Server) mergeWhenIdle(ctx context.Context) {
 	}
 	quiet := s.opts.IdleMerge
 	start := time.Now()
-	t := time.NewTicker(quiet / 8)
+	t := time.NewTicker(max(quiet/8, time.Millisecond))
 	defer t.Stop()
 	for time.Since(start) < quiet || time.Since(s.busy.lastBusy()) < quiet {
 		select {
