@@ -15,6 +15,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"runls/internal/quiet"
 	"runls/retriever"
 )
 
@@ -66,7 +67,7 @@ func (b *busyCalls) lastBusy() time.Time {
 	return b.last
 }
 
-// mergeWhenIdle waits until no call has been answered for quiet (counted
+// mergeWhenIdle waits until no call has been answered for IdleMerge (counted
 // from its own call, the first indexing's end), then asks the engine to
 // merge; it returns at once for an engine that cannot, and without asking
 // when ctx ends first.
@@ -75,16 +76,8 @@ func (s *Server) mergeWhenIdle(ctx context.Context) {
 	if !ok || s.opts.IdleMerge < 0 {
 		return
 	}
-	quiet := s.opts.IdleMerge
-	start := time.Now()
-	t := time.NewTicker(max(quiet/8, time.Millisecond))
-	defer t.Stop()
-	for time.Since(start) < quiet || time.Since(s.busy.lastBusy()) < quiet {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
+	if !quiet.Await(ctx, s.opts.IdleMerge, s.busy.lastBusy) {
+		return
 	}
 	s.log.Debug("idle: merging")
 	m.MergeIdle()
