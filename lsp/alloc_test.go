@@ -159,7 +159,7 @@ func BenchmarkRequestOverhead(b *testing.B) {
 // (decode.go), run/search's answer three buffers (its JSON, the frame, the
 // queue's copy) and its entry in flight four allocations: 38 for the
 // unknown method, 50 for run/search (36 KB), where they took 30 and 35.
-// run/search's params decoded plainly (SearchParams.decodePlain) take 4
+// run/search's params decoded fast (SearchParams.decodeFast) take 4
 // allocations fewer, and its answer made in the last one's buffer
 // (stream.spare) some 1.1 KB less: 29 and 1.5 KB, where they took 33 and
 // 2.6 KB.

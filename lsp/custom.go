@@ -35,15 +35,14 @@ func (s *server) customHandlers() map[string]jsonrpc2.Handler {
 	}
 }
 
-// typed decodes a request's params into P (with encoding/json, so that a
-// field of the wrong type is named), calls f and replies with its result.
-// Params that do not decode answer -32602.
+// typed decodes a request's params into P (through P's own decodeFast
+// when it has one and the params are of its shape, else with
+// encoding/json, so that a field of the wrong type is named), calls f and
+// replies with its result. Params that do not decode answer -32602.
 func typed[P, R any](f func(context.Context, *P) (R, error)) jsonrpc2.Handler {
 	return func(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) error {
 		var params P
-		if plain, ok := any(&params).(plainParams); ok && plain.decodePlain(req.Params()) {
-			// Decoded as the plain path below would.
-		} else if raw := req.Params(); len(raw) > 0 && !isNull(raw) {
+		if raw := req.Params(); !decodedFast(&params, raw) && len(raw) > 0 && !isNull(raw) {
 			raw = dropEmptyStrings(raw)
 			if err := json.Unmarshal(raw, &params); err != nil {
 				return reply(ctx, nil, paramsError(req.Method(), raw, err))
@@ -57,10 +56,17 @@ func typed[P, R any](f func(context.Context, *P) (R, error)) jsonrpc2.Handler {
 	}
 }
 
-// plainParams are params that decode their plain shape themselves, faster
+// fastParams are params that decode their plain shape themselves, faster
 // than encoding/json: false for any other, which goes through it.
-type plainParams interface {
-	decodePlain(raw []byte) bool
+type fastParams interface {
+	decodeFast(raw []byte) bool
+}
+
+// decodedFast reports whether params decoded raw through its own
+// decodeFast (as encoding/json would have).
+func decodedFast(params any, raw []byte) bool {
+	f, ok := params.(fastParams)
+	return ok && f.decodeFast(raw)
 }
 
 // dropEmptyStrings leaves out the fields of a params object given as "":

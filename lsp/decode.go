@@ -40,6 +40,9 @@ func decodeFast(body []byte) (jsonrpc2.Message, bool) {
 			return nil, false
 		}
 		kEnd := stringEnd(body, i)
+		if kEnd-1 <= i { // a quote that ends the body opens no key
+			return nil, false
+		}
 		key := body[i+1 : kEnd-1]
 		i = skipSpace(body, kEnd)
 		if i >= len(body) || body[i] != ':' {

@@ -3,6 +3,7 @@ package lsp
 import (
 	"context"
 	"path/filepath"
+	"runls/internal/quiet"
 	"runtime/debug"
 	"strings"
 	"time"
@@ -145,23 +146,11 @@ func (s *server) awaitRequests(ctx context.Context, until time.Time) {
 	}
 }
 
-// awaitIdle waits until no request has been answered for quiet, counted
+// awaitIdle waits until no request has been answered for pause, counted
 // from its call (the first index's end), and reports whether it did before
 // ctx ended.
-func (s *server) awaitIdle(ctx context.Context, quiet time.Duration) bool {
-	start := time.Now()
-	t := time.NewTicker(quiet / 8)
-	defer t.Stop()
-	for {
-		if time.Since(start) >= quiet && time.Since(s.lastBusy()) >= quiet {
-			return true
-		}
-		select {
-		case <-ctx.Done():
-			return false
-		case <-t.C:
-		}
-	}
+func (s *server) awaitIdle(ctx context.Context, pause time.Duration) bool {
+	return quiet.Await(ctx, pause, s.lastBusy)
 }
 
 // lastBusy is when the server last answered a request on a worker: now

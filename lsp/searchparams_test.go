@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-// searchParamsJSON is the plain path's decoding of run/search's params
+// searchParamsJSON is encoding/json's decoding of run/search's params
 // (typed): "" fields dropped, then encoding/json.
 func searchParamsJSON(raw []byte) (SearchParams, error) {
 	var p SearchParams
@@ -35,7 +35,7 @@ func TestSearchParamsPlain(t *testing.T) {
 	}
 	for _, raw := range plain {
 		var got SearchParams
-		if !got.decodePlain([]byte(raw)) {
+		if !got.decodeFast([]byte(raw)) {
 			t.Errorf("%s: not decoded plainly", raw)
 			continue
 		}
@@ -56,7 +56,7 @@ func TestSearchParamsPlain(t *testing.T) {
 	}
 	for _, raw := range other {
 		var got SearchParams
-		if got.decodePlain([]byte(raw)) {
+		if got.decodeFast([]byte(raw)) {
 			t.Errorf("%s: decoded plainly (%+v), want encoding/json's path", raw, show(got))
 		}
 	}
@@ -83,7 +83,7 @@ func TestSearchParamsPlainRandom(t *testing.T) {
 		b.WriteByte('}')
 		raw := []byte(b.String())
 		var got SearchParams
-		if !got.decodePlain(raw) {
+		if !got.decodeFast(raw) {
 			continue
 		}
 		plainly++
@@ -111,7 +111,7 @@ func FuzzSearchParamsPlain(f *testing.F) {
 			return // the stream reads no other message
 		}
 		var got SearchParams
-		if !got.decodePlain(raw) {
+		if !got.decodeFast(raw) {
 			return
 		}
 		want, err := searchParamsJSON(raw)

@@ -757,10 +757,16 @@ func TestAppendedReplyBufferReused(t *testing.T) {
 func TestQueuedReplyBufferNotReused(t *testing.T) {
 	s, _, outR := pipedStream(t) // unbuffered: a write waits for the client's read
 	dec := bufio.NewReader(outR)
+	write := func(id int32, r string) error {
+		if _, written, err := s.writeResultAppended(jsonrpc2.NewNumberID(id), 16, appendedResult(r)); err != nil || !written {
+			return fmt.Errorf("answer %d: written %v, %v", id, written, err)
+		}
+		return nil
+	}
 	answer := func(id int32, r string) {
 		t.Helper()
-		if _, written, err := s.writeResultAppended(jsonrpc2.NewNumberID(id), 16, appendedResult(r)); err != nil || !written {
-			t.Fatalf("answer %d: written %v, %v", id, written, err)
+		if err := write(id, r); err != nil {
+			t.Fatal(err)
 		}
 	}
 	expect := func(want string) {
@@ -773,10 +779,12 @@ func TestQueuedReplyBufferNotReused(t *testing.T) {
 			t.Errorf("the client read %s, want %s", body, want)
 		}
 	}
-	first := make(chan struct{})
-	go func() { answer(1, "aaaa"); close(first) }() // written directly, its buffer kept
+	first := make(chan error, 1)
+	go func() { first <- write(1, "aaaa") }() // written directly, its buffer kept
 	expect(`{"jsonrpc":"2.0","id":1,"result":"aaaa"}`)
-	<-first
+	if err := <-first; err != nil {
+		t.Fatal(err)
+	}
 	// A notification the queue's goroutine writes, held by the client.
 	go func() {
 		n, _ := jsonrpc2.NewNotification("window/logMessage", map[string]any{"type": 3, "message": "m"})

@@ -14,6 +14,9 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"runls/internal/quiet"
+	"runls/retriever"
 )
 
 // DefaultIdleMerge is the pause in tool calls after which the server asks
@@ -26,6 +29,10 @@ const DefaultIdleMerge = 2 * time.Second
 type IdleMerger interface {
 	MergeIdle()
 }
+
+// The engine merges when idle: were MergeIdle renamed, the build would
+// fail here instead of the merges stopping unseen.
+var _ IdleMerger = (*retriever.Index)(nil)
 
 // busyCalls tells when the server last answered a call.
 type busyCalls struct {
@@ -60,7 +67,7 @@ func (b *busyCalls) lastBusy() time.Time {
 	return b.last
 }
 
-// mergeWhenIdle waits until no call has been answered for quiet (counted
+// mergeWhenIdle waits until no call has been answered for IdleMerge (counted
 // from its own call, the first indexing's end), then asks the engine to
 // merge; it returns at once for an engine that cannot, and without asking
 // when ctx ends first.
@@ -69,16 +76,8 @@ func (s *Server) mergeWhenIdle(ctx context.Context) {
 	if !ok || s.opts.IdleMerge < 0 {
 		return
 	}
-	quiet := s.opts.IdleMerge
-	start := time.Now()
-	t := time.NewTicker(quiet / 8)
-	defer t.Stop()
-	for time.Since(start) < quiet || time.Since(s.busy.lastBusy()) < quiet {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
+	if !quiet.Await(ctx, s.opts.IdleMerge, s.busy.lastBusy) {
+		return
 	}
 	s.log.Debug("idle: merging")
 	m.MergeIdle()

@@ -103,12 +103,13 @@ func indent(s string) string {
 
 // slowEngine is an engine whose first indexing reports progress and then
 // waits to be released, and whose searches wait for theirs.
+// It embeds no retriever.Index: a zero one's methods (SearchPartial,
+// AnswerGrace, MergeIdle) would be promoted and panic when a server asks them.
 type slowEngine struct {
-	retriever.Index // never used; the methods below are
-	release         chan struct{}
-	searching       chan struct{}
-	mu              sync.Mutex
-	cancelled       int
+	release   chan struct{}
+	searching chan struct{}
+	mu        sync.Mutex
+	cancelled int
 }
 
 func newSlowEngine() *slowEngine {
@@ -147,9 +148,9 @@ func (e *slowEngine) Search(ctx context.Context, req retriever.Request) (retriev
 	return retriever.Result{}, ctx.Err()
 }
 
-// MergeIdle would otherwise be the embedded zero Index's, which has no
-// merge to start.
-func (e *slowEngine) MergeIdle() {}
+func (e *slowEngine) Records(context.Context, retriever.RecordsRequest) (retriever.RecordsResult, error) {
+	return retriever.RecordsResult{}, errors.New("no records")
+}
 func (e *slowEngine) Info(context.Context) (retriever.Info, error) {
 	return retriever.Info{Root: "file:///run", Indexing: retriever.IndexingInfo{Done: true}}, nil
 }

@@ -9,8 +9,8 @@ import (
 )
 
 // setMatches sets the matches of each item (matchRanges) for the terms of
-// text, the request's ranking text. The items' ranges share one array, one
-// allocation an answer, not one an item (issue 33).
+// text, the request's ranking text. The items' ranges share one array: a
+// few allocations an answer as it grows, not one an item (issue 33).
 func setMatches(items []Item, text string) {
 	terms := map[string]bool{}
 	for _, t := range bm25.Terms(text) {
@@ -69,7 +69,8 @@ func (m *termMatcher) has(term []byte) bool {
 
 // appendRanges appends the ranges of text's terms in the set to out
 // (matchRanges). No closure ends a term: its captured variables lived in
-// memory, 44 instructions a byte of text where this takes a third of that.
+// memory (2,993 instructions for a 68-byte line with one, 2,516 without:
+// 44 against 37 a byte).
 func (m *termMatcher) appendRanges(out [][2]int, text string) [][2]int {
 	var small [64]byte
 	term := small[:0]

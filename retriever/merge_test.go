@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"runls/internal/store"
 	"runls/masking"
 
 	"runls/retriever/internal/bm25"
@@ -375,4 +376,71 @@ func holdFirstMerge(ix *Index) (held, release chan struct{}, merges *atomic.Int3
 		}
 	}
 	return held, release, merges
+}
+
+// TestMergeKilledEntry: what a kill -9 leaves in the middle of a merge is
+// an entry that the next open uses, and that answers as a fresh index. The
+// entry's files are copied as they are at the merge's two points (what a
+// kill there leaves on disk; no write of the entry runs beside them, the
+// writer waiting an hour): its output flushed to the entry but not swapped
+// in (mergeHeld), and swapped in with its sources' blobs dropped, before
+// the entry's next commit (mergeDone). The merge is a reopen's idle merge of
+// a committed, part-merged entry, every segment a blob of its own.
+func TestMergeKilledEntry(t *testing.T) {
+	run, opts := flushRun(t)
+	// Out of the racy window: else the reopen reads its files again.
+	old := time.Now().Add(-time.Hour)
+	must(t, filepath.Walk(run, func(p string, info os.FileInfo, err error) error {
+		if err == nil && info.Mode().IsRegular() {
+			err = os.Chtimes(p, old, old)
+		}
+		return err
+	}))
+	for _, point := range []string{"flushed", "swapped"} {
+		t.Run(point, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "cache")
+			root, err := store.OpenRoot(dir)
+			must(t, err)
+			first := openFlushing(t, opts, root)
+			first.mergesOff.Store(true) // a batch a folder, each flushed
+			refresh(t, first)
+			unmerged := len(first.state.Segments)
+			must(t, first.Close())
+
+			ix := openFlushing(t, opts, root)
+			killed := filepath.Join(t.TempDir(), "killed")
+			var at atomic.Int32
+			snapshot := func() {
+				if at.Add(1) == 1 {
+					must(t, os.CopyFS(killed, os.DirFS(dir)))
+				}
+			}
+			if point == "flushed" {
+				ix.mergeHeld = snapshot
+			} else {
+				ix.mergeDone = snapshot
+			}
+			refresh(t, ix)
+			ix.MergeIdle()
+			ix.awaitMerges()
+			if at.Load() == 0 || len(ix.state.Segments) >= unmerged {
+				t.Fatalf("the merge never reached the point (%d segments of %d)", len(ix.state.Segments), unmerged)
+			}
+			must(t, ix.Close())
+
+			kroot, err := store.OpenRoot(killed)
+			must(t, err)
+			ko := opts
+			ko.Cache = CacheOptions{Root: kroot}
+			again := openTest(t, ko)
+			refresh(t, again)
+			if !again.restored.Load() {
+				t.Fatal("the entry a kill left was not used")
+			}
+			if n := len(again.state.Segments); n != unmerged {
+				t.Errorf("%d segments from the entry a kill left, want its commit's %d", n, unmerged)
+			}
+			assertSameAnswers(t, again, opts)
+		})
+	}
 }

@@ -255,8 +255,3 @@ func (f *firstIndex) runBytes() int64 {
 // holdInject, set by the runls_holdindex build only (hold_inject.go), holds
 // a first index part-built for the end-to-end tests of the real binary.
 var holdInject func(ix *Index)
-
-// killInject, set by the runls_killpoints build only (kill_inject.go),
-// kills the process at a point of a merge, for the end-to-end tests of
-// what a kill -9 there leaves.
-var killInject func(ix *Index)

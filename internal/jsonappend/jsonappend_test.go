@@ -25,6 +25,20 @@ func TestString(t *testing.T) {
 	}
 }
 
+// TestStringEveryASCIIByte: each ASCII byte, alone and between letters,
+// is written as encoding/json writes it (the escape table, both modes).
+func TestStringEveryASCIIByte(t *testing.T) {
+	for c := range 128 {
+		for _, s := range []string{string(rune(c)), "a" + string(rune(c)) + "b"} {
+			for _, html := range []bool{false, true} {
+				if got, want := String(nil, s, html), marshal(s, html); !bytes.Equal(got, want) {
+					t.Errorf("byte %#x, html %v: %s, want %s", c, html, got, want)
+				}
+			}
+		}
+	}
+}
+
 func FuzzString(f *testing.F) {
 	for _, s := range []string{"a<b>&c", "\u2028\xff\x00", `"\`, "\b\f"} {
 		f.Add(s, true)

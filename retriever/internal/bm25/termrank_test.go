@@ -54,8 +54,8 @@ func TestTermRankRandom(t *testing.T) {
 	}
 }
 
-// TestTermRankSize: a rank is built only where it is at most a quarter of
-// the term column, and a segment's lookups go through it from its
+// TestTermRankSize: a rank is built only where it is at most half the
+// term column (rankDensity), and a segment's lookups go through it from its
 // rankAt-th on, finding what the samples find.
 func TestTermRankSize(t *testing.T) {
 	sparse := []uint32{5, 1 << 20}
@@ -92,6 +92,24 @@ func TestTermRankSize(t *testing.T) {
 	}
 	if small.rank.rank.Load() != nil || !small.rank.none.Load() {
 		t.Fatal("a sparse segment's rank built")
+	}
+}
+
+// TestTermRankEmpty: an empty term column has no rank, and an empty
+// segment's lookups, past the one a rank would be built at, find nothing.
+func TestTermRankEmpty(t *testing.T) {
+	if newTermRank(nil) != nil {
+		t.Fatal("a rank of no terms")
+	}
+	s := &Segment{}
+	s.sampleTerms()
+	for k := range 3 * rankAfter {
+		if i := s.termIndex(uint32(k)); i != -1 {
+			t.Fatalf("lookup %d of an empty segment: %d", k, i)
+		}
+	}
+	if s.rank.rank.Load() != nil {
+		t.Fatal("an empty segment's rank built")
 	}
 }
 

@@ -90,7 +90,7 @@ func (c *Handles) Acquire(fsys *os.Root, rel string, dev, ino uint64) (*Handle, 
 // search's read-back is not an access a user wants recorded.
 func openReadBack(fsys *os.Root, rel string) (*os.File, error) {
 	if noATime != 0 {
-		f, err := fsys.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY|noATime, 0)
+		f, err := fsys.OpenFile(rel, openFlags|noATime, 0)
 		if !errors.Is(err, syscall.EPERM) {
 			return f, err
 		}

@@ -118,5 +118,8 @@ type FileReader interface {
 // check of its type or identity leaves it out; O_NOCTTY keeps a terminal from
 // becoming the process's.
 func OpenFile(r *os.Root, rel string) (*os.File, error) {
-	return r.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
+	return r.OpenFile(rel, openFlags, 0)
 }
+
+// openFlags are OpenFile's (and the read-back handles', openReadBack).
+const openFlags = os.O_RDONLY | syscall.O_NONBLOCK | syscall.O_NOCTTY
