@@ -48,10 +48,9 @@ type segRef struct {
 // value of the scoring path that walks the segment: asking it is a direct
 // call, and making one allocates nothing.
 type docCursor struct {
-	f       Filter
-	s       segRef
-	next    uint32 // the next run's first document (0 before the first)
-	i       int    // the current run's place in the segment's runs
+	f Filter
+	s segRef
+	runCursor
 	group   uint32 // the current run's
 	verdict Verdict
 }
@@ -61,35 +60,29 @@ type docCursor struct {
 // asked about unless a document of it is (its file's state, met cold by
 // each query, was read for every segment, issue 33).
 func newDocCursor(f Filter, s segRef) docCursor {
-	return docCursor{f: f, s: s}
+	return docCursor{f: f, s: s, runCursor: runCursor{groups: s.groups}}
 }
 
+// enter enters run i, and asks the filter about its group.
 func (c *docCursor) enter(i int) {
-	c.i, c.next = i, ^uint32(0)
-	if i+1 < len(c.s.groups) {
-		c.next = c.s.groups[i+1].lo
-	}
-	c.group = c.s.groups[i].group
+	c.runCursor.enter(i)
+	c.ask()
+}
+
+// ask asks the filter about the current run's group.
+func (c *docCursor) ask() {
+	c.group = c.groups[c.i].group
 	c.verdict = c.f.Group(c.s.n, c.group)
 }
 
 // groupAt returns the group of document d (at or after the last one
 // asked), entering its run.
 func (c *docCursor) groupAt(d uint32) uint32 {
-	if d >= c.next {
-		c.enter(c.runOf(d))
+	if d >= c.next { // checked here too: a document of the run is a compare, no call
+		c.advance(d)
+		c.ask()
 	}
 	return c.group
-}
-
-// runOf returns the run that holds document d, at or after the next run
-// (the first, before any): see runFrom.
-func (c *docCursor) runOf(d uint32) int {
-	lo := 0
-	if c.next != 0 { // entered: d is at or past the next run's first
-		lo = c.i + 1
-	}
-	return runFrom(c.s.groups, lo, d)
 }
 
 // runFrom returns the run of g that holds document d, galloped to from
@@ -111,7 +104,8 @@ func runFrom(g []groupRun, lo int, d uint32) int {
 }
 
 // runCursor gives the groups of a segment's documents asked in increasing
-// order (a block's), without a filter: Accept's callers (see accept).
+// order (a block's), without a filter: Accept's callers (see accept), and
+// docCursor's runs.
 type runCursor struct {
 	groups []groupRun
 	i      int    // the current run
@@ -121,16 +115,33 @@ type runCursor struct {
 // groupAt returns the group of document d, at or after the last one asked.
 func (c *runCursor) groupAt(d uint32) uint32 {
 	if d >= c.next {
-		lo := 0
-		if c.next != 0 {
-			lo = c.i + 1
-		}
-		c.i, c.next = runFrom(c.groups, lo, d), ^uint32(0)
-		if c.i+1 < len(c.groups) {
-			c.next = c.groups[c.i+1].lo
-		}
+		c.advance(d)
 	}
 	return c.groups[c.i].group
+}
+
+// advance enters the run that holds document d (at or after the last one
+// asked) when d is past the current one, and reports whether it did: the
+// next run is galloped to from the current (runFrom), from the first
+// before any.
+func (c *runCursor) advance(d uint32) bool {
+	if d < c.next {
+		return false
+	}
+	lo := 0
+	if c.next != 0 { // entered: d is at or past the next run's first
+		lo = c.i + 1
+	}
+	c.enter(runFrom(c.groups, lo, d))
+	return true
+}
+
+// enter enters run i.
+func (c *runCursor) enter(i int) {
+	c.i, c.next = i, ^uint32(0)
+	if i+1 < len(c.groups) {
+		c.next = c.groups[i+1].lo
+	}
 }
 
 // rejects reports whether the filter rejects the whole group run of
