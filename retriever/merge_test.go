@@ -306,15 +306,7 @@ func TestMergeIsWritten(t *testing.T) {
 // after that reads the merged entry, with nothing more to merge.
 func TestMergeIdleAfterReopen(t *testing.T) {
 	run, opts := flushRun(t)
-	// Out of the racy window: else the reopen reads its files again, and
-	// merges after that update.
-	old := time.Now().Add(-time.Hour)
-	must(t, filepath.Walk(run, func(p string, info os.FileInfo, err error) error {
-		if err == nil && info.Mode().IsRegular() {
-			err = os.Chtimes(p, old, old)
-		}
-		return err
-	}))
+	ageRun(t, run) // else the reopen reads its files again, and merges after that update
 	root := cacheRoot(t)
 	first := openFlushing(t, opts, root)
 	first.mergesOff.Store(true) // a batch a folder, each flushed: 9 segments
@@ -388,14 +380,7 @@ func holdFirstMerge(ix *Index) (held, release chan struct{}, merges *atomic.Int3
 // a committed, part-merged entry, every segment a blob of its own.
 func TestMergeKilledEntry(t *testing.T) {
 	run, opts := flushRun(t)
-	// Out of the racy window: else the reopen reads its files again.
-	old := time.Now().Add(-time.Hour)
-	must(t, filepath.Walk(run, func(p string, info os.FileInfo, err error) error {
-		if err == nil && info.Mode().IsRegular() {
-			err = os.Chtimes(p, old, old)
-		}
-		return err
-	}))
+	ageRun(t, run) // else the reopen reads its files again
 	for _, point := range []string{"flushed", "swapped"} {
 		t.Run(point, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "cache")
@@ -443,4 +428,17 @@ func TestMergeKilledEntry(t *testing.T) {
 			assertSameAnswers(t, again, opts)
 		})
 	}
+}
+
+// ageRun dates every file of run an hour back, out of the racy window: a
+// reopen then takes the entry's states as they are, reading no file again.
+func ageRun(t *testing.T, run string) {
+	t.Helper()
+	old := time.Now().Add(-time.Hour)
+	must(t, filepath.Walk(run, func(p string, info os.FileInfo, err error) error {
+		if err == nil && info.Mode().IsRegular() {
+			err = os.Chtimes(p, old, old)
+		}
+		return err
+	}))
 }
