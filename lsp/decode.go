@@ -30,29 +30,7 @@ func decodeFast(body []byte) (jsonrpc2.Message, bool) {
 		return nil, false
 	}
 	var version, method, params, id []byte
-	i := skipSpace(body, 0)
-	if i >= len(body) || body[i] != '{' {
-		return nil, false
-	}
-	i = skipSpace(body, i+1)
-	for i < len(body) && body[i] != '}' {
-		if body[i] != '"' {
-			return nil, false
-		}
-		kEnd := stringEnd(body, i)
-		if kEnd-1 <= i { // a quote that ends the body opens no key
-			return nil, false
-		}
-		key := body[i+1 : kEnd-1]
-		i = skipSpace(body, kEnd)
-		if i >= len(body) || body[i] != ':' {
-			return nil, false
-		}
-		v := skipSpace(body, i+1)
-		end := valueEnd(body, v)
-		if end < 0 {
-			return nil, false
-		}
+	ok := objectMembers(body, func(key, value []byte) bool {
 		var slot *[]byte
 		switch string(key) {
 		case "jsonrpc":
@@ -64,21 +42,15 @@ func decodeFast(body []byte) (jsonrpc2.Message, bool) {
 		case "id":
 			slot = &id
 		default:
-			return nil, false
+			return false
 		}
 		if *slot != nil {
-			return nil, false // given twice
+			return false // given twice
 		}
-		*slot = body[v:end]
-		i = skipSpace(body, end)
-		if i < len(body) && body[i] == ',' {
-			i = skipSpace(body, i+1)
-			if i >= len(body) || body[i] != '"' {
-				return nil, false
-			}
-		}
-	}
-	if i >= len(body) || skipSpace(body, i+1) != len(body) {
+		*slot = value
+		return true
+	})
+	if !ok {
 		return nil, false
 	}
 	if string(version) != `"2.0"` || !plainString(method) || len(method) == 2 || params == nil || !compactParams(params) {
@@ -105,6 +77,53 @@ func decodeFast(body []byte) (jsonrpc2.Message, bool) {
 	}
 	c, err := jsonrpc2.NewCall(rid, name, raw)
 	return c, err == nil && bytes.Equal(c.Params(), params)
+}
+
+// objectMembers calls member with each key (its bytes between the quotes,
+// escapes as they are) and value of the JSON object b, in order, and
+// reports whether b is that object alone and member took every member:
+// false as soon as member refuses one. b is valid JSON (the stream reads no
+// other message); the two fast decoders (decodeFast, SearchParams') walk
+// their objects with it.
+func objectMembers(b []byte, member func(key, value []byte) bool) bool {
+	i := skipSpace(b, 0)
+	if i >= len(b) || b[i] != '{' {
+		return false
+	}
+	i = skipSpace(b, i+1)
+	if i < len(b) && b[i] == '}' {
+		return skipSpace(b, i+1) == len(b)
+	}
+	for {
+		if i >= len(b) || b[i] != '"' {
+			return false
+		}
+		kEnd := stringEnd(b, i)
+		if kEnd-1 <= i { // a quote that ends the body opens no key
+			return false
+		}
+		key := b[i+1 : kEnd-1]
+		i = skipSpace(b, kEnd)
+		if i >= len(b) || b[i] != ':' {
+			return false
+		}
+		v := skipSpace(b, i+1)
+		end := valueEnd(b, v)
+		if end < 0 || !member(key, b[v:end]) {
+			return false
+		}
+		i = skipSpace(b, end)
+		if i >= len(b) {
+			return false
+		}
+		if b[i] == '}' {
+			return skipSpace(b, i+1) == len(b)
+		}
+		if b[i] != ',' {
+			return false
+		}
+		i = skipSpace(b, i+1)
+	}
 }
 
 // maxFastBody bounds the bodies decodeFast reads: a request's params are

@@ -3,7 +3,6 @@ package lsp
 import (
 	"context"
 	"path/filepath"
-	"runls/internal/quiet"
 	"runtime/debug"
 	"strings"
 	"time"
@@ -12,6 +11,7 @@ import (
 	"go.lsp.dev/uri"
 	"go.uber.org/zap"
 
+	"runls/internal/quiet"
 	"runls/retriever"
 )
 

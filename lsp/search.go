@@ -148,55 +148,18 @@ func asTypeError(err error, te **json.UnmarshalTypeError) bool { return errors.A
 func (p *SearchParams) decodeFast(raw []byte) bool {
 	var out SearchParams
 	var seen uint16
-	i := skipSpace(raw, 0)
-	if i >= len(raw) || raw[i] != '{' {
-		return false
-	}
-	i = skipSpace(raw, i+1)
-	if i < len(raw) && raw[i] == '}' {
-		*p = out
-		return skipSpace(raw, i+1) == len(raw)
-	}
-	for {
-		if i >= len(raw) || raw[i] != '"' {
-			return false
-		}
-		kEnd := stringEnd(raw, i)
-		if kEnd-1 <= i { // a quote that ends the body opens no key
-			return false
-		}
-		key := raw[i+1 : kEnd-1]
-		i = skipSpace(raw, kEnd)
-		if i >= len(raw) || raw[i] != ':' {
-			return false
-		}
-		v := skipSpace(raw, i+1)
-		end := valueEnd(raw, v)
-		if end < 0 {
-			return false
-		}
-		bit, ok := out.setPlain(string(key), raw[v:end])
+	ok := objectMembers(raw, func(key, value []byte) bool {
+		bit, ok := out.setPlain(string(key), value)
 		if !ok || seen&bit != 0 {
 			return false // another value, a name of another case or field, or one given twice
 		}
 		seen |= bit
-		i = skipSpace(raw, end)
-		if i >= len(raw) {
-			return false
-		}
-		if raw[i] == '}' {
-			break
-		}
-		if raw[i] != ',' {
-			return false
-		}
-		i = skipSpace(raw, i+1)
+		return true
+	})
+	if ok {
+		*p = out
 	}
-	if skipSpace(raw, i+1) != len(raw) {
-		return false
-	}
-	*p = out
-	return true
+	return ok
 }
 
 // setPlain sets the field named key from its value v, and returns the

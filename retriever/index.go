@@ -138,7 +138,7 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 	if ix.masker == masking.NoOp() {
 		ix.masker = nil
 	}
-	ix.rb = readBack{root: ix.root, fsys: ix.fsys, handles: &ix.handles, masker: ix.masker, convs: &ix.state.Convs, names: fileNames{root: ix.root}}
+	ix.rb = readBack{root: ix.root, fsys: ix.fsys, handles: &ix.handles, masker: ix.masker, convs: &ix.state.Convs}
 	ix.state.Convs.ID("-")
 	ix.fw.Listed = opts.listed
 	oneShot := opts.OneShot && opts.Cache.Root != nil

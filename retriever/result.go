@@ -59,7 +59,7 @@ type pieceSpot struct {
 func (ix *Index) itemHead(h hit, agent string, item *Item) pieceSpot {
 	s, d, fs := h.seg, h.doc, h.fs
 	p := pieceSpot{line: s.LineOf(d), off: s.StartOf(d), n: s.BlenOf(d), flags: s.FlagsOf(d)}
-	names := ix.rb.names.of(fs.Rel)
+	names := ix.rb.fileName(fs.Rel)
 	*item = Item{
 		Location: Location{URI: names.uri},
 		Score:    h.score,
@@ -109,12 +109,11 @@ func (ix *Index) itemText(h hit, p pieceSpot, item *Item, buf *[]byte) bool {
 
 // fileNames keeps the absolute path and the URI of the files a search's
 // items were in, made once a file, not once an item (issue 33): they
-// depend only on the run folder (root, which an index keeps for its life)
-// and the file's path in it. It is bounded, emptied when full.
+// depend only on the run folder, which an index keeps for its life, and the
+// file's path in it. It is bounded, emptied when full.
 type fileNames struct {
-	root string
-	m    sync.Map // Rel -> *fileName
-	n    atomic.Int32
+	m sync.Map // Rel -> *fileName
+	n atomic.Int32
 }
 
 // fileName is a file's absolute path and its URI (FileURI).
@@ -124,12 +123,17 @@ type fileName struct{ path, uri string }
 // a few, not every one a search ever answered from.
 const maxFileNames = 4096
 
-// of returns the path and URI of file rel of the run folder.
-func (c *fileNames) of(rel string) *fileName {
+// fileName returns the path and URI of file rel of the run folder, from
+// rb.names: the one run folder its names are made in is rb's own.
+func (rb *readBack) fileName(rel string) *fileName { return rb.names.of(rb.root, rel) }
+
+// of returns the path and URI of file rel of the run folder root, kept by
+// rel alone: every call gives the same root (readBack.fileName).
+func (c *fileNames) of(root, rel string) *fileName {
 	if v, ok := c.m.Load(rel); ok {
 		return v.(*fileName)
 	}
-	path := runfs.Abs(c.root, rel)
+	path := runfs.Abs(root, rel)
 	n := &fileName{path: path, uri: FileURI(path)}
 	if c.n.Add(1) > maxFileNames {
 		c.m.Clear()

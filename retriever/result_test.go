@@ -19,11 +19,11 @@ var awkwardNames = []string{
 // names, from the cache, and after the cache was emptied when full.
 func TestFileNamesEqualPlain(t *testing.T) {
 	root := "/run folder/ü"
-	c := fileNames{root: root}
+	var c fileNames
 	check := func(rel string) {
 		t.Helper()
 		path := runfs.Abs(root, rel)
-		if got := c.of(rel); got.path != path || got.uri != FileURI(path) {
+		if got := c.of(root, rel); got.path != path || got.uri != FileURI(path) {
 			t.Fatalf("%q: %q %q, want %q %q", rel, got.path, got.uri, path, FileURI(path))
 		}
 	}

@@ -26,8 +26,9 @@ type File struct {
 	// range of its one diagnostic.
 	FirstUnits uint32
 	// What a query's filter and tie order read of every file they meet
-	// (Agent, Form, Layout, epEnd, Rel) is in the first 64 bytes: a File
-	// is in the 256-byte size class, so they are one cache line, met cold
+	// (Agent, Form, Layout, epEnd, Rel) is in the first 32 bytes
+	// (TestFileHotFieldsFirst): one cache line, met cold, whether the File
+	// is alone in its 256-byte size class or one of a restored slab's
 	// (issue 33: the flags were two lines further, after the checks).
 	Form recordformat.Form
 	// Layout is a record file's layout (spec §2 "Other layouts"), decided
