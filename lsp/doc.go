@@ -181,6 +181,15 @@
 //     the queue holds beyond the bound is at most the replies of the requests
 //     already being answered. Nothing deadlocks: those requests finish and
 //     queue their replies, and reading resumes as soon as the client reads.
+//   - Order and concurrency: notifications, initialize and shutdown are
+//     handled in the order they come, before the next message is read;
+//     other requests are answered side by side, each cancellable by its id.
+//     run/search and workspace/symbol, once the first index has ended, are
+//     answered on the reading goroutine itself (inline.go: a worker's
+//     hand-over was 15–40 µs of a cheap search, issue 33); one that takes
+//     longer than 2 ms has the messages that follow read beside it, a
+//     cancel acting at once and the rest handled in their order, so that a
+//     slow search holds nothing up for more than those 2 ms.
 //   - Exit: nil from Serve (exit code 0) after shutdown, whether exit follows
 //     or the client closes the connection; ErrExitWithoutShutdown (code 1)
 //     otherwise, including a closed stdin.

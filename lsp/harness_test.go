@@ -291,6 +291,7 @@ type fakeEngine struct {
 	watching     chan struct{}
 	closed       bool
 	mergedIdle   chan time.Time // MergeIdle's calls, when not nil
+	onSymbols    func()         // called by Symbols, when set
 }
 
 func newFake() *fakeEngine {
@@ -347,6 +348,9 @@ func (e *fakeEngine) Search(ctx context.Context, req retriever.Request) (retriev
 	}}}, nil
 }
 func (e *fakeEngine) Symbols(ctx context.Context, query string, limit int) (retriever.Result, error) {
+	if e.onSymbols != nil {
+		e.onSymbols()
+	}
 	conv := "conv-1"
 	return retriever.Result{Items: []retriever.Item{{
 		Location: retriever.Location{URI: "file:///fake/run/episode-2/bob/chat.history",

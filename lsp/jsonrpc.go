@@ -30,17 +30,24 @@ const CodeServerNotInitialized = jsonrpc2.ServerNotInitialized
 //
 // handle never returns an error: jsonrpc2.Conn closes the connection on one.
 func (s *server) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) error {
+	s.dispatch(ctx, reply, req, true)
+	return nil
+}
+
+// dispatch is handle's: a search may be answered on the calling goroutine
+// (inline.go) when inline allows, which a message read aside does not.
+func (s *server) dispatch(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request, inline bool) {
 	defer s.recoverLog("dispatch of " + req.Method())
 	method := req.Method()
 	call, isCall := req.(*jsonrpc2.Call)
 
 	if method == protocol.MethodCancelRequest {
 		s.cancelRequest(req.Params())
-		return nil
+		return
 	}
 	if method == protocol.MethodExit {
 		_ = handlers{s}.Exit(ctx)
-		return nil
+		return
 	}
 
 	s.mu.Lock()
@@ -62,7 +69,7 @@ func (s *server) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc
 		} else {
 			s.logger.Debug("notification dropped", zap.String("method", method), zap.Error(refuse))
 		}
-		return nil
+		return
 	}
 
 	h := s.route(method)
@@ -72,7 +79,7 @@ func (s *server) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc
 		} else {
 			s.logger.Debug("notification ignored", zap.String("method", method))
 		}
-		return nil
+		return
 	}
 
 	if !isCall || method == protocol.MethodInitialize || method == protocol.MethodShutdown {
@@ -81,10 +88,13 @@ func (s *server) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc
 		// change or didOpen sees its effect. None of them waits on the client.
 		r := &replyOnce{s: s, reply: reply, method: method, cancelled: new(atomic.Bool)}
 		s.invoke(ctx, r, req, h, isCall)
-		return nil
+		return
+	}
+	if inline && s.answersInline(method) {
+		s.serveInline(call, reply, h)
+		return
 	}
 	s.serveAsync(call, reply, h)
-	return nil
 }
 
 // route returns the handler of a method, nil when it is not served.
@@ -136,32 +146,50 @@ type asyncCall struct {
 // serveAsync answers a request on a worker (workers.go), apart from the
 // reader, cancellable by its id.
 func (s *server) serveAsync(call *jsonrpc2.Call, reply jsonrpc2.Replier, h jsonrpc2.Handler) {
+	a, ctx := s.beginCall(call, reply)
+	if a == nil {
+		return // the connection is ending: the client gets no answer now
+	}
+	s.workers.do(func() {
+		defer s.endCall(a)
+		s.invoke(ctx, &a.reply, call, h, true)
+	})
+}
+
+// beginCall enters a request among those in flight, cancellable by its
+// id, and counts it as being answered (track); nil when the connection is
+// ending. endCall ends what it began.
+func (s *server) beginCall(call *jsonrpc2.Call, reply jsonrpc2.Replier) (*asyncCall, context.Context) {
 	ctx, cancel := context.WithCancel(s.ctx)
 	a := &asyncCall{id: call.ID()}
 	a.entry.cancel, a.entry.cancelled = cancel, &a.cancelled
 	r := &a.reply
 	r.s, r.reply, r.method, r.cancelled, r.id = s, reply, call.Method(), &a.cancelled, &a.id
-	entry, id := &a.entry, a.id
 	s.cancelMu.Lock()
-	s.inflight[id] = entry
+	s.inflight[a.id] = &a.entry
 	s.cancelMu.Unlock()
 	if !s.track() {
-		cancel()
-		return // the connection is ending: the client gets no answer now
+		s.endEntry(a)
+		return nil, nil
 	}
-	s.workers.do(func() {
-		defer s.wg.Done()
-		defer func() {
-			s.cancelMu.Lock()
-			if s.inflight[id] == entry {
-				delete(s.inflight, id)
-			}
-			s.lastAnswered = time.Now()
-			s.cancelMu.Unlock()
-			cancel()
-		}()
-		s.invoke(ctx, r, call, h, true)
-	})
+	return a, ctx
+}
+
+// endCall ends a request beginCall began: out of those in flight, its
+// context cancelled, no longer counted.
+func (s *server) endCall(a *asyncCall) {
+	defer s.wg.Done()
+	s.endEntry(a)
+}
+
+func (s *server) endEntry(a *asyncCall) {
+	s.cancelMu.Lock()
+	if s.inflight[a.id] == &a.entry {
+		delete(s.inflight, a.id)
+	}
+	s.lastAnswered = time.Now()
+	s.cancelMu.Unlock()
+	a.entry.cancel()
 }
 
 // invoke runs a handler, answering a panic or a missing reply with an

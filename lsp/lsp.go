@@ -124,6 +124,8 @@ type server struct {
 	wg     sync.WaitGroup // background goroutines and requests being answered
 	// workers answer the requests served concurrently (serveAsync).
 	workers *workers
+	// inline is the request jsonrpc2's loop answers itself (inline.go).
+	inline inlineCall
 
 	mu      sync.Mutex
 	state   state

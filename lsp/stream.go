@@ -54,9 +54,11 @@ const headerContentLength = "content-length:"
 // Writes are queued and sent by a goroutine of their own, so that the reader
 // never waits on the client: a client that answers a server request
 // (window/workDoneProgress/create) while the server answers one of its own
-// would otherwise block both sides on a pipe without a buffer (a worker's
+// would otherwise block both sides on a pipe without a buffer (a
 // run/search reply, when nothing is queued before it, is written by the
-// worker itself: writeResultAppended; never by the reader). Writes go
+// goroutine that made it: writeResultAppended; the reader writes one only
+// for a search it answers itself, inline.go, while the messages that
+// follow are read beside it once 2 ms have passed). Writes go
 // through the package's own framing (jsonrpc2.NewStream); only the
 // error answers to messages jsonrpc2 cannot represent (their id is null) are
 // framed here.
@@ -81,6 +83,20 @@ type stream struct {
 	// spare is the buffer of the last answer written directly
 	// (writeResultAppended), which the next one is made in, or nil.
 	spare atomic.Pointer[frameBuffer]
+
+	// readMu makes one goroutine at a time read the connection: jsonrpc2's
+	// loop (Read), or one reading beside a request the loop answers itself
+	// (readAside, inline.go). kept holds what that one read and left to the
+	// loop, in order: Read returns it before it reads on.
+	readMu sync.Mutex
+	kept   []readMessage
+}
+
+// readMessage is one Read's outcome, kept for the loop (readAside).
+type readMessage struct {
+	msg jsonrpc2.Message
+	n   int64
+	err error
 }
 
 // frameBuffer is an answer's buffer kept for the next answer: a cold
@@ -105,8 +121,50 @@ func newStream(conn io.ReadWriteCloser, logger *zap.Logger) *stream {
 	return s
 }
 
-// Read returns the next well-formed message, answering and skipping bad ones.
+// Read returns the next well-formed message, answering and skipping bad
+// ones: the first of those read aside and kept (readAside), else the next
+// one from the connection.
 func (s *stream) Read(ctx context.Context) (jsonrpc2.Message, int64, error) {
+	s.readMu.Lock()
+	defer s.readMu.Unlock()
+	if len(s.kept) > 0 {
+		m := s.kept[0]
+		s.kept[0] = readMessage{}
+		s.kept = s.kept[1:]
+		return m.msg, m.n, m.err
+	}
+	return s.readNext(ctx)
+}
+
+// readAside reads messages while jsonrpc2's loop answers a request itself
+// (inline.go), until done reports true: each goes to take, in the order
+// read, and one that take does not take (false: a response to the
+// server's own request, which only the loop routes) is kept for Read, as
+// is a read's error, which ends it. A message read once done reports true
+// is kept too: the loop, back at Read, has it next. Only one goroutine
+// reads at a time (readMu): one reading aside when the loop comes back
+// holds it until its read ends.
+func (s *stream) readAside(ctx context.Context, done func() bool, take func(jsonrpc2.Message) bool) {
+	for {
+		s.readMu.Lock()
+		if done() {
+			s.readMu.Unlock()
+			return
+		}
+		msg, n, err := s.readNext(ctx)
+		if err != nil || done() || !take(msg) {
+			s.kept = append(s.kept, readMessage{msg, n, err})
+		}
+		s.readMu.Unlock()
+		if err != nil {
+			return
+		}
+	}
+}
+
+// readNext reads the next well-formed message from the connection, under
+// readMu.
+func (s *stream) readNext(ctx context.Context) (jsonrpc2.Message, int64, error) {
 	var total int64
 	for {
 		if err := ctx.Err(); err != nil {
@@ -658,8 +716,10 @@ func (q *sendQueue) writeFrame(p []byte, background bool) (int, error) {
 // writes p itself (writeOffered) and the queue writes what follows it
 // after that. A reply written by the goroutine that made it does not wake
 // the queue's (issue 33: a wake-up of another thread costs more in this
-// VM than the write); only a goroutine that may wait on the client (a
-// request's worker, never the reader) may be offered the write.
+// VM than the write); only a goroutine that may wait on the client may be
+// offered the write: a request's worker, or the reader answering a search
+// itself, beside which the messages that follow are read once its budget
+// has passed (inline.go).
 func (q *sendQueue) offer(p []byte) (bool, error) {
 	q.mu.Lock()
 	switch {

@@ -41,6 +41,9 @@ type readBack struct {
 	masker  masking.Masker // nil: masking is off
 	convs   *corpus.Convs  // the names of conversation ids
 	names   fileNames      // the paths and URIs of the files items were in
+	// plainReads makes readLine read with pread, not through the file's
+	// mapping: the plain path its tests check the mapping against.
+	plainReads bool
 
 	// scratch holds *lineScratch for the read-backs that keep nothing of
 	// what they read (readTrace, a search's items' lines): a server publishes every record file's
@@ -148,7 +151,9 @@ func (rb *readBack) readLinesInto(ctx context.Context, fs *corpus.File, index []
 // file's sparse line index, into *buf (grown as needed and kept there for
 // the next read: a search's items read one line each into one buffer, where
 // two fresh ones a line were most of a cheap search's garbage, issue 33).
-// The line returned is in *buf.
+// The line returned is in *buf. It reads through the file's mapping
+// (Handle.ReadMapped): what it returns of a file changed since its update
+// is checked by its caller, the item's text against its key.
 func (rb *readBack) readLine(fs *corpus.File, n uint32, want int, buf *[]byte) ([]byte, error) {
 	k := int(n / lineIndexEvery)
 	index := fs.Lines()
@@ -160,7 +165,6 @@ func (rb *readBack) readLine(fs *corpus.File, n uint32, want int, buf *[]byte) (
 		return nil, err
 	}
 	defer rb.handles.Release(h)
-	f := h.F
 	off := index[k]
 	skip := int(n % lineIndexEvery)
 	b := (*buf)[:0]
@@ -174,7 +178,13 @@ func (rb *readBack) readLine(fs *corpus.File, n uint32, want int, buf *[]byte) (
 	start := 0 // where line n starts in b, once found
 	for {
 		b = slices.Grow(b, size)
-		m, err := f.ReadAt(b[len(b):len(b)+size], off+int64(len(b)))
+		var m int
+		var err error
+		if rb.plainReads {
+			m, err = h.F.ReadAt(b[len(b):len(b)+size], off+int64(len(b)))
+		} else {
+			m, err = h.ReadMapped(b[len(b):len(b)+size], off+int64(len(b)))
+		}
 		b = b[:len(b)+m]
 		for skip > 0 {
 			i := bytes.IndexByte(b[start:], '\n')

@@ -28,3 +28,39 @@ func TestNarrowLines(t *testing.T) {
 		t.Fatal("no far lines: the test means some")
 	}
 }
+
+// Touch (the items' pass of hints) gives a piece's line where its step fits
+// a byte, the base and the far mark where it does not, and touches nothing
+// for a piece out of the columns, or of columns a piece has none of.
+func TestTouch(t *testing.T) {
+	raw := RawColumns{}
+	for d := range uint32(200) {
+		line := d
+		if d == 70 {
+			line = 1 << 20 // far from its group's base
+		}
+		raw.Add(Piece{Line: line, Start: d % 7, Blen: 3, Conv: d % 3, Flags: uint8(d % 4)})
+	}
+	raw.Add(Piece{Line: 300, Start: 70000, Blen: 3}) // wide
+	var s Columns
+	s.Narrow(&raw)
+	for d := range uint32(len(raw.Line)) {
+		line, _ := s.Touch(d)
+		switch want := s.LineOf(d); {
+		case d == 70:
+			if line != s.LineBase[d/LineGroup]+FarMark {
+				t.Errorf("piece %d (far): line %d, want its base and the mark", d, line)
+			}
+		case line != want:
+			t.Errorf("piece %d: line %d, want %d", d, line, want)
+		}
+	}
+	for _, d := range []uint32{uint32(len(raw.Line)), 1 << 30, ^uint32(0)} {
+		if line, rest := s.Touch(d); line != 0 || rest != 0 {
+			t.Errorf("piece %d, out of the columns: %d, %d", d, line, rest)
+		}
+	}
+	if line, rest := (&Columns{}).Touch(0); line != 0 || rest != 0 {
+		t.Errorf("empty columns: %d, %d", line, rest)
+	}
+}

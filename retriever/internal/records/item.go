@@ -54,6 +54,23 @@ func (t *Table) TimeAndLevel(n uint32) (*string, *string) {
 	return &both[0], level
 }
 
+// Touch reads, unchecked, what TimeAndLevel(n) reads first: the table's
+// columns where its search of line n starts (spreadGuess), the record's
+// line, time and meta there, and returns them folded into one value. A
+// hint, never an answer (result items touch every hit's first, so that the
+// processor fetches them side by side, issue 33).
+func (t *Table) Touch(n uint32) uint32 {
+	if len(t.line) == 0 {
+		return 0
+	}
+	g := spreadGuess(t.line, n, t.lines)
+	v := t.line[g]
+	if g < len(t.meta) && g < len(t.sec) && g < len(t.ms) {
+		v ^= uint32(t.meta[g]) ^ t.sec[g] ^ uint32(t.ms[g])
+	}
+	return v
+}
+
 // FormatTimeKey writes a time key (recordformat.TimeKey) back as the text it
 // was read from: its fourteen digits, laid out as `yyyy-MM-dd HH:mm:ss`, and
 // the milliseconds after a "." (dot) or a ",", when it has them. It is made

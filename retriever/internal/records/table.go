@@ -335,11 +335,7 @@ func (t *Table) RecordAt(n uint32) int {
 // touched a dozen (issue 33).
 func lastAtOrBefore(line []uint32, n, end uint32) int {
 	k := len(line)
-	g := 0
-	if end > line[0] {
-		g = int(uint64(n-line[0]) * uint64(k) / uint64(end-line[0]))
-	}
-	g = min(g, k-1)
+	g := spreadGuess(line, n, end)
 	lo, hi := 0, k // line[lo] <= n, and hi is k or line[hi] > n
 	if line[g] <= n {
 		lo = g
@@ -365,6 +361,16 @@ func lastAtOrBefore(line []uint32, n, end uint32) int {
 		i-- // line[lo] <= n: i > 0
 	}
 	return lo + i
+}
+
+// spreadGuess is where lastAtOrBefore starts: the entry n would be at if
+// the records were spread evenly over [line[0], end); line is not empty.
+func spreadGuess(line []uint32, n, end uint32) int {
+	g := 0
+	if end > line[0] && n > line[0] {
+		g = int(uint64(n-line[0]) * uint64(len(line)) / uint64(end-line[0]))
+	}
+	return min(g, len(line)-1)
 }
 
 // Spans returns the unindented spans of every record, the pending one's

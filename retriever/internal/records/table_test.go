@@ -48,3 +48,34 @@ func TestLastAtOrBeforeEqualsBinarySearch(t *testing.T) {
 		}
 	}
 }
+
+// Touch (the items' pass of hints) reads where lastAtOrBefore starts, in
+// bounds for every line of tables of every shape (before the first record,
+// past the last, an empty table), and RecordAt finds the same after it.
+func TestTouchInBounds(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, k := range []int{0, 1, 2, 17, 500} {
+		var tb Table
+		first := r.Uint32N(20)
+		for i := range k {
+			tb.line = append(tb.line, first+uint32(i)*(1+r.Uint32N(5)))
+			tb.sec = append(tb.sec, secNone)
+			tb.ms = append(tb.ms, 0)
+			tb.meta = append(tb.meta, uint8(i))
+			tb.conv = append(tb.conv, 0)
+		}
+		tb.lines = first + uint32(k)*6 + 1
+		for n := uint32(0); n < tb.lines+10; n++ {
+			before := tb.RecordAt(n)
+			tb.Touch(n)
+			if got := tb.RecordAt(n); got != before {
+				t.Fatalf("%d records: line %d: record %d after Touch, %d before", k, n, got, before)
+			}
+			if k > 0 && n >= tb.line[0] {
+				if g := spreadGuess(tb.line, n, tb.lines); g < 0 || g >= k {
+					t.Fatalf("%d records: line %d: guess %d", k, n, g)
+				}
+			}
+		}
+	}
+}

@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime/debug"
 	"sync"
+	"sync/atomic"
 	"syscall"
 )
 
@@ -25,7 +27,15 @@ type Handles struct {
 
 // Handle is an open file of the cache, F, until it is released.
 type Handle struct {
-	F       *os.File
+	F *os.File
+	// m maps the file's first size bytes, its size when opened (nil: not
+	// mapped yet, or it could not be), made at the handle's second
+	// ReadMapped (mapOnce): a file read once, as most of a big run's are,
+	// costs no mapping and no fault.
+	m       atomic.Pointer[[]byte]
+	size    int64
+	reads   atomic.Int32
+	mapOnce sync.Once
 	key     [2]uint64
 	refs    int
 	used    uint64
@@ -62,7 +72,7 @@ func (c *Handles) Acquire(fsys *os.Root, rel string, dev, ino uint64) (*Handle, 
 		f.Close()
 		return nil, fmt.Errorf("%s: replaced since it was indexed", rel)
 	}
-	h := &Handle{F: f, key: key, refs: 1}
+	h := &Handle{F: f, key: key, refs: 1, size: info.Size()}
 
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -72,7 +82,7 @@ func (c *Handles) Acquire(fsys *os.Root, rel string, dev, ino uint64) (*Handle, 
 	if old, ok := c.m[key]; ok { // opened meanwhile by another search
 		old.refs++
 		old.used = c.clock
-		f.Close()
+		h.close()
 		return old, nil
 	}
 	h.used = c.clock
@@ -105,8 +115,72 @@ func (c *Handles) Release(h *Handle) {
 	closeIt := h.evicted && h.refs == 0
 	c.mu.Unlock()
 	if closeIt {
-		h.F.Close()
+		h.close()
 	}
+}
+
+// close unmaps and closes the handle's file, once no one reads it.
+func (h *Handle) close() {
+	if m := h.m.Load(); m != nil {
+		unmapFile(*m)
+	}
+	h.F.Close()
+}
+
+// ReadMapped reads len(p) bytes at off as F.ReadAt does, but from the
+// file's mapping when they lie within it: no system call, where a pread of
+// a search's item, its file's pages cold by then, was more than half of
+// the item (issue 33). Bytes past the mapping (the file grew since it was
+// opened) are read with F.ReadAt. A file that shrank under the mapping
+// faults on the pages past its end: the fault is caught, never a crash,
+// and the bytes are read with F.ReadAt, which reads what is left of them.
+// The bytes of the page a shrunk file's end is in read as zeros past it,
+// where F.ReadAt would read fewer: a caller checks what it read against
+// the index (a result's text against its key) as it does for a file
+// rewritten since.
+func (h *Handle) ReadMapped(p []byte, off int64) (int, error) {
+	m := h.mapping()
+	if off < 0 || off > int64(len(m))-int64(len(p)) || len(m) == 0 || !copyGuarded(p, m[off:]) {
+		return h.F.ReadAt(p, off)
+	}
+	return len(p), nil
+}
+
+// mapping is the file's mapping, made at the handle's second read (nil
+// before, or when it cannot be).
+func (h *Handle) mapping() []byte {
+	if m := h.m.Load(); m != nil {
+		return *m
+	}
+	if h.reads.Add(1) < 2 {
+		return nil
+	}
+	h.mapOnce.Do(func() {
+		if m := mapFile(h.F, h.size); m != nil {
+			h.m.Store(&m)
+		}
+	})
+	if m := h.m.Load(); m != nil {
+		return *m
+	}
+	return nil
+}
+
+// copyGuarded copies src into dst, false when a page of src faults (a
+// mapped file cut under it).
+func copyGuarded(dst, src []byte) (ok bool) {
+	old := debug.SetPanicOnFault(true)
+	defer func() {
+		debug.SetPanicOnFault(old)
+		if r := recover(); r != nil {
+			if _, fault := r.(interface{ Addr() uintptr }); !fault {
+				panic(r)
+			}
+			ok = false
+		}
+	}()
+	copy(dst, src)
+	return true
 }
 
 func (c *Handles) evictOldest() {
@@ -119,7 +193,7 @@ func (c *Handles) evictOldest() {
 	delete(c.m, oldest.key)
 	oldest.evicted = true
 	if oldest.refs == 0 {
-		oldest.F.Close()
+		oldest.close()
 	}
 }
 
@@ -131,7 +205,7 @@ func (c *Handles) CloseAll() {
 		delete(c.m, k)
 		h.evicted = true
 		if h.refs == 0 {
-			h.F.Close()
+			h.close()
 		}
 	}
 }

@@ -1,0 +1,132 @@
+package lsp
+
+// This file holds the requests jsonrpc2's loop answers itself (issue 33):
+// run/search and workspace/symbol once the first index has ended. Handed to
+// a worker (serveAsync), a cheap search paid for the runtime's wake-up of
+// another thread, and often ran on the other CPU, whose caches were not its
+// own: 15–40 µs of a 0.3 ms answer through `runls serve` on the 1 GB run
+// (bench/README.md). Answered on the loop, nothing else is read while it is
+// made; so one that takes longer than inlineBudget has the messages that
+// follow read beside it (stream.readAside), each handled as the loop would
+// have, in the order they came: a $/cancelRequest acts at once, a request
+// goes to a worker, a notification is handled before the next message. A
+// response to the server's own request is kept for the loop, which alone
+// routes it.
+//
+// Only once the first index has ended: before, a search may wait for it
+// (the answer grace, partial.go), and the wait would hold up the loop.
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+)
+
+// inlineBudget is how long the loop answers a request before the messages
+// that follow are read beside it: far above a cheap search (0.1–0.4 ms), so
+// that one never starts a reader, and short enough that a cancel or the
+// next request is not held up noticeably by a slow one.
+const inlineBudget = 2 * time.Millisecond
+
+// answersInline reports whether the loop answers a request of method
+// itself: a search, once the engine's first index has ended.
+func (s *server) answersInline(method string) bool {
+	if s.stream == nil || (method != MethodRunSearch && method != protocol.MethodWorkspaceSymbol) {
+		return false
+	}
+	s.mu.Lock()
+	g := s.gen
+	s.mu.Unlock()
+	return g != nil && g.engine != nil && g.isReady()
+}
+
+// serveInline answers a request on the calling goroutine (jsonrpc2's
+// loop), cancellable by its id as one answered on a worker is; after
+// inlineBudget, the messages that follow are read and handled beside it
+// until it is answered (its reply written: a client that does not read
+// while it writes cannot hold both sides up).
+func (s *server) serveInline(call *jsonrpc2.Call, reply jsonrpc2.Replier, h jsonrpc2.Handler) {
+	a, ctx := s.beginCall(call, reply)
+	if a == nil {
+		return // the connection is ending: the client gets no answer now
+	}
+	defer s.endCall(a)
+	s.inline.begin(s)
+	defer s.inline.end()
+	s.invoke(ctx, &a.reply, call, h, true)
+}
+
+// inlineCall is the server's request answered on the loop, if one is: one
+// at a time, so that its timer is made once, not once a request (two
+// allocations of a cheap search's 29).
+type inlineCall struct {
+	timer   *time.Timer
+	running atomic.Uint64 // the number of the request being answered, 0: none
+	count   uint64        // requests answered so far; the loop's own
+}
+
+// begin numbers the loop's next request and starts its budget; the first
+// makes the timer, whose reader reads aside while that request (and no
+// later one) is answered.
+func (c *inlineCall) begin(s *server) {
+	c.count++
+	c.running.Store(c.count)
+	if c.timer == nil {
+		c.timer = time.AfterFunc(inlineBudget, func() { c.readAside(s) })
+		return
+	}
+	c.timer.Reset(inlineBudget)
+}
+
+// end says the request answered.
+func (c *inlineCall) end() {
+	c.running.Store(0)
+	c.timer.Stop()
+}
+
+// readAside reads the messages that follow beside the request being
+// answered, until it is (a late timer finds it answered, or another one
+// answered now: it reads nothing).
+func (c *inlineCall) readAside(s *server) {
+	n := c.running.Load()
+	if n == 0 {
+		return
+	}
+	s.stream.readAside(s.ctx, func() bool { return c.running.Load() != n }, s.takeAside)
+}
+
+// takeAside handles a message read beside a request the loop answers
+// (readAside) as the loop would have: false for a response, which only
+// the loop can route to the server's request that waits for it.
+func (s *server) takeAside(msg jsonrpc2.Message) bool {
+	req, ok := msg.(jsonrpc2.Request)
+	if !ok {
+		return false
+	}
+	s.dispatch(s.ctx, s.asideReplier(req), req, false)
+	return true
+}
+
+// asideReplier answers a request read aside as jsonrpc2's own replier
+// does (a response framed and written through the stream; a notification
+// gets none): the loop's replier is made by the loop only.
+func (s *server) asideReplier(req jsonrpc2.Request) jsonrpc2.Replier {
+	call, ok := req.(*jsonrpc2.Call)
+	if !ok {
+		return func(context.Context, any, error) error { return nil }
+	}
+	return func(ctx context.Context, result any, err error) error {
+		resp, err := jsonrpc2.NewResponse(call.ID(), result, err)
+		if err != nil {
+			return fmt.Errorf("making the response: %w", err)
+		}
+		if _, err := s.stream.Write(ctx, resp); err != nil {
+			return fmt.Errorf("write to stream: %w", err)
+		}
+		return nil
+	}
+}
