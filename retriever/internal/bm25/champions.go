@@ -49,6 +49,15 @@ func (sr *Searcher) champions(later []pendingSegment, avgdl float64, q *query, f
 					continue
 				}
 				if len(cur.it.skips) == 0 {
+					if len(ps.rest) == 1 {
+						// The segment's one list left, of one block: single
+						// scores it with its lengths and keys read side by
+						// side, the segments of the highest bounds first,
+						// where a champion's documents were each scored
+						// whole, then again by single (a rare word's
+						// query: two of its segments, cold, twice).
+						continue
+					}
 					keep(block{cur.ub, p, c, -1})
 				}
 				for b, e := range cur.it.skips {

@@ -41,11 +41,15 @@
 // postings is decoded at a time, its documents that cannot reach the
 // threshold with the most the other terms add are left (frequent terms have
 // a bit per document, so absence is a bit test), and the lengths of the rest
-// are read in one loop, so that their cache misses overlap. When all terms
-// are rare and alike, every posting is scored instead (exhaustive); when no
-// term alone can reach the threshold, a bit per document finds the documents
-// in two lists or more, and only those are scored (pairs). Then the best
-// blocks of the frequent lists (champion blocks), then MaxScore with
+// are read in one loop, so that their cache misses overlap, and then, once
+// they are scored, the keys of those the heap would take (as single and the
+// exhaustive paths do too: a cold query's lengths and keys are each a page
+// of their columns). When all terms are rare and alike, every posting is
+// scored instead (exhaustive); when no term alone can reach the threshold, a
+// bit per document finds the documents in two lists or more, and only those
+// are scored (pairs). Then the best
+// blocks of the frequent lists (champion blocks; a segment's one list left,
+// of one block, is single's to score), then MaxScore with
 // block-max bounds (each block of 128 postings keeps its largest impact,
 // exact at the index's average length) on what is left; one list alone is
 // scored a block at a time, its blocks out of reach skipped (single). A

@@ -11,9 +11,11 @@ import (
 
 // exhaustive scores every posting of the query's terms: each term's lists
 // are decoded into one array in document order, then the arrays are merged, so
-// that each document is scored once, its length read in order, and the filter
-// follows the group runs. A document's score is summed in query term
-// order, as on the other paths, to the last bit.
+// that each document is scored once, its length read in order (for a
+// segment of few postings, those of the documents to score side by side:
+// exhaustiveBatch), and the filter follows the group runs. A document's
+// score is summed in query term order, as on the other paths, to the last
+// bit.
 func (sr *Searcher) exhaustive(s segRef, cs []termCursor, avgdl float64, q *query, f Filter, top *topK) {
 	slices.SortFunc(cs, func(a, b termCursor) int { return cmp.Compare(a.qi, b.qi) })
 	distinct := 1
@@ -50,6 +52,10 @@ func (sr *Searcher) exhaustive(s segRef, cs []termCursor, avgdl float64, q *quer
 		i = j
 	}
 	q.decoded = terms
+	if total := postingsOf(terms); total <= exhaustiveBatchMax {
+		sr.exhaustiveBatch(s, terms, theta, avgdl, q, f, top)
+		return
+	}
 	norms := q.norms
 	runs := newDocCursor(f, s)
 	// A document below the outer heap's threshold only the inner heap may
@@ -114,6 +120,103 @@ func (sr *Searcher) exhaustive(s segRef, cs []termCursor, avgdl float64, q *quer
 			}
 		}
 	}
+}
+
+// exhaustiveBatch is exhaustive for a segment of few postings (a cheap
+// query's: a few dozen): the merge keeps the documents that exhaustive
+// would score, with their tfs, then their lengths are read in a loop of
+// independent loads, so that their cache misses overlap (a cold query's,
+// each a page of the column: issue 33), then they are scored and offered
+// (scoreBatch). The offers come after the merge, whose threshold does not
+// rise with them: a long list's documents are scored and offered as the
+// merge meets them, so that the threshold their offers raise prunes the
+// next.
+func (sr *Searcher) exhaustiveBatch(s segRef, terms []decodedTerm, theta, avgdl float64, q *query, f Filter, top *topK) {
+	runs := newDocCursor(f, s)
+	inner, nested := top.innerCursor(s)
+	gate := newOfferGate(top, s, &runs, &inner, nested)
+	m := len(terms)
+	var (
+		head [maxMerge]uint32
+		idf  [maxMerge]float64
+	)
+	for i := range terms {
+		head[i], idf[i] = terms[i].docs[0], terms[i].idf
+	}
+	cands, ctf := q.cands[:0], q.candTFs[:0] // a candidate's tfs, by term (0: not in it)
+	for {
+		d := head[0]
+		for i := 1; i < m; i++ {
+			d = min(d, head[i])
+		}
+		if d == ^uint32(0) { // the sentinel
+			break
+		}
+		bound := 0.0
+		for i := range m {
+			if head[i] == d {
+				bound += terms[i].ub
+			}
+		}
+		// As exhaustive's: the gate's cut is +Inf for a run the filter
+		// rejects whole.
+		if bound >= theta && bound >= gate.at(d)*(1-PruneSlack) {
+			cands = append(cands, d)
+			for i := range m {
+				ctf = append(ctf, terms[i].tfs[terms[i].at]&-uint32(b2i(head[i] == d)))
+			}
+		}
+		for i := range m {
+			if t := &terms[i]; head[i] == d {
+				t.at++
+				head[i] = t.docs[t.at]
+			}
+		}
+	}
+	q.cands, q.candTFs = cands, ctf
+	q.scoreBatch(s, cands, ctf, idf[:m], avgdl, f, top)
+}
+
+// postingsOf returns how many postings the decoded terms hold.
+func postingsOf(terms []decodedTerm) int {
+	n := 0
+	for i := range terms {
+		n += len(terms[i].docs) - 1 // each ends in a sentinel
+	}
+	return n
+}
+
+// exhaustiveBatchMax is the most postings a segment's query terms may have
+// for exhaustive to score them as a batch.
+const exhaustiveBatchMax = 128
+
+// scoreBatch scores documents cands of s (ascending), whose tfs are in ctf
+// (len(idf) a document, in query term order, 0 where it has not the term),
+// and offers those that can enter (offerScored, under the threshold as it
+// rises: a document whose bound is below it scores below it): their
+// lengths read first, side by side.
+func (q *query) scoreBatch(s segRef, cands, ctf []uint32, idf []float64, avgdl float64, f Filter, top *topK) {
+	if len(cands) == 0 {
+		return
+	}
+	m := len(idf)
+	dls := slices.Grow(q.candDLs[:0], len(cands))[:len(cands)]
+	for j, d := range cands {
+		dls[j] = s.Len(d)
+	}
+	scores := slices.Grow(q.candScores[:0], len(cands))[:len(cands)]
+	for j := range cands {
+		norm := q.norms.Of(dls[j], avgdl)
+		score := 0.0
+		for i, tf := range ctf[j*m : j*m+m] {
+			if tf > 0 {
+				score += ScoreNorm(idf[i], tf, norm)
+			}
+		}
+		scores[j] = score
+	}
+	q.candDLs, q.candScores = dls, scores
+	q.touched += offerScored(s, cands, scores, f, top)
 }
 
 // pairsOnly reports whether no term alone can reach theta, so that a document
@@ -242,16 +345,17 @@ func (sr *Searcher) exhaustivePairs(s segRef, cs []termCursor, avgdl float64, q 
 		scores[j], lastDL, lastTFs, lastScore = score, int(dls[j]), tfs, score
 	}
 	q.candScores = scores
-	offerScored(s, cands, scores, f, top)
+	q.touched += offerScored(s, cands, scores, f, top)
 }
 
 // offerScored offers the documents of s (ascending) that f accepts and whose
 // scores can enter.
-func offerScored(s segRef, docs []uint32, scores []float64, f Filter, top *topK) {
+func offerScored(s segRef, docs []uint32, scores []float64, f Filter, top *topK) uint64 {
 	runs := newDocCursor(f, s)
 	inner, nested := top.innerCursor(s)
 	gate := newOfferGate(top, s, &runs, &inner, nested)
 	theta := top.floor(false)
+	touched := top.touchKeys(s.Segment, docs, scores, theta)
 	for j, d := range docs {
 		// A score under both heaps' threshold is left before the gate asks
 		// the filters about its run (most runs of a cheap query's pairs
@@ -267,6 +371,7 @@ func offerScored(s segRef, docs []uint32, scores []float64, f Filter, top *topK)
 			gate.offered()
 		}
 	}
+	return touched
 }
 
 // mergeRuns returns the distinct documents of ascending runs (runs, each

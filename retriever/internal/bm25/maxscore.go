@@ -148,7 +148,9 @@ func (sr *Searcher) single(s segRef, c *termCursor, avgdl float64, q *query, f F
 	innerRuns, _ := top.innerCursor(s)
 	theta, outerTheta := top.floor(false), top.floor(true)
 	var dls [skipEvery]uint16
-	var innerOut [skipEvery]bool // of an inner heap's block, the documents its filter rejects
+	var innerOut [skipEvery]bool   // of an inner heap's block, the documents its filter rejects
+	var keptDocs [skipEvery]uint32 // of a block, the documents that reach the threshold
+	var keptScores [skipEvery]float64
 	for si := range c.blocks() {
 		from, end, prev, ub := c.block(si)
 		if ub < theta || ahead.rejectsThrough(c.firstDoc(si, from, prev), c.lastDoc(si)) {
@@ -168,11 +170,19 @@ func (sr *Searcher) single(s segRef, c *termCursor, avgdl float64, q *query, f F
 				dls[j] = s.lengthAt(c.dls, si*skipEvery+j, d)
 			}
 		}
+		// The scores, the documents that reach the threshold kept (most of
+		// a frequent word's do not), then the keys of those the heap would
+		// take, in a loop of independent loads (the heap reads a hit's key as
+		// it takes it: touchKeys), then the offers.
+		n := 0
 		for j, d := range q.blockDocs {
-			if innerOut[j] {
-				continue
-			}
-			if score := ScoreNorm(c.idf, q.blockTFs[j], norms.Of(dls[j], avgdl)); score >= theta {
+			score := ScoreNorm(c.idf, q.blockTFs[j], norms.Of(dls[j], avgdl))
+			keptDocs[n], keptScores[n] = d, score
+			n += b2i(!innerOut[j] && score >= theta)
+		}
+		q.touched += top.touchKeys(s.Segment, keptDocs[:n], keptScores[:n], theta)
+		for j, d := range keptDocs[:n] {
+			if score := keptScores[j]; score >= theta {
 				if nested && !innerOnly && score < outerTheta && innerRuns.rejects(d) {
 					continue
 				}

@@ -113,6 +113,8 @@ func (sr *Searcher) prefill(s segRef, cs []termCursor, r int, done []bool, avgdl
 		d, tf, k uint32 // k: the document's place in rare's list
 		dl       uint16
 	}
+	var keptDocs [skipEvery]uint32 // of a batch, the documents that reach the threshold
+	var keptScores [skipEvery]float64
 	// The inner filter's cursors (a nested search): a document below the
 	// outer heap's threshold only the inner heap may take.
 	innerAhead, nested := top.innerCursor(s)
@@ -146,6 +148,14 @@ func (sr *Searcher) prefill(s segRef, cs []termCursor, r int, done []bool, avgdl
 		for j := range batch[:n] {
 			batch[j].dl = s.lengthAt(cs[r].dls, int(batch[j].k), batch[j].d)
 		}
+		// The batch's scores first, the documents that reach the threshold
+		// as it was at the block's start kept, then the keys of those that
+		// the heap would take, in a loop of independent loads (the heap
+		// reads a hit's key as it takes it: touchKeys), then the offers,
+		// under the threshold as it rises. The threshold only rises, so a
+		// document left in the first loop would have been left had the
+		// offers come between.
+		kept := 0
 		for _, b := range batch[:n] {
 			d := b.d
 			// The most each other term can add to this document: its largest tf
@@ -197,10 +207,17 @@ func (sr *Searcher) prefill(s segRef, cs []termCursor, r int, done []bool, avgdl
 					}
 				}
 			}
+			if score := SumInOrder(contrib); !pruned && score >= theta {
+				keptDocs[kept], keptScores[kept] = d, score
+				kept++
+			}
+		}
+		q.touched += top.touchKeys(s.Segment, keptDocs[:kept], keptScores[:kept], theta)
+		for j, d := range keptDocs[:kept] {
 			// Whether the filter accepts the document last: most documents are, and most
 			// fall short of the threshold before.
-			score := SumInOrder(contrib)
-			if pruned || score < theta || nested && score < outerTheta && innerLate.rejects(d) {
+			score := keptScores[j]
+			if score < theta || nested && score < outerTheta && innerLate.rejects(d) {
 				continue
 			}
 			if ok, tag := runs.at(d); ok {

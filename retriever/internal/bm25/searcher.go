@@ -48,6 +48,7 @@ type scratch struct {
 	rest                []termCursor
 	cum, contrib        []float64 // maxScore's
 	bestBuf             []float64 // room for query.best
+	touched             uint64    // what topK.touchKeys loaded, kept so that its loads stay
 }
 
 // getScratch takes buffers from the pool; putScratch gives them back.

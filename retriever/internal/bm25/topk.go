@@ -170,6 +170,67 @@ func (t *topK) keep(c Hit) {
 	t.publish()
 }
 
+// touchKeys loads the keys of the documents of s (docs, ascending, with
+// their scores) that would enter the heap if offered in turn, as far as
+// their scores tell, in a loop of independent loads, and returns a value
+// made of them, which its caller keeps so that the loads stay: keep reads
+// the key of each hit it takes, a cache miss each in a cold query (and,
+// cold, a page walk: a key column is megabytes) that waited for the last
+// (issue 33); loaded first, side by side, their misses overlap. Which
+// would enter is told by a heap of scores alone, seeded with the kept
+// hits' (no key, no filter, and a tie with the worst counted out: of a
+// templated line's thousands of ties, few enter), below theta none, at
+// most touchMax of them. It changes nothing of what is kept: a key is
+// checked (checkKey) where it is read for use, and a guess that is wrong
+// costs a load or leaves one to keep.
+func (t *topK) touchKeys(s *Segment, docs []uint32, scores []float64, theta float64) uint64 {
+	if t.k > linearKeysMax {
+		return 0
+	}
+	var sim [linearKeysMax]float64
+	n := len(t.h.hits)
+	for i := range n {
+		sim[i] = t.h.hits[i].Score
+	}
+	lo := lowest(sim[:n])
+	var sum uint64
+	touched := 0
+	for j, d := range docs {
+		switch sc := scores[j]; {
+		case sc < theta:
+			continue
+		case n < t.k:
+			sim[n] = sc
+			n++
+		case sc > sim[lo]:
+			sim[lo] = sc
+		default:
+			continue
+		}
+		lo = lowest(sim[:n])
+		sum += s.key[d]
+		if touched++; touched == touchMax {
+			break
+		}
+	}
+	return sum
+}
+
+// touchMax is the most keys touchKeys loads at once: a cheap query's
+// blocks offer a few dozen documents a segment.
+const touchMax = 64
+
+// lowest returns the place of v's lowest value (0 when v is empty).
+func lowest(v []float64) int {
+	lo := 0
+	for i := range v {
+		if v[i] < v[lo] {
+			lo = i
+		}
+	}
+	return lo
+}
+
 // beatsWorst reports whether c is better than the worst kept hit (the heap
 // is full): better, with the groups' order remembered for the next tie of the
 // same two groups, and a tie within a group of a segment decided by the
