@@ -188,7 +188,7 @@ func livePieceHits(ix *Index) []hit {
 // text, as items makes them for all hits at once.
 func itemAlone(ix *Index, h hit, agent string, buf *[]byte) (Item, bool) {
 	var it Item
-	p := ix.itemHead(h, agent, &it)
+	p := ix.itemHead(h, agent, ix.rb.fileName(h.fs.Rel), &it)
 	if !ix.itemText(h, p, &it, buf) {
 		return Item{}, false
 	}

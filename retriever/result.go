@@ -33,9 +33,16 @@ func (ix *Index) items(hits []hit, agents []string) Result {
 	out := Result{Items: make([]Item, len(hits)), Notices: []Notice{}}
 	keepTouched(touchItems(hits))
 	var small [16]pieceSpot
-	spots := small[:0]
+	var smallNames [16]*fileName
+	spots, names := small[:0], smallNames[:0]
+	// The files' names first, in a loop of their own: each a lookup of a
+	// few dependent cold lines, which the processor overlaps from one hit
+	// to the next when nothing else comes between them.
+	for _, h := range hits {
+		names = append(names, ix.rb.fileName(h.fs.Rel))
+	}
 	for i, h := range hits {
-		spots = append(spots, ix.itemHead(h, agents[i], &out.Items[i]))
+		spots = append(spots, ix.itemHead(h, agents[i], names[i], &out.Items[i]))
 	}
 	kept := 0
 	ix.rb.withScratch(func(sc *lineScratch) {
@@ -84,11 +91,11 @@ type pieceSpot struct {
 }
 
 // itemHead fills what a hit's item holds besides its text and range, from
-// the index alone, and returns where its piece is.
-func (ix *Index) itemHead(h hit, agent string, item *Item) pieceSpot {
+// the index alone and names (its file's, fileName), and returns where its
+// piece is.
+func (ix *Index) itemHead(h hit, agent string, names *fileName, item *Item) pieceSpot {
 	s, d, fs := h.seg, h.doc, h.fs
 	p := pieceSpot{line: s.LineOf(d), off: s.StartOf(d), n: s.BlenOf(d), flags: s.FlagsOf(d)}
-	names := ix.rb.fileName(fs.Rel)
 	*item = Item{
 		Location: Location{URI: names.uri},
 		Score:    h.score,

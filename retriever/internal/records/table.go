@@ -65,11 +65,18 @@ import (
 // (pend), the line count, and the unfielded run still open. A record thus
 // completes across reads without ever being counted twice.
 type Table struct {
-	line []uint32
-	sec  []uint32
-	ms   []uint16
+	// What a result's item reads (RecordAt, Time, Meta) first, in the
+	// struct's first two cache lines: they were four (issue 33).
+	line     []uint32
+	sec      []uint32
+	ms       []uint16
+	meta     []uint8
+	lines    uint32 // this version's own: see below
+	hasPend  bool
+	pend     pendingRecord
+	endUnits uint32
+
 	conv []uint32
-	meta []uint8
 	over []TimeOver // the times off the clock of sec
 
 	spans []Span // of committed records
@@ -90,12 +97,9 @@ type Table struct {
 	lastKey  int64
 	descents []uint32
 
-	// This version's own: the last record when it may still gain lines, and
-	// where the file's lines end (as end and lastUnits, with pend counted).
-	pend     pendingRecord
-	hasPend  bool
-	lines    uint32
-	endUnits uint32
+	// This version's own (first, above): the last record when it may still
+	// gain lines (pend, hasPend), and where the file's lines end (lines and
+	// endUnits, as end and lastUnits with pend counted).
 }
 
 // Kinds of records in the meta column.

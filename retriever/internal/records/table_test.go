@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+	"unsafe"
 )
 
 // lastAtOrBefore (RecordAt's search) finds what a binary search finds, for
@@ -76,6 +77,27 @@ func TestTouchInBounds(t *testing.T) {
 					t.Fatalf("%d records: line %d: guess %d", k, n, g)
 				}
 			}
+		}
+	}
+}
+
+// What a result's item reads of a table (RecordAt, Time, Meta: the
+// columns' headers, the line count, the pending record's line) is in its
+// first two cache lines, 128 bytes: a table's struct is met cold, once an
+// item (issue 33: they were four lines).
+func TestTableItemFieldsFirst(t *testing.T) {
+	var tb Table
+	for name, end := range map[string]uintptr{
+		"line":      unsafe.Offsetof(tb.line) + unsafe.Sizeof(tb.line),
+		"sec":       unsafe.Offsetof(tb.sec) + unsafe.Sizeof(tb.sec),
+		"ms":        unsafe.Offsetof(tb.ms) + unsafe.Sizeof(tb.ms),
+		"meta":      unsafe.Offsetof(tb.meta) + unsafe.Sizeof(tb.meta),
+		"lines":     unsafe.Offsetof(tb.lines) + unsafe.Sizeof(tb.lines),
+		"hasPend":   unsafe.Offsetof(tb.hasPend) + unsafe.Sizeof(tb.hasPend),
+		"pend.line": unsafe.Offsetof(tb.pend) + unsafe.Offsetof(tb.pend.line) + unsafe.Sizeof(tb.pend.line),
+	} {
+		if end > 128 {
+			t.Errorf("Table.%s ends at byte %d, want within the first 128", name, end)
 		}
 	}
 }
