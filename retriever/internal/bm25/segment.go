@@ -46,6 +46,13 @@ type Segment struct {
 	// rank finds a term's index in one cache line, once the segment has
 	// been asked often enough (termrank.go).
 	rank rankState
+	// layersRank and denseRank find a term's place in layers and dense
+	// so, by its index: a binary search of either column's term indexes
+	// (a few thousand, some 20 KB) took a cold line a step, twice a
+	// frequent word's list in each segment (issue 33). Built at any
+	// density: a rank of a segment's term indexes is a byte for 7 of its
+	// terms at most.
+	layersRank, denseRank rankState
 	// meta[i] is terms[i]'s; meta[len(terms)] holds where the last ends.
 	meta     []termMeta
 	post     []byte
@@ -111,19 +118,33 @@ func (s *Segment) lists(i int, buf *[2]list) []list {
 	sk := s.skips[m.skipOff:end.skipOff]
 	var dense *denseTerm
 	if m.flags&metaDense != 0 {
-		dense = s.dense.Ptr(uint32(i))
+		dense = termColumnPtr(&s.dense, &s.denseRank, i)
 	}
 	if m.flags&metaSplit == 0 {
 		buf[0] = list{it: newPostingIter(p), maxTF: m.maxTF, maxImpact: m.maxImpact, dense: dense}
 		buf[0].it.skips = sk
 		return buf[:1]
 	}
-	l := s.layers.Ptr(uint32(i))
+	l := termColumnPtr(&s.layers, &s.layersRank, i)
 	buf[0] = list{it: newPostingIter(p[:l.split]), maxTF: l.maxTF[0], maxImpact: l.maxImpact[0], dls: l.dl, dense: dense}
 	buf[0].it.skips = sk[:l.skipSplit]
 	buf[1] = list{it: newPostingIter(p[l.split:]), maxTF: l.maxTF[1], maxImpact: l.maxImpact[1], dense: dense}
 	buf[1].it.skips = sk[l.skipSplit:]
 	return buf[:2]
+}
+
+// termColumnPtr returns a pointer to term index i's value in c, a column
+// by term index, or nil: found through the column's rank r once built,
+// else by a binary search. The column's indexes were checked at the
+// segment's decode.
+func termColumnPtr[T any](c *Sparse[T], r *rankState, i int) *T {
+	if j, ok := r.indexAt(uint32(i), c.docs, func() {}, 0); ok {
+		if j < 0 {
+			return nil
+		}
+		return &c.vals[j]
+	}
+	return c.Ptr(uint32(i))
 }
 
 // eachPosting calls fn for every posting of the segment's i-th term, in
@@ -292,7 +313,7 @@ type Footprint struct {
 func (s *Segment) Footprint() Footprint {
 	f := Footprint{Docs: int64(s.Docs()), Postings: int64(cap(s.post))}
 	f.Columns = int64(cap(s.key))*8 + int64(cap(s.groups))*8 + int64(cap(s.dl)) + int64(cap(s.dead))*8 + int64(s.longDL.Len())*8
-	f.Terms = int64(cap(s.terms)+cap(s.termSample)+cap(s.termTop))*4 + s.rank.bytes() + int64(cap(s.meta))*int64(unsafe.Sizeof(termMeta{})) + int64(cap(s.skips))*16
+	f.Terms = int64(cap(s.terms)+cap(s.termSample)+cap(s.termTop))*4 + s.rank.bytes() + s.layersRank.bytes() + s.denseRank.bytes() + int64(cap(s.meta))*int64(unsafe.Sizeof(termMeta{})) + int64(cap(s.skips))*16
 	s.layers.Each(func(_ uint32, l layers) { f.Terms += int64(cap(l.dl)) })
 	s.dense.Each(func(_ uint32, d denseTerm) {
 		f.Terms += int64(cap(d.bits))*8 + int64(cap(d.tfAt))*4 + int64(cap(d.tfLow))*2 + int64(cap(d.tfs)) + int64(d.bigTF.Len())*8 + int64(cap(d.winMax))

@@ -40,13 +40,14 @@ const rankAfter = 64
 const rankDensity = 2
 
 // newTermRank returns the rank of terms (ascending ids), or nil when it
-// would be too large beside them.
-func newTermRank(terms []uint32) termRank {
+// would be too large beside them (density: rankDensity; 0, at any
+// density).
+func newTermRank(terms []uint32, density int) termRank {
 	if len(terms) == 0 {
 		return nil
 	}
 	blocks := int(terms[len(terms)-1])/rankBits + 1
-	if blocks*rankWords*8*rankDensity > len(terms)*4 {
+	if blocks*rankWords*8*density > len(terms)*4 {
 		return nil
 	}
 	r := make(termRank, blocks*rankWords)
@@ -95,6 +96,11 @@ type rankState struct {
 // The rank is built on the lookup that rankAt(ids) says, after check has
 // checked the ids' bytes (every id is read).
 func (st *rankState) index(id uint32, ids []uint32, check func()) (i int, ok bool) {
+	return st.indexAt(id, ids, check, rankDensity)
+}
+
+// indexAt is index with the rank built at density (newTermRank's).
+func (st *rankState) indexAt(id uint32, ids []uint32, check func(), density int) (i int, ok bool) {
 	if r := st.rank.Load(); r != nil {
 		return r.index(id), true
 	}
@@ -102,7 +108,7 @@ func (st *rankState) index(id uint32, ids []uint32, check func()) (i int, ok boo
 		return 0, false
 	}
 	check()
-	r := newTermRank(ids)
+	r := newTermRank(ids, density)
 	if r == nil {
 		st.none.Store(true)
 		return 0, false

@@ -29,7 +29,7 @@ func TestTermRankRandom(t *testing.T) {
 			if n > 10 {
 				terms = append(terms, terms[len(terms)-1]/rankBits*rankBits+rankBits, (terms[len(terms)-1]/rankBits+2)*rankBits-1)
 			}
-			rank := newTermRank(terms)
+			rank := newTermRank(terms, rankDensity)
 			blocks := int(terms[len(terms)-1])/rankBits + 1
 			if tooLarge := blocks*rankWords*8*rankDensity > len(terms)*4; (rank == nil) != tooLarge {
 				t.Fatalf("%d terms in %d blocks, gap %d: rank built %v", len(terms), blocks, gap, rank != nil)
@@ -59,7 +59,7 @@ func TestTermRankRandom(t *testing.T) {
 // rankAt-th on, finding what the samples find.
 func TestTermRankSize(t *testing.T) {
 	sparse := []uint32{5, 1 << 20}
-	if newTermRank(sparse) != nil {
+	if newTermRank(sparse, rankDensity) != nil {
 		t.Fatal("a rank of 2 terms over 2^20 ids")
 	}
 	s := &Segment{}
@@ -98,7 +98,7 @@ func TestTermRankSize(t *testing.T) {
 // TestTermRankEmpty: an empty term column has no rank, and an empty
 // segment's lookups, past the one a rank would be built at, find nothing.
 func TestTermRankEmpty(t *testing.T) {
-	if newTermRank(nil) != nil {
+	if newTermRank(nil, rankDensity) != nil {
 		t.Fatal("a rank of no terms")
 	}
 	s := &Segment{}
@@ -143,5 +143,47 @@ func TestTermRankConcurrent(t *testing.T) {
 	}
 	if s.rank.rank.Load() == nil {
 		t.Fatal("no rank built")
+	}
+}
+
+// TestTermColumnRank: a term's value in a column by term index (a
+// segment's layers and dense) found through the column's rank is the one
+// its binary search finds, before the rank is built and after, for every
+// index up to past the last, columns dense and sparse alike (a rank of
+// term indexes is built at any density).
+func TestTermColumnRank(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	for _, n := range []int{1, 5, 300, 5000} {
+		for _, every := range []int{1, 3, 40, 2000} {
+			var c Sparse[uint32]
+			for i := range n * every {
+				if r.IntN(every) == 0 {
+					c.Set(uint32(i), uint32(i)*7+1)
+				}
+			}
+			if c.Len() == 0 {
+				continue
+			}
+			var rank rankState
+			last := int(c.docs[c.Len()-1])
+			for round := range 3 * int(rankAt(c.docs)) {
+				i := r.IntN(last + 2*rankBits)
+				if round%2 == 0 {
+					i = int(c.docs[r.IntN(c.Len())])
+				}
+				got, want := termColumnPtr(&c, &rank, i), c.Ptr(uint32(i))
+				if (got == nil) != (want == nil) || got != nil && got != want {
+					t.Fatalf("%d of every %d, index %d: %v, want %v", c.Len(), every, i, got, want)
+				}
+			}
+			if rank.rank.Load() == nil {
+				t.Fatalf("%d of every %d: no rank built", c.Len(), every)
+			}
+			for i := range last + 2*rankBits {
+				if got, want := termColumnPtr(&c, &rank, i), c.Ptr(uint32(i)); got != want {
+					t.Fatalf("%d of every %d, index %d (ranked): %v, want %v", c.Len(), every, i, got, want)
+				}
+			}
+		}
 	}
 }

@@ -125,6 +125,10 @@ func (b *sharedBound) raise(v float64) {
 func newTopK(k int, tie TieOrder, groups GroupOrder, docs bool) *topK {
 	t := &topK{k: k, tie: tie, groups: groups, docs: docs}
 	t.h.tie = tie
+	// Room for k hits from the start (up to topKRoom): grown by append,
+	// a heap of 10 took five allocations of each slice, fresh memory a
+	// cold query met cold (a tenth of a cheap query's ranking, issue 33).
+	t.h.hits, t.h.keys = make([]Hit, 0, min(k, topKRoom)), make([]uint64, 0, min(k, topKRoom))
 	if k > linearKeysMax {
 		t.h.where = map[uint64]int{}
 	}
@@ -407,6 +411,10 @@ func (t *topK) sorted() []Hit {
 	})
 	return out
 }
+
+// topKRoom is the most hits a heap makes room for at its start: a
+// request's k is 10 or less but for a few.
+const topKRoom = 64
 
 // linearKeysMax is the largest k whose heap finds a key by a scan of its
 // keys rather than a map: at the default top 5 and 10 a scan of a few words
