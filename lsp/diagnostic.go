@@ -153,8 +153,8 @@ func (s *server) awaitIdle(ctx context.Context, pause time.Duration) bool {
 	return quiet.Await(ctx, pause, s.lastBusy)
 }
 
-// lastBusy is when the server last answered a request on a worker: now
-// while one is being answered.
+// lastBusy is when the server last answered a request (on a worker, or a
+// search on the loop: beginCall): now while one is being answered.
 func (s *server) lastBusy() time.Time {
 	s.cancelMu.Lock()
 	defer s.cancelMu.Unlock()

@@ -186,10 +186,13 @@
 //     other requests are answered side by side, each cancellable by its id.
 //     run/search and workspace/symbol, once the first index has ended, are
 //     answered on the reading goroutine itself (inline.go: a worker's
-//     hand-over was 15–40 µs of a cheap search, issue 33); one that takes
-//     longer than 2 ms has the messages that follow read beside it, a
-//     cancel acting at once and the rest handled in their order, so that a
-//     slow search holds nothing up for more than those 2 ms.
+//     hand-over was 15–40 µs of a cheap search, issue 33); nothing else is
+//     read for its first 2 ms, then the messages that follow are read
+//     beside it and handled in their order (a cancel acts at once, a
+//     request goes to a worker, the client gone or exit cancels it), but
+//     for the client's answers to the server's own requests
+//     (window/workDoneProgress/create), which wait for the search to end:
+//     only the reading goroutine routes them.
 //   - Exit: nil from Serve (exit code 0) after shutdown, whether exit follows
 //     or the client closes the connection; ErrExitWithoutShutdown (code 1)
 //     otherwise, including a closed stdin.

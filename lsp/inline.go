@@ -19,6 +19,7 @@ package lsp
 import (
 	"context"
 	"fmt"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -66,14 +67,17 @@ func (s *server) serveInline(call *jsonrpc2.Call, reply jsonrpc2.Replier, h json
 type inlineCall struct {
 	timer   *time.Timer
 	running atomic.Uint64 // the number of the request being answered, 0: none
+	began   atomic.Int64  // when it began (UnixNano), stored before running
 	count   uint64        // requests answered so far; the loop's own
+	readers sync.WaitGroup
 }
 
 // begin numbers the loop's next request and starts its budget; the first
-// makes the timer, whose reader reads aside while that request (and no
-// later one) is answered.
+// makes the timer, which reads aside while that request (and no later
+// one) is answered.
 func (c *inlineCall) begin(s *server) {
 	c.count++
+	c.began.Store(time.Now().UnixNano())
 	c.running.Store(c.count)
 	if c.timer == nil {
 		c.timer = time.AfterFunc(inlineBudget, func() { c.readAside(s) })
@@ -89,14 +93,36 @@ func (c *inlineCall) end() {
 }
 
 // readAside reads the messages that follow beside the request being
-// answered, until it is (a late timer finds it answered, or another one
-// answered now: it reads nothing).
+// answered, until it is. A timer that fired for a request answered since
+// (Stop cannot stop a callback begun) finds none running, or one begun
+// less than a budget ago, whose own firing is still to come: it reads
+// nothing. A read's error (the client gone) cancels every request being
+// answered, the loop's among them: the connection is ending, and the loop
+// learns it only once its request returns.
 func (c *inlineCall) readAside(s *server) {
 	n := c.running.Load()
-	if n == 0 {
+	if n == 0 || time.Since(time.Unix(0, c.began.Load())) < inlineBudget {
 		return
 	}
-	s.stream.readAside(s.ctx, func() bool { return c.running.Load() != n }, s.takeAside)
+	c.readers.Add(1)
+	defer c.readers.Done()
+	s.stream.readAside(s.ctx, func() bool { return c.running.Load() != n }, s.takeAside, s.cancelAll)
+}
+
+// waitReaders waits at most d for the readers aside to end (one may be in a
+// read that the connection's close does not end, as jsonrpc2's loop may).
+func (c *inlineCall) waitReaders(d time.Duration) bool {
+	done := make(chan struct{})
+	go func() {
+		c.readers.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return true
+	case <-time.After(d):
+		return false
+	}
 }
 
 // takeAside handles a message read beside a request the loop answers

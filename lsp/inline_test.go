@@ -33,14 +33,18 @@ func TestSearchAnsweredOnLoop(t *testing.T) {
 	where := make(chan bool, 16)
 	fake.search = func(ctx context.Context, req retriever.Request) (retriever.Result, error) {
 		where <- onLoop()
-		return retriever.Result{}, nil
+		return retriever.Result{Items: []retriever.Item{{
+			Location: retriever.Location{URI: "file:///fake/run/episode-1/a/notes.txt"},
+			Score:    1.5, Text: "echo \"" + req.Query + "\" \u2028", Agent: "a", Episode: "episode-1", Reading: retriever.ReadingNote,
+		}}}, nil
 	}
 	fake.onSymbols = func() { where <- onLoop() }
 	c := start(t, startOpts{open: fake.opener(nil, nil)})
 	c.initialize("/fake/run", false, nil)
 
 	early := make(chan error, 1)
-	go func() { early <- c.call(lsp.MethodRunSearch, map[string]any{"query": "deploy"}, nil) }()
+	var onWorker json.RawMessage
+	go func() { early <- c.call(lsp.MethodRunSearch, map[string]any{"query": "deploy"}, &onWorker) }()
 	time.Sleep(50 * time.Millisecond) // the search waits for the first index
 	var info map[string]any
 	c.mustCall(lsp.MethodRunInfo, map[string]any{}, &info) // the loop reads on meanwhile
@@ -50,6 +54,9 @@ func TestSearchAnsweredOnLoop(t *testing.T) {
 	}
 	if <-where {
 		t.Error("a search sent during the first index was answered on the loop")
+	}
+	if !bytes.Contains(onWorker, []byte("notes.txt")) {
+		t.Fatalf("the search on a worker answered %s", onWorker)
 	}
 
 	// The generation is ready once its first index has ended: searched until
@@ -62,9 +69,13 @@ func TestSearchAnsweredOnLoop(t *testing.T) {
 		time.Sleep(5 * time.Millisecond)
 	}
 	for range 3 {
-		c.mustCall(lsp.MethodRunSearch, map[string]any{"query": "deploy"}, nil)
+		var answer json.RawMessage
+		c.mustCall(lsp.MethodRunSearch, map[string]any{"query": "deploy"}, &answer)
 		if !<-where {
 			t.Error("run/search with the index ready was not answered on the loop")
+		}
+		if !bytes.Equal(answer, onWorker) {
+			t.Errorf("run/search answered on the loop:\n%s\non a worker:\n%s", answer, onWorker)
 		}
 		c.mustCall(protocol.MethodWorkspaceSymbol, map[string]any{"query": "deploy"}, nil)
 		if !<-where {
@@ -177,5 +188,172 @@ func waitAnsweredOnLoop(t *testing.T, c *client, fake *fakeEngine) {
 			t.Fatal("no search was answered on the loop")
 		}
 		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// slowOnLoop starts a run/search of "slow" that the fake answers only once
+// release is closed or its context ends, and waits until it is being made
+// on the loop, its budget passed; its answer's error comes on answered,
+// the engine's end on ended. Ending ctx cancels it ($/cancelRequest).
+func slowOnLoop(t *testing.T, ctx context.Context, c *client, fake *fakeEngine, release <-chan struct{}) (answered <-chan error, ended <-chan error) {
+	t.Helper()
+	entered := make(chan bool, 1)
+	end := make(chan error, 1)
+	fake.mu.Lock()
+	fake.search = func(ctx context.Context, req retriever.Request) (retriever.Result, error) {
+		if req.Query != "slow" {
+			<-ctx.Done() // another search: until cancelled
+			return retriever.Result{}, ctx.Err()
+		}
+		entered <- onLoop()
+		select {
+		case <-release:
+			end <- nil
+			return retriever.Result{Items: []retriever.Item{{Text: "slow"}}}, nil
+		case <-ctx.Done():
+			end <- ctx.Err()
+			return retriever.Result{}, ctx.Err()
+		}
+	}
+	fake.mu.Unlock()
+	errc := make(chan error, 1)
+	go func() { errc <- protocol.Call(ctx, c.conn, lsp.MethodRunSearch, map[string]any{"query": "slow"}, nil) }()
+	if !<-entered {
+		t.Fatal("the slow search was not answered on the loop")
+	}
+	time.Sleep(10 * time.Millisecond) // past its budget: the messages that follow are read aside
+	return errc, end
+}
+
+// TestCancelReadAside: a $/cancelRequest read beside a search being made on
+// the loop cancels it, and one for a search read aside (answered on a
+// worker) cancels that one; each is answered -32800.
+func TestCancelReadAside(t *testing.T) {
+	fake := newFake()
+	c := start(t, startOpts{open: fake.opener(nil, nil)})
+	c.initialize("/fake/run", false, nil)
+	waitAnsweredOnLoop(t, c, fake)
+	release := make(chan struct{})
+	t.Cleanup(func() { close(release) })
+	slowCtx, cancelSlow := context.WithCancel(context.Background())
+	defer cancelSlow()
+	slow, ended := slowOnLoop(t, slowCtx, c, fake, release)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	aside := make(chan error, 1)
+	go func() {
+		aside <- protocol.Call(ctx, c.conn, lsp.MethodRunSearch, map[string]any{"query": "other"}, nil)
+	}()
+	time.Sleep(20 * time.Millisecond) // read aside, on a worker
+	cancel()                          // protocol.Call sends $/cancelRequest
+	<-aside
+	var info map[string]any
+	c.mustCall(lsp.MethodRunInfo, map[string]any{}, &info) // read aside: the cancel was read before it
+	fake.mu.Lock()
+	n := len(fake.requests)
+	fake.mu.Unlock()
+	if n < 2 {
+		t.Fatalf("the search read aside never reached the engine (%d searches)", n)
+	}
+
+	cancelSlow() // protocol.Call sends $/cancelRequest, read aside
+	select {
+	case err := <-ended:
+		if err != context.Canceled {
+			t.Errorf("the engine's search on the loop ended with %v, want context.Canceled", err)
+		}
+	case <-time.After(waitTimeout):
+		t.Fatal("the search on the loop was never cancelled")
+	}
+	if err := <-slow; err == nil {
+		t.Error("the cancelled search on the loop was answered with a result")
+	}
+	if err := c.shutdownExit(); err != nil {
+		t.Errorf("Serve = %v", err)
+	}
+}
+
+// TestConnectionEndsDuringSearchOnLoop: the client going away, or exit, while
+// a search is being made on the loop cancels it, and Serve returns at once,
+// not once the search ends (it would not, uncancelled) or after the second
+// it waits for a reader that does not stop.
+func TestConnectionEndsDuringSearchOnLoop(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		end  func(c *client)
+	}{
+		{"connection closed", func(c *client) { _ = c.conn.Close() }},
+		{"shutdown and exit", func(c *client) {
+			c.mustCall(protocol.MethodShutdown, nil, nil)
+			c.notify(protocol.MethodExit, nil)
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			fake := newFake()
+			c := start(t, startOpts{open: fake.opener(nil, nil)})
+			c.initialize("/fake/run", false, nil)
+			waitAnsweredOnLoop(t, c, fake)
+			never := make(chan struct{})
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel() // the client's call, whose answer never comes
+			_, ended := slowOnLoop(t, ctx, c, fake, never)
+			began := time.Now()
+			tt.end(c)
+			select {
+			case err := <-ended:
+				if err != context.Canceled {
+					t.Errorf("the search on the loop ended with %v, want context.Canceled", err)
+				}
+			case <-time.After(waitTimeout):
+				t.Fatal("the search on the loop was never cancelled")
+			}
+			select {
+			case err := <-c.done:
+				c.done <- err // the harness's cleanup reads it too
+			case <-time.After(waitTimeout):
+				t.Fatal("Serve did not return")
+			}
+			if d := time.Since(began); d > 500*time.Millisecond {
+				t.Errorf("Serve returned %v after the end: it waited for the loop", d)
+			}
+		})
+	}
+}
+
+// TestResponseReadAsideReachesLoop: the client's answer to the server's own
+// request, read beside a search being made on the loop, is routed as soon as
+// that search ends, not once the client sends again: a masking change read
+// aside reopens the index, whose progress asks the client first
+// (window/workDoneProgress/create), and a search after it waits for that
+// index.
+func TestResponseReadAsideReachesLoop(t *testing.T) {
+	fake := newFake()
+	c := start(t, startOpts{open: fake.opener(nil, nil)})
+	c.initialize("/fake/run", true, nil)
+	waitAnsweredOnLoop(t, c, fake)
+	release := make(chan struct{})
+	slow, _ := slowOnLoop(t, context.Background(), c, fake, release)
+	mark := c.mark()
+	c.notify(protocol.MethodWorkspaceDidChangeConfiguration, map[string]any{"settings": map[string]any{"runls": map[string]any{"masking": lsp.MaskingHidingOutside}}})
+	c.waitForAfter(mark, "the reopened index's progress asked for", method(protocol.MethodWorkDoneProgressCreate))
+	fake.mu.Lock()
+	fake.search = nil // the fake's answer
+	fake.mu.Unlock()
+	after := make(chan error, 1)
+	go func() { after <- c.call(lsp.MethodRunSearch, map[string]any{"query": "after"}, nil) }()
+	time.Sleep(50 * time.Millisecond) // read aside; it waits for the reopened index
+	close(release)
+	released := time.Now()
+	if err := <-slow; err != nil {
+		t.Fatalf("the slow search: %v", err)
+	}
+	if err := <-after; err != nil {
+		t.Fatalf("the search after the masking change: %v", err)
+	}
+	if d := time.Since(released); d > 2*time.Second {
+		t.Errorf("the search after the masking change was answered %v after the slow one ended: the client's answer to the progress waited (createTimeout)", d)
+	}
+	if err := c.shutdownExit(); err != nil {
+		t.Errorf("Serve = %v", err)
 	}
 }

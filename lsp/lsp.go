@@ -147,7 +147,7 @@ type server struct {
 
 	cancelMu     sync.Mutex
 	inflight     map[jsonrpc2.ID]*inflight
-	lastAnswered time.Time // when the last request answered on a worker ended
+	lastAnswered time.Time // when the last request answered apart (beginCall: on a worker or the loop) ended
 
 	diagMu    sync.Mutex
 	published map[string]bool // record files with diagnostics showing in the client
@@ -212,6 +212,9 @@ func (s *server) run() error {
 	}
 	s.cancel()
 	s.cancelAll()
+	if !s.inline.waitReaders(time.Second) {
+		s.logger.Warn("a reader beside a request did not stop")
+	}
 	s.mu.Lock()
 	gen := s.gen
 	s.gen = nil

@@ -52,7 +52,7 @@ const headerContentLength = "content-length:"
 // there. Only a failure of the underlying reader ends it.
 //
 // Writes are queued and sent by a goroutine of their own, so that the reader
-// never waits on the client: a client that answers a server request
+// does not wait on the client: a client that answers a server request
 // (window/workDoneProgress/create) while the server answers one of its own
 // would otherwise block both sides on a pipe without a buffer (a
 // run/search reply, when nothing is queued before it, is written by the
@@ -87,8 +87,12 @@ type stream struct {
 	// readMu makes one goroutine at a time read the connection: jsonrpc2's
 	// loop (Read), or one reading beside a request the loop answers itself
 	// (readAside, inline.go). kept holds what that one read and left to the
-	// loop, in order: Read returns it before it reads on.
+	// loop, in order: Read returns it before it reads on. It has its own
+	// lock, keptMu: a response kept while the reader aside reads on must
+	// reach the loop as soon as the loop is back, not once the client sends
+	// again and that read ends.
 	readMu sync.Mutex
+	keptMu sync.Mutex
 	kept   []readMessage
 }
 
@@ -125,26 +129,41 @@ func newStream(conn io.ReadWriteCloser, logger *zap.Logger) *stream {
 // ones: the first of those read aside and kept (readAside), else the next
 // one from the connection.
 func (s *stream) Read(ctx context.Context) (jsonrpc2.Message, int64, error) {
+	if m, ok := s.takeKept(); ok {
+		return m.msg, m.n, m.err
+	}
 	s.readMu.Lock()
 	defer s.readMu.Unlock()
-	if len(s.kept) > 0 {
-		m := s.kept[0]
-		s.kept[0] = readMessage{}
-		s.kept = s.kept[1:]
+	if m, ok := s.takeKept(); ok { // kept by the read that held readMu
 		return m.msg, m.n, m.err
 	}
 	return s.readNext(ctx)
+}
+
+// takeKept takes the first message kept for Read, if there is one.
+func (s *stream) takeKept() (readMessage, bool) {
+	s.keptMu.Lock()
+	defer s.keptMu.Unlock()
+	if len(s.kept) == 0 {
+		return readMessage{}, false
+	}
+	m := s.kept[0]
+	s.kept[0] = readMessage{}
+	s.kept = s.kept[1:]
+	return m, true
 }
 
 // readAside reads messages while jsonrpc2's loop answers a request itself
 // (inline.go), until done reports true: each goes to take, in the order
 // read, and one that take does not take (false: a response to the
 // server's own request, which only the loop routes) is kept for Read, as
-// is a read's error, which ends it. A message read once done reports true
-// is kept too: the loop, back at Read, has it next. Only one goroutine
-// reads at a time (readMu): one reading aside when the loop comes back
-// holds it until its read ends.
-func (s *stream) readAside(ctx context.Context, done func() bool, take func(jsonrpc2.Message) bool) {
+// is a read's error, which ends it (and is given to failed first: the
+// connection is ending, and the loop learns it only once back). A message
+// read once done reports true is kept too: the loop, back at Read, has it
+// next. Only one goroutine reads at a time (readMu): one reading aside
+// when the loop comes back holds it until its read ends, and the loop
+// takes what was kept before that meanwhile.
+func (s *stream) readAside(ctx context.Context, done func() bool, take func(jsonrpc2.Message) bool, failed func()) {
 	for {
 		s.readMu.Lock()
 		if done() {
@@ -153,10 +172,13 @@ func (s *stream) readAside(ctx context.Context, done func() bool, take func(json
 		}
 		msg, n, err := s.readNext(ctx)
 		if err != nil || done() || !take(msg) {
+			s.keptMu.Lock()
 			s.kept = append(s.kept, readMessage{msg, n, err})
+			s.keptMu.Unlock()
 		}
 		s.readMu.Unlock()
 		if err != nil {
+			failed()
 			return
 		}
 	}
