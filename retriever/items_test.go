@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runls/masking"
 	"strings"
 	"testing"
 )
@@ -193,4 +194,45 @@ func itemAlone(ix *Index, h hit, agent string, buf *[]byte) (Item, bool) {
 		return Item{}, false
 	}
 	return it, true
+}
+
+// TestItemsMaskedCutMidLine: a masked piece's text cannot be checked
+// against its key (the key is the masked text's), only its line's length:
+// a file cut within a line under its mapping read zeros past the cut,
+// which passed for the line's bytes and made an item of a line no longer
+// there (the review of 81a5add). The items after the cut are those a pread
+// makes: none at or past the cut line.
+func TestItemsMaskedCutMidLine(t *testing.T) {
+	var notes strings.Builder
+	for i := range 400 {
+		fmt.Fprintf(&notes, "alpha%d beta /etc/secret/key%d gamma\n", i, i)
+	}
+	root := writeRun(t, map[string]string{"episode-1/a/notes.txt": notes.String()})
+	ix := openTest(t, Options{Root: root, Masker: masking.HidingOutside(root)})
+	if _, err := ix.Refresh(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	all := livePieceHits(ix)
+	items := func() []Item {
+		ix.mu.RLock()
+		defer ix.mu.RUnlock()
+		return ix.items(all, make([]string, len(all))).Items
+	}
+	for range 2 { // the file's handle maps it at its second read
+		if got := items(); len(got) != 400 {
+			t.Fatalf("%d items of 400 masked lines", len(got))
+		}
+	}
+	lines := strings.SplitAfter(notes.String(), "\n")
+	cut := len(strings.Join(lines[:200], "")) + 3 // 3 bytes into line 200
+	must(t, os.Truncate(filepath.Join(root, "episode-1/a/notes.txt"), int64(cut)))
+	got := items()
+	for _, it := range got {
+		if it.Location.Range.Start.Line >= 200 {
+			t.Errorf("an item of line %d, cut: %q", it.Location.Range.Start.Line, it.Text)
+		}
+	}
+	if len(got) != 200 {
+		t.Errorf("%d items after the cut, want the 200 lines before it", len(got))
+	}
 }

@@ -9,6 +9,10 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// mapsFiles says that this system maps a handle's file (the tests'
+// check that a read was the mapping's).
+const mapsFiles = true
+
 // maxMapped bounds the size of a file mapped for its read-backs: a larger
 // one is read with pread (a mapping is address space, not memory, but a
 // search reads a line or a few of a file).

@@ -1,6 +1,7 @@
 package runfs
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -8,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"syscall"
+	"unsafe"
 )
 
 // NewHandles returns a cache that keeps at most max files open.
@@ -134,13 +136,17 @@ func (h *Handle) close() {
 // opened) are read with F.ReadAt. A file that shrank under the mapping
 // faults on the pages past its end: the fault is caught, never a crash,
 // and the bytes are read with F.ReadAt, which reads what is left of them.
-// The bytes of the page a shrunk file's end is in read as zeros past it,
-// where F.ReadAt would read fewer: a caller checks what it read against
-// the index (a result's text against its key) as it does for a file
-// rewritten since.
+// The page a shrunk file's end is in reads as zeros past that end, where
+// F.ReadAt reads fewer bytes: bytes read with a NUL among them are read
+// again with F.ReadAt (an indexed file holds none: a NUL in its first 8
+// KiB makes a file binary, spec §2), so that what ReadMapped reads is what
+// F.ReadAt would have, short of a write racing the read. A masked piece's
+// text cannot be checked against its key, only its length: zeros that
+// passed for the cut line's bytes made a stale item (the review of
+// 81a5add).
 func (h *Handle) ReadMapped(p []byte, off int64) (int, error) {
 	m := h.mapping()
-	if off < 0 || off > int64(len(m))-int64(len(p)) || len(m) == 0 || !copyGuarded(p, m[off:]) {
+	if off < 0 || off > int64(len(m))-int64(len(p)) || len(m) == 0 || !copyGuarded(p, m[off:]) || bytes.IndexByte(p, 0) >= 0 {
 		return h.F.ReadAt(p, off)
 	}
 	return len(p), nil
@@ -156,7 +162,13 @@ func (h *Handle) mapping() []byte {
 		return nil
 	}
 	h.mapOnce.Do(func() {
-		if m := mapFile(h.F, h.size); m != nil {
+		// Its size now, not at its open: a run's live log grows while its
+		// handle is kept, and what lies past the mapping is read with pread.
+		size := h.size
+		if info, err := h.F.Stat(); err == nil {
+			size = info.Size()
+		}
+		if m := mapFile(h.F, size); m != nil {
 			h.m.Store(&m)
 		}
 	})
@@ -167,13 +179,15 @@ func (h *Handle) mapping() []byte {
 }
 
 // copyGuarded copies src into dst, false when a page of src faults (a
-// mapped file cut under it).
+// mapped file cut under it). Only a fault within src is caught: the flag
+// turns every fault into a panic, a stray pointer's too, which must not
+// pass for a cut file.
 func copyGuarded(dst, src []byte) (ok bool) {
 	old := debug.SetPanicOnFault(true)
 	defer func() {
 		debug.SetPanicOnFault(old)
 		if r := recover(); r != nil {
-			if _, fault := r.(interface{ Addr() uintptr }); !fault {
+			if !caughtFault(r, src) {
 				panic(r)
 			}
 			ok = false
@@ -181,6 +195,22 @@ func copyGuarded(dst, src []byte) (ok bool) {
 	}()
 	copy(dst, src)
 	return true
+}
+
+// caughtFault reports whether r, recovered, is a memory fault at a byte of
+// src.
+func caughtFault(r any, src []byte) bool {
+	f, fault := r.(interface{ Addr() uintptr })
+	return fault && within(f.Addr(), src)
+}
+
+// within reports whether addr is the address of a byte of b.
+func within(addr uintptr, b []byte) bool {
+	if len(b) == 0 {
+		return false
+	}
+	start := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	return addr >= start && addr-start < uintptr(len(b))
 }
 
 func (c *Handles) evictOldest() {
