@@ -15,11 +15,13 @@ package bm25
 // its two term entries, its postings, skips, and dense or split columns,
 // and its values (offsets and skips within their sections); at the first
 // search of the segment, the length column (read for every posting
-// scored); at a hit's entry into the top k, its key. What reads a segment
-// whole (a merge, the statistics' Drop, Encode) checks it whole first.
+// scored); at a hit's entry into the top k, its key's range of keys
+// (keyRanges). What reads a segment whole (a merge, the statistics'
+// Drop, Encode) checks it whole first.
 
 import (
 	"fmt"
+	"math/bits"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -97,11 +99,49 @@ func (s *Segment) checkTermRun(lo int) {
 	}
 }
 
-// checkKey checks document d's key.
+// keyRanges is how many ranges of its keys a lazily read segment checks
+// apart (Segment.keysOK's bits), each of keysPerCheck keys (a page of the
+// key column, 4 KiB) or a power of two times: a page up to 128K keys, at
+// most 16 pages (64 KiB, a backing's chunk) up to 2M.
+const (
+	keyRanges    = 256
+	keysPerCheck = 512
+)
+
+// checkKey checks document d's key. A key is read for every hit a heap
+// takes, and most of a cold cheap query's reads were checked already by an
+// earlier search: one bit beside the segment's lazy checks (a line its
+// search has read already) says so, where the backing's check of a range
+// (an interface call, then the blob's fields and chunk bits) was ~4% of a
+// cold cheap query's ranking (issue 33). The range is checked whole the
+// first time one of its keys is read: what a backing checks of one key is
+// its chunk (64 KiB) anyway.
 func (s *Segment) checkKey(d uint32) {
-	if s.lazy != nil {
-		CheckValue(s.lazy.back, s.key, int(d))
+	if s.lazy == nil {
+		return
 	}
+	r := d >> s.keyShift
+	if s.keysOK[r/64].Load()&(1<<(r%64)) == 0 {
+		s.checkKeys(r)
+	}
+}
+
+// checkKeys checks the r-th range of keys, then says so in keysOK; a bad
+// range panics in the backing's Check, its bit never set.
+func (s *Segment) checkKeys(r uint32) {
+	lo := int(r) << s.keyShift
+	CheckValues(s.lazy.back, s.key[lo:min(lo+1<<s.keyShift, len(s.key))])
+	s.keysOK[r/64].Or(1 << (r % 64))
+}
+
+// keyShiftFor is the shift that takes a document to its range of keys
+// (keyRanges at most, each keysPerCheck keys or a power of two times).
+func keyShiftFor(docs int) uint8 {
+	sh := uint8(bits.TrailingZeros(keysPerCheck))
+	for docs > keyRanges<<sh {
+		sh++
+	}
+	return sh
 }
 
 // checkDocs checks the length column, before a search scores the

@@ -16,11 +16,13 @@ type testBacking struct {
 	checked []bool
 	bad     [][2]int // [from, to) ranges of enc
 	all     int      // CheckAll calls
+	checks  int      // Check calls
 }
 
 type badBytes struct{ off int }
 
 func (k *testBacking) Check(p []byte) {
+	k.checks++
 	off := int(uintptr(unsafe.Pointer(unsafe.SliceData(p))) - uintptr(unsafe.Pointer(unsafe.SliceData(k.enc))))
 	if off < 0 || off+len(p) > len(k.enc) {
 		panic(fmt.Sprintf("checked bytes outside the encoding: %d+%d of %d", off, len(p), len(k.enc)))
@@ -233,6 +235,72 @@ func TestLazySegmentChecksBeforeUse(t *testing.T) {
 				t.Fatalf("panicked with %v, want the backing's", r)
 			}
 		})
+	}
+}
+
+// A key read is checked with its range of keys, once: the backing is
+// asked once a range however many of its keys are read (a search reads one
+// for every hit a heap takes, issue 33), and a bad byte in a range stops
+// the read of any of its keys, never of another range's.
+func TestLazySegmentChecksKeysByRange(t *testing.T) {
+	ti := codecIndex(t)
+	src := ti.segs[0]
+	l, k := lazySegment(t, src)
+	n := uint32(1) << l.keyShift
+	if n != keysPerCheck || src.Docs() <= 2*int(n) {
+		t.Fatalf("%d documents, ranges of %d keys: want three ranges of %d at least", src.Docs(), n, keysPerCheck)
+	}
+	before := k.checks
+	for range 2 {
+		for d := range uint32(l.Docs()) {
+			if l.Key(d) != src.Key(d) {
+				t.Fatalf("key %d: %#x, want %#x", d, l.Key(d), src.Key(d))
+			}
+		}
+	}
+	ranges := (l.Docs() + int(n) - 1) / int(n)
+	if c := k.checks - before; c != ranges {
+		t.Errorf("%d keys read twice: %d checks, want one a range (%d)", l.Docs(), c, ranges)
+	}
+	keys := rangeOf(k, l.key)
+	for i := keys[0]; i < keys[1]; i++ {
+		if !k.checked[i] {
+			t.Fatalf("key byte %d read unchecked", i-keys[0])
+		}
+	}
+
+	bad := n + 7 // in the second range
+	l0, k0 := lazySegment(t, src)
+	l, _ = lazySegment(t, src, rangeOf(k0, l0.key[bad:bad+1]))
+	for _, c := range []struct {
+		d   uint32
+		bad bool
+	}{{0, false}, {n - 1, false}, {n, true}, {bad, true}, {2*n - 1, true}, {bad, true}, {2 * n, false}} {
+		r := panicOf(func() { l.Key(c.d) })
+		if _, ok := r.(badBytes); ok != c.bad || (r != nil && !ok) {
+			t.Errorf("key %d: panicked with %v, want the backing's: %v", c.d, r, c.bad)
+		}
+	}
+}
+
+// A segment's keys fall in keyRanges ranges at most, each of keysPerCheck
+// keys or a power of two times: at most a backing's chunk (64 KiB, 8192
+// keys) up to 2M documents.
+func TestKeyShiftFor(t *testing.T) {
+	for _, c := range []struct {
+		docs int
+		keys int // a range's
+	}{
+		{0, 512}, {1, 512}, {3000, 512}, {256 * 512, 512}, {256*512 + 1, 1024},
+		{256 * 1024, 1024}, {2 << 20, 8192}, {2<<20 + 1, 16384},
+	} {
+		sh := keyShiftFor(c.docs)
+		if 1<<sh != c.keys {
+			t.Errorf("%d documents: ranges of %d keys, want %d", c.docs, 1<<sh, c.keys)
+		}
+		if c.docs > 0 && (c.docs-1)>>sh >= keyRanges {
+			t.Errorf("%d documents: range %d of %d", c.docs, (c.docs-1)>>sh, keyRanges)
+		}
 	}
 }
 

@@ -6,6 +6,7 @@ package bm25
 import (
 	"cmp"
 	"slices"
+	"sync/atomic"
 	"unsafe"
 )
 
@@ -61,7 +62,12 @@ type Segment struct {
 	dense    Sparse[denseTerm] // by term index, for the most frequent terms
 	layers   Sparse[layers]    // by term index, for terms with many postings
 
-	lazy *lazyChecks // read with ReadSegmentLazy: its bytes checked at their first use (backing.go)
+	// keysOK has a bit for each range of keys (a document's is d>>keyShift)
+	// that checkKey found checked, beside lazy: a search of the segment
+	// has read its line already.
+	keysOK   [keyRanges / 64]atomic.Uint64
+	keyShift uint8
+	lazy     *lazyChecks // read with ReadSegmentLazy: its bytes checked at their first use (backing.go)
 }
 
 // groupRun says that documents from lo on (up to the next run) are of group.

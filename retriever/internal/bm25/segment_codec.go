@@ -123,6 +123,7 @@ func ReadSegmentLazy(d *SectionDecoder, back Backing) *Segment {
 		return nil
 	}
 	s.lazy = &lazyChecks{back: back, termsOK: make([]atomic.Uint64, (len(s.terms)+63)/64)}
+	s.keyShift = keyShiftFor(len(s.key))
 	if err := s.checkSmall(); err != nil {
 		d.fail("%v", err)
 		return nil
