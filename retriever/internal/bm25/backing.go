@@ -16,7 +16,9 @@ package bm25
 // and its values (offsets and skips within their sections); at the first
 // search of the segment, the length column (read for every posting
 // scored); at a hit's entry into the top k, its key's range of keys
-// (keyRanges). What reads a segment whole (a merge, the statistics'
+// (keyRanges). The one read before its check: the heap's guess of the
+// documents it will take loads their keys side by side (topK.touchKeys),
+// a hint whose value is never used. What reads a segment whole (a merge, the statistics'
 // Drop, Encode) checks it whole first.
 
 import (

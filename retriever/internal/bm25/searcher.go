@@ -150,6 +150,9 @@ func (sr *Searcher) Search(ctx context.Context, segs []*Segment, st *Stats, qy Q
 // lists, reads the lengths and asks the outer filter once, where two
 // searches did each twice (issue 33). A nil inner: Search with outer.
 func (sr *Searcher) SearchNested(ctx context.Context, segs []*Segment, st *Stats, qy Query, outer, inner Filter, tie TieOrder) (outerHits, innerHits []Hit, err error) {
+	if qy.K < 1 {
+		return nil, nil, nil // no hit asked for (the retriever refuses such a topK before)
+	}
 	q := &query{part: qy.Part, k: qy.K, groups: qy.Groups, docs: qy.DocOrder, inner: inner}
 	docs, terms := st.totals(qy.Part)
 	for _, id := range qy.Terms {

@@ -317,6 +317,15 @@ func (s *Segment) checkSmall() error {
 			return errors.New("a sparse column out of order")
 		}
 	}
+	// A term column's ids are terms': a rank of them (termrank.go) is as
+	// large as its last id, which an id past the terms would make of any
+	// size (an id of 1<<31: a 300 MB rank, the review of 6c7d6d1).
+	if s.dense.Len() > 0 && int(s.dense.Last()) >= len(s.terms) || s.layers.Len() > 0 && int(s.layers.Last()) >= len(s.terms) {
+		return errors.New("a term column's id past the terms")
+	}
+	if s.longDL.Len() > 0 && int(s.longDL.Last()) >= docs {
+		return errors.New("a long length's document past the documents")
+	}
 	return nil
 }
 

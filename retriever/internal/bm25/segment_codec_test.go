@@ -238,3 +238,51 @@ func TestSectionSizeIsWhatIsWritten(t *testing.T) {
 		t.Fatal("Grow made no room")
 	}
 }
+
+// A term column whose last id is past the segment's terms is refused at the
+// decode: a rank of its ids (termrank.go) would be as large as that id
+// (1<<31: some 300 MB), where every valid id is a term's.
+func TestSegmentCodecRefusesTermIDPastTerms(t *testing.T) {
+	ti := codecIndex(t)
+	for _, s := range ti.segs {
+		if s.dense.Len() == 0 || s.layers.Len() == 0 {
+			continue
+		}
+		for _, c := range []struct {
+			name string
+			grow func(d *Segment)
+		}{
+			{"dense", func(d *Segment) {
+				d.dense.docs = append(slices.Clone(d.dense.docs), 1<<31)
+				d.dense.vals = append(slices.Clone(d.dense.vals), d.dense.vals[0])
+			}},
+			{"split", func(d *Segment) {
+				d.layers.docs = append(slices.Clone(d.layers.docs), uint32(len(d.terms)))
+				d.layers.vals = append(slices.Clone(d.layers.vals), d.layers.vals[0])
+			}},
+		} {
+			d, err := DecodeSegment(s.AppendEncoded(nil))
+			if err != nil {
+				t.Fatal(err)
+			}
+			c.grow(d)
+			if _, err := DecodeSegment(d.AppendEncoded(nil)); err == nil {
+				t.Errorf("%s: a column id past the %d terms decoded", c.name, len(d.terms))
+			}
+		}
+		return
+	}
+	t.Fatal("no segment with dense and split terms")
+}
+
+// A search that asks for no hit (K < 1) answers none: the heaps are made
+// for K hits (the retriever refuses such a topK before).
+func TestSearchNoHitAsked(t *testing.T) {
+	ti := codecIndex(t)
+	for _, k := range []int{0, -1} {
+		outer, inner := ti.searchNested(t, DefaultTuning(), "common rare7", -1, k, nil, nil)
+		if outer != nil || inner != nil {
+			t.Errorf("K=%d: %v, %v; want nothing", k, outer, inner)
+		}
+	}
+}

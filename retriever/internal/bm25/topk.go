@@ -212,7 +212,10 @@ func (t *topK) touchKeys(s *Segment, docs []uint32, scores []float64, theta floa
 			continue
 		}
 		lo = lowest(sim[:n])
-		sum += s.key[d]
+		if int(d) >= len(s.key) {
+			continue // a bad posting: its offer's own check says so
+		}
+		sum += s.key[d] // a hint, unchecked: the key is read again, checked, at its offer
 		if touched++; touched == touchMax {
 			break
 		}
