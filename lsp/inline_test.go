@@ -257,14 +257,7 @@ func TestCancelReadAside(t *testing.T) {
 	}
 
 	cancelSlow() // protocol.Call sends $/cancelRequest, read aside
-	select {
-	case err := <-ended:
-		if err != context.Canceled {
-			t.Errorf("the engine's search on the loop ended with %v, want context.Canceled", err)
-		}
-	case <-time.After(waitTimeout):
-		t.Fatal("the search on the loop was never cancelled")
-	}
+	wantCancelled(t, ended)
 	if err := <-slow; err == nil {
 		t.Error("the cancelled search on the loop was answered with a result")
 	}
@@ -299,14 +292,7 @@ func TestConnectionEndsDuringSearchOnLoop(t *testing.T) {
 			_, ended := slowOnLoop(t, ctx, c, fake, never)
 			began := time.Now()
 			tt.end(c)
-			select {
-			case err := <-ended:
-				if err != context.Canceled {
-					t.Errorf("the search on the loop ended with %v, want context.Canceled", err)
-				}
-			case <-time.After(waitTimeout):
-				t.Fatal("the search on the loop was never cancelled")
-			}
+			wantCancelled(t, ended)
 			select {
 			case err := <-c.done:
 				c.done <- err // the harness's cleanup reads it too
@@ -355,5 +341,19 @@ func TestResponseReadAsideReachesLoop(t *testing.T) {
 	}
 	if err := c.shutdownExit(); err != nil {
 		t.Errorf("Serve = %v", err)
+	}
+}
+
+// wantCancelled waits for the end of slowOnLoop's search (ended), which
+// must be its context's cancellation.
+func wantCancelled(t *testing.T, ended <-chan error) {
+	t.Helper()
+	select {
+	case err := <-ended:
+		if err != context.Canceled {
+			t.Errorf("the engine's search on the loop ended with %v, want context.Canceled", err)
+		}
+	case <-time.After(waitTimeout):
+		t.Fatal("the search on the loop was never cancelled")
 	}
 }

@@ -152,8 +152,9 @@ func (rb *readBack) readLinesInto(ctx context.Context, fs *corpus.File, index []
 // the next read: a search's items read one line each into one buffer, where
 // two fresh ones a line were most of a cheap search's garbage, issue 33).
 // The line returned is in *buf. It reads through the file's mapping
-// (Handle.ReadMapped): what it returns of a file changed since its update
-// is checked by its caller, the item's text against its key.
+// (Handle.ReadMapped), which reads what a pread would; what it returns of
+// a file changed since its update is checked by its caller (the item's
+// text against its key, a masked one's length).
 func (rb *readBack) readLine(fs *corpus.File, n uint32, want int, buf *[]byte) ([]byte, error) {
 	k := int(n / lineIndexEvery)
 	index := fs.Lines()

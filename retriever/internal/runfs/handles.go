@@ -30,12 +30,10 @@ type Handles struct {
 // Handle is an open file of the cache, F, until it is released.
 type Handle struct {
 	F *os.File
-	// m maps the file's first size bytes, its size when opened (nil: not
-	// mapped yet, or it could not be), made at the handle's second
-	// ReadMapped (mapOnce): a file read once, as most of a big run's are,
-	// costs no mapping and no fault.
+	// m maps the file as it was at the handle's second ReadMapped (nil: not
+	// mapped yet, or it could not be; mapOnce): a file read once, as most
+	// of a big run's are, costs no mapping and no fault.
 	m       atomic.Pointer[[]byte]
-	size    int64
 	reads   atomic.Int32
 	mapOnce sync.Once
 	key     [2]uint64
@@ -74,7 +72,7 @@ func (c *Handles) Acquire(fsys *os.Root, rel string, dev, ino uint64) (*Handle, 
 		f.Close()
 		return nil, fmt.Errorf("%s: replaced since it was indexed", rel)
 	}
-	h := &Handle{F: f, key: key, refs: 1, size: info.Size()}
+	h := &Handle{F: f, key: key, refs: 1}
 
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -163,13 +161,12 @@ func (h *Handle) mapping() []byte {
 	}
 	h.mapOnce.Do(func() {
 		// Its size now, not at its open: a run's live log grows while its
-		// handle is kept, and what lies past the mapping is read with pread.
-		size := h.size
+		// handle is kept, and what lies past the mapping is read with pread
+		// (as is every byte of a file whose size cannot be had).
 		if info, err := h.F.Stat(); err == nil {
-			size = info.Size()
-		}
-		if m := mapFile(h.F, size); m != nil {
-			h.m.Store(&m)
+			if m := mapFile(h.F, info.Size()); m != nil {
+				h.m.Store(&m)
+			}
 		}
 	})
 	if m := h.m.Load(); m != nil {
