@@ -136,9 +136,10 @@ func (h *Handle) close() {
 // and the bytes are read with F.ReadAt, which reads what is left of them.
 // The page a shrunk file's end is in reads as zeros past that end, where
 // F.ReadAt reads fewer bytes: bytes read with a NUL among them are read
-// again with F.ReadAt (an indexed file holds none: a NUL in its first 8
-// KiB makes a file binary, spec §2), so that what ReadMapped reads is what
-// F.ReadAt would have, short of a write racing the read. A masked piece's
+// again with F.ReadAt (rare in an indexed file: a NUL in its first 8 KiB
+// makes a file binary, spec §1; a later one costs that read twice), so
+// that what ReadMapped reads is what F.ReadAt would have, short of a write
+// racing the read. A masked piece's
 // text cannot be checked against its key, only its length: zeros that
 // passed for the cut line's bytes made a stale item (the review of
 // 81a5add).
