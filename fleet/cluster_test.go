@@ -80,10 +80,14 @@ func (c *cluster) kill(t *testing.T, name string) {
 	if _, err := fmt.Sscan(c.env[name+"_PID"], &pid); err != nil {
 		t.Fatalf("no PID of %s", name)
 	}
-	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+	p, err := os.FindProcess(pid)
+	if err != nil {
 		t.Fatal(err)
 	}
-	for i := 0; i < 100 && syscall.Kill(pid, 0) == nil; i++ {
+	if err := p.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 100 && p.Signal(syscall.Signal(0)) == nil; i++ {
 		time.Sleep(50 * time.Millisecond)
 	}
 }

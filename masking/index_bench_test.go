@@ -2,10 +2,10 @@ package masking_test
 
 import (
 	"context"
-	"syscall"
 	"testing"
 	"time"
 
+	"runls/internal/cputime"
 	"runls/internal/rungen"
 	"runls/masking"
 	"runls/retriever"
@@ -36,12 +36,12 @@ func BenchmarkIndexMasking(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			start, cpu0 := time.Now(), cpuTime()
+			start, cpu0 := time.Now(), cputime.Process()
 			if _, err := ix.Refresh(context.Background(), nil); err != nil {
 				b.Fatal(err)
 			}
 			wall[mode] += time.Since(start)
-			cpu[mode] += cpuTime() - cpu0
+			cpu[mode] += cputime.Process() - cpu0
 			content, _ := ix.BytesRead()
 			bytes = content
 			ix.Close()
@@ -54,13 +54,4 @@ func BenchmarkIndexMasking(b *testing.B) {
 	b.ReportMetric(mbps(wall[1]), "MB/s-on")
 	b.ReportMetric(wall[0].Seconds()/wall[1].Seconds(), "on/off")
 	b.ReportMetric(cpu[1].Seconds()/cpu[0].Seconds(), "cpu-on/off")
-}
-
-// cpuTime is the process's user and system time.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

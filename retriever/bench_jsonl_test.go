@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"runls/internal/cputime"
 	"runls/internal/rungen"
 )
 
@@ -28,11 +29,11 @@ func BenchmarkIndexJSONLines(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		start, cpu0 := time.Now(), cpuTime()
+		start, cpu0 := time.Now(), cputime.Process()
 		if _, err := ix.Refresh(context.Background(), nil); err != nil {
 			b.Fatal(err)
 		}
-		elapsed, cpu := time.Since(start), cpuTime()-cpu0
+		elapsed, cpu := time.Since(start), cputime.Process()-cpu0
 		content, _ := ix.BytesRead()
 		b.SetBytes(content)
 		b.ReportMetric(float64(content)/elapsed.Seconds()/1e6, "MB/s-index")

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"runls/internal/cputime"
 	"runls/internal/rungen"
 	"runls/internal/store"
 )
@@ -97,7 +98,7 @@ func BenchmarkQuerySet(b *testing.B) {
 	byReq := make([][]time.Duration, len(reqs))
 	i := 0
 	quiet := ix.fw.quietAnswers.Load()
-	cpu := cpuTime()
+	cpu := cputime.Process()
 	b.ResetTimer()
 	var thrash []byte
 	if mb, err := strconv.Atoi(os.Getenv("RUNLS_SET_THRASH")); err == nil && mb > 0 {
@@ -143,7 +144,7 @@ func BenchmarkQuerySet(b *testing.B) {
 		i++
 	}
 	b.StopTimer()
-	b.ReportMetric(float64((cpuTime()-cpu).Microseconds())/float64(i), "µs-cpu/search")
+	b.ReportMetric(float64((cputime.Process()-cpu).Microseconds())/float64(i), "µs-cpu/search")
 	b.ReportMetric(float64(ix.fw.quietAnswers.Load()-quiet)/float64(i), "quiet/search") // answered with no barrier
 	if os.Getenv("RUNLS_SET_VERBOSE") != "" {
 		for j, r := range reqs {

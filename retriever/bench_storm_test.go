@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"runls/internal/cputime"
 	"runls/internal/store"
 )
 
@@ -73,13 +74,13 @@ func BenchmarkStorm(b *testing.B) {
 	n := 0
 	for b.Loop() {
 		for i, r := range reqs {
-			c0, t0 := cpuTime(), time.Now()
+			c0, t0 := cputime.Process(), time.Now()
 			res, err := ix.Search(ctx, r.req)
 			if err != nil {
 				b.Fatal(err)
 			}
 			wall[i] = append(wall[i], time.Since(t0))
-			cpu[i] += cpuTime() - c0
+			cpu[i] += cputime.Process() - c0
 			if len(res.Items) == 0 {
 				b.Fatalf("%s: no items", r.name)
 			}

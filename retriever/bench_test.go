@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"runls/internal/cputime"
 	"runls/internal/rungen"
 )
 
@@ -58,11 +59,11 @@ func BenchmarkIndex(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		start, cpu0 := time.Now(), cpuTime()
+		start, cpu0 := time.Now(), cputime.Process()
 		if _, err := ix.Refresh(context.Background(), nil); err != nil {
 			b.Fatal(err)
 		}
-		elapsed, cpu := time.Since(start), cpuTime()-cpu0
+		elapsed, cpu := time.Since(start), cputime.Process()-cpu0
 		content, _ := ix.BytesRead()
 		b.SetBytes(content)
 		after := heapInUse()
@@ -104,7 +105,7 @@ func benchQuery(b *testing.B, refresh bool) {
 		defer pprof.StopCPUProfile()
 	}
 	b.ResetTimer()
-	cpu0 := cpuTime()
+	cpu0 := cputime.Process()
 	i := 0
 	for b.Loop() {
 		q := queries[i%len(queries)]
@@ -124,7 +125,7 @@ func benchQuery(b *testing.B, refresh bool) {
 		lat = append(lat, el)
 		perQuery[q] = append(perQuery[q], el)
 	}
-	cpu := cpuTime() - cpu0
+	cpu := cputime.Process() - cpu0
 	// Each query's median: the queries that are slow, not the moments.
 	med := map[string]time.Duration{}
 	for q, ls := range perQuery {
@@ -165,11 +166,11 @@ func BenchmarkOneQuery(b *testing.B) {
 	}
 	req := Request{Query: query, Episode: "episode-3", Conversation: "conv-1", TopK: 5}
 	b.ResetTimer()
-	cpu0 := cpuTime()
+	cpu0 := cputime.Process()
 	for b.Loop() {
 		if _, err := ix.searchIndexed(context.Background(), req); err != nil {
 			b.Fatal(err)
 		}
 	}
-	b.ReportMetric(float64((cpuTime()-cpu0).Microseconds())/float64(b.N), "cpu-µs/op")
+	b.ReportMetric(float64((cputime.Process()-cpu0).Microseconds())/float64(b.N), "cpu-µs/op")
 }

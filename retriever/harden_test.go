@@ -218,9 +218,9 @@ func TestHardenSpecialFiles(t *testing.T) {
 	root := writeRun(t, map[string]string{note: "apple one\n", "episode-1/a/b.log": rec("c1", "apple said")})
 	dir := filepath.Join(root, "episode-1/a")
 	fifo := filepath.Join(dir, "pipe.txt")
-	must(t, syscall.Mkfifo(fifo, 0o644))
-	must(t, syscall.Mkfifo(filepath.Join(dir, "pipe.log"), 0o644))
-	if err := syscall.Mknod(filepath.Join(dir, "null.txt"), syscall.S_IFCHR|0o644, 1<<8|3); err != nil {
+	mkfifo(t, fifo)
+	mkfifo(t, filepath.Join(dir, "pipe.log"))
+	if err := mkCharDevice(filepath.Join(dir, "null.txt")); err != nil {
 		t.Logf("no device node (%v): the FIFOs and the socket stand for it", err)
 	}
 	l, err := net.Listen("unix", filepath.Join(dir, "sock.txt"))
@@ -259,7 +259,7 @@ func TestHardenSpecialFiles(t *testing.T) {
 			if rel == note {
 				once.Do(func() {
 					must(t, os.Remove(p))
-					must(t, syscall.Mkfifo(p, 0o644))
+					mkfifo(t, p)
 				})
 			}
 		}
@@ -285,7 +285,7 @@ func TestHardenSpecialFiles(t *testing.T) {
 		}
 		ix.handles.CloseAll()
 		must(t, os.Remove(p))
-		must(t, syscall.Mkfifo(p, 0o644))
+		mkfifo(t, p)
 		done := make(chan []Item, 1)
 		go func() {
 			res, _ := ix.searchIndexed(context.Background(), Request{Query: "apple", TopK: 10})
@@ -605,7 +605,7 @@ func TestHardenWatchFaults(t *testing.T) {
 			}
 		}
 	}
-	must(t, syscall.Mkfifo(filepath.Join(dir, "pipe.txt"), 0o644))
+	mkfifo(t, filepath.Join(dir, "pipe.txt"))
 	must(t, os.Symlink("loop-b", filepath.Join(dir, "loop-a")))
 	must(t, os.Symlink("loop-a", filepath.Join(dir, "loop-b")))
 	must(t, os.Symlink("..", filepath.Join(dir, "up")))
@@ -613,7 +613,7 @@ func TestHardenWatchFaults(t *testing.T) {
 		switch i % 3 {
 		case 0:
 			must(t, os.Remove(p))
-			must(t, syscall.Mkfifo(p, 0o644))
+			mkfifo(t, p)
 		case 1:
 			must(t, os.Remove(p))
 			writeFile(t, root, note, fmt.Sprintf("apple gen %d\n", i))

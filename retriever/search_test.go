@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -342,7 +341,7 @@ func TestLoadInterpreterFile(t *testing.T) {
 		t.Fatalf("regular file: %v", err)
 	}
 	fifo := filepath.Join(dir, "fifo.json")
-	must(t, syscall.Mkfifo(fifo, 0o644))
+	mkfifo(t, fifo)
 	done := make(chan error, 1)
 	go func() { _, err := LoadInterpreter(fifo); done <- err }()
 	select {

@@ -12,7 +12,6 @@ import (
 	"regexp"
 	"sort"
 	"strings"
-	"syscall"
 	"testing"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -568,7 +567,7 @@ func TestCopy(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		if !bytes.Equal(a, b) || st.Sys().(*syscall.Stat_t).Nlink != 1 {
+		if links, known := linkCount(st); !bytes.Equal(a, b) || (known && links != 1) {
 			t.Errorf("%s: copy differs or is linked", rel)
 		}
 		n++

@@ -35,10 +35,6 @@ func mapFile(f *os.File, size int64, aligned bool) ([]byte, error) {
 	return unsafe.Slice((*byte)(addr), int(size)), nil
 }
 
-// hugeSize is the size of the page-cache folios a read maps whole when the
-// mapping's addresses line up with them (a PMD on x86-64 and arm64).
-const hugeSize = 2 << 20
-
 // mapShifted maps fd's first n bytes at an address shift bytes past a
 // hugeSize boundary, when n is that large. Linux (6.x, ext4) keeps a
 // recently written file's page cache in folios of up to 2 MB, and a read of

@@ -7,9 +7,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
+
+	"runls/internal/cputime"
 )
 
 // BenchmarkBuilderCount tokenizes and counts a batch of documents (the
@@ -23,7 +23,7 @@ func BenchmarkBuilderCount(b *testing.B) {
 		size += len(d)
 	}
 	b.SetBytes(int64(size))
-	cpu0 := processCPU()
+	cpu0 := cputime.Process()
 	for b.Loop() {
 		bl := NewBuilder(DefaultLayerMin)
 		bl.Reserve(int64(size))
@@ -36,15 +36,7 @@ func BenchmarkBuilderCount(b *testing.B) {
 	}
 	// The process's CPU time: on a loaded machine, wall time says how
 	// long the benchmark waited for a core.
-	b.ReportMetric(float64(size)*float64(b.N)/(processCPU()-cpu0).Seconds()/1e6, "MB/s-cpu")
-}
-
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	b.ReportMetric(float64(size)*float64(b.N)/(cputime.Process()-cpu0).Seconds()/1e6, "MB/s-cpu")
 }
 
 func countDocs(b *testing.B) [][]byte {

@@ -1,13 +1,15 @@
-package retriever
+//go:build unix
+
+// This file reads the process's CPU time with getrusage.
+
+package cputime
 
 import (
 	"syscall"
 	"time"
 )
 
-// cpuTime is the process's user and system time: on a shared, loaded machine
-// it measures the work a benchmark does better than the wall clock.
-func cpuTime() time.Duration {
+func process() time.Duration {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		return 0
