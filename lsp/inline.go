@@ -64,46 +64,68 @@ func (s *server) serveInline(call *jsonrpc2.Call, reply jsonrpc2.Replier, h json
 // inlineCall is the server's request answered on the loop, if one is: one
 // at a time, so that its timer is made once, not once a request (two
 // allocations of a cheap search's 29).
+//
+// The timer is set by the first request that finds it unset, and left set
+// when its request ends: setting it woke another thread to wait for the
+// new deadline (the runtime's netpoller), some 5-10% of a cheap search
+// through the server on the 1 GB run (bench/README.md). When it fires
+// while a request younger than the budget is being answered, it is set
+// again for that request's rest; with none, it stays unset until the next
+// request. So a stream of cheap searches sets it once a budget at most.
 type inlineCall struct {
-	timer   *time.Timer
+	timer   atomic.Pointer[time.Timer]
+	armed   atomic.Bool   // the timer is set (or its callback about to decide)
 	running atomic.Uint64 // the number of the request being answered, 0: none
 	began   atomic.Int64  // when it began (UnixNano), stored before running
 	count   uint64        // requests answered so far; the loop's own
 	readers sync.WaitGroup
 }
 
-// begin numbers the loop's next request and starts its budget; the first
-// makes the timer, which reads aside while that request (and no later
-// one) is answered.
+// begin numbers the loop's next request and starts its budget; the timer
+// is set unless it is already (its callback then sets it again for this
+// request: began and running are stored before armed is read).
 func (c *inlineCall) begin(s *server) {
 	c.count++
 	c.began.Store(time.Now().UnixNano())
 	c.running.Store(c.count)
-	if c.timer == nil {
-		c.timer = time.AfterFunc(inlineBudget, func() { c.readAside(s) })
+	if c.armed.Swap(true) {
 		return
 	}
-	c.timer.Reset(inlineBudget)
+	if t := c.timer.Load(); t != nil {
+		t.Reset(inlineBudget)
+		return
+	}
+	c.timer.Store(time.AfterFunc(inlineBudget, func() { c.fired(s) }))
 }
 
-// end says the request answered.
-func (c *inlineCall) end() {
-	c.running.Store(0)
-	c.timer.Stop()
+// end says the request answered. The timer is left set (inlineCall).
+func (c *inlineCall) end() { c.running.Store(0) }
+
+// fired is the timer's callback: it reads aside when the request being
+// answered has used its budget, sets the timer again for the rest of one
+// that has not, and does nothing when none is being answered.
+func (c *inlineCall) fired(s *server) {
+	c.armed.Store(false)
+	n := c.running.Load()
+	if n == 0 {
+		return
+	}
+	if left := inlineBudget - time.Since(time.Unix(0, c.began.Load())); left > 0 {
+		if !c.armed.Swap(true) {
+			c.timer.Load().Reset(left)
+		}
+		return
+	}
+	c.readAside(s, n)
 }
 
-// readAside reads the messages that follow beside the request being
+// readAside reads the messages that follow beside request n, being
 // answered, until it is. A timer that fired for a request answered since
-// (Stop cannot stop a callback begun) finds none running, or one begun
-// less than a budget ago, whose own firing is still to come: it reads
+// finds the request ended at once (running is no longer n): it reads
 // nothing. A read's error (the client gone) cancels every request being
 // answered, the loop's among them: the connection is ending, and the loop
 // learns it only once its request returns.
-func (c *inlineCall) readAside(s *server) {
-	n := c.running.Load()
-	if n == 0 || time.Since(time.Unix(0, c.began.Load())) < inlineBudget {
-		return
-	}
+func (c *inlineCall) readAside(s *server, n uint64) {
 	c.readers.Add(1)
 	defer c.readers.Done()
 	s.stream.readAside(s.ctx, func() bool { return c.running.Load() != n }, s.takeAside, s.cancelAll)

@@ -161,6 +161,47 @@ func TestSlowSearchReadsAside(t *testing.T) {
 	}
 }
 
+// TestSlowSearchAfterQuickReadsAside: the loop's timer is left set when a
+// request ends (inline.go), so a slow search that begins right after quick
+// ones finds it set for them, fires early for it, and must be set again
+// for the rest of its budget: what follows it is still read aside.
+func TestSlowSearchAfterQuickReadsAside(t *testing.T) {
+	fake := newFake()
+	c := start(t, startOpts{open: fake.opener(nil, nil)})
+	c.initialize("/fake/run", false, nil)
+	waitAnsweredOnLoop(t, c, fake)
+	release := make(chan struct{})
+	var freeOnce sync.Once
+	free := func() { freeOnce.Do(func() { close(release) }) }
+	t.Cleanup(free)
+	for range 20 {
+		c.mustCall(lsp.MethodRunSearch, map[string]any{"query": "quick"}, nil)
+	}
+	slow, _ := slowOnLoop(t, context.Background(), c, fake, release)
+	info := make(chan error, 1)
+	go func() {
+		var res map[string]any
+		info <- c.call(lsp.MethodRunInfo, map[string]any{}, &res)
+	}()
+	select {
+	case err := <-info:
+		if err != nil {
+			t.Fatalf("run/info read aside: %v", err)
+		}
+	case <-time.After(waitTimeout):
+		t.Fatal("nothing was read beside a slow search that began while the timer was set")
+	}
+	select {
+	case err := <-slow:
+		t.Fatalf("the slow search was answered before it was made: %v", err)
+	default:
+	}
+	free()
+	if err := <-slow; err != nil {
+		t.Fatalf("the slow search: %v", err)
+	}
+}
+
 // waitAnsweredOnLoop searches until a search is answered on jsonrpc2's
 // loop: the engine's first index has ended.
 func waitAnsweredOnLoop(t *testing.T, c *client, fake *fakeEngine) {
