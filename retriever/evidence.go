@@ -34,80 +34,148 @@ type filter struct {
 // evidenceFilter is the bm25.Filter of a request: its rules, over the
 // pieces of the agent searched (agent < 0: every agent's). A segment's
 // group is its pieces' file id, and the engine names a segment by its place
-// in ix.segments.
+// in ix.segments. What it reads of a file is the file's key
+// (corpus.State.Key: eight bytes, eight files a cache line), not the File:
+// each cold File was a line of its own and its path's another (issue 33).
 type evidenceFilter struct {
 	ix    *Index
 	f     *filter
 	agent int
 }
 
+// fileFacts is what the evidence rules read of a file: of its key, or of
+// the File when the keys are off (and for the tests' brute force).
+type fileFacts struct {
+	live           bool // a committed file's
+	excluded       bool // left out by a partial answer (confirm.go)
+	current        bool // of the request's episode
+	record         bool // Form.IsRecord
+	conversational bool // File.Conversational
+	agent          uint32
+}
+
+// factsOfFile is what the rules read of fs (nil: no file).
+func factsOfFile(fs *corpus.File, f *filter) fileFacts {
+	if fs == nil {
+		return fileFacts{}
+	}
+	return fileFacts{
+		live:           true,
+		excluded:       f.excluded(fs),
+		current:        f.episode != "" && fs.EpNum() == f.episode,
+		record:         fs.Form.IsRecord(),
+		conversational: fs.Conversational(),
+		agent:          fs.Agent,
+	}
+}
+
+// facts is what the rules read of file id, from its key.
+func (e *evidenceFilter) facts(id uint32) fileFacts {
+	c := &e.ix.state
+	k, ok := c.Key(id)
+	if !ok {
+		return factsOfFile(c.File(id), e.f)
+	}
+	// The episode's number compared, not a key of the request's looked up
+	// once: the engine asks from two goroutines at once (a parallel
+	// search's halves), and the numbers are few, their table in cache.
+	return fileFacts{
+		live:           k.Live(),
+		excluded:       len(e.f.exclude) > 0 && e.f.excluded(c.File(id)),
+		current:        k.Live() && e.f.episode != "" && c.EpisodeNum(k.Episode()) == e.f.episode,
+		record:         k.Record(),
+		conversational: k.Conversational(),
+		agent:          k.Agent(),
+	}
+}
+
 // Accept reports whether live piece d of file id is evidence for the
 // request.
 func (e *evidenceFilter) Accept(seg int, d, id uint32) bool {
-	fs := e.ix.state.File(id)
-	return fs != nil && (e.agent < 0 || int(fs.Agent) == e.agent) && e.evidence(e.ix.state.Segments[seg], d, fs)
+	ff := e.facts(id)
+	return ff.live && (e.agent < 0 || int(ff.agent) == e.agent) && e.pieceEvidence(e.ix.state.Segments[seg], d, ff, nil, id)
 }
 
 // Group decides from the file alone what it can for its pieces.
 func (e *evidenceFilter) Group(_ int, id uint32) bm25.Verdict {
-	return fileVerdict(&e.ix.state, e.ix.state.File(id), e.agent, e.f)
+	return verdictOf(e.facts(id), e.agent, e.f)
 }
 
 // Check applies the piece-level rules to piece d of file id.
 func (e *evidenceFilter) Check(seg int, d, id uint32) bool {
-	return e.evidence(e.ix.state.Segments[seg], d, e.ix.state.ByID[id])
+	return e.pieceEvidence(e.ix.state.Segments[seg], d, e.facts(id), nil, id)
 }
 
-// fileVerdict decides what it can of the evidence rules from the file alone.
-func fileVerdict(c *corpus.State, fs *corpus.File, agent int, f *filter) bm25.Verdict {
-	if fs == nil || (agent >= 0 && int(fs.Agent) != agent) || f.excluded(fs) {
+// fileVerdict decides what it can of the evidence rules from file fs alone
+// (nil: none), read from the File.
+func fileVerdict(fs *corpus.File, agent int, f *filter) bm25.Verdict {
+	return verdictOf(factsOfFile(fs, f), agent, f)
+}
+
+// verdictOf decides what it can of the evidence rules from a file's facts.
+func verdictOf(ff fileFacts, agent int, f *filter) bm25.Verdict {
+	if !ff.live || (agent >= 0 && int(ff.agent) != agent) || ff.excluded {
 		return bm25.RejectAll
 	}
 	if f.all {
 		return bm25.AcceptAll
 	}
-	current := f.episode != "" && fs.EpNum() == f.episode
 	switch {
-	case f.scopeEpisode && !current:
+	case f.scopeEpisode && !ff.current:
 		return bm25.RejectAll
-	case !fs.Form.IsRecord() && f.window.on:
+	case !ff.record && f.window.on:
 		return bm25.RejectAll // a plain file's lines have no time
-	case !fs.Conversational() && f.window.on:
+	case !ff.conversational && f.window.on:
 		return bm25.CheckEach // a foreign log's records have times
-	case !fs.Conversational():
+	case !ff.conversational:
 		return bm25.AcceptAll
 	case !f.records:
 		return bm25.RejectAll
-	case !current && !f.hasTurn && !f.window.on:
+	case !ff.current && !f.hasTurn && !f.window.on:
 		return bm25.AcceptAll
 	}
 	return bm25.CheckEach
 }
 
-// evidence applies the request's rules to one piece (spec §5).
+// evidence applies the request's rules to piece d of file fs (spec §5),
+// read from the File.
 func (e *evidenceFilter) evidence(s *corpus.Segment, d uint32, fs *corpus.File) bool {
+	return e.pieceEvidence(s, d, factsOfFile(fs, e.f), fs, fs.ID)
+}
+
+// pieceEvidence applies the request's rules to piece d of file id, whose
+// facts are ff (spec §5); fs is the File, nil when not read yet (read here
+// only for a window's times and a warning).
+func (e *evidenceFilter) pieceEvidence(s *corpus.Segment, d uint32, ff fileFacts, fs *corpus.File, id uint32) bool {
 	f := e.f
-	if f.excluded(fs) {
+	if ff.excluded {
 		return false
 	}
 	if f.all {
 		return true
 	}
-	current := f.episode != "" && fs.EpNum() == f.episode
-	if f.scopeEpisode && !current {
+	if f.scopeEpisode && !ff.current {
 		return false
 	}
-	if f.window.on && !inWindow(fs, s.LineOf(d), f.window) {
-		return false
+	if f.window.on {
+		if fs == nil {
+			fs = e.ix.state.File(id)
+		}
+		if !inWindow(fs, s.LineOf(d), f.window) {
+			return false
+		}
 	}
-	if !fs.Conversational() {
+	if !ff.conversational {
 		return true // a note, or a foreign log's record read as one (spec §2)
 	}
 	if !f.records {
 		return false
 	}
-	if current {
+	if ff.current {
 		if s.FlagsOf(d)&corpus.FlagUnfielded != 0 {
+			if fs == nil {
+				fs = e.ix.state.File(id)
+			}
 			if fs.Warned().Unfielded.CompareAndSwap(false, true) {
 				e.ix.log.Warn("lines without the conversation field in the current episode are not evidence", zap.String("file", fs.Rel))
 			}

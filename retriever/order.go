@@ -3,6 +3,7 @@ package retriever
 // This file holds the order of hits of equal score: location order.
 
 import (
+	"cmp"
 	"strings"
 
 	"runls/retriever/internal/bm25"
@@ -28,9 +29,19 @@ func locationBefore(c *corpus.State, a, b bm25.Hit) bool {
 // episode number, then path (0: the same file's, or a file's of the same
 // path). It is the engine's GroupOrder: a query whose best pieces tie by
 // the thousand (templated log lines) asks it once for the pieces of a file
-// in a row, not locationBefore for each.
+// in a row, not locationBefore for each. It compares the files' keys'
+// places (corpus.State.Key: their order is this one), not the Files: each
+// cold File was a cache line of its own and its path another (issue 33).
 func fileOrder(c *corpus.State, a, b uint32) int {
-	fa, fb := c.ByID[a], c.ByID[b]
+	if ka, ok := c.Key(a); ok {
+		kb, _ := c.Key(b)
+		return cmp.Compare(ka.Place(), kb.Place())
+	}
+	return fileOrderOf(c.ByID[a], c.ByID[b])
+}
+
+// fileOrderOf is fileOrder read from the Files (the keys off).
+func fileOrderOf(fa, fb *corpus.File) int {
 	if d := compareEpisodeNumbers(fa.EpNum(), fb.EpNum()); d != 0 {
 		return d
 	}

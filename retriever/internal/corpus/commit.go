@@ -96,13 +96,16 @@ func (c *State) Commit(l *LaidOut, updates []*Update, removed []*File, episodes 
 		for int(next.ID) >= len(c.ByID) {
 			c.ByID = append(c.ByID, nil)
 		}
+		c.keys.set(c.ByID[next.ID], next)
 		c.ByID[next.ID] = next
 	}
 	for _, r := range removed {
 		c.DropFile(r)
 		delete(c.Files, r.Rel)
 		c.ByID[r.ID] = nil
+		c.keys.remove(r.ID)
 	}
+	c.keys.place(c)
 	if episodes != nil {
 		c.Episodes = episodes
 	}
@@ -121,6 +124,7 @@ func (c *State) Confirm(fs *File, at int64) {
 	n := *fs // fs, committed, is never written: a reader may hold it
 	n.ReadAt, n.CheckedAt = at, at
 	c.Files[n.Rel] = &n
+	c.keys.set(fs, &n)
 	c.ByID[n.ID] = &n
 }
 

@@ -29,6 +29,7 @@ type State struct {
 	Convs    Convs         // conversation ids (their own lock)
 	Commits  atomic.Uint64 // commits made (the fact memo's clock)
 	facts    factMemo      // what notices found in the files, for the state committed
+	keys     fileKeys      // what the filter and the tie order read of each file (filekeys.go)
 }
 
 // Forget drops every file and segment, as a new state: the next update
@@ -37,6 +38,7 @@ type State struct {
 func (c *State) Forget() {
 	c.Commits.Add(1)
 	c.Files, c.ByID, c.NextID = map[string]*File{}, nil, 0
+	c.keys.reset()
 	c.SetSegments(nil)
 	c.Stats = bm25.Stats{}
 	c.Stats.Grow(uint32(max(len(c.Agents), 1) - 1))

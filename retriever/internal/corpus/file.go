@@ -26,7 +26,8 @@ type File struct {
 	// range of its one diagnostic.
 	FirstUnits uint32
 	// What a query's filter and tie order read of every file they meet
-	// (Agent, Form, Layout, epEnd, Rel) is in the first 32 bytes
+	// when the files' keys are off (filekeys.go), and the piece rules of a
+	// window (Agent, Form, Layout, epEnd, Rel), is in the first 32 bytes
 	// (TestFileHotFieldsFirst): one cache line, met cold, whether the File
 	// is alone in its 256-byte size class or one of a restored slab's
 	// (issue 33: the flags were two lines further, after the checks).

@@ -132,6 +132,8 @@ func (w *Writer) restoreIndex(snap *store.Snapshot) (map[*corpus.Segment]store.B
 		w.host.State.Files[fs.Rel] = fs
 		w.host.State.ByID[fs.ID] = fs
 	}
+	// The files' keys (corpus/filekeys.go), from files in the blob's order.
+	w.host.State.RestoreKeys(files)
 	w.host.State.Convs.Restore(st.Convs)
 	return refs, nil
 }

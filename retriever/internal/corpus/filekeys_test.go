@@ -1,0 +1,210 @@
+package corpus
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+	"unsafe"
+
+	"runls/recordformat"
+)
+
+// checkKeys holds every key of c to its File (the brute force): live for a
+// committed file alone, its agent, form flags and episode as the File says,
+// and the live files' places in location order (episode number
+// numerically, then path), each distinct.
+func checkKeys(t *testing.T, c *State, what string) {
+	t.Helper()
+	var live []*File
+	for id := 0; id <= len(c.ByID)+1; id++ {
+		fs := c.File(uint32(id))
+		k, ok := c.Key(uint32(id))
+		if !ok {
+			t.Fatalf("%s: keys off", what)
+		}
+		if fs == nil {
+			if k != (FileKey{}) {
+				t.Fatalf("%s: id %d has no file but key %+v", what, id, k)
+			}
+			continue
+		}
+		live = append(live, fs)
+		want := []any{true, fs.Form.IsRecord(), fs.Conversational(), fs.Agent, fs.EpNum()}
+		got := []any{k.Live(), k.Record(), k.Conversational(), k.Agent(), c.EpisodeNum(k.Episode())}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("%s: %s's key %v, want %v", what, fs.Rel, got, want)
+		}
+	}
+	if len(c.Files) != len(live) {
+		t.Fatalf("%s: %d files, %d by id", what, len(c.Files), len(live))
+	}
+	slices.SortFunc(live, func(a, b *File) int {
+		if d := compareEpisodeNumbers(a.EpNum(), b.EpNum()); d != 0 {
+			return d
+		}
+		return strings.Compare(a.Rel, b.Rel)
+	})
+	for i := 1; i < len(live); i++ {
+		a, _ := c.Key(live[i-1].ID)
+		b, _ := c.Key(live[i].ID)
+		if a.Place() >= b.Place() {
+			t.Fatalf("%s: %s placed %d, after it %s placed %d", what, live[i-1].Rel, a.Place(), live[i].Rel, b.Place())
+		}
+	}
+}
+
+// randomFile is a file of a random path (episodes with leading zeros and
+// none, folders a path's parts), agent and layout.
+func randomFile(r *rand.Rand, id uint32) *File {
+	eps := []string{"episode-1", "episode-2", "episode-10", "episode-007", "episode-7", "episode-0", "ep9", ""}
+	ep := eps[r.IntN(len(eps))]
+	name := fmt.Sprintf("a%d/f%d%s", r.IntN(4), r.IntN(50), []string{".log", ".history", ".md", ".txt"}[r.IntN(4)])
+	rel := name
+	if ep != "" {
+		rel = ep + "/" + name
+	}
+	fs := &File{ID: id, Agent: uint32(r.IntN(5)), Form: recordformat.FormOf(rel)}
+	if ep != "" && ep != "ep9" {
+		fs.SetPath(rel, ep, episodeNumber(ep))
+	} else {
+		fs.SetPath(rel, "", "")
+	}
+	if fs.Form.IsRecord() && r.IntN(3) == 0 {
+		fs.Layout, fs.LayoutSet = recordformat.Layout(1+r.IntN(2)), true // foreign
+	}
+	return fs
+}
+
+// TestFileKeysFollowCommits: the keys equal what the Files say after every
+// commit of random batches: files added, read again (their layout
+// changed), read from the start, removed, added and removed in one commit,
+// confirmed, a restore from files by path and in any order, and Forget.
+func TestFileKeysFollowCommits(t *testing.T) {
+	for seed := range uint64(20) {
+		r := rand.New(rand.NewPCG(seed, 33))
+		c := &State{Files: map[string]*File{}}
+		for round := range 40 {
+			var updates []*Update
+			var removed []*File
+			inBatch := map[string]bool{}
+			for range 1 + r.IntN(12) {
+				switch op := r.IntN(10); {
+				case op < 5: // a new file
+					fs := randomFile(r, c.NextID)
+					if c.Files[fs.Rel] != nil || inBatch[fs.Rel] {
+						continue
+					}
+					c.NextID++
+					inBatch[fs.Rel] = true
+					updates = append(updates, &Update{Next: fs, Fresh: true, Agent: fs.Agent})
+				case op < 8 && len(c.Files) > 0: // read again, or from its start
+					old := c.File(randomLive(r, c))
+					if inBatch[old.Rel] {
+						continue
+					}
+					inBatch[old.Rel] = true
+					next := old.Clone()
+					fresh := r.IntN(2) == 0
+					if fresh {
+						next = old.Fresh(nil)
+					}
+					if next.Form.IsRecord() {
+						next.Layout = recordformat.Layout(r.IntN(3))
+					}
+					updates = append(updates, &Update{Old: old, Next: next, Fresh: fresh, Agent: old.Agent})
+				case op < 9 && len(c.Files) > 0:
+					old := c.File(randomLive(r, c))
+					if inBatch[old.Rel] {
+						continue
+					}
+					inBatch[old.Rel] = true
+					removed = append(removed, old)
+				case len(c.Files) > 0:
+					c.Confirm(c.File(randomLive(r, c)), int64(round))
+				}
+			}
+			c.Commit(nil, updates, removed, nil)
+			checkKeys(t, c, fmt.Sprintf("seed %d round %d", seed, round))
+		}
+		// A restore: the files by path (the state blob's order), then in
+		// any order.
+		files := make([]*File, 0, len(c.Files))
+		for _, fs := range c.Files {
+			files = append(files, fs)
+		}
+		slices.SortFunc(files, func(a, b *File) int { return strings.Compare(a.Rel, b.Rel) })
+		c.RestoreKeys(files)
+		checkKeys(t, c, fmt.Sprintf("seed %d restored by path", seed))
+		r.Shuffle(len(files), func(i, j int) { files[i], files[j] = files[j], files[i] })
+		c.RestoreKeys(files[:len(files)/2])
+		checkKeys(t, c, fmt.Sprintf("seed %d restored in any order", seed))
+		c.Forget()
+		checkKeys(t, c, fmt.Sprintf("seed %d forgotten", seed))
+	}
+}
+
+// randomLive returns a committed file's id.
+func randomLive(r *rand.Rand, c *State) uint32 {
+	for {
+		if id := uint32(r.IntN(len(c.ByID))); c.ByID[id] != nil {
+			return id
+		}
+	}
+}
+
+// TestFileKeysOff: an agent id past a key's room turns the keys off (Key
+// says so, and the retriever reads the Files) until the state is
+// forgotten.
+func TestFileKeysOff(t *testing.T) {
+	c := &State{Files: map[string]*File{}}
+	a := &File{ID: 0, Agent: 1, Form: recordformat.Log}
+	a.SetPath("episode-1/a/a.log", "episode-1", "1")
+	big := &File{ID: 1, Agent: maxKeyAgent + 1}
+	big.SetPath("episode-1/b/notes.md", "episode-1", "1")
+	c.Commit(nil, []*Update{{Next: a}}, nil, nil)
+	if _, ok := c.Key(0); !ok {
+		t.Fatal("keys off with one agent")
+	}
+	c.Commit(nil, []*Update{{Next: big}}, nil, nil)
+	if _, ok := c.Key(0); ok {
+		t.Fatal("keys on with an agent id past their room")
+	}
+	c.Forget()
+	c.Commit(nil, []*Update{{Next: a}}, nil, nil)
+	checkKeys(t, c, "forgotten")
+}
+
+// TestFileKeySize: eight keys a cache line, and no more than eight bytes a
+// file on the heap (issue 33: 100,000-file runs).
+func TestFileKeySize(t *testing.T) {
+	if n := unsafe.Sizeof(FileKey{}); n != 8 {
+		t.Errorf("FileKey is %d bytes, want 8", n)
+	}
+}
+
+// BenchmarkRestoreKeys: the keys of 100,000 restored files, by path.
+func BenchmarkRestoreKeys(b *testing.B) {
+	c := &State{Files: map[string]*File{}}
+	var files []*File
+	for ep := range 10 {
+		for a := range 100 {
+			for n := range 100 {
+				fs := &File{ID: uint32(len(files)), Agent: uint32(a), Form: recordformat.Plain}
+				e := fmt.Sprintf("episode-%d", ep+1)
+				fs.SetPath(fmt.Sprintf("%s/agent%03d/note%03d.md", e, a, n), e, fmt.Sprint(ep+1))
+				files = append(files, fs)
+			}
+		}
+	}
+	slices.SortFunc(files, func(a, b *File) int { return strings.Compare(a.Rel, b.Rel) })
+	c.ByID = make([]*File, len(files))
+	for _, fs := range files {
+		c.ByID[fs.ID] = fs
+	}
+	b.ResetTimer()
+	for range b.N {
+		c.RestoreKeys(files)
+	}
+}
