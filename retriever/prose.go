@@ -17,7 +17,7 @@ import (
 func (rb *readBack) pieceSource(fs *corpus.File, p pieceSpot, buf *[]byte) (line []byte, start, end int, raw []byte, err error) {
 	off, n := int(p.off), int(p.n)
 	if p.flags&corpus.FlagProse == 0 {
-		line, err = rb.readLine(fs, p.line, off+n, buf)
+		line, err = rb.readLine(fs, p.line, off+n, false, buf)
 		if err != nil || len(line) < off+n {
 			return nil, 0, 0, nil, errChangedOr(err)
 		}
@@ -37,7 +37,7 @@ func (rb *readBack) pieceSource(fs *corpus.File, p pieceSpot, buf *[]byte) (line
 // *buf (readLine).
 func (rb *readBack) readWholeLine(fs *corpus.File, n uint32, buf *[]byte) ([]byte, error) {
 	for want := 64 << 10; ; want *= 4 {
-		b, err := rb.readLine(fs, n, want, buf)
+		b, err := rb.readLine(fs, n, want, true, buf)
 		if err != nil {
 			return nil, err
 		}

@@ -147,15 +147,21 @@ func (rb *readBack) readLinesInto(ctx context.Context, fs *corpus.File, index []
 	return lines, nil
 }
 
-// readLine reads line n of a file up to at least want bytes of it, using the
-// file's sparse line index, into *buf (grown as needed and kept there for
-// the next read: a search's items read one line each into one buffer, where
-// two fresh ones a line were most of a cheap search's garbage, issue 33).
-// The line returned is in *buf. It reads through the file's mapping
-// (Handle.ReadMapped), which reads what a pread would; what it returns of
-// a file changed since its update is checked by its caller (the item's
-// text against its key, a masked one's length).
-func (rb *readBack) readLine(fs *corpus.File, n uint32, want int, buf *[]byte) ([]byte, error) {
+// readLine reads want bytes from the start of line n of a file (fewer at
+// the file's end; when toLineEnd, up to the line's "\n", included, where
+// that comes first), using the file's sparse line index, into *buf (grown
+// as needed and kept there for the next read: a search's items read one
+// line each into one buffer, where two fresh ones a line were most of a
+// cheap search's garbage, issue 33). The line returned is in *buf. It
+// finds the line in the file's mapping and copies only its bytes
+// (Handle.LineMapped), where a copy of its block (16 lines) was a cold
+// cheap search's largest source of misses in memmove and a JSON line's
+// prose piece (readWholeLine) copied 64 KiB; where the mapping cannot
+// answer, it reads the block (Handle.ReadMapped, or a pread when
+// plainReads). Either reads what a pread would; what it returns of a file
+// changed since its update is checked by its caller (the item's text
+// against its key, a masked one's length).
+func (rb *readBack) readLine(fs *corpus.File, n uint32, want int, toLineEnd bool, buf *[]byte) ([]byte, error) {
 	k := int(n / lineIndexEvery)
 	index := fs.Lines()
 	if k >= len(index) {
@@ -168,6 +174,13 @@ func (rb *readBack) readLine(fs *corpus.File, n uint32, want int, buf *[]byte) (
 	defer rb.handles.Release(h)
 	off := index[k]
 	skip := int(n % lineIndexEvery)
+	if !rb.plainReads {
+		b := slices.Grow((*buf)[:0], want)[:want]
+		if m, ok := h.LineMapped(b, off, skip, toLineEnd); ok {
+			*buf = b[:0]
+			return b[:m], nil
+		}
+	}
 	b := (*buf)[:0]
 	defer func() { *buf = b[:0] }()
 	size := 4 << 10
@@ -196,11 +209,11 @@ func (rb *readBack) readLine(fs *corpus.File, n uint32, want int, buf *[]byte) (
 			skip--
 		}
 		if skip == 0 && len(b)-start >= want {
-			return b[start : start+want], nil
+			return toEnd(b[start:start+want], toLineEnd), nil
 		}
 		if err != nil || m == 0 {
 			if skip == 0 {
-				return b[start:], nil
+				return toEnd(b[start:], toLineEnd), nil
 			}
 			return nil, io.ErrUnexpectedEOF
 		}
@@ -208,6 +221,17 @@ func (rb *readBack) readLine(fs *corpus.File, n uint32, want int, buf *[]byte) (
 			size *= 2
 		}
 	}
+}
+
+// toEnd is b up to its first "\n", included, when toLineEnd; else b.
+func toEnd(b []byte, toLineEnd bool) []byte {
+	if !toLineEnd {
+		return b
+	}
+	if i := bytes.IndexByte(b, '\n'); i >= 0 {
+		return b[:i+1]
+	}
+	return b
 }
 
 // recordsText is the text of records [from, to) of a file, read back.

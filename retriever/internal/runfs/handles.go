@@ -176,11 +176,92 @@ func (h *Handle) mapping() []byte {
 	return nil
 }
 
+// LineMapped copies into p, from the file's mapping, the start of the line
+// that begins after skip line ends ("\n") from off: len(p) bytes from
+// there (those of the lines after it too, as F.ReadAt would read them) or,
+// when toLineEnd, up to its "\n" where that comes first; it returns how
+// many. Only the bytes before the line's start and those copied are
+// touched, where a read of the line's block through ReadMapped copied the
+// whole block (16 lines; issue 33: a cold cheap search's read-backs, 142
+// misses past the last level in cachegrind, are 103 this way, in the same
+// time) and, for a JSON line's prose, 64 KiB from the line's start. It
+// reports false, copying nothing the caller may use, where the mapping
+// cannot answer as F.ReadAt would, and the caller reads as it did before
+// (ReadMapped, F.ReadAt): no mapping yet (ReadMapped makes it, at a
+// handle's second read, and LineMapped counts no read), a line or bytes
+// past the mapping's end (the file grew since, or the line is the file's
+// last and shorter than p), a fault (the file was cut under the mapping:
+// caught as ReadMapped's), or a NUL among the bytes scanned or copied (the
+// zeros past a cut file's end in its last page, or the file's own).
+func (h *Handle) LineMapped(p []byte, off int64, skip int, toLineEnd bool) (n int, ok bool) {
+	mp := h.m.Load()
+	if mp == nil || off < 0 || off > int64(len(*mp)) {
+		return 0, false
+	}
+	m := *mp
+	if !guarded(m, func() { n, ok = lineAt(p, m[off:], skip, toLineEnd) }) || !ok {
+		return 0, false
+	}
+	return n, true
+}
+
+// lineAt is LineMapped within b, unguarded: false when the line or the
+// bytes to copy lie past b's end, or a NUL is among them or before them.
+func lineAt(p, b []byte, skip int, toLineEnd bool) (int, bool) {
+	start := 0
+	for skip > 0 {
+		// The line ends counted a chunk at a time, the next chunk's
+		// address known before this one's bytes are: the processor loads
+		// the chunks together, where finding one line end after another
+		// waited for each line's bytes in turn (slower than the block's
+		// copy).
+		c := b[start:min(start+scanChunk, len(b))]
+		if len(c) == 0 {
+			return 0, false
+		}
+		if k := bytes.Count(c, []byte{'\n'}); k < skip {
+			skip -= k
+			start += len(c)
+			continue
+		}
+		for ; skip > 0; skip-- {
+			start += bytes.IndexByte(b[start:], '\n') + 1
+		}
+	}
+	if bytes.IndexByte(b[:start], 0) >= 0 {
+		return 0, false
+	}
+	src := b[start:min(start+len(p), len(b))]
+	ended := false
+	if toLineEnd {
+		if i := bytes.IndexByte(src, '\n'); i >= 0 {
+			src, ended = src[:i+1], true
+		}
+	}
+	if !ended && len(src) < len(p) {
+		return 0, false // past the end: the file's end, or the mapping's only
+	}
+	n := copy(p, src)
+	if bytes.IndexByte(p[:n], 0) >= 0 {
+		return 0, false
+	}
+	return n, true
+}
+
+// scanChunk is how many bytes lineAt counts the line ends of at a time.
+const scanChunk = 128
+
 // copyGuarded copies src into dst, false when a page of src faults (a
-// mapped file cut under it). Only a fault within src is caught: the flag
-// turns every fault into a panic, a stray pointer's too, which must not
-// pass for a cut file.
-func copyGuarded(dst, src []byte) (ok bool) {
+// mapped file cut under it).
+func copyGuarded(dst, src []byte) bool {
+	return guarded(src, func() { copy(dst, src) })
+}
+
+// guarded runs read, which reads src (a mapping), false when a page of src
+// faults (a mapped file cut under it). Only a fault within src is caught:
+// the flag turns every fault into a panic, a stray pointer's too, which
+// must not pass for a cut file.
+func guarded(src []byte, read func()) (ok bool) {
 	old := debug.SetPanicOnFault(true)
 	defer func() {
 		debug.SetPanicOnFault(old)
@@ -191,7 +272,7 @@ func copyGuarded(dst, src []byte) (ok bool) {
 			ok = false
 		}
 	}()
-	copy(dst, src)
+	read()
 	return true
 }
 
