@@ -39,7 +39,8 @@ const (
 	maxKeyAgent    = 1<<16 - 1
 	maxKeyEpisodes = 1 << 16
 	unplaced       = 1<<(32-keyFlagBits) - 1 // a key committed, not placed yet
-	maxPlace       = unplaced - 1
+	taken          = unplaced - 1            // an unplaced key's, once place has its id
+	maxPlace       = taken - 1
 )
 
 // Live reports whether the key is a committed file's.
@@ -191,10 +192,9 @@ func (k *fileKeys) place(c *State) {
 		return
 	}
 	added := k.added[:0]
-	taken := make([]bool, len(k.byID))
 	for _, id := range k.added {
-		if key := k.byID[id]; key.Live() && key.Place() == unplaced && !taken[id] {
-			taken[id] = true
+		if key := &k.byID[id]; key.Live() && key.Place() == unplaced {
+			key.word = taken<<keyFlagBits | key.word&(1<<keyFlagBits-1)
 			added = append(added, id)
 		}
 	}
@@ -221,14 +221,12 @@ func (k *fileKeys) place(c *State) {
 	var old []uint32
 	if k.places > 0 {
 		slot := make([]uint32, k.places)
-		placed := 0
 		for id, key := range k.byID {
-			if p := key.Place(); key.Live() && p != unplaced {
+			if p := key.Place(); key.Live() && p < taken {
 				slot[p] = uint32(id) + 1
-				placed++
 			}
 		}
-		old = make([]uint32, 0, placed)
+		old = slot[:0]
 		for _, s := range slot {
 			if s != 0 {
 				old = append(old, s-1)
@@ -248,7 +246,7 @@ func (k *fileKeys) place(c *State) {
 	for _, id := range added {
 		// The first placed key after it: the search starts where the last
 		// new key's ended.
-		j := i + sortSearch(len(old)-i, func(j int) bool { return before(old[i+j], id) > 0 })
+		j := gallop(i, len(old), func(j int) bool { return before(old[j], id) > 0 })
 		for ; i < j; i++ {
 			give(old[i])
 		}
@@ -287,11 +285,28 @@ func sortAdded(added []uint32, c *State, rank []uint16, k *fileKeys, before func
 	copy(added, out)
 }
 
-// sortSearch is sort.Search: the first i in [0, n) where f holds, n when
-// none (f false then true).
-func sortSearch(n int, f func(int) bool) int {
-	lo, hi := 0, n
-	for lo < hi {
+// gallop returns the first j in [lo, hi) where f holds, hi when none (f
+// false then true), in steps doubling from lo, then a binary search of the
+// last step: a commit's new files mostly go in near each other (a folder's
+// files), a compare or two each, where a search of all the placed files
+// took log n, each a file's path read.
+func gallop(lo, hi int, f func(int) bool) int {
+	if lo >= hi || f(lo) {
+		return lo
+	}
+	for step := 1; ; step *= 2 { // f(lo) does not hold
+		next := lo + step
+		if next >= hi {
+			break
+		}
+		if f(next) {
+			hi = next
+			break
+		}
+		lo = next
+	}
+	lo++
+	for lo < hi { // f(lo-1) does not hold; f(hi) does, or hi is the end
 		m := int(uint(lo+hi) >> 1)
 		if !f(m) {
 			lo = m + 1

@@ -208,3 +208,57 @@ func BenchmarkRestoreKeys(b *testing.B) {
 		c.RestoreKeys(files)
 	}
 }
+
+// BenchmarkCommitKeys: the keys of a first index of 100,000 files committed
+// in 36 batches (a run's 1/MaxBatchShare each), the batches in the walk's
+// order (by path) and the files' order in each shuffled.
+func BenchmarkCommitKeys(b *testing.B) {
+	var files []*File
+	for ep := range 10 {
+		for a := range 100 {
+			for n := range 100 {
+				fs := &File{Agent: uint32(a), Form: recordformat.Plain}
+				e := fmt.Sprintf("episode-%d", ep+1)
+				fs.SetPath(fmt.Sprintf("%s/agent%03d/note%03d.md", e, a, n), e, fmt.Sprint(ep+1))
+				files = append(files, fs)
+			}
+		}
+	}
+	slices.SortFunc(files, func(a, b *File) int { return strings.Compare(a.Rel, b.Rel) })
+	r := rand.New(rand.NewPCG(1, 2))
+	for i, fs := range files {
+		fs.ID = uint32(i)
+	}
+	batch := len(files)/36 + 1
+	for range b.N {
+		c := &State{Files: map[string]*File{}}
+		for lo := 0; lo < len(files); lo += batch {
+			part := slices.Clone(files[lo:min(lo+batch, len(files))])
+			r.Shuffle(len(part), func(i, j int) { part[i], part[j] = part[j], part[i] })
+			updates := make([]*Update, len(part))
+			for i, fs := range part {
+				updates[i] = &Update{Next: fs}
+			}
+			c.Commit(nil, updates, nil, nil)
+		}
+	}
+}
+
+// TestGallop: gallop finds what sort.Search finds, from any start.
+func TestGallop(t *testing.T) {
+	for n := range 40 {
+		for first := 0; first <= n; first++ {
+			for lo := 0; lo <= n; lo++ {
+				f := func(i int) bool {
+					if i < lo || i >= n {
+						t.Fatalf("n %d first %d lo %d: asked %d", n, first, lo, i)
+					}
+					return i >= first
+				}
+				if got, want := gallop(lo, n, f), max(lo, first); got != want {
+					t.Fatalf("gallop(%d, %d) with the first at %d = %d, want %d", lo, n, first, got, want)
+				}
+			}
+		}
+	}
+}
