@@ -106,12 +106,6 @@ func (e *evidenceFilter) Check(seg int, d, id uint32) bool {
 	return e.pieceEvidence(e.ix.state.Segments[seg], d, e.facts(id), nil, id)
 }
 
-// fileVerdict decides what it can of the evidence rules from file fs alone
-// (nil: none), read from the File.
-func fileVerdict(fs *corpus.File, agent int, f *filter) bm25.Verdict {
-	return verdictOf(factsOfFile(fs, f), agent, f)
-}
-
 // verdictOf decides what it can of the evidence rules from a file's facts.
 func verdictOf(ff fileFacts, agent int, f *filter) bm25.Verdict {
 	if !ff.live || (agent >= 0 && int(ff.agent) != agent) || ff.excluded {
@@ -135,12 +129,6 @@ func verdictOf(ff fileFacts, agent int, f *filter) bm25.Verdict {
 		return bm25.AcceptAll
 	}
 	return bm25.CheckEach
-}
-
-// evidence applies the request's rules to piece d of file fs (spec §5),
-// read from the File.
-func (e *evidenceFilter) evidence(s *corpus.Segment, d uint32, fs *corpus.File) bool {
-	return e.pieceEvidence(s, d, factsOfFile(fs, e.f), fs, fs.ID)
 }
 
 // pieceEvidence applies the request's rules to piece d of file id, whose

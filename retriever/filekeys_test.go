@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -15,6 +16,18 @@ import (
 	"runls/retriever/internal/bm25"
 	"runls/retriever/internal/corpus"
 )
+
+// fileVerdict decides what it can of the evidence rules from file fs alone
+// (nil: none), read from the File: what the keys' verdicts are held to.
+func fileVerdict(fs *corpus.File, agent int, f *filter) bm25.Verdict {
+	return verdictOf(factsOfFile(fs, f), agent, f)
+}
+
+// evidence applies the request's rules to piece d of file fs (spec §5),
+// read from the File.
+func (e *evidenceFilter) evidence(s *corpus.Segment, d uint32, fs *corpus.File) bool {
+	return e.pieceEvidence(s, d, factsOfFile(fs, e.f), fs, fs.ID)
+}
 
 // bruteFileVerdict is fileVerdict as it read the File before the files'
 // keys (corpus/filekeys.go), kept as their brute force.
@@ -144,11 +157,59 @@ func keyFilters(c *corpus.State) []*filter {
 // pair of files.
 func checkFileKeys(t *testing.T, ix *Index, what string) {
 	t.Helper()
+	checkFileKeysOn(t, ix, what, true)
+}
+
+// checkFileKeysOff is checkFileKeys with the keys turned off (as past
+// their room): the filter and the tie order read the Files, and must read
+// them as the brute force does; the searches answer as with the keys on.
+func checkFileKeysOff(t *testing.T, ix *Index, what string, queries ...string) {
+	t.Helper()
+	ctx := context.Background()
+	var on []Result
+	for _, q := range queries {
+		for _, req := range []Request{{Query: q, TopK: 20}, {Query: q, TopK: 20, Episode: "episode-1", Conversation: "conv-1", Scope: "episode"}} {
+			res, err := ix.Search(ctx, req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			on = append(on, res)
+		}
+	}
+	items := 0
+	for _, res := range on {
+		items += len(res.Items)
+	}
+	if items == 0 {
+		t.Fatalf("%s: no search found anything: too few to tell", what)
+	}
+	ix.mu.Lock()
+	ix.state.TurnKeysOff()
+	ix.mu.Unlock()
+	checkFileKeysOn(t, ix, what+", keys off", false)
+	i := 0
+	for _, q := range queries {
+		for _, req := range []Request{{Query: q, TopK: 20}, {Query: q, TopK: 20, Episode: "episode-1", Conversation: "conv-1", Scope: "episode"}} {
+			res, err := ix.Search(ctx, req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(res, on[i]) {
+				t.Fatalf("%s: %+v with the keys off:\n%+v\nwith them on:\n%+v", what, req, res, on[i])
+			}
+			i++
+		}
+	}
+}
+
+// checkFileKeysOn is checkFileKeys with the keys on (keysOn) or off.
+func checkFileKeysOn(t *testing.T, ix *Index, what string, keysOn bool) {
+	t.Helper()
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
 	c := &ix.state
-	if _, ok := c.Key(0); !ok {
-		t.Fatalf("%s: the keys are off", what)
+	if _, ok := c.Key(0); ok != keysOn {
+		t.Fatalf("%s: the keys are on: %v, want %v", what, ok, keysOn)
 	}
 	segOf := map[*corpus.Segment]int{}
 	for i, s := range c.Segments {
@@ -227,6 +288,7 @@ func TestFileKeysDifferentialSample(t *testing.T) {
 		ix := openTest(t, opts)
 		refresh(t, ix)
 		checkFileKeys(t, ix, fmt.Sprintf("sample, masked %v", masked))
+		checkFileKeysOff(t, ix, fmt.Sprintf("sample, masked %v", masked), "error", "deploy", "timeout retry", "the")
 	}
 }
 
@@ -240,6 +302,7 @@ func TestFileKeysDifferentialGenerated(t *testing.T) {
 	ix := openTest(t, Options{Root: dir})
 	refresh(t, ix)
 	checkFileKeys(t, ix, "generated")
+	checkFileKeysOff(t, ix, "generated", rungen.Queries(opts, 10)...)
 }
 
 // TestFileKeysFollowTheRun: every form of file (the run's own log and

@@ -2,8 +2,8 @@ package retriever
 
 import (
 	"strconv"
-	"strings"
 
+	"runls/retriever/internal/corpus"
 	"runls/retriever/internal/runfs"
 )
 
@@ -38,16 +38,9 @@ func ValidAgent(name string) bool { return runfs.ValidAgent(name) }
 // leading zeros (so that episode-07 is episode 7 and no number overflows).
 func EpisodeNumber(name string) (string, bool) { return runfs.EpisodeNumber(name) }
 
-// compareEpisodeNumbers orders numbers given by EpisodeNumber numerically.
-func compareEpisodeNumbers(a, b string) int {
-	if len(a) != len(b) {
-		if len(a) < len(b) {
-			return -1
-		}
-		return 1
-	}
-	return strings.Compare(a, b)
-}
+// compareEpisodeNumbers orders numbers given by EpisodeNumber numerically
+// (corpus.CompareEpisodeNumbers: the files' keys are placed by it).
+func compareEpisodeNumbers(a, b string) int { return corpus.CompareEpisodeNumbers(a, b) }
 
 func (r Request) topK() int {
 	if r.TopK == 0 {

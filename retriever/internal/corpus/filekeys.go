@@ -21,7 +21,7 @@ import (
 type FileKey struct {
 	word  uint32 // place<<keyFlagBits | the flags
 	agent uint16 // the file's Agent
-	ep    uint16 // its episode number's id (State.EpisodeKey)
+	ep    uint16 // its episode number's id (State.EpisodeNum names it)
 }
 
 // The key's flags.
@@ -32,9 +32,10 @@ const (
 	keyFlagBits       = iota
 )
 
-// The keys' room: past it (an agent id, an episode number or a place that
-// does not fit) the keys are off, and the filter and the tie order read the
-// Files (State.Key).
+// The keys' room: past it (an agent id past 65,535, more than 65,536
+// episode numbers met since the state was made or restored, or a place
+// that does not fit) the keys are off, and the filter and the tie order
+// read the Files (State.Key).
 const (
 	maxKeyAgent    = 1<<16 - 1
 	maxKeyEpisodes = 1 << 16
@@ -78,6 +79,12 @@ type fileKeys struct {
 	// mostly share it.
 	lastNum string
 	lastEp  uint16
+	// The episodes' ranks in location order, by key, made again only when
+	// an episode number was added since (ranked: how many were ranked);
+	// and place's buffer of the placed ids in their order.
+	rank   []uint16
+	ranked int
+	slot   []uint32
 }
 
 // Key returns file id's key, the zero key when no file of that id is
@@ -129,7 +136,7 @@ func (k *fileKeys) episode(num string) (uint16, bool) {
 		k.epIDs[num] = ep
 		k.epNums = append(k.epNums, num)
 	}
-	k.lastNum, k.lastEp = num, ep
+	k.lastNum, k.lastEp = k.epNums[ep], ep // the kept bytes, not the path's
 	return ep, true
 }
 
@@ -152,8 +159,8 @@ func (k *fileKeys) set(old, next *File) {
 	key := &k.byID[id]
 	place := key.Place()
 	if !key.Live() || old == nil || old.Rel != next.Rel {
-		// Once a commit (place drops a repeat: one removed and made
-		// again within it).
+		// Once a commit: a key set again before the commit's placing is
+		// in added already.
 		if place != unplaced || !key.Live() {
 			k.added = append(k.added, next.ID)
 		}
@@ -175,6 +182,12 @@ func (k *fileKeys) remove(id uint32) {
 		k.byID[id] = FileKey{}
 	}
 }
+
+// TurnKeysOff turns the keys off until the state is forgotten, as a run
+// past their room does: Key says so, and the filter and the tie order read
+// the Files. For the tests that hold the two ways equal. The caller holds
+// the write lock.
+func (c *State) TurnKeysOff() { c.keys.turnOff() }
 
 // turnOff turns the keys off until the state is forgotten: the filter and
 // the tie order read the Files.
@@ -199,16 +212,7 @@ func (k *fileKeys) place(c *State) {
 		}
 	}
 	k.added = nil
-	// The episodes' order: their numbers compared as the tie order does.
-	rank := make([]uint16, len(k.epNums))
-	eps := make([]uint16, len(k.epNums))
-	for i := range eps {
-		eps[i] = uint16(i)
-	}
-	slices.SortFunc(eps, func(a, b uint16) int { return compareEpisodeNumbers(k.epNums[a], k.epNums[b]) })
-	for r, ep := range eps {
-		rank[ep] = uint16(r)
-	}
+	rank := k.episodeRanks()
 	before := func(a, b uint32) int {
 		if d := cmp.Compare(rank[k.byID[a].ep], rank[k.byID[b].ep]); d != 0 {
 			return d
@@ -220,7 +224,9 @@ func (k *fileKeys) place(c *State) {
 	// The placed keys in their order (none after a reset: a restore's).
 	var old []uint32
 	if k.places > 0 {
-		slot := make([]uint32, k.places)
+		slot := slices.Grow(k.slot[:0], int(k.places))[:k.places]
+		clear(slot)
+		k.slot = slot
 		for id, key := range k.byID {
 			if p := key.Place(); key.Live() && p < taken {
 				slot[p] = uint32(id) + 1
@@ -258,6 +264,27 @@ func (k *fileKeys) place(c *State) {
 	k.places = next
 }
 
+// episodeRanks returns the episodes' ranks by key: their numbers compared
+// as the tie order does (CompareEpisodeNumbers), sorted again only when a
+// number was added since the last ranking, not at each commit that adds a
+// file.
+func (k *fileKeys) episodeRanks() []uint16 {
+	if k.ranked == len(k.epNums) && len(k.rank) == len(k.epNums) {
+		return k.rank
+	}
+	eps := make([]uint16, len(k.epNums))
+	for i := range eps {
+		eps[i] = uint16(i)
+	}
+	slices.SortFunc(eps, func(a, b uint16) int { return CompareEpisodeNumbers(k.epNums[a], k.epNums[b]) })
+	rank := make([]uint16, len(k.epNums))
+	for r, ep := range eps {
+		rank[ep] = uint16(r)
+	}
+	k.rank, k.ranked = rank, len(k.epNums)
+	return rank
+}
+
 // sortAdded sorts new keys' ids in location order. A restore's arrive
 // sorted by path (the state blob's order): then only their episodes' order
 // is made, in one pass, stable; a sort of 100,000 paths would be tens of
@@ -271,7 +298,7 @@ func sortAdded(added []uint32, c *State, rank []uint16, k *fileKeys, before func
 	// Counting sort by the episode's rank, stable.
 	start := make([]int, len(rank)+1)
 	for _, id := range added {
-		start[rank[k.byID[id].ep]+1]++
+		start[int(rank[k.byID[id].ep])+1]++ // an int: the last of 65,536 ranks is 65,535
 	}
 	for r := 1; r < len(start); r++ {
 		start[r] += start[r-1]
@@ -317,10 +344,11 @@ func gallop(lo, hi int, f func(int) bool) int {
 	return lo
 }
 
-// compareEpisodeNumbers orders episode numbers (EpNum's, without leading
-// zeros) numerically: the retriever's tie order's (its request.go), which
-// its tests hold the keys' places to.
-func compareEpisodeNumbers(a, b string) int {
+// CompareEpisodeNumbers orders episode numbers (File.EpNum's, without
+// leading zeros) numerically: a longer number is the larger. The
+// retriever's tie order and its other time orders use it, and the keys'
+// places follow it.
+func CompareEpisodeNumbers(a, b string) int {
 	if len(a) != len(b) {
 		return cmp.Compare(len(a), len(b))
 	}

@@ -41,7 +41,7 @@ func checkKeys(t *testing.T, c *State, what string) {
 		t.Fatalf("%s: %d files, %d by id", what, len(c.Files), len(live))
 	}
 	slices.SortFunc(live, func(a, b *File) int {
-		if d := compareEpisodeNumbers(a.EpNum(), b.EpNum()); d != 0 {
+		if d := CompareEpisodeNumbers(a.EpNum(), b.EpNum()); d != 0 {
 			return d
 		}
 		return strings.Compare(a.Rel, b.Rel)
@@ -176,6 +176,61 @@ func TestFileKeysOff(t *testing.T) {
 	checkKeys(t, c, "forgotten")
 }
 
+// TestFileKeysEpisodeRoom: the keys hold 65,536 episode numbers (the last
+// one's rank is 65,535, counted in an int by the restore's placing) and turn
+// off at the 65,537th, whether restored (placed in path order) or
+// committed (a commit's one new file, in path order too, after 65,535
+// numbers met by files since removed: the numbers met are kept).
+func TestFileKeysEpisodeRoom(t *testing.T) {
+	episodeFile := func(id uint32, i int) *File {
+		fs := &File{ID: id, Form: recordformat.Plain}
+		e := fmt.Sprintf("episode-%d", i)
+		fs.SetPath(e+"/a/n.md", e, fmt.Sprint(i))
+		return fs
+	}
+	for _, n := range []int{maxKeyEpisodes - 1, maxKeyEpisodes, maxKeyEpisodes + 1} {
+		t.Run(fmt.Sprintf("restore %d", n), func(t *testing.T) {
+			c := &State{Files: map[string]*File{}, ByID: make([]*File, n)}
+			var files []*File
+			for i := range n {
+				fs := episodeFile(uint32(i), i)
+				files = append(files, fs)
+				c.ByID[fs.ID], c.Files[fs.Rel] = fs, fs
+			}
+			slices.SortFunc(files, func(a, b *File) int { return strings.Compare(a.Rel, b.Rel) })
+			c.RestoreKeys(files)
+			if _, on := c.Key(0); on != (n <= maxKeyEpisodes) {
+				t.Fatalf("%d episode numbers: keys on %v", n, on)
+			}
+			if n <= maxKeyEpisodes {
+				checkKeys(t, c, fmt.Sprintf("%d restored", n))
+			}
+		})
+	}
+	t.Run("commit", func(t *testing.T) {
+		c := &State{Files: map[string]*File{}}
+		var gone []*Update
+		var files []*File
+		for i := range maxKeyEpisodes - 1 {
+			fs := episodeFile(c.NextID, i)
+			c.NextID++
+			gone, files = append(gone, &Update{Next: fs, Fresh: true}), append(files, fs)
+		}
+		c.Commit(nil, gone, nil, nil)
+		c.Commit(nil, nil, files, nil)
+		last := episodeFile(c.NextID, maxKeyEpisodes-1)
+		c.NextID++
+		c.Commit(nil, []*Update{{Next: last, Fresh: true}}, nil, nil)
+		checkKeys(t, c, "the 65,536th number")
+		past := episodeFile(c.NextID, maxKeyEpisodes)
+		c.NextID++
+		c.Commit(nil, []*Update{{Next: past, Fresh: true}}, nil, nil)
+		if _, on := c.Key(0); on {
+			t.Fatal("keys on with 65,537 episode numbers met")
+		}
+	})
+}
+
 // TestFileKeySize: eight keys a cache line, and no more than eight bytes a
 // file on the heap (issue 33: 100,000-file runs).
 func TestFileKeySize(t *testing.T) {
@@ -241,6 +296,35 @@ func BenchmarkCommitKeys(b *testing.B) {
 			}
 			c.Commit(nil, updates, nil, nil)
 		}
+	}
+}
+
+// BenchmarkCommitOneFile: a run of 100,000 files where an agent writes a
+// new file (a commit of one, placed among the others), then it is removed:
+// what a live run's commits that add a file cost, under the index's write
+// lock (the keys' placing is O(n) a commit that adds files).
+func BenchmarkCommitOneFile(b *testing.B) {
+	c := &State{Files: map[string]*File{}}
+	var updates []*Update
+	for ep := range 10 {
+		for a := range 100 {
+			for n := range 100 {
+				fs := &File{ID: c.NextID, Agent: uint32(a), Form: recordformat.Plain}
+				c.NextID++
+				e := fmt.Sprintf("episode-%d", ep+1)
+				fs.SetPath(fmt.Sprintf("%s/agent%03d/note%03d.md", e, a, n), e, fmt.Sprint(ep+1))
+				updates = append(updates, &Update{Next: fs})
+			}
+		}
+	}
+	c.Commit(nil, updates, nil, nil)
+	b.ReportAllocs()
+	for b.Loop() {
+		fs := &File{ID: c.NextID, Agent: 50, Form: recordformat.Plain}
+		c.NextID++
+		fs.SetPath("episode-5/agent050/new.md", "episode-5", "5")
+		c.Commit(nil, []*Update{{Next: fs}}, nil, nil)
+		c.Commit(nil, nil, []*File{fs}, nil)
 	}
 }
 
