@@ -84,6 +84,7 @@ func (c *cluster) kill(t *testing.T, name string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer p.Release() // its pidfd, on Linux
 	if err := p.Kill(); err != nil {
 		t.Fatal(err)
 	}

@@ -75,7 +75,8 @@ type startOpts struct {
 	open         func(context.Context, retriever.Options) (lsp.Engine, error)
 	pollInterval time.Duration
 	idleMerge    time.Duration
-	logger       *zap.Logger // nil: the test's log at debug
+	logger       *zap.Logger   // nil: the test's log at debug
+	inlineBudget time.Duration // 0: the server's own (inline.go)
 }
 
 // start starts a server; the client is not initialized yet.
@@ -88,9 +89,9 @@ func start(t *testing.T, so startOpts) *client {
 		logger = zaptest.NewLogger(t, zaptest.Level(zap.DebugLevel))
 	}
 	go func() {
-		c.done <- lsp.Serve(context.Background(), a, lsp.Options{
+		c.done <- lsp.Serve(context.Background(), a, lsp.WithInlineBudget(lsp.Options{
 			Logger: logger, Version: "test", Open: so.open, PollInterval: so.pollInterval, IdleMerge: so.idleMerge,
-		})
+		}, so.inlineBudget))
 	}()
 	c.conn = jsonrpc2.NewConn(jsonrpc2.NewStream(b))
 	c.conn.Go(context.Background(), c.handle)

@@ -17,6 +17,7 @@ package lsp
 // (the answer grace, partial.go), and the wait would hold up the loop.
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"sync"
@@ -76,9 +77,18 @@ type inlineCall struct {
 	timer   atomic.Pointer[time.Timer]
 	armed   atomic.Bool   // the timer is set (or its callback about to decide)
 	running atomic.Uint64 // the number of the request being answered, 0: none
-	began   atomic.Int64  // when it began (UnixNano), stored before running
+	began   atomic.Int64  // when it began, since epoch; stored before running
 	count   uint64        // requests answered so far; the loop's own
 	readers sync.WaitGroup
+	// epoch is the first begin's time, with its monotonic clock: began
+	// counts from it, so that a step of the wall clock moves no budget.
+	// Set before the timer is made, never after.
+	epoch time.Time
+	// aside, when set, stands in for the read aside (a test's).
+	aside func(n uint64)
+	// budget is inlineBudget but in tests (Options.inlineBudget); 0:
+	// inlineBudget.
+	budget time.Duration
 }
 
 // begin numbers the loop's next request and starts its budget; the timer
@@ -86,19 +96,27 @@ type inlineCall struct {
 // request: began and running are stored before armed is read).
 func (c *inlineCall) begin(s *server) {
 	c.count++
-	c.began.Store(time.Now().UnixNano())
+	if c.epoch.IsZero() {
+		c.epoch = time.Now()
+	}
+	c.began.Store(int64(time.Since(c.epoch)))
 	c.running.Store(c.count)
 	if c.armed.Swap(true) {
 		return
 	}
 	if t := c.timer.Load(); t != nil {
-		t.Reset(inlineBudget)
+		t.Reset(c.budgetOr())
 		return
 	}
-	c.timer.Store(time.AfterFunc(inlineBudget, func() { c.fired(s) }))
+	c.timer.Store(time.AfterFunc(c.budgetOr(), func() { c.fired(s) }))
 }
 
-// end says the request answered. The timer is left set (inlineCall).
+// budgetOr is the budget, inlineBudget when none was given.
+func (c *inlineCall) budgetOr() time.Duration { return cmp.Or(c.budget, inlineBudget) }
+
+// end says the request answered, its reply written: a reply's write that
+// blocks (a client that writes without reading) has what follows read
+// aside as the request did. The timer is left set (inlineCall).
 func (c *inlineCall) end() { c.running.Store(0) }
 
 // fired is the timer's callback: it reads aside when the request being
@@ -110,10 +128,14 @@ func (c *inlineCall) fired(s *server) {
 	if n == 0 {
 		return
 	}
-	if left := inlineBudget - time.Since(time.Unix(0, c.began.Load())); left > 0 {
+	if left := c.budgetOr() - (time.Since(c.epoch) - time.Duration(c.began.Load())); left > 0 {
 		if !c.armed.Swap(true) {
 			c.timer.Load().Reset(left)
 		}
+		return
+	}
+	if c.aside != nil {
+		c.aside(n)
 		return
 	}
 	c.readAside(s, n)

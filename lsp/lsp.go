@@ -38,6 +38,12 @@ type Options struct {
 	// answered, after its first index, before it asks the engine for its
 	// idle merges (Engine.MergeIdle); 0: DefaultIdleMerge.
 	IdleMerge time.Duration
+
+	// inlineBudget is inline.go's budget; 0: inlineBudget. The tests' own
+	// (export_test.go: WithInlineBudget), where a loaded machine held a
+	// quick request on the loop past 2 ms and its reader aside took the
+	// next one that a test asserted was answered on the loop.
+	inlineBudget time.Duration
 }
 
 // DefaultPollInterval is the refresh period used when Watch is not available.
@@ -182,6 +188,7 @@ func newServer(ctx context.Context, rwc io.ReadWriteCloser, opts Options) *serve
 		settings:  defaultSettings(),
 		exitCh:    make(chan struct{}),
 	}
+	s.inline.budget = opts.inlineBudget
 	s.custom = s.customHandlers()
 	s.ctx, s.cancel = context.WithCancel(ctx)
 	s.workers = newWorkers(s.ctx)

@@ -176,8 +176,8 @@ func (rb *readBack) readLine(fs *corpus.File, n uint32, want int, toLineEnd bool
 	skip := int(n % lineIndexEvery)
 	if !rb.plainReads {
 		b := slices.Grow((*buf)[:0], want)[:want]
+		*buf = b[:0] // kept for the read below when the mapping cannot answer
 		if m, ok := h.LineMapped(b, off, skip, toLineEnd); ok {
-			*buf = b[:0]
 			return b[:m], nil
 		}
 	}

@@ -180,8 +180,9 @@ func (h *Handle) mapping() []byte {
 // that begins after skip line ends ("\n") from off: len(p) bytes from
 // there (those of the lines after it too, as F.ReadAt would read them) or,
 // when toLineEnd, up to its "\n" where that comes first; it returns how
-// many. Only the bytes before the line's start and those copied are
-// touched, where a read of the line's block through ReadMapped copied the
+// many. Only the bytes before the line's start (and up to 127 past it:
+// line ends are counted 128 bytes at a time) and those copied are touched,
+// where a read of the line's block through ReadMapped copied the
 // whole block (16 lines; issue 33: a cold cheap search's read-backs, 142
 // misses past the last level in cachegrind, are 103 this way, in the same
 // time) and, for a JSON line's prose, 64 KiB from the line's start. It

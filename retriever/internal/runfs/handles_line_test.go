@@ -268,8 +268,9 @@ func TestLineMappedNUL(t *testing.T) {
 // fault on the pages after), is not answered from the mapping, and the
 // process goes on; one before the end still is.
 func TestLineMappedShrunkFile(t *testing.T) {
+	pg := os.Getpagesize()
 	line := []byte("0123456789abcde\n")
-	data := bytes.Repeat(line, 4*4096/16)
+	data := bytes.Repeat(line, 4*pg/16)
 	h, p, _ := acquireFile(t, data)
 	mapNow(t, h)
 	if err := os.Truncate(p, 100); err != nil { // six lines and 4 bytes
@@ -277,7 +278,7 @@ func TestLineMappedShrunkFile(t *testing.T) {
 	}
 	buf := make([]byte, 16)
 	// The scan itself meets the fault, which LineMapped catches.
-	if !faults(func() { lineAt(buf[:1], (*h.m.Load())[4096-16:], 3, false) }) {
+	if !faults(func() { lineAt(buf[:1], (*h.m.Load())[pg-16:], 3, false) }) {
 		t.Error("no fault scanning from a cut file's end's page to the next page")
 	}
 	for _, c := range []struct {
@@ -287,8 +288,8 @@ func TestLineMappedShrunkFile(t *testing.T) {
 		want      int
 		toLineEnd bool
 	}{
-		{"a line on a page past the end", 2 * 4096, 0, 16, false},
-		{"the scan through the end's zeros to a fault", 4096 - 16, 3, 1, false},
+		{"a line on a page past the end", int64(2 * pg), 0, 16, false},
+		{"the scan through the end's zeros to a fault", int64(pg - 16), 3, 1, false},
 		{"the scan from the end's page", 96, 1, 1, false},
 		{"the line across the end", 96, 0, 16, false},
 		{"the line across the end, to its end", 96, 0, 16, true},
