@@ -74,7 +74,10 @@ type fileKeys struct {
 	// live key's place is below it, or unplaced until the commit's end.
 	places uint32
 	added  []uint32 // ids of keys committed not placed yet (one commit's)
-	off    bool     // an agent, episode or place past the room: Key says so
+	// addedByPath says that added is in path order (a restore's, seen as
+	// it was made): the placing need not read every path to know it.
+	addedByPath bool
+	off         bool // an agent, episode or place past the room: Key says so
 	// The last episode number looked up, and its key: a batch's files
 	// mostly share it.
 	lastNum string
@@ -201,6 +204,8 @@ func (k *fileKeys) turnOff() {
 // placed ones as a binary search of each new one meets: a commit of k new
 // files among n costs O(n + k log n), not a sort of every path.
 func (k *fileKeys) place(c *State) {
+	byPath := k.addedByPath // a restore's word, for this placing only
+	k.addedByPath = false
 	if k.off || len(k.added) == 0 {
 		return
 	}
@@ -219,7 +224,7 @@ func (k *fileKeys) place(c *State) {
 		}
 		return strings.Compare(c.ByID[a].Rel, c.ByID[b].Rel)
 	}
-	sortAdded(added, c, rank, k, before)
+	sortAdded(added, byPath, c, rank, k, before)
 
 	// The placed keys in their order (none after a reset: a restore's).
 	var old []uint32
@@ -286,11 +291,12 @@ func (k *fileKeys) episodeRanks() []uint16 {
 }
 
 // sortAdded sorts new keys' ids in location order. A restore's arrive
-// sorted by path (the state blob's order): then only their episodes' order
-// is made, in one pass, stable; a sort of 100,000 paths would be tens of
-// milliseconds of a reopen.
-func sortAdded(added []uint32, c *State, rank []uint16, k *fileKeys, before func(a, b uint32) int) {
-	byPath := slices.IsSortedFunc(added, func(a, b uint32) int { return strings.Compare(c.ByID[a].Rel, c.ByID[b].Rel) })
+// sorted by path (the state blob's order; byPath: seen as they were made,
+// else checked here): then only their episodes' order is made, in one
+// pass, stable; a sort of 100,000 paths would be tens of milliseconds of a
+// reopen.
+func sortAdded(added []uint32, byPath bool, c *State, rank []uint16, k *fileKeys, before func(a, b uint32) int) {
+	byPath = byPath || slices.IsSortedFunc(added, func(a, b uint32) int { return strings.Compare(c.ByID[a].Rel, c.ByID[b].Rel) })
 	if !byPath {
 		slices.SortFunc(added, before)
 		return
@@ -361,19 +367,28 @@ func CompareEpisodeNumbers(a, b string) int {
 func (c *State) RestoreKeys(files []*File) {
 	c.keys.reset()
 	c.keys.byID = make([]FileKey, 0, len(c.ByID))
+	// Whether files come by path is seen here, each File read once: a
+	// second pass over 100,000 cold Files (and their paths) was some 10 ms
+	// of a reopen's.
+	byPath, last := true, ""
 	for _, fs := range files {
 		if int(fs.ID) < len(c.ByID) && c.ByID[fs.ID] == fs {
 			c.keys.set(nil, fs)
+			byPath = byPath && fs.Rel >= last
+			last = fs.Rel
 		}
 	}
-	// ByID's files not among files (none, from a restore): made too.
-	for _, fs := range c.ByID {
-		if fs == nil {
+	// ByID's files not among files (none, from a restore): made too, found
+	// by their keys, not by reading every File again.
+	for id, fs := range c.ByID {
+		if fs == nil || c.keys.off {
 			continue
 		}
-		if key, _ := c.Key(fs.ID); !key.Live() {
+		if id >= len(c.keys.byID) || !c.keys.byID[id].Live() {
 			c.keys.set(nil, fs)
+			byPath = false
 		}
 	}
+	c.keys.addedByPath = byPath
 	c.keys.place(c)
 }

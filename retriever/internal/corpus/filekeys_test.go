@@ -231,6 +231,23 @@ func TestFileKeysEpisodeRoom(t *testing.T) {
 	})
 }
 
+// TestFileKeysRestoreThenCommit: a restore's word that its files came by
+// path holds for its own placing only: a restore of no file, then a commit
+// of files out of path order, places them by their paths.
+func TestFileKeysRestoreThenCommit(t *testing.T) {
+	c := &State{Files: map[string]*File{}}
+	c.RestoreKeys(nil)
+	var updates []*Update
+	for i, rel := range []string{"episode-1/b/z.md", "episode-1/a/y.md", "episode-1/a/x.md"} {
+		fs := &File{ID: uint32(i), Form: recordformat.Plain}
+		fs.SetPath(rel, "episode-1", "1")
+		updates = append(updates, &Update{Next: fs})
+		c.NextID++
+	}
+	c.Commit(nil, updates, nil, nil)
+	checkKeys(t, c, "committed after an empty restore")
+}
+
 // TestFileKeySize: eight keys a cache line, and no more than eight bytes a
 // file on the heap (issue 33: 100,000-file runs).
 func TestFileKeySize(t *testing.T) {
