@@ -153,6 +153,13 @@ func (s *stream) takeKept() (readMessage, bool) {
 	return m, true
 }
 
+// keep keeps a message read aside for Read (takeKept).
+func (s *stream) keep(m readMessage) {
+	s.keptMu.Lock()
+	defer s.keptMu.Unlock()
+	s.kept = append(s.kept, m)
+}
+
 // readAside reads messages while jsonrpc2's loop answers a request itself
 // (inline.go), until done reports true: each goes to take, in the order
 // read, and one that take does not take (false: a response to the
@@ -172,9 +179,7 @@ func (s *stream) readAside(ctx context.Context, done func() bool, take func(json
 		}
 		msg, n, err := s.readNext(ctx)
 		if err != nil || done() || !take(msg) {
-			s.keptMu.Lock()
-			s.kept = append(s.kept, readMessage{msg, n, err})
-			s.keptMu.Unlock()
+			s.keep(readMessage{msg, n, err})
 		}
 		s.readMu.Unlock()
 		if err != nil {

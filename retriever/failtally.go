@@ -371,7 +371,7 @@ func insertSorted(list []string, s string, compare func(a, b string) int) []stri
 func compareEpisodes(a, b string) int {
 	na, _ := EpisodeNumber(a)
 	nb, _ := EpisodeNumber(b)
-	if c := compareEpisodeNumbers(na, nb); c != 0 {
+	if c := corpus.CompareEpisodeNumbers(na, nb); c != 0 {
 		return c
 	}
 	return strings.Compare(a, b)

@@ -500,7 +500,7 @@ func sortedEpisodes(m map[string]bool) []string {
 	slices.SortFunc(out, func(a, b string) int {
 		na, _ := EpisodeNumber(a)
 		nb, _ := EpisodeNumber(b)
-		if c := compareEpisodeNumbers(na, nb); c != 0 {
+		if c := corpus.CompareEpisodeNumbers(na, nb); c != 0 {
 			return c
 		}
 		return strings.Compare(a, b)

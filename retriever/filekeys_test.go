@@ -58,7 +58,7 @@ func bruteFileVerdict(fs *corpus.File, agent int, f *filter) bm25.Verdict {
 
 // bruteFileOrder is fileOrder as it read the Files before the keys.
 func bruteFileOrder(fa, fb *corpus.File) int {
-	if d := compareEpisodeNumbers(fa.EpNum(), fb.EpNum()); d != 0 {
+	if d := corpus.CompareEpisodeNumbers(fa.EpNum(), fb.EpNum()); d != 0 {
 		return d
 	}
 	return strings.Compare(fa.Rel, fb.Rel)

@@ -441,7 +441,7 @@ func readJobs(tasks []*task, newestFirst bool) []readJob {
 	}
 	slices.SortStableFunc(jobs, func(a, b readJob) int {
 		if newestFirst {
-			if c := compareEpisodeNumbers(b.epNum, a.epNum); c != 0 {
+			if c := corpus.CompareEpisodeNumbers(b.epNum, a.epNum); c != 0 {
 				return c
 			}
 		}

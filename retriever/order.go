@@ -42,7 +42,7 @@ func fileOrder(c *corpus.State, a, b uint32) int {
 
 // fileOrderOf is fileOrder read from the Files (the keys off).
 func fileOrderOf(fa, fb *corpus.File) int {
-	if d := compareEpisodeNumbers(fa.EpNum(), fb.EpNum()); d != 0 {
+	if d := corpus.CompareEpisodeNumbers(fa.EpNum(), fb.EpNum()); d != 0 {
 		return d
 	}
 	return strings.Compare(fa.Rel, fb.Rel)

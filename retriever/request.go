@@ -3,7 +3,6 @@ package retriever
 import (
 	"strconv"
 
-	"runls/retriever/internal/corpus"
 	"runls/retriever/internal/runfs"
 )
 
@@ -37,10 +36,6 @@ func ValidAgent(name string) bool { return runfs.ValidAgent(name) }
 // EpisodeNumber returns the decimal digits of an `episode-N` name without
 // leading zeros (so that episode-07 is episode 7 and no number overflows).
 func EpisodeNumber(name string) (string, bool) { return runfs.EpisodeNumber(name) }
-
-// compareEpisodeNumbers orders numbers given by EpisodeNumber numerically
-// (corpus.CompareEpisodeNumbers: the files' keys are placed by it).
-func compareEpisodeNumbers(a, b string) int { return corpus.CompareEpisodeNumbers(a, b) }
 
 func (r Request) topK() int {
 	if r.TopK == 0 {

@@ -222,7 +222,7 @@ func (ix *Index) Info(ctx context.Context) (Info, error) {
 	slices.SortFunc(info.Episodes, func(a, b EpisodeInfo) int {
 		na, _ := EpisodeNumber(a.Episode)
 		nb, _ := EpisodeNumber(b.Episode)
-		if c := compareEpisodeNumbers(na, nb); c != 0 {
+		if c := corpus.CompareEpisodeNumbers(na, nb); c != 0 {
 			return c
 		}
 		return strings.Compare(a.Episode, b.Episode)
@@ -253,7 +253,7 @@ func (ix *Index) RecordFiles() []string {
 	}
 	ix.mu.RUnlock()
 	slices.SortFunc(files, func(a, b *corpus.File) int {
-		if c := compareEpisodeNumbers(a.EpNum(), b.EpNum()); c != 0 {
+		if c := corpus.CompareEpisodeNumbers(a.EpNum(), b.EpNum()); c != 0 {
 			return c
 		}
 		return strings.Compare(a.Rel, b.Rel)

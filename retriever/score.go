@@ -11,6 +11,7 @@ import (
 
 	"runls/recordformat"
 	"runls/retriever/internal/bm25"
+	"runls/retriever/internal/corpus"
 )
 
 // QueryTerms returns the distinct terms of a query (spec §6) in first-seen
@@ -141,7 +142,7 @@ func (r Request) RuleReason(episode string, recordFile, unfielded bool, conversa
 func CompareEpisodes(a, b string) int {
 	na, _ := EpisodeNumber(a)
 	nb, _ := EpisodeNumber(b)
-	return compareEpisodeNumbers(na, nb)
+	return corpus.CompareEpisodeNumbers(na, nb)
 }
 
 // InWindow reports whether a record whose time is written as timeText ("":

@@ -200,10 +200,7 @@ func (q *query) scoreBatch(s segRef, cands, ctf []uint32, idf []float64, avgdl f
 		return
 	}
 	m := len(idf)
-	dls := slices.Grow(q.candDLs[:0], len(cands))[:len(cands)]
-	for j, d := range cands {
-		dls[j] = s.Len(d)
-	}
+	dls := q.lengthsOf(s, cands)
 	scores := slices.Grow(q.candScores[:0], len(cands))[:len(cands)]
 	for j := range cands {
 		norm := q.norms.Of(dls[j], avgdl)
@@ -215,8 +212,21 @@ func (q *query) scoreBatch(s segRef, cands, ctf []uint32, idf []float64, avgdl f
 		}
 		scores[j] = score
 	}
-	q.candDLs, q.candScores = dls, scores
+	q.candScores = scores
 	q.touched += offerScored(s, cands, scores, f, top)
+}
+
+// lengthsOf returns the lengths of documents docs of s, in q's buffer
+// (candDLs), read in a loop of independent loads: their cache misses
+// overlap, where each read beside its document's scoring waited for the
+// last.
+func (q *query) lengthsOf(s segRef, docs []uint32) []uint16 {
+	dls := slices.Grow(q.candDLs[:0], len(docs))[:len(docs)]
+	for j, d := range docs {
+		dls[j] = s.Len(d)
+	}
+	q.candDLs = dls
+	return dls
 }
 
 // pairsOnly reports whether no term alone can reach theta, so that a document
@@ -289,12 +299,7 @@ func (sr *Searcher) exhaustivePairs(s segRef, cs []termCursor, avgdl float64, q 
 	// query whose best documents are in files outside the request's rules).
 	runs := newDocCursor(f, s)
 	cands = slices.DeleteFunc(cands, runs.rejects)
-	// The candidates' lengths first, in a loop of independent loads.
-	dls := slices.Grow(q.candDLs[:0], len(cands))[:len(cands)]
-	for j, d := range cands {
-		dls[j] = s.Len(d)
-	}
-	q.candDLs = dls
+	dls := q.lengthsOf(s, cands)
 	// Each list's tfs of the candidates, a list at a time: walked beside
 	// the candidates when the list is not much longer (templated lines: the
 	// same documents in every list; a fifth of the storm's query), else
