@@ -123,7 +123,7 @@ func parseFlags() (config, error) {
 	fs.StringVar(&c.copyDir, "copy", "", "searchab mode: where the run's working copy is made once and kept (with the binaries' cache entries beside it)")
 	fs.IntVar(&c.reopens, "reopens", 4, "reopen mode: rounds of reopens through the server and the CLI, each beside one rg scan")
 	fs.IntVar(&c.storm, "storm", -1, "templated warnings added to the run's copy, and stormQuery among the queries (-1: 60,000 on the big run, none on the small; 0: none)")
-	fs.StringVar(&c.mode, "mode", "search", "search: searches and following (issue 13); reopen: opens with and without the cache (issue 18); failures: run/failures against run/search (issue 27)")
+	fs.StringVar(&c.mode, "mode", "search", "search: searches and following (issue 13); reopen: opens with and without the cache (issue 18); failures: run/failures against run/search (issue 27); searchab: two binaries' set medians A B A B (issue 33); queries: searchab's set as JSON, for an editor's own client")
 	match := fs.String("match", "", "searchab mode: time only the queries this regular expression matches (a profile of some of them)")
 	if err := fs.Parse(os.Args[1:]); err != nil {
 		return c, err
@@ -135,11 +135,11 @@ func parseFlags() (config, error) {
 		}
 		c.match = re
 	}
-	if c.runls == "" {
+	if c.runls == "" && c.mode != "queries" {
 		return c, errors.New("-runls is required")
 	}
-	if c.mode != "search" && c.mode != "reopen" && c.mode != "failures" && c.mode != "searchab" {
-		return c, fmt.Errorf("-mode %q: want search, reopen, failures or searchab", c.mode)
+	if c.mode != "search" && c.mode != "reopen" && c.mode != "failures" && c.mode != "searchab" && c.mode != "queries" {
+		return c, fmt.Errorf("-mode %q: want search, reopen, failures, searchab or queries", c.mode)
 	}
 	switch *shape {
 	case "big":
@@ -187,6 +187,8 @@ func run() (int, error) {
 		return runFailuresBench(cfg)
 	case "searchab":
 		return runSearchAB(cfg)
+	case "queries":
+		return runQueries(cfg)
 	}
 	ctx := context.Background()
 	if _, err := exec.LookPath("rg"); err != nil {

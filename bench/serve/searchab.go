@@ -28,7 +28,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -46,16 +45,7 @@ func runSearchAB(cfg config) (int, error) {
 		return 0, err
 	}
 	defer cleanup()
-	var queries []timedQuery
-	for _, q := range rungen.Queries(cfg.opts, 50) {
-		queries = append(queries, timedQuery{text: q})
-	}
-	if cfg.storm > 0 {
-		queries = append(queries, stormQuery)
-	}
-	if cfg.match != nil {
-		queries = slices.DeleteFunc(queries, func(q timedQuery) bool { return !cfg.match.MatchString(q.label()) })
-	}
+	queries := benchQueries(cfg)
 	bins := [2]string{cfg.runls, cfg.before}
 	names := [2]string{"runls", "before"}
 	var reps [2]*report
