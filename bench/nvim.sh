@@ -27,7 +27,8 @@
 # Environment: NVIM (a Neovim 0.11+; default: editors/neovim/scripts/fetch-nvim.sh's),
 # CACHE (/tmp/runls-bench), COPY ($CACHE/nvim-SHAPE-run), SERVER_CACHE
 # (COPY-cache-nvim), QUERIES (a set's JSON file instead of bench/serve's),
-# READY_TIMEOUT (seconds for the first index, 900), QUICK.
+# READY_TIMEOUT (seconds for the first index, 900), QUIET (seconds without a diagnostic
+# before the rounds, 2; 0.3 when QUICK), SETTLE_TIMEOUT (seconds to wait for both, 300), QUICK.
 set -euo pipefail
 
 die() { echo "nvim.sh: $*" >&2; exit 2; }
@@ -64,6 +65,7 @@ if [ -n "${QUICK:-}" ]; then
 	# context and without it.
 	ROUNDS=1
 	targets=
+	QUIET=${QUIET:-0.3} # the sample run's few diagnostics come at once
 	cp -R testdata/sample-run "$tmp/run" || die "no testdata/sample-run"
 	SERVER_CACHE=$tmp/cache
 	cat >"$set_file" <<EOF
@@ -95,6 +97,7 @@ for way in 1 0; do
 		RUNLS_CACHE_DIR=$SERVER_CACHE RUNLS_NVIM_PLUGIN=$repo/editors/neovim RUNLS_NVIM_BIN=$RUNLS \
 		RUNLS_NVIM_SET=$set_file RUNLS_NVIM_CONTEXT=$way RUNLS_NVIM_ROUNDS=$ROUNDS RUNLS_NVIM_OUT=$out \
 		RUNLS_NVIM_READY_TIMEOUT=${READY_TIMEOUT:-900} \
+		RUNLS_NVIM_QUIET=${QUIET:-2} RUNLS_NVIM_SETTLE_TIMEOUT=${SETTLE_TIMEOUT:-300} \
 		"$NVIM" --headless -u NONE -i NONE -n \
 		-c "lua local ok, err = pcall(dofile, '$repo/bench/nvim/latency.lua'); if not ok then io.stderr:write('latency.lua: ' .. tostring(err) .. '\\n'); vim.cmd('cquit! 2') end; vim.cmd('qall!')" \
 		</dev/null >"$tmp/nvim-$way.txt" 2>&1 || {

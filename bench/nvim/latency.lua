@@ -12,14 +12,16 @@
 --   nvim --headless -u NONE -i NONE -n -c 'lua dofile("bench/nvim/latency.lua")'
 -- with RUNLS_NVIM_PLUGIN (editors/neovim), RUNLS_NVIM_BIN (runls),
 -- RUNLS_NVIM_SET (the set's JSON), RUNLS_NVIM_CONTEXT (1: with it),
--- RUNLS_NVIM_ROUNDS, RUNLS_NVIM_OUT (the times, a TSV file) and
--- RUNLS_NVIM_READY_TIMEOUT (seconds for the index to end, default 900) set.
+-- RUNLS_NVIM_ROUNDS, RUNLS_NVIM_OUT (the times, a TSV file), and optionally
+-- RUNLS_NVIM_READY_TIMEOUT (seconds for the index to end, default 900),
+-- RUNLS_NVIM_QUIET (seconds without a diagnostic before the rounds, default 2) and
+-- RUNLS_NVIM_SETTLE_TIMEOUT (seconds to wait for that and the server's CPU, 300).
 -- It writes lines to RUNLS_NVIM_OUT (bench/nvim/report.lua reads them):
 --   search  WAY LABEL NS ITEMS   a timed run/search (WAY: top 5, no context, top 10, ...)
 --   unknown WAY NS               a timed request to the unknown method
 --   info    KEY VALUE            what the run was (Neovim's version, the file, the reopen)
 --   error   TEXT                 a request failed: bench/nvim.sh exits 1
--- and quits 0, or 1 when it could not measure.
+-- and returns; an error (it could not measure) makes bench/nvim.sh's Neovim exit 2.
 
 local env = vim.env
 local t_start = vim.uv.hrtime()
@@ -38,6 +40,8 @@ local CONTEXT = need('RUNLS_NVIM_CONTEXT') == '1'
 local ROUNDS = tonumber(need('RUNLS_NVIM_ROUNDS'))
 local READY_TIMEOUT = (tonumber(env.RUNLS_NVIM_READY_TIMEOUT) or 900) * 1000
 local REQUEST_TIMEOUT = 60000
+local QUIET = tonumber(env.RUNLS_NVIM_QUIET) or 2
+local SETTLE_TIMEOUT = tonumber(env.RUNLS_NVIM_SETTLE_TIMEOUT) or 300
 local UNKNOWN = 'runls/noSuchMethod'
 local METHOD_NOT_FOUND = -32601
 
@@ -55,6 +59,10 @@ local function record_error(text)
   line('error', (text:gsub('[\t\n]', ' ')))
 end
 
+if vim.fn.has('nvim-0.11') == 0 then
+  error('the plugin needs Neovim 0.11 or later, this is ' .. tostring(vim.version()), 0)
+end
+
 -- Set up as a user does: the plugin on the runtimepath, filetypes on, setup() with
 -- the context (or none) and the server's command.
 vim.opt.swapfile = false
@@ -68,6 +76,14 @@ if CONTEXT then
   for k, v in pairs((set.settings or {}).runls or {}) do
     opts[k] = v
   end
+end
+-- The diagnostics the server publishes, counted (and handled as always): the rounds
+-- start once they stop.
+local diagnostics = { n = 0, last = vim.uv.hrtime() }
+local publish = vim.lsp.handlers['textDocument/publishDiagnostics']
+vim.lsp.handlers['textDocument/publishDiagnostics'] = function(...)
+  diagnostics.n, diagnostics.last = diagnostics.n + 1, vim.uv.hrtime()
+  return publish(...)
 end
 require('runls').setup(opts)
 
@@ -160,21 +176,24 @@ local function nvim_cpu_ms()
   return (ru.utime.sec + ru.stime.sec) * 1000 + (ru.utime.usec + ru.stime.usec) / 1000
 end
 
--- Settled: the server's CPU stops growing (a reopen's diagnostics published, its
--- merges done), as bench/serve's searchab waits, at most a minute; then Neovim's
--- queue of diagnostics is drained by the wait.
+-- Settled: the server's CPU stops growing (its merges done), as bench/serve's
+-- searchab waits, and no diagnostics have come for QUIET seconds. After a reopen
+-- the server publishes every record file's diagnostics at the client's pace (at
+-- 1 GB some 360 KB of Hints a file), and while requests come it still sends one
+-- file a second (lsp/doc.go): Neovim decoding and setting those during the rounds
+-- would be timed as the searches' cost. At most SETTLE_TIMEOUT seconds.
+local settle_deadline = vim.uv.hrtime() + SETTLE_TIMEOUT * 1e9
 local last = server_cpu_ms()
-for _ = 1, 200 do
-  if not last then
-    break
-  end
+while vim.uv.hrtime() < settle_deadline do
   vim.wait(300)
   local now = server_cpu_ms()
-  if now - last <= 10 then
+  local cpu_quiet = not last or now - last <= 10
+  last = now
+  if cpu_quiet and vim.uv.hrtime() - diagnostics.last >= QUIET * 1e9 then
     break
   end
-  last = now
 end
+line('info', 'diagnostics_before', tostring(diagnostics.n))
 line('info', 'settled_ms', ('%.1f'):format((vim.uv.hrtime() - t_start) / 1e6))
 
 local ways = CONTEXT and { { 'top 5', 5 }, { 'top 10', 10 } } or { { 'no context, top 5', 5 }, { 'no context, top 10', 10 } }
@@ -188,9 +207,14 @@ end
 
 --- One query at both sizes and the unknown method after them; times written when
 --- timed, the answers checked always.
+local own = { search = { 0, 0 }, unknown = { 0, 0 } } -- Neovim's CPU ms and requests, by kind
 local function ask(q, timed)
   for _, way in ipairs(ways) do
+    local c0 = nvim_cpu_ms()
     local err, result, ns = call('run/search', params_of(q, way[2]))
+    if timed then
+      own.search[1], own.search[2] = own.search[1] + nvim_cpu_ms() - c0, own.search[2] + 1
+    end
     if err then
       record_error(('run/search %q, %s: %s'):format(q.label, way[1], tostring(err.message)))
     elseif type(result) ~= 'table' or type(result.items) ~= 'table' then
@@ -199,7 +223,11 @@ local function ask(q, timed)
       line('search', way[1], q.label, tostring(ns), tostring(#result.items))
     end
   end
+  local c0 = nvim_cpu_ms()
   local err, _, ns = call(UNKNOWN, vim.empty_dict())
+  if timed then
+    own.unknown[1], own.unknown[2] = own.unknown[1] + nvim_cpu_ms() - c0, own.unknown[2] + 1
+  end
   if not err or err.code ~= METHOD_NOT_FOUND then
     record_error(('%s: want MethodNotFound (%d), got %s'):format(UNKNOWN, METHOD_NOT_FOUND, vim.inspect(err)))
   elseif timed then
@@ -212,6 +240,7 @@ for _, q in ipairs(set.queries) do
   ask(q, false)
 end
 local cpu0, ncpu0 = server_cpu_ms(), nvim_cpu_ms()
+local diagnostics_at_start = diagnostics.n
 local requests = 0
 for _ = 1, ROUNDS do
   for _, q in ipairs(set.queries) do
@@ -221,10 +250,15 @@ for _ = 1, ROUNDS do
 end
 local cpu1, ncpu1 = server_cpu_ms(), nvim_cpu_ms()
 line('info', 'requests', tostring(requests))
+line('info', 'diagnostics_during', tostring(diagnostics.n - diagnostics_at_start))
 if cpu0 and cpu1 then
   line('info', 'server_cpu_ms', ('%.0f'):format(cpu1 - cpu0))
 end
 line('info', 'nvim_cpu_ms', ('%.0f'):format(ncpu1 - ncpu0))
+-- Neovim's own CPU a request of each kind (its encoding, decoding, event loop and
+-- the wait's polling): the editor's part of a round trip.
+line('info', 'nvim_cpu_search_us', ('%.1f'):format(own.search[1] * 1000 / math.max(own.search[2], 1)))
+line('info', 'nvim_cpu_unknown_us', ('%.1f'):format(own.unknown[1] * 1000 / math.max(own.unknown[2], 1)))
 
 -- The server stopped before Neovim quits, so that the next one starts on a quiet machine.
 client:stop()

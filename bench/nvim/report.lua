@@ -87,11 +87,12 @@ for _, f in ipairs(files) do
   local i = info[f]
   say(('%s (%s, run %s): opened %s; ready (run/info done) %.2f s after Neovim started, settled %.2f s; %s'):format(
     i.way or f, i.nvim or '?', i.run or '?', i.file or '?', (tonumber(i.ready_ms) or 0) / 1000, (tonumber(i.settled_ms) or 0) / 1000, i.indexed or '?'))
+  say(('  diagnostics published to Neovim: %s before the rounds, %s during them'):format(i.diagnostics_before or '?', i.diagnostics_during or '?'))
   if i.requests then
     local n = tonumber(i.requests)
-    say(('  CPU a request (%d timed, searches and unknown methods): the server %s µs, Neovim %s µs'):format(n,
+    say(('  CPU a request (%d timed, searches and unknown methods): the server %s µs, Neovim %s µs; Neovim\'s a search %s µs, an unknown method %s µs'):format(n,
       i.server_cpu_ms and ('%.0f'):format(tonumber(i.server_cpu_ms) * 1000 / n) or '?',
-      ('%.0f'):format(tonumber(i.nvim_cpu_ms) * 1000 / n)))
+      ('%.0f'):format(tonumber(i.nvim_cpu_ms) * 1000 / n), i.nvim_cpu_search_us or '?', i.nvim_cpu_unknown_us or '?'))
   end
 end
 

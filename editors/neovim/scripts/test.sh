@@ -103,6 +103,8 @@ bench_check() {
   for want in \
     "^with the context \(Neovim [0-9.]+.*ready \(run/info done\) [0-9.]+ s" \
     "^without the context \(Neovim [0-9.]+.*ready \(run/info done\) [0-9.]+ s" \
+    "^  diagnostics published to Neovim: [0-9]+ before the rounds, [0-9]+ during them$" \
+    "^  CPU a request \(6 timed, .*the server [0-9]+ µs, Neovim [0-9]+ µs; Neovim's a search [0-9.]+ µs, an unknown method [0-9.]+ µs$" \
     "^deploy database migration +[0-9.]+ ms +[0-9.]+ ms +[0-9.]+ ms +[0-9.]+ ms +[0-9.]+ ms$" \
     "^billing service +[0-9.]+ ms +[0-9.]+ ms +[0-9.]+ ms +[0-9.]+ ms +[0-9.]+ ms$" \
     "^slowest, top 10: .*, median [0-9.]+ ms$" \
