@@ -4,6 +4,7 @@
 #     into ${XDG_CACHE_HOME:-$HOME/.cache}/runls-test/nvim-sid by fetch-nvim.sh),
 #  2. builds runls from this repository (or copies RUNLS_TEST_BIN when set),
 #  3. runs tests/run.lua headless on a scratch copy of testdata/sample-run,
+#  4. runs bench/nvim.sh's quick run (QUICK=1) and checks its figures,
 # and prints a last line `N passed, N failed`; exits non-zero on any failure.
 set -uo pipefail
 
@@ -93,6 +94,46 @@ run_suite enable enable "${RUNLS_TEST_ONLY:-attaches,fills quickfix like,starts 
 
 # Installed as a package and loaded with :packadd.
 run_suite packadd packadd "${RUNLS_TEST_ONLY:-filetypes,attaches,fills quickfix like,syntax groups,completion}"
+
+# bench/nvim.sh (issue 33's latency through this plugin) in its quick run on the sample
+# run, so that it cannot rot: it exits 0 (no request failed, answers not all empty) and
+# prints every figure. About a second.
+bench_check() {
+  local out=$1 want
+  for want in \
+    "^with the context \(Neovim [0-9.]+.*ready \(run/info done\) [0-9.]+ s" \
+    "^without the context \(Neovim [0-9.]+.*ready \(run/info done\) [0-9.]+ s" \
+    "^  diagnostics published to Neovim: [0-9]+ before the rounds, [0-9]+ during them$" \
+    "^  CPU a request \(6 timed, .*the server [0-9]+ µs, Neovim [0-9]+ µs; Neovim's a search [0-9.]+ µs, an unknown method [0-9.]+ µs$" \
+    "^deploy database migration +[0-9.]+ ms +[0-9.]+ ms +[0-9.]+ ms +[0-9.]+ ms +[0-9.]+ ms$" \
+    "^billing service +[0-9.]+ ms +[0-9.]+ ms +[0-9.]+ ms +[0-9.]+ ms +[0-9.]+ ms$" \
+    "^slowest, top 10: .*, median [0-9.]+ ms$" \
+    "^slowest, no context, top 10: .*, median [0-9.]+ ms$" \
+    "^the set's median, top 5: [0-9.]+ ms, [0-9.]+x the round trip [0-9.]+ ms" \
+    "^the set's median, top 10: [0-9.]+ ms, [0-9.]+x the round trip [0-9.]+ ms" \
+    "^the set's median, no context, top 5: [0-9.]+ ms, [0-9.]+x the round trip [0-9.]+ ms" \
+    "^the set's median, no context, top 10: [0-9.]+ ms, [0-9.]+x the round trip [0-9.]+ ms" \
+    "^unknown method, context \(2\): median [0-9.]+ ms" \
+    "^unknown method, no context \(2\): median [0-9.]+ ms" \
+    "^answers with items: top 5 2 of 2, top 10 2 of 2, no context, top 5 2 of 2, no context, top 10 2 of 2; failed requests: 0$"; do
+    grep -qE "$want" "$out" || { echo "  no line matching: $want"; return 1; }
+  done
+  if grep -qE '^(ERROR|FAIL)' "$out"; then
+    echo "  an ERROR or FAIL line"
+    return 1
+  fi
+}
+if [[ -z ${RUNLS_TEST_ONLY:-} || ${RUNLS_TEST_ONLY:-} == *bench* ]]; then
+  echo "== bench"
+  if QUICK=1 NVIM=$nvim "$repo/bench/nvim.sh" "$RUNLS_TEST_BIN" >"$tmp/bench.txt" 2>&1 && bench_check "$tmp/bench.txt"; then
+    echo "ok     bench/nvim.sh QUICK=1 prints every figure, no request failed"
+    passed=$((passed + 1))
+  else
+    sed 's/^/  | /' "$tmp/bench.txt"
+    echo "FAILED bench/nvim.sh QUICK=1"
+    failed=$((failed + 1))
+  fi
+fi
 
 echo "$passed passed, $failed failed"
 [[ $failed -eq 0 && $passed -gt 0 ]]
