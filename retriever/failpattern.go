@@ -11,6 +11,12 @@ import "strings"
 // (each run of decimal digits). White space runs fold to one space. What
 // masking wrote (<secret>, <path>) reads as a placeholder already.
 
+// strPlaceholder stands for a quotation, which is a word of its own (a
+// quote ends the word before it): read again it is one still, so that the
+// pattern of a pattern is itself (`/"x"` is "/<str>", not "<path>"). The
+// other placeholders stand for words or parts of one, and are read so.
+const strPlaceholder = "<str>"
+
 // failurePattern returns the pattern of text.
 func failurePattern(text string) string {
 	var b strings.Builder
@@ -27,15 +33,18 @@ func failurePattern(text string) string {
 			}
 		case c == '"' || c == '\'' || c == '`':
 			if end := strings.IndexByte(text[i+1:], c); end >= 0 && (c != '\'' || quoteStarts(text, i)) {
-				b.WriteString("<str>")
+				b.WriteString(strPlaceholder)
 				i += end + 2
 				continue
 			}
 			b.WriteByte(c)
 			i++
+		case strings.HasPrefix(text[i:], strPlaceholder):
+			b.WriteString(strPlaceholder)
+			i += len(strPlaceholder)
 		default:
 			j := i
-			for j < len(text) && !wordEnd(text[j]) {
+			for j < len(text) && !wordEnd(text[j]) && !strings.HasPrefix(text[j:], strPlaceholder) {
 				j++
 			}
 			if j == i { // a bracket, a comma: kept as it is
