@@ -375,6 +375,26 @@ type server struct {
 	logPath  string
 	launched time.Time // before the process started
 	started  time.Time // after initialize was answered
+
+	// diagnostics counts the publishDiagnostics notifications received,
+	// lastDiagnostics is when the last came (UnixNano): a reopen publishes
+	// every record file's in the background, up to 360 KB of JSON a file
+	// at 1 GB, which the client reads and decodes beside the timed requests
+	// until they end (waitDiagnostics).
+	diagnostics, lastDiagnostics atomic.Int64
+}
+
+// waitDiagnostics waits until no diagnostics have come for quiet (at most
+// a few minutes) and returns how many came so far.
+func (s *server) waitDiagnostics(quiet time.Duration) int64 {
+	deadline := time.Now().Add(indexingWait)
+	for time.Now().Before(deadline) {
+		if last := s.lastDiagnostics.Load(); time.Since(time.Unix(0, max(last, s.started.UnixNano()))) >= quiet {
+			break
+		}
+		time.Sleep(quiet / 10)
+	}
+	return s.diagnostics.Load()
 }
 
 // startServerWith starts the server with extra flags after `serve` and the
@@ -402,6 +422,11 @@ func startServerWith(cfg config, root string, extra, env []string) (*server, err
 	}
 	logf.Close()
 	s.c = newClient(out, in, func(method string, params json.RawMessage) {
+		if method == "textDocument/publishDiagnostics" {
+			s.diagnostics.Add(1)
+			s.lastDiagnostics.Store(time.Now().UnixNano())
+			return
+		}
 		if method != "$/progress" {
 			return
 		}
