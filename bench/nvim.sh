@@ -10,7 +10,9 @@
 # without (the set's noContext params). bench/nvim/latency.lua measures,
 # bench/nvim/report.lua prints as searchab does: each query's medians, the
 # slowest of each way, the set's median over the round trip (target <= 2x)
-# and the slowest at top 10 (<= 5 ms), FAIL lines for missed targets.
+# and the slowest at top 10 (<= 5 ms), FAIL lines for missed targets;
+# bench/nvim/setrun.lua reads the set's run, bench/nvim/stop.lua stops the
+# server when latency.lua failed.
 #
 #   bench/nvim.sh                        # runls built from this tree, the 1 GB run (big), 30 rounds
 #   bench/nvim.sh RUNLS [SHAPE [ROUNDS]] # a binary, bench/serve's -shape (big, small), rounds
@@ -20,15 +22,20 @@
 # The run's working copy is made once by bench/serve (with the storm; some
 # minutes the first time) and kept in COPY; the server's cache entry in
 # SERVER_CACHE, so that a later run reopens it (the first indexes the run: a
-# minute or more of CPU at 1 GB). It exits 1 when a request failed or every
-# answer was empty (the answers must be real), 2 when it could not measure;
-# a missed target is a FAIL line only.
+# minute or more of CPU at 1 GB). It exits 1 when a request failed, every
+# answer was empty (the answers must be real) or the server did not settle
+# within SETTLE_TIMEOUT (times taken then are not to be trusted; an ERROR line),
+# 2 when it could not measure (no client within 30 s, run/info not done within
+# READY_TIMEOUT, a request unanswered within REQUEST_TIMEOUT, the server gone:
+# the measurement ends there, and the server is stopped); a missed target is a
+# FAIL line only.
 #
 # Environment: NVIM (a Neovim 0.11+; default: editors/neovim/scripts/fetch-nvim.sh's),
 # CACHE (/tmp/runls-bench), COPY ($CACHE/nvim-SHAPE-run), SERVER_CACHE
 # (COPY-cache-nvim), QUERIES (a set's JSON file instead of bench/serve's),
-# READY_TIMEOUT (seconds for the first index, 900), QUIET (seconds without a diagnostic
-# before the rounds, 2; 0.3 when QUICK), SETTLE_TIMEOUT (seconds to wait for both, 300), QUICK.
+# READY_TIMEOUT (seconds for the first index, 900; 60 when QUICK), QUIET (seconds without
+# a diagnostic before the rounds, 2; 0.3 when QUICK), SETTLE_TIMEOUT (seconds to wait for
+# both, 300; 30 when QUICK), REQUEST_TIMEOUT (seconds for one answer, 60), QUICK.
 set -euo pipefail
 
 die() { echo "nvim.sh: $*" >&2; exit 2; }
@@ -66,6 +73,10 @@ if [ -n "${QUICK:-}" ]; then
 	ROUNDS=1
 	targets=
 	QUIET=${QUIET:-0.3} # the sample run's few diagnostics come at once
+	# The sample run is indexed and settled within a second or two: a server
+	# that hangs is not waited for as a 1 GB index would be.
+	READY_TIMEOUT=${READY_TIMEOUT:-60}
+	SETTLE_TIMEOUT=${SETTLE_TIMEOUT:-30}
 	cp -R testdata/sample-run "$tmp/run" || die "no testdata/sample-run"
 	SERVER_CACHE=$tmp/cache
 	cat >"$set_file" <<EOF
@@ -82,7 +93,8 @@ else
 	go run ./bench/serve -mode queries -shape "$SHAPE" -copy "$COPY" >"$set_file" || die "bench/serve -mode queries failed"
 fi
 if [ -z "${SERVER_CACHE:-}" ]; then
-	run=$(grep -o '"run": *"[^"]*"' "$set_file" | head -1 | sed 's/^"run": *"\(.*\)"$/\1/')
+	# Decoded as JSON (Go's encoder escapes & < > and \ in a path).
+	run=$("$NVIM" -u NONE -i NONE -n -l bench/nvim/setrun.lua "$set_file") || die "cannot read the set $set_file"
 	[ -n "$run" ] || die "no run in the set"
 	SERVER_CACHE=$run-cache-nvim
 fi
@@ -98,8 +110,9 @@ for way in 1 0; do
 		RUNLS_NVIM_SET=$set_file RUNLS_NVIM_CONTEXT=$way RUNLS_NVIM_ROUNDS=$ROUNDS RUNLS_NVIM_OUT=$out \
 		RUNLS_NVIM_READY_TIMEOUT=${READY_TIMEOUT:-900} \
 		RUNLS_NVIM_QUIET=${QUIET:-2} RUNLS_NVIM_SETTLE_TIMEOUT=${SETTLE_TIMEOUT:-300} \
+		RUNLS_NVIM_REQUEST_TIMEOUT=${REQUEST_TIMEOUT:-60} \
 		"$NVIM" --headless -u NONE -i NONE -n \
-		-c "lua local ok, err = pcall(dofile, '$repo/bench/nvim/latency.lua'); if not ok then io.stderr:write('latency.lua: ' .. tostring(err) .. '\\n'); vim.cmd('cquit! 2') end; vim.cmd('qall!')" \
+		-c "lua local ok, err = pcall(dofile, '$repo/bench/nvim/latency.lua'); if not ok then io.stderr:write('latency.lua: ' .. tostring(err) .. '\\n'); dofile('$repo/bench/nvim/stop.lua'); vim.cmd('cquit! 2') end; vim.cmd('qall!')" \
 		</dev/null >"$tmp/nvim-$way.txt" 2>&1 || {
 		cat "$tmp/nvim-$way.txt" >&2
 		die "Neovim could not measure (context $way)"

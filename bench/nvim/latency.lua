@@ -14,14 +14,19 @@
 -- RUNLS_NVIM_SET (the set's JSON), RUNLS_NVIM_CONTEXT (1: with it),
 -- RUNLS_NVIM_ROUNDS, RUNLS_NVIM_OUT (the times, a TSV file), and optionally
 -- RUNLS_NVIM_READY_TIMEOUT (seconds for the index to end, default 900),
--- RUNLS_NVIM_QUIET (seconds without a diagnostic before the rounds, default 2) and
--- RUNLS_NVIM_SETTLE_TIMEOUT (seconds to wait for that and the server's CPU, 300).
+-- RUNLS_NVIM_QUIET (seconds without a diagnostic before the rounds, default 2),
+-- RUNLS_NVIM_SETTLE_TIMEOUT (seconds to wait for that and the server's CPU, 300) and
+-- RUNLS_NVIM_REQUEST_TIMEOUT (seconds for one answer, 60).
 -- It writes lines to RUNLS_NVIM_OUT (bench/nvim/report.lua reads them):
 --   search  WAY LABEL NS ITEMS   a timed run/search (WAY: top 5, no context, top 10, ...)
 --   unknown WAY NS               a timed request to the unknown method
 --   info    KEY VALUE            what the run was (Neovim's version, the file, the reopen)
 --   error   TEXT                 a request failed: bench/nvim.sh exits 1
--- and returns; an error (it could not measure) makes bench/nvim.sh's Neovim exit 2.
+--   info    settled timeout      the server did not settle within SETTLE_TIMEOUT: the
+--                                times are written, but report.lua says ERROR and exits 1
+-- and returns; an error (it could not measure: no client, run/info not done in
+-- time, a request unanswered within REQUEST_TIMEOUT, the server exited) makes
+-- bench/nvim.sh's Neovim stop the clients and exit 2.
 
 local env = vim.env
 local t_start = vim.uv.hrtime()
@@ -39,7 +44,7 @@ local BIN = need('RUNLS_NVIM_BIN')
 local CONTEXT = need('RUNLS_NVIM_CONTEXT') == '1'
 local ROUNDS = tonumber(need('RUNLS_NVIM_ROUNDS'))
 local READY_TIMEOUT = (tonumber(env.RUNLS_NVIM_READY_TIMEOUT) or 900) * 1000
-local REQUEST_TIMEOUT = 60000
+local REQUEST_TIMEOUT = (tonumber(env.RUNLS_NVIM_REQUEST_TIMEOUT) or 60) * 1000
 local QUIET = tonumber(env.RUNLS_NVIM_QUIET) or 2
 local SETTLE_TIMEOUT = tonumber(env.RUNLS_NVIM_SETTLE_TIMEOUT) or 300
 local UNKNOWN = 'runls/noSuchMethod'
@@ -86,6 +91,11 @@ vim.lsp.handlers['textDocument/publishDiagnostics'] = function(...)
   return publish(...)
 end
 require('runls').setup(opts)
+-- The server in Neovim's process group (Neovim's default detaches it): a timeout
+-- or ^C that signals the group (test.sh's `timeout`) ends the server too, where a
+-- detached one would be left running. How the server is spawned, not what it is
+-- asked: the times are the same.
+vim.lsp.config('runls', { detached = false })
 
 -- The smallest record file of the run: opening it starts the client on the run's root.
 local file, size
@@ -123,10 +133,13 @@ local function call(method, params)
     got, err, result = true, e, r
   end, buf)
   if not ok then
-    return { message = 'client:request refused ' .. method }, nil, 0
+    -- The client is stopped (its server gone): so would every later request be.
+    error('client:request refused ' .. method .. ' (the server exited?)', 0)
   end
   if not vim.wait(REQUEST_TIMEOUT, function() return got end, 1) then
-    return { message = method .. ': no answer within 60 s' }, nil, 0
+    -- A server that stops answering ends the measurement: every later request
+    -- would wait its REQUEST_TIMEOUT too (hours over a full run's requests).
+    error(('%s: no answer within %d s'):format(method, REQUEST_TIMEOUT / 1000), 0)
   end
   return err, result, t1 - t0
 end
@@ -140,6 +153,9 @@ while true do
   end
   local ix = (info or {}).indexing or {}
   if ix.done then
+    -- QUIET counts from here: diagnostics that come after the index are the
+    -- ones waited for, and none may have come yet.
+    diagnostics.last = math.max(diagnostics.last, vim.uv.hrtime())
     line('info', 'ready_ms', ('%.1f'):format((vim.uv.hrtime() - t_start) / 1e6))
     line('info', 'indexed', ('%d files, %d bytes'):format(ix.files or 0, ix.bytes or 0))
     break
@@ -184,14 +200,25 @@ end
 -- would be timed as the searches' cost. At most SETTLE_TIMEOUT seconds.
 local settle_deadline = vim.uv.hrtime() + SETTLE_TIMEOUT * 1e9
 local last = server_cpu_ms()
+local settled = false
 while vim.uv.hrtime() < settle_deadline do
   vim.wait(300)
   local now = server_cpu_ms()
+  if (last and not now) or client:is_stopped() then
+    error('the server exited', 0)
+  end
   local cpu_quiet = not last or now - last <= 10
   last = now
   if cpu_quiet and vim.uv.hrtime() - diagnostics.last >= QUIET * 1e9 then
+    settled = true
     break
   end
+end
+if not settled then
+  -- Measured all the same (the figures say how slow it is), but not to be trusted:
+  -- report.lua prints an ERROR line and exits 1.
+  line('info', 'settled', 'timeout')
+  line('info', 'settle_timeout_s', tostring(SETTLE_TIMEOUT))
 end
 line('info', 'diagnostics_before', tostring(diagnostics.n))
 line('info', 'settled_ms', ('%.1f'):format((vim.uv.hrtime() - t_start) / 1e6))

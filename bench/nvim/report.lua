@@ -6,8 +6,10 @@
 --   nvim -l bench/nvim/report.lua [--targets] TIMES.tsv ...
 --
 -- Without --targets (the quick run on the sample run) no target is checked. It exits
--- 1 when a request failed, a way was not timed, or every answer was empty; a missed
--- target is a FAIL line only.
+-- 1 when a request failed, a way was not timed, every answer was empty, or the server
+-- did not settle before the rounds (`info settled timeout`: diagnostics or the server's
+-- CPU still coming, so the times may hold their cost; an ERROR line, not a figure to
+-- trust); a missed target is a FAIL line only.
 
 local MAX_OVER_UNKNOWN = 2.0
 local MAX_TOP10_NS = 5e6
@@ -107,6 +109,13 @@ for _, l in ipairs(labels) do
 end
 
 local fails, broken = {}, {}
+for _, f in ipairs(files) do
+  local i = info[f]
+  if i.settled == 'timeout' then
+    broken[#broken + 1] = ('%s: the server did not settle within %s s (diagnostics or its CPU still coming): the times are not to be trusted'):format(
+      i.way or f, i.settle_timeout_s or '?')
+  end
+end
 for _, way in ipairs(WAYS) do
   local slowest, top
   for label, xs in pairs(per[way] or {}) do
