@@ -195,6 +195,29 @@ func (c *client) mustCall(method string, params, result any) {
 	}
 }
 
+// waitIndexed waits until run/info says the first index is done: a search
+// answers from what is indexed after the answer grace (spec §12), so on a
+// loaded machine one no longer waits for the whole run.
+func (c *client) waitIndexed() {
+	c.t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		var info struct {
+			Indexing struct {
+				Done bool `json:"done"`
+			} `json:"indexing"`
+		}
+		c.mustCall(lsp.MethodRunInfo, map[string]any{}, &info)
+		if info.Indexing.Done {
+			return
+		}
+		if time.Now().After(deadline) {
+			c.t.Fatal("run/info did not say the index done within a minute")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
 func (c *client) notify(method string, params any) {
 	c.t.Helper()
 	if err := c.conn.Notify(context.Background(), method, params); err != nil {

@@ -36,7 +36,7 @@ func TestRunInfoConversations(t *testing.T) {
 	root := sampleRun(t)
 	c := start(t, startOpts{})
 	c.initialize(root, true, nil)
-	c.mustCall(lsp.MethodRunSearch, map[string]any{"query": "x"}, nil) // waits for indexing
+	c.waitIndexed()
 	ix := openIndex(t, retriever.Options{Root: root})
 	want, err := ix.Conversations(context.Background(), "episode-2")
 	if err != nil || len(want) == 0 {

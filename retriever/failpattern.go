@@ -9,7 +9,10 @@ import "strings"
 // <uuid>, <hex> (0x… or six or more hexadecimal digits holding a digit and a
 // letter), <str> (text in double or single quotes, or backquotes) and <n>
 // (each run of decimal digits). White space runs fold to one space. What
-// masking wrote (<secret>, <path>) reads as a placeholder already.
+// masking wrote (<secret>, <path>) reads as a placeholder already. A
+// literal "<str>" ends the word before it, as the quote it stands for did
+// (`/usr/<str>/x` is "<path><str><path>"), so that a pattern read again is
+// itself.
 
 // strPlaceholder stands for a quotation, which is a word of its own (a
 // quote ends the word before it): read again it is one still, so that the

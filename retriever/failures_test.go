@@ -43,6 +43,14 @@ func TestFailurePattern(t *testing.T) {
 	if got := failurePattern(`retry 3 of conv-12 at /tmp/x: "boom"`); got != "retry <n> of conv-<n> at <path>: <str>" {
 		t.Errorf("got %q", got)
 	}
+	// A pattern is its own pattern: a quotation right after a slash (the
+	// fuzzer's finding) stays "/<str>", not a path once read again.
+	for _, s := range []string{"/`x`", `split on / "a b"`, `at /"q"/ and 0''`} {
+		p := failurePattern(s)
+		if again := failurePattern(p); again != p {
+			t.Errorf("%q -> %q -> %q, want the pattern again", s, p, again)
+		}
+	}
 }
 
 const stackTail = "java.lang.IllegalStateException: state 7 is bad\n" +

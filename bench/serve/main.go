@@ -397,6 +397,13 @@ func (s *server) waitDiagnostics(quiet time.Duration) int64 {
 	return s.diagnostics.Load()
 }
 
+// serverSettings is the initializationOptions of a server with cfg's
+// context (none when cfg's episode and conversation are empty): searchab's
+// and serve's servers, and the editors' benchmarks (-mode queries).
+func serverSettings(cfg config) map[string]any {
+	return map[string]any{"runls": map[string]any{"episode": cfg.episode, "conversation": cfg.conv}}
+}
+
 // startServerWith starts the server with extra flags after `serve` and the
 // environment env (nil: this process's).
 func startServerWith(cfg config, root string, extra, env []string) (*server, error) {
@@ -453,9 +460,7 @@ func startServerWith(cfg config, root string, extra, env []string) (*server, err
 			"window":    map[string]any{"workDoneProgress": true},
 			"workspace": map[string]any{"symbol": map[string]any{}, "configuration": false},
 		},
-		"initializationOptions": map[string]any{
-			"runls": map[string]any{"episode": cfg.episode, "conversation": cfg.conv},
-		},
+		"initializationOptions": serverSettings(cfg),
 	}
 	if _, rerr, err := s.c.call("initialize", init, requestWait); err != nil || rerr != nil {
 		s.stop()

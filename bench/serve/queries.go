@@ -20,7 +20,7 @@ import (
 
 // querySet is what -mode queries prints.
 type querySet struct {
-	Run      string         `json:"run"`      // the run's working copy
+	Run      string         `json:"run"`      // the run's working copy ("" without -copy)
 	Settings map[string]any `json:"settings"` // initializationOptions of the server with the context
 	Queries  []queryParams  `json:"queries"`
 }
@@ -32,16 +32,17 @@ type queryParams struct {
 }
 
 func runQueries(cfg config) (int, error) {
-	dir, cleanup, err := searchABCopy(cfg)
-	if err != nil {
-		return 0, err
+	// The copy only with -copy: the set is the generator's, and a temporary
+	// copy (1 GB and the storm) would be of no use to the caller.
+	dir := ""
+	if cfg.copyDir != "" {
+		var err error
+		if dir, _, err = searchABCopy(cfg); err != nil {
+			return 0, err
+		}
 	}
-	if cfg.copyDir == "" {
-		cleanup() // a temporary copy is of no use to the caller
-		dir = ""
-	}
+	set := querySet{Run: dir, Settings: serverSettings(cfg)}
 	queries := benchQueries(cfg)
-	set := querySet{Run: dir, Settings: map[string]any{"runls": map[string]any{"episode": cfg.episode, "conversation": cfg.conv}}}
 	for _, q := range queries {
 		with, without := q.params(0, true), q.params(0, false)
 		delete(with, "topK")

@@ -14,10 +14,10 @@ package main
 // of the warm-up round must be the same from both (the same items in the
 // same order with the same evidence): it exits 1 when one differs.
 //
-// Its round trip is about twice one server's (0.10 against 0.05 ms, with
-// the cause not found: bench/README.md, the twentieth session), so its
-// ratios are lower than serve.sh's: it compares two binaries; issue 33's
-// row is read from serve.sh.
+// Its round trip is about twice one server's (0.10 against 0.05 ms: this
+// client's with two connections, not the servers', bench/README.md, the
+// twentieth session), so its ratios are lower than serve.sh's: it compares
+// two binaries; issue 33's row is read from serve.sh.
 //
 //	go run ./bench/serve -mode searchab -runls new -before old -copy /tmp/x-run -rounds 10
 //

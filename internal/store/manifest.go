@@ -147,8 +147,12 @@ func readManifestHead(f io.ReaderAt, size, step int64) (*Manifest, error) {
 			return nil, headErr
 		}
 		d = decoder{b: head[manifestHeaderSize:min(n, bodyEnd)]}
-		if m, headErr = decodeManifestHead(&d, version, bodyLen); !errors.Is(headErr, errShort) {
-			break // decoded, or refused once the checksum holds
+		m, headErr = decodeManifestHead(&d, version, bodyLen)
+		// Decoded, or refused once the checksum holds; but the caller
+		// section's length, read from the head below, must be in it whole:
+		// a head that ends inside it reads on, as a head cut short does.
+		if _, k := binary.Uvarint(d.b); !errors.Is(headErr, errShort) && (headErr != nil || k != 0 || n >= bodyEnd) {
+			break
 		}
 	}
 	crc := crc32.Checksum(head[:min(int64(len(head)), bodyEnd)], castagnoli)

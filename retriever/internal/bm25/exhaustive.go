@@ -450,11 +450,6 @@ func (t *decodedTerm) decode(ls []termCursor, f Filter, s segRef) {
 	t.docs, t.tfs = append(t.docs, ^uint32(0)), append(t.tfs, 0)
 }
 
-// decodeKept appends the postings of c's list in segment s to docs and
-// tfs, but for its blocks whose documents' group runs f rejects whole: a
-// document of them is never a hit, so what its other terms hold does not
-// matter either (a request whose rules leave most files out, such as the
-// second ranking without a context).
 // clearSeen clears the bits exhaustivePairs set, for its next use: the
 // words of the lists' documents alone when they are few beside the bit set
 // (a rare pair's few hundred documents, where the set has a word for every
@@ -474,6 +469,11 @@ func clearSeen(seen []uint64, lists []decodedTerm, total int) {
 	}
 }
 
+// decodeKept appends the postings of c's list in segment s to docs and
+// tfs, but for its blocks whose documents' group runs f rejects whole: a
+// document of them is never a hit, so what its other terms hold does not
+// matter either (a request whose rules leave most files out, such as the
+// second ranking without a context).
 func decodeKept(c *termCursor, f Filter, s segRef, docs, tfs []uint32) ([]uint32, []uint32) {
 	if len(c.it.skips) == 0 {
 		return decodeFrom(c.it.p, ^uint32(0), docs, tfs)
