@@ -59,6 +59,7 @@ func TestClientCapabilities(t *testing.T) {
 			}
 			c := start(t, startOpts{})
 			c.initializeWith(root, caps, map[string]any{"episode": "episode-2", "conversation": "conv-1"})
+			c.waitIndexed()
 			var raw []json.RawMessage
 			c.mustCall(protocol.MethodTextDocumentDocumentSymbol, docParams(path), &raw)
 			var report strings.Builder

@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"runls/internal/rungen"
 	"runls/lsp"
@@ -45,17 +44,7 @@ func TestFreshAfterAppendReal(t *testing.T) {
 	var res retriever.Result
 	// run/search answers partially after retriever.PartialGrace while the run is
 	// indexed (a loaded machine, -race): the appends are searched once it is done.
-	for deadline := time.Now().Add(waitTimeout); ; {
-		var info retriever.Info
-		c.mustCall(lsp.MethodRunInfo, map[string]any{}, &info)
-		if info.Indexing.Done {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the run was not indexed in time")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	c.waitIndexed()
 
 	for i := range 200 {
 		path := files[i*len(files)/200]

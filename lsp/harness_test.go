@@ -200,7 +200,7 @@ func (c *client) mustCall(method string, params, result any) {
 // loaded machine one no longer waits for the whole run.
 func (c *client) waitIndexed() {
 	c.t.Helper()
-	deadline := time.Now().Add(time.Minute)
+	deadline := time.Now().Add(waitTimeout)
 	for {
 		var info struct {
 			Indexing struct {
@@ -212,7 +212,7 @@ func (c *client) waitIndexed() {
 			return
 		}
 		if time.Now().After(deadline) {
-			c.t.Fatal("run/info did not say the index done within a minute")
+			c.t.Fatalf("run/info did not say the index done within %v", waitTimeout)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}

@@ -143,6 +143,7 @@ func TestSearchEqualsEngine(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			c := start(t, startOpts{})
 			c.initialize(root, false, tt.settings)
+			c.waitIndexed()
 			var got retriever.Result
 			c.mustCall(lsp.MethodRunSearch, tt.params, &got)
 
@@ -203,8 +204,8 @@ func TestInfoAndSymbolsEqualEngine(t *testing.T) {
 	ix := openIndex(t, retriever.Options{Root: root})
 	ctx := context.Background()
 
-	// run/info after indexing (a search waits for it).
-	c.mustCall(lsp.MethodRunSearch, map[string]any{"query": "x"}, nil)
+	// run/info after indexing.
+	c.waitIndexed()
 	var got retriever.Info
 	c.mustCall(lsp.MethodRunInfo, map[string]any{}, &got)
 	if _, err := ix.Refresh(ctx, nil); err != nil {
@@ -423,6 +424,7 @@ func TestURIsAsVSCodeWritesThem(t *testing.T) {
 
 	c := start(t, startOpts{})
 	c.initialize(moved, false, nil)
+	c.waitIndexed()
 	p := c.publishedFor(retriever.FileURI(file), func(p published) bool { return len(p.Diagnostics) > 0 })
 	if !strings.HasSuffix(p.URI, want) {
 		t.Errorf("published URI %s, want it to end with %s", p.URI, want)

@@ -29,6 +29,7 @@ func TestMaskedOutputs(t *testing.T) {
 			}
 			c := start(t, startOpts{})
 			c.initialize(root, false, map[string]any{"masking": masking, "episode": "episode-1", "conversation": "conv-1"})
+			c.waitIndexed()
 			raw := func(method string, params any) string {
 				t.Helper()
 				var res json.RawMessage

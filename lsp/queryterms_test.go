@@ -36,6 +36,7 @@ func TestQueryOfManyTerms(t *testing.T) {
 	root := sampleRun(t)
 	c := start(t, startOpts{})
 	c.initialize(root, false, nil)
+	c.waitIndexed()
 	huge := distinctTerms(100000) + " deploy"
 	searches := []struct {
 		method string

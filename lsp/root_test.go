@@ -27,6 +27,7 @@ func TestRootThroughLink(t *testing.T) {
 	}
 	c := start(t, startOpts{})
 	c.initialize(link, false, nil)
+	c.waitIndexed()
 	under := retriever.FileURI(link) + "/"
 	outside := retriever.FileURI(real)
 
@@ -129,6 +130,7 @@ func TestRootFound(t *testing.T) {
 				return n.method == protocol.MethodWindowLogMessage && strings.Contains(string(n.params), "serving the run folder "+tt.want) &&
 					strings.Contains(string(n.params), tt.said)
 			})
+			c.waitIndexed()
 			var info struct{ Root string }
 			c.mustCall(lsp.MethodRunInfo, map[string]any{}, &info)
 			if info.Root != retriever.FileURI(tt.want) {

@@ -86,6 +86,7 @@ func TestSecretsNeverLogged(t *testing.T) {
 			core, logs := observer.New(tt.level)
 			c := startLogged(t, zap.New(core))
 			c.initialize(root, false, map[string]any{"masking": tt.masking})
+			c.waitIndexed()
 
 			var found []string
 			search := func(params map[string]any) {

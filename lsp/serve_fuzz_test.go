@@ -101,9 +101,9 @@ func FuzzServeMessages(f *testing.F) {
 		for line := range bytes.SplitSeq(data, []byte("\n")) {
 			writeFrame(string(line))
 		}
-		// A search that waits for indexing: the requests before it have
-		// had their turn when it is answered, so the shutdown that follows
-		// does not merely cancel them.
+		// A search, answered once the requests before it have had their
+		// turn (after indexing, or the answer grace's partial answer), so
+		// that the shutdown that follows does not merely cancel them.
 		writeFrame(`{"jsonrpc":"2.0","id":"fuzz-sync","method":"run/search","params":{"query":"alice"}}`)
 
 		core, logs := observer.New(zapcore.DebugLevel)

@@ -147,8 +147,21 @@ func soak(t *testing.T, cfg soakConfig) {
 		t.Fatalf("initialize: %v", r.Error)
 	}
 	sc.notify(protocol.MethodInitialized, map[string]any{})
-	if r := sc.call(lsp.MethodRunSearch, map[string]any{"query": "deploy"}); r.Error != nil { // waits for indexing
-		t.Fatalf("first search: %v", r.Error)
+	// The baselines after indexing: a search waits only the answer grace, so
+	// run/info is asked until it says the index done (a run of CI's size
+	// indexes in seconds; a long soak's in minutes).
+	for deadline := time.Now().Add(10 * time.Minute); ; time.Sleep(20 * time.Millisecond) {
+		r := sc.call(lsp.MethodRunInfo, map[string]any{})
+		var info retriever.Info
+		if r.Error != nil || json.Unmarshal(r.Result, &info) != nil {
+			t.Fatalf("run/info: %v", r.Error)
+		}
+		if info.Indexing.Done {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the run was not indexed within 10 minutes")
+		}
 	}
 
 	queries := rungen.Queries(genOpts, 60)

@@ -176,6 +176,18 @@ func startLSP(t *testing.T, root string) *lspClient {
 	if err := conn.Notify(context.Background(), "initialized", map[string]any{}); err != nil {
 		t.Fatal(err)
 	}
+	// Indexed before the first question, as the MCP side is (start): a
+	// search answers from what is indexed once its grace has passed.
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		var info retriever.Info
+		c.call(t, "run/info", map[string]any{}, &info)
+		if info.Indexing.Done {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the language server did not index the run within 20 s")
+		}
+	}
 	return c
 }
 

@@ -99,7 +99,7 @@ type config struct {
 	before   string         // reopen mode: the binary of the "before" figures, its reopens A B A B with runls's
 	reopens  int            // reopen mode: rounds of reopens (server and CLI) after the three opens
 	copyDir  string         // searchab mode: the run's working copy, made there once and kept
-	match    *regexp.Regexp // searchab mode: only the queries it matches (nil: all)
+	match    *regexp.Regexp // search, searchab and queries modes: only the queries it matches (nil: all)
 }
 
 func parseFlags() (config, error) {
@@ -124,7 +124,7 @@ func parseFlags() (config, error) {
 	fs.IntVar(&c.reopens, "reopens", 4, "reopen mode: rounds of reopens through the server and the CLI, each beside one rg scan")
 	fs.IntVar(&c.storm, "storm", -1, "templated warnings added to the run's copy, and stormQuery among the queries (-1: 60,000 on the big run, none on the small; 0: none)")
 	fs.StringVar(&c.mode, "mode", "search", "search: searches and following (issue 13); reopen: opens with and without the cache (issue 18); failures: run/failures against run/search (issue 27); searchab: two binaries' set medians A B A B (issue 33); queries: searchab's set as JSON, for an editor's own client")
-	match := fs.String("match", "", "searchab mode: time only the queries this regular expression matches (a profile of some of them)")
+	match := fs.String("match", "", "search, searchab and queries modes: only the queries this regular expression matches (a profile of some of them)")
 	if err := fs.Parse(os.Args[1:]); err != nil {
 		return c, err
 	}
@@ -277,13 +277,7 @@ func run() (int, error) {
 	}
 	r.rssIndexed = readMemory(srv.cmd.Process.Pid).rss
 
-	var queries []timedQuery
-	for _, q := range rungen.Queries(cfg.opts, 50) {
-		queries = append(queries, timedQuery{text: q})
-	}
-	if cfg.storm > 0 {
-		queries = append(queries, stormQuery)
-	}
+	queries := benchQueries(cfg)
 	if err := measureSearches(srv.c, queries, cfg.rounds, true, r); err != nil {
 		return 0, err
 	}

@@ -119,6 +119,7 @@ const manifestReadStep = 64 << 10
 // a server's file table, 8.4 MB at 100,000 files) read it onto the heap,
 // cloned it and dropped both: 16 MB of garbage at each reopen (issue 33).
 func readManifestHead(f io.ReaderAt, size, step int64) (*Manifest, error) {
+	step = max(step, 1) // a read of no bytes would never end
 	if size < manifestHeaderSize+manifestFooterSize {
 		return nil, fmt.Errorf("%w: manifest of %d bytes", errTruncated, size)
 	}

@@ -79,7 +79,9 @@ func TestPairsLeaveSeenClear(t *testing.T) {
 		big[r.IntN(len(big))].text += " " + p[0] + " " + p[1] + " and more words after them"
 	}
 	ti.add(math.MaxInt, big...)
-	sr := &Searcher{Tuning: Tuning{LayerMin: math.MaxInt, ExhaustiveMax: 1 << 20, ExhaustiveSpread: 1 << 20}}
+	// The segments one after the other (not in halves side by side): the
+	// first's bound must be set when the second is walked.
+	sr := &Searcher{Tuning: Tuning{LayerMin: math.MaxInt, ExhaustiveMax: 1 << 20, ExhaustiveSpread: 1 << 20, ParallelMin: math.MaxInt}}
 	checked := 0
 	for round := range 3 {
 		for _, p := range pairs {
