@@ -3,7 +3,7 @@
 package main
 
 // -mode queries prints the searchab set for a benchmark outside this
-// program (an editor's own client: bench/nvim.sh, the VS Code bench): the
+// program (an editor's own client: bench/nvim.sh): the
 // run's working copy (made as searchab makes it, with -copy), the settings
 // of a server with the editor's context, and each query's run/search params
 // with the context and without (topK left to the caller), as JSON.
