@@ -4,9 +4,12 @@ import "bytes"
 
 // Layouts (spec §2 "Other layouts"): a record file is read in the run's own
 // layout unless its first lines say it was written in another known one,
-// a foreign log. The layout is decided once per file, from its head, and
-// kept for the whole file (a file that changes layout mid-way keeps the one
-// it started with), as lnav detects a format per file from its first lines.
+// a foreign log. The layout is decided per file, from its head (its first
+// DetectLines lines), and kept for the whole file (a file that changes
+// layout after them keeps the one it started with), as lnav detects a
+// format per file from its first lines; a file read while it has fewer is
+// decided again as they come (the retriever's layoutChanged), so that it
+// reads as a fresh read of it does.
 // The run's own forms always win: a file any of whose first lines is one of
 // its records stays in them, unless most of its timestamped lines are not
 // (a log4j file that writes its level unpadded has ERROR lines that parse

@@ -149,6 +149,9 @@ func (ix *Index) read(t *task, b *corpus.Builder, dir *runfs.Folder, buf *readBu
 			t.confirmed = runfs.Racy(t.old.Mtime, t.old.ReadAt) && !runfs.Racy(t.old.Mtime, checked)
 			return nil, false
 		}
+		if !t.fresh && layoutChanged(f, t.old, size, buf, &ix.checkBytes) {
+			t.fresh, t.from = true, 0
+		}
 	}
 	next := t.nextVersion()
 	next.Dev, next.Ino, next.Size, next.Mtime, next.CheckedAt, next.ReadAt = dev, ino, size, mtime, checked, checked
@@ -371,6 +374,27 @@ func keepChecks(next *corpus.File, f runfs.FileReader, final []byte, finalPos in
 	if tl := next.ReadPos - next.CommitPos; tl <= corpus.MaxTailBytes && next.CommitPos >= finalPos {
 		next.SetTail(append([]byte(nil), final[next.CommitPos-finalPos:]...))
 	}
+}
+
+// layoutChanged tells whether a record file that grows is of another layout
+// now (spec §2: the layout is decided from its first lines, and the run's
+// own forms win): decided at a first read of one line, a foreign-looking
+// line followed by the run's records, or a line of neither kind followed
+// by a foreign log's, was kept, where a fresh read of the grown file
+// decides otherwise. While the file has fewer lines than Detect reads, its
+// head (the first block a fresh read decides from, read into buf's block
+// before the file's own read) is decided again; a file of another layout
+// now is read again from its start. Lines are counted with the empty ones
+// (CommitLine): a head of many empty lines is decided again no further.
+func layoutChanged(f runfs.FileReader, old *corpus.File, size int64, buf *readBuffer, counted *atomic.Int64) bool {
+	if !old.Form.IsRecord() || !old.LayoutSet || old.Binary || old.CommitLine >= recordformat.DetectLines {
+		return false
+	}
+	head := buf.get(min(size, firstBlockBytes))
+	n, _ := f.ReadAt(head, 0)
+	counted.Add(int64(n))
+	layout, ok := recordformat.Detect(old.Form, head[:n])
+	return ok && layout != old.Layout
 }
 
 // rewritten tells whether the bytes a file had at the last read changed.

@@ -2,9 +2,12 @@ package retriever
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"runls/recordformat"
 	"testing"
 )
 
@@ -172,12 +175,19 @@ func TestForeignLogsSearchedAsNotes(t *testing.T) {
 }
 
 // TestLayoutKeptAcrossReadsAndReopen: a foreign log's layout is decided
-// once, from its head, and recorded in the cache: lines appended later in
-// the run's own layout, read by a running index or after a reopen, are read
-// in the layout the file started with (spec §2; §15).
+// from its first lines (Detect's 100), and recorded in the cache: lines
+// appended after them in the run's own layout, read by a running index or
+// after a reopen, are read in the layout the file started with, as a fresh
+// read of the file reads them (spec §2; §15: the answers are a fresh
+// index's). Own lines among its first lines decide again
+// (TestLayoutDecidedAgainAsTheFileGrows).
 func TestLayoutKeptAcrossReadsAndReopen(t *testing.T) {
 	rel := "episode-1/tools/app.log"
-	head := "2026-03-02 09:14:07,118 INFO [main] org.x.App: started quickly\n2026-03-02 09:14:08,000 INFO [main] org.x.App: loaded plums\n"
+	var hb strings.Builder
+	for i := range recordformat.DetectLines {
+		fmt.Fprintf(&hb, "2026-03-02 09:14:%02d,118 INFO [main] org.x.App: loaded plums %d\n", i%60, i)
+	}
+	head := hb.String()
 	own := "2026-10-21 18:00:00 INFO  [running] [conv-1] Alice own quince line\n"
 	run := writeRun(t, map[string]string{rel: head, "episode-1/a/notes.txt": "note\n"})
 	opts := Options{Root: run}
@@ -205,6 +215,10 @@ func TestLayoutKeptAcrossReadsAndReopen(t *testing.T) {
 	}
 	check(ix, "quince")
 	check(ix, "medlar")
+	fresh := openTest(t, Options{Root: run})
+	refresh(t, fresh)
+	check(fresh, "quince")
+	check(fresh, "medlar")
 }
 
 // TestRecordsOfEveryLayout: run/records lists the records of every layout

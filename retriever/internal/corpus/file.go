@@ -34,8 +34,10 @@ type File struct {
 	Form recordformat.Form
 	// Layout is a record file's layout (spec §2 "Other layouts"), decided
 	// from its head when LayoutSet and kept for the file's whole life: a
-	// file that changes layout mid-way keeps the one it started with. A
-	// file read again from its start (Fresh) decides it again.
+	// file that changes layout after its first lines keeps the one it
+	// started with. A file read again from its start (Fresh) decides it
+	// again, as one is whose first lines are still coming and decide
+	// another (the retriever's layoutChanged).
 	Layout   recordformat.Layout
 	epEnd    uint8 // Rel[:epEnd] is the episode folder's name (SetPath)
 	InRecord bool  // a record started before CommitPos
