@@ -6,9 +6,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"testing"
 
 	"runls/recordformat"
-	"testing"
 )
 
 // layoutSample is a sample of recordformat's golden tests, read from there
