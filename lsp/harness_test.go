@@ -200,21 +200,21 @@ func (c *client) mustCall(method string, params, result any) {
 // loaded machine one no longer waits for the whole run.
 func (c *client) waitIndexed() {
 	c.t.Helper()
-	deadline := time.Now().Add(waitTimeout)
-	for {
-		var info struct {
-			Indexing struct {
-				Done bool `json:"done"`
-			} `json:"indexing"`
-		}
+	waitInfoDone(c.t, waitTimeout, func() retriever.Info {
+		var info retriever.Info
 		c.mustCall(lsp.MethodRunInfo, map[string]any{}, &info)
-		if info.Indexing.Done {
-			return
-		}
+		return info
+	})
+}
+
+// waitInfoDone asks info (a client's run/info) until it says the index
+// done, failing t after limit.
+func waitInfoDone(t testing.TB, limit time.Duration, info func() retriever.Info) {
+	t.Helper()
+	for deadline := time.Now().Add(limit); !info().Indexing.Done; time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(deadline) {
-			c.t.Fatalf("run/info did not say the index done within %v", waitTimeout)
+			t.Fatalf("run/info did not say the index done within %v", limit)
 		}
-		time.Sleep(10 * time.Millisecond)
 	}
 }
 

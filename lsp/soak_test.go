@@ -150,19 +150,14 @@ func soak(t *testing.T, cfg soakConfig) {
 	// The baselines after indexing: a search waits only the answer grace, so
 	// run/info is asked until it says the index done (a run of CI's size
 	// indexes in seconds; a long soak's in minutes).
-	for deadline := time.Now().Add(10 * time.Minute); ; time.Sleep(20 * time.Millisecond) {
+	waitInfoDone(t, 10*time.Minute, func() retriever.Info {
 		r := sc.call(lsp.MethodRunInfo, map[string]any{})
 		var info retriever.Info
 		if r.Error != nil || json.Unmarshal(r.Result, &info) != nil {
 			t.Fatalf("run/info: %v", r.Error)
 		}
-		if info.Indexing.Done {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the run was not indexed within 10 minutes")
-		}
-	}
+		return info
+	})
 
 	queries := rungen.Queries(genOpts, 60)
 	base := runtime.NumGoroutine()
